@@ -1,0 +1,161 @@
+"""The Eval Case: one frozen scenario, its generic fields, and how the full Case type is built.
+
+The generic fields live here. Fixture blocks (files, MCP, journeys, faults...) and every
+Expectation kind arrive from plug-ins: :func:`build_case_type` assembles the one msgspec type
+that decodes a Case for the installed plug-in set, so a Case is typed in a single decode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+import msgspec
+
+from eval_core.kinds import ALL_TIERS, Expectation, Tier
+
+_CONFIG: dict[str, Any] = {
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    "rename": "camel",
+}
+
+
+class TextPart(msgspec.Struct, tag="text", tag_field="type", **_CONFIG):
+    text: str
+
+
+class FilePart(msgspec.Struct, tag="file", tag_field="type", **_CONFIG):
+    file_id: str
+    media_type: str
+    name: str
+
+
+Part = TextPart | FilePart
+
+
+class Message(msgspec.Struct, **_CONFIG):
+    """One input message. String content is normalised to ``[{"type": "text", ...}]`` at load."""
+
+    role: Literal["user", "assistant"]
+    content: str | list[Part]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.content, str):
+            msgspec.structs.force_setattr(self, "content", [TextPart(text=self.content)])
+
+    @property
+    def parts(self) -> list[Part]:
+        assert isinstance(self.content, list)
+        return self.content
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+
+class ToolDecl(msgspec.Struct, **_CONFIG):
+    """A Tool's declaration as the model sees it."""
+
+    name: str
+    input_schema: dict[str, Any]
+    description: str | None = None
+    mutating: bool = False
+
+
+class ScriptedResult(msgspec.Struct, **_CONFIG):
+    """A scripted Tool result: consumed in order; ``when`` matches arguments by deep equality."""
+
+    name: str
+    when: Any = None
+    output: Any = None
+    denied: str | None = None
+    error: str | None = None
+    invalid_arguments: str | None = None
+
+
+class ScriptedCall(msgspec.Struct, **_CONFIG):
+    call_id: str
+    name: str
+    arguments: Any = msgspec.field(default_factory=dict)
+
+
+class TextStep(msgspec.Struct, tag="text", tag_field="kind", **_CONFIG):
+    text: str
+
+
+class ToolCallsStep(msgspec.Struct, tag="tool_calls", tag_field="kind", **_CONFIG):
+    calls: list[ScriptedCall]
+    text: str | None = None
+
+
+class StructuredStep(msgspec.Struct, tag="structured", tag_field="kind", **_CONFIG):
+    value: Any
+
+
+ScriptStep = TextStep | ToolCallsStep | StructuredStep
+
+
+class CaseBase(msgspec.Struct, **_CONFIG):
+    """The generic fields every Case has, whatever plug-ins are installed."""
+
+    id: str
+    tier: Literal["l2", "l3"]
+    agent: str
+    input: list[Message]
+    script: list[ScriptStep]
+    expect: list[Expectation]
+    context: dict[str, Any] | None = None
+    tools: list[ToolDecl] = msgspec.field(default_factory=list)
+    platform_tools: list[str] = msgspec.field(default_factory=list)
+    tool_results: list[ScriptedResult] = msgspec.field(default_factory=list)
+    trials: int = 1
+
+    def field(self, name: str) -> Any:
+        """A plug-in field's value (``None`` when absent or not installed)."""
+        return getattr(self, name, None)
+
+
+Case = CaseBase
+
+
+@dataclass(frozen=True, slots=True)
+class CaseField:
+    """A Case field contributed by a plug-in (a fixture block such as ``mcp`` or ``journey``).
+
+    ``name`` is the Python name (snake_case); JSON spells it camelCase. ``type`` is any type
+    msgspec can decode. ``tiers`` lists where the field may appear. For the grounding rule,
+    ``given_text(value)`` yields the field's strings the model is given at some point (a later
+    Turn's input), ``first_request_text(value)`` those already in the first request (attached
+    File content).
+    """
+
+    name: str
+    type: Any
+    tiers: frozenset[Tier] = ALL_TIERS
+    description: str = ""
+    given_text: Callable[[Any], Iterable[str]] | None = None
+    first_request_text: Callable[[Any], Iterable[str]] | None = None
+
+
+def json_name(python_name: str) -> str:
+    head, *rest = python_name.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def build_case_type(kinds: list[type[Expectation]], fields: list[CaseField]) -> type[CaseBase]:
+    """The Case type for this plug-in set: generic fields + plug-in fields + the kind union."""
+    if kinds:
+        union: Any = Union[tuple(kinds)]  # noqa: UP007 - a runtime-built union
+    else:
+        union = Expectation
+    extra = [(f.name, f.type | None, None) for f in fields]
+    return msgspec.defstruct(  # type: ignore[return-value]  # it subclasses CaseBase
+        "Case",
+        [("expect", list[union]), *extra],
+        bases=(CaseBase,),
+        **_CONFIG,
+    )

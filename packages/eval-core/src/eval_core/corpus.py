@@ -1,0 +1,421 @@
+"""Strict Corpus loading: every problem in the Corpus, each with file, JSON path and reason.
+
+The loader never skips a Case. It decodes each file into the Case type of the installed
+plug-in set (msgspec does the typing), then applies the value rules, tier gates, context rules,
+platform Tool resolution, the grounding rule and every plug-in's cross-field checks. Problems
+from every file are collected and raised together as one :class:`CorpusError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from eval_core.case import CaseBase, ToolCallsStep, json_name
+from eval_core.grounding import given_text
+from eval_core.hashing import corpus_hash, judge_identity, soul_hash
+from eval_core.host import Host, LoadContext
+from eval_core.kinds import Expectation
+from eval_core.plugins import PluginSet
+
+CASE_SUFFIXES = (".json", ".yaml", ".yml")
+RED_TEAM = "red-team"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    file: str
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.path}: {self.reason}"
+
+
+class CorpusError(Exception):
+    """The Corpus is refused. ``problems`` lists every one found, in file order."""
+
+    def __init__(self, problems: Sequence[Problem], directory: Path | None = None) -> None:
+        self.problems = list(problems)
+        where = f" in {directory}" if directory else ""
+        lines = [f"Corpus refused{where}: {len(self.problems)} problem(s)"]
+        lines.extend(f"  {p}" for p in self.problems)
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """A loaded, validated, hashed Corpus: the unit of comparability."""
+
+    directory: Path
+    suite: str
+    cases: tuple[CaseBase, ...]
+    hash: str
+    soul_dir: Path
+    soul_hash: str
+    plugins: tuple[dict[str, Any], ...]
+    judge: str
+
+    def case(self, case_id: str) -> CaseBase:
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise KeyError(case_id)
+
+    def tiers(self) -> dict[str, int]:
+        return dict(sorted(Counter(c.tier for c in self.cases).items()))
+
+
+def find_soul(directory: Path) -> Path | None:
+    """The Eval Soul: ``soul/`` in the Corpus directory or in its parent (for ``red-team/``)."""
+    for candidate in (directory / "soul", directory.parent / "soul"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def corpus_root(directory: Path) -> Path:
+    """Where ``eval.lock`` lives: beside the Soul (the capability Corpus directory)."""
+    soul = find_soul(directory)
+    return soul.parent if soul is not None else directory
+
+
+def case_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.is_file() and p.suffix in CASE_SUFFIXES)
+
+
+_AT = re.compile(r"^(?P<reason>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
+
+
+def _validation_problem(file: str, exc: msgspec.MsgspecError, prefix: str = "$") -> Problem:
+    """Split msgspec's message into (path, reason); re-root it under ``prefix``."""
+    match = _AT.match(str(exc))
+    assert match is not None
+    reason, path = match["reason"], match["path"] or "$"
+    return Problem(file, prefix + path[1:], reason)
+
+
+class Loader:
+    """Loads one Corpus directory against one plug-in set and Host."""
+
+    def __init__(self, plugins: PluginSet, host: Host, judge: str | None = None) -> None:
+        self.plugins = plugins
+        self.host = host
+        self.judge = judge_identity() if judge is None else judge
+        self.case_type = plugins.case_type
+        self._decoder = msgspec.json.Decoder(self.case_type)
+        self._kind_union: Any = self.case_type.__annotations__.get("expect")
+        self._platform = host.platform_tools()
+        self._agents = host.agents()
+        self._context = host.context_rules()
+        self._known_kinds = ", ".join(sorted(plugins.kinds))
+
+    def load(self, directory: Path) -> Corpus:
+        directory = Path(directory)
+        if not directory.is_dir():
+            raise CorpusError([Problem(str(directory), "$", "no such Corpus directory")])
+        files = case_files(directory)
+        if not files:
+            raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
+        soul_dir = find_soul(directory)
+        problems: list[Problem] = []
+        if soul_dir is None:
+            problems.append(
+                Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
+            )
+        cases: list[CaseBase] = []
+        seen: dict[str, str] = {}
+        for path in files:
+            case, found = self.load_file(path)
+            problems.extend(found)
+            if case is None:
+                continue
+            if case.id in seen:
+                problems.append(
+                    Problem(
+                        str(path), "$.id", f"duplicate id {case.id!r} (also in {seen[case.id]})"
+                    )
+                )
+                continue
+            seen[case.id] = str(path)
+            cases.append(case)
+        if problems:
+            raise CorpusError(problems, directory)
+        assert soul_dir is not None
+        cases.sort(key=lambda c: c.id)
+        used_kinds = {e.kind_name for c in cases for e in c.expect}
+        used_fields = {
+            name for c in cases for name in self.plugins.fields if c.field(name) is not None
+        }
+        fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
+        decls = [self._platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
+        soul = soul_hash(soul_dir)
+        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge)
+        return Corpus(
+            directory=directory,
+            suite=RED_TEAM if directory.name == RED_TEAM else "capability",
+            cases=tuple(cases),
+            hash=digest,
+            soul_dir=soul_dir,
+            soul_hash=soul,
+            plugins=tuple(fingerprint),
+            judge=self.judge,
+        )
+
+    def load_file(self, path: Path) -> tuple[CaseBase | None, list[Problem]]:
+        """Decode and validate one Case file. Never raises for a user's mistake."""
+        file = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return None, [Problem(file, "$", f"cannot read: {exc.strerror or exc}")]
+        case: CaseBase | None = None
+        if path.suffix == ".json":
+            try:
+                case = self._decoder.decode(data)
+            except msgspec.ValidationError:
+                pass
+            except msgspec.DecodeError as exc:
+                return None, [Problem(file, "$", f"not valid JSON: {exc}")]
+        if case is None:
+            raw, problem = _raw(path, data)
+            if problem is not None:
+                return None, [problem]
+            case, decode_problems = self._decode_detailed(file, raw)
+            if case is None:
+                return None, decode_problems
+        return case, list(self._check(file, path.stem, case))
+
+    def _decode_detailed(self, file: str, raw: Any) -> tuple[CaseBase | None, list[Problem]]:
+        """Convert a raw value, reporting each Expectation's problem apart from the Case's."""
+        if not isinstance(raw, dict):
+            return None, [Problem(file, "$", f"a Case must be an object, not {_type(raw)}")]
+        try:
+            return msgspec.convert(raw, self.case_type, str_keys=True), []
+        except msgspec.ValidationError:
+            pass
+        problems: list[Problem] = []
+        expect = raw.get("expect")
+        if isinstance(expect, list):
+            for index, item in enumerate(expect):
+                try:
+                    msgspec.convert(item, self._kind_item_type(), str_keys=True)
+                except msgspec.ValidationError as exc:
+                    problems.append(self._kind_problem(file, exc, f"$.expect[{index}]", item))
+            rest = {**raw, "expect": []}
+        else:
+            rest = raw
+        try:
+            msgspec.convert(rest, self.case_type, str_keys=True)
+        except msgspec.ValidationError as exc:
+            problems.append(_validation_problem(file, exc))
+        if not problems:  # defensive: the parts passed but the whole did not
+            problems.append(Problem(file, "$", "the Case does not decode"))
+        return None, problems
+
+    def _kind_item_type(self) -> Any:
+        union = self._kind_union
+        return getattr(union, "__args__", (Expectation,))[0]
+
+    def _kind_problem(
+        self, file: str, exc: msgspec.ValidationError, prefix: str, item: Any
+    ) -> Problem:
+        problem = _validation_problem(file, exc, prefix)
+        if problem.path == f"{prefix}.kind" and isinstance(item, dict):
+            kind = item.get("kind")
+            return Problem(
+                file, problem.path, f"unknown kind {kind!r}; known kinds: {self._known_kinds}"
+            )
+        if "missing required field `kind`" in problem.reason:
+            return Problem(
+                file, f"{prefix}.kind", f"missing kind; known kinds: {self._known_kinds}"
+            )
+        return problem
+
+    def _check(self, file: str, stem: str, case: CaseBase) -> Iterator[Problem]:
+        if case.id != stem:
+            yield Problem(file, "$.id", f"id {case.id!r} must equal the file stem {stem!r}")
+        if not case.id:
+            yield Problem(file, "$.id", "must be a non-empty string")
+        if not case.expect:
+            yield Problem(file, "$.expect", "a Case that expects nothing always passes")
+        if not case.input:
+            yield Problem(file, "$.input", "must hold at least one message")
+        if case.trials < 1:
+            yield Problem(file, "$.trials", "must be an integer >= 1")
+        if case.agent not in self._agents:
+            yield Problem(
+                file,
+                "$.agent",
+                f"unknown agent {case.agent!r}; the Eval Soul has: "
+                + ", ".join(sorted(self._agents)),
+            )
+        yield from self._check_context(file, case)
+        yield from self._check_tools(file, case)
+        yield from self._check_script(file, case)
+        yield from self._check_fields(file, case)
+        yield from self._check_expectations(file, case)
+        context = LoadContext(host=self.host, kinds=self.plugins.kinds, file=file)
+        for path, reason in self.plugins.check_case(case, context):
+            yield Problem(file, path, reason)
+
+    def _check_context(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        rules = self._context
+        for key in sorted(case.context or {}):
+            path = f"$.context.{key}"
+            if key in rules.soul_owned:
+                yield Problem(
+                    file, path, f"{key!r} is owned by the Eval Soul; a Case may not restate it"
+                )
+            elif key in rules.retired:
+                yield Problem(
+                    file, path, f"{key!r} is retired: the assembler derives it from the Soul"
+                )
+            elif key not in rules.allowed:
+                allowed = ", ".join(sorted(rules.allowed)) or "none"
+                yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
+
+    def _check_tools(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        declared: set[str] = set()
+        for index, tool in enumerate(case.tools):
+            if not tool.name:
+                yield Problem(file, f"$.tools[{index}].name", "must be a non-empty string")
+            elif tool.name in declared:
+                yield Problem(file, f"$.tools[{index}].name", f"Tool {tool.name!r} declared twice")
+            elif tool.name in self._platform:
+                yield Problem(
+                    file,
+                    f"$.tools[{index}].name",
+                    f"{tool.name!r} is a shipped platform Tool: name it in platformTools "
+                    "instead of hand-declaring a copy",
+                )
+            declared.add(tool.name)
+        for index, name in enumerate(case.platform_tools):
+            path = f"$.platformTools[{index}]"
+            if name not in self._platform:
+                yield Problem(file, path, f"{name!r} does not resolve to a shipped platform Tool")
+            elif name in declared:
+                yield Problem(file, path, f"{name!r} is listed twice")
+            declared.add(name)
+        for index, result in enumerate(case.tool_results):
+            path = f"$.toolResults[{index}]"
+            if result.name not in declared:
+                yield Problem(
+                    file,
+                    f"{path}.name",
+                    f"scripted result for {result.name!r}, which the Case does not declare",
+                )
+            outcomes = [
+                x for x in (result.denied, result.error, result.invalid_arguments) if x is not None
+            ]
+            if len(outcomes) > 1:
+                yield Problem(file, path, "at most one of denied, error, invalidArguments")
+            if any(not x for x in outcomes):
+                yield Problem(
+                    file, path, "a denial, error or invalidArguments reason must be non-empty"
+                )
+
+    def _check_script(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        call_ids: set[str] = set()
+        for index, step in enumerate(case.script):
+            if not isinstance(step, ToolCallsStep):
+                continue
+            if not step.calls:
+                yield Problem(
+                    file, f"$.script[{index}].calls", "a tool_calls step needs at least one call"
+                )
+            for c_index, call in enumerate(step.calls):
+                path = f"$.script[{index}].calls[{c_index}]"
+                if not call.call_id:
+                    yield Problem(file, f"{path}.callId", "must be a non-empty string")
+                elif call.call_id in call_ids:
+                    yield Problem(file, f"{path}.callId", f"callId {call.call_id!r} is used twice")
+                call_ids.add(call.call_id)
+                if not call.name:
+                    yield Problem(file, f"{path}.name", "must be a non-empty string")
+
+    def _check_fields(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        for name, spec in self.plugins.fields.items():
+            if case.field(name) is not None and case.tier not in spec.tiers:
+                tiers = "/".join(sorted(spec.tiers))
+                yield Problem(
+                    file,
+                    f"$.{json_name(name)}",
+                    f"{json_name(name)!r} is {tiers}-only; this Case is {case.tier}",
+                )
+
+    def _check_expectations(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        given = None
+        for index, expectation in enumerate(case.expect):
+            spec = self.plugins.kinds[expectation.kind_name]
+            path = f"$.expect[{index}]"
+            if case.tier not in spec.tiers:
+                tiers = "/".join(sorted(spec.tiers))
+                yield Problem(
+                    file, f"{path}.kind", f"{spec.name!r} is {tiers}-only; this Case is {case.tier}"
+                )
+            if spec.check is not None:
+                for suffix, reason in spec.check(expectation, case):
+                    yield Problem(file, path + suffix, reason)
+            grounding = spec.grounding
+            if grounding is None:
+                continue
+            text = getattr(expectation, grounding.field, None)
+            if not isinstance(text, str) or not text:
+                continue
+            ungrounded = getattr(expectation, "ungrounded", None)
+            if grounding.waivable and ungrounded:
+                continue
+            if given is None:
+                given = given_text(
+                    case, self.host.given_text(case), self._platform, self.plugins.fields.values()
+                )
+            if grounding.regex:
+                ok = given.matches(text)
+            else:
+                ok = given.contains(
+                    text,
+                    casefold=spec.text_compare == "casefold",
+                    first_request=grounding.scope == "first_request",
+                )
+            if not ok:
+                where = (
+                    "the first request"
+                    if grounding.scope == "first_request"
+                    else "what the model was given"
+                )
+                waiver = " or give an `ungrounded` reason" if grounding.waivable else ""
+                yield Problem(
+                    file,
+                    f"{path}.{json_name(grounding.field)}",
+                    f"{text!r} is not grounded in {where} (context, input, Tool results, File "
+                    f"content, Tool descriptions){waiver}",
+                )
+
+
+def _raw(path: Path, data: bytes) -> tuple[Any, Problem | None]:
+    file = str(path)
+    if path.suffix == ".json":
+        try:
+            return msgspec.json.decode(data), None
+        except msgspec.DecodeError as exc:
+            return None, Problem(file, "$", f"not valid JSON: {exc}")
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(data, Loader=loader), None
+    except yaml.YAMLError as exc:
+        return None, Problem(file, "$", f"not valid YAML: {exc}")
+
+
+def _type(value: Any) -> str:
+    return {dict: "object", list: "an array", str: "a string", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )

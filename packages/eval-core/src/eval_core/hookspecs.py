@@ -1,0 +1,69 @@
+"""The plug-in contract: every hook a plug-in may implement.
+
+A plug-in is a module (or object) named by an entry point in the group ``eval.plugins``::
+
+    [project.entry-points."eval.plugins"]
+    files = "eval_expectations_files.plugin"
+
+It implements any of the hooks below with :data:`hookimpl`. The core's own built-in families
+(prompt, output, tool calls, guardrails, status) are registered exactly this way, from
+eval-core's own ``pyproject.toml``. Every hook is called once per process, when the plug-in
+set is loaded, except :func:`eval_check_case`, called once per Case at load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from eval_core.case import Case, CaseField
+    from eval_core.host import HostFactory, LoadContext
+    from eval_core.kinds import KindSpec
+
+PROJECT = "eval"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def eval_kinds() -> Sequence[KindSpec]:
+    """The Expectation kinds this plug-in ships: its family.
+
+    Called once at load. Each kind name must be unique across the installed plug-ins; a
+    second plug-in claiming a kind is refused, naming both distributions.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_case_fields() -> Sequence[CaseField]:
+    """Case fields (fixture blocks) this plug-in adds, such as ``mcp`` or ``journey``.
+
+    Called once at load. A field name must be unique across plug-ins and must not shadow a
+    generic Case field.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_check_case(case: Case, context: LoadContext) -> Iterable[tuple[str, str]]:
+    """Cross-field rules for one decoded Case, run at load.
+
+    Return ``(json_path, reason)`` pairs, the path absolute (``$.attachments[0].name``). Every
+    problem is reported; the loader never stops at the first. Must not raise: a raising check
+    is reported as a problem naming the plug-in.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_hosts() -> Mapping[str, HostFactory]:
+    """Hosts (systems under test) this plug-in provides, by name.
+
+    The reference runtime registers ``agent-runtime``; another team's runtime registers its own
+    and is chosen with ``--host``.
+    """
+    raise NotImplementedError

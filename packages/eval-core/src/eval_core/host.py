@@ -1,0 +1,118 @@
+"""The ports: what a Host (the system under test) and a model binding implement.
+
+The Host runs one Case through its real context assembler and real tool loop and returns the
+Evidence it read back. A binding is how that loop reaches a model: the Case's own script, or a
+real endpoint. Both are plain protocols so that another team's runtime plugs in unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
+
+from eval_core.case import CaseBase, ToolDecl
+from eval_core.evidence import Evidence, Usage
+
+if TYPE_CHECKING:
+    from eval_core.kinds import KindSpec
+
+
+class ModelError(Exception):
+    """A vendor failure. ``reason`` starts with ``model_``; it errors a Trial, never fails it."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(f"{reason}: {message}" if message else reason)
+        self.reason = reason
+        self.message = message
+
+
+class ModelCallRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One model call: the assembled system prompt, the conversation, the declared Tools.
+
+    ``messages`` use a neutral chat shape: ``{"role": "user"|"assistant"|"tool", "content":
+    str, "tool_calls"?: [...], "tool_call_id"?: str, "name"?: str, "files"?: [...]}``.
+    """
+
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[ToolDecl]
+
+
+class ModelToolCall(msgspec.Struct, frozen=True, kw_only=True):
+    call_id: str
+    name: str
+    arguments: Any
+
+
+class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
+    text: str | None = None
+    tool_calls: list[ModelToolCall] = msgspec.field(default_factory=list)
+    structured: Any = None
+    usage: Usage = msgspec.field(default_factory=Usage)
+    finish_reason: str = "stop"
+    model_version: str | None = None
+
+
+class ModelSession(Protocol):
+    """A binding's state for one Trial (the scripted binding keeps its cursor here)."""
+
+    def complete(self, request: ModelCallRequest) -> ModelReply: ...
+
+
+class Binding(Protocol):
+    """How Trials reach a model. ``scripted`` is free and deterministic."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def scripted(self) -> bool: ...
+
+    def session(self, case: CaseBase) -> ModelSession: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRules:
+    """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping."""
+
+    allowed: frozenset[str]
+    soul_owned: frozenset[str]
+    retired: frozenset[str] = frozenset()
+
+
+class Host(Protocol):
+    """The system under test, loaded over an Eval Soul directory."""
+
+    @property
+    def name(self) -> str: ...
+
+    def agents(self) -> frozenset[str]: ...
+
+    def platform_tools(self) -> Mapping[str, ToolDecl]: ...
+
+    def context_rules(self) -> ContextRules: ...
+
+    def given_text(self, case: CaseBase) -> Sequence[str]:
+        """Soul material the model is given for this Case (the agent's personality...)."""
+        ...
+
+    def run_trial(self, case: CaseBase, binding: Binding, trial: int) -> Evidence: ...
+
+    def close(self) -> None: ...
+
+
+HostFactory = Callable[[Path], Host]
+
+
+@dataclass(slots=True)
+class LoadContext:
+    """What a load-time check may consult: the Host, and the installed kinds."""
+
+    host: Host
+    kinds: Mapping[str, KindSpec]
+    file: str = ""
+    notes: list[str] = field(default_factory=list)

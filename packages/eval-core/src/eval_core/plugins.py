@@ -1,0 +1,235 @@
+"""The plug-in manager: discovers entry points, records who shipped what, refuses conflicts.
+
+Discovery is the ``eval.plugins`` entry-point group. Every plug-in is recorded with its
+distribution name and version: that is what ``eval.lock`` and the Scorecard pin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, cast
+
+import msgspec
+import pluggy
+
+from eval_core import hookspecs
+from eval_core.case import CaseBase, CaseField, build_case_type, json_name
+from eval_core.host import HostFactory, LoadContext
+from eval_core.kinds import KindSpec
+
+GROUP = "eval.plugins"
+GENERIC_FIELDS = frozenset(CaseBase.__struct_fields__)
+
+
+class PluginError(Exception):
+    """A plug-in that cannot be used: broken, or in conflict with another."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginInfo:
+    """One registered plug-in: its entry point and the distribution that shipped it."""
+
+    entry_point: str
+    distribution: str
+    version: str
+    kinds: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
+
+
+def kind_schema_hash(spec: KindSpec) -> str:
+    """A short, stable fingerprint of a kind's schema (its JSON Schema, canonically encoded)."""
+    schema = msgspec.json.schema(spec.struct)
+    return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
+
+
+def field_schema_hash(case_field: CaseField) -> str:
+    schema = msgspec.json.schema(case_field.type)
+    return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
+
+
+@dataclass(slots=True)
+class PluginSet:
+    """The installed plug-ins, their kinds, Case fields and Hosts."""
+
+    manager: pluggy.PluginManager
+    plugins: list[PluginInfo] = field(default_factory=list)
+    kinds: dict[str, KindSpec] = field(default_factory=dict)
+    kind_owner: dict[str, PluginInfo] = field(default_factory=dict)
+    fields: dict[str, CaseField] = field(default_factory=dict)
+    field_owner: dict[str, PluginInfo] = field(default_factory=dict)
+    hosts: dict[str, HostFactory] = field(default_factory=dict)
+    _case_type: type[CaseBase] | None = None
+
+    @property
+    def case_type(self) -> type[CaseBase]:
+        if self._case_type is None:
+            structs = [spec.struct for spec in self.kinds.values()]
+            self._case_type = build_case_type(structs, list(self.fields.values()))
+        return self._case_type
+
+    def check_case(self, case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+        """Every plug-in's cross-field rules for one Case; a raising check is itself a problem."""
+        problems: list[tuple[str, str]] = []
+        for impl in self.manager.hook.eval_check_case.get_hookimpls():
+            try:
+                found = cast(
+                    Iterable[tuple[str, str]], impl.function(case=case, context=context) or ()
+                )
+                problems.extend(found)
+            except Exception as exc:  # a plug-in bug must not hide the Corpus's other problems
+                problems.append(("$", f"plug-in {impl.plugin_name} raised while checking: {exc!r}"))
+        return problems
+
+    def fingerprint(self, kinds: Iterable[str], fields: Iterable[str]) -> list[dict[str, Any]]:
+        """Distribution, version and schema of every used kind and field (for corpusHash)."""
+        rows: list[dict[str, Any]] = []
+        for name in sorted(set(kinds)):
+            owner = self.kind_owner[name]
+            rows.append(
+                {
+                    "kind": name,
+                    "distribution": owner.distribution,
+                    "version": owner.version,
+                    "schema": kind_schema_hash(self.kinds[name]),
+                }
+            )
+        for name in sorted(set(fields)):
+            owner = self.field_owner[name]
+            rows.append(
+                {
+                    "field": json_name(name),
+                    "distribution": owner.distribution,
+                    "version": owner.version,
+                    "schema": field_schema_hash(self.fields[name]),
+                }
+            )
+        return rows
+
+
+def _distribution_of(ep: EntryPoint) -> tuple[str, str]:
+    dist = ep.dist
+    if dist is None:
+        return ("unknown", "0")
+    return (dist.metadata["Name"] or dist.name, dist.version)
+
+
+def _plugin_manager() -> pluggy.PluginManager:
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    return manager
+
+
+def discover() -> list[tuple[str, str, str, object]]:
+    """Load every entry point of the group: ``(entry point, distribution, version, plugin)``.
+
+    A plug-in that fails to import is a :class:`PluginError` naming its distribution and entry
+    point, never a silent omission: a Corpus measured without its kinds is not the same Corpus.
+    """
+    found: list[tuple[str, str, str, object]] = []
+    seen: set[tuple[str, str]] = set()
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+        distribution, version = _distribution_of(ep)
+        if (distribution, ep.name) in seen:
+            continue  # the same distribution visible twice on sys.path
+        seen.add((distribution, ep.name))
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            raise PluginError(
+                f"plug-in {distribution} {version} is broken: entry point {ep.name!r} "
+                f"({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
+        found.append((ep.name, distribution, version, plugin))
+    return found
+
+
+def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
+    """Register plug-ins and collect their kinds, fields and Hosts, refusing every conflict."""
+    manager = _plugin_manager()
+    result = PluginSet(manager=manager)
+    for ep_name, distribution, version, plugin in plugins:
+        name = f"{distribution}:{ep_name}"
+        label = f"{distribution} {version} (entry point {ep_name!r})"
+        try:
+            manager.register(plugin, name=name)
+            kinds = _call(manager, plugin, "eval_kinds") or []
+            fields = _call(manager, plugin, "eval_case_fields") or []
+            hosts = _call(manager, plugin, "eval_hosts") or {}
+        except PluginError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plug-in {label} is broken: {type(exc).__name__}: {exc}") from exc
+        info = PluginInfo(
+            entry_point=ep_name,
+            distribution=distribution,
+            version=version,
+            kinds=tuple(_kind(spec, label).name for spec in kinds),
+            fields=tuple(_field(f, label).name for f in fields),
+        )
+        for spec in kinds:
+            if spec.name in result.kinds:
+                other = result.kind_owner[spec.name]
+                raise PluginError(
+                    f"kind {spec.name!r} is claimed twice: by {other.label} and by {label}"
+                )
+            result.kinds[spec.name] = spec
+            result.kind_owner[spec.name] = info
+        for case_field in fields:
+            if case_field.name in GENERIC_FIELDS:
+                raise PluginError(
+                    f"plug-in {label} shadows the generic Case field {case_field.name!r}"
+                )
+            if case_field.name in result.fields:
+                other = result.field_owner[case_field.name]
+                raise PluginError(
+                    f"Case field {json_name(case_field.name)!r} is claimed twice: "
+                    f"by {other.label} and by {label}"
+                )
+            result.fields[case_field.name] = case_field
+            result.field_owner[case_field.name] = info
+        for host_name, factory in _mapping(hosts, label).items():
+            if host_name in result.hosts:
+                raise PluginError(f"Host {host_name!r} is registered twice (second: {label})")
+            result.hosts[host_name] = factory
+        result.plugins.append(info)
+    return result
+
+
+def load_plugins() -> PluginSet:
+    """The installed plug-in set."""
+    return build(discover())
+
+
+def _call(manager: pluggy.PluginManager, plugin: object, hook: str) -> Any:
+    """Call one plug-in's implementation of a hook (results stay attributed to it)."""
+    for impl in getattr(manager.hook, hook).get_hookimpls():
+        if impl.plugin is plugin:
+            return impl.function()
+    return None
+
+
+def _kind(spec: object, label: str) -> KindSpec:
+    if not isinstance(spec, KindSpec):
+        raise PluginError(f"plug-in {label} returned {spec!r} from eval_kinds, not a KindSpec")
+    return spec
+
+
+def _field(case_field: object, label: str) -> CaseField:
+    if not isinstance(case_field, CaseField):
+        raise PluginError(
+            f"plug-in {label} returned {case_field!r} from eval_case_fields, not a CaseField"
+        )
+    return case_field
+
+
+def _mapping(hosts: object, label: str) -> Mapping[str, HostFactory]:
+    if not isinstance(hosts, Mapping):
+        raise PluginError(f"plug-in {label} returned {hosts!r} from eval_hosts, not a mapping")
+    return hosts

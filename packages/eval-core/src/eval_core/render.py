@@ -1,0 +1,74 @@
+"""Text for people: the Scorecard as it prints on stdout (JSON is for programs)."""
+
+from __future__ import annotations
+
+from eval_core.scorecard import Scorecard, not_cleared
+from eval_core.trial import TrialResult
+
+_LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR ", "unexercised": "UNEX"}
+
+
+def trial_line(trial: TrialResult) -> str:
+    label = _LABEL[trial.outcome]
+    head = f"{label}  {trial.case_id}#{trial.trial}"
+    if trial.outcome == "errored":
+        return f"{head}  {trial.error}"
+    extras = f"  [{trial.loop_status}]" if trial.loop_status else ""
+    if trial.vacuous:
+        extras += "  (vacuous)"
+    if trial.retries:
+        extras += f"  ({trial.retries} retried)"
+    return head + extras
+
+
+def render_text(card: Scorecard) -> str:
+    lines = [
+        f"Sweep  model={card.model_id}"
+        + (f"  version={card.model_version}" if card.model_version else "")
+        + f"  corpus={card.corpus_hash[:16]}  suite={card.suite}  {card.duration_ms:.0f}ms"
+    ]
+    if card.unlocked:
+        lines.append(
+            "UNLOCKED  the installed plug-ins differ from eval.lock; this Sweep is not pinned"
+        )
+    for trial in card.trials:
+        lines.append(trial_line(trial))
+        if trial.outcome in ("failed", "unexercised"):
+            for result in trial.expectations:
+                if not result.passed:
+                    lines.append(f"     - {result.kind}: {result.detail}")
+            if trial.unexercised:
+                lines.append(f"     unexercised: {trial.unexercised}")
+    totals = f"{card.passed} passed, {card.failed} failed, {card.errored} errored"
+    if card.unexercised:
+        totals += f", {card.unexercised} unexercised"
+    if card.vacuous:
+        totals += f", {card.vacuous} vacuous"
+    if card.skipped:
+        totals += f", {card.skipped} never run"
+    lines.append(totals)
+    spend = card.spend
+    floor = "+" if spend.unpriced else ""
+    spend_line = (
+        f"Spend  ${spend.cost_usd:.4f}{floor}  {spend.calls} calls  "
+        f"{spend.input_tokens} in  {spend.output_tokens} out"
+    )
+    if spend.unpriced:
+        spend_line += f"  {spend.unpriced} unpriced"
+    lines.append(spend_line)
+    if card.noise is not None:
+        noise = card.noise
+        lines.append(
+            f"Noise  {len(noise.flapping)} of {len(noise.measured)} measured Cases flapped "
+            f"over {noise.repeats} repeats"
+            + (f": {', '.join(noise.flapping)}" if noise.flapping else "")
+        )
+    if card.aborted_reason:
+        lines.append(f"ABORTED  {card.aborted_reason}")
+    reasons = not_cleared(card)
+    if reasons:
+        lines.append("NOT CLEARED")
+        lines.extend(f"  - {reason}" for reason in reasons)
+    else:
+        lines.append("CLEARED")
+    return "\n".join(lines) + "\n"

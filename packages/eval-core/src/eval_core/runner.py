@@ -1,0 +1,97 @@
+"""A Sweep: a Corpus (or a selection) run against one model, strictly one Trial after another."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from eval_core.case import CaseBase
+from eval_core.corpus import Corpus
+from eval_core.host import Binding, Host
+from eval_core.plugins import PluginSet
+from eval_core.scorecard import Scorecard, noise_floor
+from eval_core.trial import TrialResult, run_trial
+
+
+class SelectionError(Exception):
+    """``--case`` named a Case the Corpus does not have."""
+
+
+def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseBase, int]]:
+    """Every Trial to run, in Corpus order: ``max(1, trials) * max(1, repeat)`` per Case."""
+    if select:
+        known = {c.id for c in corpus.cases}
+        unknown = [s for s in select if s not in known]
+        if unknown:
+            raise SelectionError(f"no such Case in {corpus.directory}: {', '.join(unknown)}")
+    chosen = [c for c in corpus.cases if not select or c.id in select]
+    return [
+        (case, n) for case in chosen for n in range(1, max(1, case.trials) * max(1, repeat) + 1)
+    ]
+
+
+OnTrial = Callable[[int, int, TrialResult], None]
+ShouldStop = Callable[[Scorecard], str | None]
+
+
+def run_sweep(
+    corpus: Corpus,
+    host: Host,
+    binding: Binding,
+    plugins: PluginSet,
+    *,
+    select: Sequence[str] = (),
+    repeat: int = 1,
+    harness_version: str = "unknown",
+    unlocked: bool = False,
+    on_trial: OnTrial | None = None,
+    should_stop: ShouldStop | None = None,
+    done: Sequence[TrialResult] = (),
+) -> Scorecard:
+    """Run the planned Trials; Ctrl-C or a ceiling ends it with a partial, aborted Scorecard.
+
+    ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run.
+    """
+    trials = plan(corpus, select, repeat)
+    card = Scorecard(
+        corpus_hash=corpus.hash,
+        suite=corpus.suite,
+        model_id=binding.model_id,
+        binding="scripted" if binding.scripted else "model",
+        host=host.name,
+        harness_version=harness_version,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        corpus_cases=len(corpus.cases),
+        selected=sorted(select),
+        planned=len(trials),
+        unlocked=unlocked,
+        plugins=[dict(p) for p in corpus.plugins],
+    )
+    finished = {(t.case_id, t.trial): t for t in done}
+    started = time.perf_counter()
+    kinds = plugins.kinds
+    try:
+        for index, (case, number) in enumerate(trials, start=1):
+            previous = finished.get((case.id, number))
+            if previous is not None:
+                card.trials.append(previous)
+                continue
+            if should_stop is not None:
+                reason = should_stop(card)
+                if reason:
+                    card.aborted_reason = (
+                        f"{reason} after {len(card.trials)} of {len(trials)} Trials"
+                    )
+                    break
+            result = run_trial(case, number, host, binding, kinds)
+            card.trials.append(result)
+            card.spend.add(result.usage, result.model_calls if not binding.scripted else 0)
+            if on_trial is not None:
+                on_trial(index, len(trials), result)
+    except KeyboardInterrupt:
+        card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
+    card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+    card.tally()
+    card.noise = noise_floor(card.trials)
+    return card

@@ -1,0 +1,111 @@
+"""A Trial: one Case run once against one model, and what became of it."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Mapping
+from typing import Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from eval_core.case import CaseBase
+from eval_core.evidence import Usage
+from eval_core.host import Binding, Host, ModelError
+from eval_core.kinds import KindSpec
+from eval_core.scoring import ExpectationResult, ScorerError, score
+
+Outcome = Literal["passed", "failed", "errored", "unexercised"]
+
+
+class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """One Trial's record, as the Scorecard and the trial log keep it."""
+
+    case_id: str
+    trial: int
+    outcome: Outcome
+    expectations: list[ExpectationResult] = msgspec.field(default_factory=list)
+    loop_status: str | None = None
+    loop_reason: str | None = None
+    output: str | None = None
+    error: str | None = None
+    unexercised: str | None = None
+    guarded: bool = False
+    vacuous: bool = False
+    retries: int = 0
+    model_calls: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
+    duration_ms: float = 0.0
+
+    @property
+    def scoreable(self) -> bool:
+        return self.outcome in ("passed", "failed") and not self.vacuous
+
+
+def _is_model_failure(reason: str | None) -> bool:
+    return reason is not None and (reason.startswith("model_") or reason == "empty_model_output")
+
+
+def run_trial(
+    case: CaseBase, trial: int, host: Host, binding: Binding, kinds: Mapping[str, KindSpec]
+) -> TrialResult:
+    """Run the Case through the Host and score it. Never raises for a Trial's own failure."""
+    started = time.perf_counter()
+
+    def elapsed() -> float:
+        return round((time.perf_counter() - started) * 1000, 3)
+
+    try:
+        evidence = host.run_trial(case, binding, trial)
+    except ModelError as exc:
+        return TrialResult(
+            case_id=case.id, trial=trial, outcome="errored", error=str(exc), duration_ms=elapsed()
+        )
+    except Exception as exc:
+        return TrialResult(
+            case_id=case.id,
+            trial=trial,
+            outcome="errored",
+            error=f"{type(exc).__name__}: {exc}" + _origin(exc),
+            duration_ms=elapsed(),
+        )
+    base = TrialResult(
+        case_id=case.id,
+        trial=trial,
+        outcome="errored",
+        loop_status=evidence.loop_status,
+        loop_reason=evidence.loop_reason,
+        output=evidence.output_text,
+        guarded=bool(evidence.guards_fired()),
+        model_calls=evidence.model_calls or 0,
+        usage=evidence.usage,
+        retries=int(evidence.records.get("retries", 0) or 0),
+    )
+    if evidence.loop_status == "failed" and _is_model_failure(evidence.loop_reason):
+        return replace(base, error=evidence.loop_reason, duration_ms=elapsed())
+    try:
+        results, unexercised = score(case.expect, evidence, kinds)
+    except ScorerError as exc:
+        return replace(base, error=str(exc), duration_ms=elapsed())
+    all_passed = all(r.passed for r in results)
+    outcome: Outcome = (
+        "passed" if all_passed else "unexercised" if unexercised is not None else "failed"
+    )
+    return replace(
+        base,
+        outcome=outcome,
+        expectations=results,
+        unexercised=unexercised,
+        vacuous=all_passed and not results,
+        duration_ms=elapsed(),
+    )
+
+
+def _origin(exc: BaseException) -> str:
+    """Where a harness or Host exception came from: the innermost frame, one line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
