@@ -31,12 +31,7 @@ class Expectation(
 ):
     """Base of every kind. Subclass with ``tag="<kind>"``; fields are camelCase in JSON."""
 
-    kind_name: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        tag = cls.__struct_config__.tag
-        cls.kind_name = tag if isinstance(tag, str) else cls.__name__
+    kind_name: ClassVar[str] = ""
 
 
 class Verdict(msgspec.Struct, frozen=True):
@@ -111,4 +106,8 @@ class KindSpec:
     name: str = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "name", self.struct.kind_name)
+        tag = self.struct.__struct_config__.tag
+        if not isinstance(tag, str) or not tag:
+            raise TypeError(f"{self.struct.__name__} needs a tag: class X(Expectation, tag=...)")
+        self.struct.kind_name = tag
+        object.__setattr__(self, "name", tag)

@@ -19,6 +19,8 @@ import msgspec
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _CLOSERS = {"{": "}", "[": "]"}
 _MISSING = object()
+# Characters the balanced-bracket search may look at in one answer, over all its starts.
+_SCAN_BUDGET = 1_000_000
 
 
 def path_segments(path: str) -> list[str] | None:
@@ -75,12 +77,14 @@ def _parse(text: str) -> tuple[bool, Any]:
         return (False, None)
 
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """The index just past the bracket that closes ``text[start]``, string-aware; or ``None``."""
+def _balanced_end(text: str, start: int, budget: int) -> tuple[int | None, int]:
+    """The index just past the bracket that closes ``text[start]`` (string-aware) or ``None``,
+    and how many characters the search looked at (it gives up after ``budget``)."""
     expected: list[str] = []
     in_string = False
     escaped = False
-    for index in range(start, len(text)):
+    stop = min(len(text), start + budget)
+    for index in range(start, stop):
         char = text[index]
         if in_string:
             if escaped:
@@ -95,10 +99,10 @@ def _balanced_end(text: str, start: int) -> int | None:
             expected.append(_CLOSERS[char])
         elif char in "}]":
             if not expected or expected.pop() != char:
-                return None
+                return (None, index + 1 - start)
             if not expected:
-                return index + 1
-    return None
+                return (index + 1, index + 1 - start)
+    return (None, stop - start)
 
 
 def extract_json(text: str) -> tuple[bool, Any]:
@@ -106,7 +110,8 @@ def extract_json(text: str) -> tuple[bool, Any]:
 
     1. each fenced block's body (```` ```json ```` or bare ```` ``` ````),
     2. the whole trimmed text,
-    3. a balanced ``{…}`` or ``[…]`` (string-aware), tried from each opening bracket in turn.
+    3. a balanced ``{…}`` or ``[…]`` (string-aware), tried from each opening bracket in turn
+       (the bracket search is bounded, so a long answer full of brackets stays cheap).
     """
     if not isinstance(text, str):
         return (False, None)
@@ -117,9 +122,13 @@ def extract_json(text: str) -> tuple[bool, Any]:
     ok, value = _parse(text.strip())
     if ok:
         return (True, value)
+    budget = _SCAN_BUDGET
     for start, char in enumerate(text):
+        if budget <= 0:
+            break
         if char in _CLOSERS:
-            end = _balanced_end(text, start)
+            end, spent = _balanced_end(text, start, budget)
+            budget -= spent
             if end is not None:
                 ok, value = _parse(text[start:end])
                 if ok:
@@ -176,6 +185,11 @@ def quote(text: str, limit: int = 240) -> str:
     if len(collapsed) <= limit:
         return collapsed
     return collapsed[: max(limit - 1, 0)] + "…"
+
+
+def quoted(text: str, limit: int = 240) -> str:
+    """:func:`quote` inside double quotes: how a detail shows text it compared."""
+    return f'"{quote(text, limit)}"'
 
 
 def render(value: Any, limit: int = 120) -> str:

@@ -1,0 +1,79 @@
+"""The scripted binding and scripted Tools follow the dispatch semantics exactly."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from eval_core.case import ScriptedCall, ScriptedResult, StructuredStep, TextStep, ToolCallsStep
+from eval_core.host import ModelCallRequest
+from eval_core.scripted import ScriptedSession, ScriptedTools, ScriptExhaustedError
+
+
+def results(*raw: dict[str, object]) -> list[ScriptedResult]:
+    return [msgspec.convert(r, ScriptedResult) for r in raw]
+
+
+def test_results_are_consumed_in_order_and_the_last_repeats() -> None:
+    tools = ScriptedTools(results({"name": "a", "output": 1}, {"name": "a", "output": 2}))
+    assert [tools.execute("a", {}).output for _ in range(4)] == [1, 2, 2, 2]
+
+
+def test_when_matches_arguments_by_deep_equality() -> None:
+    tools = ScriptedTools(
+        results(
+            {"name": "a", "when": {"q": "x"}, "output": "for x"},
+            {"name": "a", "when": {"q": "y"}, "output": "for y"},
+        )
+    )
+    assert tools.execute("a", {"q": "y"}).output == "for y"
+    assert tools.execute("a", {"q": "x"}).output == "for x"
+    assert tools.execute("a", {"q": "y"}).output == "for y"  # exhausted: repeats
+    missing = tools.execute("a", {"q": "z"})
+    assert missing.status == "failed"
+    assert "matches arguments" in (missing.reason or "")
+
+
+def test_an_unscripted_tool_fails_naming_itself() -> None:
+    outcome = ScriptedTools([]).execute("web_fetch", {})
+    assert outcome.status == "failed"
+    assert "web_fetch" in (outcome.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "reason"),
+    [
+        ({"name": "a", "denied": "no"}, "denied", "no"),
+        ({"name": "a", "error": "boom"}, "failed", "boom"),
+        ({"name": "a", "invalidArguments": "bad id"}, "invalid_arguments", "bad id"),
+        ({"name": "a"}, "succeeded", None),
+    ],
+)
+def test_outcomes(raw: dict[str, object], status: str, reason: str | None) -> None:
+    outcome = ScriptedTools(results(raw)).execute("a", {})
+    assert (outcome.status, outcome.reason) == (status, reason)
+    if status == "succeeded":
+        assert outcome.output == {}
+
+
+class _Case:
+    id = "c"
+
+    def __init__(self, steps: list[object]) -> None:
+        self.script = steps
+
+
+def test_the_script_replays_one_step_per_call_then_is_exhausted() -> None:
+    steps = [
+        ToolCallsStep(calls=[ScriptedCall(call_id="1", name="a")]),
+        StructuredStep(value={"ok": True}),
+        TextStep(text="done"),
+    ]
+    session = ScriptedSession(_Case(steps))  # type: ignore[arg-type]
+    request = ModelCallRequest(system="s", messages=[], tools=[])
+    first = session.complete(request)
+    assert [c.name for c in first.tool_calls] == ["a"]
+    assert session.complete(request).structured == {"ok": True}
+    assert session.complete(request).text == "done"
+    with pytest.raises(ScriptExhaustedError, match="script exhausted"):
+        session.complete(request)
