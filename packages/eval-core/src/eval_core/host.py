@@ -58,7 +58,16 @@ class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ModelSession(Protocol):
-    """A binding's state for one Trial (the scripted binding keeps its cursor here)."""
+    """A binding's state for one Trial (the scripted binding keeps its cursor here).
+
+    The session is the billing record: ``usage`` and ``calls`` count every attempt sent to
+    the vendor, failed and retried ones included; ``retries`` counts the retried attempts.
+    """
+
+    usage: Usage
+    calls: int
+    retries: int
+    model_version: str | None
 
     def complete(self, request: ModelCallRequest) -> ModelReply: ...
 
@@ -100,7 +109,9 @@ class Host(Protocol):
         """Soul material the model is given for this Case (the agent's personality...)."""
         ...
 
-    def run_trial(self, case: CaseBase, binding: Binding, trial: int) -> Evidence: ...
+    def run_trial(self, case: CaseBase, model: ModelSession, trial: int) -> Evidence:
+        """Run the Case once through the real assembler and loop, calling ``model``."""
+        ...
 
     def close(self) -> None: ...
 

@@ -41,6 +41,13 @@ class Verdict(msgspec.Struct, frozen=True):
     detail: str
 
 
+class NoVerdict(Exception):  # noqa: N818 - it names an outcome, not a bug
+    """Raised by a scorer that cannot reach a verdict (a Judge failure): the Trial errors.
+
+    This is the one sanctioned way out of a scorer: a void outcome, never a low score.
+    """
+
+
 def passed(detail: str) -> Verdict:
     return Verdict(True, detail)
 

@@ -86,7 +86,7 @@ def run_sweep(
                     break
             result = run_trial(case, number, host, binding, kinds)
             card.trials.append(result)
-            card.spend.add(result.usage, result.model_calls if not binding.scripted else 0)
+            card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
             if on_trial is not None:
                 on_trial(index, len(trials), result)
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict
 
 
 class ExpectationResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,6 +37,8 @@ def score(
         spec = kinds[expectation.kind_name]
         try:
             verdict = spec.scorer(expectation, evidence)
+        except NoVerdict as exc:
+            raise ScorerError(f"{spec.name}: no verdict: {exc}") from exc
         except Exception as exc:
             raise ScorerError(
                 f"the scorer of {spec.name} raised {type(exc).__name__}: {exc}"

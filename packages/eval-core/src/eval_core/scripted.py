@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from eval_core.case import CaseBase, ScriptedResult, StructuredStep, TextStep, ToolCallsStep
+from eval_core.evidence import Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
 
 
@@ -22,12 +23,18 @@ class ScriptExhaustedError(Exception):
 
 
 class ScriptedSession:
-    __slots__ = ("_case_id", "_cursor", "_steps")
+    """Replays one Case's script. Zero usage: the scripted model is free."""
+
+    __slots__ = ("_case_id", "_cursor", "_steps", "calls", "model_version", "retries", "usage")
 
     def __init__(self, case: CaseBase, steps: list[Any] | None = None) -> None:
         self._case_id = case.id
         self._steps = case.script if steps is None else steps
         self._cursor = 0
+        self.usage = Usage()
+        self.calls = 0
+        self.retries = 0
+        self.model_version: str | None = None
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         if self._cursor >= len(self._steps):
@@ -37,6 +44,7 @@ class ScriptedSession:
             )
         step = self._steps[self._cursor]
         self._cursor += 1
+        self.calls += 1
         if isinstance(step, TextStep):
             return ModelReply(text=step.text)
         if isinstance(step, ToolCallsStep):

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from eval_core.case import CaseBase
 from eval_core.evidence import Usage
-from eval_core.host import Binding, Host, ModelError
+from eval_core.host import Binding, Host, ModelError, ModelSession
 from eval_core.kinds import KindSpec
 from eval_core.scoring import ExpectationResult, ScorerError, score
 
@@ -35,6 +35,7 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     vacuous: bool = False
     retries: int = 0
     model_calls: int = 0
+    model_version: str | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
     duration_ms: float = 0.0
 
@@ -52,23 +53,18 @@ def run_trial(
 ) -> TrialResult:
     """Run the Case through the Host and score it. Never raises for a Trial's own failure."""
     started = time.perf_counter()
+    session = binding.session(case)
 
     def elapsed() -> float:
         return round((time.perf_counter() - started) * 1000, 3)
 
     try:
-        evidence = host.run_trial(case, binding, trial)
+        evidence = host.run_trial(case, session, trial)
     except ModelError as exc:
-        return TrialResult(
-            case_id=case.id, trial=trial, outcome="errored", error=str(exc), duration_ms=elapsed()
-        )
+        return _errored(case.id, trial, session, str(exc), elapsed())
     except Exception as exc:
-        return TrialResult(
-            case_id=case.id,
-            trial=trial,
-            outcome="errored",
-            error=f"{type(exc).__name__}: {exc}" + _origin(exc),
-            duration_ms=elapsed(),
+        return _errored(
+            case.id, trial, session, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
         )
     base = TrialResult(
         case_id=case.id,
@@ -78,9 +74,10 @@ def run_trial(
         loop_reason=evidence.loop_reason,
         output=evidence.output_text,
         guarded=bool(evidence.guards_fired()),
-        model_calls=evidence.model_calls or 0,
-        usage=evidence.usage,
-        retries=int(evidence.records.get("retries", 0) or 0),
+        model_calls=session.calls,
+        usage=session.usage,
+        retries=session.retries,
+        model_version=session.model_version,
     )
     if evidence.loop_status == "failed" and _is_model_failure(evidence.loop_reason):
         return replace(base, error=evidence.loop_reason, duration_ms=elapsed())
@@ -99,6 +96,21 @@ def run_trial(
         unexercised=unexercised,
         vacuous=all_passed and not results,
         duration_ms=elapsed(),
+    )
+
+
+def _errored(
+    case_id: str, trial: int, session: ModelSession, error: str, duration_ms: float
+) -> TrialResult:
+    return TrialResult(
+        case_id=case_id,
+        trial=trial,
+        outcome="errored",
+        error=error,
+        model_calls=session.calls,
+        usage=session.usage,
+        retries=session.retries,
+        duration_ms=duration_ms,
     )
 
 
