@@ -4,7 +4,7 @@ Given text is every string of the Soul material the Host sends for the Case's ag
 ``context``, its input text, its scripted Tool results, the descriptions of the Tools it
 declares, and whatever plug-in fields say they give (File content, journey inputs). Never the
 ``script``, ids or file names: a Case may not ground an Expectation in what it tells the model
-to say.
+to say. Whitespace is collapsed on both sides: a fact wrapped over two lines is still given.
 """
 
 from __future__ import annotations
@@ -28,17 +28,22 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
 
 
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
 class GivenText:
     """What one Case gave the model, split into everything and the first request's material."""
 
     __slots__ = ("_folded", "first_request", "given")
 
     def __init__(self, given: list[str], first_request: list[str]) -> None:
-        self.given = given
-        self.first_request = first_request
+        self.given = [_collapse(s) for s in given]
+        self.first_request = [_collapse(s) for s in first_request]
         self._folded: list[str] | None = None
 
     def contains(self, needle: str, *, casefold: bool, first_request: bool = False) -> bool:
+        needle = _collapse(needle)
         if first_request:
             return any(needle in s for s in self.first_request)
         if not casefold:

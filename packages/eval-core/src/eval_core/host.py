@@ -33,8 +33,10 @@ class ModelError(Exception):
 class ModelCallRequest(msgspec.Struct, frozen=True, kw_only=True):
     """One model call: the assembled system prompt, the conversation, the declared Tools.
 
-    ``messages`` use a neutral chat shape: ``{"role": "user"|"assistant"|"tool", "content":
-    str, "tool_calls"?: [...], "tool_call_id"?: str, "name"?: str, "files"?: [...]}``.
+    ``messages`` use a neutral chat shape: ``{"role": "user", "content": str, "files"?: [...]}``,
+    ``{"role": "assistant", "content": str | None, "tool_calls"?: [{"call_id", "name",
+    "arguments"}]}`` and ``{"role": "tool", "tool_call_id": str, "name": str, "content": str}``
+    (the Tool outcome the model sees, as compact JSON).
     """
 
     system: str

@@ -1,0 +1,288 @@
+"""Strict loading: every refusal names file, JSON path and reason; nothing is skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from eval_core.corpus import CorpusError, Loader
+from tests.conftest import WriteCase, minimal_case
+
+
+def refusal(loader: Loader, corpus_dir: Path) -> list[tuple[str, str, str]]:
+    with pytest.raises(CorpusError) as error:
+        loader.load(corpus_dir)
+    return [(Path(p.file).name, p.path, p.reason) for p in error.value.problems]
+
+
+def only(problems: list[tuple[str, str, str]]) -> tuple[str, str, str]:
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+def test_a_valid_case_loads_with_input_normalised_to_parts(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case())
+    corpus = loader.load(corpus_dir)
+    [case] = corpus.cases
+    assert case.input[0].parts[0].text == "Where is my order of tulip bulbs?"  # type: ignore[union-attr]
+    assert len(corpus.hash) == 64
+
+
+@pytest.mark.parametrize(
+    ("case", "path", "reason"),
+    [
+        (minimal_case(id="other"), "$.id", "must equal the file stem 'c'"),
+        (minimal_case(expect=[]), "$.expect", "a Case that expects nothing always passes"),
+        (minimal_case(tier="l4"), "$.tier", "Invalid enum value 'l4'"),
+        (minimal_case(surprise=1), "$", "unknown field `surprise`"),
+        (minimal_case(agent="ghost"), "$.agent", "unknown agent 'ghost'"),
+        (
+            minimal_case(input=[], expect=[{"kind": "loop_status", "status": "completed"}]),
+            "$.input",
+            "at least one message",
+        ),
+        (minimal_case(trials=0), "$.trials", "must be an integer >= 1"),
+        (minimal_case(input="hello"), "$.input", "Expected `array`, got `str`"),
+        (
+            minimal_case(expect=[{"kind": "no_such_kind"}]),
+            "$.expect[0].kind",
+            "unknown kind 'no_such_kind'; known kinds: ",
+        ),
+        (minimal_case(expect=[{"text": "x"}]), "$.expect[0].kind", "missing kind; known kinds"),
+        (
+            minimal_case(expect=[{"kind": "output_contains", "text": 3}]),
+            "$.expect[0].text",
+            "Expected `str`, got `int`",
+        ),
+        (
+            minimal_case(expect=[{"kind": "output_contains", "text": "x", "extra": 1}]),
+            "$.expect[0]",
+            "unknown field `extra`",
+        ),
+        (
+            minimal_case(expect=[{"kind": "output_matches", "pattern": "(unclosed"}]),
+            "$.expect[0].pattern",
+            "compile",
+        ),
+        (
+            minimal_case(expect=[{"kind": "tool_call_count", "count": -1}]),
+            "$.expect[0].count",
+            "≥ 0",
+        ),
+        (
+            minimal_case(expect=[{"kind": "tool_calls_batched", "min": 1}]),
+            "$.expect[0].min",
+            "≥ 2",
+        ),
+        (
+            minimal_case(expect=[{"kind": "prompt_contains", "text": ""}]),
+            "$.expect[0].text",
+            "non-empty",
+        ),
+        (
+            minimal_case(tier="l3", expect=[{"kind": "tool_calls_batched", "min": 2}]),
+            "$.expect[0].kind",
+            "'tool_calls_batched' is l2-only; this Case is l3",
+        ),
+        (
+            minimal_case(platformTools=["teleport"]),
+            "$.platformTools[0]",
+            "'teleport' does not resolve to a shipped platform Tool",
+        ),
+        (
+            minimal_case(tools=[{"name": "web_fetch", "inputSchema": {}}]),
+            "$.tools[0].name",
+            "name it in platformTools",
+        ),
+        (
+            minimal_case(toolResults=[{"name": "lookup_ticket", "output": {}}]),
+            "$.toolResults[0].name",
+            "scripted result for 'lookup_ticket', which the Case does not declare",
+        ),
+        (
+            minimal_case(context={"personality": "You are evil."}),
+            "$.context.personality",
+            "owned by the Eval Soul",
+        ),
+        (minimal_case(context={"tenantId": "t1"}), "$.context.tenantId", "retired"),
+        (minimal_case(context={"mood": "happy"}), "$.context.mood", "unknown context key"),
+        (
+            minimal_case(
+                platformTools=["lookup_ticket"],
+                script=[
+                    {
+                        "kind": "tool_calls",
+                        "calls": [
+                            {"callId": "a", "name": "lookup_ticket"},
+                            {"callId": "a", "name": "lookup_ticket"},
+                        ],
+                    }
+                ],
+            ),
+            "$.script[0].calls[1].callId",
+            "callId 'a' is used twice",
+        ),
+        (
+            minimal_case(expect=[{"kind": "output_contains", "text": "a refund of 99 EUR"}]),
+            "$.expect[0].text",
+            "is not grounded in what the model was given",
+        ),
+    ],
+)
+def test_each_refusal_names_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case, name="c.json")
+    file, got_path, got_reason = only(refusal(loader, corpus_dir))
+    assert file == "c.json"
+    assert got_path == path
+    assert reason in got_reason
+
+
+def test_grounding_ignores_the_script_and_accepts_an_ungrounded_reason(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    only_in_script = minimal_case(
+        script=[{"kind": "text", "text": "Your voucher code is TULIP-42."}],
+        expect=[{"kind": "output_contains", "text": "TULIP-42"}],
+    )
+    write_case(only_in_script)
+    assert "not grounded" in only(refusal(loader, corpus_dir))[2]
+    waived = {**only_in_script, "expect": [{**only_in_script["expect"][0], "ungrounded": "why"}]}
+    write_case(waived)
+    assert loader.load(corpus_dir).cases[0].id == "c"
+
+
+def test_grounding_accepts_soul_tool_results_and_tool_descriptions(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(
+        minimal_case(
+            platformTools=["lookup_ticket"],
+            toolResults=[{"name": "lookup_ticket", "output": {"carrier": "PostNL"}}],
+            expect=[
+                {"kind": "output_contains", "text": "postnl"},  # a Tool result, case-insensitive
+                {"kind": "output_contains", "text": "Lisse"},  # the agent's personality
+                {"kind": "output_matches", "pattern": "within \\d+ business days"},
+            ],
+        )
+    )
+    loader.load(corpus_dir)
+
+
+def test_every_problem_in_every_file_is_reported(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case("a", agent="ghost", expect=[{"kind": "nope"}, {"kind": "also_nope"}]))
+    write_case("{not json", name="b.json")
+    write_case(minimal_case("c", expect=[]))
+    problems = refusal(loader, corpus_dir)
+    assert [(f, p) for f, p, _ in problems] == [
+        ("a.json", "$.expect[0].kind"),
+        ("a.json", "$.expect[1].kind"),
+        ("b.json", "$"),
+        ("c.json", "$.expect"),
+    ]
+    assert "not valid JSON" in problems[2][2]
+
+
+def test_once_the_kinds_decode_every_case_level_problem_is_reported(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case(agent="ghost", trials=0, context={"mood": "x"}))
+    paths = [p for _, p, _ in refusal(loader, corpus_dir)]
+    assert paths == ["$.trials", "$.agent", "$.context.mood"]
+
+
+def test_duplicate_ids_across_json_and_yaml(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    import yaml
+
+    write_case(minimal_case("a"))
+    write_case(yaml.safe_dump(minimal_case("a")), name="a.yaml")
+    file, path, reason = only(refusal(loader, corpus_dir))
+    assert (file, path) == ("a.yaml", "$.id")
+    assert "duplicate id 'a' (also in" in reason
+
+
+def test_an_empty_directory_is_refused(loader: Loader, corpus_dir: Path) -> None:
+    assert "no Eval Cases found" in only(refusal(loader, corpus_dir))[2]
+
+
+def test_a_non_object_case_is_refused(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case("[1, 2]", name="c.json")
+    assert only(refusal(loader, corpus_dir)) == (
+        "c.json",
+        "$",
+        "a Case must be an object, not an array",
+    )
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+FIELDS = st.sampled_from(
+    [
+        "id",
+        "tier",
+        "agent",
+        "input",
+        "script",
+        "expect",
+        "tools",
+        "platformTools",
+        "toolResults",
+        "context",
+        "trials",
+        "journey",
+        "surprise",
+    ]
+)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    whole=JSON,
+    mutations=st.dictionaries(FIELDS, JSON, max_size=4),
+    expect_items=st.lists(
+        st.dictionaries(
+            st.sampled_from(["kind", "text", "name", "count", "path", "value", "stage"]), JSON
+        ),
+        max_size=3,
+    ),
+)
+def test_arbitrary_json_never_raises_anything_but_the_loaders_error(
+    loader: Loader,
+    corpus_dir: Path,
+    whole: Any,
+    mutations: dict[str, Any],
+    expect_items: list[dict[str, Any]],
+) -> None:
+    for value in (whole, {**minimal_case(), **mutations}, minimal_case(expect=expect_items)):
+        (corpus_dir / "c.json").write_text(json.dumps(value))
+        try:
+            loader.load(corpus_dir)
+        except CorpusError as error:
+            assert error.problems
+            assert all(p.file.endswith("c.json") and p.path.startswith("$") for p in error.problems)
