@@ -1,0 +1,1 @@
+"""The reference agent runtime: Soul loader, context assembler, tool loop and guardrails."""

@@ -1,0 +1,245 @@
+"""Guardrails: the Soul's guard configuration and the pure checks it turns into.
+
+Each configured guard yields exactly one :class:`GuardDecision` per check, blocked or not, so a
+caller can observe that a stage *allowed* something as well as that it refused it. A stage or a
+guard missing from the configuration is simply not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from agent_runtime.cards import find_card_numbers
+from agent_runtime.injection import find_agent_order, find_injection
+from agent_runtime.model import ToolCallRequest
+
+Stage = Literal["input", "tool_call", "tool_result", "output"]
+STAGES: tuple[Stage, ...] = ("input", "tool_call", "tool_result", "output")
+STAGE_GUARDS: Mapping[Stage, frozenset[str]] = {
+    "input": frozenset({"prompt_injection"}),
+    "tool_call": frozenset({"tool_blocklist"}),
+    "tool_result": frozenset({"untrusted_content"}),
+    "output": frozenset({"content_filter"}),
+}
+"""Which guards each stage can run."""
+SEVERITIES = frozenset({"low", "medium", "high"})
+CONTENT_PATTERNS = frozenset({"credit_card"})
+
+WITHHELD_NOTICE = (
+    "tool output contained instructions and was withheld by the untrusted_content guard"
+)
+INPUT_REFUSAL = (
+    "I can't act on that message: it tries to override my instructions. "
+    "Please rephrase your request."
+)
+OUTPUT_REFUSAL = "I can't share that: the answer contained a payment card number."
+
+
+class GuardrailConfigError(ValueError):
+    """The guard configuration is malformed; the message names the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class GuardSpec:
+    """One configured guard: ``tools`` for tool_blocklist, ``patterns`` for content_filter."""
+
+    guard: str
+    severity: str | None = None
+    tools: frozenset[str] = frozenset()
+    patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GuardrailConfig:
+    """The configured guards per stage, in configuration order."""
+
+    input: tuple[GuardSpec, ...] = ()
+    tool_call: tuple[GuardSpec, ...] = ()
+    tool_result: tuple[GuardSpec, ...] = ()
+    output: tuple[GuardSpec, ...] = ()
+
+    @classmethod
+    def parse(cls, data: Any) -> GuardrailConfig:
+        """Validate the ``guardrails.yaml`` mapping (``None`` means no guards)."""
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise GuardrailConfigError("expected a mapping of stage -> list of guards")
+        unknown = sorted(str(k) for k in data if k not in STAGE_GUARDS)
+        if unknown:
+            raise GuardrailConfigError(f"unknown stage(s) {unknown}; stages are {list(STAGES)}")
+        stages = {stage: _parse_stage(stage, data.get(stage)) for stage in STAGES}
+        return cls(**stages)
+
+
+def _parse_stage(stage: Stage, entries: Any) -> tuple[GuardSpec, ...]:
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        raise GuardrailConfigError(f"{stage}: expected a list of guards")
+    return tuple(_parse_guard(stage, i, entry) for i, entry in enumerate(entries))
+
+
+def _parse_guard(stage: Stage, index: int, entry: Any) -> GuardSpec:
+    where = f"{stage}[{index}]"
+    if not isinstance(entry, dict) or not isinstance(entry.get("guard"), str):
+        raise GuardrailConfigError(f"{where}: expected a mapping with a 'guard' name")
+    guard = entry["guard"]
+    if guard not in STAGE_GUARDS[stage]:
+        raise GuardrailConfigError(
+            f"{where}: guard {guard!r} cannot run at stage {stage!r} "
+            f"(allowed: {sorted(STAGE_GUARDS[stage])})"
+        )
+    extra = sorted(set(entry) - {"guard", "severity", "tools", "patterns"})
+    if extra:
+        raise GuardrailConfigError(f"{where}: unknown field(s) {extra}")
+    severity = entry.get("severity")
+    if severity is not None and severity not in SEVERITIES:
+        raise GuardrailConfigError(f"{where}: severity must be one of {sorted(SEVERITIES)}")
+    tools = _names(where, "tools", entry.get("tools"))
+    patterns = _names(where, "patterns", entry.get("patterns"))
+    if guard == "tool_blocklist" and not tools:
+        raise GuardrailConfigError(f"{where}: tool_blocklist needs a non-empty 'tools' list")
+    if guard == "content_filter":
+        if not patterns:
+            raise GuardrailConfigError(f"{where}: content_filter needs a non-empty 'patterns' list")
+        if unknown := sorted(set(patterns) - CONTENT_PATTERNS):
+            raise GuardrailConfigError(f"{where}: unknown content pattern(s) {unknown}")
+    return GuardSpec(guard, severity, frozenset(tools), tuple(patterns))
+
+
+def _names(where: str, field: str, value: Any) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise GuardrailConfigError(f"{where}: '{field}' must be a list of non-empty strings")
+    return cast(list[str], value)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardDecision:
+    """One guard's decision at one stage; ``blocked`` false means it looked and let it pass."""
+
+    stage: Stage
+    guard: str
+    blocked: bool
+    detail: str
+
+
+def _texts(value: Any, into: list[str]) -> list[str]:
+    """Every string in a JSON-like value, dict keys included (no generators: hot path)."""
+    if isinstance(value, str):
+        into.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                into.append(key)
+            if isinstance(item, str):
+                into.append(item)
+            elif item is not None:
+                _texts(item, into)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _texts(item, into)
+    return into
+
+
+def _paths(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every string in a JSON-like value with its path (only walked to explain a refusal)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{path}.{key}"
+            if isinstance(key, str):
+                yield child, key
+            yield from _paths(item, child)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _paths(item, f"{path}[{index}]")
+
+
+class Guardrails:
+    """The compiled guards of one configuration, one tuple per stage."""
+
+    __slots__ = ("_input", "_output", "_tool_call", "_tool_result", "config")
+
+    def __init__(self, config: GuardrailConfig) -> None:
+        self.config = config
+        self._input = tuple(s.guard for s in config.input)
+        self._tool_call = tuple((s.guard, s.tools) for s in config.tool_call)
+        self._tool_result = tuple(s.guard for s in config.tool_result)
+        self._output = tuple((s.guard, s.patterns) for s in config.output)
+
+    @classmethod
+    def from_config(cls, config: GuardrailConfig) -> Guardrails:
+        """The guards for ``config``; built once per configuration object and shared."""
+        cached = _COMPILED.get(id(config))
+        if cached is None or cached.config is not config:
+            if len(_COMPILED) >= 64:
+                _COMPILED.clear()
+            cached = _COMPILED[id(config)] = cls(config)
+        return cached
+
+    def check_input(self, text: str) -> list[GuardDecision]:
+        """prompt_injection over the user's text (disguises normalised, base64 decoded)."""
+        if not self._input:
+            return []
+        finding = find_injection(text)
+        detail = (
+            f"instruction override found ({finding.via}): {finding.matched!r}"
+            if finding is not None
+            else "no instruction override found"
+        )
+        return [GuardDecision("input", g, finding is not None, detail) for g in self._input]
+
+    def check_tool_call(self, call: ToolCallRequest) -> list[GuardDecision]:
+        """tool_blocklist: a call to a listed Tool is refused."""
+        return [
+            GuardDecision(
+                "tool_call",
+                guard,
+                call.name in tools,
+                f"{call.name} is blocklisted" if call.name in tools else f"{call.name} is allowed",
+            )
+            for guard, tools in self._tool_call
+        ]
+
+    def check_tool_result(self, name: str, output: Any) -> list[GuardDecision]:
+        """untrusted_content: instructions anywhere inside a Tool's output.
+
+        All strings are screened as one text (one pass on the hot path); the path of the
+        offending string is looked up only when something was found.
+        """
+        if not self._tool_result:
+            return []
+        texts = _texts(output, [])
+        finding = find_agent_order("\n".join(texts)) if texts else None
+        if finding is None:
+            detail = f"no instructions in {name} output"
+        else:
+            strings = _paths(output, "$")
+            path = next((p for p, text in strings if find_agent_order(text) is not None), "$")
+            detail = f"instructions in {name} output at {path} ({finding.via}): {finding.matched!r}"
+        blocked = finding is not None
+        return [GuardDecision("tool_result", g, blocked, detail) for g in self._tool_result]
+
+    def check_output(self, text: str) -> list[GuardDecision]:
+        """content_filter: a Luhn-valid payment card number in the answer is refused."""
+        decisions: list[GuardDecision] = []
+        for guard, patterns in self._output:
+            cards = find_card_numbers(text) if "credit_card" in patterns else []
+            detail = (
+                f"{len(cards)} payment card number(s) ending {', '.join(c[-4:] for c in cards)}"
+                if cards
+                else "no filtered content"
+            )
+            decisions.append(GuardDecision("output", guard, bool(cards), detail))
+        return decisions
+
+
+# Keyed by identity (hashing a config costs more than the checks); each entry holds its config,
+# so an id is never reused while cached.
+_COMPILED: dict[int, Guardrails] = {}

@@ -1,0 +1,95 @@
+"""The model port: the runtime's own request/response types and the protocol a model implements.
+
+The loop only ever talks to a model through :class:`ModelPort`, so a scripted replay, a vendor SDK
+and a local server are interchangeable. Types are plain frozen dataclasses: cheap to build on the
+hot path and owned by the runtime, not by any caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A Tool as the model sees it; ``mutating`` is what the autonomy ceiling reads."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    mutating: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRequest:
+    """One Tool call the model asked for."""
+
+    call_id: str
+    name: str
+    arguments: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One model call exactly as sent: the assembled system prompt, the conversation, the Tools.
+
+    ``messages`` use the neutral chat shape: ``{"role": "user", "content": str, "files"?: [...]}``,
+    ``{"role": "assistant", "content": str | None, "tool_calls": [{"call_id", "name",
+    "arguments"}]}`` and ``{"role": "tool", "tool_call_id": str, "name": str, "content": str}``.
+    """
+
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[ToolSpec]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one call (or, summed, of a Turn)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """What the model answered: text, Tool calls, or a structured value."""
+
+    text: str | None = None
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    structured: Any = None
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str = "stop"
+
+
+class ModelPort(Protocol):
+    """Anything that can answer a :class:`ModelRequest`."""
+
+    def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+class ModelFailure(Exception):  # noqa: N818 - the port's public name
+    """A vendor failure (rate limit, outage, no configuration): the Turn fails with ``reason``.
+
+    ``reason`` always starts with ``model_`` so a caller can tell a vendor fault from a verdict.
+    """
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        if not reason.startswith("model_"):
+            raise ValueError(f"a ModelFailure reason starts with 'model_', got {reason!r}")
+        super().__init__(f"{reason}: {message}" if message else reason)
+        self.reason = reason
+        self.message = message

@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.guardrails import GuardrailConfig
+from agent_runtime.soul import Soul, SoulError, load_soul
+
+
+def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
+    assert set(eval_soul.agents) == {
+        "finance",
+        "records-readonly",
+        "skills-bounded",
+        "support",
+        "triage",
+    }
+    assert set(eval_soul.skills) == {"refund-policy", "ticket-hygiene"}
+    finance = eval_soul.agents["finance"]
+    assert finance.autonomy == "act"
+    assert finance.tools == frozenset({"lookup_ticket", "issue_refund", "get_current_time"})
+    assert finance.roles == ("billing",)
+    assert "30 days" in finance.personality
+    assert not finance.personality.startswith("---")
+    assert eval_soul.agents["records-readonly"].autonomy == "read"
+    assert eval_soul.skills["refund-policy"].name == "Refund policy"
+
+
+def test_eval_soul_guardrails_cover_every_stage(eval_soul: Soul) -> None:
+    config = eval_soul.guardrails
+    assert [s.guard for s in config.input] == ["prompt_injection"]
+    assert config.input[0].severity == "high"
+    assert config.tool_call[0].tools == frozenset({"issue_refund"})
+    assert [s.guard for s in config.tool_result] == ["untrusted_content"]
+    assert config.output[0].patterns == ("credit_card",)
+
+
+def test_unknown_agent_names_the_agents_there_are(eval_soul: Soul) -> None:
+    with pytest.raises(SoulError, match=r"no agent 'billing'.*finance"):
+        eval_soul.agent("billing")
+
+
+def test_missing_guardrails_file_means_no_guards(soul_copy: Path) -> None:
+    (soul_copy / "guardrails.yaml").unlink()
+    assert load_soul(soul_copy).guardrails == GuardrailConfig()
+
+
+def test_a_deleted_stage_is_simply_absent(soul_copy: Path) -> None:
+    (soul_copy / "guardrails.yaml").write_text(
+        "input:\n  - guard: prompt_injection\n    severity: high\n"
+    )
+    config = load_soul(soul_copy).guardrails
+    assert config.tool_call == () and config.output == () and len(config.input) == 1
+
+
+AGENT = "agents/support/AGENT.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("no front matter at all\n", "expected YAML front matter"),
+        ("---\nname: [unclosed\n---\nbody\n", "invalid YAML front matter"),
+        ("---\n- a list\n---\nbody\n", "front matter must be a mapping"),
+        ("---\nname: S\ndescription: d\ntools: []\nautonomy: act\n---\n\n", "body is empty"),
+        ("---\ndescription: d\ntools: []\nautonomy: act\n---\nbody\n", "'name' must be"),
+        ("---\nname: S\ndescription: d\ntools: x\nautonomy: act\n---\nbody\n", "'tools' must be"),
+        ("---\nname: S\ndescription: d\ntools: []\nautonomy: admin\n---\nbody\n", "'autonomy'"),
+        (
+            "---\nname: S\ndescription: d\ntools: []\nautonomy: act\ncolour: red\n---\nbody\n",
+            r"unknown front matter field\(s\) \['colour'\]",
+        ),
+    ],
+)
+def test_malformed_agent_is_refused_naming_the_file(
+    soul_copy: Path, text: str, problem: str
+) -> None:
+    file = soul_copy / AGENT
+    file.write_text(text)
+    with pytest.raises(SoulError, match=problem) as raised:
+        load_soul(soul_copy)
+    assert raised.value.path == file
+    assert str(file) in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "problem"),
+    [
+        ("- just a list\n", "expected a mapping"),
+        ("inputs: []\n", r"unknown stage\(s\) \['inputs'\]"),
+        ("input:\n  - guard: tool_blocklist\n    tools: [x]\n", "cannot run at stage 'input'"),
+        ("tool_call:\n  - guard: tool_blocklist\n", "needs a non-empty 'tools'"),
+        ("output:\n  - guard: content_filter\n    patterns: [iban]\n", "unknown content pattern"),
+        ("input:\n  - guard: prompt_injection\n    severity: extreme\n", "severity must be"),
+        ("input: [prompt_injection]\n", "expected a mapping with a 'guard'"),
+        ("input: [\n", "unreadable"),
+    ],
+)
+def test_malformed_guardrails_are_refused(soul_copy: Path, yaml_text: str, problem: str) -> None:
+    file = soul_copy / "guardrails.yaml"
+    file.write_text(yaml_text)
+    with pytest.raises(SoulError, match=problem) as raised:
+        load_soul(soul_copy)
+    assert raised.value.path == file
+
+
+def test_agent_folder_without_agent_md_is_refused(soul_copy: Path) -> None:
+    (soul_copy / "agents" / "empty").mkdir()
+    with pytest.raises(SoulError, match="missing"):
+        load_soul(soul_copy)
+
+
+def test_a_soul_without_agents_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "agents").mkdir()
+    with pytest.raises(SoulError, match="at least one"):
+        load_soul(tmp_path)
+
+
+def test_not_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(SoulError, match="not a directory"):
+        load_soul(tmp_path / "nowhere")
+
+
+def test_malformed_skill_is_refused(soul_copy: Path) -> None:
+    file = soul_copy / "skills" / "refund-policy" / "SKILL.md"
+    file.write_text("---\nname: Refund policy\n---\nbody\n")
+    with pytest.raises(SoulError, match="'description' must be"):
+        load_soul(soul_copy)
