@@ -8,6 +8,7 @@ from every file are collected and raised together as one :class:`CorpusError`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -87,7 +88,10 @@ def corpus_root(directory: Path) -> Path:
 
 
 def case_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.iterdir() if p.is_file() and p.suffix in CASE_SUFFIXES)
+    """The Case files of a directory (not its subdirectories), sorted by name."""
+    with os.scandir(directory) as entries:
+        names = sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES) and e.is_file())
+    return [directory / name for name in names]
 
 
 _AT = re.compile(r"^(?P<reason>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)

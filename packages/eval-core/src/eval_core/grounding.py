@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from eval_core.case import CaseBase, CaseField, TextPart, ToolDecl
@@ -28,37 +29,48 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
 
 
+@lru_cache(maxsize=8192)
 def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-class GivenText:
-    """What one Case gave the model, split into everything and the first request's material."""
+@lru_cache(maxsize=8192)
+def _fold(text: str) -> str:
+    return text.casefold()
 
-    __slots__ = ("_folded", "first_request", "given")
+
+class GivenText:
+    """What one Case gave the model, split into everything and the first request's material.
+
+    Lookups try the raw strings first and collapse whitespace only when that misses: most
+    grounded text is found verbatim, and loading stays fast.
+    """
+
+    __slots__ = ("first_request", "given")
 
     def __init__(self, given: list[str], first_request: list[str]) -> None:
-        self.given = [_collapse(s) for s in given]
-        self.first_request = [_collapse(s) for s in first_request]
-        self._folded: list[str] | None = None
+        self.given = given
+        self.first_request = first_request
 
     def contains(self, needle: str, *, casefold: bool, first_request: bool = False) -> bool:
+        pool = self.first_request if first_request else self.given
+        if casefold and not first_request:
+            folded = needle.casefold()
+            if any(folded in _fold(s) for s in pool):
+                return True
+            folded = _collapse(folded)
+            return any(folded in _collapse(_fold(s)) for s in pool)
+        if any(needle in s for s in pool):
+            return True
         needle = _collapse(needle)
-        if first_request:
-            return any(needle in s for s in self.first_request)
-        if not casefold:
-            return any(needle in s for s in self.given)
-        if self._folded is None:
-            self._folded = [s.casefold() for s in self.given]
-        folded = needle.casefold()
-        return any(folded in s for s in self._folded)
+        return any(needle in _collapse(s) for s in pool)
 
     def matches(self, pattern: str) -> bool:
         try:
             compiled = re.compile(pattern, re.IGNORECASE)
         except re.error:
             return True  # an uncompilable pattern is refused by its own check, not here
-        return any(compiled.search(s) for s in self.given)
+        return any(compiled.search(s) or compiled.search(_collapse(s)) for s in self.given)
 
 
 def given_text(

@@ -66,6 +66,7 @@ class PluginSet:
     field_owner: dict[str, PluginInfo] = field(default_factory=dict)
     hosts: dict[str, HostFactory] = field(default_factory=dict)
     _case_type: type[CaseBase] | None = None
+    _checks: list[Any] | None = None
 
     @property
     def case_type(self) -> type[CaseBase]:
@@ -77,7 +78,9 @@ class PluginSet:
     def check_case(self, case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
         """Every plug-in's cross-field rules for one Case; a raising check is itself a problem."""
         problems: list[tuple[str, str]] = []
-        for impl in self.manager.hook.eval_check_case.get_hookimpls():
+        if self._checks is None:
+            self._checks = list(self.manager.hook.eval_check_case.get_hookimpls())
+        for impl in self._checks:
             try:
                 found = cast(
                     Iterable[tuple[str, str]], impl.function(case=case, context=context) or ()

@@ -1,0 +1,69 @@
+"""Synthetic Corpora for the benchmarks: realistic sizes, all valid, all passing when swept."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def synthetic_case(n: int) -> dict[str, Any]:
+    """Three messages, two Tools, one Tool call and its result, a final answer, four Expectations."""
+    ticket = f"T-{n}"
+    return {
+        "id": f"case-{n:05d}",
+        "tier": "l2",
+        "agent": "support",
+        "input": [
+            {"role": "user", "content": f"Hello, I ordered tulip bulbs under ticket {ticket}."},
+            {"role": "assistant", "content": "Thanks! Let me have a look at that ticket."},
+            {"role": "user", "content": f"When will order {n} ship? It is ticket {ticket}."},
+        ],
+        "platformTools": ["lookup_ticket", "get_current_time"],
+        "toolResults": [
+            {
+                "name": "lookup_ticket",
+                "when": {"ticketId": ticket},
+                "output": {"ticketId": ticket, "orderId": str(n), "status": "packed"},
+            }
+        ],
+        "script": [
+            {
+                "kind": "tool_calls",
+                "calls": [
+                    {"callId": "c1", "name": "lookup_ticket", "arguments": {"ticketId": ticket}}
+                ],
+            },
+            {
+                "kind": "text",
+                "text": f"Order {n} is packed and ships from Lisse within 2 business days.",
+            },
+        ],
+        "expect": [
+            {"kind": "tool_called", "name": "lookup_ticket"},
+            {
+                "kind": "tool_argument_equals",
+                "name": "lookup_ticket",
+                "path": "ticketId",
+                "value": ticket,
+            },
+            {"kind": "output_contains", "text": "packed"},
+            {"kind": "loop_status", "status": "completed"},
+        ],
+    }
+
+
+def make_corpus(directory: Path, count: int) -> Path:
+    """Write ``count`` Cases beside a copy of the Eval Soul and the current lock."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
+    shutil.copy(ROOT / "corpus" / "eval.lock", directory / "eval.lock")
+    for n in range(count):
+        case = synthetic_case(n)
+        (directory / f"{case['id']}.json").write_text(json.dumps(case, indent=2))
+    return directory

@@ -1,0 +1,139 @@
+"""The shipped capability Corpus, swept on the free scripted binding through the real Host.
+
+Loads ``corpus/`` exactly as ``eval sweep`` does (installed plug-ins, the ``agent-runtime`` Host
+over the Eval Soul), runs every Trial, and checks what makes the Corpus worth sweeping: every
+Case passes for a real reason (no vacuous or unexercised Trial), ids are file stems, the L2
+Cases use every built-in kind, and every configured guard is asserted at its stage, blocked and
+allowed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from eval_core.case import CaseBase
+from eval_core.corpus import Corpus, Loader, case_files, find_soul
+from eval_core.plugins import PluginSet, load_plugins
+from eval_core.runner import run_sweep
+from eval_core.scorecard import Scorecard
+from eval_core.scripted import ScriptedBinding
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / "corpus"
+HOST = "agent-runtime"
+BUILT_IN = "eval-core"
+NEEDS_A_JUDGE = frozenset({"rubric_score", "rubric_denies"})
+MIN_L2_CASES = 30
+
+
+@dataclass(frozen=True)
+class Swept:
+    plugins: PluginSet
+    corpus: Corpus
+    card: Scorecard
+
+
+@pytest.fixture(scope="module")
+def swept() -> Iterator[Swept]:
+    plugins = load_plugins()
+    soul = find_soul(CORPUS)
+    assert soul is not None, f"no Eval Soul beside {CORPUS}"
+    host = plugins.hosts[HOST](soul)
+    try:
+        corpus = Loader(plugins, host).load(CORPUS)
+        card = run_sweep(corpus, host, ScriptedBinding(), plugins)
+    finally:
+        host.close()
+    yield Swept(plugins, corpus, card)
+
+
+def _l2(corpus: Corpus) -> list[CaseBase]:
+    return [c for c in corpus.cases if c.tier == "l2"]
+
+
+def test_every_trial_passes_on_the_scripted_binding(swept: Swept) -> None:
+    card = swept.card
+    assert card.aborted_reason is None, card.aborted_reason
+    assert len(card.trials) >= len(swept.corpus.cases)
+    problems: list[str] = []
+    for trial in card.trials:
+        if trial.outcome == "passed":
+            continue
+        lines = [f"{trial.outcome.upper()}  {trial.case_id}#{trial.trial}  [{trial.loop_status}]"]
+        if trial.error:
+            lines.append(f"    error: {trial.error}")
+        if trial.unexercised:
+            lines.append(f"    unexercised: {trial.unexercised}")
+        lines.extend(f"    - {r.kind}: {r.detail}" for r in trial.expectations if not r.passed)
+        problems.append("\n".join(lines))
+    assert not problems, f"{len(problems)} Trial(s) did not pass:\n" + "\n".join(problems)
+    assert card.passed == len(card.trials)
+
+
+def test_no_trial_is_vacuous_or_unexercised(swept: Swept) -> None:
+    vacuous = [t.case_id for t in swept.card.trials if t.vacuous or not t.expectations]
+    unexercised = [t.case_id for t in swept.card.trials if t.outcome == "unexercised"]
+    assert not vacuous, f"vacuous Trials (expected nothing): {vacuous}"
+    assert not unexercised, f"unexercised (UNEX) Trials: {unexercised}"
+    assert swept.card.vacuous == 0
+    assert swept.card.unexercised == 0
+
+
+def test_every_id_is_its_file_stem(swept: Swept) -> None:
+    files = case_files(CORPUS)
+    mismatched = []
+    for path in files:
+        if path.suffix != ".json":
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("id") != path.stem:
+            mismatched.append(f"{path.name}: id {data.get('id')!r}")
+    assert not mismatched, "ids differ from file stems: " + "; ".join(mismatched)
+    assert sorted(c.id for c in swept.corpus.cases) == sorted(p.stem for p in files)
+
+
+def test_the_l2_corpus_is_large_enough(swept: Swept) -> None:
+    l2 = _l2(swept.corpus)
+    assert len(l2) >= MIN_L2_CASES, f"only {len(l2)} L2 Cases, want at least {MIN_L2_CASES}"
+
+
+def test_every_built_in_l2_kind_is_used(swept: Swept) -> None:
+    plugins = swept.plugins
+    built_in = {
+        name
+        for name, owner in plugins.kind_owner.items()
+        if owner.distribution == BUILT_IN and "l2" in plugins.kinds[name].tiers
+    }
+    wanted = built_in - NEEDS_A_JUDGE
+    assert wanted, f"no kinds owned by {BUILT_IN}: is the distribution installed?"
+    used = {e.kind_name for c in _l2(swept.corpus) for e in c.expect}
+    missing = sorted(wanted - used)
+    assert not missing, f"built-in kinds no L2 Case uses: {missing}"
+
+
+def _configured_guards() -> set[tuple[str, str]]:
+    data = yaml.safe_load((CORPUS / "soul" / "guardrails.yaml").read_text(encoding="utf-8"))
+    return {(stage, entry["guard"]) for stage, entries in (data or {}).items() for entry in entries}
+
+
+def test_every_guard_is_asserted_blocked_and_every_stage_allowed(swept: Swept) -> None:
+    configured = _configured_guards()
+    assert configured, "guardrails.yaml configures no guard"
+    blocked: set[tuple[str, str]] = set()
+    allowed: set[str] = set()
+    for case in _l2(swept.corpus):
+        for e in case.expect:
+            if e.kind_name == "guardrail_blocked":
+                blocked.add((e.stage, e.guard))  # type: ignore[attr-defined]
+            elif e.kind_name == "guardrail_allowed":
+                allowed.add(e.stage)  # type: ignore[attr-defined]
+    never_blocked = sorted(configured - blocked)
+    never_allowed = sorted({stage for stage, _ in configured} - allowed)
+    assert not never_blocked, f"(stage, guard) never asserted blocked: {never_blocked}"
+    assert not never_allowed, f"stages never asserted allowed: {never_allowed}"
