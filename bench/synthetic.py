@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def synthetic_case(n: int) -> dict[str, Any]:
-    """Three messages, two Tools, one Tool call and its result, a final answer, four Expectations."""
+    """Three messages, two Tools, one call and its result, an answer, four Expectations."""
     ticket = f"T-{n}"
     return {
         "id": f"case-{n:05d}",
