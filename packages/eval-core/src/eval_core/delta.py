@@ -1,0 +1,108 @@
+"""The delta between two Scorecards of the same Corpus and model; anything else is refused.
+
+Per Case: ``not-comparable`` when either side has no comparable verdict (ERR, UNEX, never ran);
+``no-signal`` when either side saw the Case flap over ``--repeat`` (its verdict is noise);
+``unchanged`` when both pass or both do not; ``fixed`` when it passes now; ``regressed`` when
+it passed before. Only a regression fails the command.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from eval_core.scorecard import COMPARABLE, Scorecard
+
+State = Literal["unchanged", "fixed", "regressed", "no-signal", "not-comparable"]
+
+
+class ComparisonRefused(Exception):  # noqa: N818 - it names an outcome
+    """Two Scorecards that measure different things: no delta is computed."""
+
+
+class CaseDelta(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    case_id: str
+    state: State
+    before: str
+    after: str
+
+
+class Delta(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    model_id: str
+    corpus_hash: str
+    baseline_version: str
+    cases: list[CaseDelta]
+    floor: bool
+    passed_before: int
+    passed_after: int
+
+    def of(self, state: State) -> list[CaseDelta]:
+        return [c for c in self.cases if c.state == state]
+
+
+def check_comparable(before: Scorecard, after: Scorecard) -> None:
+    if before.corpus_hash != after.corpus_hash:
+        raise ComparisonRefused(
+            f"different Corpora: corpusHash {before.corpus_hash[:16]} vs {after.corpus_hash[:16]}"
+        )
+    if before.model_id != after.model_id:
+        raise ComparisonRefused(f"different models: {before.model_id} vs {after.model_id}")
+
+
+def compare(before: Scorecard, after: Scorecard, baseline_version: str = "") -> Delta:
+    check_comparable(before, after)
+    old, new = before.verdicts(), after.verdicts()
+    flapping = set(before.noise.flapping if before.noise else ()) | set(
+        after.noise.flapping if after.noise else ()
+    )
+    cases = []
+    for case_id in sorted(old.keys() | new.keys()):
+        was, now = old.get(case_id, "-"), new.get(case_id, "-")
+        state: State
+        if was not in COMPARABLE or now not in COMPARABLE:
+            state = "not-comparable"
+        elif case_id in flapping:
+            state = "no-signal"
+        elif (was == "PASS") == (now == "PASS"):
+            state = "unchanged"
+        elif now == "PASS":
+            state = "fixed"
+        else:
+            state = "regressed"
+        cases.append(CaseDelta(case_id=case_id, state=state, before=was, after=now))
+    return Delta(
+        model_id=after.model_id,
+        corpus_hash=after.corpus_hash,
+        baseline_version=baseline_version,
+        cases=cases,
+        floor=before.noise is not None,
+        passed_before=sum(v == "PASS" for v in old.values()),
+        passed_after=sum(v == "PASS" for v in new.values()),
+    )
+
+
+def render(delta: Delta, baseline_dirty: bool = False) -> str:
+    lines = [
+        f"Delta  model={delta.model_id}  corpus={delta.corpus_hash[:16]}"
+        + (f"  baseline={delta.baseline_version}" if delta.baseline_version else "")
+    ]
+    for state, title in (
+        ("regressed", "REGRESSED"),
+        ("fixed", "FIXED"),
+        ("not-comparable", "NOT COMPARABLE"),
+        ("no-signal", "NO SIGNAL"),
+    ):
+        rows = delta.of(state)  # type: ignore[arg-type]
+        if rows:
+            lines.append(title)
+            lines.extend(f"  {c.case_id}  {c.before} -> {c.after}" for c in rows)
+    if not delta.floor:
+        lines.append(
+            "NOTE  the Baseline was promoted without --repeat: it records no noise floor, "
+            "so no delta here is damped"
+        )
+    lines.append(f"{delta.passed_before} passed before, {delta.passed_after} passed after")
+    if baseline_dirty:
+        lines.append("WARN  the Baseline was saved from a dirty tree")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,63 @@
+"""Baselines: the canonical path, the safe alphabet, and every refusal of a bad file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval_core import baseline
+from eval_core.baseline import BaselineError
+
+from .release_fixtures import scorecard, trial
+
+
+def test_round_trip_at_the_canonical_path(tmp_path: Path) -> None:
+    card = scorecard([trial("a", "passed")])
+    path = baseline.canonical_path(tmp_path, "capability", "m1")
+    assert path == tmp_path / "baselines" / "m1.json"
+    assert (
+        baseline.canonical_path(tmp_path, "red-team", "m1")
+        == tmp_path / "baselines" / "red-team" / "m1.json"
+    )
+    baseline.write(path, card, "abc123")
+    read = baseline.read(path)
+    assert read.harness_version == "abc123"
+    assert read.scorecard.corpus_hash == card.corpus_hash
+    assert [p.name for p in path.parent.iterdir()] == ["m1.json"]  # no temp file left behind
+
+
+@pytest.mark.parametrize("model", ["../evil", "a/b", "", "m 1", "m1;rm"])
+def test_model_ids_are_restricted_to_a_safe_alphabet(tmp_path: Path, model: str) -> None:
+    with pytest.raises(BaselineError, match="safe file name"):
+        baseline.canonical_path(tmp_path, "capability", model)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no Baseline here"),
+        (b'{"schemaVersion": 1, "harnessVers', "corrupt or truncated"),
+        (b'{"hello": "world"}', "no schemaVersion and scorecard"),
+        (b'{"schemaVersion": 99, "scorecard": {}}', "Baseline schema 99"),
+        (b'{"schemaVersion": 1, "scorecard": {"modelId": "m"}}', "lacks corpusHash"),
+    ],
+)
+def test_bad_files_are_refused_with_a_reason(
+    tmp_path: Path, content: bytes | None, reason: str
+) -> None:
+    path = tmp_path / "m1.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(BaselineError, match=reason):
+        baseline.read(path)
+    if content is not None:
+        assert path.read_bytes() == content  # never touched
+
+
+def test_the_scorecard_keeps_counts_even_when_zero(tmp_path: Path) -> None:
+    path = tmp_path / "m1.json"
+    baseline.write(path, scorecard([trial("a", "failed")]), "abc")
+    card = json.loads(path.read_text())["scorecard"]
+    assert (card["passed"], card["failed"], card["errored"]) == (0, 1, 0)

@@ -1,0 +1,44 @@
+"""JUnit XML keeps verdicts (<failure>) apart from faults (<error>), read by a real consumer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from eval_core import junit
+
+from .release_fixtures import scorecard, trial
+
+
+class _Case:
+    def __init__(self, case_id: str) -> None:
+        self.id = case_id
+
+
+def test_junitparser_reads_failures_errors_and_skips(tmp_path: Path) -> None:
+    card = scorecard(
+        [
+            trial("ok", "passed"),
+            trial("bad", "failed"),
+            trial("vendor", "errored"),
+            trial("unex", "unexercised"),
+        ],
+        corpus_cases=5,
+    )
+    card.aborted_reason = "spend ceiling reached after 4 of 5 Trials"
+    planned = [(_Case(c), 1) for c in ("ok", "bad", "vendor", "unex", "never")]
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit.render(card, planned))  # type: ignore[arg-type]
+    xml = JUnitXml.fromfile(str(path))
+    [suite] = list(xml)
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (5, 1, 1, 2)
+    results = {case.name: case.result for case in suite}
+    assert results["ok#1"] == []
+    assert isinstance(results["bad#1"][0], Failure)
+    assert "output_contains" in results["bad#1"][0].message
+    assert isinstance(results["vendor#1"][0], Error)
+    assert results["vendor#1"][0].message == "model_rate_limited"
+    assert isinstance(results["unex#1"][0], Skipped)
+    assert "unexercised" in results["unex#1"][0].message
+    assert "never ran: spend ceiling reached" in results["never#1"][0].message
