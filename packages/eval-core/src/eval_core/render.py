@@ -25,6 +25,7 @@ def render_text(card: Scorecard) -> str:
     lines = [
         f"Sweep  model={card.model_id}"
         + (f"  version={card.model_version}" if card.model_version else "")
+        + (f"  effort={card.effort}" if card.effort else "")
         + f"  corpus={card.corpus_hash[:16]}  suite={card.suite}  {card.duration_ms:.0f}ms"
     ]
     if card.unlocked:
@@ -51,7 +52,9 @@ def render_text(card: Scorecard) -> str:
     floor = "+" if spend.unpriced else ""
     spend_line = (
         f"Spend  ${spend.cost_usd:.4f}{floor}  {spend.calls} calls  "
-        f"{spend.input_tokens} in  {spend.output_tokens} out"
+        f"{spend.input_tokens} in"
+        + (f" ({spend.cache_read_tokens} cached)" if spend.cache_read_tokens else "")
+        + f"  {spend.output_tokens} out"
     )
     if spend.unpriced:
         spend_line += f"  {spend.unpriced} unpriced"
@@ -62,6 +65,11 @@ def render_text(card: Scorecard) -> str:
             f"Noise  {len(noise.flapping)} of {len(noise.measured)} measured Cases flapped "
             f"over {noise.repeats} repeats"
             + (f": {', '.join(noise.flapping)}" if noise.flapping else "")
+        )
+    if card.model_dated is False:
+        lines.append(
+            f"NOTE  {card.model_id} is pinned to an undated model id: the vendor may move the "
+            "alias, so a later Sweep may measure a different model"
         )
     if card.aborted_reason:
         lines.append(f"ABORTED  {card.aborted_reason}")

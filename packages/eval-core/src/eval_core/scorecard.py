@@ -47,7 +47,7 @@ class Noise(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     flapping: list[str]
 
 
-class Scorecard(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
+class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     schema_version: int = SCHEMA_VERSION
     corpus_hash: str
     suite: str
@@ -72,6 +72,8 @@ class Scorecard(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"
     unlocked: bool = False
     plugins: list[dict[str, Any]] = msgspec.field(default_factory=list)
     model_version: str | None = None
+    model_dated: bool | None = None
+    effort: str | None = None
     aborted_reason: str | None = None
 
     @property
@@ -136,9 +138,16 @@ def noise_floor(trials: Iterable[TrialResult]) -> Noise | None:
     )
 
 
-def not_cleared(card: Scorecard) -> list[str]:
-    """Every reason this Sweep does not clear, in words; empty means cleared."""
-    verdicts = card.verdicts()
+def not_cleared(card: Scorecard, covered: frozenset[str] = frozenset()) -> list[str]:
+    """Every reason this Sweep does not clear, in words; empty means cleared.
+
+    ``covered`` are Cases another leg of a Matrix passed: their UNEX here does not count.
+    """
+    verdicts = {
+        case: verdict
+        for case, verdict in card.verdicts().items()
+        if not (verdict == "UNEX" and case in covered)
+    }
     reasons: list[str] = []
     counts: dict[str, int] = defaultdict(int)
     for verdict in verdicts.values():

@@ -1,0 +1,126 @@
+"""The real-endpoint binding: a pinned model reached over its wire format.
+
+It implements the same port as the scripted binding, so the Host's tool loop cannot tell them
+apart. The session is the Trial's billing record: every attempt sent counts as a call and adds
+the usage the vendor reported for it, failed and retried attempts included. The credential is
+held here and nowhere else, and is scrubbed from every message that leaves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from eval_core.case import CaseBase
+from eval_core.evidence import Usage
+from eval_core.host import ModelCallRequest, ModelError, ModelReply
+from eval_core.pins import ModelPin
+from eval_core.retry import with_retry
+from eval_core.wire import anthropic, openai
+from eval_core.wire.transport import VendorError, post_json
+
+REDACTED = "[credential redacted]"
+
+
+def redact(text: str, secret: str) -> str:
+    return text.replace(secret, REDACTED) if secret else text
+
+
+def plus(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
+        cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens,
+        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
+    )
+
+
+class EndpointSession:
+    """One Trial's calls to the endpoint, and what they cost."""
+
+    def __init__(self, binding: EndpointBinding) -> None:
+        self._binding = binding
+        self.usage = Usage()
+        self.calls = 0
+        self.retries = 0
+        self.model_version: str | None = None
+
+    def complete(self, request: ModelCallRequest) -> ModelReply:
+        b = self._binding
+        pin = b.pin
+        if pin.wire == "openai":
+            body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort)
+        else:
+            body = anthropic.encode(pin.model, request, pin.max_output_tokens)
+        try:
+            reply = with_retry(
+                lambda: self._attempt(body),
+                base_delay=b.base_delay,
+                max_wait=b.max_wait,
+                sleep=b.sleep,
+                on_retry=self._retried,
+            )
+        except ModelError as exc:
+            raise VendorError(exc.reason, redact(exc.message, b.api_key)) from None
+        if reply.model_version is not None:
+            self.model_version = reply.model_version
+        return reply
+
+    def _retried(self, _fault: VendorError) -> None:
+        self.retries += 1
+
+    def _attempt(self, body: dict[str, Any]) -> ModelReply:
+        b = self._binding
+        wire = openai if b.pin.wire == "openai" else anthropic
+        self.calls += 1
+        answer = post_json(
+            b.client, wire.url(b.pin.base_url), wire.headers(b.api_key), body, b.pin.timeout_s
+        )
+        try:
+            billed = wire.decode_usage(answer)
+        except VendorError:
+            billed = None
+        if billed is not None:
+            self.usage = plus(self.usage, billed)
+        reply: ModelReply = wire.decode(answer, b.pin.model)
+        return reply
+
+
+class EndpointBinding:
+    """A pinned model; ``base_delay``/``max_wait``/``sleep`` are injectable so tests are fast."""
+
+    scripted = False
+
+    def __init__(
+        self,
+        pin: ModelPin,
+        api_key: str,
+        *,
+        base_delay: float = 2.0,
+        max_wait: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.pin = pin
+        self.api_key = api_key
+        self.base_delay = base_delay
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self.client = client or httpx.Client(trust_env=False)
+
+    @property
+    def model_id(self) -> str:
+        return self.pin.name
+
+    def session(self, case: CaseBase) -> EndpointSession:
+        return EndpointSession(self)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __repr__(self) -> str:  # never the key
+        return f"EndpointBinding({self.pin.name!r}, {self.pin.wire}, {self.pin.base_url})"

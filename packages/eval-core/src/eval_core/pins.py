@@ -1,0 +1,164 @@
+"""Model pins: the checked-in declaration of every model a Sweep may run against.
+
+A pin fixes everything that changes what a Sweep of a real model measures or costs: the wire
+format, the model id, the endpoint, where the credential comes from (``env://NAME`` and nowhere
+else, so a key is never written into a file), the effort, whether the id is dated (an undated
+alias can move under us) and the prices. Refusals name the file, the key path and the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Wire = Literal["openai", "anthropic"]
+NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
+_ENV_REF = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
+_KNOWN = frozenset(
+    {
+        "wire",
+        "model",
+        "base_url",
+        "credential",
+        "effort",
+        "dated",
+        "price_input_per_mtok",
+        "price_output_per_mtok",
+        "max_output_tokens",
+        "timeout_s",
+    }
+)
+
+
+class PinError(Exception):
+    """A models file that cannot be used: the message names file, key path and reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPin:
+    name: str
+    wire: Wire
+    model: str
+    base_url: str
+    credential_env: str
+    dated: bool
+    effort: str | None = None
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+    max_output_tokens: int = 4096
+    timeout_s: float = 120.0
+
+    @property
+    def priced(self) -> bool:
+        return self.price_input_per_mtok is not None and self.price_output_per_mtok is not None
+
+
+def load_pins(path: Path) -> dict[str, ModelPin]:
+    """Every pin in the file, by name; refuses the whole file on the first problem found."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PinError(f"{path}: no such models file") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PinError(f"{path}: cannot be read as TOML: {exc}") from None
+    models = raw.get("models")
+    if not isinstance(models, dict) or not models:
+        raise PinError(f"{path}: models: expected at least one [models.<name>] table")
+    return {name: _pin(path, name, table) for name, table in models.items()}
+
+
+def select_pin(path: Path, name: str) -> ModelPin:
+    pins = load_pins(path)
+    pin = pins.get(name)
+    if pin is None:
+        raise PinError(f"{path}: no model {name!r}; pinned: {', '.join(sorted(pins))}")
+    return pin
+
+
+def _pin(path: Path, name: str, table: Any) -> ModelPin:
+    where = f"models.{name}"
+
+    def refuse(key: str, reason: str) -> PinError:
+        return PinError(f"{path}: {where}{'.' + key if key else ''}: {reason}")
+
+    if not NAME.match(name):
+        raise refuse("", "a model name may use only letters, digits, '.', '_' and '-'")
+    if not isinstance(table, dict):
+        raise refuse("", "expected a table")
+    unknown = sorted(set(table) - _KNOWN)
+    if unknown:
+        raise refuse(unknown[0], f"unknown key (known: {', '.join(sorted(_KNOWN))})")
+
+    def text(key: str, required: bool = True) -> str | None:
+        value = table.get(key)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise refuse(key, "required, a non-empty string")
+        return value
+
+    wire = text("wire")
+    wires: dict[str | None, Wire] = {"openai": "openai", "anthropic": "anthropic"}
+    if wire not in wires:
+        raise refuse("wire", f"must be 'openai' or 'anthropic', not {wire!r}")
+    model = text("model")
+    base_url = text("base_url")
+    assert model is not None and base_url is not None
+    if not base_url.startswith(("http://", "https://")):
+        raise refuse("base_url", "must start with http:// or https://")
+    credential = text("credential")
+    assert credential is not None
+    ref = _ENV_REF.match(credential)
+    if ref is None:
+        raise refuse(
+            "credential",
+            "must be env://NAME (the environment variable holding the key); "
+            "a key is never written into the models file",
+        )
+    dated = table.get("dated")
+    if not isinstance(dated, bool):
+        raise refuse("dated", "required, true or false (is the model id a dated snapshot?)")
+    prices = [
+        _price(table, key, refuse) for key in ("price_input_per_mtok", "price_output_per_mtok")
+    ]
+    if (prices[0] is None) != (prices[1] is None):
+        raise refuse("price_output_per_mtok", "set both prices or neither (unpriced)")
+    max_out = table.get("max_output_tokens", 4096)
+    if isinstance(max_out, bool) or not isinstance(max_out, int) or max_out <= 0:
+        raise refuse("max_output_tokens", "must be an integer > 0")
+    timeout = table.get("timeout_s", 120.0)
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise refuse("timeout_s", "must be a finite number of seconds > 0")
+    return ModelPin(
+        name=name,
+        wire=wires[wire],
+        model=model,
+        base_url=base_url.rstrip("/"),
+        credential_env=ref.group(1),
+        dated=dated,
+        effort=text("effort", required=False),
+        price_input_per_mtok=prices[0],
+        price_output_per_mtok=prices[1],
+        max_output_tokens=max_out,
+        timeout_s=float(timeout),
+    )
+
+
+def _price(table: dict[str, Any], key: str, refuse: Any) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise refuse(key, "must be a finite number of US dollars per million tokens")
+    if value < 0:
+        raise refuse(key, "must not be negative")
+    return float(value)

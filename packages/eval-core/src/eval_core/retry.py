@@ -1,0 +1,44 @@
+"""Retries belong to the harness: transient vendor faults get another attempt, on the record.
+
+Three attempts in all, backing off ``base_delay × attempt`` seconds, or the vendor's own
+Retry-After when it sends one (capped, so a hostile header cannot park a Sweep). The caller
+bills every attempt; ``on_retry`` is told of each one retried, so it can be reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from eval_core.wire.transport import VendorError
+
+T = TypeVar("T")
+ATTEMPTS = 3
+
+
+def with_retry(
+    attempt: Callable[[], T],
+    *,
+    attempts: int = ATTEMPTS,
+    base_delay: float = 2.0,
+    max_wait: float = 30.0,
+    sleep: Callable[[float], None] = time.sleep,
+    on_retry: Callable[[VendorError], None] | None = None,
+) -> T:
+    """Run ``attempt`` until it succeeds, fails for good, or the attempts are spent."""
+    for number in range(1, attempts + 1):
+        try:
+            return attempt()
+        except VendorError as fault:
+            if not fault.transient or number == attempts:
+                raise
+            if on_retry is not None:
+                on_retry(fault)
+            wait = (
+                min(fault.retry_after, max_wait)
+                if fault.retry_after is not None
+                else base_delay * number
+            )
+            sleep(wait)
+    raise AssertionError("unreachable: the last attempt returns or raises")

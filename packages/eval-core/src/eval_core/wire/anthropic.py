@@ -1,0 +1,144 @@
+"""Anthropic Messages: ``tools``, ``tool_use``/``tool_result`` content blocks, usage.
+
+The system prompt is a top-level field; tool results are ``tool_result`` blocks in a user turn,
+consecutive results merged into one turn as the API requires. Usage is ``input_tokens`` and
+``output_tokens``; cache reads and writes are reported alongside, never added.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeGuard
+
+from eval_core.evidence import Usage
+from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
+from eval_core.wire import neutral
+from eval_core.wire.transport import VendorError
+
+API_VERSION = "2023-06-01"
+
+
+def url(base_url: str) -> str:
+    return base_url.rstrip("/") + "/messages"
+
+
+def headers(api_key: str) -> dict[str, str]:
+    return {
+        "x-api-key": api_key,
+        "anthropic-version": API_VERSION,
+        "Content-Type": "application/json",
+    }
+
+
+def encode(model: str, request: ModelCallRequest, max_tokens: int) -> dict[str, Any]:
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+
+    for message in request.messages:
+        role = neutral.role(message)
+        if role == "user":
+            add("user", [{"type": "text", "text": neutral.user_text(message) or " "}])
+        elif role == "tool":
+            add(
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": neutral.call_id(message),
+                        "content": neutral.text_of(message) or "",
+                    }
+                ],
+            )
+        else:
+            blocks: list[dict[str, Any]] = []
+            text = neutral.text_of(message)
+            if text:
+                blocks.append({"type": "text", "text": text})
+            for cid, name, args in neutral.tool_calls(message):
+                blocks.append({"type": "tool_use", "id": cid, "name": name, "input": _input(args)})
+            add("assistant", blocks or [{"type": "text", "text": " "}])
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": turns}
+    if request.system:
+        body["system"] = request.system
+    if request.tools:
+        body["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description or "",
+                "input_schema": tool.input_schema,
+            }
+            for tool in request.tools
+        ]
+    return body
+
+
+def _input(arguments: Any) -> dict[str, Any]:
+    """``tool_use.input`` must be an object: a raw string the model sent is wrapped, not lost."""
+    if isinstance(arguments, dict):
+        return arguments
+    return {"_raw": arguments}
+
+
+def decode(body: Any, asked_model: str) -> ModelReply:
+    """The reply, or a ``model_malformed_response`` / ``model_usage_missing`` fault."""
+    try:
+        blocks = body["content"]
+        if not isinstance(blocks, list):
+            raise TypeError("content is not a list")
+        texts: list[str] = []
+        calls: list[ModelToolCall] = []
+        for block in blocks:
+            kind = block["type"]
+            if kind == "text":
+                if not isinstance(block["text"], str):
+                    raise TypeError("a text block's text is not a string")
+                texts.append(block["text"])
+            elif kind == "tool_use":
+                name = block["name"]
+                if not isinstance(name, str) or not name:
+                    raise TypeError("a tool_use block without a name")
+                calls.append(
+                    ModelToolCall(call_id=str(block["id"]), name=name, arguments=block["input"])
+                )
+        stop = body.get("stop_reason")
+    except (KeyError, TypeError) as exc:
+        raise VendorError(
+            "model_malformed_response", f"not a Messages reply ({type(exc).__name__}: {exc})"
+        ) from exc
+    usage = decode_usage(body)
+    reported = body.get("model")
+    return ModelReply(
+        text="".join(texts) if texts else None,
+        tool_calls=calls,
+        usage=usage,
+        finish_reason="tool_calls" if stop == "tool_use" else str(stop or "stop"),
+        model_version=reported if isinstance(reported, str) and reported != asked_model else None,
+    )
+
+
+def decode_usage(body: Any) -> Usage:
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        raise VendorError("model_usage_missing", "the reply reports no usage")
+    given, made = usage.get("input_tokens"), usage.get("output_tokens")
+    if not _count(given) or not _count(made):
+        raise VendorError(
+            "model_usage_missing",
+            f"usage lacks input_tokens/output_tokens counts: {json.dumps(usage)[:200]}",
+        )
+    read, write = usage.get("cache_read_input_tokens"), usage.get("cache_creation_input_tokens")
+    return Usage(
+        input_tokens=given,
+        output_tokens=made,
+        cache_read_tokens=read if _count(read) else 0,
+        cache_write_tokens=write if _count(write) else 0,
+    )
+
+
+def _count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

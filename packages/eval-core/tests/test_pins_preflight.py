@@ -1,0 +1,156 @@
+"""Model pins and preflight: refusals name the file, key path or variable, never a value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eval_core.pins import PinError, load_pins, select_pin
+from eval_core.preflight import PreflightError, credential, judge, no_overrides
+
+GOOD = """
+[models.local]
+wire = "openai"
+model = "m-1"
+base_url = "http://127.0.0.1:9/v1/"
+credential = "env://LOCAL_KEY"
+dated = false
+effort = "low"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "models.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_checked_in_models_file_loads() -> None:
+    pins = load_pins(Path(__file__).parents[3] / "models.toml")
+    assert {"local-smollm2", "sonnet"} <= set(pins)
+    assert pins["local-smollm2"].credential_env == "EVAL_LOCAL_API_KEY"
+
+
+def test_a_good_pin(tmp_path: Path) -> None:
+    pin = select_pin(write(tmp_path, GOOD), "local")
+    assert (pin.wire, pin.base_url, pin.credential_env, pin.dated) == (
+        "openai",
+        "http://127.0.0.1:9/v1",
+        "LOCAL_KEY",
+        False,
+    )
+    assert not pin.priced and pin.effort == "low"
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "why"),
+    [
+        (
+            ('credential = "env://LOCAL_KEY"', 'credential = "sk-abc123"'),
+            "models.local.credential",
+            "env://NAME",
+        ),
+        (('wire = "openai"', 'wire = "grpc"'), "models.local.wire", "'openai' or 'anthropic'"),
+        (("dated = false", ""), "models.local.dated", "required"),
+        (
+            ("dated = false", "dated = false\nprice_input_per_mtok = 1.0"),
+            "models.local.price_output_per_mtok",
+            "both",
+        ),
+        (
+            (
+                "dated = false",
+                "dated = false\nprice_input_per_mtok = nan\nprice_output_per_mtok = 1",
+            ),
+            "models.local.price_input_per_mtok",
+            "finite",
+        ),
+        (("dated = false", "dated = false\ncolour = 1"), "models.local.colour", "unknown key"),
+        (("[models.local]", "[models.'bad name']"), "models.bad name", "letters, digits"),
+        (
+            ('base_url = "http://127.0.0.1:9/v1/"', 'base_url = "127.0.0.1"'),
+            "models.local.base_url",
+            "http",
+        ),
+        (("dated = false", "dated = false\ntimeout_s = -1"), "models.local.timeout_s", "> 0"),
+    ],
+)
+def test_refusals_name_file_key_and_reason(
+    tmp_path: Path, change: tuple[str, str], where: str, why: str
+) -> None:
+    path = write(tmp_path, GOOD.replace(*change))
+    with pytest.raises(PinError) as caught:
+        load_pins(path)
+    message = str(caught.value)
+    assert str(path) in message and where in message and why in message
+    assert "sk-abc123" not in message
+
+
+def test_unknown_model_and_bad_toml(tmp_path: Path) -> None:
+    with pytest.raises(PinError, match="no model 'other'; pinned: local"):
+        select_pin(write(tmp_path, GOOD), "other")
+    with pytest.raises(PinError, match="cannot be read as TOML"):
+        load_pins(write(tmp_path, "[models"))
+    with pytest.raises(PinError, match="no such models file"):
+        load_pins(tmp_path / "absent.toml")
+
+
+SECRET = "sk-live-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        (None, "is not set"),
+        ("", "is empty"),
+        (SECRET + "\n", "line break"),
+        (" " + SECRET, "whitespace"),
+        ("sk-1", "truncated"),
+        ("sk-live-0123...", "truncated"),
+        ("<your-key-here>", "placeholder"),
+    ],
+)
+def test_credential_refusals_name_the_variable_never_the_value(value: str | None, why: str) -> None:
+    env = {} if value is None else {"MY_KEY": value}
+    with pytest.raises(PreflightError) as caught:
+        credential("MY_KEY", env)
+    message = str(caught.value)
+    assert "MY_KEY" in message and why in message
+    if value:
+        assert value.strip() not in message
+    assert "\n" not in message
+
+
+def test_a_good_credential_is_returned() -> None:
+    assert credential("MY_KEY", {"MY_KEY": SECRET}) == SECRET
+
+
+@pytest.mark.parametrize("name", ["OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"])
+def test_base_url_overrides_are_refused(name: str) -> None:
+    with pytest.raises(PreflightError, match=name):
+        no_overrides({name: "http://elsewhere"})
+    no_overrides({name: ""})
+
+
+def test_the_judge_is_refused_at_a_model_under_test_or_a_vendor_host(tmp_path: Path) -> None:
+    pin = select_pin(write(tmp_path, GOOD), "local")
+    env = {
+        "EVAL_JUDGE_BASE_URL": "http://127.0.0.1:9/v1",
+        "EVAL_JUDGE_MODEL": "m-1",
+        "EVAL_JUDGE_API_KEY": SECRET,
+    }
+    with pytest.raises(PreflightError, match="may not grade itself"):
+        judge([pin], env)
+    shared = judge([pin], {**env, "EVAL_JUDGE_ALLOW_MODEL_UNDER_TEST": "1"})
+    assert shared is not None and shared.shares_model_under_test
+    for url in ("https://api.openai.com/v1", "https://api.anthropic.com/v1"):
+        with pytest.raises(PreflightError, match="third model"):
+            judge([], {**env, "EVAL_JUDGE_BASE_URL": url})
+    with pytest.raises(PreflightError, match="EVAL_JUDGE_MODEL is unset"):
+        judge([], {"EVAL_JUDGE_BASE_URL": "http://127.0.0.1:1/v1"})
+    with pytest.raises(PreflightError, match="EVAL_JUDGE_API_KEY is not set"):
+        judge([], {"EVAL_JUDGE_BASE_URL": "http://127.0.0.1:1/v1", "EVAL_JUDGE_MODEL": "j"})
+    assert judge([], {}) is None
+    other = judge([pin], {**env, "EVAL_JUDGE_MODEL": "judge-model"})
+    assert other is not None and not other.shares_model_under_test

@@ -1,0 +1,182 @@
+"""Every vendor fault is a ``model_*`` reason and an errored Trial, never a failed one.
+
+Each fault is served by a real loopback server in both wire formats. Transient faults (rate
+limit, 5xx, timeout) are retried up to 3 attempts, each billed as a call and reported as a
+retry; the rest are not retried. The credential never appears in what the fault says.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from eval_core.endpoint import EndpointBinding
+from eval_core.host import ModelCallRequest, ModelError
+from eval_core.kinds import Expectation
+from eval_core.plugins import load_plugins
+from eval_core.trial import run_trial
+
+WIRES = ["openai", "anthropic"]
+
+
+def good(wire: str, text: str = "ok", tokens: tuple[int, int] = (10, 3)) -> dict[str, Any]:
+    if wire == "openai":
+        return {
+            "model": "test-model-2025-01-01",
+            "choices": [
+                {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]},
+        }
+    return {
+        "model": "test-model-2025-01-01",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1]},
+    }
+
+
+def no_usage(wire: str) -> dict[str, Any]:
+    body = good(wire)
+    del body["usage"]
+    return body
+
+
+REQUEST = ModelCallRequest(system="s", messages=[{"role": "user", "content": "hi"}], tools=[])
+
+
+def binding(kit: Any, wire: str, url: str, **pin: Any) -> EndpointBinding:
+    return EndpointBinding(kit.pin(wire, url, **pin), kit.FAKE_KEY, base_delay=0.001)
+
+
+def output_contains() -> list[Expectation]:
+    kinds = load_plugins().kinds
+    return [kinds["output_contains"].struct(text="ok")]  # type: ignore[call-arg]
+
+
+def assert_errored(
+    kit: Any, host: Any, b: EndpointBinding, reason: str, calls: int, retries: int
+) -> None:
+    """Through the real run_trial: errored with the reason, never failed; attempts on the record."""
+    result = run_trial(kit.make_case(expect=output_contains()), 1, host, b, load_plugins().kinds)
+    assert result.outcome == "errored", result
+    assert result.error is not None and result.error.startswith(reason), result.error
+    assert (result.model_calls, result.retries) == (calls, retries)
+    assert kit.FAKE_KEY not in (result.error or "")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_rate_limit_honours_retry_after_then_succeeds(wire: str, vendor: Any, kit: Any) -> None:
+    server = vendor(
+        kit.Reply(status=429, body={"error": "slow down"}, headers={"Retry-After": "0.3"}),
+        kit.Reply(body=good(wire)),
+    )
+    session = binding(kit, wire, server.url).session(kit.make_case())
+    started = time.monotonic()
+    reply = session.complete(REQUEST)
+    assert time.monotonic() - started >= 0.3  # the vendor's hint, not the 1 ms base delay
+    assert reply.text == "ok"
+    assert (session.calls, session.retries) == (2, 1)
+    assert (session.usage.input_tokens, session.usage.output_tokens) == (10, 3)
+
+
+def test_retry_after_is_capped(vendor: Any, kit: Any) -> None:
+    server = vendor(
+        kit.Reply(status=429, body={}, headers={"Retry-After": "3600"}),
+        kit.Reply(body=good("openai")),
+    )
+    waits: list[float] = []
+    b = EndpointBinding(
+        kit.pin("openai", server.url), kit.FAKE_KEY, max_wait=0.05, sleep=waits.append
+    )
+    b.session(kit.make_case()).complete(REQUEST)
+    assert waits == [0.05]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_rate_limited_three_times_errors_the_trial(
+    wire: str, vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(kit.Reply(status=429, body={"error": "rate"}, headers={"Retry-After": "0"}))
+    assert_errored(kit, loop_host, binding(kit, wire, server.url), "model_rate_limited", 3, 2)
+    assert server.served == 3
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_5xx_is_unavailable_and_retried(wire: str, vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(kit.Reply(status=500, body={"error": "boom"}))
+    assert_errored(
+        kit, loop_host, binding(kit, wire, server.url), "model_provider_unavailable", 3, 2
+    )
+    recovering = vendor(kit.Reply(status=503, body={}), kit.Reply(body=good(wire)))
+    session = binding(kit, wire, recovering.url).session(kit.make_case())
+    assert session.complete(REQUEST).text == "ok"
+    assert (session.calls, session.retries) == (2, 1)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_timeout_is_retried_then_errors(wire: str, vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(kit.Reply(body=good(wire), delay=1.0))
+    b = binding(kit, wire, server.url, timeout_s=0.2)
+    assert_errored(kit, loop_host, b, "model_timeout", 3, 2)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{not json at all",
+        b'{"choices": [{"message": {"content": "trunc',
+        b"[1, 2, 3]",
+        b'{"id": "x"}',
+    ],
+    ids=["malformed", "truncated-json", "wrong-shape-list", "wrong-shape-object"],
+)
+def test_bad_bodies_are_malformed_and_not_retried(
+    wire: str, body: bytes, vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(kit.Reply(body=body))
+    assert_errored(kit, loop_host, binding(kit, wire, server.url), "model_malformed_response", 1, 0)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_body_cut_short_is_malformed(wire: str, vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(kit.Reply(body=good(wire), truncate=True))  # Content-Length promises more
+    assert_errored(kit, loop_host, binding(kit, wire, server.url), "model_malformed_response", 1, 0)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_refused_connection_is_unreachable(wire: str, kit: Any, loop_host: Any) -> None:
+    url = f"http://127.0.0.1:{kit.closed_port()}/v1"
+    assert_errored(kit, loop_host, binding(kit, wire, url), "model_unreachable", 1, 0)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_missing_usage_is_its_own_reason(wire: str, vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(kit.Reply(body=no_usage(wire)))
+    assert_errored(kit, loop_host, binding(kit, wire, server.url), "model_usage_missing", 1, 0)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("status", [401, 403])
+def test_auth_failure_is_never_retried_and_never_echoes_the_key(
+    wire: str, status: int, vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(kit.Reply(status=status, body={"error": f"bad key {kit.FAKE_KEY}"}))
+    assert_errored(kit, loop_host, binding(kit, wire, server.url), "model_auth_failed", 1, 0)
+    session = binding(kit, wire, server.url).session(kit.make_case())
+    with pytest.raises(ModelError) as caught:
+        session.complete(REQUEST)
+    assert "credential redacted" in str(caught.value)
+    assert kit.FAKE_KEY not in str(caught.value)
+
+
+def test_a_failed_attempt_that_reports_usage_is_billed(vendor: Any, kit: Any) -> None:
+    body = {"usage": {"prompt_tokens": 40, "completion_tokens": 9}, "choices": "not a list"}
+    server = vendor(kit.Reply(body=body))
+    session = binding(kit, "openai", server.url).session(kit.make_case())
+    with pytest.raises(ModelError, match="model_malformed_response"):
+        session.complete(REQUEST)
+    assert (session.calls, session.usage.input_tokens, session.usage.output_tokens) == (1, 40, 9)

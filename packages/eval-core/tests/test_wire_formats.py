@@ -1,0 +1,180 @@
+"""Both wire formats against real loopback servers: Tool calls round-trip, usage is parsed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.endpoint import EndpointBinding
+from eval_core.host import ModelCallRequest
+from eval_core.plugins import load_plugins
+from eval_core.trial import run_trial
+
+
+def openai_reply(
+    *,
+    text: str | None = None,
+    calls: list[tuple[str, str, str]] = (),
+    model: str = "test-model-2025-01-01",
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+            for cid, name, args in calls
+        ]
+    return {
+        "id": "x",
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": usage if usage is not None else {"prompt_tokens": 100, "completion_tokens": 20},
+    }
+
+
+def anthropic_reply(
+    *,
+    text: str | None = None,
+    calls: list[tuple[str, str, dict[str, Any]]] = (),
+    model: str = "test-model-2025-01-01",
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if text:
+        content.append({"type": "text", "text": text})
+    for cid, name, args in calls:
+        content.append({"type": "tool_use", "id": cid, "name": name, "input": args})
+    return {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "usage": usage if usage is not None else {"input_tokens": 100, "output_tokens": 20},
+    }
+
+
+def test_openai_tool_calls_round_trip(vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(
+        kit.Reply(body=openai_reply(text=None, calls=[("call_1", "echo", '{"text": "hi"}')])),
+        kit.Reply(
+            body=openai_reply(
+                text="hello",
+                usage={
+                    "prompt_tokens": 150,
+                    "completion_tokens": 5,
+                    "prompt_tokens_details": {"cached_tokens": 64},
+                },
+            )
+        ),
+    )
+    binding = EndpointBinding(kit.pin("openai", server.url), kit.FAKE_KEY, base_delay=0.001)
+    result = run_trial(kit.make_case(), 1, loop_host, binding, load_plugins().kinds)
+    assert result.outcome == "passed" and result.vacuous  # expects nothing: the wire is the point
+    assert result.output == "hello"
+    assert result.model_calls == 2 and result.retries == 0
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (250, 25)
+    assert result.usage.cache_read_tokens == 64
+    assert result.model_version is None  # the vendor reported the id asked for
+    first, second = (r["json"] for r in server.requests)
+    assert server.requests[0]["path"] == "/v1/chat/completions"
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {kit.FAKE_KEY}"
+    assert first["messages"][0] == {"role": "system", "content": "You are a careful helper."}
+    assert first["tools"][0]["function"]["name"] == "echo"
+    assert first["tools"][0]["function"]["parameters"]["type"] == "object"
+    assistant, tool = second["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == "call_1"
+    assert assistant["tool_calls"][0]["function"] == {"name": "echo", "arguments": '{"text": "hi"}'}
+    assert tool == {"role": "tool", "tool_call_id": "call_1", "content": '{"ok":true}'}
+
+
+def test_openai_decodes_arguments_and_keeps_unparsable_ones_raw(vendor: Any, kit: Any) -> None:
+    server = vendor(
+        kit.Reply(body=openai_reply(calls=[("a", "echo", '{"text": "x"}'), ("b", "echo", "{oops")]))
+    )
+    binding = EndpointBinding(kit.pin("openai", server.url), kit.FAKE_KEY)
+    reply = binding.session(kit.make_case()).complete(
+        ModelCallRequest(system="s", messages=[{"role": "user", "content": "u"}], tools=[kit.ECHO])
+    )
+    assert [c.arguments for c in reply.tool_calls] == [{"text": "x"}, "{oops"]
+    assert reply.finish_reason == "tool_calls"
+
+
+def test_anthropic_tool_calls_round_trip(vendor: Any, kit: Any, loop_host: Any) -> None:
+    server = vendor(
+        kit.Reply(
+            body=anthropic_reply(text="Let me echo.", calls=[("tu_1", "echo", {"text": "hi"})])
+        ),
+        kit.Reply(
+            body=anthropic_reply(
+                text="hello",
+                model="test-model-2025-02-02",
+                usage={
+                    "input_tokens": 120,
+                    "output_tokens": 7,
+                    "cache_read_input_tokens": 30,
+                    "cache_creation_input_tokens": 10,
+                },
+            )
+        ),
+    )
+    binding = EndpointBinding(kit.pin("anthropic", server.url), kit.FAKE_KEY)
+    result = run_trial(kit.make_case(), 1, loop_host, binding, load_plugins().kinds)
+    assert result.output == "hello"
+    assert result.model_calls == 2
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (220, 27)
+    assert (result.usage.cache_read_tokens, result.usage.cache_write_tokens) == (30, 10)
+    assert result.model_version == "test-model-2025-02-02"  # differs from the id asked for
+    first, second = (r["json"] for r in server.requests)
+    assert server.requests[0]["path"] == "/v1/messages"
+    assert server.requests[0]["headers"]["x-api-key"] == kit.FAKE_KEY
+    assert server.requests[0]["headers"]["anthropic-version"]
+    assert first["system"] == "You are a careful helper."
+    assert first["tools"][0] == {
+        "name": "echo",
+        "description": "Echo the text back.",
+        "input_schema": kit.ECHO.input_schema,
+    }
+    assistant, results = second["messages"][-2:]
+    assert assistant == {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me echo."},
+            {"type": "tool_use", "id": "tu_1", "name": "echo", "input": {"text": "hi"}},
+        ],
+    }
+    assert results == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": '{"ok":true}'}],
+    }
+
+
+def test_anthropic_merges_consecutive_tool_results_into_one_user_turn(kit: Any) -> None:
+    from eval_core.wire import anthropic
+
+    body = anthropic.encode(
+        "m",
+        ModelCallRequest(
+            system="",
+            messages=[
+                {"role": "user", "content": "go"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"call_id": "1", "name": "echo", "arguments": {}},
+                        {"call_id": "2", "name": "echo", "arguments": {}},
+                    ],
+                },
+                {"role": "tool", "call_id": "1", "name": "echo", "content": "a"},
+                {"role": "tool", "call_id": "2", "name": "echo", "content": "b"},
+            ],
+            tools=[],
+        ),
+        64,
+    )
+    assert [t["role"] for t in body["messages"]] == ["user", "assistant", "user"]
+    assert [b["tool_use_id"] for b in body["messages"][2]["content"]] == ["1", "2"]
+    assert "system" not in body and "tools" not in body
