@@ -73,3 +73,90 @@ def write_case(corpus_dir: Path) -> WriteCase:
         return path
 
     return write
+
+
+class ScriptedVendor:
+    """A real OpenAI-compatible HTTP server on 127.0.0.1 that answers as each Case's script says.
+
+    It finds the Case by the first user message and the step by how many assistant turns the
+    request already holds, so a real-binding Sweep (HTTP, retries, usage, billing) runs the real
+    Corpus deterministically. ``wrong`` lists Case ids it answers badly, to make two models
+    disagree.
+    """
+
+    def __init__(self, cases: list[dict[str, Any]], wrong: frozenset[str] = frozenset()) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests = 0
+        table = {}
+        for case in cases:
+            first = next(m for m in case["input"] if m["role"] == "user")
+            prior = sum(m["role"] == "assistant" for m in case["input"])
+            table[_text(first["content"])] = (case["id"], prior, case["script"])
+        vendor = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                vendor.requests += 1
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                messages = body["messages"]
+                first = next(m for m in messages if m["role"] == "user")
+                case_id, prior, steps = table[_text(first["content"])]
+                index = sum(m["role"] == "assistant" for m in messages) - prior
+                step = steps[min(index, len(steps) - 1)]
+                if case_id in wrong:
+                    step = {"kind": "text", "text": "I am not sure."}
+                data = json.dumps(_completion(body["model"], step)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+
+
+def _completion(model: str, step: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    finish = "stop"
+    if step["kind"] == "text":
+        message["content"] = step["text"]
+    elif step["kind"] == "structured":
+        message["content"] = json.dumps(step["value"])
+    else:
+        finish = "tool_calls"
+        message["content"] = step.get("text")
+        message["tool_calls"] = [
+            {
+                "id": call["callId"],
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": json.dumps(call.get("arguments", {})),
+                },
+            }
+            for call in step["calls"]
+        ]
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }

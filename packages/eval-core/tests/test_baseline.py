@@ -9,8 +9,7 @@ import pytest
 
 from eval_core import baseline
 from eval_core.baseline import BaselineError
-
-from .release_fixtures import scorecard, trial
+from release_fixtures import scorecard, trial
 
 
 def test_round_trip_at_the_canonical_path(tmp_path: Path) -> None:

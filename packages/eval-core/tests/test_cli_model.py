@@ -97,11 +97,16 @@ def test_a_real_model_needs_a_token_ceiling(tmp_path: Path) -> None:
     )
 
 
-def test_one_model_at_a_time_and_known_names(tmp_path: Path) -> None:
+def test_known_names_each_once(tmp_path: Path) -> None:
     models = models_file(tmp_path, "http://127.0.0.1:9/v1")
     env = {"EVAL_TEST_LOOP_KEY": KEY}
     refused(
-        run(["--model", "loop,loop2", "--models", str(models), "--max-tokens", "9"], env), "Matrix"
+        run(["--model", "loop,loop2", "--models", str(models), "--max-tokens", "9"], env),
+        "no model 'loop2'",
+    )
+    refused(
+        run(["--model", "loop,loop", "--models", str(models), "--max-tokens", "9"], env),
+        "names a model twice",
     )
     refused(
         run(["--model", "nope", "--models", str(models), "--max-tokens", "9"], env),

@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from eval_core.delta import ComparisonRefused, compare, render
 from eval_core.trial import Outcome
-
-from .release_fixtures import scorecard, trial
+from release_fixtures import scorecard, trial
 
 
 def test_every_state() -> None:

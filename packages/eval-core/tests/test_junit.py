@@ -7,8 +7,7 @@ from pathlib import Path
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from eval_core import junit
-
-from .release_fixtures import scorecard, trial
+from release_fixtures import scorecard, trial
 
 
 class _Case:
@@ -29,7 +28,7 @@ def test_junitparser_reads_failures_errors_and_skips(tmp_path: Path) -> None:
     card.aborted_reason = "spend ceiling reached after 4 of 5 Trials"
     planned = [(_Case(c), 1) for c in ("ok", "bad", "vendor", "unex", "never")]
     path = tmp_path / "junit.xml"
-    path.write_bytes(junit.render(card, planned))  # type: ignore[arg-type]
+    path.write_bytes(junit.render([card], planned))  # type: ignore[arg-type]
     xml = JUnitXml.fromfile(str(path))
     [suite] = list(xml)
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (5, 1, 1, 2)

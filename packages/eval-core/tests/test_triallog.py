@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
-
-from .release_fixtures import HASH, trial
+from release_fixtures import HASH, trial
 
 HEADER = LogHeader(corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t")
 

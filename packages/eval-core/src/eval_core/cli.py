@@ -1,28 +1,24 @@
-"""The `eval` command line. Imports are lazy so `eval --help` answers at once.
+"""The `eval` command line: flags in, a refusal or an exit code out. Imports are lazy so
+`eval --help` answers at once; the work lives in :mod:`eval_core.release` and friends.
 
 Exit codes: 0 cleared (or the command succeeded); 1 not cleared; 2 refused input or bad usage
-(a malformed Corpus, a broken or unpinned plug-in set, an unknown flag, a preflight refusal);
-3 a comparison refused (different corpusHash or model: no delta is computed).
+(a malformed Corpus, a broken or unpinned plug-in set, an unknown flag); 3 a comparison
+refused (different corpusHash or model: no delta is computed).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
-
-if TYPE_CHECKING:
-    from eval_core.corpus import Corpus
-    from eval_core.host import Host
-    from eval_core.plugins import PluginSet
 
 CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
 
 EXIT_CODES = """Exit codes: 0 cleared; 1 not cleared (a NOT CLEARED block names each reason);
-2 refused input or bad usage (malformed Corpus, broken or unpinned plug-ins, unknown flag,
-a bad models file or ceiling, a preflight refusal: credential, base-URL override, Judge);
+2 refused input or bad usage (malformed Corpus, broken or unpinned plug-ins, unknown flag);
 3 comparison refused (different corpusHash or model: no delta computed)."""
 
 app = typer.Typer(
@@ -30,7 +26,6 @@ app = typer.Typer(
     help="Offline eval harness for tool-using LLM agents.\n\n" + EXIT_CODES,
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
 
@@ -42,6 +37,7 @@ UnlockedOpt = Annotated[
     bool,
     typer.Option("--unlocked", help="Run even if the installed plug-ins differ from eval.lock."),
 ]
+T = TypeVar("T")
 
 
 def _refuse(message: str, code: int = REFUSED) -> NoReturn:
@@ -49,60 +45,14 @@ def _refuse(message: str, code: int = REFUSED) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _plugins() -> PluginSet:
-    from eval_core.plugins import PluginError, load_plugins
+def _guarded(work: Callable[[], T]) -> T:
+    """Run ``work``; a refusal becomes its message on stderr and its exit code."""
+    from eval_core.opening import Refused
 
     try:
-        return load_plugins()
-    except PluginError as exc:
-        _refuse(f"plug-in set refused: {exc}")
-
-
-def _host(plugins: PluginSet, name: str, corpus: Path) -> Host:
-    from eval_core.corpus import find_soul
-
-    factory = plugins.hosts.get(name)
-    if factory is None:
-        known = ", ".join(sorted(plugins.hosts)) or "none installed"
-        _refuse(f"unknown Host {name!r}; installed Hosts: {known}")
-    soul = find_soul(corpus)
-    if soul is None:
-        _refuse(f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it")
-    try:
-        return factory(soul)
-    except Exception as exc:
-        _refuse(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}")
-
-
-def _pinned(plugins: PluginSet, corpus: Path, unlocked: bool) -> bool:
-    """Refuse an installed plug-in set that differs from eval.lock; True when run unlocked."""
-    from eval_core import lock
-    from eval_core.corpus import corpus_root
-
-    path = corpus_root(corpus) / lock.LOCK_NAME
-    try:
-        diffs = lock.differences(lock.read(path), lock.current(plugins))
-    except lock.LockError as exc:
-        diffs = [str(exc)]
-    if not diffs:
-        return False
-    if unlocked:
-        sys.stderr.write(f"UNLOCKED  running with plug-ins that differ from {path}\n")
-        return True
-    _refuse(
-        f"the installed plug-ins differ from {path}:\n"
-        + "\n".join(f"  - {d}" for d in diffs)
-        + "\nrun `eval lock` to pin them, or pass --unlocked"
-    )
-
-
-def _load(plugins: PluginSet, host: Host, corpus: Path) -> Corpus:
-    from eval_core.corpus import CorpusError, Loader
-
-    try:
-        return Loader(plugins, host).load(corpus)
-    except CorpusError as exc:
-        _refuse(str(exc))
+        return work()
+    except Refused as exc:
+        _refuse(str(exc), exc.code)
 
 
 @app.command()
@@ -112,13 +62,14 @@ def check(
     unlocked: UnlockedOpt = False,
 ) -> None:
     """Load and validate a Corpus; print its Cases per tier and its corpusHash."""
-    plugins = _plugins()
-    is_unlocked = _pinned(plugins, corpus, unlocked)
-    the_host = _host(plugins, host, corpus)
-    loaded = _load(plugins, the_host, corpus)
+    from eval_core.opening import open_corpus
+
+    opened = _guarded(lambda: open_corpus(corpus, host, unlocked))
+    opened.host.close()
+    loaded = opened.corpus
     tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
     typer.echo(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
-    typer.echo(f"corpusHash {loaded.hash}" + ("  (unlocked)" if is_unlocked else ""))
+    typer.echo(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
 
 
 @app.command("hash")
@@ -127,16 +78,20 @@ def hash_(
     host: HostOpt = "agent-runtime",
 ) -> None:
     """Print the corpusHash (sha256) of a Corpus, and nothing else."""
-    plugins = _plugins()
-    typer.echo(_load(plugins, _host(plugins, host, corpus), corpus).hash)
+    from eval_core.opening import open_corpus
+
+    opened = _guarded(lambda: open_corpus(corpus, host, False, check_lock=False))
+    opened.host.close()
+    typer.echo(opened.corpus.hash)
 
 
 @app.command()
 def plugins() -> None:
     """List installed plug-ins: distribution, version, kinds with their tiers, Case fields."""
+    from eval_core import opening
     from eval_core.case import json_name
 
-    found = _plugins()
+    found = _guarded(opening.plugins)
     for info in found.plugins:
         typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]")
         for kind in info.kinds:
@@ -152,11 +107,11 @@ def plugins() -> None:
 @app.command("lock")
 def lock_(corpus: CorpusArg = Path("corpus")) -> None:
     """Pin the installed plug-in set in <corpus>/eval.lock."""
-    from eval_core import lock
+    from eval_core import lock, opening
     from eval_core.corpus import corpus_root
 
     path = corpus_root(corpus) / lock.LOCK_NAME
-    written = lock.write(path, _plugins())
+    written = lock.write(path, _guarded(opening.plugins))
     typer.echo(f"locked {len(written.plugins)} plug-ins -> {path}")
 
 
@@ -167,10 +122,11 @@ def schema(
     ] = None,
 ) -> None:
     """Print the JSON Schema of a Case for the installed plug-in set."""
+    from eval_core import opening
     from eval_core.atomic import write_atomic
     from eval_core.schema import render
 
-    data = render(_plugins())
+    data = render(_guarded(opening.plugins))
     if output is None:
         sys.stdout.buffer.write(data)
     else:
@@ -191,7 +147,23 @@ def sweep(
         str, typer.Option("--format", help="Scorecard on stdout: text or json.")
     ] = "text",
     save: Annotated[
-        Path | None, typer.Option("--save", help="Also write the Scorecard JSON here (atomic).")
+        Path | None, typer.Option("--save", help="Write the Scorecard JSON here (atomic).")
+    ] = None,
+    save_dir: Annotated[
+        Path | None, typer.Option("--save-dir", help="Write DIR/<model>.json per model.")
+    ] = None,
+    junit_xml: Annotated[
+        Path | None, typer.Option("--junit-xml", help="Write JUnit XML for CI here.")
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log", help="The trial log (JSON Lines); default scorecards/trials/<model>-<time>."
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Finish the Sweep this trial log began (same flags)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     host: HostOpt = "agent-runtime",
@@ -200,7 +172,8 @@ def sweep(
         str | None,
         typer.Option(
             "--model",
-            help="A pinned model by name (see --models); without it the free scripted binding.",
+            help="Pinned model(s) by name, comma-separated for a Matrix (a control, never a "
+            "contest: legs run one after another); without it the free scripted binding.",
         ),
     ] = None,
     models: Annotated[Path, typer.Option("--models", help="The model pins file.")] = Path(
@@ -216,7 +189,7 @@ def sweep(
         int | None,
         typer.Option(
             "--max-tokens-per-trial",
-            help="A token ceiling of N × the Trials planned (exclusive with --max-tokens).",
+            help="A token ceiling of N x the Trials planned (exclusive with --max-tokens).",
         ),
     ] = None,
     max_spend: Annotated[
@@ -225,140 +198,82 @@ def sweep(
             "--max-spend", help="Stop before the next Trial once the priced spend reaches USD."
         ),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="[PATH]",
+            help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+        ),
+    ] = None,
+    promote: Annotated[
+        bool,
+        typer.Option(
+            "--promote",
+            help="Make this Sweep the model's Baseline (clean tree, complete, unerrored, "
+            "unregressed, real model only; always the canonical path).",
+        ),
+    ] = False,
 ) -> None:
-    """Run a Sweep and print the Scorecard on stdout.
+    """Run a Sweep and print the Scorecard on stdout; progress goes to stderr.
 
     Without --model the Case scripts answer (free, deterministic). With --model a pinned real
-    model answers: a token ceiling (--max-tokens or --max-tokens-per-trial) is required, and
-    the credential, base-URL overrides and the Judge are checked before the first Trial. A
-    ceiling is checked before each Trial (overrun at most one Trial); a stopped Sweep never
-    clears. Progress goes to stderr; stdout carries only the Scorecard.
+    model answers: a token ceiling is required; credentials, base-URL overrides and the Judge
+    are checked before the first Trial; the ceiling is checked before each Trial (overrun at
+    most one Trial) and a stopped Sweep never clears. Every Trial is appended to a trial log
+    as it finishes; Ctrl-C ends the Sweep with a partial Scorecard marked aborted.
     """
-    from eval_core import preflight
-    from eval_core.atomic import write_atomic
-    from eval_core.judge import Judge, install
-    from eval_core.pins import ModelPin, PinError, select_pin
-    from eval_core.progress import Progress
-    from eval_core.provenance import harness_version
-    from eval_core.render import render_text
-    from eval_core.runner import SelectionError, plan, run_sweep
-    from eval_core.scorecard import encode_json, not_cleared
-    from eval_core.scripted import ScriptedBinding
-    from eval_core.spend import Ceiling, CeilingError, positive, settle
+    from eval_core.release import SweepOptions
+    from eval_core.release import sweep as run
 
-    if output_format not in ("text", "json"):
-        _refuse(f"--format must be text or json, not {output_format!r}")
-    try:
-        if max_tokens is not None and max_tokens_per_trial is not None:
-            raise CeilingError("--max-tokens and --max-tokens-per-trial are mutually exclusive")
-        positive("--max-tokens", max_tokens)
-        positive("--max-tokens-per-trial", max_tokens_per_trial)
-        positive("--max-spend", max_spend)
-    except CeilingError as exc:
-        _refuse(str(exc))
-    pin: ModelPin | None = None
-    api_key = ""
-    try:
-        if model is not None:
-            names = [n.strip() for n in model.split(",") if n.strip()]
-            if len(names) != 1:
-                _refuse(
-                    f"--model {model!r}: name exactly one pinned model (a Matrix of several "
-                    "models is not supported yet)"
-                )
-            pin = select_pin(models, names[0])
-            if max_tokens is None and max_tokens_per_trial is None:
-                _refuse(
-                    f"--model {pin.name} is a real model: pass a token ceiling, "
-                    "--max-tokens N or --max-tokens-per-trial N"
-                )
-            preflight.no_overrides()
-            api_key = preflight.credential(pin.credential_env)
-        judge_config = preflight.judge([pin] if pin is not None else [])
-    except PinError as exc:
-        _refuse(f"models refused: {exc}")
-    except preflight.PreflightError as exc:
-        _refuse(f"preflight refused: {exc}")
-    plugins = _plugins()
-    is_unlocked = _pinned(plugins, corpus, unlocked)
-    the_host = _host(plugins, host, corpus)
-    loaded = _load(plugins, the_host, corpus)
-    try:
-        planned = len(plan(loaded, case or (), repeat))
-    except SelectionError as exc:
-        the_host.close()
-        _refuse(str(exc))
-    ceiling = Ceiling.from_flags(
+    options = SweepOptions(
+        corpus=corpus,
+        cases=tuple(case or ()),
+        repeat=repeat,
+        output_format=output_format,
+        save=save,
+        save_dir=save_dir,
+        junit_xml=junit_xml,
+        log=log,
+        resume=resume,
+        quiet=quiet,
+        host=host,
+        unlocked=unlocked,
+        models=tuple(n.strip() for n in (model or "").split(",") if n.strip()),
+        models_file=models,
         max_tokens=max_tokens,
         max_tokens_per_trial=max_tokens_per_trial,
         max_spend=max_spend,
-        planned=planned,
+        baseline=baseline,
+        promote=promote,
     )
-    judge = Judge(judge_config) if judge_config is not None else None
-    install(judge)
-    progress = Progress(quiet=quiet)
-    if judge is not None and judge.config.shares_model_under_test:
-        progress.note(
-            f"WARN  {preflight.JUDGE_SHARE_OPT_IN}=1: the Judge is the model under test "
-            "(smoke tests only; such a Sweep measures nothing a release can rely on)"
-        )
-    binding: Any = ScriptedBinding()
-    if pin is not None:
-        from eval_core.endpoint import EndpointBinding
+    raise typer.Exit(_guarded(lambda: run(options)))
 
-        binding = EndpointBinding(pin, api_key)
-        progress.note(
-            f"Sweep  model={pin.name} ({pin.wire} {pin.model})  {planned} Trials planned  "
-            f"ceiling {ceiling.max_tokens} tokens"
-            + (f", ${ceiling.max_spend_usd:g}" if ceiling.max_spend_usd is not None else "")
-        )
-    ceilinged = pin is not None or max_tokens or max_tokens_per_trial or max_spend
-    try:
-        card = run_sweep(
-            loaded,
-            the_host,
-            binding,
-            plugins,
-            select=case or (),
-            repeat=repeat,
-            harness_version=harness_version(),
-            unlocked=is_unlocked,
-            on_trial=progress.trial,
-            should_stop=ceiling.guard(pin) if ceilinged else None,
-        )
-        if card.aborted_reason:
-            progress.note(f"stopped early: {card.aborted_reason}")
-    finally:
-        progress.close()
-        the_host.close()
-        if pin is not None:
-            binding.close()
-        install(None)
-    if pin is not None:
-        settle(card, pin)
-        card.model_dated = pin.dated
-        card.effort = pin.effort
-        card.model_version = next((t.model_version for t in card.trials if t.model_version), None)
-    if judge is not None and judge.calls:
-        u = judge.usage
-        sys.stderr.write(
-            f"Judge  {judge.identity}  {judge.calls} calls  {u.input_tokens} in  "
-            f"{u.output_tokens} out  (not in the Scorecard's Spend)\n"
-        )
-    data = encode_json(card)
-    text = render_text(card)
-    if api_key:  # defence in depth: the key was never meant to reach here
-        data = data.replace(api_key.encode(), b"[credential redacted]")
-        text = text.replace(api_key, "[credential redacted]")
-    if save is not None:
-        write_atomic(save, data)
-    if output_format == "json":
-        sys.stdout.buffer.write(data)
-    else:
-        sys.stdout.write(text)
-    sys.stdout.flush()
-    raise typer.Exit(NOT_CLEARED if not_cleared(card) else CLEARED)
+
+@app.command()
+def compare(
+    before: Annotated[Path, typer.Argument(help="The earlier Scorecard (or Baseline) JSON.")],
+    after: Annotated[Path, typer.Argument(help="The later Scorecard (or Baseline) JSON.")],
+) -> None:
+    """Print the delta between two saved Scorecards; refused across Corpora or models."""
+    from eval_core.release import compare as run
+
+    raise typer.Exit(_guarded(lambda: run(before, after)))
+
+
+def _optional_baseline(argv: list[str]) -> list[str]:
+    """``--baseline`` with no PATH means the canonical Baseline (click cannot say optional)."""
+    from eval_core.release import CANONICAL
+
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        if arg == "--baseline":
+            following = argv[index + 1] if index + 1 < len(argv) else None
+            if following is None or following.startswith("-"):
+                out.append(CANONICAL)
+    return out
 
 
 def main() -> None:
-    app()
+    app(args=_optional_baseline(sys.argv[1:]), prog_name="eval")

@@ -10,8 +10,17 @@ from eval_core.case import CaseBase
 from eval_core.scorecard import Scorecard
 
 
-def render(card: Scorecard, planned: Sequence[tuple[CaseBase, int]] = ()) -> bytes:
-    """One ``<testsuite>`` per Sweep, one ``<testcase>`` per planned Trial."""
+def render(cards: Sequence[Scorecard], planned: Sequence[tuple[CaseBase, int]] = ()) -> bytes:
+    """One ``<testsuite>`` per Sweep (per Matrix leg), one ``<testcase>`` per planned Trial."""
+    root = ET.Element("testsuites")
+    for card in cards:
+        root.append(_suite(card, planned))
+    ET.indent(root)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
+
+
+def _suite(card: Scorecard, planned: Sequence[tuple[CaseBase, int]]) -> ET.Element:
     suite = ET.Element(
         "testsuite",
         name=f"eval.{card.suite}.{card.model_id}",
@@ -53,8 +62,4 @@ def render(card: Scorecard, planned: Sequence[tuple[CaseBase, int]] = ()) -> byt
         ET.SubElement(case, "skipped", message=f"never ran: {reason}")
     for key, value in counts.items():
         suite.set(key, str(value))
-    root = ET.Element("testsuites")
-    root.append(suite)
-    ET.indent(root)
-    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return suite

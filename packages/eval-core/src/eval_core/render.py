@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_core.scorecard import Scorecard, not_cleared
+from eval_core.scorecard import Scorecard
 from eval_core.trial import TrialResult
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR ", "unexercised": "UNEX"}
@@ -73,10 +73,11 @@ def render_text(card: Scorecard) -> str:
         )
     if card.aborted_reason:
         lines.append(f"ABORTED  {card.aborted_reason}")
-    reasons = not_cleared(card)
-    if reasons:
-        lines.append("NOT CLEARED")
-        lines.extend(f"  - {reason}" for reason in reasons)
-    else:
-        lines.append("CLEARED")
     return "\n".join(lines) + "\n"
+
+
+def render_verdict(reasons: list[str]) -> str:
+    """The last block: CLEARED, or NOT CLEARED with every reason in words."""
+    if not reasons:
+        return "CLEARED\n"
+    return "NOT CLEARED\n" + "".join(f"  - {reason}\n" for reason in reasons)

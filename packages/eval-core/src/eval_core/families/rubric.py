@@ -13,7 +13,6 @@ from eval_core.evidence import Evidence
 from eval_core.families.checks import Problems, non_empty
 from eval_core.families.output import answer_text
 from eval_core.hookspecs import hookimpl
-from eval_core.judge import JudgeError, current
 from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict, failed, passed
 from eval_core.paths import quoted
 
@@ -35,6 +34,8 @@ def denial_criterion(question: str) -> str:
 
 
 def _judged(criteria: list[str], evidence: Evidence, threshold: int, what: str) -> Verdict:
+    from eval_core.judge import JudgeError, current  # httpx only when a rubric is scored
+
     try:
         judge = current()
     except JudgeError as exc:

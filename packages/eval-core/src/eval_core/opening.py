@@ -1,0 +1,96 @@
+"""Opening a Corpus for a command: the plug-in set, the lock, the Host, the loaded Corpus.
+
+Each step either succeeds or is a :class:`Refused` naming what and why; the CLI prints the
+message and exits with its code, never a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from eval_core.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
+from eval_core.host import Host
+from eval_core.plugins import PluginError, PluginSet, load_plugins
+
+REFUSED, COMPARISON_REFUSED = 2, 3
+
+
+class Refused(Exception):  # noqa: N818 - it names an outcome
+    """A refusal with its exit code: 2 for input or usage, 3 for a comparison."""
+
+    def __init__(self, message: str, code: int = REFUSED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def plugins() -> PluginSet:
+    try:
+        return load_plugins()
+    except PluginError as exc:
+        raise Refused(f"plug-in set refused: {exc}") from None
+
+
+def pinned(found: PluginSet, corpus: Path, unlocked: bool) -> bool:
+    """Refuse a plug-in set that differs from eval.lock; True when running unlocked."""
+    from eval_core import lock
+
+    path = corpus_root(corpus) / lock.LOCK_NAME
+    try:
+        diffs = lock.differences(lock.read(path), lock.current(found))
+    except lock.LockError as exc:
+        diffs = [str(exc)]
+    if not diffs:
+        return False
+    if unlocked:
+        sys.stderr.write(f"UNLOCKED  running with plug-ins that differ from {path}\n")
+        return True
+    raise Refused(
+        f"the installed plug-ins differ from {path}:\n"
+        + "\n".join(f"  - {d}" for d in diffs)
+        + "\nrun `eval lock` to pin them, or pass --unlocked"
+    )
+
+
+def host(found: PluginSet, name: str, corpus: Path) -> Host:
+    factory = found.hosts.get(name)
+    if factory is None:
+        known = ", ".join(sorted(found.hosts)) or "none installed"
+        raise Refused(f"unknown Host {name!r}; installed Hosts: {known}")
+    soul = find_soul(corpus)
+    if soul is None:
+        raise Refused(
+            f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it"
+        )
+    try:
+        return factory(soul)
+    except Exception as exc:
+        raise Refused(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}") from None
+
+
+def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
+    try:
+        return Loader(found, the_host).load(corpus)
+    except CorpusError as exc:
+        raise Refused(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    plugins: PluginSet
+    host: Host
+    corpus: Corpus
+    unlocked: bool
+
+
+def open_corpus(corpus: Path, host_name: str, unlocked: bool, *, check_lock: bool = True) -> Opened:
+    found = plugins()
+    is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
+    the_host = host(found, host_name, corpus)
+    try:
+        loaded = load(found, the_host, corpus)
+    except Refused:
+        the_host.close()
+        raise
+    return Opened(found, the_host, loaded, is_unlocked)

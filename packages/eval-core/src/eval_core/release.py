@@ -1,0 +1,469 @@
+"""The release gate: a Sweep (or a Matrix) of a Corpus, compared with its Baseline, maybe promoted.
+
+This is what `eval sweep` does once its flags are parsed. Legs (one per model) run strictly one
+after another, each with the full ceiling. Each Trial is appended to a trial log as it finishes.
+A Baseline comparison across different Corpora or models is refused, never computed; promotion
+happens only when asked, from a clean tree, for a complete, unerrored, unregressed Sweep of a
+real model, and always to the canonical path.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from eval_core import baseline as baselines
+from eval_core import delta as deltas
+from eval_core.atomic import write_atomic
+from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
+from eval_core.opening import COMPARISON_REFUSED, Opened, Refused, open_corpus
+from eval_core.progress import Progress
+from eval_core.provenance import harness_version, is_clean
+from eval_core.render import render_text, render_verdict
+from eval_core.runner import SelectionError, plan, run_sweep
+from eval_core.scorecard import Scorecard, encode_json, not_cleared
+from eval_core.scripted import ScriptedBinding
+from eval_core.trial import TrialResult
+from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
+
+if TYPE_CHECKING:
+    from eval_core.pins import ModelPin
+    from eval_core.spend import Ceiling
+
+CANONICAL = ":canonical:"  # `--baseline` given without a path
+
+
+@dataclass(frozen=True, slots=True)
+class SweepOptions:
+    corpus: Path = Path("corpus")
+    cases: tuple[str, ...] = ()
+    repeat: int = 1
+    output_format: str = "text"
+    save: Path | None = None
+    save_dir: Path | None = None
+    junit_xml: Path | None = None
+    log: Path | None = None
+    resume: Path | None = None
+    quiet: bool = False
+    host: str = "agent-runtime"
+    unlocked: bool = False
+    models: tuple[str, ...] = ()
+    models_file: Path = Path("models.toml")
+    max_tokens: int | None = None
+    max_tokens_per_trial: int | None = None
+    max_spend: float | None = None
+    baseline: str | None = None
+    promote: bool = False
+    root: Path = Path(".")
+
+
+@dataclass(slots=True)
+class _Run:
+    """One leg as it ran, and what the gate made of it."""
+
+    name: str
+    pin: ModelPin | None
+    api_key: str = ""
+    card: Scorecard | None = None
+    unavailable: str | None = None
+    notes: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    refused: bool = False
+
+
+def validate(options: SweepOptions) -> None:
+    """Flag combinations that can never make sense are refused before anything runs."""
+    from eval_core.spend import CeilingError, positive
+
+    if options.output_format not in ("text", "json"):
+        raise Refused(f"--format must be text or json, not {options.output_format!r}")
+    many = len(options.models) > 1
+    rules = [
+        (len(set(options.models)) != len(options.models), "--model names a model twice"),
+        (
+            options.save is not None and options.save_dir is not None,
+            "--save and --save-dir are exclusive",
+        ),
+        (
+            options.save is not None and many,
+            "--save writes one Scorecard: use --save-dir with several models",
+        ),
+        (
+            bool(options.cases) and (options.baseline is not None or options.promote),
+            "--case selects part of the Corpus: a partial Sweep is never compared or promoted",
+        ),
+        (
+            options.baseline not in (None, CANONICAL) and many,
+            "--baseline PATH names one model's Baseline: with several models use --baseline",
+        ),
+        (options.resume is not None and many, "--resume continues one model's Sweep"),
+        (options.log is not None and many, "--log names one trial log: models log apart"),
+        (options.resume is not None and options.log is not None, "--resume appends to its log"),
+    ]
+    for broken, message in rules:
+        if broken:
+            raise Refused(message)
+    try:
+        if options.max_tokens is not None and options.max_tokens_per_trial is not None:
+            raise CeilingError("--max-tokens and --max-tokens-per-trial are mutually exclusive")
+        positive("--max-tokens", options.max_tokens)
+        positive("--max-tokens-per-trial", options.max_tokens_per_trial)
+        positive("--max-spend", options.max_spend)
+    except CeilingError as exc:
+        raise Refused(str(exc)) from None
+    if options.models and options.max_tokens is None and options.max_tokens_per_trial is None:
+        raise Refused(
+            f"--model {','.join(options.models)} is a real model: pass a token ceiling, "
+            "--max-tokens N or --max-tokens-per-trial N"
+        )
+
+
+def _legs(options: SweepOptions) -> list[_Run]:
+    """Each model's pin and credential; a preflight failure refuses one model, marks a leg."""
+    if not options.models:
+        return [_Run("scripted", None)]
+    from eval_core import preflight
+    from eval_core.pins import PinError, select_pin
+
+    runs: list[_Run] = []
+    for name in options.models:
+        try:
+            pin = select_pin(options.models_file, name)
+        except PinError as exc:
+            raise Refused(f"models refused: {exc}") from None
+        run = _Run(name, pin)
+        try:
+            preflight.no_overrides()
+            run.api_key = preflight.credential(pin.credential_env)
+        except preflight.PreflightError as exc:
+            if len(options.models) == 1:
+                raise Refused(f"preflight refused: {exc}") from None
+            run.unavailable = f"preflight refused: {exc}"
+        runs.append(run)
+    return runs
+
+
+def sweep(options: SweepOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Run the gate; return the exit code (0 cleared, 1 not cleared, 3 comparison refused)."""
+    validate(options)
+    runs = _legs(options)
+    judge = _judge([r.pin for r in runs if r.pin is not None])
+    opened = open_corpus(options.corpus, options.host, options.unlocked)
+    progress = Progress(stream=err, quiet=options.quiet)
+    version = harness_version(options.root)
+    try:
+        try:
+            trials = plan(opened.corpus, options.cases, options.repeat)
+        except SelectionError as exc:
+            raise Refused(str(exc)) from None
+        interrupted = False
+        for run in runs:
+            if run.unavailable is not None:
+                continue
+            if interrupted:
+                run.unavailable = "not run: the Matrix was interrupted"
+                continue
+            run.card = _sweep_leg(options, opened, run, len(trials), version, progress)
+            run.unavailable = unavailable_reason(run.card) if len(runs) > 1 else None
+            interrupted = (run.card.aborted_reason or "").startswith("interrupted")
+    finally:
+        progress.close()
+        opened.host.close()
+        if judge is not None:
+            from eval_core.judge import install
+
+            install(None)
+            if judge.calls:
+                err.write(
+                    f"Judge  {judge.identity}  {judge.calls} calls  {judge.usage.input_tokens} in"
+                    f"  {judge.usage.output_tokens} out  (not in the Scorecard's Spend)\n"
+                )
+    for run in runs:
+        if run.card is not None and run.unavailable is None:
+            _gate(options, run, version)
+    _write_outputs(options, runs, trials)
+    return _report(options, opened, runs, out, err)
+
+
+def _judge(pins: Sequence[ModelPin]) -> Any:
+    """Check and install the Judge before the first Trial (``None`` when none is configured)."""
+    from eval_core import preflight
+
+    try:
+        config = preflight.judge(list(pins))
+    except preflight.PreflightError as exc:
+        raise Refused(f"preflight refused: {exc}") from None
+    if config is None:
+        return None
+    from eval_core.judge import Judge, install
+
+    judge = Judge(config)
+    install(judge)
+    if config.shares_model_under_test:
+        sys.stderr.write(
+            f"WARN  {preflight.JUDGE_SHARE_OPT_IN}=1: the Judge is the model under test "
+            "(smoke tests only; such a Sweep measures nothing a release can rely on)\n"
+        )
+    return judge
+
+
+def _log_path(options: SweepOptions, suite: str, model: str) -> Path:
+    if options.resume is not None:
+        return options.resume
+    if options.log is not None:
+        return options.log
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return options.root / "scorecards" / "trials" / f"{suite}-{model}-{stamp}.jsonl"
+
+
+def _sweep_leg(
+    options: SweepOptions,
+    opened: Opened,
+    run: _Run,
+    planned: int,
+    version: str,
+    progress: Progress,
+) -> Scorecard:
+    corpus = opened.corpus
+    done: list[TrialResult] = []
+    header = LogHeader(
+        corpus_hash=corpus.hash,
+        model_id=run.name,
+        selected=sorted(options.cases),
+        repeat=options.repeat,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    if options.resume is not None:
+        try:
+            logged, done = read(options.resume)
+            check_resumable(logged, corpus.hash, run.name, list(options.cases), options.repeat)
+        except ResumeRefused as exc:
+            raise Refused(f"--resume refused: {exc}") from None
+        progress.note(f"resuming {options.resume}: {len(done)} of {planned} Trials already done")
+    path = _log_path(options, corpus.suite, run.name)
+    log = TrialLog(path, header, append=options.resume is not None)
+    progress.note(f"trial log  {path}")
+    binding: Any = ScriptedBinding()
+    ceiling: Ceiling | None = None
+    if run.pin is not None:
+        from eval_core.endpoint import EndpointBinding
+        from eval_core.spend import Ceiling
+
+        binding = EndpointBinding(run.pin, run.api_key)
+        ceiling = Ceiling.from_flags(
+            max_tokens=options.max_tokens,
+            max_tokens_per_trial=options.max_tokens_per_trial,
+            max_spend=options.max_spend,
+            planned=planned,
+        )
+        progress.note(
+            f"Sweep  model={run.pin.name} ({run.pin.wire} {run.pin.model})  {planned} Trials "
+            f"planned  ceiling {ceiling.max_tokens} tokens"
+            + (f", ${ceiling.max_spend_usd:g}" if ceiling.max_spend_usd is not None else "")
+        )
+
+    def on_trial(index: int, total: int, result: TrialResult) -> None:
+        log.append(result)
+        progress.trial(index, total, result)
+
+    try:
+        card = run_sweep(
+            corpus,
+            opened.host,
+            binding,
+            opened.plugins,
+            select=options.cases,
+            repeat=options.repeat,
+            harness_version=version,
+            unlocked=opened.unlocked,
+            on_trial=on_trial,
+            should_stop=ceiling.guard(run.pin) if ceiling is not None else None,
+            done=done,
+        )
+    finally:
+        log.close()
+        if run.pin is not None:
+            binding.close()
+    if card.aborted_reason:
+        progress.note(f"stopped early: {card.aborted_reason}")
+    if run.pin is not None:
+        from eval_core.spend import settle
+
+        settle(card, run.pin)
+        card.model_dated = run.pin.dated
+        card.effort = run.pin.effort
+        card.model_version = next((t.model_version for t in card.trials if t.model_version), None)
+    return card
+
+
+def _gate(options: SweepOptions, run: _Run, version: str) -> None:
+    """Compare with the Baseline, then promote if asked and allowed."""
+    card = run.card
+    assert card is not None
+    regressed = 0
+    if options.baseline is not None:
+        path = (
+            baselines.canonical_path(options.root, card.suite, card.model_id)
+            if options.baseline == CANONICAL
+            else Path(options.baseline)
+        )
+        try:
+            base = baselines.read(path)
+            delta = deltas.compare(base.scorecard, card, base.harness_version)
+        except (baselines.BaselineError, deltas.ComparisonRefused) as exc:
+            run.refused = True
+            run.notes.append(f"REFUSED  no delta computed: {exc}")
+            run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
+        else:
+            run.notes.append(deltas.render(delta, not is_clean(base.harness_version)).rstrip())
+            regressed = len(delta.of("regressed"))
+            if regressed:
+                run.reasons.append(
+                    f"{run.name}: {regressed} Case(s) regressed against the Baseline"
+                )
+    if not options.promote:
+        return
+    why = _promotion_refused(options, card, version, run.refused, regressed)
+    if why:
+        run.notes.append(f"NOT PROMOTED  {run.name}: {why}")
+        run.reasons.append(f"{run.name}: promotion refused: {why}")
+        return
+    try:
+        target = baselines.canonical_path(options.root, card.suite, card.model_id)
+    except baselines.BaselineError as exc:
+        run.reasons.append(f"{run.name}: promotion refused: {exc}")
+        return
+    baselines.write(target, card, version)
+    if card.noise is None:
+        run.notes.append("NOTE  promoted without --repeat: this Baseline records no noise floor")
+    run.notes.append(f"Promoted  {card.model_id} Baseline at {version} -> {target}")
+
+
+def _promotion_refused(
+    options: SweepOptions, card: Scorecard, version: str, refused: bool, regressed: int
+) -> str | None:
+    if card.binding == "scripted":
+        return "the scripted binding is told what to say: it is never a Baseline"
+    if not is_clean(version):
+        return f"the tree is not clean (harness {version}): commit first"
+    if card.partial:
+        return "the Sweep is partial (a selection, aborted, or Trials never ran)"
+    if card.errored:
+        return f"{card.errored} Trial(s) errored"
+    if refused:
+        return "the Baseline comparison was refused"
+    if regressed:
+        return f"{regressed} Case(s) regressed against the Baseline"
+    if card.noise is not None and len(card.noise.measured) < card.corpus_cases:
+        return "the noise floor did not measure every Case"
+    return None
+
+
+def _write_outputs(options: SweepOptions, runs: Sequence[_Run], trials: Sequence[Any]) -> None:
+    cards = [r.card for r in runs if r.card is not None]
+    if options.save is not None and cards:
+        write_atomic(options.save, _redacted(encode_json(cards[0]), runs))
+    if options.save_dir is not None:
+        for run in runs:
+            if run.card is not None:
+                write_atomic(
+                    options.save_dir / f"{run.name}.json", _redacted(encode_json(run.card), runs)
+                )
+    if options.junit_xml is not None:
+        from eval_core import junit
+
+        write_atomic(options.junit_xml, _redacted(junit.render(cards, trials), runs))
+
+
+def _redacted(data: bytes, runs: Sequence[_Run]) -> bytes:
+    """Defence in depth: a credential was never meant to reach an artifact."""
+    for run in runs:
+        if run.api_key:
+            data = data.replace(run.api_key.encode(), b"[credential redacted]")
+    return data
+
+
+def _report(
+    options: SweepOptions, opened: Opened, runs: Sequence[_Run], out: TextIO, err: TextIO
+) -> int:
+    legs = [Leg(r.name, r.card, r.unavailable) for r in runs]
+    if len(runs) > 1:
+        reasons = not_cleared_matrix(legs)
+    else:
+        reasons = not_cleared(runs[0].card) if runs[0].card is not None else []
+    for run in runs:
+        reasons.extend(run.reasons)
+    notes = [note for run in runs for note in run.notes]
+    if options.output_format == "json":
+        cards = [encode_json(r.card) for r in runs if r.card is not None]
+        body = (
+            cards[0]
+            if len(runs) == 1
+            else b"[\n" + b",\n".join(c.rstrip() for c in cards) + b"\n]\n"
+        )
+        out.write(_redacted(body, runs).decode())
+        for note in notes:
+            err.write(note + "\n")
+        err.write(render_verdict(reasons))
+    else:
+        parts: list[str] = []
+        if len(runs) > 1:
+            from eval_core.matrix import render as render_matrix
+
+            case_ids = [
+                c.id for c in opened.corpus.cases if not options.cases or c.id in options.cases
+            ]
+            total_ms = sum(r.card.duration_ms for r in runs if r.card is not None)
+            parts.append(render_matrix(legs, case_ids, opened.corpus.hash, total_ms))
+        for run in runs:
+            if run.card is not None:
+                parts.append(render_text(run.card))
+        parts.extend(note + "\n" for note in notes)
+        parts.append(render_verdict(reasons))
+        text = "".join(parts)
+        for run in runs:
+            if run.api_key:
+                text = text.replace(run.api_key, "[credential redacted]")
+        out.write(text)
+    out.flush()
+    if any(r.refused for r in runs):
+        return COMPARISON_REFUSED
+    return 1 if reasons else 0
+
+
+def compare(before: Path, after: Path, out: TextIO = sys.stdout) -> int:
+    """`eval compare`: the delta between two saved Scorecards (or Baselines), same refusals."""
+    cards = [_scorecard_of(path) for path in (before, after)]
+    try:
+        delta = deltas.compare(cards[0][0], cards[1][0], cards[0][1])
+    except deltas.ComparisonRefused as exc:
+        raise Refused(f"REFUSED  no delta computed: {exc}", COMPARISON_REFUSED) from None
+    out.write(deltas.render(delta, not is_clean(cards[0][1]) if cards[0][1] else False))
+    regressed = delta.of("regressed")
+    return 1 if regressed else 0
+
+
+def _scorecard_of(path: Path) -> tuple[Scorecard, str]:
+    """A saved Scorecard, or the Scorecard inside a Baseline (with its harness version)."""
+    import msgspec
+
+    try:
+        raw = msgspec.json.decode(path.read_bytes())
+    except FileNotFoundError:
+        raise Refused(f"{path}: no such file") from None
+    except msgspec.DecodeError as exc:
+        raise Refused(f"{path}: corrupt or truncated JSON ({exc})") from None
+    if isinstance(raw, dict) and "scorecard" in raw:
+        try:
+            base = baselines.read(path)
+        except baselines.BaselineError as exc:
+            raise Refused(str(exc)) from None
+        return base.scorecard, base.harness_version
+    try:
+        return msgspec.convert(raw, Scorecard), ""
+    except msgspec.ValidationError as exc:
+        raise Refused(f"{path}: not a Scorecard: {exc}") from None

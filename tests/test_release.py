@@ -1,0 +1,301 @@
+"""The release gate end to end: Baselines, promotion, deltas, the Matrix, CI outputs, resume.
+
+Real models are real HTTP servers on 127.0.0.1 speaking the OpenAI wire (answering as each
+Case's script says); the project is a real git repository in a temp dir, so the clean/dirty
+rule is the real one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from junitparser import JUnitXml
+
+from eval_core.provenance import harness_version, is_clean
+from tests.conftest import ROOT, ScriptedVendor
+
+CASES = [
+    "finance-refund-is-blocklisted",
+    "triage-discovers-repository-before-search",
+    "support-reads-two-tickets-in-one-batch",
+]
+KEY = "sk-release-test-0123456789"
+
+
+def git(project: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+
+
+class Project:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cases = [json.loads((ROOT / "corpus" / f"{c}.json").read_text()) for c in CASES]
+        corpus = root / "corpus"
+        shutil.copytree(ROOT / "corpus" / "soul", corpus / "soul")
+        for case in self.cases:
+            (corpus / f"{case['id']}.json").write_text(json.dumps(case, indent=2))
+        shutil.copy(ROOT / "corpus" / "eval.lock", corpus / "eval.lock")
+        self.good = ScriptedVendor(self.cases)
+        self.bad = ScriptedVendor(self.cases, wrong=frozenset({CASES[2]}))
+        self.models(good=self.good.url, bad=self.bad.url, down="http://127.0.0.1:9/v1")
+        (root / ".gitignore").write_text("scorecards/\n")
+        git(root, "init", "-q")
+        git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+        git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "corpus")
+
+    def models(self, **urls: str) -> None:
+        lines = []
+        for name, url in urls.items():
+            lines += [
+                f"[models.{name}]",
+                'wire = "openai"',
+                f'model = "{name}-2026-01-01"',
+                f'base_url = "{url}"',
+                'credential = "env://EVAL_RELEASE_KEY"',
+                "dated = true",
+                "price_input_per_mtok = 1.0",
+                "price_output_per_mtok = 4.0",
+                "timeout_s = 5",
+                "",
+            ]
+        (self.root / "models.toml").write_text("\n".join(lines))
+
+    def commit(self) -> None:
+        git(self.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+        git(self.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x")
+
+    def sweep(self, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}
+        env["EVAL_RELEASE_KEY"] = KEY
+        return subprocess.run(
+            [sys.executable, "-m", "eval_core", "sweep", "corpus", "--quiet", *args],
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def close(self) -> None:
+        self.good.close()
+        self.bad.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Project]:
+    made = Project(tmp_path)
+    yield made
+    made.close()
+
+
+REAL = ("--max-tokens", "1000000")
+
+
+def test_promotion_writes_the_canonical_baseline_and_a_clean_rerun_compares(
+    project: Project,
+) -> None:
+    first = project.sweep("--model", "good", *REAL, "--promote")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "Promoted  good Baseline at " in first.stdout
+    assert "records no noise floor" in first.stdout
+    path = project.root / "baselines" / "good.json"
+    stored = json.loads(path.read_text())
+    assert stored["schemaVersion"] == 1
+    assert is_clean(stored["harnessVersion"])
+    assert KEY not in path.read_text() + first.stdout + first.stderr
+    project.commit()
+    again = project.sweep("--model", "good", *REAL, "--baseline")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "3 passed before, 3 passed after" in again.stdout
+    assert "NOTE  the Baseline was promoted without --repeat" in again.stdout
+
+
+def test_a_regression_fails_and_blocks_promotion(project: Project) -> None:
+    assert project.sweep("--model", "good", *REAL, "--promote").returncode == 0
+    project.commit()
+    project.models(good=project.bad.url)  # the same model id now answers one Case badly
+    project.commit()
+    result = project.sweep("--model", "good", *REAL, "--baseline", "--promote")
+    assert result.returncode == 1
+    assert f"REGRESSED\n  {CASES[2]}  PASS -> FAIL" in result.stdout
+    assert "good: 1 Case(s) regressed against the Baseline" in result.stdout
+    assert "promotion refused: 1 Case(s) regressed" in result.stdout
+
+
+def test_a_baseline_of_another_corpus_is_refused_not_computed(project: Project) -> None:
+    assert project.sweep("--model", "good", *REAL, "--promote").returncode == 0
+    case = project.root / "corpus" / f"{CASES[0]}.json"
+    data = json.loads(case.read_text())
+    data["trials"] = 2  # one Case edited: a different corpusHash
+    case.write_text(json.dumps(data))
+    result = project.sweep("--model", "good", *REAL, "--baseline")
+    assert result.returncode == 3
+    assert "REFUSED  no delta computed: different Corpora" in result.stdout
+    assert "Delta" not in result.stdout
+
+
+def test_baseline_path_with_promote_leaves_that_file_untouched(project: Project) -> None:
+    assert project.sweep("--model", "good", *REAL, "--promote").returncode == 0
+    other = project.root / "elsewhere.json"
+    shutil.copy(project.root / "baselines" / "good.json", other)
+    project.commit()
+    before = other.read_bytes()
+    canonical = (project.root / "baselines" / "good.json").read_bytes()
+    time.sleep(1.1)  # savedAt has a one-second resolution
+    result = project.sweep("--model", "good", *REAL, "--baseline", str(other), "--promote")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert other.read_bytes() == before
+    assert (project.root / "baselines" / "good.json").read_bytes() != canonical
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("--promote",), "the scripted binding is told what to say"),
+        (("--model", "down", *REAL, "--promote"), "3 Trial(s) errored"),
+        (("--model", "good", "--max-tokens", "150", "--promote"), "the Sweep is partial"),
+    ],
+)
+def test_promotion_refusals(project: Project, args: tuple[str, ...], why: str) -> None:
+    result = project.sweep(*args)
+    assert result.returncode == 1
+    assert f"promotion refused: {why}" in result.stdout
+    assert not (project.root / "baselines").exists()
+
+
+def test_promotion_from_a_dirty_tree_is_refused(project: Project) -> None:
+    (project.root / "corpus" / "soul" / "notes.md").write_text("uncommitted\n")
+    result = project.sweep("--model", "good", *REAL, "--promote")
+    assert result.returncode == 1
+    assert "promotion refused: the tree is not clean" in result.stdout
+
+
+def test_usage_refusals(project: Project) -> None:
+    for args, words in (
+        (("--case", CASES[0], "--baseline"), "a partial Sweep is never compared"),
+        (("--model", "good,bad", *REAL, "--baseline", "x.json"), "--baseline PATH names one"),
+        (("--model", "good,bad", *REAL, "--save", "x.json"), "--save-dir"),
+    ):
+        result = project.sweep(*args)
+        assert result.returncode == 2, result.stderr
+        assert words in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_the_matrix_is_a_control_with_ci_outputs(project: Project) -> None:
+    out = project.root / "cards"
+    junit = project.root / "junit.xml"
+    result = project.sweep(
+        "--model", "good,bad", *REAL, "--save-dir", str(out), "--junit-xml", str(junit)
+    )
+    assert result.returncode == 1  # bad failed a Case
+    text = result.stdout
+    assert text.startswith("Matrix  corpus=")
+    assert "DISAGREEMENT  1 of 3 comparable Cases" in text
+    assert f"  {CASES[2]}  good=PASS  bad=FAIL" in text
+    assert "not a ranking" in text
+    assert text.index("model=good") < text.index("model=bad")  # declared order
+    assert sorted(p.name for p in out.iterdir()) == ["bad.json", "good.json"]
+    suites = list(JUnitXml.fromfile(str(junit)))
+    assert [(s.tests, s.failures, s.errors) for s in suites] == [(3, 0, 0), (3, 1, 0)]
+
+
+def test_a_leg_whose_every_trial_errored_is_unavailable_and_the_other_is_kept(
+    project: Project,
+) -> None:
+    result = project.sweep("--model", "down,good", *REAL, "--format", "json")
+    assert result.returncode == 1
+    cards = json.loads(result.stdout)
+    assert [c["modelId"] for c in cards] == ["down", "good"]
+    assert cards[1]["passed"] == 3
+    assert "down: never measured (every Trial errored: model_unreachable" in result.stderr
+
+
+def test_compare_two_saved_scorecards(project: Project) -> None:
+    a, b = project.root / "a.json", project.root / "b.json"
+    assert project.sweep("--model", "good", *REAL, "--save", str(a)).returncode == 0
+    project.models(good=project.bad.url)
+    assert project.sweep("--model", "good", *REAL, "--save", str(b)).returncode == 1
+
+    def compare(x: Path, y: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "eval_core", "compare", str(x), str(y)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+    assert compare(a, a).returncode == 0
+    regressed = compare(a, b)
+    assert regressed.returncode == 1
+    assert "REGRESSED" in regressed.stdout
+    other = json.loads(a.read_text())
+    other["modelId"] = "someone-else"
+    c = project.root / "c.json"
+    c.write_text(json.dumps(other))
+    refused = compare(a, c)
+    assert refused.returncode == 3
+    assert "REFUSED  no delta computed: different models" in refused.stderr
+
+
+def test_the_clean_dirty_rule_on_a_real_repository(tmp_path: Path) -> None:
+    assert harness_version(tmp_path) == "unknown"
+    assert not is_clean("unknown")
+    (tmp_path / "f").write_text("x")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x")
+    clean = harness_version(tmp_path)
+    assert len(clean) == 40 and is_clean(clean)
+    (tmp_path / "f").write_text("y")
+    assert harness_version(tmp_path) == f"{clean}-dirty"
+    assert not is_clean(f"{clean}-dirty")
+
+
+def _comparable(card: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (t["caseId"], t["trial"], t["outcome"], t.get("output"), json.dumps(t.get("expectations")))
+        for t in card["trials"]
+    ]
+
+
+def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from synthetic import make_corpus
+
+    corpus = make_corpus(tmp_path / "corpus", 4000)
+    log = tmp_path / "trials.jsonl"
+    command = [sys.executable, "-m", "eval_core", "sweep", str(corpus), "--format", "json"]
+    full = subprocess.run([*command, "--quiet"], capture_output=True, text=True, check=False)
+    assert full.returncode == 0, full.stderr[-2000:]
+    process = subprocess.Popen(
+        [*command, "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_bytes().count(b"\n") > 300:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    interrupted = json.loads(out)
+    assert process.returncode == 1
+    assert interrupted["abortedReason"].startswith("interrupted after")
+    assert 0 < len(interrupted["trials"]) < 4000
+    resumed = subprocess.run(
+        [*command, "--quiet", "--resume", str(log)], capture_output=True, text=True, check=False
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    card = json.loads(resumed.stdout)
+    assert _comparable(card) == _comparable(json.loads(full.stdout))
+    assert card["corpusHash"] == json.loads(full.stdout)["corpusHash"]
+    assert card["abortedReason"] is None
