@@ -18,10 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import ROOT, make_corpus
-
 from eval_core.corpus import Loader
 from eval_core.plugins import load_plugins
+from synthetic import ROOT, make_corpus
 
 
 def main() -> None:

@@ -22,13 +22,12 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import ROOT, make_corpus
-
 from eval_core.corpus import Loader
 from eval_core.plugins import load_plugins
 from eval_core.runner import run_sweep
 from eval_core.scripted import ScriptedBinding
 from eval_core.trial import TrialResult
+from synthetic import ROOT, make_corpus
 
 
 def in_process(tmp: Path, count: int) -> None:

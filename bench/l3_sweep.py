@@ -1,0 +1,56 @@
+"""L3 Trials per second: a two-step Case and a two-Turn journey, on the scripted binding.
+
+Prints figures; it is never a timed test. Usage::
+
+    uv run python bench/l3_sweep.py [N]
+
+Each Trial mints, claims, executes and settles real Runs on a fresh copy of the memoised,
+migrated SQLite database and reads them back, exactly as a Sweep does. The Host load (template
+database, git copy of the Eval Soul) happens once and is reported apart.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from eval_core.corpus import Loader
+from eval_core.plugins import load_plugins
+from eval_core.scripted import ScriptedBinding
+from eval_core.trial import run_trial
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = {
+    "two-step Case": "l3-support-answers-from-a-durable-lookup",
+    "two-Turn journey": "l3-journey-rereads-the-history-from-the-database",
+}
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    plugins = load_plugins()
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+    binding = ScriptedBinding()
+    started = time.perf_counter()
+    warm = run_trial(corpus.case(CASES["two-step Case"]), 0, host, binding, plugins.kinds)
+    setup_ms = (time.perf_counter() - started) * 1000
+    assert warm.outcome == "passed", warm
+    print(f"L3 Host load + first Trial: {setup_ms:.1f} ms (once per Sweep)")
+    for label, case_id in CASES.items():
+        case = corpus.case(case_id)
+        started = time.perf_counter()
+        for number in range(1, n + 1):
+            result = run_trial(case, number, host, binding, plugins.kinds)
+            assert result.outcome == "passed", result
+        elapsed = time.perf_counter() - started
+        print(
+            f"{label:18} {n} Trials  {n / elapsed:8.1f} Trials/s  "
+            f"{elapsed * 1000 / n:6.2f} ms/Trial  ({case_id})"
+        )
+    host.close()
+
+
+if __name__ == "__main__":
+    main()
