@@ -13,6 +13,7 @@ def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
         "finance",
         "records-readonly",
         "skills-bounded",
+        "soul-author",
         "support",
         "triage",
     }

@@ -38,7 +38,11 @@ def test_real_model_smoke() -> None:
     if missing is not None:
         pytest.skip(f"real model not installed: {missing}")
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "real_model_smoke.py"), "--python", str(PYTHON)],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "real_model_smoke.py"),
+            *("--python", str(PYTHON), "--cases", "2"),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

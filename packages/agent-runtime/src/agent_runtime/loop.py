@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
@@ -35,9 +35,17 @@ from agent_runtime.soul import Agent, Soul
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 
 Listener = Callable[[str, dict[str, Any]], None]
-LoopStatus = Literal["completed", "failed", "limit_exceeded"]
+LoopStatus = Literal["completed", "failed", "limit_exceeded", "waiting"]
 OutputKind = Literal["text", "structured", "tool_calls", "none"]
 DenialSource = Literal["guardrail", "capability", "autonomy"]
+
+Approval = Literal["deny", "park"]
+ApprovalPolicy = Callable[[ToolCallRequest], Approval]
+"""What happens to a mutating call above the autonomy ceiling: refuse it (no durable store to
+wait on, as in memory), or park the Turn until someone approves it."""
+
+OUTPUT_LIMIT_REASON = "output_truncated"
+"""The completion guard's reason when the model stopped at its output limit (finish ``length``)."""
 
 REPAIR_HINT = "Correct the arguments to match the Tool's input schema and call it again."
 _CHUNK = re.compile(r"[^.!?\n]*(?:[.!?]+|\n)\s*|[^.!?\n]+")
@@ -61,6 +69,30 @@ class Denial:
     source: DenialSource
 
 
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Where a Turn can resume: the conversation so far and the batch being dispatched.
+
+    Written after every model response that asked for Tools (``next_call`` 0) and after every
+    Tool result. ``awaiting`` names the call parked for approval, when the Turn is waiting.
+    """
+
+    messages: list[dict[str, Any]]
+    batch: list[ToolCallRequest]
+    next_call: int
+    iteration: int
+    model_calls: int
+    repairs: int
+    dispatched: int
+    awaiting: str | None = None
+
+
+class Checkpointer(Protocol):
+    """Where checkpoints go (a database in production); a save that raises ends the Turn."""
+
+    def save(self, checkpoint: Checkpoint) -> None: ...
+
+
 @dataclass(slots=True)
 class TurnResult:
     """Everything one Turn decided, in the order it decided it."""
@@ -80,6 +112,7 @@ class TurnResult:
     status: LoopStatus = "completed"
     reason: str | None = None
     usage: Usage = field(default_factory=Usage)
+    awaiting: ToolCallRequest | None = None
 
 
 def text_chunks(text: str) -> list[str]:
@@ -108,9 +141,13 @@ class _Turn:
 
     __slots__ = (
         "agent",
+        "approval",
+        "approved",
+        "checkpoints",
         "emit",
         "executor",
         "guards",
+        "iteration",
         "limits",
         "repairs",
         "result",
@@ -126,8 +163,15 @@ class _Turn:
         limits: LoopLimits,
         result: TurnResult,
         emit: Listener | None,
+        approval: ApprovalPolicy | None = None,
+        approved: frozenset[str] = frozenset(),
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         self.agent = agent
+        self.approval = approval
+        self.approved = approved
+        self.checkpoints = checkpoints
+        self.iteration = 0
         self.guards = guards
         self.tools = tools
         self.executor = executor
@@ -182,7 +226,13 @@ class _Turn:
         if self.emit is not None:
             self.emit(
                 "tool.denied",
-                {"call_id": call.call_id, "name": call.name, "reason": reason, "source": source},
+                {
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "reason": reason,
+                    "source": source,
+                },
             )
         self.reply(call, {"status": "denied", "reason": reason})
 
@@ -197,7 +247,8 @@ class _Turn:
         )
 
     def dispatch(self, call: ToolCallRequest) -> bool:
-        """Run one call through guards, allowlist, ceiling and executor; False ends the Turn."""
+        """Run one call through guards, allowlist, ceiling and executor; False ends the Turn
+        (a repair limit, or a call parked for approval: ``result.awaiting`` tells which)."""
         refused = self.record(self.guards.check_tool_call(call))
         agent = self.agent
         if refused is not None:
@@ -218,7 +269,10 @@ class _Turn:
             self.result.results.append((call, outcome))
             self.reply(call, {"status": "failed", "reason": outcome.reason})
             return True
-        if spec.mutating and agent.autonomy == "read":
+        if spec.mutating and agent.autonomy == "read" and call.call_id not in self.approved:
+            if self.approval is not None and self.approval(call) == "park":
+                self.result.awaiting = call
+                return False
             self.deny(
                 call,
                 f"{call.name} changes data, which is above the autonomy ceiling (read) "
@@ -246,6 +300,7 @@ class _Turn:
                 {
                     "call_id": call.call_id,
                     "name": call.name,
+                    "arguments": call.arguments,
                     "status": outcome.status,
                     "output": outcome.output,
                     "reason": outcome.reason,
@@ -268,8 +323,26 @@ class _Turn:
         self.repairs += 1
         return self.repairs <= self.limits.max_repair_attempts
 
-    def calls(self, response: ModelResponse) -> TurnResult | None:
-        """Dispatch one batch; a settled result when a limit ends the Turn."""
+    def checkpoint(self, batch: list[ToolCallRequest], next_call: int, dispatched: int) -> None:
+        if self.checkpoints is None:
+            return
+        result = self.result
+        awaiting = result.awaiting.call_id if result.awaiting is not None else None
+        self.checkpoints.save(
+            Checkpoint(
+                messages=list(result.messages),
+                batch=list(batch),
+                next_call=next_call,
+                iteration=self.iteration,
+                model_calls=result.model_calls,
+                repairs=self.repairs,
+                dispatched=dispatched,
+                awaiting=awaiting,
+            )
+        )
+
+    def calls(self, response: ModelResponse, dispatched: int) -> tuple[TurnResult | None, int]:
+        """Record one batch the model asked for, then dispatch it."""
         calls = response.tool_calls
         result = self.result
         result.messages.append(
@@ -282,12 +355,21 @@ class _Turn:
             }
         )
         result.batches.append([c.call_id for c in calls])
-        dispatched = sum(len(batch) for batch in result.batches)
+        dispatched += len(calls)
         if dispatched > self.limits.max_tool_calls:
-            return self.settle("limit_exceeded", "max_tool_calls", "tool_calls")
-        for call in calls:
-            if not self.dispatch(call):
+            return self.settle("limit_exceeded", "max_tool_calls", "tool_calls"), dispatched
+        self.checkpoint(list(calls), 0, dispatched)
+        return self.batch(list(calls), 0, dispatched), dispatched
+
+    def batch(self, calls: list[ToolCallRequest], start: int, dispatched: int) -> TurnResult | None:
+        """Dispatch ``calls[start:]``, checkpointing after each; a result when the Turn ends."""
+        for index in range(start, len(calls)):
+            if not self.dispatch(calls[index]):
+                if self.result.awaiting is not None:
+                    self.checkpoint(calls, index, dispatched)
+                    return self.settle("waiting", "approval_required", "tool_calls")
                 return self.settle("limit_exceeded", "max_repair_attempts", "tool_calls")
+            self.checkpoint(calls, index + 1, dispatched)
         return None
 
 
@@ -302,24 +384,57 @@ def run_turn(
     executor: ToolExecutor,
     limits: LoopLimits = LoopLimits(),
     listener: Listener | None = None,
+    approval: ApprovalPolicy | None = None,
+    checkpoints: Checkpointer | None = None,
+    resume: Checkpoint | None = None,
+    approved: frozenset[str] = frozenset(),
 ) -> TurnResult:
-    """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided."""
+    """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
+
+    ``approval`` decides what a mutating call above the autonomy ceiling does (``None``
+    denies it); ``checkpoints`` receives a checkpoint after each model batch and Tool result;
+    ``resume`` continues a Turn from a checkpoint (its ``messages`` replace ``messages``), with
+    the call ids in ``approved`` let past the ceiling.
+    """
     agent = soul.agent(agent_slug)
     declared = list(tools)
     by_name = {spec.name: spec for spec in declared}
     if len(by_name) != len(declared):
         raise ValueError("two Tools share a name")
     system = assemble_system_prompt(soul, agent, context, declared)
-    result = TurnResult(system_prompt=system, messages=list(messages))
+    history = list(resume.messages if resume is not None else messages)
+    result = TurnResult(system_prompt=system, messages=history)
     turn = _Turn(
-        agent, Guardrails.from_config(soul.guardrails), by_name, executor, limits, result, listener
+        agent,
+        Guardrails.from_config(soul.guardrails),
+        by_name,
+        executor,
+        limits,
+        result,
+        listener,
+        approval,
+        approved,
+        checkpoints,
     )
+    dispatched = 0
+    first = 1
+    if resume is None:
+        screened = turn.guards.check_input(_latest_user_text(result.messages))
+        if turn.record(screened) is not None:
+            return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
+    else:
+        result.model_calls = resume.model_calls
+        turn.repairs = resume.repairs
+        turn.iteration = resume.iteration
+        dispatched = resume.dispatched
+        first = resume.iteration + 1
+        result.batches.append([c.call_id for c in resume.batch])
+        settled = turn.batch(list(resume.batch), resume.next_call, dispatched)
+        if settled is not None:
+            return settled
 
-    screened = turn.guards.check_input(_latest_user_text(result.messages))
-    if turn.record(screened) is not None:
-        return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
-
-    for iteration in range(1, limits.max_iterations + 1):
+    for iteration in range(first, limits.max_iterations + 1):
+        turn.iteration = iteration
         request = ModelRequest(system, list(result.messages), declared)
         result.requests.append(request)
         if listener is not None:
@@ -333,8 +448,11 @@ def run_turn(
             return turn.settle("failed", failure.reason, "none")
         result.model_calls += 1
         result.usage = result.usage + response.usage
+        if response.finish_reason == "length":
+            # the completion guard: a truncated answer is never delivered as if it were whole
+            return turn.settle("failed", OUTPUT_LIMIT_REASON, "none")
         if response.tool_calls:
-            settled = turn.calls(response)
+            settled, dispatched = turn.calls(response, dispatched)
             if settled is not None:
                 return settled
             continue

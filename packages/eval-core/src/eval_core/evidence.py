@@ -74,7 +74,12 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Evidence(msgspec.Struct, kw_only=True):
-    """What one Trial observed. Built by the Host; read by scorers; never by the Case."""
+    """What one Trial observed. Built by the Host; read by scorers; never by the Case.
+
+    ``injected_fault`` names a fault the Host injected on the Case's behalf and saw fire: a
+    ``model_*`` failure it caused is the scenario under test, scored like any other outcome,
+    not a vendor failure.
+    """
 
     tier: str
     system_prompt: str | None = None
@@ -91,6 +96,7 @@ class Evidence(msgspec.Struct, kw_only=True):
     loop_status: str | None = None
     loop_reason: str | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
+    injected_fault: str | None = None
     records: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def guards_fired(self) -> list[GuardDecision]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
 
-from eval_core.case import CaseBase, ToolDecl
+from eval_core.case import CaseBase, ScriptStep, ToolDecl
 from eval_core.evidence import Evidence, Usage
 
 if TYPE_CHECKING:
@@ -72,6 +72,18 @@ class ModelSession(Protocol):
     model_version: str | None
 
     def complete(self, request: ModelCallRequest) -> ModelReply: ...
+
+
+@runtime_checkable
+class TurnScripted(Protocol):
+    """A session that replays a script per Turn (the scripted binding).
+
+    A Host running a later Turn of one conversation calls ``begin_turn`` with that Turn's own
+    script; ``None`` keeps replaying where the previous Turn stopped. A real model's session
+    does not implement it: it answers each Turn on its own.
+    """
+
+    def begin_turn(self, steps: Sequence[ScriptStep] | None) -> None: ...
 
 
 class Binding(Protocol):

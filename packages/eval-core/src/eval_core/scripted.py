@@ -9,11 +9,19 @@ naming itself; ``invalidArguments`` takes the loop's repair path and ``denied`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
 
-from eval_core.case import CaseBase, ScriptedResult, StructuredStep, TextStep, ToolCallsStep
+from eval_core.case import (
+    CaseBase,
+    ScriptedResult,
+    ScriptStep,
+    StructuredStep,
+    TextStep,
+    ToolCallsStep,
+)
 from eval_core.evidence import Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
 
@@ -35,6 +43,12 @@ class ScriptedSession:
         self.calls = 0
         self.retries = 0
         self.model_version: str | None = None
+
+    def begin_turn(self, steps: Sequence[ScriptStep] | None) -> None:
+        """A later Turn begins: replay its own steps, or carry on when it has none."""
+        if steps is not None:
+            self._steps = list(steps)
+            self._cursor = 0
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         if self._cursor >= len(self._steps):

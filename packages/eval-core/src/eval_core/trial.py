@@ -79,7 +79,11 @@ def run_trial(
         retries=session.retries,
         model_version=session.model_version,
     )
-    if evidence.loop_status == "failed" and _is_model_failure(evidence.loop_reason):
+    if (
+        evidence.loop_status == "failed"
+        and _is_model_failure(evidence.loop_reason)
+        and evidence.injected_fault is None
+    ):
         return replace(base, error=evidence.loop_reason, duration_ms=elapsed())
     try:
         results, unexercised = score(case.expect, evidence, kinds)

@@ -1,0 +1,230 @@
+"""The durable Turn executor: one claimed pass of a chat Run, through the same tool loop.
+
+A pass resolves the Turn's context, loads the Soul with a fresh loader, reads the history from
+the database (never from memory), and runs :func:`agent_runtime.loop.run_turn` with a listener
+that persists the loop's events, a checkpointer that commits, and an executor whose effects go
+through a ledger so a replayed call never runs its effect twice. It then settles the Run:
+``succeeded`` with the assistant Message persisted, ``waiting`` on an approval, or ``failed``.
+
+Everything a pass writes is fenced by its lease's generation and lives in one transaction that
+commits at each checkpoint and at the end: a pass that dies mid-Turn leaves nothing after its
+last checkpoint behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agent_runtime.loop import (
+    ApprovalPolicy,
+    Checkpoint,
+    LoopLimits,
+    TurnResult,
+    run_turn,
+)
+from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
+from agent_runtime.runs import Lease, Minted, RunStore
+from agent_runtime.soul import Soul
+from agent_runtime.tools import ToolExecutor, ToolOutcome
+
+CONTEXT_UNRESOLVED = "context_unresolved"
+PARTICIPANT_EVENTS = frozenset({"text.delta"})
+
+
+class ContextUnresolvedError(Exception):
+    """The Turn's context could not be resolved: the Run fails before the model is called."""
+
+
+@dataclass(slots=True)
+class TurnRequest:
+    """What a pass needs besides the store: how to get the Soul, the context, the Tools."""
+
+    conversation_id: str
+    agent: str
+    turn_index: int
+    load_soul: Callable[[], Soul]
+    resolve_context: Callable[[], Mapping[str, Any]]
+    tools: Sequence[ToolSpec]
+    model: ModelPort
+    executor: Callable[[Soul, Lease], ToolExecutor]
+    approval: ApprovalPolicy | None = None
+    limits: LoopLimits = field(default_factory=LoopLimits)
+
+
+class EventLog:
+    """The loop's listener: every event appended to ``run_events``, fenced, in order."""
+
+    __slots__ = ("lease", "seq", "store")
+
+    def __init__(self, store: RunStore, lease: Lease) -> None:
+        self.store = store
+        self.lease = lease
+        self.seq = store.next_event_seq(lease.run_id)
+
+    def __call__(self, kind: str, payload: dict[str, Any]) -> None:
+        participant = "agent" if kind in PARTICIPANT_EVENTS else "runtime"
+        self.store.append_event(self.lease, self.seq, kind, payload, participant)
+        self.seq += 1
+
+
+class LedgerExecutor:
+    """Runs each call's effect at most once per State: a replayed call gets its recorded outcome."""
+
+    __slots__ = ("inner", "lease", "store")
+
+    def __init__(self, store: RunStore, lease: Lease, inner: ToolExecutor) -> None:
+        self.store = store
+        self.lease = lease
+        self.inner = inner
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        recorded = self.store.effect(self.lease.state_id, call.call_id)
+        if recorded is not None:
+            return ToolOutcome(recorded["status"], recorded.get("output"), recorded.get("reason"))
+        outcome = self.inner.execute(call)
+        self.store.record_effect(
+            self.lease,
+            call.call_id,
+            {"status": outcome.status, "output": outcome.output, "reason": outcome.reason},
+        )
+        return outcome
+
+
+class DbCheckpointer:
+    """Each checkpoint is written, fenced, and committed: the durable point a resume starts from."""
+
+    __slots__ = ("history", "lease", "store")
+
+    def __init__(self, store: RunStore, lease: Lease, history: int) -> None:
+        self.store = store
+        self.lease = lease
+        self.history = history
+
+    def save(self, checkpoint: Checkpoint) -> None:
+        self.store.save_checkpoint(
+            self.lease, {"checkpoint": encode_checkpoint(checkpoint), "history": self.history}
+        )
+        conn = self.store.conn
+        conn.execute("COMMIT")
+        conn.execute("BEGIN")
+
+
+def encode_checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
+    data = asdict(checkpoint)
+    data["batch"] = [asdict(call) for call in checkpoint.batch]
+    return data
+
+
+def decode_checkpoint(data: Mapping[str, Any]) -> Checkpoint:
+    return Checkpoint(
+        messages=list(data["messages"]),
+        batch=[ToolCallRequest(**call) for call in data["batch"]],
+        next_call=int(data["next_call"]),
+        iteration=int(data["iteration"]),
+        model_calls=int(data["model_calls"]),
+        repairs=int(data["repairs"]),
+        dispatched=int(data["dispatched"]),
+        awaiting=data.get("awaiting"),
+    )
+
+
+def start_turn(
+    store: RunStore,
+    conversation_id: str,
+    turn_index: int,
+    messages: Sequence[Mapping[str, Any]],
+) -> Minted:
+    """Mint a chat Run for the Turn's incoming Messages (persisted with it) and queue it."""
+    minted = store.mint(conversation_id, turn_index, source="chat")
+    for message in messages:
+        body = {k: v for k, v in message.items() if k != "role"}
+        store.add_message_unfenced(minted, conversation_id, str(message["role"]), body)
+    return minted
+
+
+def execute_pass(
+    store: RunStore, lease: Lease, request: TurnRequest, *, resume: bool = False
+) -> TurnResult | None:
+    """Run one claimed pass and settle it; ``None`` when context resolution failed.
+
+    ``resume`` continues from the State's latest checkpoint with its granted approvals.
+    """
+    conn = store.conn
+    store.fence(lease)
+    conn.execute("BEGIN")
+    try:
+        result = _pass(store, lease, request, resume)
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
+
+
+def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> TurnResult | None:
+    events = EventLog(store, lease)
+    try:
+        context = request.resolve_context()
+    except ContextUnresolvedError as error:
+        events("turn.settled", {"status": "failed", "reason": CONTEXT_UNRESOLVED})
+        store.settle(lease, "failed", f"{CONTEXT_UNRESOLVED}: {error}")
+        return None
+    soul = request.load_soul()
+    checkpoint: Checkpoint | None = None
+    if resume:
+        saved = store.latest_checkpoint(lease.state_id)
+        if saved is None:
+            raise ValueError(f"State {lease.state_id} has no checkpoint to resume from")
+        checkpoint = decode_checkpoint(saved["checkpoint"])
+        history_count = int(saved["history"])
+        history: list[dict[str, Any]] = []
+    else:
+        history = store.history(request.conversation_id)
+        history_count = len(history)
+    result = run_turn(
+        soul,
+        request.agent,
+        context=context,
+        messages=history,
+        tools=request.tools,
+        model=request.model,
+        executor=LedgerExecutor(store, lease, request.executor(soul, lease)),
+        limits=request.limits,
+        listener=events,
+        approval=request.approval,
+        checkpoints=DbCheckpointer(store, lease, history_count),
+        resume=checkpoint,
+        approved=store.granted_calls(lease.state_id),
+    )
+    if result.status == "waiting" and result.awaiting is not None:
+        call = result.awaiting
+        approval_id = store.request_approval(lease, call.call_id, call.name, call.arguments)
+        events(
+            "approval.requested",
+            {"approvalId": approval_id, "callId": call.call_id, "name": call.name},
+        )
+        store.settle(lease, "waiting", "approval_required")
+        return result
+    if result.status == "completed":
+        store.add_message(
+            lease,
+            request.conversation_id,
+            "assistant",
+            {"content": result.output_text},
+            {
+                "runId": lease.run_id,
+                "turnIndex": request.turn_index,
+                "agent": request.agent,
+                "outputKind": result.output_kind,
+                "historyMessages": history_count,
+                "toolCalls": len(result.tool_calls),
+                "reason": result.reason,
+            },
+        )
+        store.settle(lease, "succeeded", result.reason)
+        return result
+    store.settle(lease, "failed", result.reason)
+    return result

@@ -1,0 +1,207 @@
+"""The Soul repository: ``soul_write`` commits an artifact to git; publication makes it active.
+
+A Soul lives in a git repository. The writer puts an Agent at ``agents/<slug>/AGENT.md`` and a
+Skill at ``skills/<slug>/SKILL.md`` (the paths the loader reads), commits it, then publishes:
+the committed tree is checked out into a bundle directory and loaded with the real loader; only
+a bundle that loads becomes the active publication, which is what the next Turn's loader reads.
+A commit that does not load stays in history but is never published.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.model import ToolCallRequest
+from agent_runtime.soul import Soul, SoulError, load_soul
+from agent_runtime.tools import ToolOutcome
+
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_ENV = {
+    "GIT_AUTHOR_NAME": "soul-writer",
+    "GIT_AUTHOR_EMAIL": "soul-writer@localhost",
+    "GIT_COMMITTER_NAME": "soul-writer",
+    "GIT_COMMITTER_EMAIL": "soul-writer@localhost",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+KINDS = {"Agent": ("agents", "AGENT.md"), "Skill": ("skills", "SKILL.md")}
+
+
+class SoulWriteRefusedError(Exception):
+    """The write is not allowed (bad kind or slug, or an agent rewriting itself)."""
+
+    def __init__(self, reason: str, *, denied: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.denied = denied
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    commit: str
+    bundle: Path
+    artifacts: tuple[str, ...]
+
+
+def artifact_path(kind: str, slug: str) -> str:
+    """Where an artifact lives in the repository: the loader's own layout."""
+    folder, filename = KINDS[kind]
+    return f"{folder}/{slug}/{filename}"
+
+
+def artifacts_of(soul: Soul) -> tuple[str, ...]:
+    """The artifacts a loaded Soul holds, as ``Kind:slug``."""
+    return tuple(sorted([f"Agent:{s}" for s in soul.agents] + [f"Skill:{s}" for s in soul.skills]))
+
+
+class SoulRepo:
+    """A Soul in a git working copy, with its bundles (published trees) beside it."""
+
+    __slots__ = ("_written", "base", "bundles", "root")
+
+    def __init__(self, source: Path, workdir: Path) -> None:
+        """Copy ``source`` into ``workdir/repo`` and commit it as the base."""
+        self.root = workdir / "repo"
+        self.bundles = workdir / "bundles"
+        shutil.copytree(source, self.root)
+        self.bundles.mkdir(parents=True, exist_ok=True)
+        self._git("init", "-q", "-b", "main")
+        self._git("add", "-A")
+        self._git("commit", "-q", "-m", "Eval Soul")
+        self.base = self.head()
+        self._written = False
+
+    def _git(self, *args: str) -> str:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=self.root,
+            env={**os.environ, **_ENV},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def head(self) -> str:
+        return self._git("rev-parse", "HEAD").strip()
+
+    def write(self, kind: str, slug: str, content: str) -> Commit:
+        """Write and commit one artifact where the loader reads it."""
+        if kind not in KINDS:
+            raise SoulWriteRefusedError(f"kind must be Agent or Skill, got {kind!r}")
+        if not isinstance(slug, str) or not _SLUG.match(slug):
+            raise SoulWriteRefusedError(f"slug {slug!r} is not a lowercase-hyphenated slug")
+        if not isinstance(content, str) or not content.strip():
+            raise SoulWriteRefusedError("content must be non-empty markdown")
+        path = artifact_path(kind, slug)
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._written = True
+        target.write_text(content, encoding="utf-8")
+        self._git("add", "--", path)
+        self._git("commit", "-q", "-m", f"soul_write {kind}:{slug}", "--", path)
+        return Commit(self.head(), (path,))
+
+    def bundle(self, commit: str) -> Path:
+        """The tree of ``commit`` checked out on its own (what a publication serves)."""
+        target = self.bundles / commit
+        if not target.is_dir():
+            target.mkdir(parents=True)
+            self._git("--work-tree", str(target), "checkout", commit, "--", ".")
+            self._git("reset", "-q")  # the index follows HEAD again, not the bundle
+        return target
+
+    def publish(self, commit: str) -> Publication:
+        """Load the committed tree with the real loader; raises ``SoulError`` if it does not."""
+        bundle = self.bundle(commit)
+        soul = load_soul(bundle)
+        return Publication(commit, bundle, artifacts_of(soul))
+
+    def log(self, since: str, until: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Commits after ``since`` up to ``until``, oldest first, with the paths each touched."""
+        out = self._git("log", "--reverse", "--format=@%H", "--name-only", f"{since}..{until}")
+        commits: list[tuple[str, list[str]]] = []
+        for line in out.splitlines():
+            if line.startswith("@"):
+                commits.append((line[1:], []))
+            elif line.strip() and commits:
+                commits[-1][1].append(line.strip())
+        return [(sha, tuple(paths)) for sha, paths in commits]
+
+    def changed(self) -> bool:
+        """Whether anything was written since the base (known without asking git)."""
+        return self._written
+
+    def reset(self) -> None:
+        """Back to the base commit, the bundles of later commits removed."""
+        self._git("reset", "-q", "--hard", self.base)
+        self._git("clean", "-q", "-fdx")
+        self._written = False
+        for entry in self.bundles.iterdir():
+            if entry.name != self.base:
+                shutil.rmtree(entry)
+
+
+PublishedHook = Callable[[Commit, "Publication | None", str | None], None]
+
+
+class SoulWriter:
+    """The real ``soul_write`` Tool: write, commit, publish; each outcome as the model sees it.
+
+    An agent may not rewrite its own definition (a denial); a malformed artifact is committed
+    but not published (a failure naming the loader's problem).
+    """
+
+    __slots__ = ("agent", "on_commit", "repo")
+
+    def __init__(self, repo: SoulRepo, agent: str, on_commit: PublishedHook) -> None:
+        self.repo = repo
+        self.agent = agent
+        self.on_commit = on_commit
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        args: Any = call.arguments if isinstance(call.arguments, dict) else {}
+        kind, slug, content = args.get("kind"), args.get("slug"), args.get("content")
+        if kind == "Agent" and slug == self.agent:
+            return ToolOutcome(
+                "denied", reason=f"agent {self.agent} may not rewrite its own definition"
+            )
+        try:
+            commit = self.repo.write(str(kind), str(slug), content)
+        except SoulWriteRefusedError as refused:
+            return ToolOutcome("invalid_arguments", reason=refused.reason)
+        artifact = f"{kind}:{slug}"
+        try:
+            publication = self.repo.publish(commit.sha)
+        except SoulError as error:
+            self.on_commit(commit, None, error.problem)
+            return ToolOutcome(
+                "failed",
+                output={"commit": commit.sha, "path": commit.paths[0], "published": False},
+                reason=f"committed {artifact} but not published: {error.problem}",
+            )
+        self.on_commit(commit, publication, None)
+        return ToolOutcome(
+            "succeeded",
+            output={
+                "commit": commit.sha,
+                "path": commit.paths[0],
+                "published": True,
+                "artifact": artifact,
+            },
+        )

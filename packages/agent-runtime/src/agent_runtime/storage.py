@@ -1,0 +1,179 @@
+"""The runtime's durable store: a database connection and the runtime's own migrations.
+
+The embedded default is the standard library's ``sqlite3``. The SQL is kept portable (no
+AUTOINCREMENT, no SQLite-only types; sequence numbers are assigned by the writer) so a
+PostgreSQL store can follow with the same statements. Migrations are numbered and recorded in
+``schema_migrations``; :func:`migrate` applies the ones a database lacks.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "runs, states, turns, run events, messages",
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            agent TEXT NOT NULL
+        );
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id),
+            source TEXT NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT
+        );
+        CREATE TABLE states (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            lease_owner TEXT,
+            lease_expires_at DOUBLE PRECISION,
+            generation INTEGER NOT NULL
+        );
+        CREATE TABLE turns (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            conversation_id TEXT NOT NULL REFERENCES conversations (id),
+            turn_index INTEGER NOT NULL,
+            status TEXT,
+            reason TEXT,
+            UNIQUE (conversation_id, turn_index)
+        );
+        CREATE TABLE run_events (
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            seq INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            participant TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE messages (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id),
+            seq INTEGER NOT NULL,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, seq)
+        );
+        """,
+    ),
+    (
+        2,
+        "checkpoints, approvals, the Tool effect ledger",
+        """
+        CREATE TABLE checkpoints (
+            state_id TEXT NOT NULL REFERENCES states (id),
+            seq INTEGER NOT NULL,
+            generation INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (state_id, seq)
+        );
+        CREATE TABLE approvals (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            state_id TEXT NOT NULL REFERENCES states (id),
+            call_id TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            status TEXT NOT NULL
+        );
+        CREATE TABLE tool_effects (
+            state_id TEXT NOT NULL REFERENCES states (id),
+            call_id TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            PRIMARY KEY (state_id, call_id)
+        );
+        """,
+    ),
+    (
+        3,
+        "Soul publications",
+        """
+        CREATE TABLE soul_publications (
+            seq INTEGER PRIMARY KEY,
+            commit_sha TEXT NOT NULL,
+            bundle TEXT NOT NULL,
+            artifacts TEXT NOT NULL,
+            run_id TEXT,
+            active INTEGER NOT NULL
+        );
+        """,
+    ),
+)
+
+
+def connect(target: str = ":memory:") -> sqlite3.Connection:
+    """A connection in autocommit mode: transactions are opened explicitly by :func:`atomic`."""
+    conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Apply every migration the database lacks, each in its own transaction; the versions
+    applied, in order."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+        "name TEXT NOT NULL)"
+    )
+    have = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    applied: list[int] = []
+    for version, name, ddl in MIGRATIONS:
+        if version in have:
+            continue
+        with atomic(conn):
+            for statement in ddl.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name)
+            )
+        applied.append(version)
+    return applied
+
+
+@contextmanager
+def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One transaction: committed when the block ends, rolled back when it raises (so a crash
+    mid-block leaves nothing of it behind)."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+class Template:
+    """A migrated database kept in memory, copied into a fresh connection on demand.
+
+    Migrating once and copying with the backup API keeps each fresh store to a fraction of a
+    millisecond, and each copy shares nothing with the others.
+    """
+
+    __slots__ = ("_conn",)
+
+    def __init__(self) -> None:
+        self._conn = connect()
+        migrate(self._conn)
+
+    def fresh(self) -> sqlite3.Connection:
+        conn = connect()
+        self._conn.backup(conn)
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,92 @@
+"""The loop's durability seams: approval parking, checkpoints, resume, the completion guard."""
+
+from __future__ import annotations
+
+from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, run_turn
+from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from agent_runtime.soul import Soul
+from agent_runtime.tools import PLATFORM_TOOLS, OnceExecutor, ToolOutcome
+
+COMMENT = ToolCallRequest(
+    "c1", "github_issue_comment", {"repository": "a/b", "issue": 1, "body": "x"}
+)
+
+
+class Replies:
+    def __init__(self, *responses: ModelResponse) -> None:
+        self.responses = list(responses)
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return self.responses.pop(0)
+
+
+class Counting:
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.runs += 1
+        return ToolOutcome("succeeded", {"id": self.runs})
+
+
+class Saved:
+    def __init__(self) -> None:
+        self.checkpoints: list[Checkpoint] = []
+
+    def save(self, checkpoint: Checkpoint) -> None:
+        self.checkpoints.append(checkpoint)
+
+
+def turn(soul: Soul, model: Replies, executor: object, **kwargs: object) -> object:
+    return run_turn(
+        soul,
+        "records-readonly",
+        context={},
+        messages=[{"role": "user", "content": "Comment on issue 1."}],
+        tools=[PLATFORM_TOOLS["github_issue_comment"]],
+        model=model,
+        executor=executor,  # type: ignore[arg-type]
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def test_without_a_policy_the_ceiling_denies_as_before(eval_soul: Soul) -> None:
+    tools = Counting()
+    result = turn(
+        eval_soul, Replies(ModelResponse(tool_calls=[COMMENT]), ModelResponse(text="No.")), tools
+    )
+    assert result.status == "completed" and tools.runs == 0  # type: ignore[attr-defined]
+    assert result.denials[0].source == "autonomy"  # type: ignore[attr-defined]
+
+
+def test_a_parked_call_checkpoints_and_resumes_once_approved(eval_soul: Soul) -> None:
+    tools, saved = Counting(), Saved()
+    parked = turn(
+        eval_soul, Replies(ModelResponse(tool_calls=[COMMENT])), tools,
+        approval=lambda _c: "park", checkpoints=saved,
+    )  # fmt: skip
+    assert (parked.status, parked.reason) == ("waiting", "approval_required")  # type: ignore[attr-defined]
+    last = saved.checkpoints[-1]
+    assert last.awaiting == "c1" and last.next_call == 0 and tools.runs == 0
+    resumed = turn(
+        eval_soul, Replies(ModelResponse(text="Commented.")), tools,
+        approval=lambda _c: "park", checkpoints=saved, resume=last, approved=frozenset({"c1"}),
+    )  # fmt: skip
+    assert resumed.status == "completed" and tools.runs == 1  # type: ignore[attr-defined]
+    assert resumed.model_calls == 2  # type: ignore[attr-defined]
+
+
+def test_a_replayed_batch_runs_each_effect_once(eval_soul: Soul) -> None:
+    inner = Counting()
+    once = OnceExecutor(inner)
+    call = ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})
+    assert once.execute(call) == once.execute(call)
+    assert inner.runs == 1 and once.effects == {"c1": 1}
+
+
+def test_the_completion_guard_refuses_a_truncated_answer(eval_soul: Soul) -> None:
+    result = turn(
+        eval_soul, Replies(ModelResponse(text="Half an", finish_reason="length")), Counting()
+    )
+    assert (result.status, result.reason) == ("failed", OUTPUT_LIMIT_REASON)  # type: ignore[attr-defined]
+    assert result.output_text is None  # type: ignore[attr-defined]

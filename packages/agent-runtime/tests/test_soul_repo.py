@@ -1,0 +1,69 @@
+"""The git-backed Soul writer and publication, on a real git repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.model import ToolCallRequest
+from agent_runtime.soul import load_soul
+from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter
+
+SKILL = "---\nname: Bulb storage\ndescription: Keeping bulbs.\n---\nKeep bulbs dry.\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, soul_copy: Path) -> SoulRepo:
+    return SoulRepo(soul_copy, tmp_path / "work")
+
+
+def writer(repo: SoulRepo, log: list[tuple[str, bool]]) -> SoulWriter:
+    def record(commit: Commit, publication: Publication | None, _why: str | None) -> None:
+        log.append((commit.paths[0], publication is not None))
+
+    return SoulWriter(repo, "soul-author", record)
+
+
+def call(kind: str, slug: str, content: str) -> ToolCallRequest:
+    return ToolCallRequest("c1", "soul_write", {"kind": kind, "slug": slug, "content": content})
+
+
+def test_a_written_skill_is_committed_where_the_loader_reads_and_published(
+    repo: SoulRepo,
+) -> None:
+    log: list[tuple[str, bool]] = []
+    outcome = writer(repo, log).execute(call("Skill", "bulb-storage", SKILL))
+    assert outcome.status == "succeeded"
+    assert log == [("skills/bulb-storage/SKILL.md", True)]
+    [(sha, paths)] = repo.log(repo.base, repo.head())
+    assert paths == ("skills/bulb-storage/SKILL.md",)
+    published = repo.publish(sha)
+    assert "Skill:bulb-storage" in published.artifacts
+    assert load_soul(published.bundle).skills["bulb-storage"].name == "Bulb storage"
+
+
+def test_a_malformed_artifact_is_committed_but_not_published(repo: SoulRepo) -> None:
+    log: list[tuple[str, bool]] = []
+    outcome = writer(repo, log).execute(call("Skill", "bulb-storage", "no front matter"))
+    assert outcome.status == "failed"
+    assert outcome.reason is not None and "not published" in outcome.reason
+    assert log == [("skills/bulb-storage/SKILL.md", False)]
+
+
+def test_an_agent_may_not_rewrite_itself_and_bad_slugs_are_invalid(repo: SoulRepo) -> None:
+    log: list[tuple[str, bool]] = []
+    w = writer(repo, log)
+    assert w.execute(call("Agent", "soul-author", SKILL)).status == "denied"
+    assert w.execute(call("Skill", "Bad Slug", SKILL)).status == "invalid_arguments"
+    assert w.execute(call("Guardrail", "x", SKILL)).status == "invalid_arguments"
+    assert log == [] and not repo.changed()
+
+
+def test_reset_returns_to_the_base_and_drops_later_bundles(repo: SoulRepo) -> None:
+    writer(repo, []).execute(call("Skill", "bulb-storage", SKILL))
+    assert repo.changed()
+    repo.reset()
+    assert not repo.changed()
+    assert not (repo.root / "skills" / "bulb-storage").exists()
+    assert [p.name for p in repo.bundles.iterdir()] == []

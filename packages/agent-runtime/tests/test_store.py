@@ -1,0 +1,197 @@
+"""The durable store on real SQLite: migrations, template copies, leases, the generation fence,
+and crash safety of a pass that dies mid-Turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_runtime import durable
+from agent_runtime.durable import TurnRequest, execute_pass, start_turn
+from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from agent_runtime.runs import ClaimRefusedError, Lease, Minted, RunStore, StaleGenerationError
+from agent_runtime.soul import Soul
+from agent_runtime.storage import MIGRATIONS, Template, connect, migrate
+from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def template() -> Iterator[Template]:
+    t = Template()
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(template: Template, clock: Clock) -> RunStore:
+    return RunStore(template.fresh(), clock)
+
+
+def minted(store: RunStore) -> tuple[str, Minted]:
+    conversation = store.start_conversation("support")
+    return conversation, start_turn(
+        store, conversation, 1, [{"role": "user", "content": "Where is T-1?"}]
+    )
+
+
+def test_migrations_apply_once_and_are_recorded() -> None:
+    conn = connect()
+    assert migrate(conn) == [m[0] for m in MIGRATIONS]
+    assert migrate(conn) == []
+    names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY version")]
+    assert names == [m[1] for m in MIGRATIONS]
+
+
+def test_each_fresh_copy_shares_nothing(template: Template) -> None:
+    first = RunStore(template.fresh())
+    minted(first)
+    assert first.run_count() == 1
+    assert RunStore(template.fresh()).run_count() == 0
+
+
+def test_a_live_lease_refuses_a_second_claim_until_it_expires(
+    store: RunStore, clock: Clock
+) -> None:
+    _, run = minted(store)
+    first = store.claim(run, "a", ttl=30)
+    assert first.generation == 1
+    with pytest.raises(ClaimRefusedError, match="under a live lease"):
+        store.claim(run, "b", ttl=30)
+    clock.now += 31
+    second = store.claim(run, "b", ttl=30)
+    assert second.generation == 2
+
+
+def test_a_stale_generation_write_is_refused(store: RunStore, clock: Clock) -> None:
+    _, run = minted(store)
+    stale = store.claim(run, "a", ttl=1)
+    clock.now += 2
+    fresh = store.claim(run, "b", ttl=30)
+    for write in (
+        lambda lease: store.append_event(lease, 1, "x", {}, "runtime"),
+        lambda lease: store.save_checkpoint(lease, {}),
+        lambda lease: store.settle(lease, "succeeded", None),
+        lambda lease: store.record_effect(lease, "c1", {}),
+    ):
+        with pytest.raises(StaleGenerationError, match="carries generation 1, the State is at 2"):
+            write(stale)
+    store.settle(fresh, "succeeded", None)
+    assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
+    with pytest.raises(ClaimRefusedError, match="is succeeded"):
+        store.claim(run, "c")
+
+
+class Script:
+    """A model port replaying responses; a cursor shared across passes like a real model's."""
+
+    def __init__(self, *responses: ModelResponse) -> None:
+        self.responses = list(responses)
+        self.calls = 0
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls += 1
+        return self.responses.pop(0)
+
+
+class Tickets:
+    def __init__(self) -> None:
+        self.effects = 0
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.effects += 1
+        return ToolOutcome("succeeded", {"ticketId": "T-1", "status": "shipped"})
+
+
+def request(soul: Soul, conversation: str, model: Script, tools: Tickets) -> TurnRequest:
+    return TurnRequest(
+        conversation_id=conversation,
+        agent="support",
+        turn_index=1,
+        load_soul=lambda: soul,
+        resolve_context=dict,
+        tools=[PLATFORM_TOOLS["lookup_ticket"]],
+        model=model,
+        executor=lambda _soul, _lease: tools,
+    )
+
+
+def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
+    store: RunStore, clock: Clock, eval_soul: Soul, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation, run = minted(store)
+    model = Script(
+        ModelResponse(tool_calls=[ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})]),
+        ModelResponse(text="Ticket T-1 has shipped."),
+        ModelResponse(text="Ticket T-1 has shipped."),  # the retry asks the model again
+    )
+    tools = Tickets()
+    real_log = durable.EventLog.__call__
+
+    def dies_on_text(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "text.delta":
+            raise KeyboardInterrupt("worker killed")
+        real_log(self, kind, payload)
+
+    monkeypatch.setattr(durable.EventLog, "__call__", dies_on_text)
+    lease = store.claim(run, "a", ttl=30)
+    with pytest.raises(KeyboardInterrupt):
+        execute_pass(store, lease, request(eval_soul, conversation, model, tools))
+    # the Run is neither settled nor carrying a half-written answer
+    assert store.statuses(run)[:3] == ("running", "running", None)
+    kinds = [e[1] for e in store.events(run.run_id)]
+    assert "text.delta" not in kinds and "turn.settled" not in kinds
+    assert kinds[-1] == "tool.result"  # the last checkpoint came after the Tool result
+    assert [m[0] for m in store.messages(run.run_id)] == ["user"]
+
+    # the lease expires; another worker resumes from the checkpoint: the effect runs once
+    monkeypatch.setattr(durable.EventLog, "__call__", real_log)
+    clock.now += 31
+    successor: Lease = store.claim(run, "b", ttl=30)
+    execute_pass(store, successor, request(eval_soul, conversation, model, tools), resume=True)
+    assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
+    assert tools.effects == 1
+    assert [m[0] for m in store.messages(run.run_id)] == ["user", "assistant"]
+    with pytest.raises(StaleGenerationError):
+        execute_pass(store, lease, request(eval_soul, conversation, model, tools), resume=True)
+
+
+def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
+    store: RunStore, eval_soul: Soul
+) -> None:
+    conversation = store.start_conversation("records-readonly")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Comment on 212."}])
+    call = ToolCallRequest(
+        "c1", "github_issue_comment", {"repository": "a/b", "issue": 212, "body": "x"}
+    )
+    model = Script(ModelResponse(tool_calls=[call]), ModelResponse(text="Commented on 212."))
+    tools = Tickets()
+    req = request(eval_soul, conversation, model, tools)
+    req.agent = "records-readonly"
+    req.tools = [PLATFORM_TOOLS["github_issue_comment"]]
+    req.approval = lambda _call: "park"
+    execute_pass(store, store.claim(run, "a"), req)
+    assert store.statuses(run)[:3] == ("waiting", "waiting", "waiting")
+    assert tools.effects == 0
+    [approval] = store.pending_approvals(run.state_id)
+    store.grant(approval)
+    store.requeue(run)
+    execute_pass(store, store.claim(run, "b"), req, resume=True)
+    assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
+    assert tools.effects == 1
+    kinds = [e[1] for e in store.events(run.run_id)]
+    assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1

@@ -1,0 +1,164 @@
+"""Break durability on purpose and watch the right L3 Cases turn red.
+
+Each test swaps one piece of the real runtime for a broken variant (history kept in memory,
+the lease fence skipped, text.delta not persisted, a writer that writes where the loader does
+not read), sweeps the Cases that guard it with the scripted binding, and asserts they no longer
+pass. The same Cases pass against the real code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from agent_runtime import durable, eval_host, soul_repo
+from agent_runtime.runs import RunStore
+from eval_core.corpus import Corpus, Loader
+from eval_core.host import Host
+from eval_core.plugins import PluginSet
+from eval_core.runner import run_sweep
+from eval_core.scripted import ScriptedBinding
+from tests.conftest import ROOT
+
+HISTORY = ["l3-journey-rereads-the-history-from-the-database"]
+FENCE = [
+    "l3-approval-parks-the-run-and-the-comment-posts-once",
+    "l3-two-approvals-emit-two-distinct-durable-events",
+    "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
+]
+STREAM = [
+    "l3-durable-stream-never-carries-a-card-number",
+    "l3-durable-stream-omits-nothing-it-was-never-told",
+    "l3-support-answers-from-a-durable-lookup",
+]
+WRITER = ["l3-journey-a-committed-skill-is-what-the-next-turn-loads"]
+
+
+@pytest.fixture
+def real_host(plugins: PluginSet) -> Iterator[Host]:
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    yield host
+    host.close()
+
+
+@pytest.fixture
+def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
+    return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
+
+
+def outcomes(
+    corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]
+) -> dict[str, str]:
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=cases)
+    return {t.case_id: t.outcome for t in card.trials}
+
+
+ALL = HISTORY + FENCE + STREAM + WRITER
+
+
+def test_the_guarding_cases_pass_against_the_real_runtime(
+    corpus: Corpus, real_host: Host, plugins: PluginSet
+) -> None:
+    assert set(outcomes(corpus, real_host, plugins, ALL).values()) == {"passed"}
+
+
+def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) -> None:
+    found = outcomes(corpus, host, plugins, cases)
+    assert all(outcome in ("failed", "errored") for outcome in found.values()), found
+
+
+def test_history_kept_in_memory_turns_the_journey_red(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory: list[dict[str, Any]] = []
+    real_run_turn, real_history = durable.run_turn, RunStore.history
+
+    def remembering(*args: Any, **kwargs: Any) -> Any:
+        result = real_run_turn(*args, **kwargs)
+        memory[:] = result.messages
+        return result
+
+    def from_memory(self: RunStore, conversation_id: str) -> list[dict[str, Any]]:
+        persisted = real_history(self, conversation_id)
+        return [*memory, persisted[-1]] if memory else persisted
+
+    monkeypatch.setattr(durable, "run_turn", remembering)
+    monkeypatch.setattr(RunStore, "history", from_memory)
+    red(corpus, real_host, plugins, HISTORY)
+
+
+def test_skipping_the_lease_fence_turns_the_approval_cases_red(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(RunStore, "fence", lambda self, lease: None)
+    red(corpus, real_host, plugins, FENCE)
+
+
+def test_dropping_text_delta_persistence_turns_the_stream_cases_red(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_log = durable.EventLog.__call__
+
+    def forgetful(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
+        if kind != "text.delta":
+            real_log(self, kind, payload)
+
+    monkeypatch.setattr(durable.EventLog, "__call__", forgetful)
+    red(corpus, real_host, plugins, STREAM)
+
+
+def test_a_writer_the_loader_cannot_see_turns_the_skill_journey_red(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_path = soul_repo.artifact_path
+    monkeypatch.setattr(
+        soul_repo,
+        "artifact_path",
+        lambda kind, slug: real_path(kind, slug).replace("skills/", "skill/"),
+    )
+    red(corpus, real_host, plugins, WRITER)
+
+
+def test_a_trial_killed_mid_turn_leaves_no_run_for_the_next_trial(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_log = durable.EventLog.__call__
+    kills = {"left": 1}
+
+    def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "text.delta" and kills["left"]:
+            kills["left"] -= 1
+            raise RuntimeError("worker killed mid-Turn")
+        real_log(self, kind, payload)
+
+    seen: list[int] = []
+    real_evidence = eval_host._L3Trial._evidence
+
+    def counting(self: eval_host._L3Trial) -> Any:
+        seen.append(self.store.run_count())
+        return real_evidence(self)
+
+    monkeypatch.setattr(durable.EventLog, "__call__", killed)
+    monkeypatch.setattr(eval_host._L3Trial, "_evidence", counting)
+    case = ["l3-support-answers-from-a-durable-lookup"]
+    card = run_sweep(corpus, real_host, ScriptedBinding(), plugins, select=case, repeat=2)
+    first, second = card.trials
+    assert first.outcome == "errored" and "worker killed mid-Turn" in (first.error or "")
+    assert second.outcome == "passed"
+    assert seen == [1]  # the second Trial's database held its own Run and nothing else
+
+
+def test_a_replay_that_reruns_effects_turns_the_crash_case_red(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_runtime.tools import OnceExecutor
+
+    def every_time(self: OnceExecutor, call: Any) -> Any:
+        outcome = self.inner.execute(call)
+        self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
+        return outcome
+
+    monkeypatch.setattr(OnceExecutor, "execute", every_time)
+    red(corpus, real_host, plugins, ["checkpoint-crash-replays-the-first-batch"])
