@@ -1,0 +1,1 @@
+"""The files Expectation family, shipped as its own plug-in package."""

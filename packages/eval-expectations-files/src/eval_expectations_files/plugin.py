@@ -1,0 +1,1 @@
+"""Entry point of the files family (kinds and Case fields are registered here)."""

@@ -1,0 +1,1 @@
+"""The mcp Expectation family, shipped as its own plug-in package."""

@@ -1,0 +1,1 @@
+"""The native Expectation family, shipped as its own plug-in package."""
