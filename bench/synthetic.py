@@ -7,6 +7,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from eval_core import lock
+from eval_core.plugins import load_plugins
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -57,12 +60,12 @@ def synthetic_case(n: int) -> dict[str, Any]:
 
 
 def make_corpus(directory: Path, count: int) -> Path:
-    """Write ``count`` Cases beside a copy of the Eval Soul and the current lock."""
+    """Write ``count`` Cases beside a copy of the Eval Soul and a lock of the installed set."""
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
-    shutil.copy(ROOT / "corpus" / "eval.lock", directory / "eval.lock")
+    lock.write(directory / lock.LOCK_NAME, load_plugins())  # pin what is installed now
     for n in range(count):
         case = synthetic_case(n)
         (directory / f"{case['id']}.json").write_text(json.dumps(case, indent=2))
