@@ -16,6 +16,7 @@ def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
         "soul-author",
         "support",
         "triage",
+        "workspace",
     }
     assert set(eval_soul.skills) == {"refund-policy", "ticket-hygiene"}
     finance = eval_soul.agents["finance"]

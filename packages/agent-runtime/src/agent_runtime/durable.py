@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_runtime.loop import (
     ApprovalPolicy,
+    AttachmentCheck,
     Checkpoint,
     LoopLimits,
     TurnResult,
@@ -51,6 +52,7 @@ class TurnRequest:
     executor: Callable[[Soul, Lease], ToolExecutor]
     approval: ApprovalPolicy | None = None
     limits: LoopLimits = field(default_factory=LoopLimits)
+    attachments: AttachmentCheck | None = None
 
 
 class EventLog:
@@ -198,6 +200,7 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         checkpoints=DbCheckpointer(store, lease, history_count),
         resume=checkpoint,
         approved=store.granted_calls(lease.state_id),
+        attachments=request.attachments,
     )
     if result.status == "waiting" and result.awaiting is not None:
         call = result.awaiting

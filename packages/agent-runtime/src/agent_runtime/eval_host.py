@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from agent_runtime.context import (
     RETIRED_CONTEXT_KEYS,
@@ -36,7 +39,11 @@ from agent_runtime.durable import (
     execute_pass,
     start_turn,
 )
+from agent_runtime.file_session import FileSession, ObservedModel, SeedFile
+from agent_runtime.file_store import FileStore, MemoryFileStore, Origin, SqlFileStore
 from agent_runtime.loop import Checkpoint, OutputKind, TurnResult, run_turn
+from agent_runtime.mcp_chat import McpChat
+from agent_runtime.mcp_client import McpProvider, ProviderUnavailable
 from agent_runtime.model import (
     ModelFailure,
     ModelResponse,
@@ -47,6 +54,7 @@ from agent_runtime.model import (
 from agent_runtime.model import (
     ModelRequest as RuntimeRequest,
 )
+from agent_runtime.native_trial import run_native_admission
 from agent_runtime.publications import active_bundle, publish
 from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
@@ -198,10 +206,16 @@ class AgentRuntimeHost:
         if case.tier == "l3":
             if self._durable is None:
                 self._durable = _DurableTier(self.soul_dir)
+            native = case.field("native_routine")
+            if native is not None:  # native-channel admission only: no chat Turn runs
+                return _native_admission(self._durable.template, case, native)
             return self._durable.run(case, model, self.tools_of(case))
         tools = self.tools_of(case)
         if case.field("checkpoint_crash") is not None:
             return _CrashReplay(case, model, tools).run(self.soul)
+        files = _file_session(case, MemoryFileStore())
+        if files is not None:
+            return _l2_with_files(self.soul, case, model, tools, files)
         result = run_turn(
             self.soul,
             case.agent,
@@ -304,6 +318,73 @@ def eval_hosts() -> Mapping[str, Any]:
     return {HOST_NAME: AgentRuntimeHost}
 
 
+NATIVE_RECORD = "native"
+
+
+def _native_admission(template: Template, case: CaseBase, block: Any) -> Evidence:
+    """A ``nativeRoutine`` Case: admit from a claimed inbox event, read the rows back as plain
+    data under ``records["native"]`` (the native plug-in types it)."""
+    conn = template.fresh()
+    try:
+        observation = run_native_admission(
+            conn,
+            destination=block.destination,
+            account_id=block.account_id,
+            agent=case.agent,
+            text="\n".join(m.text for m in case.input),
+            fault=block.fault,
+        )
+    finally:
+        conn.close()
+    evidence = Evidence(tier=case.tier)
+    evidence.records[NATIVE_RECORD] = observation
+    return evidence
+
+
+# -- Files: the Case's File fixtures in the runtime's File store ---------------------------------
+
+FILES_RECORD = "files"
+
+
+def _origins(attachments: list[Any], readable: list[Any]) -> list[tuple[Origin, list[Any]]]:
+    return [("attachment", attachments), ("library", readable)]
+
+
+def _file_session(case: CaseBase, store: FileStore) -> FileSession | None:
+    """Seed the store from the Case's ``attachments``, ``readable`` and ``agentRoles`` (the files
+    plug-in's File structs synthesise their own bytes); ``None`` when the Case has none."""
+    attachments = case.field("attachments") or []
+    readable = case.field("readable") or []
+    roles = case.field("agent_roles") or []
+    if not (attachments or readable or roles):
+        return None
+    seeds = [
+        SeedFile(f.file_id, f.name, f.media_type, f.fixture_bytes(), origin, f.replacement_bytes())
+        for origin, group in _origins(attachments, readable)
+        for f in group
+    ]
+    return FileSession(store, case.agent, seeds, roles)
+
+
+def _l2_with_files(
+    soul: Soul, case: CaseBase, model: ModelSession, tools: list[ToolSpec], files: FileSession
+) -> Evidence:
+    """An L2 Turn with File fixtures: the gate, the splitter and the File Tools in the path."""
+    result = run_turn(
+        soul,
+        case.agent,
+        context=case.context or {},
+        messages=[_message(m.role, m.parts) for m in case.input],
+        tools=tools,
+        model=ObservedModel(_Model(model, [_decl(t) for t in tools]), files),
+        executor=files.tools(_ScriptedExecutor(ScriptedTools(case.tool_results))),
+        attachments=files.gate,
+    )
+    evidence = evidence_of(result, case.tier)
+    evidence.records[FILES_RECORD] = files.record()
+    return evidence
+
+
 # -- L2: the checkpoint crash and its retry ------------------------------------------------------
 
 
@@ -381,6 +462,8 @@ class _CrashReplay:
 # -- L3: durable Runs ---------------------------------------------------------------------
 
 SOUL_WRITE = "soul_write"
+MCP_RECORD = "mcp"
+MCP_PROVIDER_COMMAND = (sys.executable, "-m", "eval_expectations_mcp.provider")
 MAX_APPROVALS_PER_TURN = 16
 FAULT_REASON = "model_not_configured"
 
@@ -432,24 +515,31 @@ class _FaultyModel:
 
 
 class _L3Tools:
-    """Stateful Tools run for real (``soul_write``); everything else is the Case's script."""
+    """Stateful Tools run for real (``soul_write``, published ``mcp_*``); everything else is
+    the Case's script."""
 
-    __slots__ = ("scripted", "writer")
+    __slots__ = ("mcp", "scripted", "writer")
 
-    def __init__(self, scripted: _ScriptedExecutor, writer: SoulWriter | None) -> None:
+    def __init__(
+        self, scripted: _ScriptedExecutor, writer: SoulWriter | None, mcp: Any = None
+    ) -> None:
         self.scripted = scripted
         self.writer = writer
+        self.mcp = mcp
 
     def execute(self, call: ToolCallRequest) -> ToolOutcome:
         if call.name == SOUL_WRITE and self.writer is not None:
             return self.writer.execute(call)
+        if self.mcp is not None and self.mcp.handles(call.name):
+            outcome: ToolOutcome = self.mcp.execute(call)
+            return outcome
         return self.scripted.execute(call)
 
 
 class _DurableTier:
     """The L3 tier of one Host load: a migrated template database and a git copy of the Soul."""
 
-    __slots__ = ("base_artifacts", "base_bundle", "repo", "template", "workdir")
+    __slots__ = ("base_artifacts", "base_bundle", "mcp", "repo", "template", "workdir")
 
     def __init__(self, soul_dir: Path) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
@@ -457,8 +547,23 @@ class _DurableTier:
         self.repo = SoulRepo(soul_dir, self.workdir)
         self.base_bundle = self.repo.bundle(self.repo.base)
         self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        self.mcp: McpProvider | None = None
+
+    def mcp_provider(self) -> McpProvider | None:
+        """The fixture MCP provider: started once per Host, restarted only if it died."""
+        if self.mcp is None or not self.mcp.alive:
+            if self.mcp is not None:
+                self.mcp.close()
+            try:
+                self.mcp = McpProvider(MCP_PROVIDER_COMMAND)
+            except ProviderUnavailable:
+                self.mcp = None
+        return self.mcp
 
     def close(self) -> None:
+        if self.mcp is not None:
+            self.mcp.close()
+            self.mcp = None
         self.template.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -496,6 +601,8 @@ class _L3Trial:
         self.last_results: list[TurnResult] = []
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
+        self.files = _file_session(case, SqlFileStore(store.conn))
+        self.mcp: McpChat | None = None
 
     def _turns(self) -> list[tuple[list[Any], list[Any], list[Any] | None]]:
         case = self.case
@@ -510,6 +617,10 @@ class _L3Trial:
         store, case, tier = self.store, self.case, self.tier
         publish(store.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
         conversation = store.start_conversation(case.agent)
+        fixture = case.field("mcp")
+        if fixture is not None:  # the chat's accounts, grants and consent: host state
+            plain = msgspec.to_builtins(fixture)
+            self.mcp = McpChat(store.conn, conversation, plain, tier.mcp_provider())
         for index, (messages, results, script) in enumerate(self._turns(), start=1):
             if index > 1 and isinstance(self.session, TurnScripted):
                 self.session.begin_turn(script)
@@ -547,7 +658,9 @@ class _L3Trial:
                         )
 
                 writer = SoulWriter(self.tier.repo, case.agent, published)
-            return _L3Tools(scripted, writer)
+            mcp = self.mcp.executor_for(soul.root) if self.mcp is not None else None
+            tools = _L3Tools(scripted, writer, mcp)
+            return self.files.tools(tools) if self.files is not None else tools
 
         return TurnRequest(
             conversation_id=conversation,
@@ -555,11 +668,18 @@ class _L3Trial:
             turn_index=index,
             load_soul=load,
             resolve_context=lambda: self.faults.resolve_context(case.context or {}),
-            tools=self.tools,
-            model=self.model,
+            tools=self._tools(),
+            model=self.model if self.files is None else ObservedModel(self.model, self.files),
             executor=executor,
             approval=lambda _call: "park",
+            attachments=self.files.gate if self.files is not None else None,
         )
+
+    def _tools(self) -> list[ToolSpec]:
+        bundle = active_bundle(self.store.conn)
+        if self.mcp is None or bundle is None:
+            return self.tools
+        return self.mcp.tools(Path(bundle), self.tools)
 
     def _turn(self, conversation: str, index: int, messages: list[Any], results: list[Any]) -> None:
         store = self.store
@@ -577,6 +697,8 @@ class _L3Trial:
                 raise HostError(
                     f"Turn {index} asked for more than {MAX_APPROVALS_PER_TURN} approvals"
                 )
+            if self.mcp is not None:
+                self.mcp.while_approval_pends()
             for approval_id in store.pending_approvals(minted.state_id):
                 store.grant(approval_id)
             store.requeue(minted)
@@ -753,4 +875,8 @@ class _L3Trial:
             injected_fault=self.faults.fault if self.faults.fired else None,
         )
         evidence.records[RUN_RECORD] = record
+        if self.files is not None:
+            evidence.records[FILES_RECORD] = self.files.record()
+        if self.mcp is not None:
+            evidence.records[MCP_RECORD] = self.mcp.observed()
         return evidence

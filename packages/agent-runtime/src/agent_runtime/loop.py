@@ -40,6 +40,11 @@ OutputKind = Literal["text", "structured", "tool_calls", "none"]
 DenialSource = Literal["guardrail", "capability", "autonomy"]
 
 Approval = Literal["deny", "park"]
+
+AttachmentCheck = Callable[[list[dict[str, Any]]], tuple[list[dict[str, Any]], Any]]
+"""Reads the latest user message's attachments before anything else: returns the messages (each
+readable office attachment given its text preview) and a refusal (``.reason``, ``.message``)
+when one cannot be read, or ``None``. See :mod:`agent_runtime.attachments`."""
 ApprovalPolicy = Callable[[ToolCallRequest], Approval]
 """What happens to a mutating call above the autonomy ceiling: refuse it (no durable store to
 wait on, as in memory), or park the Turn until someone approves it."""
@@ -269,6 +274,12 @@ class _Turn:
             self.result.results.append((call, outcome))
             self.reply(call, {"status": "failed", "reason": outcome.reason})
             return True
+        if spec.reviewed and call.call_id not in self.approved:
+            if self.approval is not None and self.approval(call) == "park":
+                self.result.awaiting = call
+                return False
+            self.deny(call, f"{call.name} needs an approval, and none can be asked", "autonomy")
+            return True
         if spec.mutating and agent.autonomy == "read" and call.call_id not in self.approved:
             if self.approval is not None and self.approval(call) == "park":
                 self.result.awaiting = call
@@ -388,6 +399,7 @@ def run_turn(
     checkpoints: Checkpointer | None = None,
     resume: Checkpoint | None = None,
     approved: frozenset[str] = frozenset(),
+    attachments: AttachmentCheck | None = None,
 ) -> TurnResult:
     """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
 
@@ -403,6 +415,9 @@ def run_turn(
         raise ValueError("two Tools share a name")
     system = assemble_system_prompt(soul, agent, context, declared)
     history = list(resume.messages if resume is not None else messages)
+    refusal = None
+    if attachments is not None and resume is None:
+        history, refusal = attachments(history)
     result = TurnResult(system_prompt=system, messages=history)
     turn = _Turn(
         agent,
@@ -418,6 +433,8 @@ def run_turn(
     )
     dispatched = 0
     first = 1
+    if refusal is not None:  # an attachment nobody can read: the model never sees the Turn
+        return turn.answer(refusal.message, None, refusal.reason, screen=False)
     if resume is None:
         screened = turn.guards.check_input(_latest_user_text(result.messages))
         if turn.record(screened) is not None:

@@ -13,12 +13,15 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """A Tool as the model sees it; ``mutating`` is what the autonomy ceiling reads."""
+    """A Tool as the model sees it; ``mutating`` is what the autonomy ceiling reads.
+
+    ``reviewed`` Tools (MCP Tools) wait for an approval whatever the agent's autonomy."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
     mutating: bool = False
+    reviewed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from agent_runtime.file_store import DDL as FILES_DDL
+from agent_runtime.mcp_accounts import DDL as MCP_ACCOUNTS_DDL
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         1,
@@ -107,6 +110,52 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         );
         """,
     ),
+    (
+        4,
+        "the native inbox, native accounts and routes, Routine admissions",
+        """
+        CREATE TABLE native_accounts (
+            id TEXT PRIMARY KEY,
+            status TEXT NOT NULL
+        );
+        CREATE TABLE native_routes (
+            destination TEXT PRIMARY KEY,
+            routine TEXT NOT NULL,
+            agent TEXT NOT NULL
+        );
+        CREATE TABLE native_inbox (
+            id TEXT PRIMARY KEY,
+            channel TEXT NOT NULL,
+            destination TEXT NOT NULL,
+            routine TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL,
+            lease_owner TEXT,
+            lease_expires_at DOUBLE PRECISION,
+            fence INTEGER NOT NULL,
+            run_id TEXT REFERENCES runs (id),
+            error_code TEXT,
+            error_message TEXT
+        );
+        CREATE TABLE request_artifacts (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            kind TEXT NOT NULL,
+            content TEXT NOT NULL
+        );
+        CREATE TABLE routine_invocations (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            state_id TEXT NOT NULL REFERENCES states (id),
+            routine TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            inbox_id TEXT NOT NULL UNIQUE REFERENCES native_inbox (id)
+        );
+        """,
+    ),
+    (5, "MCP chats, accounts, shared grants and selections", MCP_ACCOUNTS_DDL),
+    (6, "Files: immutable blobs, File rows, shares, role assignments", FILES_DDL),
 )
 
 

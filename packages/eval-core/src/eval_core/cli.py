@@ -263,6 +263,8 @@ def compare(
 
 def _optional_baseline(argv: list[str]) -> list[str]:
     """``--baseline`` with no PATH means the canonical Baseline (click cannot say optional)."""
+    if "--baseline" not in argv:
+        return argv
     from eval_core.release import CANONICAL
 
     out: list[str] = []

@@ -1,1 +1,62 @@
-"""Entry point of the files family (kinds and Case fields are registered here)."""
+"""Entry point of the files family: its kinds, its Case fields and its load rules.
+
+Registered as ``files = "eval_expectations_files.plugin"`` in the ``eval.plugins`` group; the
+core never imports it, and the runtime never does either (the Host asks a File for its bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from eval_core.case import CaseBase, CaseField
+from eval_core.hookspecs import hookimpl
+from eval_core.host import LoadContext
+from eval_core.kinds import KindSpec, Tier
+from eval_expectations_files.fixtures import CaseFile
+from eval_expectations_files.kinds import kind_specs
+from eval_expectations_files.rules import check_case
+
+L3: frozenset[Tier] = frozenset({"l3"})
+
+
+def _content(files: Any) -> Iterator[str]:
+    """A File's declared content is given text; its id and name are not."""
+    for file in files or ():
+        if file.content:
+            yield file.content
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return kind_specs()
+
+
+@hookimpl
+def eval_case_fields() -> list[CaseField]:
+    return [
+        CaseField(
+            name="attachments",
+            type=list[CaseFile],
+            description="Files this Turn sent: {fileId, mediaType, name, content?, "
+            "pdf?|docx?|xlsx?|pptx?}; each referenced by a file part of the input.",
+            first_request_text=_content,
+        ),
+        CaseField(
+            name="readable",
+            type=list[CaseFile],
+            description="Files the user has, reachable only through file_read.",
+            given_text=_content,
+        ),
+        CaseField(
+            name="agent_roles",
+            type=list[str],
+            tiers=L3,
+            description="Role ids assigned to the Agent's principal (real role-assignment rows).",
+        ),
+    ]
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    return check_case(case)

@@ -1,1 +1,59 @@
-"""Entry point of the mcp family (kinds and Case fields are registered here)."""
+"""Entry point of the mcp family: the ``mcp`` Case field, its load rules, and the
+``mcp_provider_call_count`` kind."""
+
+from __future__ import annotations
+
+from eval_core.case import CaseBase, CaseField
+from eval_core.hookspecs import hookimpl
+from eval_core.host import LoadContext
+from eval_core.kinds import KindSpec, Tier
+from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
+from eval_expectations_mcp.kind import McpProviderCallCount, check, score
+
+L3: frozenset[Tier] = frozenset({"l3"})
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=McpProviderCallCount,
+            scorer=score,
+            tiers=L3,
+            check=check,
+            seam_independent=True,  # an unobserved count is a failure, never unexercised
+            description="tools/call requests the MCP provider actually served: {count}",
+        )
+    ]
+
+
+@hookimpl
+def eval_case_fields() -> list[CaseField]:
+    return [
+        CaseField(
+            name="mcp",
+            type=McpFixture,
+            tiers=L3,
+            description=(
+                "MCP host state: {visibility, accounts, selection?, sharedGrants?, "
+                "revokeGrantBeforeApproval?}."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    fixture = case.field("mcp")
+    problems = list(tool_problems(case, fixture is not None))
+    if fixture is not None:
+        problems.extend(fixture_problems(fixture))
+        if case.field("routine") is not None:
+            problems.append(("$.mcp", "an MCP Case cannot also be a Routine"))
+    elif any(isinstance(e, McpProviderCallCount) for e in case.expect):
+        problems.extend(
+            (f"$.expect[{i}].kind", "mcp_provider_call_count needs an 'mcp' fixture")
+            for i, e in enumerate(case.expect)
+            if isinstance(e, McpProviderCallCount)
+        )
+    return problems

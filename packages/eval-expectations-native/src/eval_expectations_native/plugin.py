@@ -1,1 +1,128 @@
-"""Entry point of the native family (kinds and Case fields are registered here)."""
+"""Entry point of the native family: the ``nativeRoutine`` field and ``native_admission_equals``.
+
+A ``nativeRoutine`` Case exercises native-channel admission only: it is L3, carries only
+``native_admission_equals`` and no other plug-in's fixture, no Tools and no Tool results,
+because no chat Turn runs and anything else would be scored against nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.case import CaseBase, CaseField, json_name
+from eval_core.evidence import Evidence
+from eval_core.families.checks import Problems, dot_path, non_empty
+from eval_core.hookspecs import hookimpl
+from eval_core.host import LoadContext
+from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import deep_equal, path_segments, render, resolve
+from eval_expectations_native.fixture import NativeRoutine
+from eval_expectations_native.observation import FIELDS, as_plain, observation_of
+
+FIELD = "native_routine"
+KIND = "native_admission_equals"
+L3: frozenset[Tier] = frozenset({"l3"})
+_GENERIC = frozenset(CaseBase.__struct_fields__)
+_SCRIPTED_LISTS = (("tools", "$.tools"), ("platform_tools", "$.platformTools"))
+
+
+class NativeAdmissionEquals(Expectation, tag=KIND, frozen=True):
+    path: str
+    value: Any
+
+
+def _score(e: NativeAdmissionEquals, ev: Evidence) -> Verdict:
+    observation, why = observation_of(ev)
+    if observation is None:
+        return failed(f"{why}; cannot read {e.path}")
+    found, value = resolve(as_plain(observation), e.path)
+    if not found:
+        return failed(f"the native admission has no {e.path}; expected {render(e.value)}")
+    detail = f"native admission {e.path} = {render(value)}, expected {render(e.value)}"
+    return passed(detail) if deep_equal(value, e.value) else failed(detail)
+
+
+def _check(e: NativeAdmissionEquals, _case: object) -> Problems:
+    problems = dot_path(e.path)
+    segments = path_segments(e.path) if not problems else None
+    if segments and segments[0] not in FIELDS:
+        known = ", ".join(sorted(FIELDS))
+        problems.append(
+            (".path", f"unknown native admission field {segments[0]!r}; known: {known}")
+        )
+    return problems
+
+
+def _plugin_fields(case: CaseBase) -> list[str]:
+    """The Python names of the plug-in fields this Case sets (generic fields excluded)."""
+    return [
+        name
+        for name in type(case).__struct_fields__
+        if name not in _GENERIC and name != FIELD and getattr(case, name, None) is not None
+    ]
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    """A nativeRoutine Case exercises admission alone; native_admission_equals needs one."""
+    block = case.field(FIELD)
+    problems: list[tuple[str, str]] = []
+    if block is None:
+        for index, e in enumerate(case.expect):
+            if isinstance(e, NativeAdmissionEquals):
+                problems.append((f"$.expect[{index}].kind", f"{KIND!r} needs 'nativeRoutine'"))
+        return problems
+    assert isinstance(block, NativeRoutine)
+    for suffix, problem in non_empty(block.destination, ".destination") + non_empty(
+        block.account_id, ".accountId"
+    ):
+        problems.append((f"$.nativeRoutine{suffix}", problem))
+    for index, e in enumerate(case.expect):
+        if not isinstance(e, NativeAdmissionEquals):
+            problems.append(
+                (
+                    f"$.expect[{index}].kind",
+                    f"a 'nativeRoutine' Case carries only {KIND!r}, not {e.kind_name!r}",
+                )
+            )
+    for name in _plugin_fields(case):
+        problems.append(
+            (f"$.{json_name(name)}", f"a 'nativeRoutine' Case may not carry {json_name(name)!r}")
+        )
+    for attr, path in (*_SCRIPTED_LISTS, ("tool_results", "$.toolResults")):
+        if getattr(case, attr):
+            problems.append((path, f"a 'nativeRoutine' Case runs no Tool; drop {path[2:]!r}"))
+    return problems
+
+
+@hookimpl
+def eval_case_fields() -> list[CaseField]:
+    return [
+        CaseField(
+            name=FIELD,
+            type=NativeRoutine,
+            tiers=L3,
+            description=(
+                "A native event for a destination from an account, admitted from the durable "
+                "inbox; fault: lease_lost | route_changed | account_revoked."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=NativeAdmissionEquals,
+            scorer=_score,
+            tiers=L3,
+            check=_check,
+            seam_independent=True,
+            description=(
+                "The native admission observation (runCount, stateCount, artifactCount, "
+                "invocationCount, run, stateStatus, request, accountId, inboxRunId, "
+                "inboxCorrelated, error) has the value at the path."
+            ),
+        )
+    ]

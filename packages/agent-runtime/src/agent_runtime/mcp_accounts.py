@@ -1,0 +1,164 @@
+"""The MCP account authority: which account, if any, an MCP call may act for in a chat.
+
+Accounts, shared grants, shared consent, the chat's visibility and the selected account are
+durable runtime state (tables of the ``MCP accounts`` migration), written by the operator's
+side, never by model arguments. :func:`resolve` is the one decision every MCP dispatch goes
+through, at the moment of the call (after any approval wait), so a grant revoked while a call
+waited for approval blocks it. It never falls back: when the chosen account cannot act, the
+call is refused, naming why.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+DENIED = "account access denied"
+
+DDL = """
+CREATE TABLE mcp_chats (
+    conversation_id TEXT PRIMARY KEY,
+    visibility TEXT NOT NULL CHECK (visibility IN ('private', 'shared'))
+);
+CREATE TABLE mcp_accounts (
+    conversation_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    scope TEXT NOT NULL CHECK (scope IN ('personal', 'shared')),
+    status TEXT NOT NULL CHECK (status IN ('active', 'action_required', 'revoked')),
+    is_default INTEGER NOT NULL,
+    expires_at TEXT,
+    PRIMARY KEY (conversation_id, id)
+);
+CREATE TABLE mcp_grants (
+    conversation_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('granted', 'revoked')),
+    PRIMARY KEY (conversation_id, account_id)
+);
+CREATE TABLE mcp_selections (
+    conversation_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    shared_consent INTEGER NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The authority's answer: the account to act for, or the reason the call is refused."""
+
+    account_id: str | None
+    reason: str | None = None
+
+
+def install(conn: sqlite3.Connection, conversation_id: str, fixture: dict[str, Any]) -> None:
+    """Write a chat's MCP state (plain data in the Case's ``mcp`` shape) as host state."""
+    conn.execute(
+        "INSERT INTO mcp_chats (conversation_id, visibility) VALUES (?, ?)",
+        (conversation_id, fixture["visibility"]),
+    )
+    for account in fixture.get("accounts") or ():
+        conn.execute(
+            "INSERT INTO mcp_accounts VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                conversation_id,
+                account["id"],
+                account["scope"],
+                account["status"],
+                1 if account.get("isDefault") else 0,
+                account.get("expiresAt"),
+            ),
+        )
+    for account_id in fixture.get("sharedGrants") or ():
+        conn.execute(
+            "INSERT INTO mcp_grants VALUES (?, ?, 'granted')", (conversation_id, account_id)
+        )
+    selection = fixture.get("selection")
+    if selection is not None:
+        conn.execute(
+            "INSERT INTO mcp_selections VALUES (?, ?, ?)",
+            (conversation_id, selection["accountId"], 1 if selection["sharedConsent"] else 0),
+        )
+
+
+def revoke_grant(conn: sqlite3.Connection, conversation_id: str, account_id: str) -> bool:
+    """Revoke a durable shared grant; true when a granted grant was revoked."""
+    cursor = conn.execute(
+        "UPDATE mcp_grants SET status = 'revoked' "
+        "WHERE conversation_id = ? AND account_id = ? AND status = 'granted'",
+        (conversation_id, account_id),
+    )
+    return cursor.rowcount > 0
+
+
+def _expired(expires_at: str | None, now: datetime) -> bool:
+    if not expires_at:
+        return False
+    moment = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment <= now
+
+
+def resolve(
+    conn: sqlite3.Connection, conversation_id: str, now: datetime | None = None
+) -> Decision:
+    """The account an MCP call in this chat acts for, or why none may."""
+    now = now or datetime.now(UTC)
+    chat = conn.execute(
+        "SELECT visibility FROM mcp_chats WHERE conversation_id = ?", (conversation_id,)
+    ).fetchone()
+    if chat is None:
+        return Decision(None, f"{DENIED}: no MCP account is connected to this chat")
+    visibility = chat[0]
+    accounts = {
+        row[0]: row[1:]
+        for row in conn.execute(
+            "SELECT id, scope, status, is_default, expires_at FROM mcp_accounts "
+            "WHERE conversation_id = ? ORDER BY id",
+            (conversation_id,),
+        )
+    }
+    selection = conn.execute(
+        "SELECT account_id, shared_consent FROM mcp_selections WHERE conversation_id = ?",
+        (conversation_id,),
+    ).fetchone()
+    consent = False
+    if selection is not None:
+        chosen: str = selection[0]
+        consent = bool(selection[1])
+    else:
+        defaults = [a for a, row in accounts.items() if row[2]]
+        personal = [a for a in defaults if accounts[a][0] == "personal"]
+        if personal:
+            chosen = personal[0]  # the personal default is preferred
+        elif len(defaults) == 1:
+            chosen = defaults[0]
+        elif len(accounts) == 1:
+            chosen = next(iter(accounts))
+        else:
+            return Decision(None, f"{DENIED}: several accounts could act; select one")
+    found = accounts.get(chosen)
+    if found is None:
+        return Decision(None, f"{DENIED}: account {chosen} is not connected")
+    scope, status, _default, expires_at = found
+    if status != "active":
+        return Decision(None, f"{DENIED}: account {chosen} is {status}")
+    if _expired(expires_at, now):
+        return Decision(None, f"{DENIED}: account {chosen} expired; reconnect it")
+    if scope == "personal" and visibility == "shared":
+        return Decision(None, f"{DENIED}: personal account {chosen} cannot enter a shared chat")
+    if scope == "shared":
+        if not consent:
+            return Decision(None, f"{DENIED}: shared account {chosen} needs shared consent")
+        grant = conn.execute(
+            "SELECT status FROM mcp_grants WHERE conversation_id = ? AND account_id = ?",
+            (conversation_id, chosen),
+        ).fetchone()
+        if grant is None:
+            return Decision(None, f"{DENIED}: shared account {chosen} has no grant")
+        if grant[0] != "granted":
+            return Decision(None, f"{DENIED}: the grant of shared account {chosen} was revoked")
+    return Decision(chosen)

@@ -1,0 +1,42 @@
+"""Native routes: which Routine (and Agent) a native destination such as ``eval/native#42`` starts.
+
+An inbox event remembers the Routine it was routed to when it arrived; admission checks that
+the route still says so, because a route edited in between must not start the old Routine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from agent_runtime.storage import atomic
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    destination: str
+    routine: str
+    agent: str
+
+
+class NativeRoutes:
+    """The destination → Routine table over one connection."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def set(self, route: Route) -> None:
+        with atomic(self.conn) as conn:
+            conn.execute("DELETE FROM native_routes WHERE destination = ?", (route.destination,))
+            conn.execute(
+                "INSERT INTO native_routes (destination, routine, agent) VALUES (?, ?, ?)",
+                (route.destination, route.routine, route.agent),
+            )
+
+    def get(self, destination: str) -> Route | None:
+        row = self.conn.execute(
+            "SELECT routine, agent FROM native_routes WHERE destination = ?", (destination,)
+        ).fetchone()
+        return None if row is None else Route(destination, row[0], row[1])

@@ -1,0 +1,99 @@
+"""The File fixture of a Case (``attachments`` / ``readable``) and the bytes it stands for.
+
+A File declares what it is (id, media type, name), optionally its text ``content``, and at
+most one format fixture (``pdf``, ``docx``, ``xlsx``, ``pptx``). Its bytes are synthesised
+deterministically from that declaration (:mod:`eval_expectations_files.synthesis`); a File with
+neither content nor fixture is the placeholder ``eval-bytes:<fileId>``. The Host asks the File
+for its bytes (``fixture_bytes``), so the runtime never needs this package.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+import msgspec
+
+PDF = "application/pdf"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+_CONFIG: dict[str, Any] = {
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    "rename": "camel",
+}
+
+PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout"]
+
+
+class PdfFixture(msgspec.Struct, **_CONFIG):
+    variant: PdfVariant
+    replace_after_read: Literal["malformed", "encrypted"] | None = None
+
+
+class DocxFixture(msgspec.Struct, **_CONFIG):
+    variant: Literal["malformed", "empty", "entry-limit"] | None = None
+    preceding_paragraphs: int | None = None
+
+
+class XlsxFixture(msgspec.Struct, **_CONFIG):
+    preceding_rows: int
+
+
+class PptxFixture(msgspec.Struct, **_CONFIG):
+    speaker_notes: bool
+
+
+class CaseFile(msgspec.Struct, **_CONFIG):
+    """One File of a Case; ``content`` is given text, its id and name are not."""
+
+    file_id: str
+    media_type: str
+    name: str
+    content: str | None = None
+    pdf: PdfFixture | None = None
+    docx: DocxFixture | None = None
+    xlsx: XlsxFixture | None = None
+    pptx: PptxFixture | None = None
+
+    def formats(self) -> list[str]:
+        return [n for n in ("pdf", "docx", "xlsx", "pptx") if getattr(self, n) is not None]
+
+    def is_pdf(self) -> bool:
+        return self.pdf is not None or self.media_type == PDF
+
+    def fixture_bytes(self) -> bytes:
+        """The File's bytes, identical on every run."""
+        return _synthesise(self)
+
+    def replacement_bytes(self) -> bytes | None:
+        """The bytes that replace the stored File once a ``file_read`` of it succeeded."""
+        if self.pdf is None or self.pdf.replace_after_read is None:
+            return None
+        from eval_expectations_files import synthesis  # document libraries only when needed
+
+        return synthesis.pdf_bytes(self.pdf.replace_after_read, "Replaced after it was read.")
+
+
+@lru_cache(maxsize=256)
+def _synthesise(file: CaseFile) -> bytes:
+    from eval_expectations_files import synthesis  # document libraries only when needed
+
+    content = file.content
+    if file.pdf is not None:
+        return synthesis.pdf_bytes(file.pdf.variant, content)
+    if file.docx is not None:
+        return synthesis.docx_bytes(content, file.docx.preceding_paragraphs or 0, file.docx.variant)
+    if file.xlsx is not None:
+        return synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows)
+    if file.pptx is not None:
+        return synthesis.pptx_bytes(content or "")
+    if content is not None:
+        if file.media_type == PDF:
+            return synthesis.pdf_bytes("text", content)
+        return content.encode("utf-8")
+    return f"eval-bytes:{file.file_id}".encode()

@@ -1,0 +1,339 @@
+"""The files kinds and their scorers: what the provider was sent, and who may read what was made.
+
+Provider kinds read the prompt splitter's parts (the first request, unless a kind says every
+request) against the Case Files as seeded; generated-file kinds read the shares the File store
+holds for every File the Agent wrote. Every scorer is total: no record, no request, no
+generated File is a failure with a reason, never a pass.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from eval_core.evidence import Evidence
+from eval_core.families.checks import Problems, non_empty
+from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import quoted
+from eval_expectations_files.record import FilesRecord, ProviderPart, record_of
+
+L3: frozenset[Tier] = frozenset({"l3"})
+FILE_CREATE = "file_create"
+GRANTEE_PREFIXES = ("user:", "role:")
+_NO_RECORD = "no File read-back (the Host did not run the Case's Files)"
+
+
+class PromptAttaches(Expectation, tag="prompt_attaches", frozen=True):
+    file_id: str
+
+
+class PromptOmitsAttachment(Expectation, tag="prompt_omits_attachment", frozen=True):
+    file_id: str
+
+
+class ProviderPromptContains(Expectation, tag="provider_prompt_contains", frozen=True):
+    text: str
+
+
+class ProviderPromptFileExact(Expectation, tag="provider_prompt_file_exact", frozen=True):
+    file_id: str
+    part: Literal["file", "image"]
+
+
+class ProviderPromptOmitsFile(Expectation, tag="provider_prompt_omits_file", frozen=True):
+    file_id: str
+
+
+class PdfPageSize(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One page's size in points, as ``pdf_input_accounted`` expects it."""
+
+    width: int
+    height: int
+
+
+class PdfInputAccounted(Expectation, tag="pdf_input_accounted", frozen=True):
+    file_id: str
+    pages: list[PdfPageSize]
+    text: Literal["present", "absent"]
+    minimum_tokens: int
+
+
+class GeneratedFileReadableBy(Expectation, tag="generated_file_readable_by", frozen=True):
+    grantee: str
+
+
+class GeneratedFileNotReadableBy(Expectation, tag="generated_file_not_readable_by", frozen=True):
+    grantee: str
+
+
+class GeneratedFileDraftCreated(Expectation, tag="generated_file_draft_created", frozen=True):
+    pass
+
+
+def _first(record: FilesRecord) -> list[ProviderPart] | None:
+    return record.requests[0] if record.requests else None
+
+
+def _attributed(parts: list[ProviderPart], file_id: str) -> list[ProviderPart]:
+    return [p for p in parts if p.file_id == file_id]
+
+
+def _describe(part: ProviderPart) -> str:
+    return f"{part.type} part ({part.media_type or 'text'}, {part.filename or '-'})"
+
+
+def _score_attaches(e: PromptAttaches, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot look for File {e.file_id}")
+    parts = _first(record)
+    if parts is None:
+        return failed(f"the model received no request, so File {e.file_id} was never attached")
+    found = _attributed(parts, e.file_id)
+    if not found:
+        ids = sorted({p.file_id for p in parts if p.file_id})
+        return failed(f"the first provider request attaches {ids or 'no File'}, not {e.file_id}")
+    return passed(f"the first provider request attaches {e.file_id} as {_describe(found[0])}")
+
+
+def _score_omits_attachment(e: PromptOmitsAttachment, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was left out")
+    parts = _first(record)
+    if parts is None:
+        return passed(f"no provider request was made, so File {e.file_id} was not attached")
+    found = _attributed(parts, e.file_id)
+    if found:
+        return failed(f"the first provider request attaches {e.file_id} as {_describe(found[0])}")
+    return passed(f"the first provider request ({len(parts)} parts) does not attach {e.file_id}")
+
+
+def _score_contains(e: ProviderPromptContains, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot look for {quoted(e.text)}")
+    parts = _first(record)
+    if parts is None:
+        return failed(f"the model received no request; cannot look for {quoted(e.text)}")
+    for part in parts:
+        if part.type == "text" and part.role != "assistant" and e.text in (part.text or ""):
+            where = f"the {part.role} text" + (f" of File {part.file_id}" if part.file_id else "")
+            return passed(f"the first provider request contains {quoted(e.text)} in {where}")
+    return failed(
+        f"the first provider request ({len(parts)} parts, assistant text excluded) does not "
+        f"contain {quoted(e.text)}"
+    )
+
+
+def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot compare File {e.file_id}")
+    seeded = record.seeded(e.file_id)
+    if seeded is None:
+        return failed(f"File {e.file_id} was never seeded in the File store")
+    parts = _first(record)
+    if parts is None:
+        return failed(f"the model received no request; File {e.file_id} was never sent")
+    binary = [p for p in _attributed(parts, e.file_id) if p.type in ("file", "image")]
+    if not binary:
+        return failed(f"the first provider request has no binary part for File {e.file_id}")
+    part = binary[0]
+    wrong = []
+    if part.type != e.part:
+        wrong.append(f"part type {part.type}, expected {e.part}")
+    if part.sha256 != seeded.sha256 or part.size != seeded.size:
+        wrong.append(
+            f"bytes differ ({part.size} bytes sha256 {str(part.sha256)[:12]}…, the Case File "
+            f"has {seeded.size} bytes sha256 {seeded.sha256[:12]}…)"
+        )
+    if part.media_type != seeded.media_type:
+        wrong.append(f"media type {part.media_type}, expected {seeded.media_type}")
+    if part.filename != seeded.name:
+        wrong.append(f"file name {part.filename!r}, expected {seeded.name!r}")
+    if wrong:
+        return failed(f"File {e.file_id} was sent with " + "; ".join(wrong))
+    return passed(
+        f"File {e.file_id} was sent as a {e.part} part with its exact {seeded.size} bytes, "
+        f"media type {seeded.media_type} and file name {seeded.name!r}"
+    )
+
+
+def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was never sent")
+    for number, parts in enumerate(record.requests, start=1):
+        for part in parts:
+            if part.type in ("file", "image") and part.file_id is None:
+                return failed(f"provider request {number} has a binary part of no known File")
+            if part.file_id == e.file_id:
+                return failed(f"provider request {number} carries File {e.file_id}")
+    return passed(f"none of {len(record.requests)} provider request(s) carries File {e.file_id}")
+
+
+def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot account PDF {e.file_id}")
+    inputs = [i for i in record.pdf_inputs if i.file_id == e.file_id]
+    if not inputs:
+        return failed(f"PDF {e.file_id} never reached the model (no prompt part, no file_read)")
+    expected = [(p.width, p.height) for p in e.pages]
+    for number, item in enumerate(inputs, start=1):
+        where = f"PDF input {number} ({item.source})"
+        sizes = [(p.width, p.height) for p in item.pages]
+        if sizes != expected:
+            return failed(f"{where} has pages {sizes}, expected {expected}")
+        has_text = any(p.text for p in item.pages)
+        if has_text != (e.text == "present"):
+            return failed(f"{where}: text layer {'present' if has_text else 'absent'}")
+        tokens = sum(p.tokens for p in item.pages)
+        if tokens < e.minimum_tokens:
+            return failed(f"{where} is estimated at {tokens} tokens, below {e.minimum_tokens}")
+    return passed(
+        f"{len(inputs)} PDF input(s) of {e.file_id}: pages {expected}, text {e.text}, "
+        f"≥{e.minimum_tokens} tokens each"
+    )
+
+
+def _generated(ev: Evidence) -> tuple[FilesRecord | None, str]:
+    record = record_of(ev)
+    if record is None:
+        return None, _NO_RECORD
+    if not record.generated:
+        return None, "the Agent generated no File"
+    return record, ""
+
+
+def _score_readable_by(e: GeneratedFileReadableBy, ev: Evidence) -> Verdict:
+    record, why = _generated(ev)
+    if record is None:
+        return failed(f"{why}; cannot check it is readable by {e.grantee}")
+    missing = [g.file_id for g in record.generated if e.grantee not in g.readable_by]
+    if missing:
+        shares = {g.file_id: g.readable_by for g in record.generated}
+        return failed(f"{e.grantee} may not read {missing} (shares: {shares})")
+    return passed(f"every generated File ({len(record.generated)}) is readable by {e.grantee}")
+
+
+def _score_not_readable_by(e: GeneratedFileNotReadableBy, ev: Evidence) -> Verdict:
+    record, why = _generated(ev)
+    if record is None:
+        return failed(f"{why}; cannot check it is withheld from {e.grantee}")
+    leaked = [g.file_id for g in record.generated if e.grantee in g.readable_by]
+    if leaked:
+        return failed(f"{e.grantee} may read {leaked}")
+    shares = sorted({s for g in record.generated for s in g.readable_by})
+    return passed(f"no generated File is readable by {e.grantee} (shared with {shares})")
+
+
+def _score_draft(e: GeneratedFileDraftCreated, ev: Evidence) -> Verdict:
+    record, why = _generated(ev)
+    if record is None:
+        return failed(f"{why}; expected a draft")
+    drafts = [g.file_id for g in record.generated if g.status == "draft"]
+    if not drafts:
+        return failed(f"no generated File is a draft: {[g.status for g in record.generated]}")
+    return passed(f"draft File(s) {drafts} were created")
+
+
+def _file_created(_e: object, ev: Evidence) -> bool:
+    return any(c.name == FILE_CREATE for c in ev.tool_calls or ())
+
+
+def _check_file_id(e: PromptAttaches, _case: object) -> Problems:
+    return non_empty(e.file_id, ".fileId")
+
+
+def _check_text(e: ProviderPromptContains, _case: object) -> Problems:
+    return non_empty(e.text, ".text")
+
+
+def _check_grantee(e: GeneratedFileReadableBy, _case: object) -> Problems:
+    prefix = next((p for p in GRANTEE_PREFIXES if e.grantee.startswith(p)), None)
+    if prefix is None or not e.grantee[len(prefix) :].strip():
+        return [(".grantee", "must be spelled user:<id> or role:<id>")]
+    return []
+
+
+def _check_pdf(e: PdfInputAccounted, _case: object) -> Problems:
+    problems = non_empty(e.file_id, ".fileId")
+    if not e.pages:
+        problems.append((".pages", "must list at least one page"))
+    for index, page in enumerate(e.pages):
+        if page.width <= 0 or page.height <= 0:
+            problems.append((f".pages[{index}]", "width and height must be positive integers"))
+    if e.minimum_tokens <= 0:
+        problems.append((".minimumTokens", "must be a positive integer"))
+    return problems
+
+
+def kind_specs() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=PromptAttaches,
+            scorer=_score_attaches,
+            check=_check_file_id,
+            description="The prompt splitter attached the File to the first provider request.",
+        ),
+        KindSpec(
+            struct=PromptOmitsAttachment,
+            scorer=_score_omits_attachment,
+            check=_check_file_id,
+            description="The first provider request attaches nothing of the File.",
+        ),
+        KindSpec(
+            struct=ProviderPromptContains,
+            scorer=_score_contains,
+            check=_check_text,
+            grounding=Grounding(field="text", waivable=False, scope="first_request"),
+            description="The first provider request's non-assistant text contains the text.",
+        ),
+        KindSpec(
+            struct=ProviderPromptFileExact,
+            scorer=_score_file_exact,
+            check=_check_file_id,
+            description="A binary part of the first provider request is the Case File: exact "
+            "bytes, media type and file name.",
+        ),
+        KindSpec(
+            struct=ProviderPromptOmitsFile,
+            scorer=_score_omits_file,
+            check=_check_file_id,
+            description="No provider request carries a part of the File (nor an unknown one).",
+        ),
+        KindSpec(
+            struct=PdfInputAccounted,
+            scorer=_score_pdf,
+            tiers=L3,
+            check=_check_pdf,
+            description="Every PDF model input of the File has these pages, this text-layer "
+            "presence and at least this token estimate.",
+        ),
+        KindSpec(
+            struct=GeneratedFileReadableBy,
+            scorer=_score_readable_by,
+            tiers=L3,
+            check=_check_grantee,
+            seam=_file_created,
+            description="Every File the Agent generated is shared with the grantee.",
+        ),
+        KindSpec(
+            struct=GeneratedFileNotReadableBy,
+            scorer=_score_not_readable_by,
+            tiers=L3,
+            check=_check_grantee,
+            seam=_file_created,
+            description="No File the Agent generated is shared with the grantee.",
+        ),
+        KindSpec(
+            struct=GeneratedFileDraftCreated,
+            scorer=_score_draft,
+            tiers=L3,
+            seam=_file_created,
+            description="The Agent's file_create saved a draft File.",
+        ),
+    ]

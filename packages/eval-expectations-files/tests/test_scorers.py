@@ -1,0 +1,189 @@
+"""Scorers are total: no record, no request, no generated File fail with a reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.evidence import Evidence, ToolCall
+from eval_expectations_files.kinds import (
+    GeneratedFileDraftCreated,
+    GeneratedFileNotReadableBy,
+    GeneratedFileReadableBy,
+    PdfInputAccounted,
+    PdfPageSize,
+    PromptAttaches,
+    PromptOmitsAttachment,
+    ProviderPromptContains,
+    ProviderPromptFileExact,
+    ProviderPromptOmitsFile,
+    kind_specs,
+)
+
+SPECS = {spec.name: spec for spec in kind_specs()}
+SHA = "ab" * 32
+
+
+def record(**overrides: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "files": [
+            {
+                "fileId": "f",
+                "name": "f.pdf",
+                "mediaType": "application/pdf",
+                "origin": "attachment",
+                "sha256": SHA,
+                "size": 10,
+            }
+        ],
+        "requests": [
+            [
+                {"type": "text", "role": "system", "text": "You are support."},
+                {"type": "text", "role": "user", "text": "Read this."},
+                {"type": "text", "role": "assistant", "text": "Only the model said this."},
+                {
+                    "type": "file",
+                    "fileId": "f",
+                    "mediaType": "application/pdf",
+                    "filename": "f.pdf",
+                    "sha256": SHA,
+                    "size": 10,
+                },
+            ]
+        ],
+        "pdfInputs": [
+            {
+                "fileId": "f",
+                "source": "prompt",
+                "pages": [{"width": 595, "height": 842, "text": True, "tokens": 300}],
+            }
+        ],
+        "generated": [],
+        "roleAssignments": {},
+    }
+    data.update(overrides)
+    return data
+
+
+def score(expectation: Any, data: Any, **evidence: Any) -> tuple[bool, str]:
+    ev = Evidence(tier="l3", **evidence)
+    if data is not None:
+        ev.records["files"] = data
+    verdict = SPECS[expectation.kind_name].scorer(expectation, ev)
+    return verdict.passed, verdict.detail
+
+
+EXPECTATIONS = [
+    PromptAttaches(file_id="f"),
+    PromptOmitsAttachment(file_id="f"),
+    ProviderPromptContains(text="Read this."),
+    ProviderPromptFileExact(file_id="f", part="file"),
+    ProviderPromptOmitsFile(file_id="f"),
+    PdfInputAccounted(
+        file_id="f", pages=[PdfPageSize(width=595, height=842)], text="present", minimum_tokens=1
+    ),
+    GeneratedFileReadableBy(grantee="user:u"),
+    GeneratedFileNotReadableBy(grantee="role:x"),
+    GeneratedFileDraftCreated(),
+]
+
+
+def test_every_kind_fails_without_a_record() -> None:
+    for expectation in EXPECTATIONS:
+        ok, detail = score(expectation, None)
+        assert not ok and detail, expectation
+
+
+def test_a_malformed_record_is_not_observed() -> None:
+    ok, detail = score(PromptAttaches(file_id="f"), {"files": "nonsense"})
+    assert not ok and "no File read-back" in detail
+
+
+def test_the_split_request_is_read() -> None:
+    assert score(PromptAttaches(file_id="f"), record())[0]
+    assert not score(PromptOmitsAttachment(file_id="f"), record())[0]
+    assert score(ProviderPromptContains(text="Read this."), record())[0]
+    assert not score(ProviderPromptContains(text="Only the model"), record())[0]
+    assert not score(ProviderPromptOmitsFile(file_id="f"), record())[0]
+    no_request = record(requests=[])
+    assert not score(PromptAttaches(file_id="f"), no_request)[0]
+    assert score(PromptOmitsAttachment(file_id="f"), no_request)[0]
+
+
+def test_file_exact_compares_bytes_media_type_and_name() -> None:
+    exact = ProviderPromptFileExact(file_id="f", part="file")
+    assert score(exact, record())[0]
+    data = record()
+    flipped = "ba" + SHA[2:]  # one byte of the sent bytes differs: so does their digest
+    data["requests"][0][3]["sha256"] = flipped
+    ok, detail = score(exact, data)
+    assert not ok and "bytes differ" in detail
+    data = record()
+    data["requests"][0][3]["filename"] = "other.pdf"
+    assert "file name" in score(exact, data)[1]
+    data = record()
+    data["requests"][0][3]["mediaType"] = "application/octet-stream"
+    assert "media type" in score(exact, data)[1]
+    assert "part type" in score(ProviderPromptFileExact(file_id="f", part="image"), record())[1]
+
+
+def test_an_unattributable_binary_part_fails_omits_file() -> None:
+    data = record()
+    data["requests"][0][3]["fileId"] = None
+    ok, detail = score(ProviderPromptOmitsFile(file_id="g"), data)
+    assert not ok and "no known File" in detail
+
+
+def test_pdf_accounting_checks_pages_text_and_tokens() -> None:
+    page = [PdfPageSize(width=595, height=842)]
+    assert score(
+        PdfInputAccounted(file_id="f", pages=page, text="present", minimum_tokens=300), record()
+    )[0]
+    assert not score(
+        PdfInputAccounted(file_id="f", pages=page, text="absent", minimum_tokens=1), record()
+    )[0]
+    assert not score(
+        PdfInputAccounted(file_id="f", pages=page, text="present", minimum_tokens=301), record()
+    )[0]
+    two = page * 2
+    assert not score(
+        PdfInputAccounted(file_id="f", pages=two, text="present", minimum_tokens=1), record()
+    )[0]
+    assert not score(
+        PdfInputAccounted(file_id="g", pages=page, text="present", minimum_tokens=1), record()
+    )[0]
+
+
+def test_generated_file_audiences_hold_for_every_file() -> None:
+    generated = [
+        {
+            "fileId": "a",
+            "name": "a",
+            "mediaType": "text/plain",
+            "status": "draft",
+            "owner": "agent:x",
+            "readableBy": ["role:r", "user:u"],
+        },
+        {
+            "fileId": "b",
+            "name": "b",
+            "mediaType": "text/plain",
+            "status": "saved",
+            "owner": "agent:x",
+            "readableBy": ["user:u"],
+        },
+    ]
+    data = record(generated=generated)
+    assert score(GeneratedFileReadableBy(grantee="user:u"), data)[0]
+    assert not score(GeneratedFileReadableBy(grantee="role:r"), data)[0]
+    assert not score(GeneratedFileNotReadableBy(grantee="role:r"), data)[0]
+    assert score(GeneratedFileNotReadableBy(grantee="role:z"), data)[0]
+    assert score(GeneratedFileDraftCreated(), data)[0]
+    assert not score(GeneratedFileNotReadableBy(grantee="role:z"), record())[0]
+
+
+def test_the_seam_is_file_create() -> None:
+    seam = SPECS["generated_file_readable_by"].seam
+    assert seam is not None
+    call = ToolCall(call_id="c", name="file_create", arguments={})
+    assert seam(GeneratedFileReadableBy(grantee="user:u"), Evidence(tier="l3", tool_calls=[call]))
+    assert not seam(GeneratedFileReadableBy(grantee="user:u"), Evidence(tier="l3", tool_calls=[]))

@@ -1,0 +1,124 @@
+"""The ``mcp`` Case field: a chat's MCP accounts, grants, consent and selection, and its load
+rules.
+
+Everything here is host state the Host installs before the first Turn; nothing of it reaches
+the model as an argument. The rules refuse a fixture that could not mean one thing: duplicate
+account ids, a selection of an undeclared account, a grant on a personal account, a revocation
+of a grant that was never given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from eval_core.case import CaseBase
+
+_CONFIG: dict[str, Any] = {
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    "rename": "camel",
+}
+MCP_PREFIX = "mcp_"
+
+
+class McpAccount(msgspec.Struct, **_CONFIG):
+    """One connected account of the integration."""
+
+    id: str
+    scope: Literal["personal", "shared"]
+    status: Literal["active", "action_required", "revoked"]
+    is_default: bool = False
+    expires_at: str | None = None
+
+
+class McpSelection(msgspec.Struct, **_CONFIG):
+    """The account the chat selected, and whether the user consented to sharing it."""
+
+    account_id: str
+    shared_consent: bool
+
+
+class McpFixture(msgspec.Struct, **_CONFIG):
+    """The ``mcp`` block of a Case."""
+
+    visibility: Literal["private", "shared"]
+    accounts: list[McpAccount]
+    selection: McpSelection | None = None
+    shared_grants: list[str] = msgspec.field(default_factory=list)
+    revoke_grant_before_approval: str | None = None
+
+
+def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
+    """The fixture's own rules (ids, selection, grants, revocation)."""
+    if not fixture.accounts:
+        yield "$.mcp.accounts", "must declare at least one account"
+    seen: dict[str, McpAccount] = {}
+    for index, account in enumerate(fixture.accounts):
+        if not account.id:
+            yield f"$.mcp.accounts[{index}].id", "must be a non-empty string"
+        if account.id in seen:
+            yield f"$.mcp.accounts[{index}].id", f"duplicate account id {account.id!r}"
+        seen.setdefault(account.id, account)
+        if account.expires_at is not None:
+            try:
+                datetime.fromisoformat(account.expires_at.replace("Z", "+00:00"))
+            except ValueError:
+                yield (
+                    f"$.mcp.accounts[{index}].expiresAt",
+                    f"{account.expires_at!r} is not an ISO 8601 timestamp",
+                )
+    selection = fixture.selection
+    if selection is not None and selection.account_id not in seen:
+        yield (
+            "$.mcp.selection.accountId",
+            f"selects {selection.account_id!r}, which is not a declared account",
+        )
+    granted: set[str] = set()
+    for index, account_id in enumerate(fixture.shared_grants):
+        grantee = seen.get(account_id)
+        if grantee is None:
+            yield f"$.mcp.sharedGrants[{index}]", f"grants {account_id!r}, not a declared account"
+        elif grantee.scope != "shared":
+            yield (
+                f"$.mcp.sharedGrants[{index}]",
+                f"grants {account_id!r}, a {grantee.scope} account: grants are for shared ones",
+            )
+        if account_id in granted:
+            yield f"$.mcp.sharedGrants[{index}]", f"duplicate grant {account_id!r}"
+        granted.add(account_id)
+    revoked = fixture.revoke_grant_before_approval
+    if revoked is not None and revoked not in granted:
+        yield (
+            "$.mcp.revokeGrantBeforeApproval",
+            f"revokes {revoked!r}, which is not in sharedGrants",
+        )
+
+
+def tool_problems(case: CaseBase, has_mcp: bool) -> Iterator[tuple[str, str]]:
+    """MCP Tools run for real: no scripted result in any Turn; a declared one needs ``mcp``."""
+    for index, result in enumerate(case.tool_results):
+        if result.name.startswith(MCP_PREFIX):
+            yield (
+                f"$.toolResults[{index}].name",
+                f"{result.name!r} is an MCP Tool: it runs for real; never script its result",
+            )
+    for t_index, turn in enumerate(case.field("journey") or ()):
+        for r_index, result in enumerate(getattr(turn, "tool_results", ()) or ()):
+            if result.name.startswith(MCP_PREFIX):
+                yield (
+                    f"$.journey[{t_index}].toolResults[{r_index}].name",
+                    f"{result.name!r} is an MCP Tool: it runs for real; never script its result",
+                )
+    if not has_mcp:
+        for index, tool in enumerate(case.tools):
+            if tool.name.startswith(MCP_PREFIX):
+                yield (
+                    f"$.tools[{index}].name",
+                    f"{tool.name!r} is an MCP Tool: the Case needs an 'mcp' fixture",
+                )

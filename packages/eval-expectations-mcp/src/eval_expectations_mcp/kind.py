@@ -1,0 +1,48 @@
+"""``mcp_provider_call_count``: how many ``tools/call`` requests the MCP provider served.
+
+The Host reads the count back from the provider itself (``records["mcp"]["providerCalls"]``),
+never from the dispatcher's attempts or the model's claims: a call the account authority
+refused never reaches the provider. A count that was not observed fails, even when zero was
+expected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.evidence import Evidence
+from eval_core.kinds import Expectation, Verdict, failed, passed
+
+RECORD = "mcp"
+
+
+class McpProviderCallCount(Expectation, tag="mcp_provider_call_count", frozen=True):
+    count: int
+
+
+def observed_calls(evidence: Evidence) -> int | None:
+    """The provider's own count, or ``None`` when it was not observed."""
+    record: Any = evidence.records.get(RECORD)
+    if not isinstance(record, dict):
+        return None
+    calls = record.get("providerCalls")
+    if isinstance(calls, bool) or not isinstance(calls, int):
+        return None
+    return calls
+
+
+def score(expectation: McpProviderCallCount, evidence: Evidence) -> Verdict:
+    calls = observed_calls(evidence)
+    if calls is None:
+        return failed(
+            "the MCP provider's tools/call count was not observed; "
+            f"cannot confirm {expectation.count}"
+        )
+    detail = f"the MCP provider served {calls} tools/call request(s), expected {expectation.count}"
+    return passed(detail) if calls == expectation.count else failed(detail)
+
+
+def check(expectation: McpProviderCallCount, _case: Any) -> list[tuple[str, str]]:
+    if isinstance(expectation.count, bool) or expectation.count < 0:
+        return [(".count", "must be an integer >= 0")]
+    return []

@@ -1,0 +1,22 @@
+"""The ``nativeRoutine`` Case field: a native event for a destination, from an account.
+
+The Host persists an event for ``destination`` sent by ``accountId``, claims it from the
+durable inbox and admits the Routine it routes to; ``fault`` breaks one dependency of that
+admission (the claim's lease, the route, the account) to show what admission refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+NativeFault = Literal["lease_lost", "route_changed", "account_revoked"]
+
+
+class NativeRoutine(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="camel"
+):
+    destination: str
+    account_id: str
+    fault: NativeFault | None = None

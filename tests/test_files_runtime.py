@@ -1,0 +1,121 @@
+"""The runtime's File code on real documents: extraction limits, the store, the File Tools."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from agent_runtime import documents
+from agent_runtime.documents import DocumentRefused, extract
+from agent_runtime.file_session import FileSession, SeedFile
+from agent_runtime.file_store import MemoryFileStore, SqlFileStore, digest
+from agent_runtime.file_tools import FileTools
+from agent_runtime.model import ToolCallRequest
+from agent_runtime.storage import Template
+from agent_runtime.tools import ToolOutcome
+from eval_expectations_files import synthesis
+
+
+class Nothing:
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        return ToolOutcome("failed", reason=f"unscripted {call.name}")
+
+
+@pytest.mark.parametrize(
+    ("media_type", "data", "reason"),
+    [
+        (documents.PDF, synthesis.pdf_bytes("encrypted", None), "file_encrypted"),
+        (documents.PDF, synthesis.pdf_bytes("malformed", None), "file_malformed"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="malformed"), "file_malformed"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="empty"), "file_empty"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="entry-limit"), "file_entry_limit"),
+        ("text/plain", b"", "file_empty"),
+        ("image/png", b"\x89PNG", "file_unsupported"),
+    ],
+)
+def test_unreadable_documents_are_refused(media_type: str, data: bytes, reason: str) -> None:
+    with pytest.raises(DocumentRefused) as refused:
+        extract(media_type, data)
+    assert refused.value.reason == reason
+
+
+def test_over_limit_bytes_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(documents, "MAX_BYTES", 10)
+    with pytest.raises(DocumentRefused, match="file_too_large"):
+        extract("text/plain", b"more than ten bytes")
+
+
+def test_office_text_is_read_past_any_preview() -> None:
+    docx = extract(documents.DOCX, synthesis.docx_bytes("Last clause.", 100))
+    assert docx.text.endswith("Last clause.")
+    xlsx = extract(documents.XLSX, synthesis.xlsx_bytes("Closing 5", 300))
+    assert xlsx.text.endswith("Closing 5")
+    pptx = extract(documents.PPTX, synthesis.pptx_bytes("Notes only."))
+    assert "Notes only." in pptx.text
+
+
+def test_pdf_pages_have_sizes_text_and_a_token_estimate() -> None:
+    mixed = extract(documents.PDF, synthesis.pdf_bytes("mixed", "Typed words here."))
+    assert [(p.width, p.height, p.has_text) for p in mixed.pages] == [
+        (595, 842, True),
+        (595, 842, False),
+    ]
+    assert all(p.tokens >= documents.PAGE_IMAGE_TOKENS for p in mixed.pages)
+    assert mixed.pages[0].tokens > mixed.pages[1].tokens
+
+
+@pytest.mark.parametrize("durable", [False, True])
+def test_replacing_bytes_keeps_the_original_blob(durable: bool) -> None:
+    template = Template() if durable else None
+    store = SqlFileStore(template.fresh()) if template else MemoryFileStore()
+    store.put("f", "f.txt", "text/plain", b"one", origin="library", owner="user:u")
+    store.replace_bytes("f", b"two")
+    current = store.get("f")
+    assert current is not None and current.data == b"two" and current.sha256 == digest(b"two")
+    if isinstance(store, SqlFileStore):
+        blobs = {r[0] for r in store.conn.execute("SELECT sha256 FROM file_blobs")}
+        assert digest(b"one") in blobs
+    with pytest.raises((ValueError, sqlite3.IntegrityError)):
+        store.put("f", "f.txt", "text/plain", b"three", origin="library", owner="user:u")
+
+
+def test_file_read_replaces_after_a_successful_read_only() -> None:
+    store = MemoryFileStore()
+    scan = synthesis.pdf_bytes("scan", None)
+    broken = synthesis.pdf_bytes("malformed", None)
+    session = FileSession(
+        store, "support", [SeedFile("s", "s.pdf", documents.PDF, scan, "library", broken)], []
+    )
+    tools = session.tools(Nothing())
+    first = tools.execute(ToolCallRequest("1", "file_read", {"fileId": "s"}))
+    assert first.status == "succeeded" and first.output["pages"][0]["text"] is False
+    second = tools.execute(ToolCallRequest("2", "file_read", {"fileId": "s"}))
+    assert second.status == "failed" and (second.reason or "").startswith("file_malformed")
+    assert session.record()["files"][0]["sha256"] == digest(scan)
+
+
+def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
+    store = MemoryFileStore()
+    session = FileSession(store, "records-readonly", [], ["records"])
+    tools: FileTools = session.tools(Nothing())
+    made = tools.execute(
+        ToolCallRequest(
+            "1", "file_create", {"name": "a.md", "mediaType": "text/markdown", "content": "A"}
+        )
+    )
+    assert made.status == "succeeded"
+    generated = session.record()["generated"]
+    assert generated[0]["readableBy"] == ["role:records", "user:eval-user"]
+    assert generated[0]["status"] == "draft"
+    other = FileTools(Nothing(), store, requester="someone-else", principal="agent:x")
+    denied = other.execute(ToolCallRequest("2", "file_read", {"fileId": generated[0]["fileId"]}))
+    assert denied.status == "failed" and "file_not_found" in (denied.reason or "")
+
+
+def test_other_calls_pass_through() -> None:
+    tools = FileTools(Nothing(), MemoryFileStore(), requester="u", principal="agent:a")
+    assert (
+        tools.execute(ToolCallRequest("1", "lookup_ticket", {})).reason
+        == "unscripted lookup_ticket"
+    )

@@ -1,0 +1,140 @@
+"""Loader rules of the mcp family: each refusal names the file, the JSON path and the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eval_core.corpus import Loader
+from tests.conftest import WriteCase, minimal_case
+from tests.test_loader import refusal
+
+STATUS = "mcp_eval_mcp_status_1be4b3c1dd6762aa"
+DECL = {"name": STATUS, "inputSchema": {"type": "object"}}
+COUNT = {"kind": "mcp_provider_call_count", "count": 1}
+SHARED = {"id": "shared-working", "scope": "shared", "status": "active"}
+PERSONAL = {"id": "personal-default", "scope": "personal", "status": "active", "isDefault": True}
+BLOCK: dict[str, Any] = {
+    "visibility": "shared",
+    "accounts": [PERSONAL, SHARED],
+    "selection": {"accountId": "shared-working", "sharedConsent": True},
+    "sharedGrants": ["shared-working"],
+}
+
+
+def mcp_case(**overrides: Any) -> dict[str, Any]:
+    case = minimal_case(tier="l3", agent="workspace", tools=[DECL], mcp=dict(BLOCK), expect=[COUNT])
+    case.update(overrides)
+    return case
+
+
+def test_an_mcp_case_loads_with_its_block_typed(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(mcp_case(mcp={**BLOCK, "revokeGrantBeforeApproval": "shared-working"}))
+    [case] = loader.load(corpus_dir).cases
+    block = case.field("mcp")
+    assert block.selection.account_id == "shared-working"
+    assert block.revoke_grant_before_approval == "shared-working"
+
+
+@pytest.mark.parametrize(
+    ("case", "path", "reason"),
+    [
+        (mcp_case(tier="l2"), "$.mcp", "'mcp' is l3-only; this Case is l2"),
+        (
+            mcp_case(mcp={**BLOCK, "visibility": "public"}),
+            "$.mcp.visibility",
+            "Invalid enum value 'public'",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "accounts": [SHARED, SHARED]}),
+            "$.mcp.accounts[1].id",
+            "duplicate account id 'shared-working'",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "accounts": [{**SHARED, "status": "paused"}]}),
+            "$.mcp.accounts[0].status",
+            "Invalid enum value 'paused'",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "selection": {"accountId": "nobody", "sharedConsent": True}}),
+            "$.mcp.selection.accountId",
+            "selects 'nobody', which is not a declared account",
+        ),
+        (
+            mcp_case(
+                mcp={**BLOCK, "selection": {"accountId": "shared-working", "sharedConsent": "yes"}}
+            ),
+            "$.mcp.selection.sharedConsent",
+            "Expected `bool`",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "sharedGrants": ["personal-default"]}),
+            "$.mcp.sharedGrants[0]",
+            "a personal account: grants are for shared ones",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "revokeGrantBeforeApproval": "personal-default"}),
+            "$.mcp.revokeGrantBeforeApproval",
+            "revokes 'personal-default', which is not in sharedGrants",
+        ),
+        (
+            mcp_case(toolResults=[{"name": STATUS, "output": {"accountId": "x"}}]),
+            "$.toolResults[0].name",
+            "is an MCP Tool: it runs for real; never script its result",
+        ),
+        (
+            mcp_case(
+                journey=[
+                    {
+                        "input": [{"role": "user", "content": "again"}],
+                        "toolResults": [{"name": STATUS, "output": {}}],
+                    }
+                ]
+            ),
+            "$.journey[0].toolResults[0].name",
+            "is an MCP Tool: it runs for real; never script its result",
+        ),
+        (
+            minimal_case(tier="l3", tools=[DECL], expect=[{"kind": "run_status", "status": "x"}]),
+            "$.tools[0].name",
+            "the Case needs an 'mcp' fixture",
+        ),
+        (
+            minimal_case(tier="l3", expect=[COUNT]),
+            "$.expect[0].kind",
+            "mcp_provider_call_count needs an 'mcp' fixture",
+        ),
+        (
+            mcp_case(expect=[{"kind": "mcp_provider_call_count", "count": -1}]),
+            "$.expect[0].count",
+            "must be an integer >= 0",
+        ),
+        (
+            mcp_case(expect=[{"kind": "mcp_provider_call_count", "count": 1.5}]),
+            "$.expect[0].count",
+            "Expected `int`",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "accounts": [{**SHARED, "expiresAt": "soon"}]}),
+            "$.mcp.accounts[0].expiresAt",
+            "'soon' is not an ISO 8601 timestamp",
+        ),
+    ],
+)
+def test_an_mcp_rule_is_refused_with_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    problems = refusal(loader, corpus_dir)
+    assert any(
+        (file, where) == ("c.json", path) and reason in why for file, where, why in problems
+    ), problems
