@@ -42,57 +42,43 @@ def _fold(text: str) -> str:
 class GivenText:
     """What one Case gave the model: the first request's material, then everything else.
 
-    Both are drawn lazily and kept once drawn, so a lookup stops at its first match; lookups
-    try the raw strings first and collapse whitespace only when that misses.
+    Each pool is searched as one NUL-joined string (a NUL never occurs in a needle, so a match
+    never spans two sources); the joined, case-folded and whitespace-collapsed forms are built
+    once, on first use.
     """
 
-    __slots__ = ("_first", "_first_source", "_rest", "_rest_source")
+    __slots__ = ("_first", "_joined", "_rest")
 
-    def __init__(self, first_request: Iterable[str], rest: Iterable[str]) -> None:
-        self._first: list[str] = []
-        self._rest: list[str] = []
-        self._first_source: Iterator[str] | None = iter(first_request)
-        self._rest_source: Iterator[str] | None = iter(rest)
+    def __init__(self, first_request: list[str], rest: list[str]) -> None:
+        self._first = first_request
+        self._rest = rest
+        self._joined: dict[tuple[bool, bool, bool], str] = {}
 
-    def _pool(self, first_only: bool) -> Iterator[str]:
-        yield from _drawn(self._first, self, "_first_source")
-        if not first_only:
-            yield from _drawn(self._rest, self, "_rest_source")
+    def _hay(self, first_only: bool, casefold: bool, collapse: bool) -> str:
+        key = (first_only, casefold, collapse)
+        hay = self._joined.get(key)
+        if hay is None:
+            pool = self._first if first_only else self._first + self._rest
+            hay = "\0".join(_fold(s) for s in pool) if casefold else "\0".join(pool)
+            if collapse:
+                hay = _collapse(hay)
+            self._joined[key] = hay
+        return hay
 
     def contains(self, needle: str, *, casefold: bool, first_request: bool = False) -> bool:
-        if casefold and not first_request:
-            folded = needle.casefold()
-            if any(folded in _fold(s) for s in self._pool(False)):
-                return True
-            folded = _collapse(folded)
-            return any(folded in _collapse(_fold(s)) for s in self._pool(False))
-        if any(needle in s for s in self._pool(first_request)):
+        fold = casefold and not first_request
+        needle = needle.casefold() if fold else needle
+        if needle in self._hay(first_request, fold, collapse=False):
             return True
-        needle = _collapse(needle)
-        return any(needle in _collapse(s) for s in self._pool(first_request))
+        return _collapse(needle) in self._hay(first_request, fold, collapse=True)
 
     def matches(self, pattern: str) -> bool:
         try:
             compiled = re.compile(pattern, re.IGNORECASE)
         except re.error:
             return True  # an uncompilable pattern is refused by its own check, not here
-        return any(compiled.search(s) or compiled.search(_collapse(s)) for s in self._pool(False))
-
-
-def _drawn(cache: list[str], owner: GivenText, source: str) -> Iterator[str]:
-    """Yield what was drawn already, then draw the rest from ``owner.<source>`` into ``cache``."""
-    index = 0
-    while True:
-        if index < len(cache):
-            yield cache[index]
-            index += 1
-            continue
-        iterator = getattr(owner, source)
-        item = next(iterator, None) if iterator is not None else None
-        if item is None:
-            setattr(owner, source, None)
-            return
-        cache.append(item)
+        pool = self._first + self._rest
+        return any(compiled.search(s) or compiled.search(_collapse(s)) for s in pool)
 
 
 def given_text(
@@ -101,33 +87,28 @@ def given_text(
     platform: Mapping[str, ToolDecl],
     fields: Iterable[CaseField],
 ) -> GivenText:
-    """The Case's given text; ``soul_text`` is asked only if the Case's own material misses."""
-    fields = [f for f in fields if case.field(f.name) is not None]
-
-    def first() -> Iterator[str]:
-        for message in case.input:
-            if message.role != "assistant":
-                yield from (p.text for p in message.parts if isinstance(p, TextPart))
-        yield from strings(case.context or {})
-        for name in case.platform_tools:
-            decl = platform.get(name)
-            if decl is not None and decl.description:
-                yield decl.description
-        yield from (t.description for t in case.tools if t.description)
-        for case_field in fields:
-            if case_field.first_request_text is not None:
-                yield from case_field.first_request_text(case.field(case_field.name))
-        yield from soul_text()
-
-    def rest() -> Iterator[str]:
-        for result in case.tool_results:
-            yield from strings(result.output)
-            yield from (s for s in (result.denied, result.error, result.invalid_arguments) if s)
-        for message in case.input:
-            if message.role == "assistant":
-                yield from (p.text for p in message.parts if isinstance(p, TextPart))
-        for case_field in fields:
-            if case_field.given_text is not None:
-                yield from case_field.given_text(case.field(case_field.name))
-
-    return GivenText(first(), rest())
+    """The Case's given text: the first request's material (Soul included), then the rest."""
+    first: list[str] = []
+    rest: list[str] = []
+    for message in case.input:
+        texts = (p.text for p in message.parts if isinstance(p, TextPart))
+        (rest if message.role == "assistant" else first).extend(texts)
+    first.extend(strings(case.context or {}))
+    for name in case.platform_tools:
+        decl = platform.get(name)
+        if decl is not None and decl.description:
+            first.append(decl.description)
+    first.extend(t.description for t in case.tools if t.description)
+    for result in case.tool_results:
+        rest.extend(strings(result.output))
+        rest.extend(s for s in (result.denied, result.error, result.invalid_arguments) if s)
+    for case_field in fields:
+        value = case.field(case_field.name)
+        if value is None:
+            continue
+        if case_field.first_request_text is not None:
+            first.extend(case_field.first_request_text(value))
+        if case_field.given_text is not None:
+            rest.extend(case_field.given_text(value))
+    first.extend(soul_text())
+    return GivenText(first, rest)

@@ -20,6 +20,7 @@ from eval_expectations_files.kinds import (
     PdfInputAccounted,
     PromptAttaches,
     PromptOmitsAttachment,
+    ProviderPromptContains,
     ProviderPromptFileExact,
     ProviderPromptOmitsFile,
 )
@@ -62,7 +63,33 @@ def _scripted_reads(case: CaseBase) -> set[str]:
     }
 
 
+_FAMILY = (
+    PromptAttaches,
+    PromptOmitsAttachment,
+    ProviderPromptContains,
+    ProviderPromptFileExact,
+    ProviderPromptOmitsFile,
+    PdfInputAccounted,
+    GeneratedFileReadableBy,
+    GeneratedFileNotReadableBy,
+    GeneratedFileDraftCreated,
+)
+
+
+def _touches_files(case: CaseBase) -> bool:
+    """Whether any rule here can apply: most Cases have no Files and cost nothing to check."""
+    return (
+        case.field("attachments") is not None
+        or case.field("readable") is not None
+        or case.field("agent_roles") is not None
+        or any(isinstance(p, FilePart) for m in case.input for p in m.parts)
+        or any(isinstance(e, _FAMILY) for e in case.expect)
+    )
+
+
 def check_case(case: CaseBase) -> Problems:
+    if not _touches_files(case):
+        return []
     problems: Problems = []
     attached = {f.file_id for f in case.field("attachments") or ()}
     readable = {f.file_id for f in case.field("readable") or ()}
