@@ -27,18 +27,19 @@ CASES = {
 }
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
+    """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures."""
     plugins = load_plugins()
     host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
     corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
     binding = ScriptedBinding()
     started = time.perf_counter()
-    warm = run_trial(corpus.case(CASES["two-step Case"]), 0, host, binding, plugins.kinds)
+    warm = run_trial(corpus.case(next(iter(cases.values()))), 0, host, binding, plugins.kinds)
     setup_ms = (time.perf_counter() - started) * 1000
     assert warm.outcome == "passed", warm
-    print(f"L3 Host load + first Trial: {setup_ms:.1f} ms (once per Sweep)")
-    for label, case_id in CASES.items():
+    print(f"{setup_label}: {setup_ms:.1f} ms (once per Sweep)")
+    width = max(map(len, cases))
+    for label, case_id in cases.items():
         case = corpus.case(case_id)
         started = time.perf_counter()
         for number in range(1, n + 1):
@@ -46,10 +47,14 @@ def main() -> None:
             assert result.outcome == "passed", result
         elapsed = time.perf_counter() - started
         print(
-            f"{label:18} {n} Trials  {n / elapsed:8.1f} Trials/s  "
+            f"{label:{width}}  {n} Trials  {n / elapsed:8.1f} Trials/s  "
             f"{elapsed * 1000 / n:6.2f} ms/Trial  ({case_id})"
         )
     host.close()
+
+
+def main() -> None:
+    measure(CASES, int(sys.argv[1]) if len(sys.argv) > 1 else 200, "L3 Host load + first Trial")
 
 
 if __name__ == "__main__":

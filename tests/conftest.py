@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from eval_core.corpus import Loader
+from eval_core.corpus import Corpus, Loader
 from eval_core.host import Host
 from eval_core.plugins import PluginSet, load_plugins
+from eval_core.runner import run_sweep
+from eval_core.scripted import ScriptedBinding
 
 ROOT = Path(__file__).resolve().parent.parent
 SOUL = ROOT / "corpus" / "soul"
@@ -160,3 +162,32 @@ def _completion(model: str, step: dict[str, Any]) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
+
+
+@pytest.fixture
+def real_host(plugins: PluginSet) -> Iterator[Host]:
+    """The reference runtime over the shipped Eval Soul."""
+    host = plugins.hosts["agent-runtime"](SOUL)
+    yield host
+    host.close()
+
+
+@pytest.fixture
+def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
+    """The shipped capability Corpus, loaded through the real Host."""
+    return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
+
+
+def outcomes(
+    corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]
+) -> dict[str, str]:
+    """Sweep the named Cases in-process on the scripted binding: each Trial's outcome."""
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=cases)
+    return {t.case_id: t.outcome for t in card.trials}
+
+
+def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) -> None:
+    """Every named Case fails (a mutation test's verdict)."""
+    found = outcomes(corpus, host, plugins, cases)
+    assert set(found) == set(cases), found
+    assert all(outcome == "failed" for outcome in found.values()), found

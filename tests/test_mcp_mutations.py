@@ -9,7 +9,7 @@ asserts they no longer pass. The same Cases pass against the real code.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -20,9 +20,7 @@ from agent_runtime.mcp_accounts import Decision
 from eval_core.corpus import Corpus, Loader
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
-from tests.conftest import ROOT
+from tests.conftest import ROOT, outcomes, red
 
 FALLBACK = [
     "l3-mcp-an-expired-personal-account-never-falls-back",
@@ -47,19 +45,6 @@ def real_host(plugins: PluginSet) -> Iterator[Host]:
 @pytest.fixture(scope="module")
 def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
     return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
-
-
-def outcomes(
-    corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]
-) -> dict[str, str]:
-    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=cases)
-    return {t.case_id: t.outcome for t in card.trials}
-
-
-def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) -> None:
-    found = outcomes(corpus, host, plugins, cases)
-    assert set(found) == set(cases), found
-    assert all(outcome == "failed" for outcome in found.values()), found
 
 
 def test_every_mcp_case_passes_against_the_real_runtime(

@@ -7,32 +7,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from agent_runtime.eval_host import AgentRuntimeHost
-from eval_core.corpus import Corpus, Loader
+from eval_core.corpus import Corpus
 from eval_core.host import Host
-from eval_core.plugins import PluginSet
 from eval_core.scripted import ScriptedBinding
-from tests.conftest import ROOT
 
 CASE = "l3-mcp-consented-shared-account-can-call"
 BOUND = 30.0
-
-
-@pytest.fixture
-def real_host(plugins: PluginSet) -> Iterator[Host]:
-    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
-    yield host
-    host.close()
-
-
-@pytest.fixture
-def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
-    return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
 
 
 class _KillingSession:

@@ -8,7 +8,6 @@ the same Cases pass against the real code.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -16,37 +15,16 @@ from agent_runtime import admission
 from agent_runtime.accounts import ResolvedAccount
 from agent_runtime.native_inbox import InboxEvent
 from agent_runtime.native_routes import Route
-from eval_core.corpus import Corpus, Loader
+from eval_core.corpus import Corpus
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
-from tests.conftest import ROOT
+from tests.conftest import outcomes
 
 APPROVED = "l3-native-routine-approved-route-account"
 LEASE = "l3-native-routine-lost-lease-rolls-back-everything"
 REVOKED = "l3-native-routine-revoked-account-is-denied"
 ROUTE = "l3-native-routine-route-changed-is-denied"
 ALL = [APPROVED, LEASE, REVOKED, ROUTE]
-
-
-@pytest.fixture
-def real_host(plugins: PluginSet) -> Iterator[Host]:
-    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
-    yield host
-    host.close()
-
-
-@pytest.fixture
-def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
-    return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
-
-
-def outcomes(
-    corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]
-) -> dict[str, str]:
-    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=cases)
-    return {t.case_id: t.outcome for t in card.trials}
 
 
 def test_the_native_cases_pass_against_the_real_admission(
