@@ -76,15 +76,20 @@ _FAMILY = (
 )
 
 
+_FAMILY_TAGS = frozenset(k.__struct_config__.tag for k in _FAMILY)
+
+
 def _touches_files(case: CaseBase) -> bool:
     """Whether any rule here can apply: most Cases have no Files and cost nothing to check."""
-    return (
+    if (
         case.field("attachments") is not None
         or case.field("readable") is not None
         or case.field("agent_roles") is not None
-        or any(isinstance(p, FilePart) for m in case.input for p in m.parts)
-        or any(isinstance(e, _FAMILY) for e in case.expect)
-    )
+    ):
+        return True
+    if not _FAMILY_TAGS.isdisjoint(e.__struct_config__.tag for e in case.expect):
+        return True
+    return any(type(p) is FilePart for m in case.input for p in m.parts)
 
 
 def check_case(case: CaseBase) -> Problems:
