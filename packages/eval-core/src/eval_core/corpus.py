@@ -187,7 +187,8 @@ class Loader:
         """Decode and validate one Case file. Never raises for a user's mistake."""
         file = str(path)
         try:
-            data = path.read_bytes()
+            with open(file, "rb") as handle:
+                data = handle.read()
         except OSError as exc:
             return None, [Problem(file, "$", f"cannot read: {exc.strerror or exc}")]
         case: CaseBase | None = None

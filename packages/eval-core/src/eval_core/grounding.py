@@ -42,16 +42,21 @@ def _fold(text: str) -> str:
 class GivenText:
     """What one Case gave the model: the first request's material, then everything else.
 
-    Each pool is searched as one NUL-joined string (a NUL never occurs in a needle, so a match
-    never spans two sources); the joined, case-folded and whitespace-collapsed forms are built
-    once, on first use.
+    The Case's own material is searched as one NUL-joined string per pool (a NUL never occurs
+    in a needle, so a match never spans two sources). The Soul's text, the same for every Case
+    of an agent, is asked for only when the Case's own material misses, and its folded and
+    collapsed forms are cached across Cases.
     """
 
-    __slots__ = ("_first", "_joined", "_rest")
+    __slots__ = ("_first", "_joined", "_rest", "_soul", "_soul_source")
 
-    def __init__(self, first_request: list[str], rest: list[str]) -> None:
+    def __init__(
+        self, first_request: list[str], rest: list[str], soul: Callable[[], Sequence[str]]
+    ) -> None:
         self._first = first_request
         self._rest = rest
+        self._soul_source = soul
+        self._soul: Sequence[str] | None = None
         self._joined: dict[tuple[bool, bool, bool], str] = {}
 
     def _hay(self, first_only: bool, casefold: bool, collapse: bool) -> str:
@@ -65,19 +70,30 @@ class GivenText:
             self._joined[key] = hay
         return hay
 
+    def _souls(self) -> Sequence[str]:
+        if self._soul is None:
+            self._soul = self._soul_source()
+        return self._soul
+
     def contains(self, needle: str, *, casefold: bool, first_request: bool = False) -> bool:
         fold = casefold and not first_request
         needle = needle.casefold() if fold else needle
         if needle in self._hay(first_request, fold, collapse=False):
             return True
-        return _collapse(needle) in self._hay(first_request, fold, collapse=True)
+        souls = [_fold(s) if fold else s for s in self._souls()]
+        if any(needle in s for s in souls):
+            return True
+        collapsed = _collapse(needle)
+        if collapsed in self._hay(first_request, fold, collapse=True):
+            return True
+        return any(collapsed in _collapse(s) for s in souls)
 
     def matches(self, pattern: str) -> bool:
         try:
             compiled = re.compile(pattern, re.IGNORECASE)
         except re.error:
             return True  # an uncompilable pattern is refused by its own check, not here
-        pool = self._first + self._rest
+        pool = [*self._first, *self._rest, *self._souls()]
         return any(compiled.search(s) or compiled.search(_collapse(s)) for s in pool)
 
 
@@ -87,7 +103,7 @@ def given_text(
     platform: Mapping[str, ToolDecl],
     fields: Iterable[CaseField],
 ) -> GivenText:
-    """The Case's given text: the first request's material (Soul included), then the rest."""
+    """The Case's given text: the first request's material, the rest, and (lazily) the Soul's."""
     first: list[str] = []
     rest: list[str] = []
     for message in case.input:
@@ -110,5 +126,4 @@ def given_text(
             first.extend(case_field.first_request_text(value))
         if case_field.given_text is not None:
             rest.extend(case_field.given_text(value))
-    first.extend(soul_text())
-    return GivenText(first, rest)
+    return GivenText(first, rest, soul_text)
