@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, cast
 
@@ -43,15 +44,22 @@ class PluginInfo:
         return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
 
 
-def kind_schema_hash(spec: KindSpec) -> str:
-    """A short, stable fingerprint of a kind's schema (its JSON Schema, canonically encoded)."""
-    schema = msgspec.json.schema(spec.struct)
+@cache
+def _schema_hash(type_: Any) -> str:
+    """A short, stable fingerprint of a type's JSON Schema, canonically encoded.
+
+    Cached: the lock check and corpusHash both ask for it on every command's start.
+    """
+    schema = msgspec.json.schema(type_)
     return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
+
+
+def kind_schema_hash(spec: KindSpec) -> str:
+    return _schema_hash(spec.struct)
 
 
 def field_schema_hash(case_field: CaseField) -> str:
-    schema = msgspec.json.schema(case_field.type)
-    return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
+    return _schema_hash(case_field.type)
 
 
 @dataclass(slots=True)
