@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +15,16 @@ from tests.conftest import ROOT, WriteCase, minimal_case
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    """`eval ARGS` from a throwaway working directory (a Sweep writes its trial log there)."""
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run(
+            [sys.executable, "-m", "eval_core", *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=60,
+            check=False,
+        )
 
 
 @pytest.fixture

@@ -275,10 +275,16 @@ def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", 4000)
     log = tmp_path / "trials.jsonl"
     command = [sys.executable, "-m", "eval_core", "sweep", str(corpus), "--format", "json"]
-    full = subprocess.run([*command, "--quiet"], capture_output=True, text=True, check=False)
+    full = subprocess.run(
+        [*command, "--quiet"], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
     assert full.returncode == 0, full.stderr[-2000:]
     process = subprocess.Popen(
-        [*command, "--log", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, "--log", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -292,7 +298,11 @@ def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
     assert interrupted["abortedReason"].startswith("interrupted after")
     assert 0 < len(interrupted["trials"]) < 4000
     resumed = subprocess.run(
-        [*command, "--quiet", "--resume", str(log)], capture_output=True, text=True, check=False
+        [*command, "--quiet", "--resume", str(log)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     card = json.loads(resumed.stdout)

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +44,16 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
         for k, v in os.environ.items()
         if not k.startswith("EVAL_JUDGE_") and k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
     }
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", "sweep", *args],
-        cwd=ROOT,
-        env={**base, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    with tempfile.TemporaryDirectory() as cwd:  # a Sweep writes its trial log there
+        return subprocess.run(
+            [sys.executable, "-m", "eval_core", "sweep", str(ROOT / "corpus"), *args],
+            cwd=cwd,
+            env={**base, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
 
 def refused(result: subprocess.CompletedProcess[str], *words: str) -> None:
