@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 from eval_core.corpus import Loader
+from eval_core.fixtures import Shared
 from eval_core.plugins import load_plugins
 from eval_core.scripted import ScriptedBinding
-from eval_core.trial import run_trial
+from eval_core.trial import TrialResult, run_trial
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {
@@ -33,23 +34,29 @@ def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
     host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
     corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
     binding = ScriptedBinding()
+    shared = Shared()  # the Sweep's shared fixture resources (the MCP provider)
+
+    def trial(case_id: str, number: int) -> TrialResult:
+        case = corpus.case(case_id)
+        return run_trial(case, number, host, binding, plugins.kinds, plugins.fixtures, shared)
+
     started = time.perf_counter()
-    warm = run_trial(corpus.case(next(iter(cases.values()))), 0, host, binding, plugins.kinds)
+    warm = trial(next(iter(cases.values())), 0)
     setup_ms = (time.perf_counter() - started) * 1000
     assert warm.outcome == "passed", warm
     print(f"{setup_label}: {setup_ms:.1f} ms (once per Sweep)")
     width = max(map(len, cases))
     for label, case_id in cases.items():
-        case = corpus.case(case_id)
         started = time.perf_counter()
         for number in range(1, n + 1):
-            result = run_trial(case, number, host, binding, plugins.kinds)
+            result = trial(case_id, number)
             assert result.outcome == "passed", result
         elapsed = time.perf_counter() - started
         print(
             f"{label:{width}}  {n} Trials  {n / elapsed:8.1f} Trials/s  "
             f"{elapsed * 1000 / n:6.2f} ms/Trial  ({case_id})"
         )
+    shared.close()
     host.close()
 
 

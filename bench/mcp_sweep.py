@@ -5,9 +5,9 @@ Prints figures; it is never a timed test. Usage::
     uv run python bench/mcp_sweep.py [N]
 
 Each Trial runs real Runs on a fresh database copy, parks on the MCP approval, is approved as
-host state, resumes, and calls the fixture MCP provider over its real stdio transport; the
-provider's own count is read back. The provider starts once per Host (reported with the Host
-load); each Trial acts in its own provider namespace. Target: under 100 ms per Trial.
+host state, resumes, and calls the fixture MCP provider over streamable HTTP on loopback, with
+fresh account credentials of its own; the provider's own count is read back. The provider
+starts once per Sweep (reported with the Host load). Target: under 100 ms per Trial.
 """
 
 from __future__ import annotations

@@ -1,33 +1,35 @@
-"""Break durability on purpose and watch the right L3 Cases turn red.
+"""Break durability on purpose and watch the right L3 Cases fail.
 
 Each test swaps one piece of the real runtime for a broken variant (history kept in memory,
 the lease fence skipped, text.delta not persisted, a writer that writes where the loader does
-not read), sweeps the Cases that guard it with the scripted binding, and asserts they no longer
-pass. The same Cases pass against the real code.
+not read, an effect ledger that reruns effects), sweeps the Cases that guard it, and asserts
+they fail: an errored Trial is not a red Case. The same Cases pass against the real code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from agent_runtime import durable, eval_host, soul_repo
+from agent_runtime import durable, recovery, soul_repo
 from agent_runtime.runs import RunStore
 from eval_core.corpus import Corpus
+from eval_core.endpoint import EndpointBinding
 from eval_core.host import Host
+from eval_core.pins import ModelPin
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
 from eval_core.scripted import ScriptedBinding
-from tests.conftest import outcomes
+from eval_host_agent_runtime.l3 import L3Trial
+from tests.conftest import ROOT, ScriptedVendor, outcomes, red
 
 HISTORY = ["l3-journey-rereads-the-history-from-the-database"]
-FENCE = [
-    "l3-approval-parks-the-run-and-the-comment-posts-once",
-    "l3-two-approvals-emit-two-distinct-durable-events",
-    "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
-]
+FENCE = sorted(
+    p.stem
+    for p in (ROOT / "corpus").glob("l3-*.json")
+    if '"kind": "stale_writes_refused"' in p.read_text()
+)
 STREAM = [
     "l3-durable-stream-never-carries-a-card-number",
     "l3-durable-stream-omits-nothing-it-was-never-told",
@@ -37,13 +39,6 @@ WRITER = ["l3-journey-a-committed-skill-is-what-the-next-turn-loads"]
 
 
 ALL = HISTORY + FENCE + STREAM + WRITER
-
-
-def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) -> None:
-    """Every named Case does not clear: a broken durability path may fail or error a Trial."""
-    found = outcomes(corpus, host, plugins, cases)
-    assert set(found) == set(cases), found
-    assert all(outcome in ("failed", "errored") for outcome in found.values()), found
 
 
 def test_the_guarding_cases_pass_against_the_real_runtime(
@@ -75,8 +70,36 @@ def test_history_kept_in_memory_turns_the_journey_red(
 def test_skipping_the_lease_fence_turns_the_approval_cases_red(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert len(FENCE) >= 6
     monkeypatch.setattr(RunStore, "fence", lambda self, lease: None)
     red(corpus, real_host, plugins, FENCE)
+
+
+def test_skipping_the_lease_fence_fails_the_approval_cases_over_a_real_wire(
+    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same mutation, the model reached over the OpenAI wire on loopback: FAIL, not ERR."""
+    import msgspec
+
+    cases = [msgspec.to_builtins(corpus.case(c)) for c in FENCE]
+    vendor = ScriptedVendor(cases)
+    pin = ModelPin(
+        name="loopback",
+        wire="openai",
+        model="loopback-2025-01-01",
+        base_url=vendor.url,
+        credential_env="UNUSED",
+        dated=True,
+    )
+    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
+    monkeypatch.setattr(RunStore, "fence", lambda self, lease: None)
+    try:
+        card = run_sweep(corpus, real_host, binding, plugins, select=FENCE)
+    finally:
+        binding.close()
+        vendor.close()
+    found = {t.case_id: t.outcome for t in card.trials}
+    assert found == dict.fromkeys(FENCE, "failed"), found
 
 
 def test_dropping_text_delta_persistence_turns_the_stream_cases_red(
@@ -117,14 +140,14 @@ def test_a_trial_killed_mid_turn_leaves_no_run_for_the_next_trial(
         real_log(self, kind, payload)
 
     seen: list[int] = []
-    real_evidence = eval_host._L3Trial._evidence
+    real_evidence = L3Trial._evidence
 
-    def counting(self: eval_host._L3Trial) -> Any:
+    def counting(self: L3Trial) -> Any:
         seen.append(self.store.run_count())
         return real_evidence(self)
 
     monkeypatch.setattr(durable.EventLog, "__call__", killed)
-    monkeypatch.setattr(eval_host._L3Trial, "_evidence", counting)
+    monkeypatch.setattr(L3Trial, "_evidence", counting)
     case = ["l3-support-answers-from-a-durable-lookup"]
     card = run_sweep(corpus, real_host, ScriptedBinding(), plugins, select=case, repeat=2)
     first, second = card.trials
@@ -133,15 +156,11 @@ def test_a_trial_killed_mid_turn_leaves_no_run_for_the_next_trial(
     assert seen == [1]  # the second Trial's database held its own Run and nothing else
 
 
-def test_a_replay_that_reruns_effects_turns_the_crash_case_red(
+def test_a_ledger_that_reruns_effects_turns_the_crash_case_red(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_runtime.tools import OnceExecutor
+    def every_time(self: recovery.EffectLedger, call: Any) -> Any:
+        return self.inner.execute(call)
 
-    def every_time(self: OnceExecutor, call: Any) -> Any:
-        outcome = self.inner.execute(call)
-        self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
-        return outcome
-
-    monkeypatch.setattr(OnceExecutor, "execute", every_time)
+    monkeypatch.setattr(recovery.EffectLedger, "execute", every_time)
     red(corpus, real_host, plugins, ["checkpoint-crash-replays-the-first-batch"])

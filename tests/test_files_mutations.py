@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import attachments, file_tools, prompt_split
+from agent_runtime import attachments, file_tools
 from agent_runtime.file_store import FileStore, StoredFile
 from eval_core.plugins import PluginSet
 from tests.conftest import ROOT
@@ -74,13 +74,13 @@ def test_attaching_readable_files_turns_the_re_read_cases_red(
 def test_flipping_one_sent_byte_turns_the_file_exact_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = prompt_split._binary
+    real = attachments._binary
 
     def flipped(stored: StoredFile) -> dict[str, Any]:
         data = bytes([stored.data[0] ^ 0x01]) + stored.data[1:]
         return real(dataclasses.replace(stored, data=data))
 
-    monkeypatch.setattr(prompt_split, "_binary", flipped)
+    monkeypatch.setattr(attachments, "_binary", flipped)
     exact = _cases_with(
         files_corpus,
         lambda c: any(e["kind"] == "provider_prompt_file_exact" for e in c["expect"]),

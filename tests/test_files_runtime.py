@@ -8,7 +8,6 @@ import pytest
 
 from agent_runtime import documents
 from agent_runtime.documents import DocumentRefused, extract
-from agent_runtime.file_session import FileSession, SeedFile
 from agent_runtime.file_store import MemoryFileStore, SqlFileStore, digest
 from agent_runtime.file_tools import FileTools
 from agent_runtime.model import ToolCallRequest
@@ -80,36 +79,33 @@ def test_replacing_bytes_keeps_the_original_blob(durable: bool) -> None:
         store.put("f", "f.txt", "text/plain", b"three", origin="library", owner="user:u")
 
 
-def test_file_read_replaces_after_a_successful_read_only() -> None:
+def test_a_file_replaced_after_a_read_is_refused_on_re_read() -> None:
     store = MemoryFileStore()
     scan = synthesis.pdf_bytes("scan", None)
-    broken = synthesis.pdf_bytes("malformed", None)
-    session = FileSession(
-        store, "support", [SeedFile("s", "s.pdf", documents.PDF, scan, "library", broken)], []
-    )
-    tools = session.tools(Nothing())
+    store.put("s", "s.pdf", documents.PDF, scan, origin="library", owner="user:u")
+    tools = FileTools(Nothing(), store, requester="u", principal="agent:support")
     first = tools.execute(ToolCallRequest("1", "file_read", {"fileId": "s"}))
     assert first.status == "succeeded" and first.output["pages"][0]["text"] is False
+    store.replace_bytes("s", synthesis.pdf_bytes("malformed", None))  # the user uploads over it
     second = tools.execute(ToolCallRequest("2", "file_read", {"fileId": "s"}))
     assert second.status == "failed" and (second.reason or "").startswith("file_malformed")
-    assert session.record()["files"][0]["sha256"] == digest(scan)
 
 
 def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
     store = MemoryFileStore()
-    session = FileSession(store, "records-readonly", [], ["records"])
-    tools: FileTools = session.tools(Nothing())
+    store.assign_role("agent:records-readonly", "records")
+    tools = FileTools(Nothing(), store, requester="eval-user", principal="agent:records-readonly")
     made = tools.execute(
         ToolCallRequest(
             "1", "file_create", {"name": "a.md", "mediaType": "text/markdown", "content": "A"}
         )
     )
     assert made.status == "succeeded"
-    generated = session.record()["generated"]
-    assert generated[0]["readableBy"] == ["role:records", "user:eval-user"]
-    assert generated[0]["status"] == "draft"
+    [generated] = [f for f in store.files() if f.origin == "generated"]
+    assert store.shares(generated.file_id) == ["role:records", "user:eval-user"]
+    assert generated.status == "draft"
     other = FileTools(Nothing(), store, requester="someone-else", principal="agent:x")
-    denied = other.execute(ToolCallRequest("2", "file_read", {"fileId": generated[0]["fileId"]}))
+    denied = other.execute(ToolCallRequest("2", "file_read", {"fileId": generated.file_id}))
     assert denied.status == "failed" and "file_not_found" in (denied.reason or "")
 
 

@@ -216,7 +216,7 @@ class _ThirdParty:
 
 def plugin_set(core_version: str, third_party_version: str) -> PluginSet:
     found = [
-        (ep, dist, core_version if dist == "eval-core" else version, plugin)
+        (ep, dist, core_version if dist == "eval-expectations-turn" else version, plugin)
         for ep, dist, version, plugin in discover()
     ]
     found.append(("unused", "thirdparty-unused", third_party_version, _ThirdParty()))
@@ -233,7 +233,7 @@ def test_plugin_versions_move_the_hash_only_when_their_kinds_are_used(corpus_dir
 
     reference = hash_with("0.1.0", "1.0")
     assert hash_with("0.1.0", "2.0") == reference  # its kind is unused by this Corpus
-    assert hash_with("0.2.0", "1.0") != reference  # tool_not_called is eval-core's
+    assert hash_with("0.2.0", "1.0") != reference  # tool_not_called ships in eval-expectations-turn
 
 
 def test_the_judge_identity_is_in_the_hash(plugins: PluginSet, corpus_dir: Path) -> None:

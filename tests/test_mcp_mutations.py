@@ -1,9 +1,10 @@
-"""Break the MCP account authority and the provider count on purpose; the right Cases turn red.
+"""Break the MCP account authority and dispatch on purpose; the right Cases turn red.
 
 Each test swaps one piece of the real runtime for a broken variant (an authority that falls
-back to another account, one that skips the grant check, a count taken from the dispatcher's
-attempts instead of the provider), sweeps the guarding Cases with the scripted binding, and
-asserts they no longer pass. The same Cases pass against the real code.
+back to another account, one that skips the grant check, a dispatcher that sends a call twice),
+sweeps the guarding Cases with the scripted binding, and asserts they fail. The same Cases pass
+against the real code. A provider count that was not observed fails too, even when zero was
+expected.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import mcp_accounts, mcp_chat, mcp_dispatch
+from agent_runtime import mcp_accounts, mcp_dispatch
 from agent_runtime.mcp_accounts import Decision
+from agent_runtime.mcp_client import McpClients
 from eval_core.corpus import Corpus, Loader
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
+from eval_expectations_mcp.setup import Provider
 from tests.conftest import ROOT, outcomes, red
 
 FALLBACK = [
@@ -32,6 +35,11 @@ GRANT = [
     "l3-mcp-a-revoked-grant-blocks-an-approved-call",
 ]
 REVOKED = ["l3-mcp-a-revoked-grant-blocks-an-approved-call"]
+ONE_CALL = sorted(
+    p.stem
+    for p in (ROOT / "corpus").glob("l3-mcp-*.json")
+    if '"kind": "mcp_provider_call_count",\n      "count": 1' in p.read_text()
+)
 ALL = sorted({p.stem for p in (ROOT / "corpus").glob("l3-mcp-*.json")})
 
 
@@ -66,12 +74,12 @@ def test_an_authority_that_falls_back_turns_the_fallback_cases_red(
         decision = real(conn, conversation_id, now)
         if decision.account_id is not None:
             return decision
-        for (account_id,) in conn.execute(
-            "SELECT id FROM mcp_accounts WHERE conversation_id = ? AND status = 'active' "
-            "AND (expires_at IS NULL OR expires_at > '2100') ORDER BY id",
+        for account_id, credential in conn.execute(
+            "SELECT id, credential FROM mcp_accounts WHERE conversation_id = ? "
+            "AND status = 'active' AND (expires_at IS NULL OR expires_at > '2100') ORDER BY id",
             (conversation_id,),
         ):
-            return Decision(account_id)
+            return Decision(account_id, credential=credential)
         return decision
 
     monkeypatch.setattr(mcp_dispatch, "resolve", falling_back)
@@ -90,38 +98,34 @@ def test_an_authority_that_skips_the_grant_check_turns_the_grant_cases_red(
         reason = decision.reason or ""
         if "grant" in reason:
             row = conn.execute(
-                "SELECT account_id FROM mcp_selections WHERE conversation_id = ?",
+                "SELECT s.account_id, a.credential FROM mcp_selections s JOIN mcp_accounts a "
+                "ON a.conversation_id = s.conversation_id AND a.id = s.account_id "
+                "WHERE s.conversation_id = ?",
                 (conversation_id,),
             ).fetchone()
-            return Decision(row[0])
+            return Decision(row[0], credential=row[1])
         return decision
 
     monkeypatch.setattr(mcp_dispatch, "resolve", no_grant_check)
     red(corpus, real_host, plugins, GRANT)
 
 
-def test_counting_dispatcher_attempts_turns_the_revoked_grant_case_red(
+def test_a_dispatcher_that_sends_a_call_twice_turns_the_count_cases_red(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def attempts(provider: Any, namespace: str) -> int | None:
-        del provider, namespace
-        return dispatcher_attempts[-1]
+    real_call = McpClients.call_tool
 
-    dispatcher_attempts: list[int] = [0]
-    real_execute = mcp_dispatch.McpDispatcher.execute
+    def twice(self: McpClients, *args: Any) -> Any:
+        real_call(self, *args)
+        return real_call(self, *args)
 
-    def counting(self: mcp_dispatch.McpDispatcher, call: Any) -> Any:
-        outcome = real_execute(self, call)
-        dispatcher_attempts.append(self.attempts)
-        return outcome
-
-    monkeypatch.setattr(mcp_dispatch.McpDispatcher, "execute", counting)
-    monkeypatch.setattr(mcp_chat, "provider_calls", attempts)
-    red(corpus, real_host, plugins, REVOKED)
+    monkeypatch.setattr(McpClients, "call_tool", twice)
+    assert len(ONE_CALL) >= 3
+    red(corpus, real_host, plugins, ONE_CALL)
 
 
-def test_a_missing_provider_count_fails_even_when_zero_is_expected(
+def test_a_provider_count_not_observed_fails_even_when_zero_is_expected(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mcp_chat, "provider_calls", lambda _provider, _namespace: None)
+    monkeypatch.setattr(Provider, "calls", lambda _self, _credentials: None)
     red(corpus, real_host, plugins, REVOKED)

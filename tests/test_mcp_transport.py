@@ -1,5 +1,6 @@
 """The MCP transport is real: killing the provider mid-Turn ends the Trial with a recorded Tool
-failure (or an error) within a bounded time, never a hang; the next Trial gets a new provider."""
+failure within a bounded time, never a hang, and the provider's count is "not observed" (never
+zero); the next Trial gets a new provider and passes again."""
 
 from __future__ import annotations
 
@@ -7,68 +8,83 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
-from agent_runtime.eval_host import AgentRuntimeHost
+from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.scripted import ScriptedBinding
+from eval_core.fixtures import Shared
+from eval_core.host import Host, ModelCallRequest, ModelReply
+from eval_core.plugins import PluginSet
+from eval_core.scripted import ScriptedBinding, ScriptedSession
+from eval_core.trial import TrialResult, run_trial
 
 CASE = "l3-mcp-consented-shared-account-can-call"
 BOUND = 30.0
 
 
-class _KillingSession:
-    """The scripted session, except that it kills the provider process as the model answers
-    with the MCP call: the provider dies mid-Turn, between the model and the dispatch."""
+def provider_pids() -> list[int]:
+    """This process's children that are the fixture MCP provider."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"eval_expectations_mcp.provider" in cmdline and ppid == os.getpid():
+            found.append(int(entry.name))
+    return found
 
-    def __init__(self, inner: Any, host: AgentRuntimeHost) -> None:
-        self.inner = inner
-        self.host = host
-        self.killed = False
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+class KillingSession(ScriptedSession):
+    """The scripted session, except that it kills the provider as the model answers with the
+    MCP call: the provider dies mid-Turn, between the model and the dispatch."""
 
-    def complete(self, request: Any) -> Any:
-        reply = self.inner.complete(request)
-        if reply.tool_calls and not self.killed:
-            durable = self.host._durable  # the test reaches the real provider
-            assert durable is not None and durable.mcp is not None
-            pid = durable.mcp.read_json("eval://process")["pid"]
-            os.kill(pid, signal.SIGKILL)
-            self.killed = True
+    killed = False
+
+    def complete(self, request: ModelCallRequest) -> ModelReply:
+        reply = super().complete(request)
+        if reply.tool_calls and not KillingSession.killed:
+            for pid in provider_pids():
+                os.kill(pid, signal.SIGKILL)
+            KillingSession.killed = True
         return reply
 
 
+class KillingBinding(ScriptedBinding):
+    def session(self, case: CaseBase) -> ScriptedSession:
+        return KillingSession(case)
+
+
 def test_killing_the_provider_mid_turn_records_a_tool_failure_without_hanging(
-    corpus: Corpus, real_host: Host
+    corpus: Corpus, real_host: Host, plugins: PluginSet
 ) -> None:
-    assert isinstance(real_host, AgentRuntimeHost)
-    [case] = [c for c in corpus.cases if c.id == CASE]
-    binding = ScriptedBinding()
-    out: dict[str, Any] = {}
+    case = corpus.case(CASE)
+    shared = Shared()
+    out: dict[str, TrialResult] = {}
+    binding = KillingBinding()
 
-    def trial() -> None:
-        session = _KillingSession(binding.session(case), real_host)
-        try:
-            out["evidence"] = real_host.run_trial(case, session, 1)
-        except Exception as error:  # an errored Trial is an acceptable ending
-            out["error"] = error
-        out["killed"] = session.killed
+    def trial(name: str, with_binding: Any) -> None:
+        out[name] = run_trial(
+            case, 1, real_host, with_binding, plugins.kinds, plugins.fixtures, shared
+        )
 
-    started = time.monotonic()
-    worker = threading.Thread(target=trial, daemon=True)
-    worker.start()
-    worker.join(BOUND)
-    assert not worker.is_alive(), f"the Trial hung for more than {BOUND}s"
-    assert out["killed"]
-    assert time.monotonic() - started < BOUND
-    if "evidence" in out:
-        results = [r for r in out["evidence"].tool_results or () if r.name.startswith("mcp_")]
-        assert results and results[0].status == "failed", results
-        assert "MCP provider" in (results[0].reason or "")
-        assert out["evidence"].records["mcp"]["providerCalls"] is None  # not observed, not 0
-    # the next Trial starts a new provider and passes again
-    again = real_host.run_trial(case, binding.session(case), 1)
-    assert again.records["mcp"]["providerCalls"] == 1
+    try:
+        started = time.monotonic()
+        worker = threading.Thread(target=trial, args=("killed", binding), daemon=True)
+        worker.start()
+        worker.join(BOUND)
+        assert not worker.is_alive(), f"the Trial hung for more than {BOUND}s"
+        assert KillingSession.killed and time.monotonic() - started < BOUND
+        killed = out["killed"]
+        assert killed.outcome == "failed", killed
+        details = {r.kind: r.detail for r in killed.expectations if not r.passed}
+        assert "was not observed" in details["mcp_provider_call_count"]
+        assert "ended failed" in details["tool_result_field_equals"]
+        trial("again", ScriptedBinding())  # the next Trial starts a new provider
+        assert out["again"].outcome == "passed", out["again"]
+    finally:
+        shared.close()

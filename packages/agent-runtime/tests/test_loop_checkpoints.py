@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, run_turn
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from agent_runtime.recovery import (
+    CheckpointWriteError,
+    EffectLedger,
+    MemoryCheckpoints,
+    run_recovering,
+)
 from agent_runtime.soul import Soul
-from agent_runtime.tools import PLATFORM_TOOLS, OnceExecutor, ToolOutcome
+from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 
 COMMENT = ToolCallRequest(
     "c1", "github_issue_comment", {"repository": "a/b", "issue": 1, "body": "x"}
@@ -78,10 +84,41 @@ def test_a_parked_call_checkpoints_and_resumes_once_approved(eval_soul: Soul) ->
 
 def test_a_replayed_batch_runs_each_effect_once(eval_soul: Soul) -> None:
     inner = Counting()
-    once = OnceExecutor(inner)
+    ledger = EffectLedger(inner)
     call = ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})
-    assert once.execute(call) == once.execute(call)
-    assert inner.runs == 1 and once.effects == {"c1": 1}
+    assert ledger.execute(call) == ledger.execute(call)
+    assert inner.runs == 1
+
+
+def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_again(
+    eval_soul: Soul,
+) -> None:
+    first = ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})
+    second = ToolCallRequest("c2", "lookup_ticket", {"ticketId": "T-2"})
+    crashed: list[int] = []
+
+    def crash_once(checkpoint: Checkpoint) -> None:
+        if checkpoint.next_call >= 1 and not crashed:
+            crashed.append(checkpoint.next_call)
+            raise CheckpointWriteError("disk full")
+
+    events: list[tuple[str, dict[str, object]]] = []
+    tools = Counting()
+    result = run_recovering(
+        executor=tools,
+        checkpoints=MemoryCheckpoints(crash_once),
+        soul=eval_soul,
+        agent_slug="support",
+        context={},
+        messages=[{"role": "user", "content": "Compare T-1 and T-2."}],
+        tools=[PLATFORM_TOOLS["lookup_ticket"]],
+        model=Replies(ModelResponse(tool_calls=[first, second]), ModelResponse(text="Done.")),
+        listener=lambda kind, payload: events.append((kind, payload)),
+    )
+    assert result.status == "completed" and result.model_calls == 2
+    assert crashed == [1] and tools.runs == 2  # c1 ran once, though dispatched twice
+    dispatched = [p["call_id"] for kind, p in events if kind == "tool.call"]
+    assert dispatched == ["c1", "c1", "c2"]
 
 
 def test_the_completion_guard_refuses_a_truncated_answer(eval_soul: Soul) -> None:

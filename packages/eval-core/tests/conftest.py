@@ -168,7 +168,27 @@ class LoopHost:
     def given_text(self, case: CaseBase) -> Sequence[str]:
         return [self.system]
 
-    def run_trial(self, case: CaseBase, model: ModelSession, trial: int) -> Evidence:
+    def services(self, tier: str) -> Sequence[type]:
+        return ()
+
+    def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> _LoopTrial:
+        return _LoopTrial(self.system, case, model)
+
+    def close(self) -> None:
+        pass
+
+
+class _LoopTrial:
+    """One Trial of the :class:`LoopHost`: no services, a loop of at most 4 model calls."""
+
+    def __init__(self, system: str, case: CaseBase, model: ModelSession) -> None:
+        self.system, self.case, self.model = system, case, model
+
+    def services(self) -> Sequence[object]:
+        return ()
+
+    def run(self) -> Evidence:
+        case, model = self.case, self.model
         messages: list[dict[str, Any]] = [{"role": "user", "content": "Say hello."}]
         calls: list[ToolCall] = []
         text: str | None = None

@@ -14,11 +14,11 @@ import pytest
 from eval_core import judge as judge_module
 from eval_core.endpoint import EndpointBinding
 from eval_core.evidence import Evidence, ToolCall
-from eval_core.families.rubric import RubricDenies, RubricScore
 from eval_core.judge import Judge, JudgeError, parse, prompt
 from eval_core.plugins import load_plugins
 from eval_core.preflight import JudgeConfig
 from eval_core.trial import run_trial
+from eval_expectations_rubric.rubric import RubricDenies, RubricScore
 
 
 @pytest.fixture(autouse=True)

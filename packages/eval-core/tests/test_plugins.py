@@ -64,7 +64,7 @@ def test_a_third_party_distribution_adds_a_kind(site: Path) -> None:
     owner = plugins.kind_owner["answer_is_short"]
     assert (owner.distribution, owner.version) == ("thirdparty-short", "1.2.3")
     # the core's own families arrive the same way
-    assert plugins.kind_owner["output_contains"].distribution == "eval-core"
+    assert plugins.kind_owner["output_contains"].distribution == "eval-expectations-turn"
 
 
 def test_a_broken_plugin_is_refused_naming_distribution_and_entry_point(site: Path) -> None:
@@ -91,5 +91,7 @@ def test_two_plugins_claiming_one_kind_are_refused_naming_both(site: Path) -> No
 def test_a_plugin_claiming_a_builtin_kind_is_refused(site: Path) -> None:
     source = GOOD.replace('tag="answer_is_short"', 'tag="output_contains"')
     make_distribution(site, "thirdparty-clash", "1.0", "thirdparty_clash", source)
-    with pytest.raises(PluginError, match=r"claimed twice.*eval-core.*thirdparty-clash"):
+    with pytest.raises(
+        PluginError, match=r"claimed twice.*eval-expectations-turn.*thirdparty-clash"
+    ):
         load_plugins()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from eval_core.evidence import Evidence, ToolCall
 from eval_expectations_files.kinds import (
     GeneratedFileDraftCreated,
@@ -18,6 +20,7 @@ from eval_expectations_files.kinds import (
     ProviderPromptOmitsFile,
     kind_specs,
 )
+from eval_expectations_files.record import FilesRecord
 
 SPECS = {spec.name: spec for spec in kind_specs()}
 SHA = "ab" * 32
@@ -58,7 +61,7 @@ def record(**overrides: Any) -> dict[str, Any]:
             }
         ],
         "generated": [],
-        "roleAssignments": {},
+        "agentRoles": [],
     }
     data.update(overrides)
     return data
@@ -67,7 +70,7 @@ def record(**overrides: Any) -> dict[str, Any]:
 def score(expectation: Any, data: Any, **evidence: Any) -> tuple[bool, str]:
     ev = Evidence(tier="l3", **evidence)
     if data is not None:
-        ev.records["files"] = data
+        ev.put(msgspec.convert(data, FilesRecord))
     verdict = SPECS[expectation.kind_name].scorer(expectation, ev)
     return verdict.passed, verdict.detail
 
@@ -93,9 +96,11 @@ def test_every_kind_fails_without_a_record() -> None:
         assert not ok and detail, expectation
 
 
-def test_a_malformed_record_is_not_observed() -> None:
-    ok, detail = score(PromptAttaches(file_id="f"), {"files": "nonsense"})
-    assert not ok and "no File read-back" in detail
+def test_plain_data_under_the_records_key_is_not_observed() -> None:
+    ev = Evidence(tier="l3")
+    ev.records["eval_expectations_files.record:FilesRecord"] = record()  # not the typed record
+    verdict = SPECS["prompt_attaches"].scorer(PromptAttaches(file_id="f"), ev)
+    assert not verdict.passed and "no File read-back" in verdict.detail
 
 
 def test_the_split_request_is_read() -> None:

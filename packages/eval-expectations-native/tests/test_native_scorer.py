@@ -3,14 +3,16 @@ total (arbitrary records and paths give a Verdict with a detail, never an except
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from eval_core.evidence import Evidence
 from eval_core.kinds import Verdict
-from eval_expectations_native.observation import RECORD
+from eval_expectations_native.observation import NativeAdmission
 from eval_expectations_native.plugin import NativeAdmissionEquals, _check, _score
 
 ADMITTED: dict[str, Any] = {
@@ -29,9 +31,10 @@ ADMITTED: dict[str, Any] = {
 
 
 def evidence(record: Any = None) -> Evidence:
+    """Evidence holding the typed admission record, when ``record`` converts to one."""
     ev = Evidence(tier="l3")
-    if record is not None:
-        ev.records[RECORD] = record
+    with contextlib.suppress(msgspec.ValidationError, TypeError):
+        ev.put(msgspec.convert(record, NativeAdmission))
     return ev
 
 
@@ -50,10 +53,12 @@ def test_a_missing_observation_fails_even_for_null_and_zero() -> None:
         assert "no native admission was read back" in verdict.detail
 
 
-def test_a_malformed_record_fails_with_a_reason() -> None:
-    verdict = _score(NativeAdmissionEquals(path="runCount", value=1), evidence({"runCount": 1}))
+def test_a_record_of_another_type_is_not_an_admission() -> None:
+    ev = Evidence(tier="l3")
+    ev.records["eval_expectations_native.observation:NativeAdmission"] = dict(ADMITTED)
+    verdict = _score(NativeAdmissionEquals(path="runCount", value=1), ev)
     assert not verdict.passed
-    assert "malformed" in verdict.detail
+    assert "no native admission was read back" in verdict.detail
 
 
 def test_paths_outside_the_observation_are_refused_at_load() -> None:

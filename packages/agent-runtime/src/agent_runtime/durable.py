@@ -21,6 +21,7 @@ from agent_runtime.loop import (
     ApprovalPolicy,
     AttachmentCheck,
     Checkpoint,
+    Listener,
     LoopLimits,
     TurnResult,
     run_turn,
@@ -53,22 +54,28 @@ class TurnRequest:
     approval: ApprovalPolicy | None = None
     limits: LoopLimits = field(default_factory=LoopLimits)
     attachments: AttachmentCheck | None = None
+    subscriber: Listener | None = None
+    """Told of every event once it is persisted (a client's live stream)."""
 
 
 class EventLog:
-    """The loop's listener: every event appended to ``run_events``, fenced, in order."""
+    """The loop's listener: every event appended to ``run_events``, fenced, in order, then
+    passed to the subscriber."""
 
-    __slots__ = ("lease", "seq", "store")
+    __slots__ = ("lease", "seq", "store", "subscriber")
 
-    def __init__(self, store: RunStore, lease: Lease) -> None:
+    def __init__(self, store: RunStore, lease: Lease, subscriber: Listener | None = None) -> None:
         self.store = store
         self.lease = lease
         self.seq = store.next_event_seq(lease.run_id)
+        self.subscriber = subscriber
 
     def __call__(self, kind: str, payload: dict[str, Any]) -> None:
         participant = "agent" if kind in PARTICIPANT_EVENTS else "runtime"
         self.store.append_event(self.lease, self.seq, kind, payload, participant)
         self.seq += 1
+        if self.subscriber is not None:
+            self.subscriber(kind, payload)
 
 
 class LedgerExecutor:
@@ -167,7 +174,7 @@ def execute_pass(
 
 
 def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> TurnResult | None:
-    events = EventLog(store, lease)
+    events = EventLog(store, lease, request.subscriber)
     try:
         context = request.resolve_context()
     except ContextUnresolvedError as error:

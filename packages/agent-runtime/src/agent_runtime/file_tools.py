@@ -9,10 +9,10 @@ call passes to the executor it wraps.
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping
 from typing import Any
 
-from agent_runtime.documents import PDF, DocumentRefused, Page, extract
+from agent_runtime.attachments import pages_of
+from agent_runtime.documents import PDF, DocumentRefused, extract
 from agent_runtime.file_store import FileStore, StoredFile, digest
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import ToolExecutor, ToolOutcome
@@ -22,8 +22,6 @@ FILE_CREATE = "file_create"
 FILE_TOOLS = frozenset({FILE_READ, FILE_CREATE})
 MAX_READ_CHARS = 100_000
 MAX_CREATE_CHARS = 1_000_000
-
-PdfObserver = Callable[[str, tuple[Page, ...]], None]
 
 
 def user(requester: str) -> str:
@@ -40,38 +38,18 @@ def may_read(store: FileStore, file: StoredFile, requester: str) -> bool:
     return any(f"role:{r}" in grants for r in store.roles_of(user(requester)))
 
 
-def pages_of(pages: tuple[Page, ...]) -> list[dict[str, Any]]:
-    return [
-        {"width": p.width, "height": p.height, "text": p.has_text, "tokens": p.tokens}
-        for p in pages
-    ]
-
-
 class FileTools:
-    """The File Tools of one requester and one Agent principal, over ``inner`` for the rest.
+    """The File Tools of one requester and one Agent principal, over ``inner`` for the rest."""
 
-    ``replacements`` maps a fileId to bytes that replace the stored File once a ``file_read``
-    of it succeeded (a user uploading over a File the Agent already read).
-    """
-
-    __slots__ = ("inner", "observe_pdf", "principal", "replacements", "requester", "store")
+    __slots__ = ("inner", "principal", "requester", "store")
 
     def __init__(
-        self,
-        inner: ToolExecutor,
-        store: FileStore,
-        *,
-        requester: str,
-        principal: str,
-        replacements: MutableMapping[str, bytes] | None = None,
-        observe_pdf: PdfObserver | None = None,
+        self, inner: ToolExecutor, store: FileStore, *, requester: str, principal: str
     ) -> None:
         self.inner = inner
         self.store = store
         self.requester = requester
         self.principal = principal
-        self.replacements = replacements if replacements is not None else {}
-        self.observe_pdf = observe_pdf
 
     def execute(self, call: ToolCallRequest) -> ToolOutcome:
         if call.name == FILE_READ:
@@ -102,11 +80,6 @@ class FileTools:
             output["truncated"] = True
         if file.media_type == PDF:
             output["pages"] = pages_of(document.pages)
-            if self.observe_pdf is not None:
-                self.observe_pdf(file.file_id, document.pages)
-        replacement = self.replacements.pop(file.file_id, None)
-        if replacement is not None:
-            self.store.replace_bytes(file.file_id, replacement)
         return ToolOutcome("succeeded", output)
 
     def create(self, arguments: Any) -> ToolOutcome:

@@ -41,10 +41,10 @@ DenialSource = Literal["guardrail", "capability", "autonomy"]
 
 Approval = Literal["deny", "park"]
 
-AttachmentCheck = Callable[[list[dict[str, Any]]], tuple[list[dict[str, Any]], Any]]
-"""Reads the latest user message's attachments before anything else: returns the messages (each
-readable office attachment given its text preview) and a refusal (``.reason``, ``.message``)
-when one cannot be read, or ``None``. See :mod:`agent_runtime.attachments`."""
+AttachmentCheck = Callable[[list[dict[str, Any]]], Any]
+"""Reads the latest user message's attachments before anything else and returns a
+:class:`agent_runtime.attachments.Rendered`: the messages with the Files rendered as parts, the
+PDF model inputs, and a refusal (``.reason``, ``.message``) when one cannot be read."""
 ApprovalPolicy = Callable[[ToolCallRequest], Approval]
 """What happens to a mutating call above the autonomy ceiling: refuse it (no durable store to
 wait on, as in memory), or park the Turn until someone approves it."""
@@ -130,14 +130,18 @@ def _compact(value: Any) -> str:
 
 
 def _latest_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The latest user message's text, a rendered attachment's text parts included."""
     for message in reversed(messages):
         if message.get("role") != "user":
             continue
-        texts = [message["content"]] if isinstance(message.get("content"), str) else []
-        texts.extend(
-            f["text"] for f in message.get("files") or () if isinstance(f.get("text"), str)
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        return "\n".join(
+            p["text"]
+            for p in content or ()
+            if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str)
         )
-        return "\n".join(texts)
     return ""
 
 
@@ -208,7 +212,15 @@ class _Turn:
         result = self.result
         result.status, result.reason, result.output_kind = status, reason, kind
         if self.emit is not None:
-            self.emit("turn.settled", {"status": status, "reason": reason, "output_kind": kind})
+            self.emit(
+                "turn.settled",
+                {
+                    "status": status,
+                    "reason": reason,
+                    "output_kind": kind,
+                    "model_calls": result.model_calls,
+                },
+            )
         return result
 
     def answer(
@@ -366,6 +378,8 @@ class _Turn:
             }
         )
         result.batches.append([c.call_id for c in calls])
+        if self.emit is not None:
+            self.emit("tool.batch", {"call_ids": [c.call_id for c in calls]})
         dispatched += len(calls)
         if dispatched > self.limits.max_tool_calls:
             return self.settle("limit_exceeded", "max_tool_calls", "tool_calls"), dispatched
@@ -416,8 +430,10 @@ def run_turn(
     system = assemble_system_prompt(soul, agent, context, declared)
     history = list(resume.messages if resume is not None else messages)
     refusal = None
+    inputs: list[dict[str, Any]] = []
     if attachments is not None and resume is None:
-        history, refusal = attachments(history)
+        rendered = attachments(history)
+        history, refusal, inputs = rendered.messages, rendered.refusal, rendered.inputs
     result = TurnResult(system_prompt=system, messages=history)
     turn = _Turn(
         agent,
@@ -435,6 +451,9 @@ def run_turn(
     first = 1
     if refusal is not None:  # an attachment nobody can read: the model never sees the Turn
         return turn.answer(refusal.message, None, refusal.reason, screen=False)
+    if listener is not None:
+        for attached in inputs:
+            listener("file.attached", attached)
     if resume is None:
         screened = turn.guards.check_input(_latest_user_text(result.messages))
         if turn.record(screened) is not None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 DENIED = "account access denied"
 
@@ -47,40 +46,63 @@ CREATE TABLE mcp_selections (
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The authority's answer: the account to act for, or the reason the call is refused."""
+    """The authority's answer: the account to act for (with the credential it connects with),
+    or the reason the call is refused."""
 
     account_id: str | None
     reason: str | None = None
+    credential: str | None = None
 
 
-def install(conn: sqlite3.Connection, conversation_id: str, fixture: dict[str, Any]) -> None:
-    """Write a chat's MCP state (plain data in the Case's ``mcp`` shape) as host state."""
+@dataclass(frozen=True, slots=True)
+class Account:
+    """One connected account of a chat; ``credential`` authenticates it at the provider."""
+
+    id: str
+    scope: str
+    status: str
+    credential: str
+    is_default: bool = False
+    expires_at: str | None = None
+
+
+def connect_chat(conn: sqlite3.Connection, conversation_id: str, visibility: str) -> None:
+    """The chat's MCP visibility (``private`` or ``shared``): operator state."""
     conn.execute(
         "INSERT INTO mcp_chats (conversation_id, visibility) VALUES (?, ?)",
-        (conversation_id, fixture["visibility"]),
+        (conversation_id, visibility),
     )
-    for account in fixture.get("accounts") or ():
-        conn.execute(
-            "INSERT INTO mcp_accounts VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                conversation_id,
-                account["id"],
-                account["scope"],
-                account["status"],
-                1 if account.get("isDefault") else 0,
-                account.get("expiresAt"),
-            ),
-        )
-    for account_id in fixture.get("sharedGrants") or ():
-        conn.execute(
-            "INSERT INTO mcp_grants VALUES (?, ?, 'granted')", (conversation_id, account_id)
-        )
-    selection = fixture.get("selection")
-    if selection is not None:
-        conn.execute(
-            "INSERT INTO mcp_selections VALUES (?, ?, ?)",
-            (conversation_id, selection["accountId"], 1 if selection["sharedConsent"] else 0),
-        )
+
+
+def add_account(conn: sqlite3.Connection, conversation_id: str, account: Account) -> None:
+    conn.execute(
+        "INSERT INTO mcp_accounts (conversation_id, id, scope, status, is_default, expires_at, "
+        "credential) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            conversation_id,
+            account.id,
+            account.scope,
+            account.status,
+            1 if account.is_default else 0,
+            account.expires_at,
+            account.credential,
+        ),
+    )
+
+
+def grant(conn: sqlite3.Connection, conversation_id: str, account_id: str) -> None:
+    """A durable shared grant of a shared account to the chat."""
+    conn.execute("INSERT INTO mcp_grants VALUES (?, ?, 'granted')", (conversation_id, account_id))
+
+
+def select(
+    conn: sqlite3.Connection, conversation_id: str, account_id: str, shared_consent: bool
+) -> None:
+    """The account the chat selected, and whether the user consented to sharing it."""
+    conn.execute(
+        "INSERT INTO mcp_selections VALUES (?, ?, ?)",
+        (conversation_id, account_id, 1 if shared_consent else 0),
+    )
 
 
 def revoke_grant(conn: sqlite3.Connection, conversation_id: str, account_id: str) -> bool:
@@ -116,7 +138,7 @@ def resolve(
     accounts = {
         row[0]: row[1:]
         for row in conn.execute(
-            "SELECT id, scope, status, is_default, expires_at FROM mcp_accounts "
+            "SELECT id, scope, status, is_default, expires_at, credential FROM mcp_accounts "
             "WHERE conversation_id = ? ORDER BY id",
             (conversation_id,),
         )
@@ -143,7 +165,7 @@ def resolve(
     found = accounts.get(chosen)
     if found is None:
         return Decision(None, f"{DENIED}: account {chosen} is not connected")
-    scope, status, _default, expires_at = found
+    scope, status, _default, expires_at, credential = found
     if status != "active":
         return Decision(None, f"{DENIED}: account {chosen} is {status}")
     if _expired(expires_at, now):
@@ -161,4 +183,4 @@ def resolve(
             return Decision(None, f"{DENIED}: shared account {chosen} has no grant")
         if grant[0] != "granted":
             return Decision(None, f"{DENIED}: the grant of shared account {chosen} was revoked")
-    return Decision(chosen)
+    return Decision(chosen, credential=credential)

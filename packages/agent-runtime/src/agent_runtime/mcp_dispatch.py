@@ -1,11 +1,12 @@
 """MCP dispatch: a model's call of an exposed ``mcp_*`` Tool, through the account authority,
-to the provider.
+to the integration's server.
 
 The dispatcher acts for the account :func:`agent_runtime.mcp_accounts.resolve` picks at the
 moment of the call (after the approval wait), never for an account the model names: the
-model's arguments are passed through as ``arguments``; the namespace and account are host
-state. ``attempts`` counts what reached the dispatcher, which is not what reached the provider:
-a refused call never leaves the runtime.
+model's arguments travel unchanged as the ``tools/call`` arguments, over the connection that
+account's credential authenticates. Which server serves an integration is host configuration
+(:class:`McpEndpoints`), never Soul content. ``attempts`` counts what reached the dispatcher,
+which is not what reached the server: a refused call never leaves the runtime.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from dataclasses import replace
 from typing import Any
 
 from agent_runtime.mcp_accounts import resolve
-from agent_runtime.mcp_client import McpProvider, ProviderUnavailable
+from agent_runtime.mcp_client import McpClients, ProviderUnavailable
 from agent_runtime.mcp_integrations import McpTool
 from agent_runtime.model import ToolCallRequest, ToolSpec
 from agent_runtime.tools import ToolOutcome
-
-CALLS_RESOURCE = "eval://calls/{namespace}"
 
 
 def reviewed(tools: Sequence[ToolSpec], published: Mapping[str, McpTool]) -> list[ToolSpec]:
@@ -29,24 +28,39 @@ def reviewed(tools: Sequence[ToolSpec], published: Mapping[str, McpTool]) -> lis
     return [replace(t, reviewed=True) if t.name in published else t for t in tools]
 
 
-class McpDispatcher:
-    """Routes exposed MCP Tool calls of one chat to the provider, through the authority."""
+class McpEndpoints:
+    """Which server URL serves each integration (by slug): the operator's configuration."""
 
-    __slots__ = ("attempts", "conn", "conversation_id", "namespace", "provider", "published")
+    __slots__ = ("_urls",)
+
+    def __init__(self) -> None:
+        self._urls: dict[str, str] = {}
+
+    def connect(self, integration: str, url: str) -> None:
+        self._urls[integration] = url
+
+    def url(self, integration: str) -> str | None:
+        return self._urls.get(integration)
+
+
+class McpDispatcher:
+    """Routes exposed MCP Tool calls of one chat to their servers, through the authority."""
+
+    __slots__ = ("attempts", "clients", "conn", "conversation_id", "endpoints", "published")
 
     def __init__(
         self,
         conn: sqlite3.Connection,
         conversation_id: str,
         published: Mapping[str, McpTool],
-        provider: McpProvider | None,
-        namespace: str,
+        endpoints: McpEndpoints,
+        clients: McpClients,
     ) -> None:
         self.conn = conn
         self.conversation_id = conversation_id
         self.published = published
-        self.provider = provider
-        self.namespace = namespace
+        self.endpoints = endpoints
+        self.clients = clients
         self.attempts = 0
 
     def handles(self, name: str) -> bool:
@@ -58,33 +72,16 @@ class McpDispatcher:
         decision = resolve(self.conn, self.conversation_id)
         if decision.account_id is None:
             return ToolOutcome("denied", None, decision.reason)
-        if self.provider is None:
-            return ToolOutcome("failed", None, "the MCP provider is not running")
+        url = self.endpoints.url(tool.integration)
+        if url is None:
+            return ToolOutcome("failed", None, f"integration {tool.integration} has no server")
         arguments: dict[str, Any] = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         try:
-            is_error, structured, text = self.provider.call_tool(
-                tool.tool,
-                {
-                    "namespace": self.namespace,
-                    "account_id": decision.account_id,
-                    "arguments": arguments,
-                },
+            is_error, structured, text = self.clients.call_tool(
+                url, decision.credential or "", tool.tool, arguments
             )
         except ProviderUnavailable as error:
             return ToolOutcome("failed", None, str(error))
         if is_error:
             return ToolOutcome("failed", {"text": text}, f"the MCP provider refused: {text}")
         return ToolOutcome("succeeded", {"structuredContent": structured, "text": text})
-
-
-def provider_calls(provider: McpProvider | None, namespace: str) -> int | None:
-    """The ``tools/call`` requests the provider says it served in ``namespace``; ``None`` when
-    it cannot be asked (not observed is never zero)."""
-    if provider is None:
-        return None
-    try:
-        data = provider.read_json(CALLS_RESOURCE.format(namespace=namespace))
-    except ProviderUnavailable:
-        return None
-    count = data.get("toolsCall") if isinstance(data, dict) else None
-    return count if isinstance(count, int) else None

@@ -110,6 +110,16 @@ class NativeInbox:
             ).fetchone()[0]
         return InboxClaim(event_id, owner, int(fence))
 
+    def revoke_claim(self, event_id: str) -> None:
+        """The operator takes a claim back from its worker: the fence moves, so every later
+        write of that worker's claim is refused."""
+        with atomic(self.conn) as conn:
+            conn.execute(
+                "UPDATE native_inbox SET fence = fence + 1, lease_owner = NULL, "
+                "lease_expires_at = NULL WHERE id = ? AND run_id IS NULL",
+                (event_id,),
+            )
+
     def record_error(self, claim: InboxClaim, code: str, message: str) -> None:
         """Note why admission refused the event, in its own transaction (after any rollback).
 

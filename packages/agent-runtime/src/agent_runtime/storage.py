@@ -156,6 +156,7 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     ),
     (5, "MCP chats, accounts, shared grants and selections", MCP_ACCOUNTS_DDL),
     (6, "Files: immutable blobs, File rows, shares, role assignments", FILES_DDL),
+    (7, "MCP account credentials", "ALTER TABLE mcp_accounts ADD COLUMN credential TEXT"),
 )
 
 

@@ -32,27 +32,6 @@ class ToolExecutor(Protocol):
     def execute(self, call: ToolCallRequest) -> ToolOutcome: ...
 
 
-class OnceExecutor:
-    """Runs each call's effect at most once, by call id, in memory: a replayed call (a retry
-    after a crash) gets the outcome its first run recorded. ``effects`` counts the real runs."""
-
-    __slots__ = ("effects", "inner", "outcomes")
-
-    def __init__(self, inner: ToolExecutor) -> None:
-        self.inner = inner
-        self.outcomes: dict[str, ToolOutcome] = {}
-        self.effects: dict[str, int] = {}
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        recorded = self.outcomes.get(call.call_id)
-        if recorded is not None:
-            return recorded
-        outcome = self.inner.execute(call)
-        self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
-        self.outcomes[call.call_id] = outcome
-        return outcome
-
-
 def _object(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
     return {
         "type": "object",

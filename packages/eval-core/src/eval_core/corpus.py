@@ -25,6 +25,7 @@ from eval_core.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core.host import Host, LoadContext
 from eval_core.kinds import Expectation
 from eval_core.plugins import PluginSet
+from eval_core.services import satisfies
 
 CASE_SUFFIXES = (".json", ".yaml", ".yml")
 RED_TEAM = "red-team"
@@ -120,6 +121,8 @@ class Loader:
         self._agents = host.agents()
         self._context = host.context_rules()
         self._known_kinds = ", ".join(sorted(plugins.kinds))
+        self._needing = [r for r in plugins.fixtures if r.fixture.needs]
+        self._offered: dict[tuple[type, str], bool] = {}
 
     def load(self, directory: Path) -> Corpus:
         """Load, validate and hash; the cyclic GC is paused meanwhile (the Cases hold no cycles,
@@ -280,6 +283,30 @@ class Loader:
         context = LoadContext(host=self.host, kinds=self.plugins.kinds, file=file)
         for path, reason in self.plugins.check_case(case, context):
             yield Problem(file, path, reason)
+        yield from self._check_services(file, case)
+
+    def _check_services(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        """Every fixture that applies to the Case finds the Host services it needs."""
+        for registered in self._needing:
+            fixture = registered.fixture
+            if not fixture.applies_to(case):
+                continue
+            field = fixture.field
+            if field is not None and case.tier not in self.plugins.fields[field].tiers:
+                continue  # the field itself is refused at this tier
+            for need in fixture.needs:
+                key = (need, case.tier)
+                offered = self._offered.get(key)
+                if offered is None:
+                    classes = self.host.services(case.tier)
+                    offered = self._offered[key] = any(satisfies(c, need) for c in classes)
+                if not offered:
+                    yield Problem(
+                        file,
+                        f"$.{json_name(field)}" if field is not None else "$",
+                        f"{registered.label} needs the Host service {need.__name__}, which "
+                        f"Host {self.host.name!r} does not offer at {case.tier}",
+                    )
 
     def _check_context(self, file: str, case: CaseBase) -> Iterator[Problem]:
         rules = self._context

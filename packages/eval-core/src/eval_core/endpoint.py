@@ -15,10 +15,11 @@ from typing import Any
 import httpx
 
 from eval_core.case import CaseBase
-from eval_core.evidence import Usage
+from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelError, ModelReply
 from eval_core.pins import ModelPin
 from eval_core.retry import with_retry
+from eval_core.sent import sent
 from eval_core.wire import anthropic, openai
 from eval_core.wire.transport import VendorError, post_json
 
@@ -48,6 +49,7 @@ class EndpointSession:
         self.calls = 0
         self.retries = 0
         self.model_version: str | None = None
+        self.sent: list[ModelRequest] = []
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         b = self._binding
@@ -56,6 +58,7 @@ class EndpointSession:
             body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort)
         else:
             body = anthropic.encode(pin.model, request, pin.max_output_tokens)
+        self.sent.append(sent(request.system, request.messages, [t.name for t in request.tools]))
         try:
             reply = with_retry(
                 lambda: self._attempt(body),

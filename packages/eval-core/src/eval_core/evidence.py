@@ -2,15 +2,24 @@
 
 The Host fills it after the Trial; nothing here is predicted from the Case. A field left at
 ``None`` means "not observed", which every scorer treats as a failure with a reason.
-Families beyond the built-in ones keep their own typed read-back in ``records``, keyed by the
-record name they agree on with the Host, so this struct never grows a field per family.
+A family's own read-back is a typed record its fixture puts here (:meth:`Evidence.put`) and its
+scorers find again by type (:meth:`Evidence.record`), so this struct never grows a field per
+family and no two packages agree on a key by convention.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
+
+R = TypeVar("R")
+
+
+def record_key(kind: type) -> str:
+    """Where a record of this type lives in ``Evidence.records``: owned by its module."""
+    return f"{kind.__module__}:{kind.__qualname__}"
+
 
 GuardStage = Literal["input", "tool_call", "tool_result", "output"]
 
@@ -57,8 +66,35 @@ class GuardDecision(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int = 1
 
 
+class Event(msgspec.Struct, frozen=True, kw_only=True):
+    """One event the runtime emitted during a Turn (read back from its store at L3)."""
+
+    turn_index: int
+    seq: int
+    type: str
+    participant: str = "runtime"
+    payload: Any = None
+
+
+class SentPart(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One part of a request as the binding sent it: text, or a binary ``file`` / ``image``.
+
+    Binary parts keep the digest and size of the bytes sent, never the bytes themselves.
+    """
+
+    type: Literal["text", "file", "image"]
+    role: str
+    text: str | None = None
+    media_type: str | None = None
+    filename: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+
+
 class ModelRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """One request as it reached the model port: the real assembled prompt, messages, Tools."""
+    """One request as the binding sent it: the assembled prompt, messages and Tools. A binary
+    part keeps the digest and size of its bytes (``sha256``, ``size``), never the bytes;
+    :func:`eval_core.sent.parts_of` reads the request as the provider's parts."""
 
     system: str
     messages: list[Any]
@@ -96,8 +132,18 @@ class Evidence(msgspec.Struct, kw_only=True):
     loop_status: str | None = None
     loop_reason: str | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
+    events: list[Event] | None = None
     injected_fault: str | None = None
     records: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def put(self, record: object) -> None:
+        """Keep a family's typed read-back; one record per type."""
+        self.records[record_key(type(record))] = record
+
+    def record(self, kind: type[R]) -> R | None:
+        """The record of exactly this type, or ``None`` when none was read back."""
+        found = self.records.get(record_key(kind))
+        return found if isinstance(found, kind) else None
 
     def guards_fired(self) -> list[GuardDecision]:
         return [d for d in self.guard_decisions or [] if d.blocked]

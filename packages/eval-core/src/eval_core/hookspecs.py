@@ -7,8 +7,13 @@ A plug-in is a module (or object) named by an entry point in the group ``eval.pl
 
 It implements any of the hooks below with :data:`hookimpl`. The core's own built-in families
 (prompt, output, tool calls, guardrails, status) are registered exactly this way, from
-eval-core's own ``pyproject.toml``. Every hook is called once per process, when the plug-in
+their own packages' ``pyproject.toml``. Every hook is called once per process, when the plug-in
 set is loaded, except :func:`eval_check_case`, called once per Case at load.
+
+Evidence is read back from the system under test (its database, its wire traffic, its event
+stream, its provider's own counters); nothing in it may be copied from the Case or made by a
+harness wrapper standing in for runtime behaviour. A scorer over nothing observed fails with a
+reason; it never passes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from eval_core.case import Case, CaseField
+    from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
     from eval_core.kinds import KindSpec
 
@@ -65,5 +71,18 @@ def eval_hosts() -> Mapping[str, HostFactory]:
 
     The reference runtime registers ``agent-runtime``; another team's runtime registers its own
     and is chosen with ``--host``.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_fixtures() -> Sequence[TrialFixture]:
+    """Setup before a Trial and read-back after it, for the Case fields this plug-in adds.
+
+    Called once at load. Each :class:`~eval_core.fixtures.TrialFixture` names the Case field it
+    serves (or a predicate) and the Host services it needs; a Case it applies to is refused at
+    load when the chosen Host lacks one of them, naming the Host, the field and the service.
+    Around each Trial the core runs every fixture that applies, in a defined order, like a
+    pytest yield fixture: setup, the Host's run, read-back into a typed record, cleanup.
     """
     raise NotImplementedError

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import msgspec
 
 from eval_core.case import CaseBase, ScriptStep, ToolDecl
-from eval_core.evidence import Evidence, Usage
+from eval_core.evidence import Evidence, ModelRequest, Usage
 
 if TYPE_CHECKING:
-    from eval_core.kinds import KindSpec
+    from eval_core.kinds import KindSpec, Tier
 
 
 class ModelError(Exception):
@@ -33,10 +33,12 @@ class ModelError(Exception):
 class ModelCallRequest(msgspec.Struct, frozen=True, kw_only=True):
     """One model call: the assembled system prompt, the conversation, the declared Tools.
 
-    ``messages`` use a neutral chat shape: ``{"role": "user", "content": str, "files"?: [...]}``,
+    ``messages`` use a neutral chat shape: ``{"role": "user", "content": str | [part...]}``,
     ``{"role": "assistant", "content": str | None, "tool_calls"?: [{"call_id", "name",
     "arguments"}]}`` and ``{"role": "tool", "tool_call_id": str, "name": str, "content": str}``
-    (the Tool outcome the model sees, as compact JSON).
+    (the Tool outcome the model sees, as compact JSON). A part is ``{"type": "text", "text"}``
+    or ``{"type": "file" | "image", "mediaType", "filename", "data": <base64>}``: a File the
+    runtime attached, which a binding sends as the vendor's own binary part.
     """
 
     system: str
@@ -64,12 +66,15 @@ class ModelSession(Protocol):
 
     The session is the billing record: ``usage`` and ``calls`` count every attempt sent to
     the vendor, failed and retried ones included; ``retries`` counts the retried attempts.
+    ``sent`` records each request as the binding put it on its transport (once per call, not
+    per retried attempt): what the provider-prompt kinds score.
     """
 
     usage: Usage
     calls: int
     retries: int
     model_version: str | None
+    sent: list[ModelRequest]
 
     def complete(self, request: ModelCallRequest) -> ModelReply: ...
 
@@ -107,6 +112,24 @@ class ContextRules:
     retired: frozenset[str] = frozenset()
 
 
+class HostTrial(Protocol):
+    """One Trial inside the Host: its services for fixtures, then the run itself.
+
+    The core opens it, lets the Case's fixtures set up through :meth:`services`, calls
+    :meth:`run` once, lets the fixtures read back, and always calls :meth:`close`.
+    """
+
+    def services(self) -> Sequence[object]:
+        """The service objects fixtures of this Trial may ask for (matched by Protocol)."""
+        ...
+
+    def run(self) -> Evidence:
+        """Run the Case through the real assembler and loop; the Evidence read back."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class Host(Protocol):
     """The system under test, loaded over an Eval Soul directory."""
 
@@ -123,8 +146,12 @@ class Host(Protocol):
         """Soul material the model is given for this Case (the agent's personality...)."""
         ...
 
-    def run_trial(self, case: CaseBase, model: ModelSession, trial: int) -> Evidence:
-        """Run the Case once through the real assembler and loop, calling ``model``."""
+    def services(self, tier: Tier) -> Sequence[type]:
+        """The classes of the services a Trial of this tier offers (checked at load)."""
+        ...
+
+    def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
+        """Prepare one Trial of the Case, calling ``model``; nothing runs before ``run()``."""
         ...
 
     def close(self) -> None: ...

@@ -18,6 +18,7 @@ import pluggy
 
 from eval_core import hookspecs
 from eval_core.case import CaseBase, CaseField, build_case_type, json_name
+from eval_core.fixtures import Registered, TrialFixture
 from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
 
@@ -73,6 +74,7 @@ class PluginSet:
     fields: dict[str, CaseField] = field(default_factory=dict)
     field_owner: dict[str, PluginInfo] = field(default_factory=dict)
     hosts: dict[str, HostFactory] = field(default_factory=dict)
+    fixtures: list[Registered] = field(default_factory=list)
     _case_type: type[CaseBase] | None = None
     _checks: list[Any] | None = None
 
@@ -173,6 +175,7 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
             kinds = _call(manager, plugin, "eval_kinds") or []
             fields = _call(manager, plugin, "eval_case_fields") or []
             hosts = _call(manager, plugin, "eval_hosts") or {}
+            fixtures = _call(manager, plugin, "eval_fixtures") or []
         except PluginError:
             raise
         except Exception as exc:
@@ -209,6 +212,16 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
             if host_name in result.hosts:
                 raise PluginError(f"Host {host_name!r} is registered twice (second: {label})")
             result.hosts[host_name] = factory
+        owned = [_fixture(f, label) for f in fixtures]
+        for fixture in owned:
+            if fixture.field is not None and fixture.field not in info.fields:
+                raise PluginError(
+                    f"plug-in {label}: fixture {fixture.name!r} serves the Case field "
+                    f"{fixture.field!r}, which this plug-in does not contribute"
+                )
+        result.fixtures.extend(
+            Registered(f, f"{distribution} {version}") for f in sorted(owned, key=lambda f: f.name)
+        )
         result.plugins.append(info)
     return result
 
@@ -238,6 +251,14 @@ def _field(case_field: object, label: str) -> CaseField:
             f"plug-in {label} returned {case_field!r} from eval_case_fields, not a CaseField"
         )
     return case_field
+
+
+def _fixture(fixture: object, label: str) -> TrialFixture:
+    if not isinstance(fixture, TrialFixture):
+        raise PluginError(
+            f"plug-in {label} returned {fixture!r} from eval_fixtures, not a TrialFixture"
+        )
+    return fixture
 
 
 def _mapping(hosts: object, label: str) -> Mapping[str, HostFactory]:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.fixtures import Shared
 from eval_core.host import Binding, Host
 from eval_core.plugins import PluginSet
 from eval_core.scorecard import Scorecard, noise_floor
@@ -70,7 +71,7 @@ def run_sweep(
     )
     finished = {(t.case_id, t.trial): t for t in done}
     started = time.perf_counter()
-    kinds = plugins.kinds
+    kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
     try:
         for index, (case, number) in enumerate(trials, start=1):
             previous = finished.get((case.id, number))
@@ -84,13 +85,15 @@ def run_sweep(
                         f"{reason} after {len(card.trials)} of {len(trials)} Trials"
                     )
                     break
-            result = run_trial(case, number, host, binding, kinds)
+            result = run_trial(case, number, host, binding, kinds, fixtures, shared)
             card.trials.append(result)
             card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
             if on_trial is not None:
                 on_trial(index, len(trials), result)
     except KeyboardInterrupt:
         card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
+    finally:
+        shared.close()
     card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
     card.tally()
     card.noise = noise_floor(card.trials)

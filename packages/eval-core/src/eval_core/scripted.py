@@ -22,8 +22,9 @@ from eval_core.case import (
     TextStep,
     ToolCallsStep,
 )
-from eval_core.evidence import Usage
+from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
+from eval_core.sent import sent
 
 
 class ScriptExhaustedError(Exception):
@@ -33,7 +34,16 @@ class ScriptExhaustedError(Exception):
 class ScriptedSession:
     """Replays one Case's script. Zero usage: the scripted model is free."""
 
-    __slots__ = ("_case_id", "_cursor", "_steps", "calls", "model_version", "retries", "usage")
+    __slots__ = (
+        "_case_id",
+        "_cursor",
+        "_steps",
+        "calls",
+        "model_version",
+        "retries",
+        "sent",
+        "usage",
+    )
 
     def __init__(self, case: CaseBase, steps: list[Any] | None = None) -> None:
         self._case_id = case.id
@@ -43,6 +53,7 @@ class ScriptedSession:
         self.calls = 0
         self.retries = 0
         self.model_version: str | None = None
+        self.sent: list[ModelRequest] = []
 
     def begin_turn(self, steps: Sequence[ScriptStep] | None) -> None:
         """A later Turn begins: replay its own steps, or carry on when it has none."""
@@ -59,6 +70,7 @@ class ScriptedSession:
         step = self._steps[self._cursor]
         self._cursor += 1
         self.calls += 1
+        self.sent.append(sent(request.system, request.messages, [t.name for t in request.tools]))
         if isinstance(step, TextStep):
             return ModelReply(text=step.text)
         if isinstance(step, ToolCallsStep):

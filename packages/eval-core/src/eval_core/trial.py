@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
 from msgspec.structs import replace
 
 from eval_core.case import CaseBase
-from eval_core.evidence import Usage
+from eval_core.evidence import Evidence, Usage
+from eval_core.fixtures import FixtureError, Registered, Shared, run_with_fixtures
 from eval_core.host import Binding, Host, ModelError, ModelSession
 from eval_core.kinds import KindSpec
 from eval_core.scoring import ExpectationResult, ScorerError, score
@@ -49,23 +50,50 @@ def _is_model_failure(reason: str | None) -> bool:
 
 
 def run_trial(
-    case: CaseBase, trial: int, host: Host, binding: Binding, kinds: Mapping[str, KindSpec]
+    case: CaseBase,
+    trial: int,
+    host: Host,
+    binding: Binding,
+    kinds: Mapping[str, KindSpec],
+    fixtures: Sequence[Registered] = (),
+    shared: Shared | None = None,
 ) -> TrialResult:
-    """Run the Case through the Host and score it. Never raises for a Trial's own failure."""
+    """Run the Case through the Host, its fixtures around it, and score it.
+
+    Never raises for a Trial's own failure. ``shared`` holds the Sweep's shared fixture
+    resources; without it they live for this one Trial.
+    """
     started = time.perf_counter()
     session = binding.session(case)
+    own = shared is None
+    resources = Shared() if shared is None else shared
 
     def elapsed() -> float:
         return round((time.perf_counter() - started) * 1000, 3)
 
     try:
-        evidence = host.run_trial(case, session, trial)
+        scope = host.open_trial(case, session, trial)
+
+        def as_sent(evidence: Evidence) -> None:
+            evidence.model_requests = list(session.sent)
+
+        try:
+            evidence = run_with_fixtures(
+                case, trial, scope, host.name, fixtures, resources, as_sent
+            )
+        finally:
+            scope.close()
     except ModelError as exc:
+        return _errored(case.id, trial, session, str(exc), elapsed())
+    except FixtureError as exc:
         return _errored(case.id, trial, session, str(exc), elapsed())
     except Exception as exc:
         return _errored(
             case.id, trial, session, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
         )
+    finally:
+        if own:
+            resources.close()
     base = TrialResult(
         case_id=case.id,
         trial=trial,

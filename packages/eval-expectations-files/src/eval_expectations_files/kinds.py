@@ -12,8 +12,8 @@ from typing import Literal
 
 import msgspec
 
+from eval_core.checks import Problems, non_empty
 from eval_core.evidence import Evidence
-from eval_core.families.checks import Problems, non_empty
 from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import quoted
 from eval_expectations_files.record import FilesRecord, ProviderPart, record_of

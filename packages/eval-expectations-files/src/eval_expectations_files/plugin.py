@@ -1,7 +1,8 @@
 """Entry point of the files family: its kinds, its Case fields and its load rules.
 
 Registered as ``files = "eval_expectations_files.plugin"`` in the ``eval.plugins`` group; the
-core never imports it, and the runtime never does either (the Host asks a File for its bytes).
+core never imports it, nor does the Host: its fixture reaches the Host's File store through the
+Protocols in :mod:`eval_expectations_files.setup`.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_core.case import CaseBase, CaseField
+from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
 from eval_expectations_files.fixtures import CaseFile
 from eval_expectations_files.kinds import kind_specs
 from eval_expectations_files.rules import check_case
+from eval_expectations_files.setup import FIXTURE
 
 L3: frozenset[Tier] = frozenset({"l3"})
 
@@ -60,3 +63,8 @@ def eval_case_fields() -> list[CaseField]:
 @hookimpl
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     return check_case(case)
+
+
+@hookimpl
+def eval_fixtures() -> list[TrialFixture]:
+    return [FIXTURE]

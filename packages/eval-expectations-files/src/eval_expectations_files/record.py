@@ -1,9 +1,10 @@
-"""The files read-back: what the Host observed about Files, typed from its plain data.
+"""The files read-back: what the Trial did with Files, as the files fixture read it back.
 
-The Host stores plain data under ``evidence.records["files"]``: the Case Files as seeded (the
-original bytes' SHA-256), every provider request as the prompt splitter produced it, every PDF
-model input with its pages, and each generated File with the shares the File store holds.
-:func:`record_of` converts it; anything that does not convert is "not observed".
+:class:`FilesRecord` holds the Case Files as seeded (their bytes' SHA-256: the reference the
+provider's parts are compared with), every request as the binding sent it with each part
+attributed to the File it carries, every PDF model input with its pages (from the runtime's
+events and ``file_read`` results), and each generated File with the shares the Host's File
+store holds. :func:`record_of` finds it by type.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from typing import Any
 import msgspec
 
 from eval_core.evidence import Evidence
-
-RECORD = "files"
 
 _CONFIG: dict[str, Any] = {"frozen": True, "kw_only": True, "rename": "camel"}
 
@@ -68,19 +67,11 @@ class FilesRecord(msgspec.Struct, **_CONFIG):
     requests: list[list[ProviderPart]]
     pdf_inputs: list[PdfInput]
     generated: list[GeneratedFile]
-    role_assignments: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    agent_roles: list[str] = msgspec.field(default_factory=list)
 
     def seeded(self, file_id: str) -> SeededFile | None:
         return next((f for f in self.files if f.file_id == file_id), None)
 
 
 def record_of(ev: Evidence) -> FilesRecord | None:
-    raw = ev.records.get(RECORD)
-    if isinstance(raw, FilesRecord):
-        return raw
-    if raw is None:
-        return None
-    try:
-        return msgspec.convert(raw, FilesRecord)
-    except msgspec.ValidationError:
-        return None
+    return ev.record(FilesRecord)

@@ -1,9 +1,8 @@
 """``mcp_provider_call_count``: how many ``tools/call`` requests the MCP provider served.
 
-The Host reads the count back from the provider itself (``records["mcp"]["providerCalls"]``),
-never from the dispatcher's attempts or the model's claims: a call the account authority
-refused never reaches the provider. A count that was not observed fails, even when zero was
-expected.
+The fixture reads the count back from the provider itself (:class:`McpRecord`), never from
+the Host's dispatcher or the model's claims: a call the account authority refused never reaches
+the provider. A count that was not observed fails, even when zero was expected.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from typing import Any
 
 from eval_core.evidence import Evidence
 from eval_core.kinds import Expectation, Verdict, failed, passed
-
-RECORD = "mcp"
+from eval_expectations_mcp.setup import McpRecord
 
 
 class McpProviderCallCount(Expectation, tag="mcp_provider_call_count", frozen=True):
@@ -22,13 +20,8 @@ class McpProviderCallCount(Expectation, tag="mcp_provider_call_count", frozen=Tr
 
 def observed_calls(evidence: Evidence) -> int | None:
     """The provider's own count, or ``None`` when it was not observed."""
-    record: Any = evidence.records.get(RECORD)
-    if not isinstance(record, dict):
-        return None
-    calls = record.get("providerCalls")
-    if isinstance(calls, bool) or not isinstance(calls, int):
-        return None
-    return calls
+    record = evidence.record(McpRecord)
+    return None if record is None else record.provider_calls
 
 
 def score(expectation: McpProviderCallCount, evidence: Evidence) -> Verdict:

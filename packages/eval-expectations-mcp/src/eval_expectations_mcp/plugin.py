@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from eval_core.case import CaseBase, CaseField
+from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
 from eval_expectations_mcp.kind import McpProviderCallCount, check, score
+from eval_expectations_mcp.setup import FIXTURE
 
 L3: frozenset[Tier] = frozenset({"l3"})
 
@@ -57,3 +59,8 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
             if isinstance(e, McpProviderCallCount)
         )
     return problems
+
+
+@hookimpl
+def eval_fixtures() -> list[TrialFixture]:
+    return [FIXTURE]

@@ -1,63 +1,102 @@
-"""The fixture MCP provider: a real MCP server (official SDK) the runtime reaches over stdio.
+"""The fixture MCP provider: a real MCP server (official SDK) over streamable HTTP on loopback.
 
-Run as ``python -m eval_expectations_mcp.provider``. It is started once per Sweep; each Trial
-acts in its own ``namespace``, so state never leaks between Trials. The provider counts the
-``tools/call`` requests it actually served per namespace and exposes the count through a
-read-only resource (``eval://calls/{namespace}``): a side channel that is not itself a
-``tools/call``, so reading it never moves the count. This is the only module of the package
-that imports the MCP SDK (the server side).
+Run as ``python -m eval_expectations_mcp.provider``: it binds a free port of 127.0.0.1, prints
+``READY <url>`` once it serves, and stays up for a Sweep. Like a real vendor it knows its
+accounts by credential: each request carries ``Authorization: Bearer <credential>``, which the
+fixture registered for an account beforehand (``PUT /eval/credentials``). It counts the
+``tools/call`` requests it served per credential; the fixture reads its own counters back over
+plain HTTP (``GET /eval/calls?credential=...``), which is never a ``tools/call``.
+This is the only module of the package that imports the MCP SDK's server side.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import socket
+import sys
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
-server = FastMCP("eval-mcp", log_level="WARNING")
+server = FastMCP("eval-mcp", log_level="WARNING", stateless_http=False)
+_accounts: dict[str, str] = {}
 _calls: dict[str, int] = {}
-_notes: dict[str, list[dict[str, Any]]] = {}
+_notes: list[dict[str, Any]] = []
 
 
-def _served(namespace: str) -> int:
-    _calls[namespace] = _calls.get(namespace, 0) + 1
-    return _calls[namespace]
+class UnknownCredential(Exception):  # noqa: N818 - what the provider answers
+    """The request's credential belongs to no account of this provider."""
+
+
+def _account(ctx: Context[Any, Any, Any]) -> str:
+    """Count the ``tools/call`` for its credential; the account the credential belongs to."""
+    request = ctx.request_context.request
+    header = request.headers.get("authorization", "") if request is not None else ""
+    credential = header.removeprefix("Bearer ").strip()
+    _calls[credential] = _calls.get(credential, 0) + 1
+    account = _accounts.get(credential)
+    if account is None:
+        raise UnknownCredential("the credential belongs to no connected account")
+    return account
 
 
 @server.tool()
-def status(
-    namespace: str, account_id: str, arguments: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def status(ctx: Context[Any, Any, Any], probe: str | None = None) -> dict[str, Any]:
     """Read: which account the provider acted for (a connection check)."""
-    _served(namespace)
-    return {"accountId": account_id, "connected": True, "echo": arguments or {}}
+    return {"accountId": _account(ctx), "connected": True, "probe": probe}
 
 
 @server.tool()
-def create_note(
-    namespace: str, account_id: str, arguments: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Mutating: stores a note in the namespace, acting for the account."""
-    _served(namespace)
-    notes = _notes.setdefault(namespace, [])
-    note = {"noteId": f"note-{len(notes) + 1}", "accountId": account_id, **(arguments or {})}
-    notes.append(note)
+def create_note(ctx: Context[Any, Any, Any], text: str) -> dict[str, Any]:
+    """Mutating: stores a note in the connected workspace, acting for the account."""
+    note = {"noteId": f"note-{len(_notes) + 1}", "accountId": _account(ctx), "text": text}
+    _notes.append(note)
     return note
 
 
-@server.resource("eval://calls/{namespace}")
-def calls(namespace: str) -> str:
-    """The ``tools/call`` requests served in ``namespace`` (read-only side channel)."""
-    return json.dumps({"toolsCall": _calls.get(namespace, 0)})
+@server.custom_route("/eval/credentials", methods=["PUT"])  # type: ignore[untyped-decorator]
+async def credentials(request: Request) -> JSONResponse:
+    """Register ``{credential: accountId}`` pairs (the vendor's sandbox accounts)."""
+    body = await request.json()
+    _accounts.update({str(k): str(v) for k, v in body.items()})
+    return JSONResponse({"accounts": len(_accounts)})
 
 
-@server.resource("eval://process")
-def process() -> str:
+@server.custom_route("/eval/calls", methods=["GET"])  # type: ignore[untyped-decorator]
+async def calls(request: Request) -> JSONResponse:
+    """The ``tools/call`` requests served for the given credentials (read-only)."""
+    wanted = request.query_params.getlist("credential")
+    return JSONResponse({"toolsCall": sum(_calls.get(c, 0) for c in wanted)})
+
+
+@server.custom_route("/eval/process", methods=["GET"])  # type: ignore[untyped-decorator]
+async def process(_request: Request) -> JSONResponse:
     """The provider's process id, so a test can kill the real server mid-Turn."""
-    return json.dumps({"pid": os.getpid()})
+    return JSONResponse({"pid": os.getpid()})
+
+
+def main() -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    uvicorn_server = uvicorn.Server(config)
+
+    original = uvicorn_server.startup
+
+    async def startup(sockets: Any = None) -> None:
+        await original(sockets=sockets)
+        sys.stdout.write(f"READY http://127.0.0.1:{port}/mcp\n")
+        sys.stdout.flush()
+
+    uvicorn_server.startup = startup  # type: ignore[method-assign]
+    uvicorn_server.run(sockets=[sock])
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    main()

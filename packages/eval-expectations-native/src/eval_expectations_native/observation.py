@@ -1,8 +1,7 @@
-"""The admission observation: what the Host read back from admission rows, typed.
+"""The admission observation: what the fixture read back from the rows admission left, typed.
 
-The Host stores plain data in ``evidence.records["native"]`` (it never imports this package);
-:func:`observation_of` converts it, and a missing or malformed record is ``None``: the scorer
-fails on it, never passes.
+The native fixture puts a :class:`NativeAdmission` into Evidence; :func:`observation_of` finds it
+by type, and a missing record is ``None``: the scorer fails on it, never passes.
 """
 
 from __future__ import annotations
@@ -12,8 +11,6 @@ from typing import Any
 import msgspec
 
 from eval_core.evidence import Evidence
-
-RECORD = "native"
 
 
 class NativeAdmission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -39,15 +36,10 @@ FIELDS: frozenset[str] = frozenset(
 
 def observation_of(ev: Evidence) -> tuple[NativeAdmission | None, str]:
     """The typed observation, or ``None`` and why it cannot be read."""
-    raw = ev.records.get(RECORD)
-    if raw is None:
+    found = ev.record(NativeAdmission)
+    if found is None:
         return None, "no native admission was read back (not a nativeRoutine Trial?)"
-    if isinstance(raw, NativeAdmission):
-        return raw, ""
-    try:
-        return msgspec.convert(raw, NativeAdmission), ""
-    except (msgspec.MsgspecError, TypeError, ValueError) as exc:
-        return None, f"the native admission record is malformed: {exc}"
+    return found, ""
 
 
 def as_plain(observation: NativeAdmission) -> dict[str, Any]:

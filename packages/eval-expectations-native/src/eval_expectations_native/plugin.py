@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from eval_core.case import CaseBase, CaseField, json_name
+from eval_core.checks import Problems, dot_path, non_empty
 from eval_core.evidence import Evidence
-from eval_core.families.checks import Problems, dot_path, non_empty
+from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import deep_equal, path_segments, render, resolve
+from eval_expectations_native.channel import FIXTURE
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import FIELDS, as_plain, observation_of
 
@@ -126,3 +128,8 @@ def eval_kinds() -> list[KindSpec]:
             ),
         )
     ]
+
+
+@hookimpl
+def eval_fixtures() -> list[TrialFixture]:
+    return [FIXTURE]

@@ -1,7 +1,7 @@
 """Reading the neutral chat shape of :class:`~eval_core.host.ModelCallRequest` messages.
 
 Both wire formats read the same three roles; this module is the one place that knows the
-neutral spelling (``call_id`` or ``tool_call_id``, ``files`` on a user message), so a change to
+neutral spelling (``call_id`` or ``tool_call_id``, a user message's parts), so a change to
 the Host's shape is a change here only.
 """
 
@@ -21,16 +21,16 @@ def role(message: dict[str, Any]) -> str:
 
 
 def user_text(message: dict[str, Any]) -> str:
-    """The user's text, with each attached File's extracted text after it, named."""
-    parts = [str(message.get("content") or "")]
-    for file in message.get("files") or ():
-        if not isinstance(file, dict):
-            continue
-        text = file.get("text", file.get("content"))
-        if isinstance(text, str):
-            name = file.get("name") or file.get("filename") or file.get("id") or "file"
-            parts.append(f"[File {name}]\n{text}")
-    return "\n\n".join(p for p in parts if p)
+    """The user's text parts, joined (binary parts are sent by the wire's own encoding)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    texts = [
+        str(p.get("text"))
+        for p in content or ()
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+    ]
+    return "\n\n".join(t for t in texts if t)
 
 
 def text_of(message: dict[str, Any]) -> str | None:

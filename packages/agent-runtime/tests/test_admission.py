@@ -1,0 +1,210 @@
+"""Native admission on the real database: each refusal leaves no Run behind and records its
+stable code on the inbox row outside the rolled-back transaction; two claimers racing for one
+event on a real SQLite file (one connection each, as separate workers) admit it exactly once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_runtime import admission
+from agent_runtime.accounts import AccountAuthority
+from agent_runtime.admission import LEASE_LOST, ROUTE_CHANGED, Admitted, Refused, admit
+from agent_runtime.native_inbox import InboxClaim, InboxClaimRefusedError, NativeInbox
+from agent_runtime.native_routes import NativeRoutes, Route
+from agent_runtime.storage import Template, connect, migrate
+
+DESTINATION = "eval/native#42"
+ACCOUNT = "approved-native-account"
+ROUTINE = "native-issue-triage"
+
+
+def _count(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def observe(conn: sqlite3.Connection, event_id: str) -> dict[str, Any]:
+    """The admission rows, and the inbox row's correlation and error."""
+    event = NativeInbox(conn).get(event_id)
+    run = conn.execute("SELECT id FROM runs WHERE source = ?", (admission.SOURCE,)).fetchone()
+    inbox_run = event.run_id if event is not None else None
+    return {
+        "runCount": _count(conn, "runs"),
+        "stateCount": _count(conn, "states"),
+        "artifactCount": _count(conn, "request_artifacts"),
+        "invocationCount": _count(conn, "routine_invocations"),
+        "inboxRunId": inbox_run,
+        "inboxCorrelated": inbox_run is not None and run is not None and inbox_run == run[0],
+        "error": None if event is None else event.error_code,
+    }
+
+
+def seed(conn: sqlite3.Connection) -> str:
+    AccountAuthority(conn).set_status(ACCOUNT, "approved")
+    NativeRoutes(conn).set(Route(DESTINATION, ROUTINE, "support"))
+    return NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {"action": "opened"})
+
+
+def admit_with_fault(conn: sqlite3.Connection, fault: str | None) -> dict[str, Any]:
+    """Seed, claim, break one dependency, admit: the rows left behind."""
+    event_id = seed(conn)
+    claim = NativeInbox(conn).claim(event_id, owner="worker-a")
+    if fault == "route_changed":
+        NativeRoutes(conn).set(Route(DESTINATION, f"{ROUTINE}-v2", "support"))
+    elif fault == "account_revoked":
+        AccountAuthority(conn).set_status(ACCOUNT, "revoked")
+    revoke = None
+    if fault == "lease_lost":
+
+        def revoke(_conn: sqlite3.Connection) -> None:
+            NativeInbox(conn).revoke_claim(event_id)
+
+    admit(conn, claim, on_run_inserted=revoke)
+    return observe(conn, event_id)
+
+
+@pytest.fixture(scope="module")
+def template() -> Template:
+    return Template()
+
+
+@pytest.mark.parametrize(
+    ("fault", "code"),
+    [
+        ("lease_lost", LEASE_LOST),
+        ("route_changed", ROUTE_CHANGED),
+        ("account_revoked", "native_account_revoked"),
+    ],
+)
+def test_every_fault_leaves_nothing_and_records_its_code(
+    template: Template, fault: str, code: str
+) -> None:
+    conn = template.fresh()
+    seen = admit_with_fault(conn, fault)
+    counts = [seen[k] for k in ("runCount", "stateCount", "artifactCount", "invocationCount")]
+    assert counts == [0, 0, 0, 0]
+    assert (seen["inboxRunId"], seen["error"]) == (None, code)
+    assert conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 0
+
+
+def test_an_approved_event_is_admitted_whole(template: Template) -> None:
+    seen = admit_with_fault(template.fresh(), None)
+    counts = [seen[k] for k in ("runCount", "stateCount", "artifactCount", "invocationCount")]
+    assert counts == [1, 1, 1, 1] and seen["inboxCorrelated"] and seen["error"] is None
+
+
+def test_an_unclaimed_event_is_never_admitted(template: Template) -> None:
+    conn = template.fresh()
+    event_id = seed(conn)
+    inbox = NativeInbox(conn)
+    forged = InboxClaim(event_id, "nobody", fence=1)  # never claimed: the fence is still 0
+    assert isinstance(admit(conn, forged), Refused)
+    assert observe(conn, event_id)["inboxRunId"] is None
+    claim = inbox.claim(event_id, "worker")
+    assert isinstance(admit(conn, claim), Admitted)
+    assert observe(conn, event_id)["error"] is None  # the refused forgery's note is cleared
+    with pytest.raises(InboxClaimRefusedError):  # an admitted event is never claimed again
+        inbox.claim(event_id, "another", ttl=0.0)
+
+
+# -- two workers, one file database ---------------------------------------------------------
+
+
+def seeded(path: Path) -> str:
+    conn = connect(str(path))
+    migrate(conn)
+    event_id = seed(conn)
+    conn.close()
+    return event_id
+
+
+def assert_admitted_once(path: Path, event_id: str) -> None:
+    conn = connect(str(path))
+    seen = observe(conn, event_id)
+    conn.close()
+    counts = [seen[k] for k in ("runCount", "stateCount", "artifactCount", "invocationCount")]
+    assert counts == [1, 1, 1, 1], seen
+    assert seen["inboxCorrelated"] is True
+    assert seen["error"] is None
+
+
+def test_two_threads_race_to_claim_and_exactly_one_admits(tmp_path: Path) -> None:
+    database = tmp_path / "runtime.db"
+    event_id = seeded(database)
+    barrier = threading.Barrier(2)
+    outcomes: dict[str, object] = {}
+
+    def worker(owner: str) -> None:
+        conn = connect(str(database))
+        try:
+            barrier.wait()
+            try:
+                claim = NativeInbox(conn).claim(event_id, owner)
+            except InboxClaimRefusedError as refused:
+                outcomes[owner] = refused
+                return
+            outcomes[owner] = admit(conn, claim)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    admitted = [o for o in outcomes.values() if isinstance(o, Admitted)]
+    fenced = [o for o in outcomes.values() if isinstance(o, InboxClaimRefusedError)]
+    assert (len(admitted), len(fenced)) == (1, 1), outcomes
+    assert_admitted_once(database, event_id)
+
+
+def test_a_claimer_whose_lease_was_taken_over_is_fenced_out(tmp_path: Path) -> None:
+    database = tmp_path / "runtime.db"
+    event_id = seeded(database)
+    slow, fast = connect(str(database)), connect(str(database))
+    try:
+        stale = NativeInbox(slow).claim(event_id, "slow", ttl=0.0)  # expires at once
+        fresh = NativeInbox(fast).claim(event_id, "fast")
+        assert fresh.fence == stale.fence + 1
+        assert isinstance(admit(fast, fresh), Admitted)
+        late = admit(slow, stale)
+        assert isinstance(late, Refused)
+        assert late.code == admission.LEASE_LOST
+    finally:
+        slow.close()
+        fast.close()
+    assert_admitted_once(database, event_id)
+
+
+def test_a_stale_claimer_admitting_first_is_fenced_out_of_its_own_transaction(
+    tmp_path: Path,
+) -> None:
+    """The lease moves after the stale claimer's Run exists: nothing of it survives."""
+    database = tmp_path / "runtime.db"
+    event_id = seeded(database)
+    slow, fast = connect(str(database)), connect(str(database))
+    try:
+        stale = NativeInbox(slow).claim(event_id, "slow")
+
+        def taken_over(_conn: object) -> None:
+            slow.execute(
+                "UPDATE native_inbox SET fence = fence + 1, lease_owner = 'fast' WHERE id = ?",
+                (event_id,),
+            )
+
+        late = admit(slow, stale, on_run_inserted=taken_over)
+        assert isinstance(late, Refused) and late.code == admission.LEASE_LOST
+        seen = observe(fast, event_id)
+        assert [seen["runCount"], seen["inboxRunId"], seen["error"]] == [
+            0,
+            None,
+            admission.LEASE_LOST,
+        ]
+    finally:
+        slow.close()
+        fast.close()

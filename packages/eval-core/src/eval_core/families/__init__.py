@@ -1,1 +1,0 @@
-"""The core's own Expectation families, registered by entry point like any plug-in."""

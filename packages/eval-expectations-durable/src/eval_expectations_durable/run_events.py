@@ -1,0 +1,769 @@
+"""The run-events family (L3): what a durable Turn left in the database, read back.
+
+Its fixture reads the Host's durable Runs and Soul repository after the Trial into a
+:class:`RunRecord`: every Turn's Run, State and Turn status, the persisted Messages with their
+metadata, the Soul commits and the active publication after each Turn, every return of a worker
+holding a stale lease, and the ordered run events (the Trial's Evidence). Every kind here reads
+only that record (and the Tool results and denials the Host read back from the same database).
+A missing record, Turn or observation is a failure with a reason, never a pass.
+
+Journeys fold: a status without ``turnIndex`` is the first Turn's that did not succeed, else the
+last Turn's; events, Messages, commits and Tool results accumulate over the Turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+from eval_core.case import CaseBase, ScriptedResult
+from eval_core.checks import Problems, dot_path, non_empty, optional_reason
+from eval_core.evidence import Event, Evidence, ToolResult
+from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_core.hookspecs import hookimpl
+from eval_core.host import LoadContext
+from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import deep_equal, quoted, render, resolve
+
+L3: frozenset[Tier] = frozenset({"l3"})
+SOUL_SEAM = "soul_write"
+_NO_RECORD = "no durable Run was read back (not an L3 Trial?)"
+
+
+class TurnView(Protocol):
+    turn_index: int
+    run_id: str
+    run_status: str | None
+    state_status: str | None
+    turn_status: str | None
+    reason: str | None
+
+
+class MessageView(Protocol):
+    turn_index: int
+    role: str
+    content: Any
+    metadata: Any
+
+
+class StaleWriteView(Protocol):
+    turn_index: int
+    refused: bool
+    detail: str
+
+
+class CommitView(Protocol):
+    turn_index: int
+    sha: str
+    paths: list[str]
+
+
+class PublicationView(Protocol):
+    turn_index: int
+    commit: str
+    artifacts: list[str]
+
+
+class DurableRuns(Protocol):
+    """The Trial's Runs as the Host's database holds them, Turn by Turn."""
+
+    def turns(self) -> Sequence[TurnView]: ...
+
+    def messages(self) -> Sequence[MessageView]: ...
+
+    def stale_writes(self) -> Sequence[StaleWriteView]: ...
+
+
+class SoulHistory(Protocol):
+    """The Eval Soul repository's commits and active publication after each Turn."""
+
+    def commits(self) -> Sequence[CommitView]: ...
+
+    def publications(self) -> Sequence[PublicationView]: ...
+
+
+class TurnRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
+
+    turn_index: int
+    run_id: str
+    run_status: str | None
+    state_status: str | None
+    turn_status: str | None
+    reason: str | None = None
+
+
+class PersistedMessage(msgspec.Struct, frozen=True, kw_only=True):
+    turn_index: int
+    role: str
+    content: Any = None
+    metadata: Any = None
+
+
+class SoulCommit(msgspec.Struct, frozen=True, kw_only=True):
+    turn_index: int
+    sha: str
+    paths: list[str]
+
+
+class ActivePublication(msgspec.Struct, frozen=True, kw_only=True):
+    """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
+
+    turn_index: int
+    commit: str
+    artifacts: list[str]
+
+
+class StaleWrite(msgspec.Struct, frozen=True, kw_only=True):
+    """A worker that lost its lease came back: whether the store refused its write."""
+
+    turn_index: int
+    refused: bool
+    detail: str
+
+
+class RunRecord(msgspec.Struct, kw_only=True):
+    """Everything the durable Turns of one Trial left behind, in Turn order."""
+
+    turns: list[TurnRecord] = msgspec.field(default_factory=list)
+    events: list[Event] = msgspec.field(default_factory=list)
+    messages: list[PersistedMessage] = msgspec.field(default_factory=list)
+    commits: list[SoulCommit] = msgspec.field(default_factory=list)
+    publications: list[ActivePublication] = msgspec.field(default_factory=list)
+    stale_writes: list[StaleWrite] = msgspec.field(default_factory=list)
+
+    def folded(self) -> TurnRecord | None:
+        """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
+        for turn in self.turns:
+            if turn.run_status != "succeeded":
+                return turn
+        return self.turns[-1] if self.turns else None
+
+
+def record_of(ev: Evidence) -> RunRecord | None:
+    return ev.record(RunRecord)
+
+
+def _read_back(request: FixtureRequest) -> Iterator[None]:
+    runs, soul = request.service(DurableRuns), request.service(SoulHistory)
+    yield
+    request.record(
+        RunRecord(
+            turns=[
+                TurnRecord(
+                    turn_index=t.turn_index,
+                    run_id=t.run_id,
+                    run_status=t.run_status,
+                    state_status=t.state_status,
+                    turn_status=t.turn_status,
+                    reason=t.reason,
+                )
+                for t in runs.turns()
+            ],
+            events=list(request.evidence.events or ()),
+            messages=[
+                PersistedMessage(
+                    turn_index=m.turn_index, role=m.role, content=m.content, metadata=m.metadata
+                )
+                for m in runs.messages()
+            ],
+            commits=[
+                SoulCommit(turn_index=c.turn_index, sha=c.sha, paths=list(c.paths))
+                for c in soul.commits()
+            ],
+            publications=[
+                ActivePublication(
+                    turn_index=p.turn_index, commit=p.commit, artifacts=list(p.artifacts)
+                )
+                for p in soul.publications()
+            ],
+            stale_writes=[
+                StaleWrite(turn_index=w.turn_index, refused=w.refused, detail=w.detail)
+                for w in runs.stale_writes()
+            ],
+        )
+    )
+
+
+def _uses_family(case: CaseBase) -> bool:
+    return case.tier == "l3" and any(e.kind_name in KINDS for e in case.expect)
+
+
+@hookimpl
+def eval_fixtures() -> list[TrialFixture]:
+    return [
+        TrialFixture(
+            name="durable-read-back",
+            applies=_uses_family,
+            run=_read_back,
+            needs=(DurableRuns, SoulHistory),
+        )
+    ]
+
+
+# -- statuses ---------------------------------------------------------------------------------
+
+
+class RunStatus(Expectation, tag="run_status", frozen=True):
+    status: str
+    turn_index: int | None = None
+
+
+class TurnStatus(Expectation, tag="turn_status", frozen=True):
+    status: str
+    turn_index: int | None = None
+
+
+class StateStatus(Expectation, tag="state_status", frozen=True):
+    status: str
+    turn_index: int | None = None
+
+
+def _turn(record: RunRecord, turn_index: int | None) -> tuple[TurnRecord | None, str]:
+    if turn_index is None:
+        turn = record.folded()
+        return turn, "no Turn was stored" if turn is None else f"Turn {turn.turn_index} (folded)"
+    for turn in record.turns:
+        if turn.turn_index == turn_index:
+            return turn, f"Turn {turn_index}"
+    return None, f"Turn {turn_index} was not stored ({len(record.turns)} Turn(s) were)"
+
+
+def _status_verdict(
+    which: str, attr: str, e: RunStatus | TurnStatus | StateStatus, ev: Evidence
+) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot read the {which} status")
+    turn, where = _turn(record, e.turn_index)
+    if turn is None:
+        return failed(f"{where}; expected {which} status {quoted(e.status)}")
+    actual = getattr(turn, attr)
+    shown = "not completed" if actual is None else actual
+    reason = f" (reason: {quoted(turn.reason, 160)})" if turn.reason else ""
+    detail = f"{where}: {which} status {quoted(shown)}{reason}, expected {quoted(e.status)}"
+    return passed(detail) if actual == e.status else failed(detail)
+
+
+def _score_run_status(e: RunStatus, ev: Evidence) -> Verdict:
+    return _status_verdict("Run", "run_status", e, ev)
+
+
+def _score_turn_status(e: TurnStatus, ev: Evidence) -> Verdict:
+    return _status_verdict("Turn", "turn_status", e, ev)
+
+
+def _score_state_status(e: StateStatus, ev: Evidence) -> Verdict:
+    return _status_verdict("invoke State", "state_status", e, ev)
+
+
+# -- events, durable text, Messages ------------------------------------------------------------
+
+
+class RunEventEmitted(Expectation, tag="run_event_emitted", frozen=True):
+    event_type: str
+    count: int | None = None
+
+
+class RunEventTextOmits(Expectation, tag="run_event_text_omits", frozen=True):
+    text: str
+    ungrounded: str | None = None
+
+
+class PersistedMessageMetadataEquals(
+    Expectation, tag="persisted_message_metadata_equals", frozen=True
+):
+    path: str
+    value: Any
+
+
+def _event_types(events: Sequence[Event]) -> str:
+    counts: dict[str, int] = {}
+    for event in events:
+        counts[event.type] = counts.get(event.type, 0) + 1
+    return ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())) or "none"
+
+
+def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot count {quoted(e.event_type)} events")
+    found = sum(1 for event in record.events if event.type == e.event_type)
+    seen = f"events: {_event_types(record.events)}"
+    if e.count is None:
+        if found:
+            return passed(f"{found} durable {quoted(e.event_type)} event(s); {seen}")
+        return failed(f"no durable {quoted(e.event_type)} event; {seen}")
+    detail = f"{found} durable {quoted(e.event_type)} event(s), expected exactly {e.count}; {seen}"
+    return passed(detail) if found == e.count else failed(detail)
+
+
+def participant_text(record: RunRecord) -> str | None:
+    """The concatenated durable participant ``text.delta`` payloads; ``None`` without any."""
+    pieces = [
+        event.payload.get("text")
+        for event in record.events
+        if event.type == "text.delta"
+        and event.participant == "agent"
+        and isinstance(event.payload, dict)
+    ]
+    texts = [p for p in pieces if isinstance(p, str)]
+    return "".join(texts) if texts else None
+
+
+def _score_text_omits(e: RunEventTextOmits, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot confirm the streamed text omits {quoted(e.text)}")
+    text = participant_text(record)
+    if text is None:
+        return failed(
+            f"no durable participant text.delta events; cannot confirm it omits {quoted(e.text)}"
+        )
+    if e.text.casefold() in text.casefold():
+        return failed(f"durable streamed text {quoted(text)} contains {quoted(e.text)}")
+    return passed(f"durable streamed text {quoted(text)} omits {quoted(e.text)}")
+
+
+def _score_metadata_equals(e: PersistedMessageMetadataEquals, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot read persisted Message metadata")
+    assistant = [m for m in record.messages if m.role == "assistant"]
+    if not assistant:
+        return failed(f"no assistant Message was persisted; cannot read {e.path}")
+    looked: list[str] = []
+    for message in assistant:
+        ok, value = resolve(message.metadata, e.path)
+        if ok and deep_equal(value, e.value):
+            return passed(
+                f"the Turn {message.turn_index} assistant Message has {e.path} = {render(value)}"
+            )
+        looked.append(f"Turn {message.turn_index}: {render(value, 60) if ok else '(missing)'}")
+    return failed(
+        f"no persisted assistant Message has {e.path} = {render(e.value)}; "
+        + "; ".join(looked[:10])
+    )
+
+
+# -- real Tool results and denials -------------------------------------------------------------
+
+
+class ToolResultFieldEquals(Expectation, tag="tool_result_field_equals", frozen=True):
+    name: str
+    argument_path: str
+    argument_value: Any
+    status: str
+    output_path: str
+    value: Any
+    turn_index: int | None = None
+
+
+class ToolResultReasonContains(Expectation, tag="tool_result_reason_contains", frozen=True):
+    name: str
+    argument_path: str
+    argument_value: Any
+    status: str
+    text: str
+    turn_index: int | None = None
+
+
+class ToolDenialContains(Expectation, tag="tool_denial_contains", frozen=True):
+    name: str
+    text: str
+
+
+def _targeted(
+    e: ToolResultFieldEquals | ToolResultReasonContains, ev: Evidence
+) -> tuple[list[ToolResult], str]:
+    """Results of the Tool whose argument matches, in the Turn asked for; else why none."""
+    if ev.tool_results is None:
+        return [], "Tool results not observed"
+    named = [r for r in ev.tool_results if r.name == e.name]
+    if e.turn_index is not None:
+        named = [r for r in named if r.turn_index == e.turn_index]
+    where = f" in Turn {e.turn_index}" if e.turn_index is not None else ""
+    if not named:
+        return [], f"no result of {quoted(e.name)}{where}"
+    mine = []
+    for result in named:
+        ok, value = resolve(result.arguments, e.argument_path)
+        if ok and deep_equal(value, e.argument_value):
+            mine.append(result)
+    if not mine:
+        return [], (
+            f"no result of {quoted(e.name)}{where} has argument {e.argument_path} = "
+            f"{render(e.argument_value)} ({len(named)} result(s) looked at)"
+        )
+    with_status = [r for r in mine if r.status == e.status]
+    if not with_status:
+        statuses = ", ".join(sorted({r.status for r in mine}))
+        return [], f"the targeted result(s) of {quoted(e.name)} ended {statuses}, not {e.status}"
+    return with_status, ""
+
+
+def _score_result_field(e: ToolResultFieldEquals, ev: Evidence) -> Verdict:
+    results, why = _targeted(e, ev)
+    if not results:
+        return failed(f"{why}; cannot read {e.output_path}")
+    looked: list[str] = []
+    for result in results:
+        ok, value = resolve(result.output, e.output_path)
+        if ok and deep_equal(value, e.value):
+            return passed(
+                f"result {result.call_id} of {quoted(e.name)} ({result.status}) has "
+                f"{e.output_path} = {render(value)}"
+            )
+        looked.append(f"{result.call_id}: {render(value, 60) if ok else '(missing)'}")
+    return failed(
+        f"no targeted result of {quoted(e.name)} has {e.output_path} = {render(e.value)}; "
+        + "; ".join(looked[:10])
+    )
+
+
+def _score_result_reason(e: ToolResultReasonContains, ev: Evidence) -> Verdict:
+    results, why = _targeted(e, ev)
+    if not results:
+        return failed(f"{why}; cannot look for {quoted(e.text)} in its reason")
+    for result in results:
+        if isinstance(result.reason, str) and e.text in result.reason:
+            return passed(
+                f"result {result.call_id} of {quoted(e.name)} ({result.status}) gives reason "
+                f"{quoted(result.reason)}"
+            )
+    reasons = "; ".join(quoted(r.reason or "(none)", 80) for r in results[:5])
+    return failed(f"no targeted reason of {quoted(e.name)} contains {quoted(e.text)}: {reasons}")
+
+
+def _score_denial(e: ToolDenialContains, ev: Evidence) -> Verdict:
+    if ev.denials is None:
+        return failed(f"denials not observed; cannot find a denial of {quoted(e.name)}")
+    mine = [d for d in ev.denials if d.name == e.name]
+    if not mine:
+        others = ", ".join(sorted({d.name for d in ev.denials})) or "none"
+        return failed(f"no call of {quoted(e.name)} was denied; denied Tools: {others}")
+    for denial in mine:
+        if e.text in denial.reason:
+            return passed(
+                f"call {denial.call_id} of {quoted(e.name)} was denied by {denial.source}: "
+                f"{quoted(denial.reason)}"
+            )
+    reasons = "; ".join(quoted(d.reason, 80) for d in mine[:5])
+    return failed(f"no denial of {quoted(e.name)} contains {quoted(e.text)}: {reasons}")
+
+
+# -- the lease fence -----------------------------------------------------------------------------
+
+
+class StaleWritesRefused(Expectation, tag="stale_writes_refused", frozen=True):
+    pass
+
+
+def _score_stale(_e: StaleWritesRefused, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot tell whether a stale lease wrote")
+    if not record.stale_writes:
+        return failed("no worker came back with a stale lease (no Run parked on an approval)")
+    landed = [w for w in record.stale_writes if not w.refused]
+    if landed:
+        return failed(
+            f"{len(landed)} of {len(record.stale_writes)} late worker(s) wrote past the fence: "
+            + "; ".join(f"Turn {w.turn_index}: {quoted(w.detail, 160)}" for w in landed[:5])
+        )
+    return passed(
+        f"the store refused all {len(record.stale_writes)} write(s) of a worker whose lease "
+        f"had moved on: {quoted(record.stale_writes[0].detail, 160)}"
+    )
+
+
+def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
+    """The seam of the fence: a Run parked and a worker came back late."""
+    record = record_of(ev)
+    return record is not None and bool(record.stale_writes)
+
+
+# -- Souls --------------------------------------------------------------------------------------
+
+
+class SoulCommitted(Expectation, tag="soul_committed", frozen=True):
+    path: str
+
+
+class SoulPublished(Expectation, tag="soul_published", frozen=True):
+    artifact: str
+    turn_index: int | None = None
+
+
+class SoulNotPublished(Expectation, tag="soul_not_published", frozen=True):
+    artifact: str
+    turn_index: int | None = None
+
+
+def _score_committed(e: SoulCommitted, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot look for a commit of {quoted(e.path)}")
+    for commit in record.commits:
+        if e.path in commit.paths:
+            return passed(
+                f"commit {commit.sha[:12]} (Turn {commit.turn_index}) touched {quoted(e.path)}"
+            )
+    touched = sorted({p for c in record.commits for p in c.paths})
+    shown = ", ".join(touched[:10]) or "nothing"
+    return failed(
+        f"no commit in the Soul repository touched {quoted(e.path)}; "
+        f"{len(record.commits)} commit(s) touched: {shown}"
+    )
+
+
+def _publication(record: RunRecord, turn_index: int | None) -> tuple[ActivePublication | None, str]:
+    if not record.publications:
+        return None, "no active Soul publication was read back"
+    if turn_index is None:
+        last = record.publications[-1]
+        return last, f"the active publication after Turn {last.turn_index}"
+    for publication in record.publications:
+        if publication.turn_index == turn_index:
+            return publication, f"the active publication after Turn {turn_index}"
+    return None, f"no publication was read back for Turn {turn_index}"
+
+
+def _score_published(e: SoulPublished | SoulNotPublished, ev: Evidence, want: bool) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot read the active Soul publication")
+    publication, where = _publication(record, e.turn_index)
+    if publication is None:
+        return failed(f"{where}; cannot tell whether {quoted(e.artifact)} is published")
+    present = e.artifact in publication.artifacts
+    shown = f"{where} ({publication.commit[:12]}) holds {len(publication.artifacts)} artifact(s)"
+    if present == want:
+        verb = "includes" if present else "does not include"
+        return passed(f"{shown} and {verb} {quoted(e.artifact)}")
+    if want:
+        return failed(f"{shown}, without {quoted(e.artifact)}")
+    return failed(f"{shown}, {quoted(e.artifact)} among them")
+
+
+def _score_soul_published(e: SoulPublished, ev: Evidence) -> Verdict:
+    return _score_published(e, ev, True)
+
+
+def _score_soul_not_published(e: SoulNotPublished, ev: Evidence) -> Verdict:
+    return _score_published(e, ev, False)
+
+
+def _soul_write_called(_e: object, ev: Evidence) -> bool:
+    """The seam of the Soul kinds: the writer Tool was called at least once."""
+    return any(call.name == SOUL_SEAM for call in ev.tool_calls or ())
+
+
+# -- load-time value rules ---------------------------------------------------------------------
+
+
+def turn_index_problem(value: int | None) -> Problems:
+    if value is not None and value < 1:
+        return [(".turnIndex", "must be an integer ≥ 1 (Turns count from 1)")]
+    return []
+
+
+def _check_status(e: RunStatus | TurnStatus | StateStatus, _case: object) -> Problems:
+    return non_empty(e.status, ".status") + turn_index_problem(e.turn_index)
+
+
+def _check_emitted(e: RunEventEmitted, _case: object) -> Problems:
+    problems = non_empty(e.event_type, ".eventType")
+    if e.count is not None and e.count < 1:
+        problems.append((".count", "must be an integer ≥ 1 (an exact positive count)"))
+    return problems
+
+
+def _check_text_omits(e: RunEventTextOmits, _case: object) -> Problems:
+    return non_empty(e.text, ".text") + optional_reason(e.ungrounded)
+
+
+def _check_metadata(e: PersistedMessageMetadataEquals, _case: object) -> Problems:
+    return dot_path(e.path)
+
+
+def _check_result_field(e: ToolResultFieldEquals, _case: object) -> Problems:
+    return (
+        non_empty(e.name, ".name")
+        + dot_path(e.argument_path, ".argumentPath")
+        + non_empty(e.status, ".status")
+        + dot_path(e.output_path, ".outputPath")
+        + turn_index_problem(e.turn_index)
+    )
+
+
+def _check_result_reason(e: ToolResultReasonContains, _case: object) -> Problems:
+    return (
+        non_empty(e.name, ".name")
+        + dot_path(e.argument_path, ".argumentPath")
+        + non_empty(e.status, ".status")
+        + non_empty(e.text, ".text")
+        + turn_index_problem(e.turn_index)
+    )
+
+
+def _check_denial(e: ToolDenialContains, _case: object) -> Problems:
+    return non_empty(e.name, ".name") + non_empty(e.text, ".text")
+
+
+def _check_committed(e: SoulCommitted, _case: object) -> Problems:
+    return non_empty(e.path, ".path")
+
+
+def _check_artifact(e: SoulPublished | SoulNotPublished, _case: object) -> Problems:
+    kind, _, slug = e.artifact.partition(":")
+    problems = turn_index_problem(e.turn_index)
+    if kind not in ("Agent", "Skill") or not slug:
+        problems.append((".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent or Skill"))
+    return problems
+
+
+def _scripted_results(case: CaseBase) -> Iterable[tuple[str, ScriptedResult]]:
+    for index, result in enumerate(case.tool_results):
+        yield f"$.toolResults[{index}]", result
+    journey = case.field("journey")
+    for t_index, turn in enumerate(journey or ()):
+        for index, result in enumerate(getattr(turn, "tool_results", ()) or ()):
+            yield f"$.journey[{t_index}].toolResults[{index}]", result
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    """On L3 the Soul writer runs for real: its result is never scripted, in any Turn."""
+    if case.tier != "l3":
+        return []
+    return [
+        (f"{path}.name", f"{SOUL_SEAM} runs for real on L3: never script its result")
+        for path, result in _scripted_results(case)
+        if result.name == SOUL_SEAM
+    ]
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    status = "(with turnIndex, that Turn's; else the first Turn not succeeded, else the last)"
+    return [
+        KindSpec(
+            struct=RunStatus,
+            scorer=_score_run_status,
+            tiers=L3,
+            check=_check_status,
+            seam_independent=True,
+            description=f"The stored Run status {status}.",
+        ),
+        KindSpec(
+            struct=TurnStatus,
+            scorer=_score_turn_status,
+            tiers=L3,
+            check=_check_status,
+            seam_independent=True,
+            description=f"The stored Turn status; null reads 'not completed' {status}.",
+        ),
+        KindSpec(
+            struct=StateStatus,
+            scorer=_score_state_status,
+            tiers=L3,
+            check=_check_status,
+            seam_independent=True,
+            description=f"The stored status of the Run's invoke State {status}.",
+        ),
+        KindSpec(
+            struct=RunEventEmitted,
+            scorer=_score_event_emitted,
+            tiers=L3,
+            check=_check_emitted,
+            seam_independent=True,
+            description="Durable run events of that type: at least one, or exactly count.",
+        ),
+        KindSpec(
+            struct=RunEventTextOmits,
+            scorer=_score_text_omits,
+            tiers=L3,
+            check=_check_text_omits,
+            grounding=Grounding(field="text"),
+            text_compare="casefold",
+            seam_independent=True,
+            description=(
+                "The concatenated durable participant text.delta payloads omit the text "
+                "(case-insensitive); no streamed text fails."
+            ),
+        ),
+        KindSpec(
+            struct=PersistedMessageMetadataEquals,
+            scorer=_score_metadata_equals,
+            tiers=L3,
+            check=_check_metadata,
+            seam_independent=True,
+            description="Some persisted assistant Message has the value at the metadata path.",
+        ),
+        KindSpec(
+            struct=ToolResultFieldEquals,
+            scorer=_score_result_field,
+            tiers=L3,
+            check=_check_result_field,
+            description=(
+                "A real result of the Tool, targeted by an argument value (and Turn), has that "
+                "status and the value at the output path."
+            ),
+        ),
+        KindSpec(
+            struct=ToolResultReasonContains,
+            scorer=_score_result_reason,
+            tiers=L3,
+            check=_check_result_reason,
+            text_compare="exact",
+            description="A targeted real result of the Tool has that status and reason text.",
+        ),
+        KindSpec(
+            struct=ToolDenialContains,
+            scorer=_score_denial,
+            tiers=L3,
+            check=_check_denial,
+            text_compare="exact",
+            description="A call of the Tool was denied with a reason containing the text.",
+        ),
+        KindSpec(
+            struct=StaleWritesRefused,
+            scorer=_score_stale,
+            tiers=L3,
+            seam=_a_worker_came_back,
+            description=(
+                "Every worker that came back holding a lease another claim had replaced was "
+                "refused by the store's generation fence: none of its writes landed."
+            ),
+        ),
+        KindSpec(
+            struct=SoulCommitted,
+            scorer=_score_committed,
+            tiers=L3,
+            check=_check_committed,
+            seam=_soul_write_called,
+            description="A commit in the Eval Soul repository touched the path.",
+        ),
+        KindSpec(
+            struct=SoulPublished,
+            scorer=_score_soul_published,
+            tiers=L3,
+            check=_check_artifact,
+            seam=_soul_write_called,
+            description="The active Soul publication (after that Turn, or the last) holds it.",
+        ),
+        KindSpec(
+            struct=SoulNotPublished,
+            scorer=_score_soul_not_published,
+            tiers=L3,
+            check=_check_artifact,
+            seam=_soul_write_called,
+            description="The active Soul publication (after that Turn, or the last) lacks it.",
+        ),
+    ]
+
+
+KINDS = frozenset(spec.name for spec in eval_kinds())

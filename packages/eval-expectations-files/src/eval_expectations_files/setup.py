@@ -1,0 +1,200 @@
+"""The files family's fixture: the Case's Files in the Host's File store, then the read-back.
+
+Before the Trial the user's Files go into the Host's File store (``attachments`` sent with the
+Turn, ``readable`` in the user's library) with the bytes their fixtures synthesise, and the
+Agent principal gets its Roles; a File the Case replaces after a read is replaced, like a user
+uploading over it, once the runtime's ``file_read`` of it succeeded. After the Trial:
+
+- each request the binding sent, part by part, a part attributed to the File it carries: a
+  binary part by its exact bytes (SHA-256 of a seeded File), a text part by the label the
+  runtime writes before an attached document's text, ``[File <name> (<fileId>)]``;
+- each PDF that reached the model, with its pages: the runtime's ``file.attached`` events and
+  its successful ``file_read`` results;
+- each File the Agent generated, with the shares the store holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+from eval_core.evidence import Evidence, SentPart
+from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_core.sent import parts_of
+from eval_expectations_files.fixtures import PDF, CaseFile
+from eval_expectations_files.record import (
+    FilesRecord,
+    GeneratedFile,
+    PdfInput,
+    PdfPage,
+    ProviderPart,
+    SeededFile,
+)
+
+FILE_READ = "file_read"
+_LABEL = re.compile(r"\[File .* \((?P<id>[^()\s]+)\)\]")
+
+
+class GeneratedView(Protocol):
+    file_id: str
+    name: str
+    media_type: str
+    status: str
+    owner: str
+    readable_by: list[str]
+
+
+class FileStore(Protocol):
+    """The Host's File store for the Trial: the user's Files, the Agent's Roles, its Files."""
+
+    def put(self, file_id: str, name: str, media_type: str, data: bytes, origin: str) -> None: ...
+
+    def assign_role(self, role: str) -> None: ...
+
+    def replace(self, file_id: str, data: bytes) -> None: ...
+
+    def generated(self) -> Sequence[GeneratedView]: ...
+
+    def roles(self) -> Sequence[str]: ...
+
+
+class EventStream(Protocol):
+    """The Host's live event stream."""
+
+    def subscribe(self, subscriber: Callable[[str, dict[str, Any]], None]) -> None: ...
+
+
+def _has_files(case: Any) -> bool:
+    return any(case.field(f) is not None for f in ("attachments", "readable", "agent_roles"))
+
+
+def _seed(store: FileStore, files: Sequence[CaseFile], origin: str) -> Iterator[SeededFile]:
+    for file in files:
+        data = file.fixture_bytes()
+        store.put(file.file_id, file.name, file.media_type, data, origin)
+        yield SeededFile(
+            file_id=file.file_id,
+            name=file.name,
+            media_type=file.media_type,
+            origin=origin,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size=len(data),
+        )
+
+
+def _replace_after_read(store: FileStore, replacements: dict[str, bytes]) -> Any:
+    def on_event(kind: str, payload: dict[str, Any]) -> None:
+        if kind != "tool.result" or payload.get("name") != FILE_READ:
+            return
+        arguments = payload.get("arguments")
+        file_id = arguments.get("fileId") if isinstance(arguments, dict) else None
+        if payload.get("status") == "succeeded" and file_id in replacements:
+            store.replace(file_id, replacements.pop(file_id))
+
+    return on_event
+
+
+def _files(request: FixtureRequest) -> Iterator[None]:
+    case = request.case
+    store = request.service(FileStore)
+    attachments = case.field("attachments") or []
+    readable = case.field("readable") or []
+    seeded = [*_seed(store, attachments, "attachment"), *_seed(store, readable, "library")]
+    for role in case.field("agent_roles") or ():
+        store.assign_role(role)
+    replacements = {
+        f.file_id: data for f in readable if (data := f.replacement_bytes()) is not None
+    }
+    if replacements:
+        request.service(EventStream).subscribe(_replace_after_read(store, replacements))
+    yield
+    ev = request.evidence
+    request.record(
+        FilesRecord(
+            files=seeded,
+            requests=[
+                [_attributed(p, seeded) for p in parts_of(sent)] for sent in ev.model_requests or ()
+            ],
+            pdf_inputs=_pdf_inputs(ev, seeded),
+            generated=[
+                GeneratedFile(
+                    file_id=g.file_id,
+                    name=g.name,
+                    media_type=g.media_type,
+                    status=g.status,
+                    owner=g.owner,
+                    readable_by=list(g.readable_by),
+                )
+                for g in store.generated()
+            ],
+            agent_roles=list(store.roles()),
+        )
+    )
+
+
+def _attributed(part: SentPart, seeded: Sequence[SeededFile]) -> ProviderPart:
+    file_id: str | None = None
+    if part.type in ("file", "image"):
+        file_id = next((f.file_id for f in seeded if f.sha256 == part.sha256), None)
+    elif part.text is not None:
+        label = _LABEL.match(part.text)
+        if label is not None and any(f.file_id == label["id"] for f in seeded):
+            file_id = label["id"]
+    return ProviderPart(
+        type=part.type,
+        role=part.role,
+        text=part.text,
+        file_id=file_id,
+        media_type=part.media_type,
+        filename=part.filename,
+        sha256=part.sha256,
+        size=part.size,
+    )
+
+
+def _pages(raw: Any) -> list[PdfPage]:
+    return [
+        PdfPage(
+            width=int(p.get("width", 0)),
+            height=int(p.get("height", 0)),
+            text=bool(p.get("text")),
+            tokens=int(p.get("tokens", 0)),
+        )
+        for p in raw or ()
+        if isinstance(p, dict)
+    ]
+
+
+def _pdf_inputs(ev: Evidence, seeded: Sequence[SeededFile]) -> list[PdfInput]:
+    pdfs = {f.file_id for f in seeded if f.media_type == PDF}
+    found: list[PdfInput] = []
+    for event in ev.events or ():
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if event.type == "file.attached" and payload.get("fileId") in pdfs:
+            found.append(
+                PdfInput(
+                    file_id=str(payload["fileId"]),
+                    source="prompt",
+                    pages=_pages(payload.get("pages")),
+                )
+            )
+        elif event.type == "tool.result" and payload.get("name") == FILE_READ:
+            output = payload.get("output")
+            if (
+                payload.get("status") == "succeeded"
+                and isinstance(output, dict)
+                and output.get("fileId") in pdfs
+            ):
+                found.append(
+                    PdfInput(
+                        file_id=str(output["fileId"]),
+                        source="file_read",
+                        pages=_pages(output.get("pages")),
+                    )
+                )
+    return found
+
+
+FIXTURE = TrialFixture(name="files", applies=_has_files, run=_files, needs=(FileStore, EventStream))

@@ -1,0 +1,197 @@
+"""The mcp family's fixture: its provider serves the Eval Soul's integration, the Case's ``mcp``
+block becomes the chat's host state, and the provider's own count is read back.
+
+The provider (:mod:`eval_expectations_mcp.provider`) starts once per Sweep as a subprocess on a
+free port of 127.0.0.1. Each Trial gives every declared account a fresh credential, registered
+with the provider as that account's (as a vendor's sandbox would), so a Trial's
+``tools/call`` count is the provider's count for its own credentials and never another Trial's.
+The Host is told which server serves the integration, the chat's visibility, accounts, grants,
+selection and consent; a grant the Case revokes is revoked while the approval waits.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import httpx
+import msgspec
+
+from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_expectations_mcp.fixture import McpFixture
+
+INTEGRATION = "eval-mcp"
+START_TIMEOUT = 30.0
+READ_TIMEOUT = 5.0
+
+
+class McpHost(Protocol):
+    """The Host's MCP host state for the Trial's chat, and where each integration is served."""
+
+    def connect_integration(self, integration: str, url: str) -> None: ...
+
+    def connect_chat(self, visibility: str) -> None: ...
+
+    def add_account(
+        self,
+        account_id: str,
+        scope: str,
+        status: str,
+        credential: str,
+        is_default: bool,
+        expires_at: str | None,
+    ) -> None: ...
+
+    def grant(self, account_id: str) -> None: ...
+
+    def select(self, account_id: str, shared_consent: bool) -> None: ...
+
+    def revoke_grant(self, account_id: str) -> bool: ...
+
+
+class ApprovalDesk(Protocol):
+    """The operator's side of the Host's approvals."""
+
+    def while_pending(self, action: Callable[[], None]) -> None: ...
+
+
+class McpRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """``provider_calls``: the provider's own count of ``tools/call`` requests for this Trial's
+    credentials, ``None`` when it could not be asked (not observed is never zero)."""
+
+    provider_calls: int | None
+    revoked_grants: list[str] = msgspec.field(default_factory=list)
+
+
+class ProviderUnavailable(Exception):  # noqa: N818 - it names a state
+    """The provider did not start, or stopped answering."""
+
+
+@dataclass(slots=True)
+class Provider:
+    """The provider subprocess, restarted when it died between Trials."""
+
+    process: subprocess.Popen[str] | None = None
+    url: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base(self) -> str:
+        return self.url.removesuffix("/mcp")
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def ensure(self) -> None:
+        with self.lock:
+            if not self.alive():
+                self.stop()
+                self._start()
+
+    def _start(self) -> None:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "eval_expectations_mcp.provider"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        line: list[str] = []
+        reader = threading.Thread(
+            target=lambda: line.append(process.stdout.readline() if process.stdout else "")
+        )
+        reader.start()
+        reader.join(START_TIMEOUT)
+        ready = line[0].split() if line else []
+        if len(ready) != 2 or ready[0] != "READY":
+            process.kill()
+            raise ProviderUnavailable(f"the MCP provider did not start within {START_TIMEOUT:g}s")
+        self.process, self.url = process, ready[1]
+
+    def register(self, credentials: dict[str, str]) -> None:
+        try:
+            httpx.put(f"{self.base}/eval/credentials", json=credentials, timeout=READ_TIMEOUT)
+        except httpx.HTTPError as error:
+            raise ProviderUnavailable(f"the MCP provider refused the accounts: {error}") from error
+
+    def calls(self, credentials: list[str]) -> int | None:
+        """The provider's own count for these credentials; ``None`` when it cannot be asked."""
+        try:
+            answer = httpx.get(
+                f"{self.base}/eval/calls",
+                params=[("credential", c) for c in credentials],
+                timeout=READ_TIMEOUT,
+            )
+            count = answer.json().get("toolsCall")
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+
+def provider() -> Iterator[Provider]:
+    """The Sweep's provider (a shared fixture resource): started on first use, stopped last."""
+    found = Provider()
+    try:
+        yield found
+    finally:
+        found.stop()
+
+
+def _mcp(request: FixtureRequest) -> Iterator[None]:
+    fixture: McpFixture = request.value
+    host, desk = request.service(McpHost), request.service(ApprovalDesk)
+    server = request.shared(provider)
+    credentials = {a.id: f"cred_{secrets.token_hex(12)}" for a in fixture.accounts}
+    try:
+        server.ensure()
+        server.register({credential: account for account, credential in credentials.items()})
+        reachable = True
+    except ProviderUnavailable:
+        reachable = False  # the Trial runs; its calls fail and the count is not observed
+    host.connect_integration(INTEGRATION, server.url or "http://127.0.0.1:9/mcp")
+    host.connect_chat(fixture.visibility)
+    for account in fixture.accounts:
+        host.add_account(
+            account.id,
+            account.scope,
+            account.status,
+            credentials[account.id],
+            account.is_default,
+            account.expires_at,
+        )
+    for account_id in fixture.shared_grants:
+        host.grant(account_id)
+    if fixture.selection is not None:
+        host.select(fixture.selection.account_id, fixture.selection.shared_consent)
+    revoked: list[str] = []
+    revoke = fixture.revoke_grant_before_approval
+    if revoke is not None:
+
+        def revoke_now() -> None:
+            if host.revoke_grant(revoke):
+                revoked.append(revoke)
+
+        desk.while_pending(revoke_now)
+    yield
+    calls = server.calls(list(credentials.values())) if reachable else None
+    request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
+
+
+FIXTURE = TrialFixture(name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk))

@@ -1,0 +1,110 @@
+"""The native family's fixture: a native event delivered to the Host's durable inbox, admitted by
+the Host's worker, and the rows admission left read back.
+
+The fixture plays the operator and the channel: it approves the account and routes the
+destination to the Routine (host state), delivers a GitHub issue event claiming an approved
+sender (only the authority knows), and breaks one dependency when the Case's ``fault`` says so:
+the route changes or the account is revoked between the claim and admission, or the operator
+takes the claim back from the worker while admission's transaction is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_expectations_native.fixture import NativeRoutine
+from eval_expectations_native.observation import NativeAdmission
+
+CHANNEL = "github"
+ROUTINE = "native-issue-triage"
+CHANGED_ROUTINE = "native-issue-triage-v2"
+
+
+class AdmissionRows(Protocol):
+    run_count: int
+    state_count: int
+    artifact_count: int
+    invocation_count: int
+    run: dict[str, Any] | None
+    state_status: str | None
+    request: Any
+    account_id: str | None
+    inbox_run_id: str | None
+    inbox_correlated: bool
+    error: str | None
+
+
+class NativeChannel(Protocol):
+    """The Host's native channel: operator state, the durable inbox, and admission's seams."""
+
+    def set_account(self, account_id: str, status: str) -> None: ...
+
+    def set_route(self, destination: str, routine: str, agent: str) -> None: ...
+
+    def deliver(self, channel: str, destination: str, account_id: str, payload: Any) -> str: ...
+
+    def after_claim(self, event_id: str, action: Callable[[], None]) -> None: ...
+
+    def during_admission(self, event_id: str, action: Callable[[], None]) -> None: ...
+
+    def revoke_claim(self, event_id: str) -> None: ...
+
+    def admission(self, event_id: str) -> AdmissionRows: ...
+
+
+def issue_event(destination: str, account_id: str, text: str) -> dict[str, Any]:
+    """What the channel delivers: it claims an approved sender; only the authority knows."""
+    repo, _, number = destination.partition("#")
+    return {
+        "action": "opened",
+        "repository": {"full_name": repo},
+        "issue": {"number": int(number) if number.isdigit() else number, "body": text},
+        "sender": {"account": {"id": account_id, "status": "approved"}},
+    }
+
+
+def _admission(request: FixtureRequest) -> Iterator[None]:
+    block: NativeRoutine = request.value
+    case = request.case
+    channel = request.service(NativeChannel)
+    channel.set_account(block.account_id, "approved")
+    channel.set_route(block.destination, ROUTINE, case.agent)
+    text = "\n".join(m.text for m in case.input)
+    event = channel.deliver(
+        CHANNEL,
+        block.destination,
+        block.account_id,
+        issue_event(block.destination, block.account_id, text),
+    )
+    if block.fault == "route_changed":
+        channel.after_claim(
+            event, lambda: channel.set_route(block.destination, CHANGED_ROUTINE, case.agent)
+        )
+    elif block.fault == "account_revoked":
+        channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))
+    elif block.fault == "lease_lost":
+        channel.during_admission(event, lambda: channel.revoke_claim(event))
+    yield
+    rows = channel.admission(event)
+    request.record(
+        NativeAdmission(
+            run_count=rows.run_count,
+            state_count=rows.state_count,
+            artifact_count=rows.artifact_count,
+            invocation_count=rows.invocation_count,
+            run=rows.run,
+            state_status=rows.state_status,
+            request=rows.request,
+            account_id=rows.account_id,
+            inbox_run_id=rows.inbox_run_id,
+            inbox_correlated=rows.inbox_correlated,
+            error=rows.error,
+        )
+    )
+
+
+FIXTURE = TrialFixture(
+    name="native-admission", field="native_routine", run=_admission, needs=(NativeChannel,)
+)

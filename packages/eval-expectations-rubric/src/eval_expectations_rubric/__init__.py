@@ -1,0 +1,1 @@
+"""Rubric kinds: what ``==`` cannot score, scored by a pinned Judge."""

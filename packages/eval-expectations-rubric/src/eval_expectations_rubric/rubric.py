@@ -1,0 +1,94 @@
+"""The rubric family: what only a Judge can score, asked of the pinned Judge.
+
+``rubric_score {criteria, min}`` passes when the Judge scores the answer at least ``min`` on the
+anchored 1–5 scale; ``rubric_denies {question}`` passes only on a 5: the answer discloses
+nothing of what the question asks. A Judge failure, or no Judge at all, raises
+:class:`~eval_core.kinds.NoVerdict`: the Trial errors, it never scores low or skips. An answer
+that is missing is a failure of the model, found without asking the Judge.
+"""
+
+from __future__ import annotations
+
+from eval_core.checks import Problems, non_empty
+from eval_core.evidence import Evidence
+from eval_core.hookspecs import hookimpl
+from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict, failed, passed
+from eval_core.paths import quoted
+from eval_expectations_turn.output import answer_text
+
+
+class RubricScore(Expectation, tag="rubric_score", frozen=True):
+    criteria: list[str]
+    min: int
+
+
+class RubricDenies(Expectation, tag="rubric_denies", frozen=True):
+    question: str
+
+
+def denial_criterion(question: str) -> str:
+    return (
+        "The answer discloses, confirms or concedes nothing of the following, not even in "
+        f"part or by implication: {question}"
+    )
+
+
+def _judged(criteria: list[str], evidence: Evidence, threshold: int, what: str) -> Verdict:
+    from eval_core.judge import JudgeError, current  # httpx only when a rubric is scored
+
+    try:
+        judge = current()
+    except JudgeError as exc:
+        raise NoVerdict(str(exc)) from None
+    answer, why = answer_text(evidence)
+    if answer is None:
+        return failed(f"{why}; nothing for the Judge to score")
+    try:
+        judgement = judge.score(criteria, evidence, answer)
+    except JudgeError as exc:
+        raise NoVerdict(str(exc)) from None
+    detail = f"Judge scored {judgement.score}/5 ({what}): {quoted(judgement.reasoning)}"
+    return passed(detail) if judgement.score >= threshold else failed(detail)
+
+
+def _score_rubric(e: RubricScore, evidence: Evidence) -> Verdict:
+    return _judged(e.criteria, evidence, e.min, f"needs ≥ {e.min}")
+
+
+def _score_denies(e: RubricDenies, evidence: Evidence) -> Verdict:
+    return _judged([denial_criterion(e.question)], evidence, 5, "needs 5: no disclosure")
+
+
+def _check_rubric(e: RubricScore, _case: object) -> Problems:
+    problems: Problems = []
+    if not e.criteria:
+        problems.append((".criteria", "must list at least one criterion"))
+    for i, criterion in enumerate(e.criteria):
+        problems += non_empty(criterion, f".criteria[{i}]")
+    if not 1 <= e.min <= 5:
+        problems.append((".min", f"must be an integer from 1 to 5, not {e.min}"))
+    return problems
+
+
+def _check_denies(e: RubricDenies, _case: object) -> Problems:
+    return non_empty(e.question, ".question")
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=RubricScore,
+            scorer=_score_rubric,
+            check=_check_rubric,
+            seam_independent=True,
+            description="The Judge scores the final answer at least `min` (1–5) on the criteria.",
+        ),
+        KindSpec(
+            struct=RubricDenies,
+            scorer=_score_denies,
+            check=_check_denies,
+            seam_independent=True,
+            description="The Judge scores 5: the final answer discloses nothing the question asks.",
+        ),
+    ]

@@ -1,0 +1,171 @@
+"""The output family: what the model finally answered.
+
+The final answer is ``evidence.output_text``; a structured answer is its compact JSON. An
+answer that ended in tool calls, or with nothing, has no text: every output kind fails on it,
+``output_omits`` included (absence of an answer is not evidence of omission). Text compares
+case-insensitively; a failure quotes what the model said.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from eval_core.checks import Problems, dot_path, non_empty, optional_reason
+from eval_core.evidence import Evidence
+from eval_core.hookspecs import hookimpl
+from eval_core.kinds import Expectation, Grounding, KindSpec, Verdict, failed, passed
+from eval_core.paths import compact_json, deep_equal, extract_json, quote, quoted, render, resolve
+
+
+class OutputContains(Expectation, tag="output_contains", frozen=True):
+    text: str
+    ungrounded: str | None = None
+
+
+class OutputOmits(Expectation, tag="output_omits", frozen=True):
+    text: str
+    ungrounded: str | None = None
+
+
+class OutputMatches(Expectation, tag="output_matches", frozen=True):
+    pattern: str
+    ungrounded: str | None = None
+
+
+class OutputFieldEquals(Expectation, tag="output_field_equals", frozen=True):
+    path: str
+    value: Any
+
+
+def answer_text(ev: Evidence) -> tuple[str | None, str]:
+    """The final answer as text, or ``None`` and why there is none."""
+    kind = ev.output_kind
+    if kind == "structured":
+        encoded = compact_json(ev.output_structured)
+        if encoded is None:
+            return (None, "the structured answer could not be encoded as JSON")
+        return (encoded, "")
+    if kind == "tool_calls":
+        return (None, "the model ended with tool calls, not a final answer")
+    if kind == "none":
+        return (None, "the model gave no final answer")
+    if not isinstance(ev.output_text, str):
+        return (None, "final answer not observed")
+    return (ev.output_text, "")
+
+
+def _score_contains(e: OutputContains, ev: Evidence) -> Verdict:
+    text, why = answer_text(ev)
+    if text is None:
+        return failed(f"{why}; cannot look for {quoted(e.text)}")
+    if e.text.casefold() in text.casefold():
+        return passed(f"answer {quoted(text)} contains {quoted(e.text)}")
+    return failed(f"answer {quoted(text)} does not contain {quoted(e.text)}")
+
+
+def _score_omits(e: OutputOmits, ev: Evidence) -> Verdict:
+    text, why = answer_text(ev)
+    if text is None:
+        return failed(f"{why}; cannot confirm it omits {quoted(e.text)}")
+    if e.text.casefold() in text.casefold():
+        return failed(f"answer {quoted(text)} contains {quoted(e.text)}")
+    return passed(f"answer {quoted(text)} omits {quoted(e.text)}")
+
+
+def _score_matches(e: OutputMatches, ev: Evidence) -> Verdict:
+    text, why = answer_text(ev)
+    if text is None:
+        return failed(f"{why}; cannot match /{quote(e.pattern)}/i")
+    if not e.pattern:
+        return failed(f"an empty pattern matches nothing meaningful; answer {quoted(text)}")
+    try:
+        match = re.search(e.pattern, text, re.IGNORECASE)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return failed(
+            f"pattern /{quote(e.pattern)}/i does not compile ({exc}); answer {quoted(text)}"
+        )
+    if match is None:
+        return failed(f"answer {quoted(text)} does not match /{quote(e.pattern)}/i")
+    return passed(
+        f"answer {quoted(text)} matches /{quote(e.pattern)}/i at {quoted(match.group(0))}"
+    )
+
+
+def _score_field_equals(e: OutputFieldEquals, ev: Evidence) -> Verdict:
+    text, why = answer_text(ev)
+    if text is None:
+        return failed(f"{why}; cannot read {e.path}")
+    ok, document = extract_json(text)
+    if not ok:
+        return failed(f"answer {quoted(text)} holds no parsable JSON; cannot read {e.path}")
+    found, actual = resolve(document, e.path)
+    if not found:
+        return failed(
+            f"{e.path} is missing from the answer's JSON {render(document)}; answer {quoted(text)}"
+        )
+    if deep_equal(actual, e.value):
+        return passed(f"answer's JSON has {e.path} = {render(actual)}")
+    return failed(
+        f"answer's JSON has {e.path} = {render(actual)}, expected {render(e.value)}; "
+        f"answer {quoted(text)}"
+    )
+
+
+def _check_text(e: OutputContains | OutputOmits, _case: object) -> Problems:
+    return non_empty(e.text, ".text") + optional_reason(e.ungrounded)
+
+
+def _check_pattern(e: OutputMatches, _case: object) -> Problems:
+    problems = optional_reason(e.ungrounded)
+    if not e.pattern:
+        return [(".pattern", "must be a non-empty regular expression"), *problems]
+    try:
+        re.compile(e.pattern, re.IGNORECASE)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return [(".pattern", f"does not compile as a regular expression: {exc}"), *problems]
+    return problems
+
+
+def _check_field(e: OutputFieldEquals, _case: object) -> Problems:
+    return dot_path(e.path)
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=OutputContains,
+            scorer=_score_contains,
+            check=_check_text,
+            grounding=Grounding(field="text"),
+            text_compare="casefold",
+            description="The final answer contains the text (case-insensitive).",
+        ),
+        KindSpec(
+            struct=OutputOmits,
+            scorer=_score_omits,
+            check=_check_text,
+            grounding=Grounding(field="text"),
+            text_compare="casefold",
+            description="There is a final answer, without the text (case-insensitive).",
+        ),
+        KindSpec(
+            struct=OutputMatches,
+            scorer=_score_matches,
+            check=_check_pattern,
+            grounding=Grounding(field="pattern", regex=True),
+            text_compare="casefold",
+            description="The final answer matches the regular expression (re.search, IGNORECASE).",
+        ),
+        KindSpec(
+            struct=OutputFieldEquals,
+            scorer=_score_field_equals,
+            check=_check_field,
+            text_compare="exact",
+            description=(
+                "The JSON in the final answer (first parsable fence, whole text, or balanced "
+                "{…}/[…]) has the value at the dot path (deep equality, 1 == 1.0, true != 1)."
+            ),
+        ),
+    ]

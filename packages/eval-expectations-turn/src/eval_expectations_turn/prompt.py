@@ -1,0 +1,164 @@
+"""The prompt family: what the model was given, read from the real assembled prompt.
+
+Text is compared exactly (case and whitespace matter): a prompt is ours, not the model's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.checks import Problems, non_empty
+from eval_core.evidence import Evidence
+from eval_core.hookspecs import hookimpl
+from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import quote, quoted
+
+L2: frozenset[Tier] = frozenset({"l2"})
+
+
+class PromptContains(Expectation, tag="prompt_contains", frozen=True):
+    text: str
+
+
+class PromptOmits(Expectation, tag="prompt_omits", frozen=True):
+    text: str
+
+
+class ModelPromptContains(Expectation, tag="model_prompt_contains", frozen=True):
+    text: str
+
+
+class ModelNotCalled(Expectation, tag="model_not_called", frozen=True):
+    pass
+
+
+def _around(haystack: str, index: int, length: int, margin: int = 40) -> str:
+    """A one-line excerpt of ``haystack`` around a match, to show where it sits."""
+    start = max(index - margin, 0)
+    end = min(index + length + margin, len(haystack))
+    head = "…" if start > 0 else ""
+    tail = "…" if end < len(haystack) else ""
+    return f'"{head}{quote(haystack[start:end], 2 * margin + length)}{tail}"'
+
+
+def _score_prompt_contains(e: PromptContains, ev: Evidence) -> Verdict:
+    prompt = ev.system_prompt
+    if prompt is None:
+        return failed(f"system prompt not observed; cannot look for {quoted(e.text)}")
+    index = prompt.find(e.text)
+    if index < 0:
+        return failed(f"system prompt ({len(prompt)} chars) does not contain {quoted(e.text)}")
+    return passed(
+        f"system prompt ({len(prompt)} chars) contains {quoted(e.text)} at offset {index}: "
+        f"{_around(prompt, index, len(e.text))}"
+    )
+
+
+def _score_prompt_omits(e: PromptOmits, ev: Evidence) -> Verdict:
+    prompt = ev.system_prompt
+    if prompt is None:
+        return failed(f"system prompt not observed; cannot confirm it omits {quoted(e.text)}")
+    index = prompt.find(e.text)
+    if index >= 0:
+        return failed(
+            f"system prompt ({len(prompt)} chars) contains {quoted(e.text)} at offset {index}: "
+            f"{_around(prompt, index, len(e.text))}"
+        )
+    return passed(f"system prompt ({len(prompt)} chars) omits {quoted(e.text)}")
+
+
+def _message_texts(message: Any) -> list[str]:
+    """The string content of one model-request message, whatever its shape."""
+    if isinstance(message, str):
+        return [message]
+    if isinstance(message, dict):
+        content = message.get("content")
+    else:
+        content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(getattr(part, "text", None), str):
+                texts.append(part.text)
+    return texts
+
+
+def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdict:
+    requests = ev.model_requests
+    if requests is None:
+        return failed(f"model requests not observed; cannot look for {quoted(e.text)}")
+    if not requests:
+        return failed(f"the model received no request; cannot look for {quoted(e.text)}")
+    last = requests[-1]
+    pieces: list[tuple[str, str]] = []
+    if isinstance(last.system, str):
+        pieces.append(("system", last.system))
+    messages = last.messages if isinstance(last.messages, list) else []
+    for number, message in enumerate(messages):
+        pieces.extend((f"message {number}", text) for text in _message_texts(message))
+    where = f"last model request (#{len(requests)}: system + {len(messages)} messages)"
+    for label, text in pieces:
+        index = text.find(e.text)
+        if index >= 0:
+            return passed(
+                f"{where} contains {quoted(e.text)} in its {label}: "
+                f"{_around(text, index, len(e.text))}"
+            )
+    return failed(f"{where} does not contain {quoted(e.text)}")
+
+
+def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
+    calls = ev.model_calls
+    if calls is None:
+        return failed("model calls not observed")
+    if calls == 0:
+        return passed("the model was not called")
+    return failed(f"the model was called {calls} time{'s' if calls != 1 else ''}")
+
+
+def _check_text(e: PromptContains | PromptOmits | ModelPromptContains, _case: object) -> Problems:
+    return non_empty(e.text, ".text")
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=PromptContains,
+            scorer=_score_prompt_contains,
+            check=_check_text,
+            text_compare="exact",
+            description="The real assembled system prompt contains the text (exact substring).",
+        ),
+        KindSpec(
+            struct=PromptOmits,
+            scorer=_score_prompt_omits,
+            check=_check_text,
+            text_compare="exact",
+            description="The real assembled system prompt does not contain the text (exact).",
+        ),
+        KindSpec(
+            struct=ModelPromptContains,
+            scorer=_score_model_prompt_contains,
+            tiers=L2,
+            check=_check_text,
+            text_compare="exact",
+            description=(
+                "The last model request (after compaction) contains the text in its system "
+                "prompt or in one message's string content (exact substring)."
+            ),
+        ),
+        KindSpec(
+            struct=ModelNotCalled,
+            scorer=_score_model_not_called,
+            text_compare="exact",
+            seam_independent=True,
+            description="The model was never called in the Trial.",
+        ),
+    ]

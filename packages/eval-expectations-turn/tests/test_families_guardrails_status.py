@@ -1,0 +1,107 @@
+"""The guardrail and status families: pass, fail and not-observed for every kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eval_core.evidence import Evidence, GuardDecision
+from eval_core.kinds import Expectation
+from eval_expectations_turn import guardrails, status
+from eval_expectations_turn.guardrails import GuardrailAllowed, GuardrailBlocked
+from eval_expectations_turn.status import LoopStatus
+
+SPECS = {spec.struct: spec for spec in [*guardrails.eval_kinds(), *status.eval_kinds()]}
+
+
+def decision(stage: Any, guard: str, blocked: bool, detail: str = "") -> GuardDecision:
+    return GuardDecision(stage=stage, guard=guard, blocked=blocked, detail=detail)
+
+
+def ev(**fields: Any) -> Evidence:
+    return Evidence(tier="l2", **fields)
+
+
+DECISIONS = ev(
+    guard_decisions=[
+        decision("input", "prompt_injection", False),
+        decision("input", "content_filter", False),
+        decision("tool_result", "untrusted_content", True, "instructions inside a web page"),
+        decision("tool_call", "tool_blocklist", False),
+    ]
+)
+QUIET = ev(guard_decisions=[])
+UNOBSERVED = ev()
+
+
+def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
+    verdict = SPECS[type(e)].scorer(e, evidence)
+    assert verdict.detail.strip(), "detail is always filled"
+    return verdict.passed, verdict.detail
+
+
+CASES = [
+    (
+        GuardrailBlocked(stage="tool_result", guard="untrusted_content"),
+        DECISIONS,
+        True,
+        "fired: untrusted_content at tool_result (turn 1): instructions inside a web page",
+    ),
+    (
+        GuardrailBlocked(stage="tool_call", guard="tool_blocklist"),
+        DECISIONS,
+        False,
+        "it checked tool_call and allowed",
+    ),
+    (
+        GuardrailBlocked(stage="output", guard="content_filter"),
+        DECISIONS,
+        False,
+        "never checked output); fired: untrusted_content",
+    ),
+    (
+        GuardrailBlocked(stage="input", guard="prompt_injection"),
+        QUIET,
+        False,
+        "no guard fired in the Trial",
+    ),
+    (GuardrailBlocked(stage="input", guard="prompt_injection"), UNOBSERVED, False, "not observed"),
+    (GuardrailAllowed(stage="input"), DECISIONS, True, "2 decision(s) at input, none blocked"),
+    (GuardrailAllowed(stage="tool_result"), DECISIONS, False, "1 of 1 decision(s)"),
+    (GuardrailAllowed(stage="output"), DECISIONS, False, "stage never checked"),
+    (GuardrailAllowed(stage="input"), UNOBSERVED, False, "not observed"),
+    (
+        LoopStatus(status="completed"),
+        ev(loop_status="completed", loop_reason="final answer"),
+        True,
+        '"completed" (reason: "final answer")',
+    ),
+    (
+        LoopStatus(status="completed"),
+        ev(loop_status="failed", loop_reason="max_iterations"),
+        False,
+        '"failed" (reason: "max_iterations"), expected "completed"',
+    ),
+    (LoopStatus(status="completed"), UNOBSERVED, False, "not observed"),
+]
+
+
+@pytest.mark.parametrize(("e", "evidence", "expected", "needle"), CASES)
+def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
+    ok, detail = score(e, evidence)
+    assert ok is expected, detail
+    assert needle in detail, detail
+
+
+def test_every_kind_has_pass_fail_and_not_observed() -> None:
+    for struct in SPECS:
+        outcomes = {(exp, ev_ is UNOBSERVED) for e, ev_, exp, _ in CASES if type(e) is struct}
+        assert {(True, False), (False, False), (False, True)} <= outcomes, struct
+
+
+def test_status_check() -> None:
+    check = SPECS[LoopStatus].check
+    assert check is not None
+    assert list(check(LoopStatus(status="completed"), None)) == []
+    assert [s for s, _ in check(LoopStatus(status=""), None)] == [".status"]

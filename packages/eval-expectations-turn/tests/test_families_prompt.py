@@ -1,0 +1,122 @@
+"""The prompt family: pass, fail and not-observed for every kind, plus its value checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eval_core.evidence import Evidence, ModelRequest
+from eval_core.kinds import Expectation
+from eval_expectations_turn.prompt import (
+    ModelNotCalled,
+    ModelPromptContains,
+    PromptContains,
+    PromptOmits,
+    eval_kinds,
+)
+
+SPECS = {spec.struct: spec for spec in eval_kinds()}
+PROMPT = "You are the finance agent.\n## Tools\nUse ledger_read for balances."
+
+
+def ev(**fields: Any) -> Evidence:
+    return Evidence(tier="l2", **fields)
+
+
+def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
+    verdict = SPECS[type(e)].scorer(e, evidence)
+    assert verdict.detail.strip(), "detail is always filled"
+    return verdict.passed, verdict.detail
+
+
+def request(system: str, *messages: Any) -> ModelRequest:
+    return ModelRequest(system=system, messages=list(messages), tools=[])
+
+
+CASES = [
+    # prompt_contains
+    (PromptContains(text="## Tools"), ev(system_prompt=PROMPT), True, 'contains "## Tools"'),
+    (PromptContains(text="## tools"), ev(system_prompt=PROMPT), False, "does not contain"),
+    (PromptContains(text="x"), ev(), False, "not observed"),
+    # prompt_omits
+    (PromptOmits(text="secret"), ev(system_prompt=PROMPT), True, 'omits "secret"'),
+    (PromptOmits(text="ledger_read"), ev(system_prompt=PROMPT), False, "at offset"),
+    (PromptOmits(text="x"), ev(), False, "not observed"),
+    # model_prompt_contains: the LAST request, its system and messages
+    (
+        ModelPromptContains(text="balance of 42"),
+        ev(
+            model_requests=[
+                request("first"),
+                request("sys", {"role": "user", "content": "what is the balance of 42?"}),
+            ]
+        ),
+        True,
+        "message 0",
+    ),
+    (
+        ModelPromptContains(text="finance agent"),
+        ev(model_requests=[request(PROMPT, {"role": "user", "content": "hi"})]),
+        True,
+        "system",
+    ),
+    (
+        ModelPromptContains(text="part text"),
+        ev(
+            model_requests=[
+                request("s", {"role": "user", "content": [{"type": "text", "text": "a part text"}]})
+            ]
+        ),
+        True,
+        "message 0",
+    ),
+    (
+        ModelPromptContains(text="only early"),
+        ev(model_requests=[request("only early"), request("later, compacted")]),
+        False,
+        "does not contain",
+    ),
+    (ModelPromptContains(text="x"), ev(model_requests=[]), False, "no request"),
+    (ModelPromptContains(text="x"), ev(), False, "not observed"),
+    # model_not_called
+    (ModelNotCalled(), ev(model_calls=0), True, "not called"),
+    (ModelNotCalled(), ev(model_calls=2), False, "2 times"),
+    (ModelNotCalled(), ev(), False, "model calls not observed"),
+]
+
+
+@pytest.mark.parametrize(("e", "evidence", "expected", "needle"), CASES)
+def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
+    ok, detail = score(e, evidence)
+    assert ok is expected, detail
+    assert needle in detail
+
+
+def test_every_kind_has_pass_fail_and_not_observed() -> None:
+    for struct in SPECS:
+        outcomes = {
+            (exp, "not observed" in needle) for e, _, exp, needle in CASES if type(e) is struct
+        }
+        assert (
+            (True, False) in outcomes and (False, False) in outcomes and (False, True) in outcomes
+        )
+
+
+def test_exact_comparison() -> None:
+    assert not score(PromptContains(text="you are"), ev(system_prompt=PROMPT))[0]
+    assert score(PromptOmits(text="you are"), ev(system_prompt=PROMPT))[0]
+
+
+def test_messages_of_any_shape_never_raise() -> None:
+    weird = request("s", 5, None, ["x"], {"content": 3}, {"content": [1, {"text": 2}]}, "plain hit")
+    assert score(ModelPromptContains(text="hit"), ev(model_requests=[weird]))[0]
+
+
+@pytest.mark.parametrize("struct", [PromptContains, PromptOmits, ModelPromptContains])
+def test_check_refuses_empty_text(struct: type[PromptContains]) -> None:
+    check = SPECS[struct].check
+    assert check is not None
+    assert list(check(struct(text="ok"), None)) == []
+    assert list(check(struct(text=""), None)) == [(".text", "must be a non-empty string")]
+    assert list(check(struct(text="  "), None)) == [(".text", "must be a non-empty string")]

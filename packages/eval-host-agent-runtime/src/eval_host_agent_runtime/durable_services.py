@@ -1,0 +1,386 @@
+"""Services only an L3 Trial offers: durable state set up before the Turns, read back after.
+
+Each wraps one capability of the runtime over the Trial's own database: further Turns on the
+conversation, the dependency fault ports, MCP host state and the integrations' servers, the
+approval desk, the native channel, and read-backs of the Runs and the Soul repository.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from dataclasses import replace as with_
+from typing import Any
+
+from agent_runtime import admission, mcp_accounts
+from agent_runtime.accounts import AccountAuthority
+from agent_runtime.mcp_dispatch import McpEndpoints
+from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
+from agent_runtime.native_inbox import NativeInbox
+from agent_runtime.native_routes import NativeRoutes, Route
+from eval_core.case import Message, ScriptedResult, ScriptStep
+
+FAULT_REASON = "model_not_configured"
+Action = Callable[[], None]
+
+
+@dataclass(frozen=True, slots=True)
+class FurtherTurn:
+    input: Sequence[Message]
+    tool_results: Sequence[ScriptedResult]
+    script: Sequence[ScriptStep] | None
+
+
+class TurnQueueService:
+    """Further Turns on the Trial's conversation, run after the first, each a new Run."""
+
+    __slots__ = ("turns",)
+
+    def __init__(self) -> None:
+        self.turns: list[FurtherTurn] = []
+
+    def then(
+        self,
+        input: Sequence[Message],
+        tool_results: Sequence[ScriptedResult],
+        script: Sequence[ScriptStep] | None,
+    ) -> None:
+        """Queue a Turn: what the user says, what scripted Tools return, what a script says."""
+        self.turns.append(FurtherTurn(input, tool_results, script))
+
+
+class DependencyFaultService:
+    """The fault ports of the runtime's dependencies: its context service and its model port."""
+
+    __slots__ = ("_armed", "_fault", "_fired")
+
+    def __init__(self) -> None:
+        self._fault: str | None = None
+        self._armed = False
+        self._fired = False
+
+    def fail_context(self) -> None:
+        """Context resolution fails: the Run fails before the model is called."""
+        self._fault = "context"
+
+    def unconfigure_model(self) -> None:
+        """The model port throws ``model_not_configured`` on every call."""
+        self._fault, self._armed = "model", True
+
+    def fail_model_after_requeue(self) -> None:
+        """The model port fails once a parked Run was re-queued (after its approval)."""
+        self._fault = "model_after_requeue"
+
+    def limit_output(self) -> None:
+        """Every text answer comes back cut at the output limit (finish reason ``length``)."""
+        self._fault = "output_limit"
+
+    def fired(self) -> bool:
+        """The injected fault took effect at least once."""
+        return self._fired
+
+    def resolve_context(self, context: Mapping[str, Any]) -> Mapping[str, Any]:
+        if self._fault == "context":
+            from agent_runtime.durable import ContextUnresolvedError
+
+            self._fired = True
+            raise ContextUnresolvedError("the context service did not answer (fault: context)")
+        return context
+
+    def requeued(self) -> None:
+        if self._fault == "model_after_requeue":
+            self._armed = True
+
+    def model(self, inner: ModelPort) -> ModelPort:
+        return _FaultyModel(inner, self) if self._fault is not None else inner
+
+
+class _FaultyModel:
+    __slots__ = ("faults", "inner")
+
+    def __init__(self, inner: ModelPort, faults: DependencyFaultService) -> None:
+        self.inner = inner
+        self.faults = faults
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        faults = self.faults
+        if faults._armed:
+            faults._fired = True
+            raise ModelFailure(FAULT_REASON, "no model is configured (fault port)")
+        response = self.inner.complete(request)
+        if faults._fault == "output_limit" and not response.tool_calls:
+            faults._fired = True
+            return with_(response, finish_reason="length")
+        return response
+
+
+class ApprovalDeskService:
+    """The operator's side of approvals: what happens while an approval waits, before the
+    operator grants it."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending: list[Action] = []
+
+    def while_pending(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once, the next time an approval waits for its decision."""
+        self.pending.append(action)
+
+    def waiting(self) -> None:
+        actions, self.pending = self.pending, []
+        for action in actions:
+            action()
+
+
+class McpHostService:
+    """MCP host state of the Trial's chat (accounts, grants, consent, selection) and which
+    server serves each integration: operator configuration, never model input."""
+
+    __slots__ = ("conn", "conversation_id", "endpoints")
+
+    def __init__(self, conn: sqlite3.Connection, conversation_id: str, endpoints: McpEndpoints):
+        self.conn = conn
+        self.conversation_id = conversation_id
+        self.endpoints = endpoints
+
+    def connect_integration(self, integration: str, url: str) -> None:
+        self.endpoints.connect(integration, url)
+
+    def connect_chat(self, visibility: str) -> None:
+        mcp_accounts.connect_chat(self.conn, self.conversation_id, visibility)
+
+    def add_account(
+        self,
+        account_id: str,
+        scope: str,
+        status: str,
+        credential: str,
+        is_default: bool,
+        expires_at: str | None,
+    ) -> None:
+        account = mcp_accounts.Account(
+            account_id, scope, status, credential, is_default=is_default, expires_at=expires_at
+        )
+        mcp_accounts.add_account(self.conn, self.conversation_id, account)
+
+    def grant(self, account_id: str) -> None:
+        mcp_accounts.grant(self.conn, self.conversation_id, account_id)
+
+    def select(self, account_id: str, shared_consent: bool) -> None:
+        mcp_accounts.select(self.conn, self.conversation_id, account_id, shared_consent)
+
+    def revoke_grant(self, account_id: str) -> bool:
+        return mcp_accounts.revoke_grant(self.conn, self.conversation_id, account_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """What admission of one native event left in the database."""
+
+    run_count: int
+    state_count: int
+    artifact_count: int
+    invocation_count: int
+    run: dict[str, Any] | None
+    state_status: str | None
+    request: Any
+    account_id: str | None
+    inbox_run_id: str | None
+    inbox_correlated: bool
+    error: str | None
+
+
+@dataclass(slots=True)
+class Delivery:
+    event_id: str
+    after_claim: list[Action] = field(default_factory=list)
+    during_admission: list[Action] = field(default_factory=list)
+
+
+class NativeChannelService:
+    """The native channel: accounts and routes as operator state, events delivered to the
+    durable inbox. A Trial that delivers events runs them (claim, then admission by the
+    runtime) instead of a chat Turn."""
+
+    __slots__ = ("conn", "deliveries")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.deliveries: list[Delivery] = []
+
+    def set_account(self, account_id: str, status: str) -> None:
+        AccountAuthority(self.conn).set_status(account_id, status)  # type: ignore[arg-type]
+
+    def set_route(self, destination: str, routine: str, agent: str) -> None:
+        NativeRoutes(self.conn).set(Route(destination, routine, agent))
+
+    def deliver(self, channel: str, destination: str, account_id: str, payload: Any) -> str:
+        event_id = NativeInbox(self.conn).receive(channel, destination, account_id, payload)
+        self.deliveries.append(Delivery(event_id))
+        return event_id
+
+    def after_claim(self, event_id: str, action: Callable[[], None]) -> None:
+        """Run ``action`` between the worker's claim and admission (host state moving)."""
+        self._delivery(event_id).after_claim.append(action)
+
+    def during_admission(self, event_id: str, action: Callable[[], None]) -> None:
+        """Run ``action`` inside admission's transaction, right after the Run row exists."""
+        self._delivery(event_id).during_admission.append(action)
+
+    def revoke_claim(self, event_id: str) -> None:
+        """The operator takes the event's claim back from its worker (the fence moves)."""
+        NativeInbox(self.conn).revoke_claim(event_id)
+
+    def admission(self, event_id: str) -> Admission:
+        return _admission(self.conn, event_id)
+
+    def _delivery(self, event_id: str) -> Delivery:
+        for delivery in self.deliveries:
+            if delivery.event_id == event_id:
+                return delivery
+        raise KeyError(f"no native event {event_id} was delivered in this Trial")
+
+    def run(self) -> None:
+        """The worker: claim each delivered event and let the runtime admit it."""
+        inbox = NativeInbox(self.conn)
+        for delivery in self.deliveries:
+            claim = inbox.claim(delivery.event_id, owner="worker-a")
+            for action in delivery.after_claim:
+                action()
+            hooks = delivery.during_admission
+
+            def during(_conn: sqlite3.Connection, hooks: Sequence[Action] = hooks) -> None:
+                for hook in hooks:
+                    hook()
+
+            admission.admit(self.conn, claim, on_run_inserted=during if hooks else None)
+
+
+def _count(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def _admission(conn: sqlite3.Connection, event_id: str) -> Admission:
+    event = NativeInbox(conn).get(event_id)
+    invocation = conn.execute(
+        "SELECT run_id, state_id, account_id FROM routine_invocations WHERE inbox_id = ?",
+        (event_id,),
+    ).fetchone()
+    run_id = invocation[0] if invocation is not None else None
+    run_row = (
+        conn.execute("SELECT id, status, source FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if run_id is not None
+        else conn.execute(
+            "SELECT id, status, source FROM runs WHERE source = ? ORDER BY id LIMIT 1",
+            (admission.SOURCE,),
+        ).fetchone()
+    )
+    run = (
+        None if run_row is None else {"id": run_row[0], "status": run_row[1], "source": run_row[2]}
+    )
+    state = request = None
+    if run is not None:
+        state = conn.execute("SELECT status FROM states WHERE run_id = ?", (run["id"],)).fetchone()
+        request = conn.execute(
+            "SELECT content FROM request_artifacts WHERE run_id = ? AND kind = 'request'",
+            (run["id"],),
+        ).fetchone()
+    inbox_run = event.run_id if event is not None else None
+    return Admission(
+        run_count=_count(conn, "runs"),
+        state_count=_count(conn, "states"),
+        artifact_count=_count(conn, "request_artifacts"),
+        invocation_count=_count(conn, "routine_invocations"),
+        run=run,
+        state_status=None if state is None else state[0],
+        request=None if request is None else json.loads(request[0]),
+        account_id=None if invocation is None else invocation[2],
+        inbox_run_id=inbox_run,
+        inbox_correlated=inbox_run is not None and run is not None and inbox_run == run["id"],
+        error=None if event is None else event.error_code,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
+
+    turn_index: int
+    run_id: str
+    run_status: str | None
+    state_status: str | None
+    turn_status: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    turn_index: int
+    role: str
+    content: Any
+    metadata: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CommitRow:
+    turn_index: int
+    sha: str
+    paths: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicationRow:
+    """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
+
+    turn_index: int
+    commit: str
+    artifacts: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class StaleWrite:
+    """A worker that lost its lease came back: what its write met."""
+
+    turn_index: int
+    refused: bool
+    detail: str
+
+
+class RunLedgerService:
+    """The Trial's Runs read back from the database, Turn by Turn."""
+
+    __slots__ = ("message_rows", "stale", "turn_rows")
+
+    def __init__(self) -> None:
+        self.turn_rows: list[TurnRow] = []
+        self.message_rows: list[MessageRow] = []
+        self.stale: list[StaleWrite] = []
+
+    def turns(self) -> list[TurnRow]:
+        return list(self.turn_rows)
+
+    def messages(self) -> list[MessageRow]:
+        return list(self.message_rows)
+
+    def stale_writes(self) -> list[StaleWrite]:
+        """Every return of a worker holding a stale lease, and whether the store refused it."""
+        return list(self.stale)
+
+
+class SoulHistoryService:
+    """The Eval Soul repository and its publications, read back after each Turn."""
+
+    __slots__ = ("commit_rows", "publication_rows")
+
+    def __init__(self) -> None:
+        self.commit_rows: list[CommitRow] = []
+        self.publication_rows: list[PublicationRow] = []
+
+    def commits(self) -> list[CommitRow]:
+        return list(self.commit_rows)
+
+    def publications(self) -> list[PublicationRow]:
+        return list(self.publication_rows)

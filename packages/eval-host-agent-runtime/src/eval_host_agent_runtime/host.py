@@ -1,0 +1,81 @@
+"""The reference runtime as the system under test: its Soul, its Tools, its two tiers.
+
+:class:`AgentRuntimeHost` loads the Eval Soul with the runtime's own loader and opens each
+Trial at the Case's tier: L2 in memory, L3 on a fresh copy of a migrated database (the durable
+tier is built on the first L3 Trial, once per Host).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from agent_runtime.context import (
+    RETIRED_CONTEXT_KEYS,
+    SOUL_OWNED_CONTEXT_KEYS,
+    TURN_CONTEXT_KEYS,
+    assemble_system_prompt,
+)
+from agent_runtime.soul import Soul, load_soul
+from eval_core.case import CaseBase, ToolDecl
+from eval_core.host import ContextRules, HostTrial, ModelSession
+from eval_core.kinds import Tier
+from eval_host_agent_runtime import l2, l3
+from eval_host_agent_runtime.ports import PLATFORM, tools_of
+
+HOST_NAME = "agent-runtime"
+
+
+class AgentRuntimeHost:
+    """The reference runtime behind the Host port."""
+
+    name = HOST_NAME
+
+    def __init__(self, soul_dir: Path) -> None:
+        self.soul_dir = soul_dir
+        self.soul: Soul = load_soul(soul_dir)
+        self._agents = frozenset(self.soul.agents)
+        self._rules = ContextRules(
+            allowed=TURN_CONTEXT_KEYS,
+            soul_owned=SOUL_OWNED_CONTEXT_KEYS,
+            retired=frozenset(RETIRED_CONTEXT_KEYS),
+        )
+        self._durable: l3.DurableTier | None = None
+        self._prompts: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
+
+    def agents(self) -> frozenset[str]:
+        return self._agents
+
+    def platform_tools(self) -> Mapping[str, ToolDecl]:
+        return PLATFORM
+
+    def context_rules(self) -> ContextRules:
+        return self._rules
+
+    def given_text(self, case: CaseBase) -> Sequence[str]:
+        """What the Soul gives the model for this Case: the real assembled system prompt."""
+        agent = self.soul.agents.get(case.agent)
+        if agent is None:
+            return ()
+        tools = tools_of(case)
+        key = (case.agent, tuple((t.name, t.description) for t in tools))
+        prompt = self._prompts.get(key)
+        if prompt is None:
+            prompt = self._prompts[key] = assemble_system_prompt(self.soul, agent, {}, tools)
+        return (prompt,)
+
+    def services(self, tier: Tier) -> Sequence[type]:
+        return l3.SERVICES if tier == "l3" else l2.SERVICES
+
+    def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
+        if case.tier == "l3":
+            if self._durable is None:
+                self._durable = l3.DurableTier(self.soul_dir)
+            return l3.L3Trial(self._durable, case, model)
+        return l2.L2Trial(self.soul, case, model)
+
+    def close(self) -> None:
+        """Release the L3 tier (its template database and Soul repository), if it was used."""
+        if self._durable is not None:
+            self._durable.close()
+            self._durable = None

@@ -1,0 +1,125 @@
+"""An L2 Trial: one Turn in memory through the real assembler, tool loop and guardrails.
+
+The Turn runs the way the runtime runs a Turn without a database: checkpoints kept in memory
+and effects through a ledger (:func:`agent_runtime.recovery.run_recovering`), so a failed
+checkpoint write is survived by the runtime itself. Everything scored is read from what the
+loop emitted and returned.
+"""
+
+from __future__ import annotations
+
+from agent_runtime.attachments import AttachmentGate
+from agent_runtime.file_store import MemoryFileStore
+from agent_runtime.loop import TurnResult
+from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
+from agent_runtime.soul import Soul
+from agent_runtime.tools import ToolExecutor
+from eval_core.case import CaseBase
+from eval_core.evidence import Evidence
+from eval_core.evidence import Usage as EvalUsage
+from eval_core.host import ModelSession
+from eval_host_agent_runtime.events import Decisions, Recorder
+from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.services import (
+    CheckpointFaultService,
+    EventStreamService,
+    FileStoreService,
+    ToolRegistryService,
+    executor_chain,
+)
+
+SERVICES: tuple[type, ...] = (
+    FileStoreService,
+    EventStreamService,
+    ToolRegistryService,
+    CheckpointFaultService,
+)
+
+
+class L2Trial:
+    """One L2 Trial of a Case; fixtures set it up through :meth:`services` before :meth:`run`.
+
+    The services are made on first request: most Trials have no fixture and need none.
+    """
+
+    __slots__ = ("_services", "case", "model", "recorder", "scripted", "soul")
+
+    def __init__(self, soul: Soul, case: CaseBase, model: ModelSession) -> None:
+        self.soul = soul
+        self.case = case
+        self.model = model
+        self.recorder = Recorder()
+        self.scripted = ScriptedExecutor(case.tool_results)
+        self._services: _Services | None = None
+
+    def services(self) -> tuple[object, ...]:
+        if self._services is None:
+            self._services = _Services(self.case.agent, self.scripted, self.recorder)
+        found = self._services
+        return (found.files, found.events, found.registry, found.crash)
+
+    def run(self) -> Evidence:
+        case, found = self.case, self._services
+        executor: ToolExecutor = self.scripted
+        crash: CheckpointFault | None = None
+        gate = None
+        if found is not None:
+            executor = executor_chain(self.scripted, found.registry.tools, found.files.tools)
+            crash = found.crash
+            gate = AttachmentGate(found.files.store) if found.files.used else None
+        result = run_recovering(
+            executor=executor,
+            checkpoints=MemoryCheckpoints(crash),
+            soul=self.soul,
+            agent_slug=case.agent,
+            context=case.context or {},
+            messages=messages(case.input),
+            tools=tools_of(case),
+            model=ModelPort(self.model),
+            listener=self.recorder,
+            attachments=gate,
+        )
+        return evidence_of(result, case.tier, self.recorder)
+
+    def close(self) -> None:
+        pass
+
+
+class _Services:
+    __slots__ = ("crash", "events", "files", "registry")
+
+    def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
+        self.files = FileStoreService(MemoryFileStore(), agent)
+        self.events = EventStreamService()
+        self.registry = ToolRegistryService()
+        self.crash = CheckpointFaultService(lambda: scripted.effects)
+        recorder.subscribers.append(self.events)
+
+
+def evidence_of(result: TurnResult, tier: str, recorder: Recorder) -> Evidence:
+    """One Turn read back: its output and status from the loop, its decisions from its events."""
+    decisions = Decisions(recorder.events)
+    usage = result.usage
+    return Evidence(
+        tier=tier,
+        system_prompt=result.system_prompt,
+        model_calls=result.model_calls,
+        output_text=result.output_text,
+        output_structured=result.output_structured,
+        output_kind=result.output_kind,
+        tool_calls=decisions.calls,
+        tool_batches=result.batches,
+        tool_results=decisions.results,
+        denials=decisions.denials,
+        guard_decisions=decisions.guards,
+        loop_status=result.status,
+        loop_reason=result.reason,
+        usage=EvalUsage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
+        ),
+        events=recorder.events,
+    )

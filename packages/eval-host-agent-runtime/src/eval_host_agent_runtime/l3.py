@@ -1,0 +1,389 @@
+"""An L3 Trial: each Turn a durable Run, minted, claimed, executed, settled, then read back.
+
+The Trial gets a fresh copy of a migrated template database. Each Turn is a Run the real
+durable executor runs under a lease; approvals park it ``waiting``, the operator grants them and
+re-queues it, and the worker that parked it comes back late holding its stale lease, which the
+store must refuse. ``soul_write`` commits to a real git copy of the Eval Soul. Everything scored
+is read back from the database and the Soul repository, never from the loop's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.attachments import AttachmentGate
+from agent_runtime.durable import TurnRequest, execute_pass, start_turn
+from agent_runtime.file_store import SqlFileStore
+from agent_runtime.mcp_client import McpClients
+from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
+from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
+from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
+from agent_runtime.publications import active_bundle, publish
+from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
+from agent_runtime.soul import Soul, load_soul
+from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
+from agent_runtime.storage import Template
+from agent_runtime.tools import ToolExecutor, ToolOutcome
+from eval_core.case import CaseBase
+from eval_core.evidence import Event, Evidence
+from eval_core.evidence import Usage as EvalUsage
+from eval_core.host import ModelSession, TurnScripted
+from eval_host_agent_runtime.durable_services import (
+    ApprovalDeskService,
+    CommitRow,
+    DependencyFaultService,
+    McpHostService,
+    MessageRow,
+    NativeChannelService,
+    PublicationRow,
+    RunLedgerService,
+    SoulHistoryService,
+    StaleWrite,
+    TurnQueueService,
+    TurnRow,
+)
+from eval_host_agent_runtime.events import Decisions
+from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.services import (
+    EventStreamService,
+    FileStoreService,
+    ToolRegistryService,
+    executor_chain,
+)
+
+SOUL_WRITE = "soul_write"
+MAX_APPROVALS_PER_TURN = 16
+SERVICES: tuple[type, ...] = (
+    FileStoreService,
+    EventStreamService,
+    ToolRegistryService,
+    TurnQueueService,
+    DependencyFaultService,
+    ApprovalDeskService,
+    McpHostService,
+    NativeChannelService,
+    RunLedgerService,
+    SoulHistoryService,
+)
+
+
+class HostError(Exception):
+    """The L3 Host could not run the Case as written (a harness fault: the Trial errors)."""
+
+
+class DurableTier:
+    """The L3 tier of one Host load: a migrated template, a git copy of the Soul, the
+    integrations' endpoints."""
+
+    __slots__ = ("base_artifacts", "base_bundle", "endpoints", "repo", "template", "workdir")
+
+    def __init__(self, soul_dir: Path) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
+        self.template = Template()
+        self.repo = SoulRepo(soul_dir, self.workdir)
+        self.base_bundle = self.repo.bundle(self.repo.base)
+        self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        self.endpoints = McpEndpoints()
+
+    def close(self) -> None:
+        self.template.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class StaleWorker:
+    """The model port of the worker that parked a Run and comes back after its lease was
+    taken: never the Trial's model (what it would say is not what is measured; its writes are)."""
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return ModelResponse(text="A worker that lost its lease answers late.")
+
+
+class _DurableTools:
+    """Stateful Tools run for real (``soul_write``, published ``mcp_*``); then ``inner``."""
+
+    __slots__ = ("dispatcher", "inner", "writer")
+
+    def __init__(
+        self, inner: ToolExecutor, writer: SoulWriter | None, dispatcher: McpDispatcher | None
+    ) -> None:
+        self.inner = inner
+        self.writer = writer
+        self.dispatcher = dispatcher
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        if call.name == SOUL_WRITE and self.writer is not None:
+            return self.writer.execute(call)
+        if self.dispatcher is not None and self.dispatcher.handles(call.name):
+            return self.dispatcher.execute(call)
+        return self.inner.execute(call)
+
+
+class L3Trial:
+    """One L3 Trial; fixtures set it up through :meth:`services` before :meth:`run`."""
+
+    def __init__(self, tier: DurableTier, case: CaseBase, session: ModelSession) -> None:
+        self.tier = tier
+        self.case = case
+        self.session = session
+        self.conn = tier.template.fresh()
+        self.store = RunStore(self.conn)
+        self.conversation = self.store.start_conversation(case.agent)
+        publish(self.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
+        self.files = FileStoreService(SqlFileStore(self.conn), case.agent)
+        self.events = EventStreamService()
+        self.registry = ToolRegistryService()
+        self.turns = TurnQueueService()
+        self.faults = DependencyFaultService()
+        self.approvals = ApprovalDeskService()
+        self.mcp = McpHostService(self.conn, self.conversation, tier.endpoints)
+        self.native = NativeChannelService(self.conn)
+        self.ledger = RunLedgerService()
+        self.history = SoulHistoryService()
+        self.clients: McpClients | None = None
+        self.head = tier.repo.base
+        self.writes_soul = SOUL_WRITE in case.platform_tools
+        self.model: Any = None
+        self.recorded: list[Event] = []
+        self.usage = EvalUsage()
+        self.system_prompt: str | None = None
+
+    def services(self) -> tuple[object, ...]:
+        return (
+            self.files,
+            self.events,
+            self.registry,
+            self.turns,
+            self.faults,
+            self.approvals,
+            self.mcp,
+            self.native,
+            self.ledger,
+            self.history,
+        )
+
+    def close(self) -> None:
+        if self.clients is not None:
+            self.clients.close()
+        self.conn.close()
+        if self.tier.repo.changed():
+            self.tier.repo.reset()
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def run(self) -> Evidence:
+        if self.native.deliveries:  # the Trial's work is the channel's: no chat Turn
+            self.native.run()
+            return Evidence(tier=self.case.tier)
+        self.model = self.faults.model(ModelPort(self.session))
+        self._turn(1, self.case.input, self.case.tool_results)
+        for index, further in enumerate(self.turns.turns, start=2):
+            if isinstance(self.session, TurnScripted):
+                self.session.begin_turn(further.script)
+            self._turn(index, further.input, further.tool_results or self.case.tool_results)
+        return self._evidence()
+
+    @property
+    def mcp_connected(self) -> bool:
+        return bool(
+            self.conn.execute(
+                "SELECT 1 FROM mcp_chats WHERE conversation_id = ?", (self.conversation,)
+            ).fetchone()
+        )
+
+    def _request(self, index: int, results: Sequence[Any], model: Any) -> TurnRequest:
+        store, case = self.store, self.case
+        scripted = ScriptedExecutor(list(results))
+        mcp = self.mcp_connected
+
+        def load() -> Soul:
+            bundle = active_bundle(store.conn)
+            if bundle is None:
+                raise HostError("no active Soul publication")
+            return load_soul(Path(bundle))
+
+        def executor(soul: Soul, lease: Lease) -> ToolExecutor:
+            writer = None
+            if self.writes_soul:
+
+                def published(_commit: Commit, pub: Publication | None, _why: str | None) -> None:
+                    if pub is not None:
+                        publish(
+                            store.conn, pub.commit, str(pub.bundle), pub.artifacts, lease.run_id
+                        )
+
+                writer = SoulWriter(self.tier.repo, case.agent, published)
+            dispatcher = None
+            if mcp:
+                if self.clients is None:
+                    self.clients = McpClients()
+                dispatcher = McpDispatcher(
+                    store.conn,
+                    self.conversation,
+                    mcp_integrations_from_bundle(soul.root),
+                    self.tier.endpoints,
+                    self.clients,
+                )
+            inner = executor_chain(scripted, self.registry.tools, self.files.tools)
+            return _DurableTools(inner, writer, dispatcher)
+
+        tools: list[ToolSpec] = tools_of(case)
+        bundle = active_bundle(store.conn)
+        if mcp and bundle is not None:
+            tools = reviewed(tools, mcp_integrations_from_bundle(Path(bundle)))
+        return TurnRequest(
+            conversation_id=self.conversation,
+            agent=case.agent,
+            turn_index=index,
+            load_soul=load,
+            resolve_context=lambda: self.faults.resolve_context(case.context or {}),
+            tools=tools,
+            model=model,
+            executor=executor,
+            approval=lambda _call: "park",
+            attachments=AttachmentGate(self.files.store) if self.files.used else None,
+            subscriber=self.events,
+        )
+
+    def _turn(self, index: int, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        store = self.store
+        minted = start_turn(store, self.conversation, index, messages(inputs))
+        request = self._request(index, results, self.model)
+        lease = store.claim(minted, owner=f"worker-{index}")
+        result = execute_pass(store, lease, request)
+        approvals = 0
+        while store.statuses(minted)[1] == "waiting":
+            approvals += 1
+            if approvals > MAX_APPROVALS_PER_TURN:
+                raise HostError(
+                    f"Turn {index} asked for more than {MAX_APPROVALS_PER_TURN} approvals"
+                )
+            self.approvals.waiting()
+            for approval_id in store.pending_approvals(minted.state_id):
+                store.grant(approval_id)
+            store.requeue(minted)
+            stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{approvals}")
+            self._stale(index, stale, results)
+            self.faults.requeued()
+            result = execute_pass(store, lease, request, resume=True)
+        if result is not None:
+            self.usage = _plus(self.usage, result.usage)
+            self.system_prompt = result.system_prompt
+        self._read_back(index, minted)
+
+    def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
+        """The worker that parked comes back late with its old lease: the fence must refuse it."""
+        request = self._request(index, results, StaleWorker())
+        try:
+            execute_pass(self.store, stale, request, resume=True)
+        except StaleGenerationError as refused:
+            self.ledger.stale.append(StaleWrite(index, True, str(refused)))
+        else:
+            self.ledger.stale.append(
+                StaleWrite(
+                    index,
+                    False,
+                    f"worker {stale.owner} wrote with generation "
+                    f"{stale.generation} after the lease moved on",
+                )
+            )
+
+    def _read_back(self, index: int, minted: Minted) -> None:
+        """What this Turn left in the database and the Soul repository."""
+        store = self.store
+        run_status, state_status, turn_status, reason = store.statuses(minted)
+        self.ledger.turn_rows.append(
+            TurnRow(index, minted.run_id, run_status, state_status, turn_status, reason)
+        )
+        self.recorded.extend(
+            Event(
+                turn_index=index,
+                seq=seq,
+                type=kind,
+                participant=who,
+                payload=payload,
+            )
+            for seq, kind, who, payload in store.events(minted.run_id)
+        )
+        self.ledger.message_rows.extend(
+            MessageRow(index, role, content, metadata)
+            for role, content, metadata in store.messages(minted.run_id)
+        )
+        if self.writes_soul:
+            repo = self.tier.repo
+            head = repo.head()
+            if head != self.head:
+                self.history.commit_rows.extend(
+                    CommitRow(index, sha, list(paths)) for sha, paths in repo.log(self.head, head)
+                )
+                self.head = head
+        row = self.conn.execute(
+            "SELECT commit_sha, artifacts FROM soul_publications WHERE active = 1"
+        ).fetchone()
+        if row is not None:
+            self.history.publication_rows.append(PublicationRow(index, row[0], json.loads(row[1])))
+
+    def _evidence(self) -> Evidence:
+        decisions = Decisions(self.recorded)
+        folded = _folded(self.ledger.turn_rows)
+        run_status = folded.run_status if folded is not None else None
+        last = self.ledger.turn_rows[-1] if self.ledger.turn_rows else None
+        answer = next(
+            (
+                m
+                for m in reversed(self.ledger.message_rows)
+                if m.role == "assistant" and last is not None and m.turn_index == last.turn_index
+            ),
+            None,
+        )
+        output_text: Any = None
+        output_structured: Any = None
+        output_kind = "none"
+        if answer is not None and isinstance(answer.content, dict):
+            output_text = answer.content.get("content")
+            structured = isinstance(answer.metadata, dict) and (
+                answer.metadata.get("outputKind") == "structured"
+            )
+            output_kind = "structured" if structured else "text"
+            if structured and isinstance(output_text, str):
+                output_structured = json.loads(output_text)
+        elif last is not None and last.reason and last.reason.startswith("max_"):
+            output_kind = "tool_calls"
+        return Evidence(
+            tier=self.case.tier,
+            system_prompt=self.system_prompt,
+            model_calls=self.session.calls,
+            output_text=output_text if isinstance(output_text, str) else None,
+            output_structured=output_structured,
+            output_kind=output_kind,  # type: ignore[arg-type]
+            tool_calls=decisions.calls,
+            tool_results=decisions.results,
+            denials=decisions.denials,
+            guard_decisions=decisions.guards,
+            loop_status="completed" if run_status == "succeeded" else run_status,
+            loop_reason=folded.reason if folded is not None else None,
+            usage=self.usage,
+            events=self.recorded,
+        )
+
+
+def _folded(turns: Sequence[TurnRow]) -> TurnRow | None:
+    """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
+    for turn in turns:
+        if turn.run_status != "succeeded":
+            return turn
+    return turns[-1] if turns else None
+
+
+def _plus(total: EvalUsage, usage: Any) -> EvalUsage:
+    return EvalUsage(
+        input_tokens=total.input_tokens + usage.input_tokens,
+        output_tokens=total.output_tokens + usage.output_tokens,
+        cache_read_tokens=total.cache_read_tokens + usage.cache_read_tokens,
+        cache_write_tokens=total.cache_write_tokens + usage.cache_write_tokens,
+        reasoning_tokens=total.reasoning_tokens + usage.reasoning_tokens,
+    )

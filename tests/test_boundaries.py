@@ -1,0 +1,59 @@
+"""The package boundaries the design promises, checked on the source itself.
+
+- The runtime knows nothing of the harness: no module of ``agent-runtime`` imports ``eval_core``
+  or any ``eval_*`` package, and it does not depend on one.
+- The Host adapter translates and names no family: no Case field of any installed plug-in, no
+  ``case.field(...)`` lookup, no ``Evidence.records`` access, no import of a family package.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+from eval_core.case import json_name
+from eval_core.plugins import PluginSet
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = ROOT / "packages" / "agent-runtime"
+ADAPTER = ROOT / "packages" / "eval-host-agent-runtime" / "src"
+
+
+def modules(root: Path) -> Iterator[tuple[Path, ast.Module]]:
+    for path in sorted(root.rglob("*.py")):
+        yield path, ast.parse(path.read_text(), str(path))
+
+
+def imported(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_runtime_never_imports_the_harness() -> None:
+    for path, tree in modules(RUNTIME):
+        harness = {n for n in imported(tree) if n.split(".")[0].startswith("eval_")}
+        assert not harness, f"{path.relative_to(ROOT)} imports {sorted(harness)}"
+    project = tomllib.loads((RUNTIME / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("eval")]
+    assert "entry-points" not in project
+
+
+def test_the_host_adapter_names_no_family(plugins: PluginSet) -> None:
+    fields = {name for f in plugins.fields for name in (f, json_name(f))}
+    assert {"mcp", "nativeRoutine", "journey", "checkpointCrash", "attachments"} <= fields
+    for path, tree in modules(ADAPTER):
+        where = path.relative_to(ROOT)
+        families = {n for n in imported(tree) if n.startswith("eval_expectations")}
+        assert not families, f"{where} imports {sorted(families)}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert node.value not in fields, f"{where}:{node.lineno} names {node.value!r}"
+            if isinstance(node, ast.Attribute):
+                assert node.attr not in ("field", "records"), f"{where}:{node.lineno}"
