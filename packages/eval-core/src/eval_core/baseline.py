@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from eval_core.atomic import write_atomic
+from eval_core.input_files import InputRefused, read_json_input
 from eval_core.scorecard import Scorecard
 
 BASELINE_SCHEMA = 1
@@ -44,12 +45,12 @@ def canonical_path(root: Path, suite: str, model_id: str) -> Path:
 
 
 def read(path: Path) -> Baseline:
+    if not path.exists() and not path.is_symlink():
+        raise BaselineError(f"{path}: no Baseline here")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise BaselineError(f"{path}: no Baseline here") from None
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        data = read_json_input(path)
+    except InputRefused as exc:
+        raise BaselineError(str(exc)) from None
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:

@@ -9,23 +9,36 @@ from datetime import UTC, datetime
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
 from eval_core.host import Binding, Host
+from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
 from eval_core.plugins import PluginSet
 from eval_core.scorecard import Scorecard, noise_floor
 from eval_core.trial import TrialResult, run_trial
 
 
 class SelectionError(Exception):
-    """``--case`` named a Case the Corpus does not have."""
+    """``--case`` named a Case the Corpus does not have, or the plan is over a limit."""
 
 
 def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseBase, int]]:
-    """Every Trial to run, in Corpus order: ``max(1, trials) * max(1, repeat)`` per Case."""
+    """Every Trial to run, in Corpus order: ``max(1, trials) * max(1, repeat)`` per Case.
+
+    The size is checked before anything is allocated: ``--repeat`` and the whole plan are held
+    to :data:`~eval_core.limits.MAX_REPEAT` and :data:`~eval_core.limits.MAX_PLANNED_TRIALS`.
+    """
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise SelectionError(f"--repeat must be between 1 and {MAX_REPEAT}, not {repeat}")
     if select:
         known = {c.id for c in corpus.cases}
         unknown = [s for s in select if s not in known]
         if unknown:
             raise SelectionError(f"no such Case in {corpus.directory}: {', '.join(unknown)}")
     chosen = [c for c in corpus.cases if not select or c.id in select]
+    total = sum(max(1, c.trials) for c in chosen) * repeat
+    if total > MAX_PLANNED_TRIALS:
+        raise SelectionError(
+            f"the Sweep would plan {total} Trials (Cases x trials x --repeat {repeat}); "
+            f"the limit is {MAX_PLANNED_TRIALS}"
+        )
     return [
         (case, n) for case in chosen for n in range(1, max(1, case.trials) * max(1, repeat) + 1)
     ]
