@@ -11,7 +11,7 @@ from eval_core.corpus import Corpus
 from eval_core.host import Binding, Host
 from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
 from eval_core.plugins import PluginSet
-from eval_core.scorecard import Scorecard, noise_floor
+from eval_core.scorecard import Scorecard, admit, noise_floor
 from eval_core.trial import TrialResult, run_trial
 
 
@@ -64,7 +64,9 @@ def run_sweep(
 ) -> Scorecard:
     """Run the planned Trials; Ctrl-C or a ceiling ends it with a partial, aborted Scorecard.
 
-    ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run.
+    ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
+    Trial enters the Scorecard through :func:`~eval_core.scorecard.admit` (its text made safe)
+    before ``on_trial`` sees it.
     """
     trials = plan(corpus, select, repeat)
     card = Scorecard(
@@ -81,7 +83,7 @@ def run_sweep(
         unlocked=unlocked,
         plugins=[dict(p) for p in corpus.plugins],
     )
-    finished = {(t.case_id, t.trial): t for t in done}
+    finished = {(t.case_id, t.trial): admit(t) for t in done}
     started = time.perf_counter()
     kinds = plugins.kinds
     try:
@@ -97,7 +99,7 @@ def run_sweep(
                         f"{reason} after {len(card.trials)} of {len(trials)} Trials"
                     )
                     break
-            result = run_trial(case, number, host, binding, kinds)
+            result = admit(run_trial(case, number, host, binding, kinds))
             card.trials.append(result)
             card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
             if on_trial is not None:
