@@ -9,6 +9,7 @@ and never overwritten by accident: promotion always writes the canonical path, a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -72,12 +73,19 @@ def read(path: Path) -> Baseline:
         raise BaselineError(f"{path}: not a Baseline: {exc}") from None
 
 
-def write(path: Path, card: Scorecard, harness_version: str) -> Baseline:
+def write(
+    path: Path,
+    card: Scorecard,
+    harness_version: str,
+    scrub: Callable[[bytes], bytes] | None = None,
+) -> Baseline:
+    """Write the Baseline atomically; ``scrub`` (credential redaction) sees the bytes first."""
     baseline = Baseline(
         schema_version=BASELINE_SCHEMA,
         harness_version=harness_version,
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         scorecard=card,
     )
-    write_atomic(path, msgspec.json.format(msgspec.json.encode(baseline), indent=2) + b"\n")
+    data = msgspec.json.format(msgspec.json.encode(baseline), indent=2) + b"\n"
+    write_atomic(path, scrub(data) if scrub is not None else data)
     return baseline

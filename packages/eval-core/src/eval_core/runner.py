@@ -19,6 +19,10 @@ class SelectionError(Exception):
     """``--case`` named a Case the Corpus does not have, or the plan is over a limit."""
 
 
+class StopSweep(Exception):  # noqa: N818 - it names an outcome
+    """Raised by ``on_trial`` to end the Sweep before the next Trial (the message says why)."""
+
+
 def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseBase, int]]:
     """Every Trial to run, in Corpus order: ``max(1, trials) * max(1, repeat)`` per Case.
 
@@ -62,7 +66,8 @@ def run_sweep(
     should_stop: ShouldStop | None = None,
     done: Sequence[TrialResult] = (),
 ) -> Scorecard:
-    """Run the planned Trials; Ctrl-C or a ceiling ends it with a partial, aborted Scorecard.
+    """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core.stopping`), a ceiling
+    or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
     Trial enters the Scorecard through :func:`~eval_core.scorecard.admit` (its text made safe)
@@ -106,6 +111,8 @@ def run_sweep(
                 on_trial(index, len(trials), result)
     except KeyboardInterrupt:
         card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
+    except StopSweep as exc:
+        card.aborted_reason = f"{exc} after {len(card.trials)} of {len(trials)} Trials"
     card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
     card.tally()
     card.noise = noise_floor(card.trials)
