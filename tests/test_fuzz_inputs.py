@@ -31,7 +31,7 @@ from release_fixtures import scorecard, trial
 from tests.conftest import SOUL, minimal_case
 
 FUZZ = settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

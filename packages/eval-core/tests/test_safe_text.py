@@ -45,7 +45,7 @@ HOSTILE = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(HOSTILE)
 def test_clean_text_encodes_as_utf8_xml_and_json_and_is_idempotent(text: str) -> None:
     safe = clean(text)
