@@ -72,13 +72,14 @@ def corpus(root: Path, name: str, files: dict[str, str]) -> Path:
     return directory
 
 
-def measure(label: str, *args: str | Path) -> None:
+def measure(cwd: Path, label: str, *args: str | Path) -> None:
+    """Run ``eval ARGS`` in ``cwd`` (a Sweep writes its trial log there, never in the checkout)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "eval_core", *map(str, args)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        cwd=args[-1] if isinstance(args[-1], Path) and args[-1].is_dir() else None,
+        cwd=cwd,
     )
     assert process.stderr is not None
     stderr = process.stderr.read()
@@ -129,13 +130,14 @@ def main() -> None:
             + "}\n"
         )
         print(f"python {sys.version.split()[0]}, depth {DEPTH:,}; one child process per row")
-        measure("reference: eval check, 1 Case", "check", reference)
-        measure(f"YAML alias bomb (9^12 leaves), {len(alias_bomb())} B", "check", bomb)
-        measure("YAML self-referencing alias", "check", loop)
-        measure(f"YAML {DEPTH:,}-deep block sequence", "check", block)
-        measure(f"JSON Case {DEPTH:,} deep", "check", case)
-        measure(f"JSON Baseline {DEPTH:,} deep (compare)", "compare", baseline, baseline)
+        measure(root, "reference: eval check, 1 Case", "check", reference)
+        measure(root, f"YAML alias bomb (9^12 leaves), {len(alias_bomb())} B", "check", bomb)
+        measure(root, "YAML self-referencing alias", "check", loop)
+        measure(root, f"YAML {DEPTH:,}-deep block sequence", "check", block)
+        measure(root, f"JSON Case {DEPTH:,} deep", "check", case)
+        measure(root, f"JSON Baseline {DEPTH:,} deep (compare)", "compare", baseline, baseline)
         measure(
+            root,
             f"JSON Baseline {DEPTH:,} deep (--baseline)",
             "sweep",
             reference,
@@ -143,7 +145,9 @@ def main() -> None:
             "--baseline",
             baseline,
         )
-        measure(f"trial log line {DEPTH:,} deep (--resume)", "sweep", reference, "--resume", log)
+        measure(
+            root, f"trial log line {DEPTH:,} deep (--resume)", "sweep", reference, "--resume", log
+        )
 
 
 if __name__ == "__main__":
