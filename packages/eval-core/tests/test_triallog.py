@@ -1,4 +1,5 @@
-"""The trial log survives a torn last line and refuses to resume another Sweep."""
+"""The trial log: torn tails repaired, exclusive creation, resuming only the same Sweep at the
+same harness commit, and every record through the redactor."""
 
 from __future__ import annotations
 
@@ -6,36 +7,86 @@ from pathlib import Path
 
 import pytest
 
+from eval_core.redaction import Redactor
 from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
 from release_fixtures import HASH, trial
 
-HEADER = LogHeader(corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t")
+HEADER = LogHeader(
+    corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t", harness_version="v1"
+)
 
 
 def test_every_trial_is_readable_even_after_a_torn_write(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
-    log = TrialLog(path, HEADER)
+    log = TrialLog.create(path, HEADER)
     log.append(trial("a", "passed"))
     log.append(trial("b", "failed"))
     log.close()
     with path.open("ab") as handle:
         handle.write(b'{"caseId": "c", "tri')  # the process died mid-line
-    header, trials = read(path)
-    assert header == HEADER
-    assert [(t.case_id, t.outcome) for t in trials] == [("a", "passed"), ("b", "failed")]
+    logged = read(path)
+    assert logged.header == HEADER
+    assert [(t.case_id, t.outcome) for t in logged.trials] == [("a", "passed"), ("b", "failed")]
+    assert logged.torn == len(b'{"caseId": "c", "tri')
+
+
+def test_resume_after_a_torn_line_truncates_it_and_a_second_resume_still_reads(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER)
+    log.append(trial("a", "passed"))
+    log.close()
+    with path.open("ab") as handle:
+        handle.write(b'{"caseId": "b", "tri')
+    log = TrialLog.resume(path, read(path))
+    log.append(trial("b", "passed"))
+    log.close()
+    logged = read(path)  # the old harness glued "b" onto the fragment: refused for good
+    assert [t.case_id for t in logged.trials] == ["a", "b"]
+    assert logged.torn == 0
+    assert b"tri{" not in path.read_bytes()
+
+
+def test_a_complete_last_record_without_its_line_break_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER)
+    log.append(trial("a", "passed"))
+    log.close()
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    log = TrialLog.resume(path, read(path))
+    log.append(trial("b", "passed"))
+    log.close()
+    assert [t.case_id for t in read(path).trials] == ["a", "b"]
+
+
+def test_a_new_log_never_overwrites_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"someone else's log\n")
+    with pytest.raises(FileExistsError):
+        TrialLog.create(path, HEADER)
+    assert path.read_bytes() == b"someone else's log\n"
 
 
 def test_a_garbled_middle_line_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
-    log = TrialLog(path, HEADER)
+    log = TrialLog.create(path, HEADER)
     log.append(trial("a", "passed"))
     log.close()
     with path.open("ab") as handle:
         handle.write(b"garbage\n")
-    log = TrialLog(path, HEADER, append=True)
-    log.append(trial("b", "passed"))
+        handle.write(b'{"caseId": "b"}\n')
+    with pytest.raises(ResumeRefused, match=r"log.jsonl: line 3: not a Trial record"):
+        read(path)
+
+
+def test_a_deeply_nested_record_is_refused_with_its_line_and_path(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER)
     log.close()
-    with pytest.raises(ResumeRefused, match="line 3 is not a Trial record"):
+    with path.open("ab") as handle:
+        handle.write(b'{"caseId": "a", "output": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    with pytest.raises(ResumeRefused, match=r"line 2: \$\.output\[0\].*nested deeper than 64"):
         read(path)
 
 
@@ -46,18 +97,48 @@ def test_not_a_log(tmp_path: Path) -> None:
         read(path)
 
 
+def test_a_directory_or_fifo_is_not_a_log(tmp_path: Path) -> None:
+    with pytest.raises(ResumeRefused, match="a directory"):
+        read(tmp_path)
+    fifo = tmp_path / "fifo.jsonl"
+    import os
+
+    os.mkfifo(fifo)
+    with pytest.raises(ResumeRefused, match="named pipe"):
+        read(fifo)  # never blocks
+
+
 @pytest.mark.parametrize(
     ("args", "what"),
     [
-        (("b" * 64, "m1", [], 1), "corpusHash"),
-        ((HASH, "m2", [], 1), "model"),
-        ((HASH, "m1", ["a"], 1), "selection"),
-        ((HASH, "m1", [], 2), "--repeat"),
+        (("b" * 64, "m1", [], 1, "v1"), "corpusHash"),
+        ((HASH, "m2", [], 1, "v1"), "model"),
+        ((HASH, "m1", ["a"], 1, "v1"), "selection"),
+        ((HASH, "m1", [], 2, "v1"), "--repeat"),
+        ((HASH, "m1", [], 1, "v2"), "the harness version was 'v1', now 'v2'"),
     ],
 )
 def test_resuming_another_sweep_is_refused(
-    args: tuple[str, str, list[str], int], what: str
+    args: tuple[str, str, list[str], int, str], what: str
 ) -> None:
     with pytest.raises(ResumeRefused, match=what):
         check_resumable(HEADER, *args)
-    check_resumable(HEADER, HASH, "m1", [], 1)
+    check_resumable(HEADER, HASH, "m1", [], 1, "v1")
+
+
+def test_a_log_that_does_not_record_its_harness_is_refused_for_resume() -> None:
+    old = LogHeader(corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t")
+    with pytest.raises(ResumeRefused, match="does not record the harness version"):
+        check_resumable(old, HASH, "m1", [], 1, "v1")
+
+
+def test_the_log_goes_through_the_redactor(tmp_path: Path) -> None:
+    from msgspec.structs import replace
+
+    key = "sk-LOG-0123456789abcdef"
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER, Redactor([key]).scrub_bytes)
+    log.append(replace(trial("a", "passed"), output=f"your key is {key}, right?"))
+    log.close()
+    assert key not in path.read_text()
+    assert read(path).trials[0].output == "your key is [credential redacted], right?"

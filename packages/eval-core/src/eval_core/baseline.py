@@ -9,12 +9,14 @@ and never overwritten by accident: promotion always writes the canonical path, a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 
 from eval_core.atomic import write_atomic
+from eval_core.input_files import InputRefused, read_json_input
 from eval_core.scorecard import Scorecard
 
 BASELINE_SCHEMA = 1
@@ -44,12 +46,12 @@ def canonical_path(root: Path, suite: str, model_id: str) -> Path:
 
 
 def read(path: Path) -> Baseline:
+    if not path.exists() and not path.is_symlink():
+        raise BaselineError(f"{path}: no Baseline here")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise BaselineError(f"{path}: no Baseline here") from None
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        data = read_json_input(path)
+    except InputRefused as exc:
+        raise BaselineError(str(exc)) from None
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -71,12 +73,19 @@ def read(path: Path) -> Baseline:
         raise BaselineError(f"{path}: not a Baseline: {exc}") from None
 
 
-def write(path: Path, card: Scorecard, harness_version: str) -> Baseline:
+def write(
+    path: Path,
+    card: Scorecard,
+    harness_version: str,
+    scrub: Callable[[bytes], bytes] | None = None,
+) -> Baseline:
+    """Write the Baseline atomically; ``scrub`` (credential redaction) sees the bytes first."""
     baseline = Baseline(
         schema_version=BASELINE_SCHEMA,
         harness_version=harness_version,
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         scorecard=card,
     )
-    write_atomic(path, msgspec.json.format(msgspec.json.encode(baseline), indent=2) + b"\n")
+    data = msgspec.json.format(msgspec.json.encode(baseline), indent=2) + b"\n"
+    write_atomic(path, scrub(data) if scrub is not None else data)
     return baseline

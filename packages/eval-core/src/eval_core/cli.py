@@ -2,8 +2,10 @@
 `eval --help` answers at once; the work lives in :mod:`eval_core.release` and friends.
 
 Exit codes: 0 cleared (or the command succeeded); 1 not cleared; 2 refused input or bad usage
-(a malformed Corpus, a broken or unpinned plug-in set, an unknown flag); 3 a comparison
-refused (different corpusHash or model: no delta is computed).
+(a malformed Corpus, a broken or unpinned plug-in set, an unknown flag, a limit, an output path;
+every one a single line on stderr, never a traceback), or an output that failed to write after
+the Sweep; 3 a comparison refused (different corpusHash or model: no delta is computed); 130
+interrupted before the first Trial.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import typer
 CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
 
 EXIT_CODES = """Exit codes: 0 cleared; 1 not cleared (a NOT CLEARED block names each reason);
-2 refused input or bad usage (malformed Corpus, broken or unpinned plug-ins, unknown flag);
-3 comparison refused (different corpusHash or model: no delta computed)."""
+2 refused input or bad usage (malformed Corpus, broken or unpinned plug-ins, unknown flag, an
+input over a limit, an output path that cannot be written; also an output write that failed
+after the Sweep, with the Scorecard already on stdout); 3 comparison refused (different
+corpusHash or model: no delta computed); 130 interrupted before the first Trial."""
 
 app = typer.Typer(
     name="eval",
@@ -41,7 +45,9 @@ T = TypeVar("T")
 
 
 def _refuse(message: str, code: int = REFUSED) -> NoReturn:
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    from eval_core.safe_text import clean
+
+    sys.stderr.write(clean(message.rstrip("\n")) + "\n")
     raise typer.Exit(code)
 
 
@@ -110,9 +116,26 @@ def lock_(corpus: CorpusArg = Path("corpus")) -> None:
     from eval_core import lock, opening
     from eval_core.corpus import corpus_root
 
+    _guarded(lambda: opening.require_directory(corpus))
     path = corpus_root(corpus) / lock.LOCK_NAME
-    written = lock.write(path, _guarded(opening.plugins))
+    _guarded(lambda: _check_output("eval lock", path))
+    found = _guarded(opening.plugins)
+    try:
+        written = lock.write(path, found)
+    except OSError as exc:
+        _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     typer.echo(f"locked {len(written.plugins)} plug-ins -> {path}")
+
+
+def _check_output(flag: str, path: Path) -> None:
+    """Refuse an output path before any work (see :mod:`eval_core.outputs`)."""
+    from eval_core import outputs
+    from eval_core.opening import Refused
+
+    try:
+        outputs.check_all([outputs.Output(flag, path)])
+    except outputs.OutputRefused as exc:
+        raise Refused(f"output refused: {exc}") from None
 
 
 @app.command()
@@ -126,11 +149,16 @@ def schema(
     from eval_core.atomic import write_atomic
     from eval_core.schema import render
 
+    if output is not None:
+        _guarded(lambda: _check_output("--output", output))
     data = render(_guarded(opening.plugins))
     if output is None:
         sys.stdout.buffer.write(data)
     else:
-        write_atomic(output, data)
+        try:
+            write_atomic(output, data)
+        except OSError as exc:
+            _refuse(f"--output {output} could not be written: {exc.strerror or exc}")
         typer.echo(f"wrote {output}")
 
 
@@ -141,7 +169,8 @@ def sweep(
         list[str] | None, typer.Option("--case", help="Run only this Case (repeatable).")
     ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Run every Case N times: the noise floor.")
+        int,
+        typer.Option("--repeat", help="Run every Case N times: the noise floor (1 to 1000)."),
     ] = 1,
     output_format: Annotated[
         str, typer.Option("--format", help="Scorecard on stdout: text or json.")
@@ -220,8 +249,9 @@ def sweep(
     Without --model the Case scripts answer (free, deterministic). With --model a pinned real
     model answers: a token ceiling is required; credentials, base-URL overrides and the Judge
     are checked before the first Trial; the ceiling is checked before each Trial (overrun at
-    most one Trial) and a stopped Sweep never clears. Every Trial is appended to a trial log
-    as it finishes; Ctrl-C ends the Sweep with a partial Scorecard marked aborted.
+    most one Trial) and a stopped Sweep never clears. Output paths are checked before the first
+    Trial. Every Trial is appended to a trial log as it finishes; Ctrl-C or SIGTERM ends the
+    Sweep with a partial Scorecard marked aborted, and --resume finishes it.
     """
     from eval_core.release import SweepOptions
     from eval_core.release import sweep as run
@@ -239,7 +269,7 @@ def sweep(
         quiet=quiet,
         host=host,
         unlocked=unlocked,
-        models=tuple(n.strip() for n in (model or "").split(",") if n.strip()),
+        models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
         models_file=models,
         max_tokens=max_tokens,
         max_tokens_per_trial=max_tokens_per_trial,
@@ -278,4 +308,25 @@ def _optional_baseline(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
-    app(args=_optional_baseline(sys.argv[1:]), prog_name="eval")
+    """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
+    import click
+
+    try:
+        code = app(args=_optional_baseline(sys.argv[1:]), prog_name="eval", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError:
+        raise SystemExit(REFUSED) from None  # the help is already on stdout
+    except click.UsageError as exc:
+        from eval_core.safe_text import clean
+
+        command = exc.ctx.command_path if exc.ctx is not None else "eval"
+        hint = f" (see {command} --help)"
+        sys.stderr.write(clean(f"{command}: {exc.format_message()}{hint}").replace("\n", " "))
+        sys.stderr.write("\n")
+        raise SystemExit(REFUSED) from None
+    except click.ClickException as exc:
+        sys.stderr.write(f"eval: {exc.format_message()}\n")
+        raise SystemExit(exc.exit_code) from None
+    except (click.Abort, KeyboardInterrupt):
+        sys.stderr.write("eval: interrupted\n")
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -23,7 +23,15 @@ from eval_core.case import CaseBase, ToolCallsStep, json_name
 from eval_core.grounding import given_text
 from eval_core.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core.host import Host, LoadContext
+from eval_core.input_files import NotReadable, read_regular
 from eval_core.kinds import Expectation
+from eval_core.limits import (
+    MAX_PLANNED_TRIALS,
+    MAX_TRIALS_PER_CASE,
+    TooDeep,
+    check_json_depth,
+    check_yaml,
+)
 from eval_core.plugins import PluginSet
 from eval_core.services import satisfies
 
@@ -90,9 +98,14 @@ def corpus_root(directory: Path) -> Path:
 
 
 def case_files(directory: Path) -> list[Path]:
-    """The Case files of a directory (not its subdirectories), sorted by name."""
+    """Every entry of a directory named like a Case file, sorted by name.
+
+    Subdirectories are not searched, but nothing named ``*.json``/``*.yaml``/``*.yml`` is
+    skipped: a directory, a dangling symbolic link or a FIFO under such a name is a problem the
+    loader reports, never a Case silently left out.
+    """
     with os.scandir(directory) as entries:
-        names = sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES) and e.is_file())
+        names = sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
     return [directory / name for name in names]
 
 
@@ -137,7 +150,12 @@ class Loader:
 
     def _load(self, directory: Path) -> Corpus:
         if not directory.is_dir():
-            raise CorpusError([Problem(str(directory), "$", "no such Corpus directory")])
+            reason = (
+                "a file, not a Corpus directory"
+                if directory.exists()
+                else "no such Corpus directory"
+            )
+            raise CorpusError([Problem(str(directory), "$", reason)])
         files = case_files(directory)
         if not files:
             raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
@@ -163,6 +181,16 @@ class Loader:
                 continue
             seen[case.id] = str(path)
             cases.append(case)
+        planned = sum(max(1, c.trials) for c in cases)
+        if planned > MAX_PLANNED_TRIALS:
+            problems.append(
+                Problem(
+                    str(directory),
+                    "$",
+                    f"the Cases ask for {planned} Trials in all; a Sweep plans at most "
+                    f"{MAX_PLANNED_TRIALS}",
+                )
+            )
         if problems:
             raise CorpusError(problems, directory)
         assert soul_dir is not None
@@ -190,10 +218,12 @@ class Loader:
         """Decode and validate one Case file. Never raises for a user's mistake."""
         file = str(path)
         try:
-            with open(file, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            return None, [Problem(file, "$", f"cannot read: {exc.strerror or exc}")]
+            data = read_regular(path)
+        except NotReadable as exc:
+            return None, [Problem(file, "$", str(exc))]
+        limited = _limit_problem(path, data)
+        if limited is not None:
+            return None, [limited]
         case: CaseBase | None = None
         if path.suffix == ".json":
             try:
@@ -268,6 +298,10 @@ class Loader:
             yield Problem(file, "$.input", "must hold at least one message")
         if case.trials < 1:
             yield Problem(file, "$.trials", "must be an integer >= 1")
+        elif case.trials > MAX_TRIALS_PER_CASE:
+            yield Problem(
+                file, "$.trials", f"{case.trials} is over the limit of {MAX_TRIALS_PER_CASE}"
+            )
         if case.agent not in self._agents:
             yield Problem(
                 file,
@@ -445,6 +479,26 @@ class Loader:
                 )
 
 
+def _limit_problem(path: Path, data: bytes) -> Problem | None:
+    """Depth, and YAML aliases, checked before anything is decoded (see :mod:`limits`)."""
+    file = str(path)
+    if path.suffix == ".json":
+        try:
+            check_json_depth(data)
+        except TooDeep as exc:
+            return Problem(file, exc.path, exc.reason)
+        return None
+    import yaml
+
+    try:
+        check_yaml(data)
+    except TooDeep as exc:
+        return Problem(file, exc.path, exc.reason)
+    except yaml.YAMLError as exc:
+        return Problem(file, "$", f"not valid YAML: {exc}")
+    return None
+
+
 def _raw(path: Path, data: bytes) -> tuple[Any, Problem | None]:
     file = str(path)
     if path.suffix == ".json":
@@ -458,6 +512,8 @@ def _raw(path: Path, data: bytes) -> tuple[Any, Problem | None]:
     try:
         return yaml.load(data, Loader=loader), None
     except yaml.YAMLError as exc:
+        return None, Problem(file, "$", f"not valid YAML: {exc}")
+    except (ValueError, OverflowError) as exc:  # a value the constructor cannot build
         return None, Problem(file, "$", f"not valid YAML: {exc}")
 
 

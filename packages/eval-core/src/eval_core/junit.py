@@ -1,5 +1,9 @@
 """JUnit XML for CI: a failed Expectation is a ``<failure>`` (a verdict), a vendor or harness
-fault an ``<error>``; an unexercised or never-run Trial is ``<skipped>`` with its reason."""
+fault an ``<error>``; an unexercised or never-run Trial is ``<skipped>`` with its reason.
+
+Every attribute and text passes through :func:`~eval_core.safe_text.clean` on its way out, so
+the document stays well-formed XML 1.0 whatever a model said or a Case file was named.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from eval_core.case import CaseBase
+from eval_core.safe_text import clean
 from eval_core.scorecard import Scorecard
 
 
@@ -15,6 +20,11 @@ def render(cards: Sequence[Scorecard], planned: Sequence[tuple[CaseBase, int]] =
     root = ET.Element("testsuites")
     for card in cards:
         root.append(_suite(card, planned))
+    for element in root.iter():
+        if element.text is not None:
+            element.text = clean(element.text)
+        for name, value in list(element.attrib.items()):
+            element.set(name, clean(value))
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data + b"\n"

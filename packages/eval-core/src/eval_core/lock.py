@@ -12,6 +12,7 @@ import msgspec
 
 from eval_core.atomic import write_atomic
 from eval_core.case import json_name
+from eval_core.input_files import InputRefused, read_json_input
 from eval_core.plugins import PluginSet, field_schema_hash, kind_schema_hash
 
 LOCK_NAME = "eval.lock"
@@ -62,10 +63,12 @@ def write(path: Path, plugins: PluginSet) -> Lock:
 
 
 def read(path: Path) -> Lock:
+    if not path.exists() and not path.is_symlink():
+        raise LockError(f"{path}: no lock file; run `eval lock` to pin the plug-in set")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise LockError(f"{path}: no lock file; run `eval lock` to pin the plug-in set") from None
+        data = read_json_input(path)
+    except InputRefused as exc:
+        raise LockError(str(exc)) from None
     try:
         lock = msgspec.json.decode(data, type=Lock)
     except msgspec.MsgspecError as exc:

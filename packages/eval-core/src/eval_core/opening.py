@@ -6,6 +6,7 @@ message and exits with its code, never a traceback for a user's mistake.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,20 @@ class Opened:
     unlocked: bool
 
 
+def require_directory(corpus: Path) -> None:
+    """A Corpus is a directory: a file, a missing path or anything else is refused up front."""
+    if corpus.is_dir():
+        return
+    if os.path.lexists(corpus):
+        what = "a file" if corpus.is_file() else "not a directory"
+        reason = f"{what}: a Corpus is a directory of Case files"
+    else:
+        reason = "no such Corpus directory"
+    raise Refused(f"Corpus refused: {corpus}: $: {reason}")
+
+
 def open_corpus(corpus: Path, host_name: str, unlocked: bool, *, check_lock: bool = True) -> Opened:
+    require_directory(corpus)
     found = plugins()
     is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
     the_host = host(found, host_name, corpus)

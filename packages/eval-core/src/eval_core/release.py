@@ -9,6 +9,8 @@ real model, and always to the canonical path.
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,23 +20,37 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from eval_core import baseline as baselines
 from eval_core import delta as deltas
+from eval_core import outputs
 from eval_core.atomic import write_atomic
+from eval_core.input_files import InputRefused, read_json_input
+from eval_core.limits import MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
-from eval_core.opening import COMPARISON_REFUSED, Opened, Refused, open_corpus
+from eval_core.opening import COMPARISON_REFUSED, REFUSED, Opened, Refused, open_corpus
 from eval_core.progress import Progress
 from eval_core.provenance import harness_version, is_clean
+from eval_core.redaction import Redactor
 from eval_core.render import render_text, render_verdict
-from eval_core.runner import SelectionError, plan, run_sweep
+from eval_core.runner import SelectionError, StopSweep, plan, run_sweep
+from eval_core.safe_text import clean
 from eval_core.scorecard import Scorecard, encode_json, not_cleared
 from eval_core.scripted import ScriptedBinding
+from eval_core.stopping import Stopping
 from eval_core.trial import TrialResult
-from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
+from eval_core.triallog import (
+    LogHeader,
+    LogWriteFailed,
+    ResumeRefused,
+    TrialLog,
+    check_resumable,
+    read,
+)
 
 if TYPE_CHECKING:
     from eval_core.pins import ModelPin
     from eval_core.spend import Ceiling
 
 CANONICAL = ":canonical:"  # `--baseline` given without a path
+INTERRUPTED = 130  # SIGINT or SIGTERM before the first Trial: no Scorecard to print
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +89,8 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     refused: bool = False
+    log_path: Path | None = None
+    write_failures: list[str] = field(default_factory=list)
 
 
 def validate(options: SweepOptions) -> None:
@@ -81,6 +99,13 @@ def validate(options: SweepOptions) -> None:
 
     if options.output_format not in ("text", "json"):
         raise Refused(f"--format must be text or json, not {options.output_format!r}")
+    if any(not name for name in options.models):
+        raise Refused(
+            f"--model {','.join(options.models)!r} has an empty model name: name a pin of "
+            "the models file (leave --model out for the scripted binding)"
+        )
+    if not 1 <= options.repeat <= MAX_REPEAT:
+        raise Refused(f"--repeat must be between 1 and {MAX_REPEAT}, not {options.repeat}")
     many = len(options.models) > 1
     rules = [
         (len(set(options.models)) != len(options.models), "--model names a model twice"),
@@ -135,6 +160,11 @@ def _legs(options: SweepOptions) -> list[_Run]:
             pin = select_pin(options.models_file, name)
         except PinError as exc:
             raise Refused(f"models refused: {exc}") from None
+        except RecursionError:  # tomllib recurses into nested arrays and inline tables
+            raise Refused(
+                f"models refused: {options.models_file}: $: arrays or inline tables nested too "
+                "deeply to read"
+            ) from None
         run = _Run(name, pin)
         try:
             preflight.no_overrides()
@@ -147,19 +177,48 @@ def _legs(options: SweepOptions) -> list[_Run]:
     return runs
 
 
-def sweep(options: SweepOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Run the gate; return the exit code (0 cleared, 1 not cleared, 3 comparison refused)."""
+def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the gate; return the exit code (0 cleared, 1 not cleared, 2 an output could not be
+    written, 3 comparison refused). SIGTERM is handled like Ctrl-C (:mod:`eval_core.stopping`).
+    ``out`` and ``err`` default to the streams of the moment (stdout, stderr).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
     validate(options)
     runs = _legs(options)
+    redactor = Redactor(r.api_key for r in runs)
+    with Stopping(err) as stopping:
+        return _sweep(options, runs, redactor, stopping, out, err)
+
+
+def _sweep(
+    options: SweepOptions,
+    runs: list[_Run],
+    redactor: Redactor,
+    stopping: Stopping,
+    out: TextIO,
+    err: TextIO,
+) -> int:
     judge = _judge([r.pin for r in runs if r.pin is not None])
-    opened = open_corpus(options.corpus, options.host, options.unlocked)
-    progress = Progress(stream=err, quiet=options.quiet)
-    version = harness_version(options.root)
+    opened: Opened | None = None
+    progress: Progress | None = None
     try:
         try:
-            trials = plan(opened.corpus, options.cases, options.repeat)
-        except SelectionError as exc:
-            raise Refused(str(exc)) from None
+            with stopping.running():
+                opened = open_corpus(options.corpus, options.host, options.unlocked)
+                version = harness_version(options.root)
+                try:
+                    trials = plan(opened.corpus, options.cases, options.repeat)
+                except SelectionError as exc:
+                    raise Refused(str(exc)) from None
+                _check_outputs(options, opened.corpus.suite, runs)
+        except KeyboardInterrupt:
+            raise Refused(
+                f"eval: interrupted by {stopping.name or 'SIGINT'} before the first Trial: "
+                "no Scorecard",
+                INTERRUPTED,
+            ) from None
+        progress = Progress(stream=err, quiet=options.quiet)
         interrupted = False
         for run in runs:
             if run.unavailable is not None:
@@ -167,12 +226,18 @@ def sweep(options: SweepOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
             if interrupted:
                 run.unavailable = "not run: the Matrix was interrupted"
                 continue
-            run.card = _sweep_leg(options, opened, run, len(trials), version, progress)
+            run.card = _sweep_leg(
+                options, opened, run, len(trials), version, progress, redactor, stopping
+            )
             run.unavailable = unavailable_reason(run.card) if len(runs) > 1 else None
-            interrupted = (run.card.aborted_reason or "").startswith("interrupted")
+            interrupted = (run.card.aborted_reason or "").startswith("interrupted") or bool(
+                run.write_failures
+            )
     finally:
-        progress.close()
-        opened.host.close()
+        if progress is not None:
+            progress.close()
+        if opened is not None:
+            opened.host.close()  # removes the L3 tier's temporary directory
         if judge is not None:
             from eval_core.judge import install
 
@@ -184,9 +249,45 @@ def sweep(options: SweepOptions, out: TextIO = sys.stdout, err: TextIO = sys.std
                 )
     for run in runs:
         if run.card is not None and run.unavailable is None:
-            _gate(options, run, version)
-    _write_outputs(options, runs, trials)
-    return _report(options, opened, runs, out, err)
+            _gate(options, run, version, redactor)
+    code = _report(options, opened, runs, redactor, out, err)
+    failures = [f for run in runs for f in run.write_failures]
+    failures.extend(_write_outputs(options, runs, trials, redactor))
+    for failure in failures:
+        err.write(clean(redactor.scrub_text(failure)) + "\n")
+    err.flush()
+    return REFUSED if failures else code
+
+
+def _check_outputs(options: SweepOptions, suite: str, runs: Sequence[_Run]) -> None:
+    """Every output path of the Sweep, before the first Trial (see :mod:`eval_core.outputs`)."""
+    planned: list[outputs.Output] = []
+    if options.save is not None:
+        planned.append(outputs.Output("--save", options.save))
+    if options.junit_xml is not None:
+        planned.append(outputs.Output("--junit-xml", options.junit_xml))
+    inputs: list[tuple[str, Path]] = []
+    if options.models:
+        inputs.append(("the models file", options.models_file))
+    if options.baseline not in (None, CANONICAL):
+        inputs.append(("the --baseline compared with", Path(str(options.baseline))))
+    try:
+        if options.save_dir is not None:
+            outputs.check_directory("--save-dir", options.save_dir)
+            for run in runs:
+                planned.append(outputs.Output("--save-dir", options.save_dir / f"{run.name}.json"))
+        for run in runs:
+            if run.unavailable is not None:
+                continue
+            run.log_path = _log_path(options, suite, run.name)
+            if options.resume is not None:
+                inputs.append(("the trial log --resume continues", run.log_path))
+            else:
+                flag = "--log" if options.log is not None else "the trial log"
+                planned.append(outputs.Output(flag, run.log_path, fresh=True))
+        outputs.check_all(planned, inputs, options.root)
+    except outputs.OutputRefused as exc:
+        raise Refused(f"output refused: {exc}") from None
 
 
 def _judge(pins: Sequence[ModelPin]) -> Any:
@@ -212,12 +313,14 @@ def _judge(pins: Sequence[ModelPin]) -> Any:
 
 
 def _log_path(options: SweepOptions, suite: str, model: str) -> Path:
+    """The leg's trial log; a default name is unique (time, process id, random suffix)."""
     if options.resume is not None:
         return options.resume
     if options.log is not None:
         return options.log
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return options.root / "scorecards" / "trials" / f"{suite}-{model}-{stamp}.jsonl"
+    unique = f"{stamp}-{os.getpid()}-{secrets.token_hex(3)}"
+    return options.root / "scorecards" / "trials" / f"{suite}-{model}-{unique}.jsonl"
 
 
 def _sweep_leg(
@@ -227,25 +330,47 @@ def _sweep_leg(
     planned: int,
     version: str,
     progress: Progress,
+    redactor: Redactor,
+    stopping: Stopping,
 ) -> Scorecard:
     corpus = opened.corpus
+    path = run.log_path
+    assert path is not None
     done: list[TrialResult] = []
-    header = LogHeader(
-        corpus_hash=corpus.hash,
-        model_id=run.name,
-        selected=sorted(options.cases),
-        repeat=options.repeat,
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
     if options.resume is not None:
         try:
-            logged, done = read(options.resume)
-            check_resumable(logged, corpus.hash, run.name, list(options.cases), options.repeat)
+            logged = read(path)
+            check_resumable(
+                logged.header, corpus.hash, run.name, list(options.cases), options.repeat, version
+            )
+            log = TrialLog.resume(path, logged, redactor.scrub_bytes)
         except ResumeRefused as exc:
             raise Refused(f"--resume refused: {exc}") from None
-        progress.note(f"resuming {options.resume}: {len(done)} of {planned} Trials already done")
-    path = _log_path(options, corpus.suite, run.name)
-    log = TrialLog(path, header, append=options.resume is not None)
+        except OSError as exc:
+            raise Refused(f"--resume refused: {path}: cannot append: {exc.strerror}") from None
+        if logged.torn:
+            progress.warn(
+                f"repaired {path}: dropped a torn last line ({logged.torn} bytes, a Trial that "
+                "was being written when the Sweep died); it runs again"
+            )
+        done = logged.trials
+        progress.note(f"resuming {path}: {len(done)} of {planned} Trials already done")
+    else:
+        header = LogHeader(
+            corpus_hash=corpus.hash,
+            model_id=run.name,
+            selected=sorted(options.cases),
+            repeat=options.repeat,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            harness_version=version,
+        )
+        try:
+            log = TrialLog.create(path, header, redactor.scrub_bytes)
+        except FileExistsError:
+            raise Refused(f"output refused: the trial log {path}: already exists") from None
+        except (OSError, LogWriteFailed) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise Refused(f"output refused: the trial log {path}: {reason}") from None
     progress.note(f"trial log  {path}")
     binding: Any = ScriptedBinding()
     ceiling: Ceiling | None = None
@@ -265,25 +390,39 @@ def _sweep_leg(
             f"planned  ceiling {ceiling.max_tokens} tokens"
             + (f", ${ceiling.max_spend_usd:g}" if ceiling.max_spend_usd is not None else "")
         )
+    guard = ceiling.guard(run.pin) if ceiling is not None else None
+
+    def should_stop(card: Scorecard) -> str | None:
+        if stopping.received is not None:
+            return f"interrupted by {stopping.name}"
+        return guard(card) if guard is not None else None
 
     def on_trial(index: int, total: int, result: TrialResult) -> None:
-        log.append(result)
+        try:
+            log.append(result)
+        except LogWriteFailed as exc:
+            run.write_failures.append(
+                f"{exc}; the Sweep stopped, and the Trials before this one are in the log "
+                "(free the space, then --resume it)"
+            )
+            raise StopSweep(str(exc)) from None
         progress.trial(index, total, result)
 
     try:
-        card = run_sweep(
-            corpus,
-            opened.host,
-            binding,
-            opened.plugins,
-            select=options.cases,
-            repeat=options.repeat,
-            harness_version=version,
-            unlocked=opened.unlocked,
-            on_trial=on_trial,
-            should_stop=ceiling.guard(run.pin) if ceiling is not None else None,
-            done=done,
-        )
+        with stopping.running():
+            card = run_sweep(
+                corpus,
+                opened.host,
+                binding,
+                opened.plugins,
+                select=options.cases,
+                repeat=options.repeat,
+                harness_version=version,
+                unlocked=opened.unlocked,
+                on_trial=on_trial,
+                should_stop=should_stop,
+                done=done,
+            )
     finally:
         log.close()
         if run.pin is not None:
@@ -300,7 +439,7 @@ def _sweep_leg(
     return card
 
 
-def _gate(options: SweepOptions, run: _Run, version: str) -> None:
+def _gate(options: SweepOptions, run: _Run, version: str, redactor: Redactor) -> None:
     """Compare with the Baseline, then promote if asked and allowed."""
     card = run.card
     assert card is not None
@@ -337,7 +476,14 @@ def _gate(options: SweepOptions, run: _Run, version: str) -> None:
     except baselines.BaselineError as exc:
         run.reasons.append(f"{run.name}: promotion refused: {exc}")
         return
-    baselines.write(target, card, version)
+    try:
+        baselines.write(target, card, version, redactor.scrub_bytes)
+    except OSError as exc:
+        run.notes.append(f"NOT PROMOTED  {run.name}: {target} could not be written")
+        run.write_failures.append(
+            f"eval: the Baseline {target} could not be written: {exc.strerror or exc}"
+        )
+        return
     if card.noise is None:
         run.notes.append("NOTE  promoted without --repeat: this Baseline records no noise floor")
     run.notes.append(f"Promoted  {card.model_id} Baseline at {version} -> {target}")
@@ -363,33 +509,44 @@ def _promotion_refused(
     return None
 
 
-def _write_outputs(options: SweepOptions, runs: Sequence[_Run], trials: Sequence[Any]) -> None:
+def _write_outputs(
+    options: SweepOptions, runs: Sequence[_Run], trials: Sequence[Any], redactor: Redactor
+) -> list[str]:
+    """Write ``--save``/``--save-dir``/``--junit-xml``; each failure as one line (after the
+    Scorecard is on stdout: a failed write never loses the Sweep)."""
     cards = [r.card for r in runs if r.card is not None]
+    writes: list[tuple[str, Path, Any]] = []
     if options.save is not None and cards:
-        write_atomic(options.save, _redacted(encode_json(cards[0]), runs))
+        writes.append(("--save", options.save, lambda c=cards[0]: encode_json(c)))
     if options.save_dir is not None:
         for run in runs:
             if run.card is not None:
-                write_atomic(
-                    options.save_dir / f"{run.name}.json", _redacted(encode_json(run.card), runs)
-                )
+                path = options.save_dir / f"{run.name}.json"
+                writes.append(("--save-dir", path, lambda c=run.card: encode_json(c)))
     if options.junit_xml is not None:
         from eval_core import junit
 
-        write_atomic(options.junit_xml, _redacted(junit.render(cards, trials), runs))
-
-
-def _redacted(data: bytes, runs: Sequence[_Run]) -> bytes:
-    """Defence in depth: a credential was never meant to reach an artifact."""
-    for run in runs:
-        if run.api_key:
-            data = data.replace(run.api_key.encode(), b"[credential redacted]")
-    return data
+        writes.append(("--junit-xml", options.junit_xml, lambda: junit.render(cards, trials)))
+    failures: list[str] = []
+    for flag, path, render in writes:
+        try:
+            write_atomic(path, redactor.scrub_bytes(render()))
+        except OSError as exc:
+            failures.append(f"eval: {flag} {path} could not be written: {exc.strerror or exc}")
+    return failures
 
 
 def _report(
-    options: SweepOptions, opened: Opened, runs: Sequence[_Run], out: TextIO, err: TextIO
+    options: SweepOptions,
+    opened: Opened | None,
+    runs: Sequence[_Run],
+    redactor: Redactor,
+    out: TextIO,
+    err: TextIO,
 ) -> int:
+    """The Scorecard(s) on stdout, notes on stderr; every byte through the redactor, and text
+    for people through :func:`~eval_core.safe_text.clean` (no control character reaches a
+    terminal)."""
     legs = [Leg(r.name, r.card, r.unavailable) for r in runs]
     if len(runs) > 1:
         reasons = not_cleared_matrix(legs)
@@ -405,13 +562,12 @@ def _report(
             if len(runs) == 1
             else b"[\n" + b",\n".join(c.rstrip() for c in cards) + b"\n]\n"
         )
-        out.write(_redacted(body, runs).decode())
-        for note in notes:
-            err.write(note + "\n")
-        err.write(render_verdict(reasons))
+        out.write(redactor.scrub_bytes(body).decode())
+        err.write(clean(redactor.scrub_text("".join(n + "\n" for n in notes))))
+        err.write(clean(render_verdict(reasons)))
     else:
         parts: list[str] = []
-        if len(runs) > 1:
+        if len(runs) > 1 and opened is not None:
             from eval_core.matrix import render as render_matrix
 
             case_ids = [
@@ -424,25 +580,22 @@ def _report(
                 parts.append(render_text(run.card))
         parts.extend(note + "\n" for note in notes)
         parts.append(render_verdict(reasons))
-        text = "".join(parts)
-        for run in runs:
-            if run.api_key:
-                text = text.replace(run.api_key, "[credential redacted]")
-        out.write(text)
+        out.write(clean(redactor.scrub_text("".join(parts))))
     out.flush()
     if any(r.refused for r in runs):
         return COMPARISON_REFUSED
     return 1 if reasons else 0
 
 
-def compare(before: Path, after: Path, out: TextIO = sys.stdout) -> int:
+def compare(before: Path, after: Path, out: TextIO | None = None) -> int:
     """`eval compare`: the delta between two saved Scorecards (or Baselines), same refusals."""
+    out = out or sys.stdout
     cards = [_scorecard_of(path) for path in (before, after)]
     try:
         delta = deltas.compare(cards[0][0], cards[1][0], cards[0][1])
     except deltas.ComparisonRefused as exc:
         raise Refused(f"REFUSED  no delta computed: {exc}", COMPARISON_REFUSED) from None
-    out.write(deltas.render(delta, not is_clean(cards[0][1]) if cards[0][1] else False))
+    out.write(clean(deltas.render(delta, not is_clean(cards[0][1]) if cards[0][1] else False)))
     regressed = delta.of("regressed")
     return 1 if regressed else 0
 
@@ -452,11 +605,11 @@ def _scorecard_of(path: Path) -> tuple[Scorecard, str]:
     import msgspec
 
     try:
-        raw = msgspec.json.decode(path.read_bytes())
-    except FileNotFoundError:
-        raise Refused(f"{path}: no such file") from None
+        raw = msgspec.json.decode(read_json_input(path))
+    except InputRefused as exc:
+        raise Refused(str(exc)) from None
     except msgspec.DecodeError as exc:
-        raise Refused(f"{path}: corrupt or truncated JSON ({exc})") from None
+        raise Refused(f"{path}: $: corrupt or truncated JSON ({exc})") from None
     if isinstance(raw, dict) and "scorecard" in raw:
         try:
             base = baselines.read(path)

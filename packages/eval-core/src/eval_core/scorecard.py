@@ -11,8 +11,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import msgspec
+from msgspec.structs import replace
 
 from eval_core.evidence import Usage
+from eval_core.safe_text import clean, clean_optional, clean_value
+from eval_core.scoring import ExpectationResult
 from eval_core.trial import TrialResult
 
 SCHEMA_VERSION = 1
@@ -101,6 +104,35 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
         for trial in self.trials:
             by_case[trial.case_id].append(trial)
         return {case_id: case_verdict(trials) for case_id, trials in by_case.items()}
+
+
+def admit(result: TrialResult) -> TrialResult:
+    """The Trial as a Scorecard and a trial log keep it: its text made safe (the one place).
+
+    A model's answer, a vendor's error or a scorer's detail may hold lone surrogates, control
+    characters or ANSI escapes (see :mod:`eval_core.safe_text`); they are made harmless here,
+    once, as the Trial enters the Scorecard, so every output made from it (the trial log, the
+    JSON, the text, JUnit) can be encoded and shown. The Case id is the Corpus's own (it
+    keys resuming) and is escaped where it leaves for a terminal or XML instead.
+    """
+    return replace(
+        result,
+        expectations=[
+            ExpectationResult(
+                kind=clean(e.kind),
+                passed=e.passed,
+                detail=clean(e.detail),
+                expectation=clean_value(e.expectation),
+            )
+            for e in result.expectations
+        ],
+        loop_status=clean_optional(result.loop_status),
+        loop_reason=clean_optional(result.loop_reason),
+        output=clean_optional(result.output),
+        error=clean_optional(result.error),
+        unexercised=clean_optional(result.unexercised),
+        model_version=clean_optional(result.model_version),
+    )
 
 
 def case_verdict(trials: Sequence[TrialResult]) -> CaseVerdict:

@@ -1,0 +1,154 @@
+"""What a hostile input can cost: peak RSS and seconds of the real `eval` process refusing it.
+
+    uv run python bench/hostile_inputs.py
+
+Each row is one `python -m eval_core ...` child process; its peak RSS comes from the kernel's
+own accounting of that child (``os.wait4``), its time is wall-clock. The first row is the
+reference: the same command on a Corpus of one valid Case, so the rest read as "this much on top
+of starting the harness".
+
+Before the limits (issue 20; and this script run against the previous commit under a 3 GB
+address-space cap on a shared 2-core machine): the alias bomb grew to 2.7 GB and died of
+MemoryError after 265 s (7 GB in 20 s uncapped, per the issue); the self-referencing alias and
+the 100,000-deep JSON Case and Baseline ended in RecursionError tracebacks. After: every row
+is refused with its file and JSON path in under a second, within ~3 MB of the reference.
+(A trickling endpoint and a gzip bomb belong to the model wire and are measured with it.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPTH = 100_000
+
+
+def valid_case(case_id: str) -> dict[str, object]:
+    return {
+        "id": case_id,
+        "tier": "l2",
+        "agent": "support",
+        "input": [{"role": "user", "content": "Where is my order of tulip bulbs?"}],
+        "script": [{"kind": "text", "text": "Your tulip bulbs ship within 2 business days."}],
+        "expect": [{"kind": "output_contains", "text": "tulip bulbs"}],
+    }
+
+
+def yaml_case(case_id: str, tool_results: str) -> str:
+    """A Case that is valid but for its Tool results, where the hostile YAML sits: an ``Any``
+    field, so before the limits a decoder and the hash walked whatever the aliases made."""
+    return (
+        f"id: {case_id}\ntier: l2\nagent: support\n"
+        "input: [{role: user, content: Where is my order of tulip bulbs?}]\n"
+        "platformTools: [lookup_ticket]\n"
+        "script: [{kind: text, text: Your tulip bulbs ship within 2 business days.}]\n"
+        "expect: [{kind: output_contains, text: tulip bulbs}]\n"
+        f"toolResults:\n{tool_results}"
+    )
+
+
+def alias_bomb(levels: int = 12) -> str:
+    """The billion laughs in YAML: 9**levels leaves from a few hundred bytes."""
+    lines = ["- {name: lookup_ticket, output: &a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol]}"]
+    for level in range(1, levels):
+        refs = ",".join([f"*a{level - 1}"] * 9)
+        lines.append(f"- {{name: lookup_ticket, output: &a{level} [{refs}]}}")
+    return yaml_case("bomb", "\n".join(lines) + "\n")
+
+
+def corpus(root: Path, name: str, files: dict[str, str]) -> Path:
+    directory = root / name
+    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
+    shutil.copy(ROOT / "corpus" / "eval.lock", directory / "eval.lock")
+    for file_name, text in files.items():
+        (directory / file_name).write_text(text)
+    return directory
+
+
+def measure(cwd: Path, label: str, *args: str | Path) -> None:
+    """Run ``eval ARGS`` in ``cwd`` (a Sweep writes its trial log there, never in the checkout)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eval_core", *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+    )
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    reason = (lines[-1] if lines else "(the refusal is on stdout)").strip() if code else "ok"
+    traceback = "TRACEBACK" if b"Traceback" in stderr else ""
+    print(
+        f"{label:<40} exit {code}  {usage.ru_maxrss / 1024:6.1f} MB peak RSS  "
+        f"{seconds:5.2f} s  {traceback}{reason[:70]}"
+    )
+
+
+def main() -> None:
+    deep = "[" * DEPTH + "]" * DEPTH
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        reference = corpus(root, "reference", {"c.json": json.dumps(valid_case("c"))})
+        bomb = corpus(root, "bomb", {"bomb.yaml": alias_bomb()})
+        loop = corpus(
+            root,
+            "loop",
+            {"loop.yaml": yaml_case("loop", "- {name: lookup_ticket, output: &x [*x]}\n")},
+        )
+        block = corpus(root, "block", {"block.yaml": "id: block\nexpect:\n" + "- " * DEPTH})
+        case = corpus(root, "deep", {"deep.json": '{"id": "deep", "expect": ' + deep + "}"})
+        baseline = root / "deep-baseline.json"
+        baseline.write_text(
+            '{"schemaVersion": 1, "harnessVersion": "h", "savedAt": "t", "scorecard": ' + deep + "}"
+        )
+        log = root / "deep-log.jsonl"
+        log.write_text(
+            json.dumps(
+                {
+                    "kind": "sweep",
+                    "corpusHash": "0" * 64,
+                    "modelId": "scripted",
+                    "selected": [],
+                    "repeat": 1,
+                    "startedAt": "t",
+                    "harnessVersion": "unknown",
+                }
+            )
+            + '\n{"caseId": "c", "output": '
+            + deep
+            + "}\n"
+        )
+        print(f"python {sys.version.split()[0]}, depth {DEPTH:,}; one child process per row")
+        measure(root, "reference: eval check, 1 Case", "check", reference)
+        measure(root, f"YAML alias bomb (9^12 leaves), {len(alias_bomb())} B", "check", bomb)
+        measure(root, "YAML self-referencing alias", "check", loop)
+        measure(root, f"YAML {DEPTH:,}-deep block sequence", "check", block)
+        measure(root, f"JSON Case {DEPTH:,} deep", "check", case)
+        measure(root, f"JSON Baseline {DEPTH:,} deep (compare)", "compare", baseline, baseline)
+        measure(
+            root,
+            f"JSON Baseline {DEPTH:,} deep (--baseline)",
+            "sweep",
+            reference,
+            "--quiet",
+            "--baseline",
+            baseline,
+        )
+        measure(
+            root, f"trial log line {DEPTH:,} deep (--resume)", "sweep", reference, "--resume", log
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Safe text: lone surrogates, control characters and ANSI escapes made harmless, once."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eval_core.safe_text import clean, clean_value
+from eval_core.scorecard import admit
+from eval_core.trial import TrialResult
+
+
+def test_a_lone_surrogate_becomes_the_replacement_character() -> None:
+    assert clean("smile \ud83d!") == "smile \ufffd!"
+    assert clean("pair \ud83d\ude00") == "pair \U0001f600"  # a split pair is joined
+
+
+def test_escape_sequences_and_controls_become_visible_stand_ins() -> None:
+    assert clean("\x1b[31mred\x1b[0m") == "\u241b[31mred\u241b[0m"
+    assert clean("a\x00b\x07c\x7fd\x9be") == "a\u2400b\u2407c\u2421d\\x9be"
+    assert clean("line\r\nnext\roverwrite") == "line\nnext\u240doverwrite"
+    assert clean("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
+    assert clean("\ufffe\uffff") == "\ufffd\ufffd"
+
+
+def test_clean_text_is_returned_unchanged() -> None:
+    text = "Order 42 ships within 2 business days. ✓ 😀"
+    assert clean(text) is text
+
+
+def test_values_are_cleaned_keys_included() -> None:
+    assert clean_value({"k\x1b": ["\ud83d", 1, None]}) == {"k\u241b": ["\ufffd", 1, None]}
+
+
+HOSTILE = st.text(
+    alphabet=st.one_of(
+        st.characters(),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, categories=["Cs"]),
+        st.characters(max_codepoint=0x9F),
+        st.sampled_from("\x1b\r\n\t\ufffe\uffff"),
+    )
+)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(HOSTILE)
+def test_clean_text_encodes_as_utf8_xml_and_json_and_is_idempotent(text: str) -> None:
+    safe = clean(text)
+    safe.encode("utf-8")
+    msgspec.json.encode(safe)
+    element = ET.Element("e", attr=safe)
+    element.text = safe
+    ET.fromstring(ET.tostring(element, encoding="utf-8"))
+    assert clean(safe) == safe
+    assert not any(ord(c) < 0x20 and c not in "\t\n" for c in safe)
+
+
+def test_admit_makes_every_text_field_of_a_trial_safe() -> None:
+    raw = TrialResult(
+        case_id="c",
+        trial=1,
+        outcome="errored",
+        output="\ud83d\x1b[2J",
+        error="model_malformed_response: \x00",
+        loop_reason="\x07",
+    )
+    safe = admit(raw)
+    assert msgspec.json.encode(safe)  # the raw one raises UnicodeEncodeError
+    assert safe.output == "\ufffd\u241b[2J"
+    assert safe.error == "model_malformed_response: \u2400"
