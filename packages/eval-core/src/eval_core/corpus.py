@@ -181,7 +181,7 @@ class Loader:
                 continue
             seen[case.id] = str(path)
             cases.append(case)
-        planned = sum(max(1, c.trials) for c in cases)
+        planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
         if planned > MAX_PLANNED_TRIALS:
             problems.append(
                 Problem(
