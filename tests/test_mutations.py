@@ -1,7 +1,9 @@
-"""Mutation tests: break one thing on purpose and watch exactly the Cases that measure it go red.
+"""Mutation tests: break the runtime's code on purpose and watch exactly the Cases that measure
+it fail.
 
-A Case that stays green when its mechanism is removed measures nothing; a Case that goes red
-when an unrelated mechanism is removed is measuring the wrong thing.
+A Case that stays green when its mechanism is broken measures nothing; a Case that goes red
+when an unrelated mechanism is broken is measuring the wrong thing. Red means FAIL: an errored
+Trial is a harness or vendor fault, never comparable in a delta, so it proves nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agent_runtime import arguments, guardrails
+from agent_runtime.guardrails import GuardDecision, Guardrails
+from agent_runtime.model import ToolCallRequest
 from eval_core.corpus import Corpus, Loader
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
@@ -23,11 +28,15 @@ GUARDS = [(stage, entry["guard"]) for stage, entries in GUARDRAILS.items() for e
 
 
 def red_cases(plugins: PluginSet, directory: Path) -> tuple[Corpus, set[str]]:
+    """The Cases that FAIL; any other verdict but PASS is an error of the test."""
     host = plugins.hosts["agent-runtime"](directory / "soul")
     corpus = Loader(plugins, host, judge="no-judge").load(directory)
     card = run_sweep(corpus, host, ScriptedBinding(), plugins)
     host.close()
-    return corpus, {case for case, verdict in card.verdicts().items() if verdict != "PASS"}
+    verdicts = card.verdicts()
+    odd = {case: v for case, v in verdicts.items() if v not in ("PASS", "FAIL")}
+    assert not odd, f"not a pass or a fail: {odd}"
+    return corpus, {case for case, verdict in verdicts.items() if verdict == "FAIL"}
 
 
 def asserts_guard(corpus: Corpus, stage: str, guard: str) -> set[str]:
@@ -54,8 +63,49 @@ def test_the_unmutated_corpus_is_green(plugins: PluginSet, copy: Path) -> None:
     assert red_cases(plugins, copy)[1] == set()
 
 
+def blocks_with(corpus: Corpus, guard: str) -> set[str]:
+    """Cases whose Expectations say this guard refused something."""
+    return {
+        case.id
+        for case in corpus.cases
+        for e in case.expect
+        if e.kind_name == "guardrail_blocked" and getattr(e, "guard", None) == guard
+    }
+
+
+# each guard's own detection code, broken so that it never finds what it looks for
+GUARD_CODE = {
+    "prompt_injection": ("find_injection", lambda text: None),
+    "untrusted_content": ("find_agent_order", lambda text: None),
+    "content_filter": ("find_card_numbers", lambda text: []),
+}
+
+
+@pytest.mark.parametrize("guard", [*GUARD_CODE, "tool_blocklist"])
+def test_breaking_a_guards_code_fails_exactly_its_cases(
+    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
+) -> None:
+    if guard == "tool_blocklist":
+        real = Guardrails.check_tool_call
+
+        def nothing_listed(self: Guardrails, call: ToolCallRequest) -> list[GuardDecision]:
+            return [
+                GuardDecision("tool_call", d.guard, False, "mutated: allowed")
+                for d in real(self, call)
+            ]
+
+        monkeypatch.setattr(Guardrails, "check_tool_call", nothing_listed)
+    else:
+        name, broken = GUARD_CODE[guard]
+        monkeypatch.setattr(guardrails, name, broken)
+    corpus, red = red_cases(plugins, copy)
+    expected = blocks_with(corpus, guard)
+    assert expected, f"no Case asserts that {guard} blocks"
+    assert red == expected
+
+
 @pytest.mark.parametrize(("stage", "guard"), GUARDS, ids=[f"{s}-{g}" for s, g in GUARDS])
-def test_removing_a_guard_turns_exactly_its_cases_red(
+def test_removing_a_guard_from_the_soul_turns_exactly_its_cases_red(
     plugins: PluginSet, copy: Path, stage: str, guard: str
 ) -> None:
     mutated = {s: [e for e in entries if e["guard"] != guard] for s, entries in GUARDRAILS.items()}
@@ -68,6 +118,19 @@ def test_removing_a_guard_turns_exactly_its_cases_red(
     expected = asserts_guard(corpus, stage, guard)
     assert expected, f"no Case asserts {guard} at {stage}"
     assert red == expected
+
+
+def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
+    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arguments, "problem", lambda schema, value: None)
+    _, red = red_cases(plugins, copy)
+    assert red == {
+        "triage-a-search-missing-its-query-is-refused-by-the-schema",
+        "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
+        "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
+        "l3-journey-statuses-fold-to-the-first-failed-turn",
+    }
 
 
 def test_bypassing_the_assembler_turns_the_prompt_cases_red(

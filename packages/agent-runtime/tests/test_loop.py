@@ -10,7 +10,7 @@ import pytest
 
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTICE
-from agent_runtime.loop import LoopLimits, TurnResult, run_turn, text_chunks
+from agent_runtime.loop import REPAIR_HINT, LoopLimits, TurnResult, run_turn, text_chunks
 from agent_runtime.model import (
     ModelFailure,
     ModelRequest,
@@ -276,7 +276,7 @@ def test_invalid_arguments_take_the_repair_path(eval_soul: Soul) -> None:
         lookup_ticket=[ToolOutcome("invalid_arguments", reason="ticketId is required"), TICKET]
     )
     model = ScriptedModel(
-        call(("lookup_ticket", {})),
+        call(("lookup_ticket", {"ticketId": ""})),  # well formed; the Tool itself refuses it
         call(("lookup_ticket", {"ticketId": "T-1042"})),
         say("Shipped."),
     )
@@ -290,11 +290,44 @@ def test_invalid_arguments_take_the_repair_path(eval_soul: Soul) -> None:
 
 def test_repairs_are_limited(eval_soul: Soul) -> None:
     tools = ScriptedTools(lookup_ticket=ToolOutcome("invalid_arguments", reason="bad id"))
-    model = ScriptedModel(*[call(("lookup_ticket", {"ticketId": 1})) for _ in range(5)])
+    model = ScriptedModel(*[call(("lookup_ticket", {"ticketId": "1"})) for _ in range(5)])
     result = turn(eval_soul, "support", model, platform("lookup_ticket"), tools)
     assert (result.status, result.reason) == ("limit_exceeded", "max_repair_attempts")
     assert result.model_calls == 3 and len(result.tool_calls) == 3
     assert result.output_kind == "tool_calls" and result.output_text is None
+
+
+def test_arguments_the_schema_refuses_never_reach_the_tool(eval_soul: Soul) -> None:
+    tools = ScriptedTools(lookup_ticket=TICKET)
+    model = ScriptedModel(
+        call(("lookup_ticket", {"ticketId": 1042})),
+        call(("lookup_ticket", {"ticketId": "T-1042"})),
+        say("Shipped."),
+    )
+    result = turn(eval_soul, "support", model, platform("lookup_ticket"), tools)
+    assert result.status == "completed" and [c.arguments for c in result.tool_calls] == [
+        {"ticketId": "T-1042"}
+    ]
+    [repair] = [json.loads(m["content"]) for m in model.seen[1].messages if m["role"] == "tool"]
+    assert repair == {
+        "status": "invalid_arguments",
+        "reason": "ticketId: 1042 is not of type 'string'",
+        "repair": REPAIR_HINT,
+    }
+
+
+def test_a_call_needing_approval_is_checked_before_anyone_is_asked(eval_soul: Soul) -> None:
+    comment = ("github_issue_comment", {"repository": "a/b", "issue": 0, "body": "x"})
+    result = turn(
+        eval_soul,
+        "records-readonly",
+        ScriptedModel(call(comment), say("I could not comment.")),
+        platform("github_issue_comment"),
+        ScriptedTools(),
+        approval=lambda _call: "park",
+    )
+    assert result.status == "completed" and result.awaiting is None  # never parked
+    assert [o.reason for _, o in result.results] == ["issue: 0 is less than the minimum of 1"]
 
 
 def test_tool_call_limit(eval_soul: Soul) -> None:

@@ -111,7 +111,7 @@ def test_the_split_request_is_read() -> None:
     assert not score(ProviderPromptOmitsFile(file_id="f"), record())[0]
     no_request = record(requests=[])
     assert not score(PromptAttaches(file_id="f"), no_request)[0]
-    assert score(PromptOmitsAttachment(file_id="f"), no_request)[0]
+    assert not score(PromptOmitsAttachment(file_id="f"), no_request)[0]  # nothing observed
 
 
 def test_file_exact_compares_bytes_media_type_and_name() -> None:
@@ -192,3 +192,10 @@ def test_the_seam_is_file_create() -> None:
     call = ToolCall(call_id="c", name="file_create", arguments={})
     assert seam(GeneratedFileReadableBy(grantee="user:u"), Evidence(tier="l3", tool_calls=[call]))
     assert not seam(GeneratedFileReadableBy(grantee="user:u"), Evidence(tier="l3", tool_calls=[]))
+
+
+def test_omission_kinds_fail_over_no_request_at_all() -> None:
+    """Nothing observed proves nothing: a Turn refused before the model is model_not_called's."""
+    for kind in (PromptOmitsAttachment(file_id="f"), ProviderPromptOmitsFile(file_id="f")):
+        ok, detail = score(kind, record(requests=[]))
+        assert not ok and "no provider request was observed" in detail

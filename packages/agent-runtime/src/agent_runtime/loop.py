@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from agent_runtime import arguments
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
     INPUT_REFUSAL,
@@ -286,24 +287,32 @@ class _Turn:
             self.result.results.append((call, outcome))
             self.reply(call, {"status": "failed", "reason": outcome.reason})
             return True
-        if spec.reviewed and call.call_id not in self.approved:
-            if self.approval is not None and self.approval(call) == "park":
-                self.result.awaiting = call
-                return False
-            self.deny(call, f"{call.name} needs an approval, and none can be asked", "autonomy")
-            return True
-        if spec.mutating and agent.autonomy == "read" and call.call_id not in self.approved:
-            if self.approval is not None and self.approval(call) == "park":
-                self.result.awaiting = call
-                return False
-            self.deny(
-                call,
+        unapproved = call.call_id not in self.approved
+        if spec.reviewed and unapproved:
+            reason = f"{call.name} needs an approval, and none can be asked"
+            return self.park_or_deny(call, spec, reason)
+        if spec.mutating and agent.autonomy == "read" and unapproved:
+            reason = (
                 f"{call.name} changes data, which is above the autonomy ceiling (read) "
-                f"of agent {agent.slug}",
-                "autonomy",
+                f"of agent {agent.slug}"
             )
-            return True
+            return self.park_or_deny(call, spec, reason)
+        wrong = arguments.problem(spec.input_schema, call.arguments)
+        if wrong is not None:  # the Tool never sees arguments its schema refuses
+            return self.repair(call, ToolOutcome("invalid_arguments", reason=wrong))
         return self.execute(call)
+
+    def park_or_deny(self, call: ToolCallRequest, spec: ToolSpec, reason: str) -> bool:
+        """A call that needs an approval: parked (once its arguments are well formed: nobody is
+        asked to approve a call that cannot run), or denied when none can be asked."""
+        if self.approval is None or self.approval(call) != "park":
+            self.deny(call, reason, "autonomy")
+            return True
+        wrong = arguments.problem(spec.input_schema, call.arguments)
+        if wrong is not None:
+            return self.repair(call, ToolOutcome("invalid_arguments", reason=wrong))
+        self.result.awaiting = call
+        return False
 
     def execute(self, call: ToolCallRequest) -> bool:
         result = self.result
@@ -343,6 +352,28 @@ class _Turn:
             return True
         seen["repair"] = REPAIR_HINT
         self.reply(call, seen)
+        self.repairs += 1
+        return self.repairs <= self.limits.max_repair_attempts
+
+    def repair(self, call: ToolCallRequest, outcome: ToolOutcome) -> bool:
+        """Arguments the schema refuses: the model is told why and may try again."""
+        self.result.results.append((call, outcome))
+        if self.emit is not None:
+            self.emit(
+                "tool.result",
+                {
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "status": outcome.status,
+                    "output": None,
+                    "reason": outcome.reason,
+                    "withheld": False,
+                },
+            )
+        self.reply(
+            call, {"status": outcome.status, "reason": outcome.reason, "repair": REPAIR_HINT}
+        )
         self.repairs += 1
         return self.repairs <= self.limits.max_repair_attempts
 

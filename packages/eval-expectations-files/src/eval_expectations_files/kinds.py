@@ -102,8 +102,8 @@ def _score_omits_attachment(e: PromptOmitsAttachment, ev: Evidence) -> Verdict:
     if record is None:
         return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was left out")
     parts = _first(record)
-    if parts is None:
-        return passed(f"no provider request was made, so File {e.file_id} was not attached")
+    if parts is None:  # nothing observed proves nothing: "never called" is model_not_called's
+        return failed(f"no provider request was observed; cannot confirm {e.file_id} was left out")
     found = _attributed(parts, e.file_id)
     if found:
         return failed(f"the first provider request attaches {e.file_id} as {_describe(found[0])}")
@@ -165,6 +165,10 @@ def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
     record = record_of(ev)
     if record is None:
         return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was never sent")
+    if not record.requests:
+        return failed(
+            f"no provider request was observed; cannot confirm {e.file_id} was never sent"
+        )
     for number, parts in enumerate(record.requests, start=1):
         for part in parts:
             if part.type in ("file", "image") and part.file_id is None:
