@@ -14,13 +14,14 @@ import pytest
 
 from agent_runtime import durable, recovery, soul_repo
 from agent_runtime.runs import RunStore
+from eval_core.case import ToolCallsStep
 from eval_core.corpus import Corpus
 from eval_core.endpoint import EndpointBinding
 from eval_core.host import Host
 from eval_core.pins import ModelPin
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core.scripted import ScriptedBinding, ScriptedSession
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import ROOT, ScriptedVendor, outcomes, red
 
@@ -164,3 +165,23 @@ def test_a_ledger_that_reruns_effects_turns_the_crash_case_red(
 
     monkeypatch.setattr(recovery.EffectLedger, "execute", every_time)
     red(corpus, real_host, plugins, ["checkpoint-crash-replays-the-first-batch"])
+
+
+class _Unbatched(ScriptedBinding):
+    """A model that makes the Case's calls one per response, as a real model may."""
+
+    def session(self, case: Any) -> ScriptedSession:
+        [batch, *rest] = case.script
+        one_by_one = [ToolCallsStep(calls=[call]) for call in batch.calls]
+        return ScriptedSession(case, [*one_by_one, *rest])
+
+
+def test_a_model_that_does_not_batch_leaves_the_replay_unexercised(
+    corpus: Corpus, real_host: Host, plugins: PluginSet
+) -> None:
+    """The batch is the one the runtime dispatched, never the script's: unbatched is UNEX."""
+    case = ["checkpoint-crash-replays-the-first-batch"]
+    card = run_sweep(corpus, real_host, _Unbatched(), plugins, select=case)
+    [trial] = card.trials
+    assert trial.outcome == "unexercised", trial
+    assert trial.unexercised == "the seam of tool_batch_replayed was never exercised"
