@@ -155,7 +155,7 @@ def test_a_baseline_or_scorecard_is_read_or_refused_never_raises(
     scratch: Path, value: Any, depth: int, raw: bytes
 ) -> None:
     path = scratch / "b.json"
-    good = json.loads(json.dumps({"schemaVersion": 1, "harnessVersion": "h", "savedAt": "t"}))
+    good = json.loads(json.dumps({"schemaVersion": 2, "harnessVersion": "h", "savedAt": "t"}))
     good["scorecard"] = json.loads(
         json.dumps(msgspec.to_builtins(scorecard([trial("a", "passed")])))
     )

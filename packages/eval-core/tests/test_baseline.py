@@ -40,7 +40,7 @@ def test_model_ids_are_restricted_to_a_safe_alphabet(tmp_path: Path, model: str)
         (b'{"schemaVersion": 1, "harnessVers', "corrupt or truncated"),
         (b'{"hello": "world"}', "no schemaVersion and scorecard"),
         (b'{"schemaVersion": 99, "scorecard": {}}', "Baseline schema 99"),
-        (b'{"schemaVersion": 1, "scorecard": {"modelId": "m"}}', "lacks corpusHash"),
+        (b'{"schemaVersion": 2, "scorecard": {"modelId": "m"}}', "lacks corpusHash"),
     ],
 )
 def test_bad_files_are_refused_with_a_reason(

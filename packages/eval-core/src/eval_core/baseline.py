@@ -19,7 +19,7 @@ from eval_core.atomic import write_atomic
 from eval_core.input_files import InputRefused, read_json_input
 from eval_core.scorecard import Scorecard
 
-BASELINE_SCHEMA = 1
+BASELINE_SCHEMA = 2
 MODEL_ID = re.compile(r"^[a-zA-Z0-9._-]+$")
 REQUIRED = ("corpusHash", "modelId", "trials", "passed", "failed", "errored", "corpusCases")
 

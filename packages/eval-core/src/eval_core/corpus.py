@@ -134,6 +134,7 @@ class Loader:
         self._agents = host.agents()
         self._context = host.context_rules()
         self._known_kinds = ", ".join(sorted(plugins.kinds))
+        self._suite = "capability"
         self._needing = [r for r in plugins.fixtures if r.fixture.needs]
         self._offered: dict[tuple[type, str], bool] = {}
 
@@ -165,6 +166,7 @@ class Loader:
             problems.append(
                 Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
             )
+        self._suite = RED_TEAM if directory.name == RED_TEAM else "capability"
         cases: list[CaseBase] = []
         seen: dict[str, str] = {}
         for path in files:
@@ -172,15 +174,18 @@ class Loader:
             problems.extend(found)
             if case is None:
                 continue
-            if case.id in seen:
-                problems.append(
-                    Problem(
-                        str(path), "$.id", f"duplicate id {case.id!r} (also in {seen[case.id]})"
+            derived, found = self._variants(str(path), case) if not found else ([], [])
+            problems.extend(found)
+            for one in (case, *derived):
+                if one.id in seen:
+                    problems.append(
+                        Problem(
+                            str(path), "$.id", f"duplicate id {one.id!r} (also in {seen[one.id]})"
+                        )
                     )
-                )
-                continue
-            seen[case.id] = str(path)
-            cases.append(case)
+                    continue
+                seen[one.id] = str(path)
+                cases.append(one)
         planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
         if planned > MAX_PLANNED_TRIALS:
             problems.append(
@@ -205,7 +210,7 @@ class Loader:
         digest = corpus_hash(cases, decls, soul, fingerprint, self.judge)
         return Corpus(
             directory=directory,
-            suite=RED_TEAM if directory.name == RED_TEAM else "capability",
+            suite=self._suite,
             cases=tuple(cases),
             hash=digest,
             soul_dir=soul_dir,
@@ -240,6 +245,26 @@ class Loader:
             if case is None:
                 return None, decode_problems
         return case, list(self._check(file, path.stem, case))
+
+    def _variants(self, file: str, case: CaseBase) -> tuple[list[CaseBase], list[Problem]]:
+        """The Cases plug-ins derive from ``case``, decoded and checked like Case files; each
+        problem names the source file and the variant."""
+        derived: list[CaseBase] = []
+        problems: list[Problem] = []
+        for label, doc in self.plugins.variants(case):
+            if isinstance(doc, Exception):
+                reason = f"plug-in {label} raised while deriving variants: {doc!r}"
+                problems.append(Problem(file, "$", reason))
+                continue
+            name = doc.get("id") if isinstance(doc, dict) else None
+            where = f"variant {name!r} (by plug-in {label}): "
+            variant, found = self._decode_detailed(file, doc)
+            if variant is not None:
+                found = list(self._check(file, None, variant, variant_of=case.id))
+            problems.extend(Problem(p.file, p.path, where + p.reason) for p in found)
+            if variant is not None and not found:
+                derived.append(variant)
+        return derived, problems
 
     def _decode_detailed(self, file: str, raw: Any) -> tuple[CaseBase | None, list[Problem]]:
         """Convert a raw value, reporting each Expectation's problem apart from the Case's."""
@@ -287,8 +312,13 @@ class Loader:
             )
         return problem
 
-    def _check(self, file: str, stem: str, case: CaseBase) -> Iterator[Problem]:
-        if case.id != stem:
+    def _check(
+        self, file: str, stem: str | None, case: CaseBase, variant_of: str | None = None
+    ) -> Iterator[Problem]:
+        if variant_of is not None:
+            if not case.id.startswith(f"{variant_of}--"):
+                yield Problem(file, "$.id", f"a variant's id must start with {variant_of}--")
+        elif case.id != stem:
             yield Problem(file, "$.id", f"id {case.id!r} must equal the file stem {stem!r}")
         if not case.id:
             yield Problem(file, "$.id", "must be a non-empty string")
@@ -314,7 +344,13 @@ class Loader:
         yield from self._check_script(file, case)
         yield from self._check_fields(file, case)
         yield from self._check_expectations(file, case)
-        context = LoadContext(host=self.host, kinds=self.plugins.kinds, file=file)
+        context = LoadContext(
+            host=self.host,
+            kinds=self.plugins.kinds,
+            file=file,
+            suite=self._suite,
+            fields=self.plugins.fields,
+        )
         for path, reason in self.plugins.check_case(case, context):
             yield Problem(file, path, reason)
         yield from self._check_services(file, case)

@@ -19,7 +19,7 @@ reason; it never passes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
     from eval_core.kinds import KindSpec
+    from eval_core.scorecard import Scorecard
+    from eval_core.sections import Section
 
 PROJECT = "eval"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -85,4 +87,38 @@ def eval_fixtures() -> Sequence[TrialFixture]:
     Around each Trial the core runs every fixture that applies, in a defined order, like a
     pytest yield fixture: setup, the Host's run, read-back into a typed record, cleanup.
     """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_variants(case: Case) -> Iterable[Mapping[str, Any]]:
+    """Cases derived from one loaded Case (an attack restated by a strategy), as documents.
+
+    Called once per Case at load. Each document is a Case in its JSON form (camelCase keys)
+    with its own ``id``, which must start with ``<the Case's id>--``; the loader decodes and
+    checks it like a Case file (its problems name the source file) and hashes it with the
+    Corpus. Must be deterministic: the same Case always yields the same variants.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_probabilistic(case: Case) -> bool:
+    """True when the Case measures a rate (a model's resistance), not a gate.
+
+    Its Trials are reported by the plug-in's section, never counted as passed or failed,
+    never compared with a Baseline, and never fail the Sweep by themselves.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_scorecard_sections(card: Scorecard, cases: Sequence[Case]) -> Iterable[Section]:
+    """This plug-in's summary of a finished Sweep (see :class:`eval_core.sections.Section`)."""
+    raise NotImplementedError
+
+
+@hookspec
+def eval_matrix_sections(cards: Sequence[Scorecard]) -> Iterable[Section]:
+    """This plug-in's summary across the legs of a Matrix (one Scorecard per model)."""
     raise NotImplementedError

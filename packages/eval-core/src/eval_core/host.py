@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
 
-from eval_core.case import CaseBase, ScriptStep, ToolDecl
+from eval_core.case import CaseBase, CaseField, ScriptStep, ToolDecl
 from eval_core.evidence import Evidence, ModelRequest, Usage
 
 if TYPE_CHECKING:
@@ -162,9 +162,12 @@ HostFactory = Callable[[Path], Host]
 
 @dataclass(slots=True)
 class LoadContext:
-    """What a load-time check may consult: the Host, and the installed kinds."""
+    """What a load-time check may consult: the Host, the installed kinds, the Case's file and
+    the suite it belongs to (``capability`` or ``red-team``)."""
 
     host: Host
     kinds: Mapping[str, KindSpec]
     file: str = ""
+    suite: str = "capability"
+    fields: Mapping[str, CaseField] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

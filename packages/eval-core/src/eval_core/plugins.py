@@ -7,11 +7,11 @@ distribution name and version: that is what ``eval.lock`` and the Scorecard pin.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 import pluggy
@@ -21,6 +21,10 @@ from eval_core.case import CaseBase, CaseField, build_case_type, json_name
 from eval_core.fixtures import Registered, TrialFixture
 from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
+from eval_core.sections import Section
+
+if TYPE_CHECKING:
+    from eval_core.scorecard import Scorecard
 
 GROUP = "eval.plugins"
 GENERIC_FIELDS = frozenset(CaseBase.__struct_fields__)
@@ -77,6 +81,7 @@ class PluginSet:
     fixtures: list[Registered] = field(default_factory=list)
     _case_type: type[CaseBase] | None = None
     _checks: list[Any] | None = None
+    _hooks: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def case_type(self) -> type[CaseBase]:
@@ -99,6 +104,58 @@ class PluginSet:
             except Exception as exc:  # a plug-in bug must not hide the Corpus's other problems
                 problems.append(("$", f"plug-in {impl.plugin_name} raised while checking: {exc!r}"))
         return problems
+
+    def _impls(self, hook: str) -> list[Any]:
+        cached = self._hooks.get(hook)
+        if cached is None:
+            cached = self._hooks[hook] = list(getattr(self.manager.hook, hook).get_hookimpls())
+        return cached
+
+    def _label(self, impl: Any) -> str:
+        distribution, _, entry_point = str(impl.plugin_name).partition(":")
+        for info in self.plugins:
+            if (info.distribution, info.entry_point) == (distribution, entry_point):
+                return info.label
+        return str(impl.plugin_name)
+
+    def variants(self, case: CaseBase) -> list[tuple[str, Any]]:
+        """Every plug-in's derived Cases of ``case``: ``(plug-in label, document)`` pairs; a
+        plug-in that raises gives ``(label, the exception)`` for the loader to report."""
+        found: list[tuple[str, Any]] = []
+        for impl in self._impls("eval_variants"):
+            try:
+                found.extend((self._label(impl), doc) for doc in impl.function(case=case) or ())
+            except Exception as exc:
+                found.append((self._label(impl), exc))
+        return found
+
+    def probabilistic(self, case: CaseBase) -> bool:
+        """Whether a plug-in says the Case measures a rate rather than a gate."""
+        return any(impl.function(case=case) for impl in self._impls("eval_probabilistic"))
+
+    def sections(self, card: Scorecard, cases: Sequence[CaseBase]) -> list[Section]:
+        """Every plug-in's section of a finished Sweep; one that raises blocks clearing."""
+        return self._sections("eval_scorecard_sections", card=card, cases=cases)
+
+    def matrix_sections(self, cards: Sequence[Scorecard]) -> list[Section]:
+        return self._sections("eval_matrix_sections", cards=cards)
+
+    def _sections(self, hook: str, **kwargs: Any) -> list[Section]:
+        found: list[Section] = []
+        for impl in self._impls(hook):
+            label = self._label(impl)
+            try:
+                made = list(impl.function(**kwargs) or ())
+                bad = [s for s in made if not isinstance(s, Section)]
+                if bad:
+                    raise TypeError(f"{hook} returned {bad[0]!r}, not a Section")
+            except Exception as exc:
+                reason = (
+                    f"plug-in {label} could not summarise the Sweep: {type(exc).__name__}: {exc}"
+                )
+                made = [Section(name=label, reasons=[reason])]
+            found.extend(made)
+        return found
 
     def fingerprint(self, kinds: Iterable[str], fields: Iterable[str]) -> list[dict[str, Any]]:
         """Distribution, version and schema of every used kind and field (for corpusHash)."""

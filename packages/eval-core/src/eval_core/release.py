@@ -548,8 +548,13 @@ def _report(
     for people through :func:`~eval_core.safe_text.clean` (no control character reaches a
     terminal)."""
     legs = [Leg(r.name, r.card, r.unavailable) for r in runs]
+    matrix_sections = []
     if len(runs) > 1:
         reasons = not_cleared_matrix(legs)
+        if opened is not None:
+            measured = [r.card for r in runs if r.card is not None and r.unavailable is None]
+            matrix_sections = opened.plugins.matrix_sections(measured)
+            reasons.extend(r for section in matrix_sections for r in section.reasons)
     else:
         reasons = not_cleared(runs[0].card) if runs[0].card is not None else []
     for run in runs:
@@ -575,6 +580,7 @@ def _report(
             ]
             total_ms = sum(r.card.duration_ms for r in runs if r.card is not None)
             parts.append(render_matrix(legs, case_ids, opened.corpus.hash, total_ms))
+            parts.extend(line + "\n" for section in matrix_sections for line in section.lines)
         for run in runs:
             if run.card is not None:
                 parts.append(render_text(run.card))

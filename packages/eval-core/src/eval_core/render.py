@@ -16,6 +16,8 @@ def trial_line(trial: TrialResult) -> str:
     extras = f"  [{trial.loop_status}]" if trial.loop_status else ""
     if trial.vacuous:
         extras += "  (vacuous)"
+    if trial.probabilistic:
+        extras += "  (probabilistic)"
     if trial.retries:
         extras += f"  ({trial.retries} retried)"
     return head + extras
@@ -47,7 +49,11 @@ def render_text(card: Scorecard) -> str:
         totals += f", {card.vacuous} vacuous"
     if card.skipped:
         totals += f", {card.skipped} never run"
+    if card.probabilistic:
+        totals += f"; {card.probabilistic} probabilistic (reported, never gating)"
     lines.append(totals)
+    for section in card.sections:
+        lines.extend(section.lines)
     spend = card.spend
     floor = "+" if spend.unpriced else ""
     spend_line = (

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+from msgspec.structs import replace
+
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
 from eval_core.fixtures import Shared
@@ -92,6 +94,7 @@ def run_sweep(
     finished = {(t.case_id, t.trial): admit(t) for t in done}
     started = time.perf_counter()
     kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
+    rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
     try:
         for index, (case, number) in enumerate(trials, start=1):
             previous = finished.get((case.id, number))
@@ -106,6 +109,8 @@ def run_sweep(
                     )
                     break
             result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared))
+            if case.id in rates:
+                result = replace(result, probabilistic=True)
             card.trials.append(result)
             card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
             if on_trial is not None:
@@ -119,4 +124,5 @@ def run_sweep(
     card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
     card.tally()
     card.noise = noise_floor(card.trials)
+    card.sections = plugins.sections(card, corpus.cases)
     return card

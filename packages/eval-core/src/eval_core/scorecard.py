@@ -1,7 +1,9 @@
 """The Scorecard: one Sweep's result, an artifact other programs parse (JSON) and people read.
 
-Counts are of gating Trials. A Case's verdict folds its Trials: no Trial ``-``, any error
-``ERR``, any vacuous ``VAC``, all unexercised ``UNEX``, all passed ``PASS``, else ``FAIL``.
+Counts are of gating Trials: a probabilistic Trial (a rate a plug-in reports in its section)
+is counted apart and never passes or fails the Sweep. A Case's verdict folds its Trials: no
+Trial ``-``, any error ``ERR``, any vacuous ``VAC``, all unexercised ``UNEX``, all passed
+``PASS``, else ``FAIL``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from msgspec.structs import replace
 from eval_core.evidence import Usage
 from eval_core.safe_text import clean, clean_optional, clean_value
 from eval_core.scoring import ExpectationResult
+from eval_core.sections import Section
 from eval_core.trial import TrialResult
 
 SCHEMA_VERSION = 1
@@ -70,6 +73,7 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     unexercised: int = 0
     vacuous: int = 0
     skipped: int = 0
+    probabilistic: int = 0
     spend: Spend = msgspec.field(default_factory=Spend)
     noise: Noise | None = None
     unlocked: bool = False
@@ -78,6 +82,7 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     model_dated: bool | None = None
     effort: str | None = None
     aborted_reason: str | None = None
+    sections: list[Section] = msgspec.field(default_factory=list)
 
     @property
     def partial(self) -> bool:
@@ -86,11 +91,13 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
 
     def tally(self) -> None:
         """Recompute the counts from the Trials (the one place counts are derived)."""
-        self.passed = sum(t.outcome == "passed" and not t.vacuous for t in self.trials)
-        self.failed = sum(t.outcome == "failed" for t in self.trials)
+        gating = [t for t in self.trials if not t.probabilistic]
+        self.passed = sum(t.outcome == "passed" and not t.vacuous for t in gating)
+        self.failed = sum(t.outcome == "failed" for t in gating)
         self.errored = sum(t.outcome == "errored" for t in self.trials)
-        self.unexercised = sum(t.outcome == "unexercised" for t in self.trials)
-        self.vacuous = sum(t.vacuous for t in self.trials)
+        self.unexercised = sum(t.outcome == "unexercised" for t in gating)
+        self.vacuous = sum(t.vacuous for t in gating)
+        self.probabilistic = len(self.trials) - len(gating)
         self.skipped = max(0, self.planned - len(self.trials))
 
     def case_ids(self) -> list[str]:
@@ -175,11 +182,14 @@ def not_cleared(card: Scorecard, covered: frozenset[str] = frozenset()) -> list[
 
     ``covered`` are Cases another leg of a Matrix passed: their UNEX here does not count.
     """
+    rates = {t.case_id for t in card.trials if t.probabilistic}
     verdicts = {
         case: verdict
         for case, verdict in card.verdicts().items()
         if not (verdict == "UNEX" and case in covered)
+        and not (case in rates and verdict in ("PASS", "FAIL", "UNEX"))
     }
+    never_ran = (len(card.selected) if card.selected else card.corpus_cases) - len(card.verdicts())
     reasons: list[str] = []
     counts: dict[str, int] = defaultdict(int)
     for verdict in verdicts.values():
@@ -193,14 +203,13 @@ def not_cleared(card: Scorecard, covered: frozenset[str] = frozenset()) -> list[
     ):
         if counts[verdict]:
             reasons.append(f"{model}: {counts[verdict]} Case(s) {words}")
-    expected = len(card.selected) if card.selected else card.corpus_cases
-    never_ran = expected - len(verdicts)
     if never_ran > 0:
         reasons.append(f"{model}: {never_ran} Case(s) never ran")
     elif card.skipped:
         reasons.append(f"{model}: {card.skipped} Trial(s) never ran")
     if card.aborted_reason:
         reasons.append(f"{model}: the Sweep stopped early: {card.aborted_reason}")
+    reasons.extend(f"{model}: {r}" for section in card.sections for r in section.reasons)
     return reasons
 
 

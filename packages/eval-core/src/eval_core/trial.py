@@ -34,6 +34,7 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     unexercised: str | None = None
     guarded: bool = False
     vacuous: bool = False
+    probabilistic: bool = False
     retries: int = 0
     model_calls: int = 0
     model_version: str | None = None
@@ -42,7 +43,9 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
 
     @property
     def scoreable(self) -> bool:
-        return self.outcome in ("passed", "failed") and not self.vacuous
+        """A verdict about the system a Baseline can compare: not errored, not vacuous, and
+        not a rate (a probabilistic Trial is reported by its plug-in's section instead)."""
+        return self.outcome in ("passed", "failed") and not self.vacuous and not self.probabilistic
 
 
 def _is_model_failure(reason: str | None) -> bool:
