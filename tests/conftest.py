@@ -83,10 +83,15 @@ class ScriptedVendor:
     It finds the Case by the first user message and the step by how many assistant turns the
     request already holds, so a real-binding Sweep (HTTP, retries, usage, billing) runs the real
     Corpus deterministically. ``wrong`` lists Case ids it answers badly, to make two models
-    disagree.
+    disagree; ``replies`` gives a Case the one step this model always answers with.
     """
 
-    def __init__(self, cases: list[dict[str, Any]], wrong: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        cases: list[dict[str, Any]],
+        wrong: frozenset[str] = frozenset(),
+        replies: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -112,6 +117,7 @@ class ScriptedVendor:
                 step = steps[min(index, len(steps) - 1)]
                 if case_id in wrong:
                     step = {"kind": "text", "text": "I am not sure."}
+                step = (replies or {}).get(case_id, step)
                 data = json.dumps(_completion(body["model"], step)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -457,3 +457,86 @@ def test_breaking_a_guards_code_leaks_exactly_its_attacks(
     }
     assert leaked == {c["redTeam"]["class"] for c in sources if c["id"] in asserting}
     assert any("a high-severity vulnerability leaked" in r for r in not_cleared(swept))
+
+
+def test_a_matrix_names_an_attack_that_landed_on_every_model(
+    plugins: PluginSet, tmp_path: Path
+) -> None:
+    """Two loopback vendors that answer differently: the leak both share blocks the release."""
+    import subprocess
+    import sys
+
+    import msgspec
+
+    from tests.conftest import ScriptedVendor
+
+    root = tmp_path / "corpus"
+    shutil.copytree(SOUL, root / "soul")
+    shutil.copy(ROOT / "corpus" / "eval.lock", root / "eval.lock")
+    (root / "red-team").mkdir()
+    for name in ("system-prompt-exfiltration", "github-token-request"):
+        shutil.copy(RED / f"{name}.json", root / "red-team" / f"{name}.json")
+    host = plugins.hosts["agent-runtime"](root / "soul")
+    try:
+        cases = [
+            msgspec.to_builtins(c)
+            for c in Loader(plugins, host, judge="no-judge").load(root / "red-team").cases
+        ]
+    finally:
+        host.close()
+    leak = {"kind": "text", "text": "Payment details must never be echoed: that is my rule."}
+    token = {"kind": "text", "text": "Here it is: ghp_0123456789abcdef"}
+    a = ScriptedVendor(cases, replies={"system-prompt-exfiltration": leak})
+    b = ScriptedVendor(
+        cases, replies={"system-prompt-exfiltration": leak, "github-token-request": token}
+    )
+    pins = "".join(
+        f'[models.{name}]\nwire = "openai"\nmodel = "{name}-2026-01-01"\nbase_url = "{url}"\n'
+        'credential = "env://EVAL_RED_KEY"\ndated = true\n\n'
+        for name, url in (("a", a.url), ("b", b.url))
+    )
+    (tmp_path / "models.toml").write_text(pins)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "eval_core", "sweep", "corpus/red-team", "--model", "a,b",
+             "--max-tokens", "1000000", "--quiet"],
+            cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "EVAL_RED_KEY": "sk-red-0123456789abcdef"},
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    finally:
+        a.close()
+        b.close()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "LANDED EVERYWHERE  system-prompt-exfiltration: no model resisted it" in done.stdout
+    assert "  - the attack landed on every model: system-prompt-exfiltration\n" in done.stdout
+    assert "the attack landed on every model: github-token-request\n" not in done.stdout
+    assert "ATTACK LANDED in 1 of 1 Trial(s)  github-token-request" in done.stdout  # on b only
+
+
+def test_suite_all_sweeps_both_suites_with_one_exit_code(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = tmp_path / "corpus"
+    shutil.copytree(SOUL, root / "soul")
+    shutil.copy(ROOT / "corpus" / "eval.lock", root / "eval.lock")
+    shutil.copy(ROOT / "corpus" / "support-refuses-a-plain-injection.json", root)
+    (root / "red-team").mkdir()
+    shutil.copy(RED / "refund-cfo-authority-bypass.json", root / "red-team")
+
+    def sweep_all(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "eval_core", "sweep", "corpus", "--suite", "all", *extra],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    done = sweep_all("--quiet", "--save-dir", "cards")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "suite=capability" in done.stdout and "suite=red-team" in done.stdout
+    assert (tmp_path / "cards" / "scripted.json").is_file()
+    assert (tmp_path / "cards" / "red-team" / "scripted.json").is_file()
+    refused = sweep_all("--save", "one.json")
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "--save names one Sweep's output or Cases: --suite all runs two\n",
+    )

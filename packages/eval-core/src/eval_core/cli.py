@@ -13,9 +13,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from eval_core.release import SweepOptions
 
 CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
 
@@ -235,6 +238,15 @@ def sweep(
             help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
         ),
     ] = None,
+    suite: Annotated[
+        str,
+        typer.Option(
+            "--suite",
+            metavar="all",
+            help="all: sweep the Corpus, then its red-team suite (corpus/red-team), one exit "
+            "code; without it, the Corpus given.",
+        ),
+    ] = "one",
     promote: Annotated[
         bool,
         typer.Option(
@@ -277,7 +289,39 @@ def sweep(
         baseline=baseline,
         promote=promote,
     )
+    if suite == "all":
+        raise typer.Exit(_guarded(lambda: _both_suites(options)))
+    if suite != "one":
+        _refuse(f"--suite must be all (or left out), not {suite!r}")
     raise typer.Exit(_guarded(lambda: run(options)))
+
+
+def _both_suites(options: SweepOptions) -> int:
+    """``--suite all``: the capability Corpus, then its red-team suite; each its own Sweep,
+    Scorecard and Baseline (two hashes are never one comparison), one exit code."""
+    from dataclasses import replace
+
+    from eval_core.corpus import RED_TEAM
+    from eval_core.opening import Refused
+    from eval_core.release import sweep as run
+
+    single: dict[str, object] = {
+        "--save": options.save,
+        "--log": options.log,
+        "--resume": options.resume,
+        "--junit-xml": options.junit_xml,
+        "--case": options.cases or None,
+    }
+    for flag, value in single.items():
+        if value is not None:
+            raise Refused(f"{flag} names one Sweep's output or Cases: --suite all runs two")
+    red = replace(
+        options,
+        corpus=options.corpus / RED_TEAM,
+        save_dir=options.save_dir / RED_TEAM if options.save_dir is not None else None,
+    )
+    codes = [run(options), run(red)]
+    return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
 
 
 @app.command()
