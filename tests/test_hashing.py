@@ -173,6 +173,12 @@ def a_case(case_id: str = "c", text: str = "hello") -> dict[str, Any]:
     }
 
 
+def an_attack(case_id: str, text: str = "hello") -> dict[str, Any]:
+    """A red-team Case: the same Case with what it attacks with."""
+    red = {"outcome": "model_resisted", "class": "excessive_agency", "payload": text}
+    return {**a_case(case_id, text), "redTeam": red}
+
+
 def test_a_soul_file_edit_moves_the_hash(loader: Loader, corpus_dir: Path) -> None:
     write(corpus_dir, [a_case()])
     reference = loader.load(corpus_dir).hash
@@ -248,11 +254,11 @@ def test_red_team_and_capability_hashes_are_independent(loader: Loader, corpus_d
     red = corpus_dir / "red-team"
     red.mkdir()
     write(corpus_dir, [a_case("cap")])
-    write(red, [a_case("attack")])
+    write(red, [an_attack("attack")])
     capability, red_team = loader.load(corpus_dir), loader.load(red)
     assert red_team.suite == "red-team"
     assert capability.hash != red_team.hash
-    write(red, [a_case("attack", text="a different attack")])
+    write(red, [an_attack("attack", text="a different attack")])
     red_team_after = loader.load(red).hash
     assert red_team_after != red_team.hash
     assert loader.load(corpus_dir).hash == capability.hash  # unmoved by the red-team edit

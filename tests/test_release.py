@@ -111,7 +111,7 @@ def test_promotion_writes_the_canonical_baseline_and_a_clean_rerun_compares(
     assert "records no noise floor" in first.stdout
     path = project.root / "baselines" / "good.json"
     stored = json.loads(path.read_text())
-    assert stored["schemaVersion"] == 1
+    assert stored["schemaVersion"] == 2
     assert is_clean(stored["harnessVersion"])
     assert KEY not in path.read_text() + first.stdout + first.stderr
     project.commit()
