@@ -6,9 +6,10 @@ A plug-in is a module (or object) named by an entry point in the group ``eval.pl
     files = "eval_expectations_files.plugin"
 
 It implements any of the hooks below with :data:`hookimpl`. The core's own built-in families
-(prompt, output, tool calls, guardrails, status) are registered exactly this way, from
-their own packages' ``pyproject.toml``. Every hook is called once per process, when the plug-in
-set is loaded, except :func:`eval_check_case`, called once per Case at load.
+(prompt, output, tool calls, guardrails, status) and its model bindings (``eval-bindings``)
+are registered exactly this way, from their own packages' ``pyproject.toml``. Every hook is
+called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
+called once per Case at load.
 
 Evidence is read back from the system under test (its database, its wire traffic, its event
 stream, its provider's own counters); nothing in it may be copied from the Case or made by a
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
     from eval_core.kinds import KindSpec
+    from eval_core.model_source import ModelSource
 
 PROJECT = "eval"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -84,5 +86,18 @@ def eval_fixtures() -> Sequence[TrialFixture]:
     load when the chosen Host lacks one of them, naming the Host, the field and the service.
     Around each Trial the core runs every fixture that applies, in a defined order, like a
     pytest yield fixture: setup, the Host's run, read-back into a typed record, cleanup.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_models() -> ModelSource:
+    """The model source: how ``eval sweep --model NAME`` reaches a real model, and the Judge.
+
+    Called once at load. The returned :class:`~eval_core.model_source.ModelSource` opens one
+    leg per model named (its pin, the preflight of its credential, its binding, its ceiling,
+    its priced spend) and makes the Judge for a Sweep. At most one plug-in may provide it; a
+    second is refused, naming both. Without one, ``--model`` is refused and the scripted
+    binding runs as before.
     """
     raise NotImplementedError

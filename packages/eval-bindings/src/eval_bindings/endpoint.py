@@ -14,14 +14,14 @@ from typing import Any
 
 import httpx
 
+from eval_bindings.pins import ModelPin
+from eval_bindings.retry import with_retry
+from eval_bindings.wire import anthropic, openai
+from eval_bindings.wire.transport import VendorError, post_json
 from eval_core.case import CaseBase
 from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelError, ModelReply
-from eval_core.pins import ModelPin
-from eval_core.retry import with_retry
 from eval_core.sent import sent
-from eval_core.wire import anthropic, openai
-from eval_core.wire.transport import VendorError, post_json
 
 REDACTED = "[credential redacted]"
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any, TypeGuard
 
+from eval_bindings.wire import neutral
+from eval_bindings.wire.transport import VendorError
 from eval_core.evidence import Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
-from eval_core.wire import neutral
-from eval_core.wire.transport import VendorError
 
 API_VERSION = "2023-06-01"
 
