@@ -78,12 +78,14 @@ def write_case(corpus_dir: Path) -> WriteCase:
 
 
 class ScriptedVendor:
-    """A real OpenAI-compatible HTTP server on 127.0.0.1 that answers as each Case's script says.
+    """A real HTTP server on 127.0.0.1 that answers as each Case's script says, speaking the
+    OpenAI wire (``/chat/completions``) or the Anthropic wire (``/messages``).
 
-    It finds the Case by the first user message and the step by how many assistant turns the
-    request already holds, so a real-binding Sweep (HTTP, retries, usage, billing) runs the real
-    Corpus deterministically. ``wrong`` lists Case ids it answers badly, to make two models
-    disagree; ``replies`` gives a Case the one step this model always answers with.
+    It finds the Case by the first text of the first user message and the step by how many
+    assistant turns the request already holds, so a real-binding Sweep (HTTP, retries, usage,
+    billing) runs the real Corpus deterministically. ``wrong`` lists Case ids it answers badly,
+    to make two models disagree; ``replies`` gives a Case the one step this model always answers
+    with. ``bodies`` keeps every request body it received.
     """
 
     def __init__(
@@ -96,11 +98,15 @@ class ScriptedVendor:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.requests = 0
+        self.bodies: list[dict[str, Any]] = []
         table = {}
         for case in cases:
             first = next(m for m in case["input"] if m["role"] == "user")
             prior = sum(m["role"] == "assistant" for m in case["input"])
-            table[_text(first["content"])] = (case["id"], prior, case["script"])
+            content = first["content"]
+            if not isinstance(content, str):
+                content = "\n".join(p["text"] for p in content if p.get("type") == "text")
+            table[content] = (case["id"], prior, case["script"])
         vendor = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -110,15 +116,18 @@ class ScriptedVendor:
             def do_POST(self) -> None:
                 vendor.requests += 1
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                vendor.bodies.append(body)
                 messages = body["messages"]
                 first = next(m for m in messages if m["role"] == "user")
-                case_id, prior, steps = table[_text(first["content"])]
+                case_id, prior, steps = table[_first_text(first["content"])]
                 index = sum(m["role"] == "assistant" for m in messages) - prior
                 step = steps[min(index, len(steps) - 1)]
                 if case_id in wrong:
                     step = {"kind": "text", "text": "I am not sure."}
                 step = (replies or {}).get(case_id, step)
-                data = json.dumps(_completion(body["model"], step)).encode()
+                anthropic = self.path.endswith("/messages")
+                reply = (_message if anthropic else _completion)(body["model"], step)
+                data = json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -134,10 +143,11 @@ class ScriptedVendor:
         self.server.server_close()
 
 
-def _text(content: Any) -> str:
+def _first_text(content: Any) -> str:
+    """A request's user text: the string, or the first text part (either wire's spelling)."""
     if isinstance(content, str):
         return content
-    return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return next(p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text")
 
 
 def _completion(model: str, step: dict[str, Any]) -> dict[str, Any]:
@@ -167,6 +177,28 @@ def _completion(model: str, step: dict[str, Any]) -> dict[str, Any]:
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+def _message(model: str, step: dict[str, Any]) -> dict[str, Any]:
+    """The same step as an Anthropic Messages reply."""
+    content: list[dict[str, Any]] = []
+    text = json.dumps(step["value"]) if step["kind"] == "structured" else step.get("text")
+    if text:
+        content.append({"type": "text", "text": text})
+    for call in step.get("calls", ()) if step["kind"] == "tool_calls" else ():
+        content.append(
+            {"type": "tool_use", "id": call["callId"], "name": call["name"],
+             "input": call.get("arguments", {})}
+        )  # fmt: skip
+    return {
+        "id": "msg-1",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if step["kind"] == "tool_calls" else "end_turn",
+        "usage": {"input_tokens": 100, "output_tokens": 20},
     }
 
 

@@ -4,6 +4,8 @@
   or any ``eval_*`` package, and it does not depend on one.
 - The Host adapter translates and names no family: no Case field of any installed plug-in, no
   ``case.field(...)`` lookup, no ``Evidence.records`` access, no import of a family package.
+- The core reaches a real model only through the model-source contract: no module of
+  ``eval_core`` imports ``eval_bindings``, a family, or an HTTP client, and it depends on none.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from eval_core.plugins import PluginSet
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
 ADAPTER = ROOT / "packages" / "eval-host-agent-runtime" / "src"
+CORE = ROOT / "packages" / "eval-core"
 
 
 def modules(root: Path) -> Iterator[tuple[Path, ast.Module]]:
@@ -57,3 +60,16 @@ def test_the_host_adapter_names_no_family(plugins: PluginSet) -> None:
                 assert node.value not in fields, f"{where}:{node.lineno} names {node.value!r}"
             if isinstance(node, ast.Attribute):
                 assert node.attr not in ("field", "records"), f"{where}:{node.lineno}"
+
+
+def test_the_core_knows_no_wire_pin_or_family() -> None:
+    for path, tree in modules(CORE / "src"):
+        outside = {
+            n
+            for n in imported(tree)
+            if n.split(".")[0] in ("eval_bindings", "httpx", "agent_runtime")
+            or n.startswith("eval_expectations")
+        }
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+    project = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.startswith(("eval", "httpx"))]

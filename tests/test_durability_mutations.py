@@ -14,11 +14,11 @@ import pytest
 
 from agent_runtime import durable, recovery, soul_repo
 from agent_runtime.runs import RunStore
+from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.pins import ModelPin
 from eval_core.case import ToolCallsStep
 from eval_core.corpus import Corpus
-from eval_core.endpoint import EndpointBinding
 from eval_core.host import Host
-from eval_core.pins import ModelPin
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
 from eval_core.scripted import ScriptedBinding, ScriptedSession

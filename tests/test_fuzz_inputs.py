@@ -21,6 +21,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_bindings.source import PinnedModels
 from eval_core import baseline
 from eval_core.corpus import Loader
 from eval_core.opening import Refused
@@ -240,4 +241,4 @@ def test_a_models_file_is_accepted_or_refused_never_raises(
         path.write_bytes(source.encode("utf-8", "surrogatepass"))
         options = SweepOptions(models=("x",), models_file=path, max_tokens=9)
         with pytest.raises(Refused):  # the credential variable is unset: never a pass either
-            _legs(options)
+            _legs(options, PinnedModels())

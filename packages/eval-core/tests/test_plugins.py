@@ -95,3 +95,34 @@ def test_a_plugin_claiming_a_builtin_kind_is_refused(site: Path) -> None:
         PluginError, match=r"claimed twice.*eval-expectations-turn.*thirdparty-clash"
     ):
         load_plugins()
+
+
+SOURCE = """
+from eval_core.hookspecs import hookimpl
+
+
+class Source:
+    def open_leg(self, models_file, name):
+        raise NotImplementedError
+
+    def judge(self, legs, warn):
+        return None
+
+
+@hookimpl
+def eval_models():
+    return Source()
+"""
+
+
+def test_a_second_model_source_is_refused_naming_both(site: Path) -> None:
+    make_distribution(site, "thirdparty-models", "3.0", "thirdparty_models", SOURCE)
+    with pytest.raises(PluginError, match=r"model source .*eval-bindings.*thirdparty-models 3.0"):
+        load_plugins()
+
+
+def test_a_model_source_must_open_legs(site: Path) -> None:
+    broken = SOURCE.replace("def open_leg", "def open_legs")
+    make_distribution(site, "thirdparty-models", "3.0", "thirdparty_models", broken)
+    with pytest.raises(PluginError, match=r"thirdparty-models 3.0.*not a model source"):
+        load_plugins()

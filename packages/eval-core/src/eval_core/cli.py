@@ -111,6 +111,8 @@ def plugins() -> None:
             typer.echo(f"    field  {json_name(name)}  ({tiers})")
     if found.hosts:
         typer.echo("hosts: " + ", ".join(sorted(found.hosts)))
+    if found.model_source_owner is not None:
+        typer.echo(f"model source: {found.model_source_owner.distribution}")
 
 
 @app.command("lock")

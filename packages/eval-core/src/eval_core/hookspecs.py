@@ -6,9 +6,10 @@ A plug-in is a module (or object) named by an entry point in the group ``eval.pl
     files = "eval_expectations_files.plugin"
 
 It implements any of the hooks below with :data:`hookimpl`. The core's own built-in families
-(prompt, output, tool calls, guardrails, status) are registered exactly this way, from
-their own packages' ``pyproject.toml``. Every hook is called once per process, when the plug-in
-set is loaded, except :func:`eval_check_case`, called once per Case at load.
+(prompt, output, tool calls, guardrails, status) and its model bindings (``eval-bindings``)
+are registered exactly this way, from their own packages' ``pyproject.toml``. Every hook is
+called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
+called once per Case at load.
 
 Evidence is read back from the system under test (its database, its wire traffic, its event
 stream, its provider's own counters); nothing in it may be copied from the Case or made by a
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
     from eval_core.kinds import KindSpec
+    from eval_core.model_source import ModelSource
     from eval_core.scorecard import Scorecard
     from eval_core.sections import Section
 
@@ -121,4 +123,17 @@ def eval_scorecard_sections(card: Scorecard, cases: Sequence[Case]) -> Iterable[
 @hookspec
 def eval_matrix_sections(cards: Sequence[Scorecard]) -> Iterable[Section]:
     """This plug-in's summary across the legs of a Matrix (one Scorecard per model)."""
+    raise NotImplementedError
+
+
+@hookspec
+def eval_models() -> ModelSource:
+    """The model source: how ``eval sweep --model NAME`` reaches a real model, and the Judge.
+
+    Called once at load. The returned :class:`~eval_core.model_source.ModelSource` opens one
+    leg per model named (its pin, the preflight of its credential, its binding, its ceiling,
+    its priced spend) and makes the Judge for a Sweep. At most one plug-in may provide it; a
+    second is refused, naming both. Without one, ``--model`` is refused and the scripted
+    binding runs as before.
+    """
     raise NotImplementedError

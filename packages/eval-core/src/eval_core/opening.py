@@ -97,9 +97,17 @@ def require_directory(corpus: Path) -> None:
     raise Refused(f"Corpus refused: {corpus}: $: {reason}")
 
 
-def open_corpus(corpus: Path, host_name: str, unlocked: bool, *, check_lock: bool = True) -> Opened:
+def open_corpus(
+    corpus: Path,
+    host_name: str,
+    unlocked: bool,
+    *,
+    check_lock: bool = True,
+    found: PluginSet | None = None,
+) -> Opened:
+    """The Corpus opened for a command; ``found`` is the plug-in set when already loaded."""
     require_directory(corpus)
-    found = plugins()
+    found = found if found is not None else plugins()
     is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
     the_host = host(found, host_name, corpus)
     try:

@@ -21,6 +21,7 @@ from eval_core.case import CaseBase, CaseField, build_case_type, json_name
 from eval_core.fixtures import Registered, TrialFixture
 from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
+from eval_core.model_source import ModelSource
 from eval_core.sections import Section
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ class PluginSet:
     field_owner: dict[str, PluginInfo] = field(default_factory=dict)
     hosts: dict[str, HostFactory] = field(default_factory=dict)
     fixtures: list[Registered] = field(default_factory=list)
+    model_source: ModelSource | None = None
+    model_source_owner: PluginInfo | None = None
     _case_type: type[CaseBase] | None = None
     _checks: list[Any] | None = None
     _hooks: dict[str, list[Any]] = field(default_factory=dict)
@@ -233,6 +236,7 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
             fields = _call(manager, plugin, "eval_case_fields") or []
             hosts = _call(manager, plugin, "eval_hosts") or {}
             fixtures = _call(manager, plugin, "eval_fixtures") or []
+            source = _call(manager, plugin, "eval_models")
         except PluginError:
             raise
         except Exception as exc:
@@ -279,6 +283,12 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
         result.fixtures.extend(
             Registered(f, f"{distribution} {version}") for f in sorted(owned, key=lambda f: f.name)
         )
+        if source is not None:
+            checked = _source(source, label)
+            if result.model_source_owner is not None:
+                first = result.model_source_owner.label
+                raise PluginError(f"a model source is provided twice: by {first} and by {label}")
+            result.model_source, result.model_source_owner = checked, info
         result.plugins.append(info)
     return result
 
@@ -316,6 +326,15 @@ def _fixture(fixture: object, label: str) -> TrialFixture:
             f"plug-in {label} returned {fixture!r} from eval_fixtures, not a TrialFixture"
         )
     return fixture
+
+
+def _source(source: object, label: str) -> ModelSource:
+    if not all(callable(getattr(source, m, None)) for m in ("open_leg", "judge")):
+        raise PluginError(
+            f"plug-in {label} returned {source!r} from eval_models, not a model source "
+            "(open_leg, judge)"
+        )
+    return cast(ModelSource, source)
 
 
 def _mapping(hosts: object, label: str) -> Mapping[str, HostFactory]:

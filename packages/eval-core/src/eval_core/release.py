@@ -9,6 +9,7 @@ real model, and always to the canonical path.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import sys
@@ -25,6 +26,7 @@ from eval_core.atomic import write_atomic
 from eval_core.input_files import InputRefused, read_json_input
 from eval_core.limits import MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
+from eval_core.model_source import Ceilings, ModelRefused
 from eval_core.opening import COMPARISON_REFUSED, REFUSED, Opened, Refused, open_corpus
 from eval_core.progress import Progress
 from eval_core.provenance import harness_version, is_clean
@@ -46,8 +48,10 @@ from eval_core.triallog import (
 )
 
 if TYPE_CHECKING:
-    from eval_core.pins import ModelPin
-    from eval_core.spend import Ceiling
+    from eval_core.host import Binding
+    from eval_core.judge import Judge
+    from eval_core.model_source import ModelLeg, ModelSource
+    from eval_core.plugins import PluginSet
 
 CANONICAL = ":canonical:"  # `--baseline` given without a path
 INTERRUPTED = 130  # SIGINT or SIGTERM before the first Trial: no Scorecard to print
@@ -82,8 +86,7 @@ class _Run:
     """One leg as it ran, and what the gate made of it."""
 
     name: str
-    pin: ModelPin | None
-    api_key: str = ""
+    leg: ModelLeg | None
     card: Scorecard | None = None
     unavailable: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -95,8 +98,6 @@ class _Run:
 
 def validate(options: SweepOptions) -> None:
     """Flag combinations that can never make sense are refused before anything runs."""
-    from eval_core.spend import CeilingError, positive
-
     if options.output_format not in ("text", "json"):
         raise Refused(f"--format must be text or json, not {options.output_format!r}")
     if any(not name for name in options.models):
@@ -132,14 +133,15 @@ def validate(options: SweepOptions) -> None:
     for broken, message in rules:
         if broken:
             raise Refused(message)
-    try:
-        if options.max_tokens is not None and options.max_tokens_per_trial is not None:
-            raise CeilingError("--max-tokens and --max-tokens-per-trial are mutually exclusive")
-        positive("--max-tokens", options.max_tokens)
-        positive("--max-tokens-per-trial", options.max_tokens_per_trial)
-        positive("--max-spend", options.max_spend)
-    except CeilingError as exc:
-        raise Refused(str(exc)) from None
+    if options.max_tokens is not None and options.max_tokens_per_trial is not None:
+        raise Refused("--max-tokens and --max-tokens-per-trial are mutually exclusive")
+    for flag, value in (
+        ("--max-tokens", options.max_tokens),
+        ("--max-tokens-per-trial", options.max_tokens_per_trial),
+        ("--max-spend", options.max_spend),
+    ):
+        if value is not None and (not math.isfinite(value) or value <= 0):
+            raise Refused(f"{flag} must be a finite number > 0, not {value!r}")
     if options.models and options.max_tokens is None and options.max_tokens_per_trial is None:
         raise Refused(
             f"--model {','.join(options.models)} is a real model: pass a token ceiling, "
@@ -147,33 +149,33 @@ def validate(options: SweepOptions) -> None:
         )
 
 
-def _legs(options: SweepOptions) -> list[_Run]:
-    """Each model's pin and credential; a preflight failure refuses one model, marks a leg."""
+def _legs(options: SweepOptions, source: ModelSource | None) -> list[_Run]:
+    """Each model's leg from the model source; a preflight failure refuses one model alone,
+    and marks a Matrix leg unavailable."""
     if not options.models:
         return [_Run("scripted", None)]
-    from eval_core import preflight
-    from eval_core.pins import PinError, select_pin
+    from eval_core.model_source import ModelUnavailable
 
+    if source is None:
+        raise Refused(
+            f"--model {','.join(options.models)}: no model source is installed (a plug-in "
+            "providing eval_models, such as eval-bindings); without --model the scripted "
+            "binding runs"
+        )
     runs: list[_Run] = []
-    for name in options.models:
-        try:
-            pin = select_pin(options.models_file, name)
-        except PinError as exc:
-            raise Refused(f"models refused: {exc}") from None
-        except RecursionError:  # tomllib recurses into nested arrays and inline tables
-            raise Refused(
-                f"models refused: {options.models_file}: $: arrays or inline tables nested too "
-                "deeply to read"
-            ) from None
-        run = _Run(name, pin)
-        try:
-            preflight.no_overrides()
-            run.api_key = preflight.credential(pin.credential_env)
-        except preflight.PreflightError as exc:
-            if len(options.models) == 1:
-                raise Refused(f"preflight refused: {exc}") from None
-            run.unavailable = f"preflight refused: {exc}"
-        runs.append(run)
+    try:
+        for name in options.models:
+            try:
+                runs.append(_Run(name, source.open_leg(options.models_file, name)))
+            except ModelUnavailable as exc:
+                if len(options.models) == 1:
+                    raise Refused(str(exc)) from None
+                runs.append(_Run(name, None, unavailable=str(exc)))
+    except ModelRefused as exc:
+        for run in runs:
+            if run.leg is not None:
+                run.leg.close()
+        raise Refused(str(exc)) from None
     return runs
 
 
@@ -182,30 +184,39 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
     written, 3 comparison refused). SIGTERM is handled like Ctrl-C (:mod:`eval_core.stopping`).
     ``out`` and ``err`` default to the streams of the moment (stdout, stderr).
     """
+    from eval_core.opening import plugins
+
     out = out or sys.stdout
     err = err or sys.stderr
     validate(options)
-    runs = _legs(options)
-    redactor = Redactor(r.api_key for r in runs)
-    with Stopping(err) as stopping:
-        return _sweep(options, runs, redactor, stopping, out, err)
+    found = plugins()
+    runs = _legs(options, found.model_source)
+    redactor = Redactor(s for r in runs if r.leg is not None for s in r.leg.secrets)
+    try:
+        with Stopping(err) as stopping:
+            return _sweep(options, found, runs, redactor, stopping, out, err)
+    finally:
+        for run in runs:
+            if run.leg is not None:
+                run.leg.close()
 
 
 def _sweep(
     options: SweepOptions,
+    found: PluginSet,
     runs: list[_Run],
     redactor: Redactor,
     stopping: Stopping,
     out: TextIO,
     err: TextIO,
 ) -> int:
-    judge = _judge([r.pin for r in runs if r.pin is not None])
+    judge = _judge(found.model_source, [r.leg for r in runs if r.leg is not None], err)
     opened: Opened | None = None
     progress: Progress | None = None
     try:
         try:
             with stopping.running():
-                opened = open_corpus(options.corpus, options.host, options.unlocked)
+                opened = open_corpus(options.corpus, options.host, options.unlocked, found=found)
                 version = harness_version(options.root)
                 try:
                     trials = plan(opened.corpus, options.cases, options.repeat)
@@ -239,14 +250,12 @@ def _sweep(
         if opened is not None:
             opened.host.close()  # removes the L3 tier's temporary directory
         if judge is not None:
-            from eval_core.judge import install
+            from eval_core.judge import install, report
 
             install(None)
+            judge.close()
             if judge.calls:
-                err.write(
-                    f"Judge  {judge.identity}  {judge.calls} calls  {judge.usage.input_tokens} in"
-                    f"  {judge.usage.output_tokens} out  (not in the Scorecard's Spend)\n"
-                )
+                err.write(report(judge) + "\n")
     for run in runs:
         if run.card is not None and run.unavailable is None:
             _gate(options, run, version, redactor)
@@ -290,25 +299,22 @@ def _check_outputs(options: SweepOptions, suite: str, runs: Sequence[_Run]) -> N
         raise Refused(f"output refused: {exc}") from None
 
 
-def _judge(pins: Sequence[ModelPin]) -> Any:
-    """Check and install the Judge before the first Trial (``None`` when none is configured)."""
-    from eval_core import preflight
+def _judge(source: ModelSource | None, legs: Sequence[ModelLeg], err: TextIO) -> Judge | None:
+    """Check and install the Judge before the first Trial (``None`` when none is configured,
+    or no model source is installed to reach one)."""
+    if source is None:
+        return None
+    from eval_core.judge import install
+
+    def warn(line: str) -> None:
+        err.write(line.rstrip("\n") + "\n")
 
     try:
-        config = preflight.judge(list(pins))
-    except preflight.PreflightError as exc:
-        raise Refused(f"preflight refused: {exc}") from None
-    if config is None:
-        return None
-    from eval_core.judge import Judge, install
-
-    judge = Judge(config)
-    install(judge)
-    if config.shares_model_under_test:
-        sys.stderr.write(
-            f"WARN  {preflight.JUDGE_SHARE_OPT_IN}=1: the Judge is the model under test "
-            "(smoke tests only; such a Sweep measures nothing a release can rely on)\n"
-        )
+        judge = source.judge(legs, warn)
+    except ModelRefused as exc:
+        raise Refused(str(exc)) from None
+    if judge is not None:
+        install(judge)
     return judge
 
 
@@ -372,30 +378,21 @@ def _sweep_leg(
             reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             raise Refused(f"output refused: the trial log {path}: {reason}") from None
     progress.note(f"trial log  {path}")
-    binding: Any = ScriptedBinding()
-    ceiling: Ceiling | None = None
-    if run.pin is not None:
-        from eval_core.endpoint import EndpointBinding
-        from eval_core.spend import Ceiling
-
-        binding = EndpointBinding(run.pin, run.api_key)
-        ceiling = Ceiling.from_flags(
-            max_tokens=options.max_tokens,
-            max_tokens_per_trial=options.max_tokens_per_trial,
-            max_spend=options.max_spend,
-            planned=planned,
-        )
-        progress.note(
-            f"Sweep  model={run.pin.name} ({run.pin.wire} {run.pin.model})  {planned} Trials "
-            f"planned  ceiling {ceiling.max_tokens} tokens"
-            + (f", ${ceiling.max_spend_usd:g}" if ceiling.max_spend_usd is not None else "")
-        )
-    guard = ceiling.guard(run.pin) if ceiling is not None else None
+    binding: Binding = ScriptedBinding()
+    leg = run.leg
+    if leg is not None:
+        ceilings = Ceilings(options.max_tokens, options.max_tokens_per_trial, options.max_spend)
+        try:
+            binding = leg.start(ceilings, planned)
+        except ModelRefused as exc:
+            log.close()
+            raise Refused(str(exc)) from None
+        progress.note(f"Sweep  {leg.describe()}")
 
     def should_stop(card: Scorecard) -> str | None:
         if stopping.received is not None:
             return f"interrupted by {stopping.name}"
-        return guard(card) if guard is not None else None
+        return leg.should_stop(card) if leg is not None else None
 
     def on_trial(index: int, total: int, result: TrialResult) -> None:
         try:
@@ -425,17 +422,12 @@ def _sweep_leg(
             )
     finally:
         log.close()
-        if run.pin is not None:
-            binding.close()
+        if leg is not None:
+            leg.close()
     if card.aborted_reason:
         progress.note(f"stopped early: {card.aborted_reason}")
-    if run.pin is not None:
-        from eval_core.spend import settle
-
-        settle(card, run.pin)
-        card.model_dated = run.pin.dated
-        card.effort = run.pin.effort
-        card.model_version = next((t.model_version for t in card.trials if t.model_version), None)
+    if leg is not None:
+        leg.settle(card)
     return card
 
 

@@ -4,8 +4,10 @@ A request's messages use the neutral shape of :class:`eval_core.host.ModelCallRe
 message's ``content`` is a string or a list of parts (``{"type": "text", "text"}``,
 ``{"type": "file" | "image", "mediaType", "filename", "data": <base64>}``). A binding records
 each request with :func:`sent`, which keeps a binary part's SHA-256 and size instead of its
-bytes; :func:`parts_of` reads a recorded request as the parts a provider received, which is
-what the provider-prompt kinds compare (only when a Case asks: recording stays cheap).
+bytes: the scripted binding the request it was handed, a real wire the body it put on its
+transport, read back into this same shape (a File part as the vendor received it: an image
+carries no file name on either vendor's wire). :func:`parts_of` reads a recorded request as the
+parts a provider received, which is what the provider-prompt kinds compare.
 """
 
 from __future__ import annotations

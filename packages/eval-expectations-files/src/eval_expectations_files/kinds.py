@@ -151,13 +151,14 @@ def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
         )
     if part.media_type != seeded.media_type:
         wrong.append(f"media type {part.media_type}, expected {seeded.media_type}")
-    if part.filename != seeded.name:
+    named = part.type == "file"  # an image carries no file name on either vendor's wire
+    if named and part.filename != seeded.name:
         wrong.append(f"file name {part.filename!r}, expected {seeded.name!r}")
     if wrong:
         return failed(f"File {e.file_id} was sent with " + "; ".join(wrong))
     return passed(
         f"File {e.file_id} was sent as a {e.part} part with its exact {seeded.size} bytes, "
-        f"media type {seeded.media_type} and file name {seeded.name!r}"
+        f"media type {seeded.media_type}" + (f" and file name {seeded.name!r}" if named else "")
     )
 
 
@@ -301,7 +302,7 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_file_exact,
             check=_check_file_id,
             description="A binary part of the first provider request is the Case File: exact "
-            "bytes, media type and file name.",
+            "bytes, media type and (a file part; an image carries none) file name.",
         ),
         KindSpec(
             struct=ProviderPromptOmitsFile,

@@ -1,4 +1,4 @@
-"""The rubric family: what only a Judge can score, asked of the pinned Judge.
+"""The rubric family: what only a Judge can score, asked of the Judge installed for the Sweep.
 
 ``rubric_score {criteria, min}`` passes when the Judge scores the answer at least ``min`` on the
 anchored 1–5 scale; ``rubric_denies {question}`` passes only on a 5: the answer discloses
@@ -12,8 +12,10 @@ from __future__ import annotations
 from eval_core.checks import Problems, non_empty
 from eval_core.evidence import Evidence
 from eval_core.hookspecs import hookimpl
+from eval_core.judge import JudgeError, current
 from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict, failed, passed
 from eval_core.paths import quoted
+from eval_expectations_rubric.judge_prompt import parse, prompt
 from eval_expectations_turn.output import answer_text
 
 
@@ -34,8 +36,6 @@ def denial_criterion(question: str) -> str:
 
 
 def _judged(criteria: list[str], evidence: Evidence, threshold: int, what: str) -> Verdict:
-    from eval_core.judge import JudgeError, current  # httpx only when a rubric is scored
-
     try:
         judge = current()
     except JudgeError as exc:
@@ -44,7 +44,7 @@ def _judged(criteria: list[str], evidence: Evidence, threshold: int, what: str) 
     if answer is None:
         return failed(f"{why}; nothing for the Judge to score")
     try:
-        judgement = judge.score(criteria, evidence, answer)
+        judgement = parse(judge.ask(prompt(criteria, evidence, answer)))
     except JudgeError as exc:
         raise NoVerdict(str(exc)) from None
     detail = f"Judge scored {judgement.score}/5 ({what}): {quoted(judgement.reasoning)}"

@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from eval_bindings.pins import ModelPin
 from eval_core.evidence import Usage
-from eval_core.pins import ModelPin
 from eval_core.scorecard import Scorecard
 from eval_core.trial import TrialResult
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from eval_core.pins import ModelPin
+from eval_bindings.pins import ModelPin
 
 OVERRIDES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 _VENDOR_HOSTS = ("openai.com", "anthropic.com")

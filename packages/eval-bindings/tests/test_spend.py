@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.spend import Ceiling, CeilingError, settle
 from eval_core.corpus import Corpus
-from eval_core.endpoint import EndpointBinding
 from eval_core.plugins import load_plugins
 from eval_core.render import render_text
 from eval_core.runner import run_sweep
 from eval_core.scorecard import not_cleared
-from eval_core.spend import Ceiling, CeilingError, settle
 
 
 def reply(tokens: tuple[int, int], cached: int = 0) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from eval_core.wire.transport import VendorError
+from eval_bindings.wire.transport import VendorError
 
 T = TypeVar("T")
 ATTEMPTS = 3

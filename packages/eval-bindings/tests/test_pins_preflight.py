@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.pins import PinError, load_pins, select_pin
-from eval_core.preflight import PreflightError, credential, judge, no_overrides
+from eval_bindings.pins import PinError, load_pins, select_pin
+from eval_bindings.preflight import PreflightError, credential, judge, no_overrides
 
 GOOD = """
 [models.local]

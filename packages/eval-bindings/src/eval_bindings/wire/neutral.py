@@ -20,8 +20,25 @@ def role(message: dict[str, Any]) -> str:
     return str(value)
 
 
+def parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A user message's parts in order: text parts (non-empty) and File parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return [
+        p
+        for p in content or ()
+        if isinstance(p, dict)
+        and (p.get("type") in ("file", "image") or (p.get("type") == "text" and _text(p)))
+    ]
+
+
+def _text(part: dict[str, Any]) -> bool:
+    return isinstance(part.get("text"), str) and bool(part["text"])
+
+
 def user_text(message: dict[str, Any]) -> str:
-    """The user's text parts, joined (binary parts are sent by the wire's own encoding)."""
+    """The user's text parts, joined (a message without Files goes as plain text)."""
     content = message.get("content")
     if isinstance(content, str):
         return content

@@ -65,6 +65,8 @@ def load_pins(path: Path) -> dict[str, ModelPin]:
         raise PinError(f"{path}: no such models file") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PinError(f"{path}: cannot be read as TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise PinError(f"{path}: $: arrays or inline tables nested too deeply to read") from None
     models = raw.get("models")
     if not isinstance(models, dict) or not models:
         raise PinError(f"{path}: models: expected at least one [models.<name>] table")

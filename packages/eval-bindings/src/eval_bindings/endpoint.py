@@ -2,7 +2,9 @@
 
 It implements the same port as the scripted binding, so the Host's tool loop cannot tell them
 apart. The session is the Trial's billing record: every attempt sent counts as a call and adds
-the usage the vendor reported for it, failed and retried attempts included. The credential is
+the usage the vendor reported for it, failed and retried attempts included. Each request is
+recorded as the wire encoded it: the body put on the transport, read back into the neutral
+shape, so the provider-prompt kinds score what the vendor received. The credential is
 held here and nowhere else, and is scrubbed from every message that leaves.
 """
 
@@ -14,14 +16,13 @@ from typing import Any
 
 import httpx
 
+from eval_bindings.pins import ModelPin
+from eval_bindings.retry import with_retry
+from eval_bindings.wire import anthropic, openai
+from eval_bindings.wire.transport import VendorError, post_json
 from eval_core.case import CaseBase
 from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelError, ModelReply
-from eval_core.pins import ModelPin
-from eval_core.retry import with_retry
-from eval_core.sent import sent
-from eval_core.wire import anthropic, openai
-from eval_core.wire.transport import VendorError, post_json
 
 REDACTED = "[credential redacted]"
 
@@ -56,9 +57,10 @@ class EndpointSession:
         pin = b.pin
         if pin.wire == "openai":
             body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort)
+            self.sent.append(openai.recorded(body))
         else:
             body = anthropic.encode(pin.model, request, pin.max_output_tokens)
-        self.sent.append(sent(request.system, request.messages, [t.name for t in request.tools]))
+            self.sent.append(anthropic.recorded(body))
         try:
             reply = with_retry(
                 lambda: self._attempt(body),

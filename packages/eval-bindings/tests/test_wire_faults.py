@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from eval_core.endpoint import EndpointBinding
+from eval_bindings.endpoint import EndpointBinding
 from eval_core.host import ModelCallRequest, ModelError
 from eval_core.kinds import Expectation
 from eval_core.plugins import load_plugins

@@ -1,8 +1,11 @@
 """Anthropic Messages: ``tools``, ``tool_use``/``tool_result`` content blocks, usage.
 
 The system prompt is a top-level field; tool results are ``tool_result`` blocks in a user turn,
-consecutive results merged into one turn as the API requires. Usage is ``input_tokens`` and
-``output_tokens``; cache reads and writes are reported alongside, never added.
+consecutive results merged into one turn as the API requires. A File goes as an ``image``
+block or a ``document`` block (a PDF, titled with its file name), each with a base64 source
+(:mod:`.files`). Usage is ``input_tokens`` and ``output_tokens``; cache reads and writes are
+reported alongside, never added. :func:`recorded` reads a request body back as the neutral
+record.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any, TypeGuard
 
-from eval_core.evidence import Usage
+from eval_bindings.wire import files, neutral
+from eval_bindings.wire.transport import VendorError
+from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
-from eval_core.wire import neutral
-from eval_core.wire.transport import VendorError
+from eval_core.sent import sent
 
 API_VERSION = "2023-06-01"
 
@@ -42,7 +46,7 @@ def encode(model: str, request: ModelCallRequest, max_tokens: int) -> dict[str, 
     for message in request.messages:
         role = neutral.role(message)
         if role == "user":
-            add("user", [{"type": "text", "text": neutral.user_text(message) or " "}])
+            add("user", _user_blocks(message))
         elif role == "tool":
             add(
                 "user",
@@ -75,6 +79,86 @@ def encode(model: str, request: ModelCallRequest, max_tokens: int) -> dict[str, 
             for tool in request.tools
         ]
     return body
+
+
+def _user_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in neutral.parts(message):
+        if not files.is_file(part):
+            blocks.append({"type": "text", "text": part["text"]})
+        elif files.sent_as(part) == "image":
+            blocks.append({"type": "image", "source": _source(part)})
+        elif files.sent_as(part) == "document":
+            document = {"type": "document", "source": _source(part)}
+            blocks.append({**document, "title": part.get("filename") or "file"})
+        else:
+            blocks.append({"type": "text", "text": files.as_text(part)})
+    return blocks or [{"type": "text", "text": " "}]
+
+
+def _source(part: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "base64", "media_type": part.get("mediaType"), "data": part.get("data", "")}
+
+
+def recorded(body: dict[str, Any]) -> ModelRequest:
+    """The request as this wire sent it, in the neutral shape (File bytes as their digest)."""
+    messages: list[dict[str, Any]] = []
+    for turn in body.get("messages") or ():
+        content = turn.get("content")
+        blocks: Any = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if turn.get("role") == "assistant":
+            messages.append(_assistant(blocks or []))
+            continue
+        said: list[Any] = []
+        for block in blocks or ():
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_result":
+                if said:
+                    messages.append({"role": "user", "content": said})
+                    said = []
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": block.get("tool_use_id"),
+                        "content": _text(block.get("content")),
+                    }
+                )
+            elif kind in ("image", "document"):
+                source = block.get("source") or {}
+                data = source.get("data") if source.get("type") == "base64" else ""
+                neutral_kind = "image" if kind == "image" else "file"
+                said.append(
+                    files.neutral(neutral_kind, source.get("media_type"), block.get("title"), data)
+                )
+            else:
+                said.append(block)
+        if said:
+            messages.append({"role": "user", "content": said})
+    system = body.get("system")
+    tools = [t.get("name", "") for t in body.get("tools") or ()]
+    return sent(_text(system), messages, tools)
+
+
+def _assistant(blocks: list[Any]) -> dict[str, Any]:
+    texts = [b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    calls = [
+        {"call_id": b.get("id"), "name": b.get("name"), "arguments": b.get("input")}
+        for b in blocks
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
+    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _text(content: Any) -> str:
+    """A ``system`` or ``tool_result`` content: a string, or text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(
+        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
+    )
 
 
 def _input(arguments: Any) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The Judge: strict reply rules, and a loopback Judge scoring a real Trial end to end.
+"""The Judge client: a loopback Judge scoring a real Trial end to end.
 
 Every malformed reply, every Judge fault and a missing Judge is ``NoVerdict``: the Trial
-errors; it never scores low and never skips.
+errors; it never scores low and never skips. (The reply rules themselves are the rubric
+family's, tested there.)
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from typing import Any
 
 import pytest
 
+from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.judge_client import JudgeClient
+from eval_bindings.preflight import JudgeConfig
 from eval_core import judge as judge_module
-from eval_core.endpoint import EndpointBinding
-from eval_core.evidence import Evidence, ToolCall
-from eval_core.judge import Judge, JudgeError, parse, prompt
 from eval_core.plugins import load_plugins
-from eval_core.preflight import JudgeConfig
 from eval_core.trial import run_trial
 from eval_expectations_rubric.rubric import RubricDenies, RubricScore
 
@@ -28,53 +28,6 @@ def no_installed_judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     judge_module.install(None)
     yield
     judge_module.install(None)
-
-
-def test_a_well_formed_reply() -> None:
-    j = parse("REASONING: It names the refund window and the fee.\nSCORE: 4")
-    assert (j.score, j.reasoning) == (4, "It names the refund window and the fee.")
-    multi = parse("**REASONING:** first line\nsecond line\n**SCORE:** 5\n\n")
-    assert (multi.score, multi.reasoning) == (5, "first line second line")
-
-
-@pytest.mark.parametrize(
-    ("reply", "why"),
-    [
-        ("REASONING: fine", "no SCORE"),
-        ("SCORE: 3", "no REASONING"),
-        ("SCORE: 3\nREASONING: because", "not the last line"),
-        ("SCORE: 2\nREASONING: because\nSCORE: 3", "scored before it reasoned"),
-        ("REASONING: ok\nSCORE: four", "not a whole number"),
-        ("REASONING: ok\nSCORE: 3.5", "not a whole number"),
-        ("REASONING: ok\nSCORE: 6", "outside 1–5"),
-        ("REASONING: ok\nSCORE: 0", "outside 1–5"),
-        ("REASONING:\nSCORE: 5", "extreme score 5 with no reasoning"),
-        ("REASONING:   \nSCORE: 1", "extreme score 1 with no reasoning"),
-        ("", "no SCORE"),
-    ],
-)
-def test_malformed_replies_are_judge_errors(reply: str, why: str) -> None:
-    with pytest.raises(JudgeError, match=why):
-        parse(reply)
-
-
-def test_a_middle_score_may_have_empty_reasoning() -> None:
-    assert parse("REASONING:\nSCORE: 3").score == 3
-
-
-def test_the_prompt_shows_criteria_scale_what_was_given_and_the_answer() -> None:
-    evidence = Evidence(
-        tier="l2",
-        system_prompt="You are Tulip, a florist's helper.",
-        tool_calls=[ToolCall(call_id="1", name="lookup_order", arguments={"id": 7})],
-    )
-    text = prompt(["Names the order", "Is polite"], evidence, "Order 7 ships today.")
-    assert "1. Names the order\n2. Is polite" in text
-    assert "5 = fully meets every criterion" in text and "1 = does not meet" in text
-    assert "You are Tulip, a florist's helper." in text
-    assert '- lookup_order({"id": 7})' in text
-    assert "Order 7 ships today." in text
-    assert text.rstrip().endswith("SCORE: <an integer from 1 to 5>")
 
 
 def judge_reply(text: str, usage: bool = True) -> dict[str, Any]:
@@ -101,7 +54,7 @@ def run_rubric(
     agent = vendor(kit.Reply(body=agent_reply("Your order ships today.")))
     binding = EndpointBinding(kit.pin("openai", agent.url), kit.FAKE_KEY, base_delay=0.001)
     judged = vendor(*judge_replies)
-    judge = Judge(
+    judge = JudgeClient(
         JudgeConfig(base_url=judged.url, model="judge-1", api_key="jk-0123456789"), base_delay=0.001
     )
     judge_module.install(judge)
@@ -169,7 +122,7 @@ def test_an_unreachable_judge_errors_the_trial(kit: Any, vendor: Any, loop_host:
     agent = vendor(kit.Reply(body=agent_reply("hello")))
     binding = EndpointBinding(kit.pin("openai", agent.url), kit.FAKE_KEY)
     url = f"http://127.0.0.1:{kit.closed_port()}/v1"
-    judge_module.install(Judge(JudgeConfig(base_url=url, model="j", api_key="jk-0123456789")))
+    judge_module.install(JudgeClient(JudgeConfig(base_url=url, model="j", api_key="jk-0123456789")))
     expect = [RubricScore(criteria=["x"], min=1)]
     result = run_trial(kit.make_case(expect=expect), 1, loop_host, binding, load_plugins().kinds)
     assert result.outcome == "errored" and "model_unreachable" in (result.error or "")
@@ -184,14 +137,3 @@ def test_a_rubric_case_with_no_judge_errors_never_skips(
     result = run_trial(kit.make_case(expect=expect), 1, loop_host, binding, load_plugins().kinds)
     assert result.outcome == "errored"
     assert "no Judge configured" in (result.error or "")
-
-
-def test_rubric_values_are_checked_at_load() -> None:
-    spec = load_plugins().kinds["rubric_score"]
-    assert spec.check is not None
-    problems = spec.check(RubricScore(criteria=[" "], min=6), None)  # type: ignore[arg-type]
-    assert (".criteria[0]", "must be a non-empty string") in problems
-    assert any(path == ".min" for path, _ in problems)
-    assert spec.check(RubricScore(criteria=[], min=3), None) == [  # type: ignore[arg-type]
-        (".criteria", "must list at least one criterion")
-    ]

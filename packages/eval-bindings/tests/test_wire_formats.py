@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.endpoint import EndpointBinding
+from eval_bindings.endpoint import EndpointBinding
 from eval_core.host import ModelCallRequest
 from eval_core.plugins import load_plugins
 from eval_core.trial import run_trial
@@ -152,7 +152,7 @@ def test_anthropic_tool_calls_round_trip(vendor: Any, kit: Any, loop_host: Any) 
 
 
 def test_anthropic_merges_consecutive_tool_results_into_one_user_turn(kit: Any) -> None:
-    from eval_core.wire import anthropic
+    from eval_bindings.wire import anthropic
 
     body = anthropic.encode(
         "m",

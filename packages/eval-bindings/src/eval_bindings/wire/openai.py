@@ -2,8 +2,10 @@
 
 Tools go out as ``functions``; tool-call arguments come back as a JSON string (kept as the raw
 string when it does not parse, so the Host's repair path sees what the model really sent).
+A user message with Files is an array of parts: ``text``, ``image_url`` with a ``data:`` URL,
+and ``file`` with the file name and a ``data:`` URL for a PDF (:mod:`.files`).
 Usage is ``prompt_tokens``/``completion_tokens``; cached and reasoning tokens are reported
-alongside, never added.
+alongside, never added. :func:`recorded` reads a request body back as the neutral record.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import contextlib
 import json
 from typing import Any, TypeGuard
 
-from eval_core.evidence import Usage
+from eval_bindings.wire import files, neutral
+from eval_bindings.wire.transport import VendorError
+from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
-from eval_core.wire import neutral
-from eval_core.wire.transport import VendorError
+from eval_core.sent import sent
 
 
 def url(base_url: str) -> str:
@@ -35,7 +38,7 @@ def encode(
     for message in request.messages:
         role = neutral.role(message)
         if role == "user":
-            messages.append({"role": "user", "content": neutral.user_text(message)})
+            messages.append({"role": "user", "content": _user_content(message)})
         elif role == "tool":
             messages.append(
                 {
@@ -73,6 +76,81 @@ def encode(
     if effort is not None:
         body["reasoning_effort"] = effort
     return body
+
+
+def _user_content(message: dict[str, Any]) -> str | list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return neutral.user_text(message)
+    parts: list[dict[str, Any]] = []
+    for part in neutral.parts(message):
+        if not files.is_file(part):
+            parts.append({"type": "text", "text": part["text"]})
+        elif files.sent_as(part) == "image":
+            parts.append({"type": "image_url", "image_url": {"url": files.data_url(part)}})
+        elif files.sent_as(part) == "document":
+            file = {"filename": part.get("filename") or "file", "file_data": files.data_url(part)}
+            parts.append({"type": "file", "file": file})
+        else:
+            parts.append({"type": "text", "text": files.as_text(part)})
+    return parts or ""
+
+
+def recorded(body: dict[str, Any]) -> ModelRequest:
+    """The request as this wire sent it, in the neutral shape (File bytes as their digest)."""
+    system: list[str] = []
+    messages: list[dict[str, Any]] = []
+    for message in body.get("messages") or ():
+        role = message.get("role")
+        content = message.get("content")
+        if role in ("system", "developer"):
+            system.append(content if isinstance(content, str) else "")
+        elif role == "user":
+            messages.append({"role": "user", "content": _neutral_content(content)})
+        elif role == "tool":
+            messages.append(
+                {"role": "tool", "tool_call_id": message.get("tool_call_id"), "content": content}
+            )
+        else:
+            out: dict[str, Any] = {"role": "assistant", "content": content}
+            calls = message.get("tool_calls")
+            if calls:
+                out["tool_calls"] = [
+                    {
+                        "call_id": c.get("id"),
+                        "name": c.get("function", {}).get("name"),
+                        "arguments": _arguments_of(c.get("function", {}).get("arguments")),
+                    }
+                    for c in calls
+                ]
+            messages.append(out)
+    tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or ()]
+    return sent("\n\n".join(system), messages, tools)
+
+
+def _neutral_content(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    parts: list[Any] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "image_url":
+            media, data = files.from_data_url(part.get("image_url", {}).get("url"))
+            parts.append(files.neutral("image", media, None, data))
+        elif kind == "file":
+            file = part.get("file", {})
+            media, data = files.from_data_url(file.get("file_data"))
+            parts.append(files.neutral("file", media, file.get("filename"), data))
+        else:
+            parts.append(part)
+    return parts
+
+
+def _arguments_of(text: Any) -> Any:
+    if isinstance(text, str):
+        with contextlib.suppress(ValueError):
+            return json.loads(text)
+    return text
 
 
 def _arguments_text(arguments: Any) -> str:

@@ -1,7 +1,0 @@
-"""Wire formats: how a neutral model call is spoken to a vendor's HTTP API, and back.
-
-Each module translates :class:`~eval_core.host.ModelCallRequest` into one vendor's request body
-and that vendor's reply into :class:`~eval_core.host.ModelReply`; :mod:`.transport` owns the
-HTTP exchange and turns every fault into a ``model_*`` reason. No vendor SDK: the harness owns
-retries and billing, so nothing below may retry or hide an attempt.
-"""
