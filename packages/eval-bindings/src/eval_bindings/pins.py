@@ -30,6 +30,7 @@ _KNOWN = frozenset(
         "price_output_per_mtok",
         "max_output_tokens",
         "timeout_s",
+        "max_concurrency",
     }
 )
 
@@ -51,6 +52,7 @@ class ModelPin:
     price_output_per_mtok: float | None = None
     max_output_tokens: int = 4096
     timeout_s: float = 120.0
+    max_concurrency: int = 1
 
     @property
     def priced(self) -> bool:
@@ -132,6 +134,13 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
     max_out = table.get("max_output_tokens", 4096)
     if isinstance(max_out, bool) or not isinstance(max_out, int) or max_out <= 0:
         raise refuse("max_output_tokens", "must be an integer > 0")
+    concurrency = table.get("max_concurrency", 1)
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= 256
+    ):
+        raise refuse("max_concurrency", "must be an integer from 1 to 256 (Trials at once)")
     timeout = table.get("timeout_s", 120.0)
     if (
         isinstance(timeout, bool)
@@ -152,6 +161,7 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         price_output_per_mtok=prices[1],
         max_output_tokens=max_out,
         timeout_s=float(timeout),
+        max_concurrency=concurrency,
     )
 
 

@@ -240,6 +240,15 @@ def sweep(
             help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
         ),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Run N Trials at once (default: the pin's max_concurrency for a real model, "
+            "else 1). A ceiling then overruns by at most N-1 Trials in flight.",
+        ),
+    ] = None,
     suite: Annotated[
         str,
         typer.Option(
@@ -290,6 +299,7 @@ def sweep(
         max_spend=max_spend,
         baseline=baseline,
         promote=promote,
+        jobs=jobs,
     )
     if suite == "all":
         raise typer.Exit(_guarded(lambda: _both_suites(options)))

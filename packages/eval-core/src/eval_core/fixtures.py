@@ -14,6 +14,7 @@ session-scoped pytest fixture.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -79,25 +80,28 @@ class Registered:
 class Shared:
     """The Sweep-scoped resources fixtures asked for, closed in reverse when the Sweep ends."""
 
-    __slots__ = ("_open", "_values")
+    __slots__ = ("_lock", "_open", "_values")
 
     def __init__(self) -> None:
         self._values: dict[Resource, Any] = {}
         self._open: list[Iterator[Any]] = []
+        self._lock = threading.Lock()  # Trials of one Sweep may run at once
 
     def get(self, factory: Callable[[], Iterator[T]]) -> T:
-        if factory in self._values:
-            return self._values[factory]  # type: ignore[no-any-return]
-        generator = factory()
-        value = next(generator)
-        self._open.append(generator)
-        self._values[factory] = value
-        return value
+        with self._lock:
+            if factory in self._values:
+                return self._values[factory]  # type: ignore[no-any-return]
+            generator = factory()
+            value = next(generator)
+            self._open.append(generator)
+            self._values[factory] = value
+            return value
 
     def close(self) -> None:
-        while self._open:
-            _close(self._open.pop())
-        self._values.clear()
+        with self._lock:
+            while self._open:
+                _close(self._open.pop())
+            self._values.clear()
 
 
 class FixtureRequest:

@@ -24,7 +24,7 @@ from eval_core import delta as deltas
 from eval_core import outputs
 from eval_core.atomic import write_atomic
 from eval_core.input_files import InputRefused, read_json_input
-from eval_core.limits import MAX_REPEAT
+from eval_core.limits import MAX_JOBS, MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
 from eval_core.model_source import Ceilings, ModelRefused
 from eval_core.opening import COMPARISON_REFUSED, REFUSED, Opened, Refused, open_corpus
@@ -78,6 +78,7 @@ class SweepOptions:
     max_spend: float | None = None
     baseline: str | None = None
     promote: bool = False
+    jobs: int | None = None
     root: Path = Path(".")
 
 
@@ -107,6 +108,8 @@ def validate(options: SweepOptions) -> None:
         )
     if not 1 <= options.repeat <= MAX_REPEAT:
         raise Refused(f"--repeat must be between 1 and {MAX_REPEAT}, not {options.repeat}")
+    if options.jobs is not None and not 1 <= options.jobs <= MAX_JOBS:
+        raise Refused(f"--jobs must be between 1 and {MAX_JOBS}, not {options.jobs}")
     many = len(options.models) > 1
     rules = [
         (len(set(options.models)) != len(options.models), "--model names a model twice"),
@@ -388,6 +391,9 @@ def _sweep_leg(
             log.close()
             raise Refused(str(exc)) from None
         progress.note(f"Sweep  {leg.describe()}")
+    jobs = options.jobs or (leg.concurrency if leg is not None else 1)
+    if jobs > 1:
+        progress.note(f"{jobs} Trials at a time")
 
     def should_stop(card: Scorecard) -> str | None:
         if stopping.received is not None:
@@ -419,6 +425,8 @@ def _sweep_leg(
                 on_trial=on_trial,
                 should_stop=should_stop,
                 done=done,
+                jobs=jobs,
+                abandon=leg.close if leg is not None else None,
             )
     finally:
         log.close()

@@ -7,6 +7,7 @@ tier is built on the first L3 Trial, once per Host).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -41,6 +42,7 @@ class AgentRuntimeHost:
             retired=frozenset(RETIRED_CONTEXT_KEYS),
         )
         self._durable: l3.DurableTier | None = None
+        self._lock = threading.Lock()
         self._prompts: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
 
     def agents(self) -> frozenset[str]:
@@ -69,8 +71,9 @@ class AgentRuntimeHost:
 
     def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
         if case.tier == "l3":
-            if self._durable is None:
-                self._durable = l3.DurableTier(self.soul_dir)
+            with self._lock:  # Trials may open at once: one durable tier per Host
+                if self._durable is None:
+                    self._durable = l3.DurableTier(self.soul_dir)
             return l3.L3Trial(self._durable, case, model)
         return l2.L2Trial(self.soul, case, model)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,16 @@ class DurableTier:
     """The L3 tier of one Host load: a migrated template, a git copy of the Soul, the
     integrations' endpoints."""
 
-    __slots__ = ("base_artifacts", "base_bundle", "endpoints", "repo", "template", "workdir")
+    __slots__ = (
+        "base_artifacts",
+        "base_bundle",
+        "copying",
+        "endpoints",
+        "repo",
+        "template",
+        "workdir",
+        "writing",
+    )
 
     def __init__(self, soul_dir: Path) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
@@ -89,6 +99,12 @@ class DurableTier:
         self.base_bundle = self.repo.bundle(self.repo.base)
         self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
         self.endpoints = McpEndpoints()
+        self.copying = threading.Lock()  # the template is copied one Trial at a time
+        self.writing = threading.Lock()  # one Trial at a time writes the Soul repository
+
+    def fresh(self) -> Any:
+        with self.copying:
+            return self.template.fresh()
 
     def close(self) -> None:
         self.template.close()
@@ -130,7 +146,7 @@ class L3Trial:
         self.tier = tier
         self.case = case
         self.session = session
-        self.conn = tier.template.fresh()
+        self.conn = tier.fresh()
         self.store = RunStore(self.conn)
         self.conversation = self.store.start_conversation(case.agent)
         publish(self.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
@@ -147,6 +163,8 @@ class L3Trial:
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
+        if self.writes_soul:  # released by close(), once the repository is reset
+            tier.writing.acquire()
         self.model: Any = None
         self.recorded: list[Event] = []
         self.usage = EvalUsage()
@@ -170,8 +188,12 @@ class L3Trial:
         if self.clients is not None:
             self.clients.close()
         self.conn.close()
-        if self.tier.repo.changed():
-            self.tier.repo.reset()
+        if self.writes_soul:
+            try:
+                if self.tier.repo.changed():
+                    self.tier.repo.reset()
+            finally:
+                self.tier.writing.release()
 
     # -- the run ------------------------------------------------------------------------------
 

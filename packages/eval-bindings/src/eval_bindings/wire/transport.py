@@ -24,6 +24,7 @@ class VendorError(ModelError):
     def __init__(self, reason: str, message: str = "", retry_after: float | None = None) -> None:
         super().__init__(reason, message)
         self.retry_after = retry_after
+        self.narrowed = False  # a rate limit that shrank the concurrency window
 
     @property
     def transient(self) -> bool:
