@@ -34,6 +34,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: rich's markdown stack costs more than the help
 )
 
 CorpusArg = Annotated[
