@@ -110,6 +110,11 @@ def run_sweep(
     started = time.perf_counter()
     kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
     rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
+    planned_cases = {case.id: case for _, case, _ in pending}.values()
+    for registered in fixtures:
+        warm = registered.fixture.warm
+        if warm is not None and any(registered.fixture.applies_to(c) for c in planned_cases):
+            shared.warm(warm)
 
     def one(case: CaseBase, number: int) -> TrialResult:
         result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared))

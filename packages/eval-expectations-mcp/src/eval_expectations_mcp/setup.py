@@ -11,6 +11,7 @@ selection and consent; a grant the Case revokes is revoked while the approval wa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import subprocess
@@ -146,8 +147,11 @@ class Provider:
 
 
 def provider() -> Iterator[Provider]:
-    """The Sweep's provider (a shared fixture resource): started on first use, stopped last."""
+    """The Sweep's provider (a shared fixture resource, warmed at the Sweep's start): started
+    once, stopped last. One that does not start is tried again by the Trial that needs it."""
     found = Provider()
+    with contextlib.suppress(ProviderUnavailable):
+        found.ensure()
     try:
         yield found
     finally:
@@ -194,4 +198,6 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
 
 
-FIXTURE = TrialFixture(name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk))
+FIXTURE = TrialFixture(
+    name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk), warm=provider
+)
