@@ -1,0 +1,30 @@
+"""Fixtures every package's tests share: one throwaway PostgreSQL cluster per test session.
+
+The cluster starts the first time a test asks for it and stops when the session ends. Without
+PostgreSQL's server binaries the tests that need it are skipped, saying so; with them, a
+cluster that fails to start is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[ThrowawayCluster]:
+    try:
+        cluster = ThrowawayCluster()
+    except ServerMissingError as missing:
+        pytest.skip(f"PostgreSQL tests skipped: {missing}")
+    with cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_cluster: ThrowawayCluster) -> str:
+    """A URL of the throwaway cluster, as a role with CREATEDB and nothing more."""
+    return postgres_cluster.url
