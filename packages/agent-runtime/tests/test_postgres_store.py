@@ -122,9 +122,9 @@ def test_a_store_that_cannot_be_used_is_one_line_without_its_password(postgres_u
         probe.bind(("127.0.0.1", 0))
         closed = f"postgresql://eval:s3cret@127.0.0.1:{probe.getsockname()[1]}/postgres"
     for url, words in [
-        ("postgresql://eval:s3cret@[::1/x", "store URL refused"),
+        ("postgresql://eval:s3cret@[::1/x", "malformed"),
         (closed, "cannot connect"),
-        ("mysql://eval:s3cret@127.0.0.1/x", "expected sqlite or a postgresql:// URL"),
+        ("mysql://eval:s3cret@127.0.0.1/x", "not a store: expected sqlite or a postgresql://"),
         (postgres_url.replace("eval_sweep", "nobody"), 'role "nobody" does not exist'),
     ]:
         with pytest.raises(StoreError) as refused:

@@ -94,7 +94,7 @@ class PostgresTemplate:
         try:
             target = conninfo_to_dict(url)
         except psycopg.ProgrammingError as bad:
-            raise StoreError(f"store URL refused: {_one_line(bad)}") from None
+            raise StoreError(f"{hidden(url)}: malformed: {_one_line(bad)}") from None
         self.url = url
         self.where = shown(target)
         self.name = f"{PREFIX}tpl_{uuid.uuid4().hex[:12]}"

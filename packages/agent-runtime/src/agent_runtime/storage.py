@@ -281,9 +281,7 @@ def open_template(store: str | None = None) -> StoreTemplate:
         from agent_runtime.postgres import PostgresTemplate
 
         return PostgresTemplate(store)
-    raise StoreError(
-        f"store {shown(store)!r} is not understood: expected sqlite or a postgresql:// URL"
-    )
+    raise StoreError(f"{shown(store)}: not a store: expected sqlite or a postgresql:// URL")
 
 
 def shown(url: str) -> str:
