@@ -45,21 +45,37 @@ def _spoken(statement: str) -> str:
 
 
 class PostgresConnection:
-    """A psycopg connection in autocommit mode behind the runtime's connection protocol."""
+    """A psycopg connection in autocommit mode behind the runtime's connection protocol.
 
-    __slots__ = ("database", "raw")
+    ``BEGIN`` costs no round trip of its own: it travels with the transaction's first statement
+    (one pipeline), and a transaction that ends before any statement never reaches the server.
+    """
+
+    __slots__ = ("_begun", "database", "raw")
 
     dialect: Dialect = "postgresql"
 
     def __init__(self, raw: psycopg.Connection[Any], database: str) -> None:
         self.raw = raw
         self.database = database
+        self._begun = False  # BEGIN said, not yet sent
 
     @property
     def in_transaction(self) -> bool:
-        return self.raw.info.transaction_status != pq.TransactionStatus.IDLE
+        return self._begun or self.raw.info.transaction_status != pq.TransactionStatus.IDLE
 
     def execute(self, statement: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        if statement == "BEGIN" and not self.in_transaction:
+            self._begun = True
+            return self.raw.cursor()
+        if self._begun:
+            self._begun = False
+            if statement in ("COMMIT", "ROLLBACK"):
+                return self.raw.cursor()  # nothing was sent: nothing to end
+            with self.raw.pipeline():
+                self.raw.execute("BEGIN")
+                cursor = self.raw.execute(_spoken(statement), tuple(parameters))
+            return cursor
         return self.raw.execute(_spoken(statement), tuple(parameters))
 
     def close(self) -> None:

@@ -185,12 +185,10 @@ class RunStore:
 
     def save_checkpoint(self, lease: Lease, data: Any) -> None:
         self.fence(lease)
-        row = self.conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE state_id = ?", (lease.state_id,)
-        ).fetchone()
         self.conn.execute(
-            "INSERT INTO checkpoints (state_id, seq, generation, data) VALUES (?, ?, ?, ?)",
-            (lease.state_id, int(row[0]) + 1, lease.generation, _dump(data)),
+            "INSERT INTO checkpoints (state_id, seq, generation, data) VALUES (?, (SELECT "
+            "COALESCE(MAX(seq), 0) + 1 FROM checkpoints WHERE state_id = ?), ?, ?)",
+            (lease.state_id, lease.state_id, lease.generation, _dump(data)),
         )
 
     def latest_checkpoint(self, state_id: str) -> Any:
@@ -223,14 +221,11 @@ class RunStore:
     def _insert_message(
         self, conversation_id: str, run_id: str, role: str, content: Any, metadata: Any
     ) -> None:
-        row = self.conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?",
-            (conversation_id,),
-        ).fetchone()
         self.conn.execute(
             "INSERT INTO messages (conversation_id, seq, run_id, role, content, metadata) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (conversation_id, int(row[0]) + 1, run_id, role, _dump(content), _dump(metadata)),
+            "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE "
+            "conversation_id = ?), ?, ?, ?, ?)",
+            (conversation_id, conversation_id, run_id, role, _dump(content), _dump(metadata)),
         )
 
     def add_message_unfenced(
@@ -325,21 +320,13 @@ class RunStore:
 
     def statuses(self, minted: Minted) -> tuple[str | None, str | None, str | None, str | None]:
         """(Run status, State status, Turn status, Run reason) as stored."""
-        run = self.conn.execute(
-            "SELECT status, reason FROM runs WHERE id = ?", (minted.run_id,)
+        row = self.conn.execute(
+            "SELECT (SELECT status FROM runs WHERE id = ?), (SELECT status FROM states WHERE "
+            "id = ?), (SELECT status FROM turns WHERE id = ?), (SELECT reason FROM runs WHERE "
+            "id = ?)",
+            (minted.run_id, minted.state_id, minted.turn_id, minted.run_id),
         ).fetchone()
-        state = self.conn.execute(
-            "SELECT status FROM states WHERE id = ?", (minted.state_id,)
-        ).fetchone()
-        turn = self.conn.execute(
-            "SELECT status FROM turns WHERE id = ?", (minted.turn_id,)
-        ).fetchone()
-        return (
-            None if run is None else run[0],
-            None if state is None else state[0],
-            None if turn is None else turn[0],
-            None if run is None else run[1],
-        )
+        return row[0], row[1], row[2], row[3]
 
     def events(self, run_id: str) -> list[tuple[int, str, str, Any]]:
         rows = self.conn.execute(
