@@ -2,17 +2,24 @@
 
 Prints figures; it is never a timed test. Usage::
 
-    uv run python bench/l3_sweep.py [N]
+    uv run python bench/l3_sweep.py [N] [--store postgresql://USER@HOST:PORT/DB | throwaway]
 
-Each Trial mints, claims, executes and settles real Runs on a fresh copy of the memoised,
-migrated SQLite database and reads them back, exactly as a Sweep does. The Host load (template
-database, git copy of the Eval Soul) happens once and is reported apart.
+Each Trial mints, claims, executes and settles real Runs on a fresh copy of a migrated template
+database and reads them back, exactly as a Sweep does. The Host load (template database, git
+copy of the Eval Soul) happens once and is reported apart. Without ``--store`` the store is
+SQLite in memory; with it, SQLite's figures are printed first and then the PostgreSQL store's
+(each Trial on a database cloned from the template and dropped after), side by side.
+``--store throwaway`` starts a cluster of its own on 127.0.0.1 (as the tests do) and removes
+it after. Target: an L3 Trial under 50 ms on PostgreSQL.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eval_core.corpus import Loader
@@ -28,10 +35,11 @@ CASES = {
 }
 
 
-def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
+def measure(cases: dict[str, str], n: int, setup_label: str, store: str | None = None) -> None:
     """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures."""
     plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    options = {} if store is None else {"store": store}
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul", **options)
     corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
     binding = ScriptedBinding()
     shared = Shared()  # the Sweep's shared fixture resources (the MCP provider)
@@ -60,8 +68,30 @@ def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
     host.close()
 
 
+@contextmanager
+def postgres(store: str) -> Iterator[str]:
+    """The store URL; ``throwaway`` starts a cluster of this script's own for the run."""
+    if store != "throwaway":
+        yield store
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.postgres_cluster import ThrowawayCluster
+
+    with ThrowawayCluster() as cluster:
+        yield cluster.url
+
+
 def main() -> None:
-    measure(CASES, int(sys.argv[1]) if len(sys.argv) > 1 else 200, "L3 Host load + first Trial")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=200, help="Trials per Case")
+    parser.add_argument("--store", help="a postgresql:// URL, or throwaway")
+    args = parser.parse_args()
+    print("store: sqlite (in memory)")
+    measure(CASES, args.n, "L3 Host load + first Trial")
+    if args.store is not None:
+        with postgres(args.store) as url:
+            print(f"store: {url.split('@')[-1] if '@' in url else url} (PostgreSQL)")
+            measure(CASES, args.n, "L3 Host load + first Trial", store=url)
 
 
 if __name__ == "__main__":
