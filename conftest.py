@@ -2,16 +2,26 @@
 
 The cluster starts the first time a test asks for it and stops when the session ends. Without
 PostgreSQL's server binaries the tests that need it are skipped, saying so; with them, a
-cluster that fails to start is an error, never a skip.
+cluster that fails to start is an error, never a skip. ``EVAL_STORE`` is cleared for the
+session: each test chooses its store itself.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_store_from_the_environment() -> Iterator[None]:
+    saved = os.environ.pop("EVAL_STORE", None)
+    yield
+    if saved is not None:
+        os.environ["EVAL_STORE"] = saved
 
 
 @pytest.fixture(scope="session")

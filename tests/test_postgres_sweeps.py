@@ -78,6 +78,18 @@ def test_a_trial_killed_mid_turn_leaves_no_run_on_postgresql(
     assert eval_databases(postgres_cluster) == []  # every clone and the template were dropped
 
 
+def test_the_store_may_come_from_the_environment(
+    plugins: PluginSet, postgres_cluster: ThrowawayCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAL_STORE", postgres_cluster.url)
+    host = plugins.hosts["agent-runtime"](SOUL)
+    try:
+        assert [n for n in eval_databases(postgres_cluster) if n.startswith("eval_tpl_")]
+    finally:
+        host.close()
+    assert eval_databases(postgres_cluster) == []
+
+
 def test_eval_sweep_reaches_postgresql_through_a_host_option(
     tmp_path: Any, postgres_url: str
 ) -> None:

@@ -27,7 +27,7 @@ import psycopg
 from psycopg import pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from agent_runtime.database import Cursor, Dialect
+from agent_runtime.database import Connection, Cursor, Dialect
 from agent_runtime.storage import StoreError, migrate
 from agent_runtime.storage import shown as hidden
 
@@ -195,7 +195,7 @@ class PostgresTemplate:
         self._next = self._worker.submit(self._clone)
         return conn
 
-    def release(self, conn: Any) -> None:
+    def release(self, conn: Connection) -> None:
         """Close ``conn`` and drop its clone (in the background)."""
         conn.close()
         self._worker.submit(self._discard, getattr(conn, "database", None))

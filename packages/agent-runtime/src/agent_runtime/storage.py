@@ -227,11 +227,6 @@ def atomic(conn: Connection) -> Iterator[Connection]:
 class StoreTemplate(Protocol):
     """A migrated database that hands out fresh, isolated copies of itself."""
 
-    @property
-    def where(self) -> str:
-        """Where the copies live, for people (never with a password)."""
-        ...
-
     def fresh(self) -> Connection:
         """A connection to a new copy of the migrated database, shared with nobody."""
         ...
@@ -251,8 +246,6 @@ class Template:
     """
 
     __slots__ = ("_conn",)
-
-    where = "sqlite (in memory)"
 
     def __init__(self) -> None:
         self._conn = connect()
