@@ -16,6 +16,7 @@ it after. Target: an L3 Trial under 50 ms on PostgreSQL.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -56,13 +57,16 @@ def measure(cases: dict[str, str], n: int, setup_label: str, store: str | None =
     width = max(map(len, cases))
     for label, case_id in cases.items():
         started = time.perf_counter()
+        durations = []
         for number in range(1, n + 1):
             result = trial(case_id, number)
             assert result.outcome == "passed", result
+            durations.append(result.duration_ms)
         elapsed = time.perf_counter() - started
         print(
             f"{label:{width}}  {n} Trials  {n / elapsed:8.1f} Trials/s  "
-            f"{elapsed * 1000 / n:6.2f} ms/Trial  ({case_id})"
+            f"{elapsed * 1000 / n:6.2f} ms/Trial  (median Trial {statistics.median(durations):.2f}"
+            f" ms)  ({case_id})"
         )
     shared.close()
     host.close()

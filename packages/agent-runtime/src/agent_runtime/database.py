@@ -38,6 +38,13 @@ class Connection(Protocol):
     @property
     def in_transaction(self) -> bool: ...
 
+    @property
+    def transaction(self) -> object | None:
+        """The current transaction, as an object that is the same for as long as it lasts, or
+        ``None`` where the connection cannot tell (a write that fenced once in a transaction
+        need not fence again in it)."""
+        ...
+
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor: ...
 
     def close(self) -> None: ...

@@ -19,12 +19,13 @@ import contextlib
 import functools
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
-from psycopg import pq, sql
+from psycopg import Pipeline, pq, sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from agent_runtime.database import Connection, Cursor, Dialect
@@ -47,39 +48,90 @@ def _spoken(statement: str) -> str:
 class PostgresConnection:
     """A psycopg connection in autocommit mode behind the runtime's connection protocol.
 
-    ``BEGIN`` costs no round trip of its own: it travels with the transaction's first statement
-    (one pipeline), and a transaction that ends before any statement never reaches the server.
+    Every statement costs a round trip, so a transaction runs in pipeline mode: a statement
+    whose answer nobody reads (an INSERT) is sent without waiting for it and travels with the
+    next statement that must wait (a read, a ``rowcount``, the ``COMMIT``). A statement that
+    fails fails its transaction as it would at once: its error is raised by the next wait, and
+    a ``COMMIT`` never succeeds past it.
     """
 
-    __slots__ = ("_begun", "database", "raw")
+    __slots__ = ("_pipeline", "_pipelined", "database", "raw")
 
     dialect: Dialect = "postgresql"
 
     def __init__(self, raw: psycopg.Connection[Any], database: str) -> None:
         self.raw = raw
         self.database = database
-        self._begun = False  # BEGIN said, not yet sent
+        self._pipelined: AbstractContextManager[Pipeline] | None = None
+        self._pipeline: Pipeline | None = None
 
     @property
     def in_transaction(self) -> bool:
-        return self._begun or self.raw.info.transaction_status != pq.TransactionStatus.IDLE
+        return (
+            self._pipeline is not None
+            or self.raw.info.transaction_status != pq.TransactionStatus.IDLE
+        )
+
+    @property
+    def transaction(self) -> object | None:
+        return self._pipeline  # one pipeline per transaction
 
     def execute(self, statement: str, parameters: Sequence[Any] = (), /) -> Cursor:
-        if statement == "BEGIN" and not self.in_transaction:
-            self._begun = True
-            return self.raw.cursor()
-        if self._begun:
-            self._begun = False
-            if statement in ("COMMIT", "ROLLBACK"):
-                return self.raw.cursor()  # nothing was sent: nothing to end
-            with self.raw.pipeline():
-                self.raw.execute("BEGIN")
-                cursor = self.raw.execute(_spoken(statement), tuple(parameters))
-            return cursor
-        return self.raw.execute(_spoken(statement), tuple(parameters))
+        if self._pipeline is None:
+            if statement == "BEGIN" and not self.in_transaction:
+                self._pipelined = self.raw.pipeline()
+                self._pipeline = self._pipelined.__enter__()
+                return self.raw.execute("BEGIN")
+            return self.raw.execute(_spoken(statement), tuple(parameters))
+        if statement in ("COMMIT", "ROLLBACK"):
+            return self._end(statement)
+        return _Queued(self.raw.execute(_spoken(statement), tuple(parameters)), self._pipeline)
+
+    def _end(self, statement: str) -> Cursor:
+        """Send the last statements and wait for every answer; after a failure, the transaction
+        is rolled back before the error is raised (a failed statement skipped the rest)."""
+        pipeline, self._pipelined, self._pipeline = self._pipelined, None, None
+        assert pipeline is not None
+        try:
+            cursor = self.raw.execute(statement)
+            pipeline.__exit__(None, None, None)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                pipeline.__exit__(None, None, None)
+            if self.raw.info.transaction_status != pq.TransactionStatus.IDLE:
+                self.raw.execute("ROLLBACK")
+            if statement == "ROLLBACK":
+                return self.raw.cursor()  # rolled back as asked; the failure was the cause
+            raise
+        return cursor
 
     def close(self) -> None:
         self.raw.close()
+
+
+class _Queued:
+    """A statement sent in the pipeline: reading its answer waits for it."""
+
+    __slots__ = ("_cursor", "_pipeline")
+
+    def __init__(self, cursor: psycopg.Cursor[Any], pipeline: Pipeline) -> None:
+        self._cursor = cursor
+        self._pipeline = pipeline
+
+    @property
+    def rowcount(self) -> int:
+        if self._cursor.pgresult is None:
+            self._pipeline.sync()
+        return self._cursor.rowcount
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cursor.fetchall())
 
 
 def shown(conninfo: dict[str, Any]) -> str:
@@ -148,6 +200,9 @@ class PostgresTemplate:
                 migrate(conn)
             finally:
                 conn.close()
+            # a first session after the DDL writes the template's relation cache file, which
+            # every clone then copies instead of building its own on its first connection
+            connect(self.url, self.name).close()
             # nobody may connect to the template: a session there would make cloning fail
             self._admin.raw.execute(
                 sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false").format(

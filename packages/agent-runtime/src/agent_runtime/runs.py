@@ -74,11 +74,12 @@ def _new_id(prefix: str) -> str:
 class RunStore:
     """Runs, States, Turns, events, Messages, approvals and checkpoints over one connection."""
 
-    __slots__ = ("clock", "conn")
+    __slots__ = ("_fenced", "clock", "conn")
 
     def __init__(self, conn: Connection, clock: Clock = time.time) -> None:
         self.conn = conn
         self.clock = clock
+        self._fenced: tuple[str, int, object] | None = None
 
     # -- conversations and Runs ---------------------------------------------------------------
 
@@ -115,6 +116,7 @@ class RunStore:
         One conditional UPDATE decides the race: of two claimers, exactly one changes the row.
         """
         now = self.clock()
+        self._fenced = None
         with atomic(self.conn) as conn:
             cursor = conn.execute(
                 "UPDATE states SET status = 'running', lease_owner = ?, lease_expires_at = ?, "
@@ -150,13 +152,19 @@ class RunStore:
 
         The check is a write (a conditional UPDATE that changes nothing): it takes the State's
         row lock, which the writer keeps until its transaction ends, so the generation cannot
-        move between this check and the write it guards.
+        move between this check and the write it guards, nor before the transaction ends: where
+        the connection can tell its transaction, a lease fenced once in it is not fenced again.
         """
+        transaction = self.conn.transaction
+        held = (lease.state_id, lease.generation, transaction)
+        if transaction is not None and self._fenced == held:
+            return
         cursor = self.conn.execute(
             "UPDATE states SET generation = generation WHERE id = ? AND generation = ?",
             (lease.state_id, lease.generation),
         )
         if cursor.rowcount == 1:
+            self._fenced = held if transaction is not None else None
             return
         row = self.conn.execute(
             "SELECT generation FROM states WHERE id = ?", (lease.state_id,)
