@@ -272,8 +272,13 @@ def open_template(store: str | None = None) -> StoreTemplate:
         return Template()
     scheme = store.split("://", 1)[0] if "://" in store else ""
     if scheme in ("postgresql", "postgres"):
-        from agent_runtime.postgres import PostgresTemplate
-
+        try:
+            from agent_runtime.postgres import PostgresTemplate
+        except ImportError as missing:
+            raise StoreError(
+                f"{shown(store)}: the PostgreSQL store needs psycopg 3, the extra "
+                f"agent-runtime[postgresql] ({missing})"
+            ) from None
         return PostgresTemplate(store)
     raise StoreError(f"{shown(store)}: not a store: expected sqlite or a postgresql:// URL")
 
