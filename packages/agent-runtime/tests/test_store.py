@@ -187,3 +187,25 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     assert tools.effects == 1
     kinds = [e[1] for e in store.events(run.run_id)]
     assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1
+
+
+def test_sqlite_needs_no_psycopg_and_postgresql_names_the_extra_it_needs() -> None:
+    import subprocess
+    import sys
+
+    script = """
+import sys
+sys.modules["psycopg"] = None  # as if the extra agent-runtime[postgresql] were not installed
+from agent_runtime.runs import RunStore
+from agent_runtime.storage import StoreError, open_template
+template = open_template()
+assert RunStore(template.fresh()).start_conversation("support")
+try:
+    open_template("postgresql://eval@127.0.0.1/postgres")
+except StoreError as refused:
+    print(refused)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "needs psycopg 3, the extra agent-runtime[postgresql]" in done.stdout, done
