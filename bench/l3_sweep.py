@@ -19,7 +19,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,8 +36,18 @@ CASES = {
 }
 
 
-def measure(cases: dict[str, str], n: int, setup_label: str, store: str | None = None) -> None:
-    """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures."""
+def measure(
+    cases: dict[str, str],
+    n: int,
+    setup_label: str,
+    store: str | None = None,
+    server_cpu: Callable[[], float] | None = None,
+) -> None:
+    """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures.
+
+    Besides wall time, the CPU each Trial cost this process (its worker thread included) and,
+    when ``server_cpu`` can tell, the database server: figures other load does not inflate.
+    """
     plugins = load_plugins()
     options = {} if store is None else {"store": store}
     host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul", **options)
@@ -56,33 +66,39 @@ def measure(cases: dict[str, str], n: int, setup_label: str, store: str | None =
     print(f"{setup_label}: {setup_ms:.1f} ms (once per Sweep)")
     width = max(map(len, cases))
     for label, case_id in cases.items():
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
+        server = server_cpu() if server_cpu is not None else 0.0
         durations = []
         for number in range(1, n + 1):
             result = trial(case_id, number)
             assert result.outcome == "passed", result
             durations.append(result.duration_ms)
         elapsed = time.perf_counter() - started
+        cpu = (time.process_time() - cpu) * 1000 / n
+        served = ""
+        if server_cpu is not None:
+            served = f" + server {(server_cpu() - server) * 1000 / n:.1f}"
         print(
             f"{label:{width}}  {n} Trials  {n / elapsed:8.1f} Trials/s  "
-            f"{elapsed * 1000 / n:6.2f} ms/Trial  (median Trial {statistics.median(durations):.2f}"
-            f" ms)  ({case_id})"
+            f"{elapsed * 1000 / n:6.2f} ms/Trial  (median {statistics.median(durations):.2f} ms; "
+            f"CPU {cpu:.1f}{served} ms)  ({case_id})"
         )
     shared.close()
     host.close()
 
 
 @contextmanager
-def postgres(store: str) -> Iterator[str]:
-    """The store URL; ``throwaway`` starts a cluster of this script's own for the run."""
+def postgres(store: str) -> Iterator[tuple[str, Callable[[], float] | None]]:
+    """The store URL (and the server's CPU clock, for a cluster of this script's own, which
+    ``throwaway`` starts for the run)."""
     if store != "throwaway":
-        yield store
+        yield store, None
         return
     sys.path.insert(0, str(ROOT))
     from tests.postgres_cluster import ThrowawayCluster
 
     with ThrowawayCluster() as cluster:
-        yield cluster.url
+        yield cluster.url, cluster.server_cpu
 
 
 def main() -> None:
@@ -93,9 +109,9 @@ def main() -> None:
     print("store: sqlite (in memory)")
     measure(CASES, args.n, "L3 Host load + first Trial")
     if args.store is not None:
-        with postgres(args.store) as url:
+        with postgres(args.store) as (url, server_cpu):
             print(f"store: {url.split('@')[-1] if '@' in url else url} (PostgreSQL)")
-            measure(CASES, args.n, "L3 Host load + first Trial", store=url)
+            measure(CASES, args.n, "L3 Host load + first Trial", url, server_cpu)
 
 
 if __name__ == "__main__":
