@@ -107,6 +107,18 @@ def test_each_clone_is_its_own_database_and_is_dropped_on_release(
         time.sleep(0.05)
 
 
+def test_clones_handed_out_at_once_are_each_their_own(template: PostgresTemplate) -> None:
+    handed: list[PostgresConnection] = []
+    threads = [threading.Thread(target=lambda: handed.append(template.fresh())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len({conn.database for conn in handed}) == 4
+    for conn in handed:
+        template.release(conn)
+
+
 def test_text_sorts_by_byte_as_sqlite_sorts_it(template: PostgresTemplate) -> None:
     conn = template.fresh()
     names = ["b", "B", "a", "_x", "Z", "é", "a-b", "a_b"]

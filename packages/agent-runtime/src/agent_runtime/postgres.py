@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -154,7 +155,7 @@ def connect(url: str, database: str | None = None) -> PostgresConnection:
 class PostgresTemplate:
     """A migrated template database on a PostgreSQL server; :meth:`fresh` is a clone of it."""
 
-    __slots__ = ("_admin", "_next", "_out", "_worker", "name", "url", "where")
+    __slots__ = ("_admin", "_handing", "_next", "_out", "_worker", "name", "url", "where")
 
     # ``_admin`` and ``_out`` belong to the worker thread once it starts (until ``close``)
 
@@ -177,6 +178,7 @@ class PostgresTemplate:
             self._admin.close()
             raise
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eval-pg-clones")
+        self._handing = threading.Lock()  # Trials may open at once: one clone each
         self._next: Future[PostgresConnection] = self._worker.submit(self._clone)
 
     def _create_template(self) -> None:
@@ -236,15 +238,14 @@ class PostgresTemplate:
 
     def fresh(self) -> PostgresConnection:
         """A connection to a clone of its own (made ahead), the next clone started."""
+        with self._handing:
+            made, self._next = self._next, self._worker.submit(self._clone)
         try:
-            conn = self._next.result()
+            return made.result()
         except psycopg.Error as failed:
-            self._next = self._worker.submit(self._clone)
             raise StoreError(
                 f"{self.where}: cannot clone the template: {_one_line(failed)}"
             ) from None
-        self._next = self._worker.submit(self._clone)
-        return conn
 
     def release(self, conn: Connection) -> None:
         """Close ``conn`` and drop its clone (in the background)."""
