@@ -139,3 +139,33 @@ def test_every_guard_is_asserted_blocked_and_every_stage_allowed(swept: Swept) -
     never_allowed = sorted({stage for stage, _ in configured} - allowed)
     assert not never_blocked, f"(stage, guard) never asserted blocked: {never_blocked}"
     assert not never_allowed, f"stages never asserted allowed: {never_allowed}"
+
+
+def _verdicts(
+    card: Scorecard, tier_cases: set[str]
+) -> dict[str, tuple[str, list[tuple[str, bool]]]]:
+    return {
+        t.case_id: (t.outcome, [(e.kind, e.passed) for e in t.expectations])
+        for t in card.trials
+        if t.case_id in tier_cases
+    }
+
+
+def test_every_l3_case_has_the_same_verdicts_on_postgresql_as_on_sqlite(
+    swept: Swept, postgres_url: str
+) -> None:
+    l3 = {c.id for c in swept.corpus.cases if c.tier == "l3"}
+    assert len(l3) >= 40
+    soul = find_soul(CORPUS)
+    host = swept.plugins.hosts[HOST](soul, store=postgres_url)
+    try:
+        corpus = Loader(swept.plugins, host).load(CORPUS)
+        assert corpus.hash == swept.corpus.hash  # the store is not part of what a Case measures
+        card = run_sweep(corpus, host, ScriptedBinding(), swept.plugins, select=sorted(l3))
+    finally:
+        host.close()
+    on_postgres = _verdicts(card, l3)
+    assert sorted(on_postgres) == sorted(l3)
+    assert on_postgres == _verdicts(swept.card, l3)
+    failing = {case: outcome for case, (outcome, _) in on_postgres.items() if outcome != "passed"}
+    assert not failing, failing  # the whole L3 Corpus clears on PostgreSQL

@@ -202,6 +202,15 @@ def sweep(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     host: HostOpt = "agent-runtime",
+    host_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--host-option",
+            metavar="KEY=VALUE",
+            help="A setting the Host reads, passed to it as is (repeatable); see the Host's "
+            "own documentation for its keys.",
+        ),
+    ] = None,
     unlocked: UnlockedOpt = False,
     model: Annotated[
         str | None,
@@ -292,6 +301,7 @@ def sweep(
         resume=resume,
         quiet=quiet,
         host=host,
+        host_options=tuple(host_option or ()),
         unlocked=unlocked,
         models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
         models_file=models,

@@ -74,7 +74,8 @@ def eval_hosts() -> Mapping[str, HostFactory]:
     """Hosts (systems under test) this plug-in provides, by name.
 
     The reference runtime registers ``agent-runtime``; another team's runtime registers its own
-    and is chosen with ``--host``.
+    and is chosen with ``--host``. A factory is called with the Eval Soul's directory and each
+    ``--host-option KEY=VALUE`` as a keyword argument (see :data:`eval_core.host.HostFactory`).
     """
     raise NotImplementedError
 

@@ -27,7 +27,14 @@ from eval_core.input_files import InputRefused, read_json_input
 from eval_core.limits import MAX_JOBS, MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
 from eval_core.model_source import Ceilings, ModelRefused
-from eval_core.opening import COMPARISON_REFUSED, REFUSED, Opened, Refused, open_corpus
+from eval_core.opening import (
+    COMPARISON_REFUSED,
+    REFUSED,
+    Opened,
+    Refused,
+    host_options,
+    open_corpus,
+)
 from eval_core.progress import Progress
 from eval_core.provenance import harness_version, is_clean
 from eval_core.redaction import Redactor
@@ -70,6 +77,7 @@ class SweepOptions:
     resume: Path | None = None
     quiet: bool = False
     host: str = "agent-runtime"
+    host_options: tuple[str, ...] = ()
     unlocked: bool = False
     models: tuple[str, ...] = ()
     models_file: Path = Path("models.toml")
@@ -219,7 +227,13 @@ def _sweep(
     try:
         try:
             with stopping.running():
-                opened = open_corpus(options.corpus, options.host, options.unlocked, found=found)
+                opened = open_corpus(
+                    options.corpus,
+                    options.host,
+                    options.unlocked,
+                    found=found,
+                    host_options=host_options(options.host_options),
+                )
                 version = harness_version(options.root)
                 try:
                     trials = plan(opened.corpus, options.cases, options.repeat)

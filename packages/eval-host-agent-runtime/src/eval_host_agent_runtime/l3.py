@@ -1,6 +1,7 @@
 """An L3 Trial: each Turn a durable Run, minted, claimed, executed, settled, then read back.
 
-The Trial gets a fresh copy of a migrated template database. Each Turn is a Run the real
+The Trial gets a fresh copy of a migrated template database (SQLite in memory, or a database
+cloned on a PostgreSQL server), discarded when it closes. Each Turn is a Run the real
 durable executor runs under a lease; approvals park it ``waiting``, the operator grants them and
 re-queues it, and the worker that parked it comes back late holding its stale lease, which the
 store must refuse. ``soul_write`` commits to a real git copy of the Eval Soul. Everything scored
@@ -28,7 +29,7 @@ from agent_runtime.publications import active_bundle, publish
 from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
-from agent_runtime.storage import Template
+from agent_runtime.storage import StoreTemplate, open_template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
 from eval_core.evidence import Event, Evidence
@@ -92,12 +93,16 @@ class DurableTier:
         "writing",
     )
 
-    def __init__(self, soul_dir: Path) -> None:
+    def __init__(self, soul_dir: Path, store: str | None = None) -> None:
+        self.template: StoreTemplate = open_template(store)
         self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
-        self.template = Template()
-        self.repo = SoulRepo(soul_dir, self.workdir)
-        self.base_bundle = self.repo.bundle(self.repo.base)
-        self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        try:
+            self.repo = SoulRepo(soul_dir, self.workdir)
+            self.base_bundle = self.repo.bundle(self.repo.base)
+            self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        except BaseException:
+            self.close()
+            raise
         self.endpoints = McpEndpoints()
         self.copying = threading.Lock()  # the template is copied one Trial at a time
         self.writing = threading.Lock()  # one Trial at a time writes the Soul repository
@@ -187,7 +192,7 @@ class L3Trial:
     def close(self) -> None:
         if self.clients is not None:
             self.clients.close()
-        self.conn.close()
+        self.tier.template.release(self.conn)
         if self.writes_soul:
             try:
                 if self.tier.repo.changed():
