@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.evidence import Evidence
 from eval_core.fixtures import Shared
 from eval_core.host import Binding, Host
 from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
@@ -50,6 +52,7 @@ def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseB
 
 
 OnTrial = Callable[[int, int, TrialResult], None]
+OnEvidence = Callable[[CaseBase, Evidence], None]
 ShouldStop = Callable[[Scorecard], str | None]
 
 
@@ -66,13 +69,15 @@ def run_sweep(
     on_trial: OnTrial | None = None,
     should_stop: ShouldStop | None = None,
     done: Sequence[TrialResult] = (),
+    on_evidence: OnEvidence | None = None,
 ) -> Scorecard:
     """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core.stopping`), a ceiling
     or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
     Trial enters the Scorecard through :func:`~eval_core.scorecard.admit` (its text made safe)
-    before ``on_trial`` sees it.
+    before ``on_trial`` sees it. ``on_evidence`` is handed a Trial's Evidence (when it got
+    that far) just before ``on_trial`` is called for the same Trial.
     """
     trials = plan(corpus, select, repeat)
     card = Scorecard(
@@ -105,7 +110,10 @@ def run_sweep(
                         f"{reason} after {len(card.trials)} of {len(trials)} Trials"
                     )
                     break
-            result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared))
+            observe = None
+            if on_evidence is not None:
+                observe = partial(on_evidence, case)
+            result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared, observe))
             card.trials.append(result)
             card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
             if on_trial is not None:
