@@ -195,7 +195,7 @@ def l3_corpus(root: Path) -> Path:
 def start_l3_sweep(root: Path, tmp: Path, log: Path) -> subprocess.Popen[str]:
     tmp.mkdir()
     process = subprocess.Popen(
-        eval_cmd("sweep", "corpus", "--log", log),
+        eval_cmd("sweep", "corpus", "--verbose", "--log", log),
         cwd=root,
         env=env(TMPDIR=str(tmp)),
         stdout=subprocess.PIPE,

@@ -195,6 +195,12 @@ def sweep(
         typer.Option("--resume", help="Finish the Sweep this trial log began (same flags)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="List every Trial in the text Scorecard, not only failures."
+        ),
+    ] = False,
     host: HostOpt = "agent-runtime",
     unlocked: UnlockedOpt = False,
     model: Annotated[
@@ -267,6 +273,7 @@ def sweep(
         log=log,
         resume=resume,
         quiet=quiet,
+        verbose=verbose,
         host=host,
         unlocked=unlocked,
         models=tuple(n.strip() for n in model.split(",")) if model is not None else (),

@@ -69,6 +69,7 @@ class SweepOptions:
     log: Path | None = None
     resume: Path | None = None
     quiet: bool = False
+    verbose: bool = False
     host: str = "agent-runtime"
     unlocked: bool = False
     models: tuple[str, ...] = ()
@@ -603,7 +604,7 @@ def _report(
             parts.append(render_matrix(legs, case_ids, opened.corpus.hash, total_ms))
         for run in runs:
             if run.card is not None:
-                parts.append(render_text(run.card))
+                parts.append(render_text(run.card, options.verbose))
         parts.extend(note + "\n" for note in notes)
         parts.append(render_verdict(reasons))
         out.write(clean(redactor.scrub_text("".join(parts))))
