@@ -10,6 +10,10 @@ It implements any of the hooks below with :data:`hookimpl`. The core's own built
 their own packages' ``pyproject.toml``. Every hook is called once per process, when the plug-in
 set is loaded, except :func:`eval_check_case`, called once per Case at load.
 
+A command plug-in (a sub-command of ``eval``, such as ``eval report``) is named by an entry
+point in the group ``eval.commands`` instead and implements :func:`eval_commands`; it is loaded
+by the command line alone, never with the families.
+
 Evidence is read back from the system under test (its database, its wire traffic, its event
 stream, its provider's own counters); nothing in it may be copied from the Case or made by a
 harness wrapper standing in for runtime behaviour. A scorer over nothing observed fails with a
@@ -24,6 +28,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from eval_core.case import Case, CaseField
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
@@ -84,5 +90,17 @@ def eval_fixtures() -> Sequence[TrialFixture]:
     load when the chosen Host lacks one of them, naming the Host, the field and the service.
     Around each Trial the core runs every fixture that applies, in a defined order, like a
     pytest yield fixture: setup, the Host's run, read-back into a typed record, cleanup.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_commands(app: typer.Typer) -> None:
+    """Add sub-commands to the ``eval`` command line: ``app.command("name")(function)``.
+
+    Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
+    of the group ``eval.commands``. Keep the module light (``eval --help`` loads it): import
+    the command's work inside the command. A command that refuses input writes one line to
+    stderr and exits 2 (``raise typer.Exit(2)``), like the core's own.
     """
     raise NotImplementedError
