@@ -14,8 +14,10 @@ from agent_runtime.arguments import _plainly_valid, problem
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text(max_size=3)
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 types = st.sampled_from(["object", "array", "string", "integer", "number", "boolean", "null"])
