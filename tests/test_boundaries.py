@@ -57,3 +57,26 @@ def test_the_host_adapter_names_no_family(plugins: PluginSet) -> None:
                 assert node.value not in fields, f"{where}:{node.lineno} names {node.value!r}"
             if isinstance(node, ast.Attribute):
                 assert node.attr not in ("field", "records"), f"{where}:{node.lineno}"
+
+
+CORE = ROOT / "packages" / "eval-core" / "src"
+REPORT = ROOT / "packages" / "eval-report" / "src"
+
+
+def test_the_core_knows_nothing_of_the_report() -> None:
+    for path, tree in modules(CORE):
+        outside = {n for n in imported(tree) if n.split(".")[0] in ("eval_report", "jinja2")}
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+
+
+def test_the_report_names_no_kind(plugins: PluginSet) -> None:
+    """The report places an Expectation from its own data, never by knowing its kind."""
+    for path, tree in modules(REPORT):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert node.value not in plugins.kinds, f"{where} names {node.value!r}"
+    for path in sorted((REPORT / "eval_report" / "templates").iterdir()):
+        text = path.read_text()
+        named = [k for k in plugins.kinds if f'"{k}"' in text or f"'{k}'" in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"

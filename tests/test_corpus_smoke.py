@@ -27,6 +27,7 @@ from eval_core.scorecard import Scorecard
 from eval_core.scripted import ScriptedBinding
 from eval_core.trial import TrialResult
 from eval_core.triallog import LogHeader, TrialLog, read
+from eval_report.html import write_report
 from eval_report.rescore import rescore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,6 +109,17 @@ def test_the_trial_log_holds_every_trials_transcript_and_rescores_the_same(
     again = rescore(swept.log, swept.plugins)  # the recorded Evidence decides as the run did
     assert not again.changed and not again.skipped
     assert [t.outcome for t in again.trials] == [t.outcome for t in swept.card.trials]
+
+
+def test_eval_report_over_the_corpus_shows_every_case_and_transcript(
+    swept: Swept, tmp_path: Path
+) -> None:
+    page = tmp_path / "corpus.html"
+    written = write_report([swept.log], page, [])
+    assert (written.cases, written.trials) == (len(swept.corpus.cases), len(swept.card.trials))
+    text = page.read_text()
+    assert all(f'id="case-{case.id}"' in text for case in swept.corpus.cases)
+    assert "CLEARED" in text and "NOT CLEARED" not in text
 
 
 def _l2(corpus: Corpus) -> list[CaseBase]:

@@ -23,6 +23,36 @@ def _refuse(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def report(
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Trial logs (with their transcripts) and/or saved Scorecards: one per model; "
+            "a log and the Scorecard of the same Sweep are read as one."
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where to write the HTML file.")
+    ] = Path("report.html"),
+    baseline: Annotated[
+        list[Path] | None,
+        typer.Option("--baseline", help="A Baseline (or Scorecard) to show the delta against."),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML report (no server, no network) of one Sweep or a Matrix:
+    the gate, the Cases (filterable), each Trial's transcript, the delta against a Baseline."""
+    from eval_report.html import write_report
+    from eval_report.saved import Refused
+
+    try:
+        written = write_report(list(inputs), output, list(baseline or ()))
+    except Refused as exc:
+        _refuse(str(exc), exc.code)
+    typer.echo(
+        f"wrote {output}  ({written.cases} Cases, {written.trials} Trials, {written.size:,} bytes)"
+    )
+
+
 def rescore(
     log: Annotated[Path, typer.Argument(help="The trial log of the Sweep to re-score.")],
 ) -> None:
@@ -44,4 +74,5 @@ def rescore(
 
 @hookimpl
 def eval_commands(app: typer.Typer) -> None:
+    app.command("report")(report)
     app.command("rescore")(rescore)
