@@ -86,6 +86,7 @@ def test_what_cannot_be_reported_is_one_line(matrix: Matrix, tmp_path: Path) -> 
     for args, code, words in (
         (("report", "missing.jsonl"), 2, "missing.jsonl: cannot read: no such file"),
         (("report", matrix.cards[0], "-o", tmp_path), 2, "output refused: --output"),
+        (("report", matrix.cards[0], "--baseline"), 2, "--baseline needs the PATH"),
     ):
         result = eval_cli(matrix.root, *args)
         assert result.returncode == code, result.stderr

@@ -41,9 +41,12 @@ def report(
 ) -> None:
     """Write one self-contained HTML report (no server, no network) of one Sweep or a Matrix:
     the gate, the Cases (filterable), each Trial's transcript, the delta against a Baseline."""
+    from eval_core.release import CANONICAL
     from eval_report.html import write_report
     from eval_report.saved import Refused
 
+    if any(str(path) == CANONICAL for path in baseline or ()):
+        _refuse("eval report: --baseline needs the PATH of a Baseline or a saved Scorecard")
     try:
         written = write_report(list(inputs), output, list(baseline or ()))
     except Refused as exc:
