@@ -32,6 +32,7 @@ TYPES = transcript.record_types(())  # eval_core's own types only
 def evidence(output: str = "Order 4471 has shipped.") -> Evidence:
     found = Evidence(
         tier="l2",
+        system_prompt="You are Support.",
         model_requests=[
             ModelRequest(
                 system="You are Support.",
@@ -69,6 +70,8 @@ def test_every_trial_points_at_its_transcript_and_it_reads_back_by_type(tmp_path
     assert again.record(Usage) == Usage(input_tokens=7)  # decoded back into its own type
     assert first.record_schemas == {record_key(Usage): transcript.schema_hash(Usage)}
     assert reader.get(log.pointers[1]).evidence.output_text == "Still packing."  # type: ignore[arg-type]
+    assert first.evidence.model_requests == evidence().model_requests  # the prompt restored
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
     lines = path.read_bytes().count(b"\n")
     assert lines == 3  # the log stays one small line per Trial; Evidence lives beside it
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import msgspec
+from msgspec.structs import replace
 
 from eval_core.evidence import Evidence
 from eval_core.input_files import NotReadable, read_regular
@@ -43,8 +44,15 @@ MAX_CHARS = 256 * 1024
 MAX_ITEMS = 5_000
 _DEPTH = 2 * MAX_DEPTH  # a transcript wraps input material (Tool outputs) a few levels deep
 # What safe_text would change, as msgspec writes it: a C0 control other than tab and line
-# feed (escaped), DEL, a C1 control, U+FFFE/U+FFFF (raw UTF-8). A false alarm only costs time.
-_UNSAFE = re.compile(rb"\\u00[01]|\\[rbf]|\x7f|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]")
+# feed (escaped: \u00XX, \r, \b, \f), DEL, a C1 control, U+FFFE/U+FFFF (raw UTF-8). Plain
+# substring tests (one fast scan each) beat one regex of alternatives several times over; a
+# false alarm (an escaped backslash before "u") only costs the slow path.
+_ESCAPED = (b"\\u", b"\\r", b"\\b", b"\\f", b"\x7f", b"\xef\xbf\xbe", b"\xef\xbf\xbf")
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _unsafe(data: bytes) -> bool:
+    return any(mark in data for mark in _ESCAPED) or _C1.search(data) is not None
 
 
 class Capped(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +71,9 @@ class Transcript(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=Tru
     evidence: Evidence
     record_schemas: dict[str, str] = msgspec.field(default_factory=dict)
     capped: list[Capped] = msgspec.field(default_factory=list)
+    # Requests whose system prompt is the Trial's own (evidence.system_prompt), stored once:
+    # their ``system`` is empty as stored and restored by :func:`decode`.
+    system_shared: list[int] = msgspec.field(default_factory=list)
 
 
 class Pointer(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,18 +120,29 @@ _DECODER = msgspec.json.Decoder(Transcript)
 
 def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], bytes]) -> bytes:
     """The transcript of one Trial as stored: scrubbed, made safe, large parts capped."""
+    shared = [
+        i
+        for i, request in enumerate(evidence.model_requests or [])
+        if evidence.system_prompt is not None and request.system == evidence.system_prompt
+    ]
+    if shared:  # the assembled prompt, repeated in every request, is stored once
+        requests = list(evidence.model_requests or [])
+        for i in shared:
+            requests[i] = replace(requests[i], system="")
+        evidence = replace(evidence, model_requests=requests)
     transcript = Transcript(
         expect=list(expect),
         evidence=evidence,
         record_schemas={key: schema_hash(type(value)) for key, value in evidence.records.items()},
+        system_shared=shared,
     )
     try:
         data = scrub(_ENCODER.encode(transcript))
     except UnicodeEncodeError:  # a lone surrogate: no UTF-8 exists for it
         plain = clean_value(msgspec.to_builtins(transcript, enc_hook=_opaque))
         data = scrub(_ENCODER.encode(plain))
-    if len(data) <= MAX_CHARS and _UNSAFE.search(data) is None:
-        return data  # the common case: one encode, one scan
+    if len(data) <= MAX_CHARS and not _unsafe(data):
+        return data  # the common case: one encode, a few fast scans
     value = clean_value(msgspec.json.decode(data))
     cuts: list[Capped] = []
     value = _cap(value, "$", cuts)
@@ -221,6 +243,14 @@ def decode(data: bytes, where: str) -> Transcript:
         raise TranscriptRefused(
             f"{where}: transcript format {transcript.format}, and this harness reads {FORMAT}"
         )
+    evidence = transcript.evidence
+    if transcript.system_shared and evidence.system_prompt is not None:
+        requests = list(evidence.model_requests or [])
+        for i in transcript.system_shared:
+            if 0 <= i < len(requests):
+                requests[i] = replace(requests[i], system=evidence.system_prompt)
+        evidence.model_requests = requests
+        transcript.system_shared = []
     return transcript
 
 

@@ -304,6 +304,9 @@
   function transcript(box, stored, expectations, anchors) {
     var ev = stored.evidence;
     var requests = ev.model_requests || [];
+    (stored.systemShared || []).forEach(function (i) {  // stored once: see transcript.py
+      if (requests[i]) requests[i].system = ev.system_prompt;
+    });
     var system = ev.system_prompt || (requests.length ? requests[0].system : null);
     if (system) box.appendChild(long("System prompt (" + system.length + " characters)", system));
     var previous = [], lastSystem = system;
