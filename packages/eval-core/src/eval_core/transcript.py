@@ -44,15 +44,20 @@ MAX_CHARS = 256 * 1024
 MAX_ITEMS = 5_000
 _DEPTH = 2 * MAX_DEPTH  # a transcript wraps input material (Tool outputs) a few levels deep
 # What safe_text would change, as msgspec writes it: a C0 control other than tab and line
-# feed (escaped: \u00XX, \r, \b, \f), DEL, a C1 control, U+FFFE/U+FFFF (raw UTF-8). Plain
-# substring tests (one fast scan each) beat one regex of alternatives several times over; a
-# false alarm (an escaped backslash before "u") only costs the slow path.
-_ESCAPED = (b"\\u", b"\\r", b"\\b", b"\\f", b"\x7f", b"\xef\xbf\xbe", b"\xef\xbf\xbf")
-_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+# feed (escaped: \u00XX, \r, \b, \f), DEL, a C1 control, U+FFFE/U+FFFF (raw UTF-8). Each
+# pattern starts with a literal, which the regex engine finds at C speed: four such scans beat
+# one regex of alternatives (or a character class) many times over. A false alarm (an escaped
+# backslash before "u") only costs the slow path.
+_MARKS = (
+    re.compile(rb"\\[ubrf]"),
+    re.compile(rb"\x7f"),
+    re.compile(rb"\xc2[\x80-\x9f]"),
+    re.compile(rb"\xef\xbf[\xbe\xbf]"),
+)
 
 
 def _unsafe(data: bytes) -> bool:
-    return any(mark in data for mark in _ESCAPED) or _C1.search(data) is not None
+    return any(mark.search(data) is not None for mark in _MARKS)
 
 
 class Capped(msgspec.Struct, frozen=True, kw_only=True):
