@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from eval_core.release import CANONICAL
 from eval_report.html import write_report
 from eval_report.saved import Refused
 from report_fixtures import CASES, KEY, WRONG, Matrix, eval_cli
@@ -63,6 +64,7 @@ def test_a_scorecard_alone_is_reported_without_transcripts(matrix: Matrix, tmp_p
     assert all(p is None for leg in data["legs"] for p in leg["t"])
 
 
+@pytest.mark.filterwarnings("ignore:'click.utils.get_:DeprecationWarning")  # typer's own import
 def test_what_cannot_be_reported_is_one_line(matrix: Matrix, tmp_path: Path) -> None:
     other = json.loads(matrix.cards[1].read_text())
     other["corpusHash"] = "b" * 64
@@ -83,13 +85,22 @@ def test_what_cannot_be_reported_is_one_line(matrix: Matrix, tmp_path: Path) -> 
     pack.write_bytes(pack.read_bytes()[:-200])  # cut short: a transcript no longer matches
     with pytest.raises(Refused, match="does not match its SHA-256"):
         write_report([torn], tmp_path / "r.html", [])
+    missing = eval_cli(matrix.root, "report", "missing.jsonl")  # the real command line, once
+    assert missing.returncode == 2
+    assert missing.stderr == "missing.jsonl: cannot read: no such file\n"
+    from typer.testing import CliRunner
+
+    from eval_core.cli import add_commands, app
+
+    runner = CliRunner()
+    add_commands()  # in process, as `eval` adds them
     for args, code, words in (
-        (("report", "missing.jsonl"), 2, "missing.jsonl: cannot read: no such file"),
-        (("report", matrix.cards[0], "-o", tmp_path), 2, "output refused: --output"),
-        (("report", matrix.cards[0], "--baseline"), 2, "--baseline needs the PATH"),
+        (["report", str(matrix.cards[0]), "-o", str(tmp_path)], 2, "output refused: --output"),
+        (["report", str(matrix.cards[0]), "--baseline", CANONICAL], 2, "needs the PATH"),
+        (["report", str(matrix.cards[0]), str(elsewhere)], 3, "no Matrix computed"),
     ):
-        result = eval_cli(matrix.root, *args)
-        assert result.returncode == code, result.stderr
+        result = runner.invoke(app, args)
+        assert result.exit_code == code, result.output
         assert words in result.stderr and len(result.stderr.splitlines()) == 1
 
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -78,9 +79,14 @@ def site(root: Path, version: str) -> Path:
     return where
 
 
+@cache
+def installed() -> list[tuple[str, str, str, object]]:
+    return discover()
+
+
 def plugins_with(root: Path, version: str | None) -> PluginSet:
     """The installed plug-ins, plus the family at ``version`` (or without it)."""
-    found = discover()
+    found = installed()
     if version is None:
         return build(found)
     name = f"eval_expectations_brevity_{version.replace('.', '_')}"
