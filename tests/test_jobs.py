@@ -18,12 +18,15 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.evidence import Evidence
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
 from eval_core.scorecard import Scorecard
 from eval_core.scripted import ScriptedBinding
+from eval_core.trial import TrialResult
 from tests.conftest import ROOT
 
 KEY = "sk-jobs-test-0123456789abcdef"
@@ -71,6 +74,40 @@ def test_trials_at_once_give_the_scorecard_of_one_by_one(
         one_by_one.failed,
         one_by_one.errored,
     )
+
+
+def test_each_trials_evidence_reaches_the_log_beside_its_own_trial(
+    corpus: Corpus, real_host: Host, plugins: PluginSet
+) -> None:
+    """Transcripts under ``--jobs``: the Evidence handed over just before a Trial is recorded
+    is that Trial's (its final answer is the one the Trial scored), in completion order."""
+
+    def sweep(jobs: int) -> list[tuple[str, int, str | None]]:
+        handed: list[tuple[str, str | None]] = []
+        paired: list[tuple[str, int, str | None]] = []
+
+        def on_evidence(case: CaseBase, evidence: Evidence) -> None:
+            handed.append((case.id, evidence.output_text))
+
+        def on_trial(index: int, total: int, result: TrialResult) -> None:
+            case_id, text = handed.pop()
+            assert case_id == result.case_id and text == result.output
+            paired.append((case_id, result.trial, text))
+
+        run_sweep(
+            corpus,
+            real_host,
+            ScriptedBinding(),
+            plugins,
+            select=NO_PROVIDER[:24],
+            repeat=2,
+            jobs=jobs,
+            on_trial=on_trial,
+            on_evidence=on_evidence,
+        )
+        return sorted(paired)
+
+    assert sweep(6) == sweep(1)
 
 
 def test_the_whole_corpus_at_once_clears_with_its_provider(
