@@ -6,6 +6,9 @@
   ``case.field(...)`` lookup, no ``Evidence.records`` access, no import of a family package.
 - The core reaches a real model only through the model-source contract: no module of
   ``eval_core`` imports ``eval_bindings``, a family, or an HTTP client, and it depends on none.
+- The core runs Trials elsewhere only through the executor contract: no module of ``eval_core``
+  imports ``ray`` or ``eval_executor_ray``, it depends on neither, and an executor is no part
+  of the pinned plug-in set (its entry point is not in ``eval.plugins``).
 """
 
 from __future__ import annotations
@@ -95,3 +98,18 @@ def test_the_report_names_no_kind(plugins: PluginSet) -> None:
         text = path.read_text()
         named = [k for k in plugins.kinds if f'"{k}"' in text or f"'{k}'" in text]
         assert not named, f"{path.relative_to(ROOT)} names {named}"
+
+
+EXECUTOR = ROOT / "packages" / "eval-executor-ray"
+
+
+def test_the_core_knows_no_executor_but_its_port() -> None:
+    for path, tree in modules(CORE / "src"):
+        outside = {n for n in imported(tree) if n.split(".")[0] in ("ray", "eval_executor_ray")}
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+    project = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.startswith(("ray", "eval-executor"))]
+    executor = tomllib.loads((EXECUTOR / "pyproject.toml").read_text())["project"]
+    assert set(executor["entry-points"]) == {"eval.executors"}  # never a pinned plug-in
+    plugin = ast.parse((EXECUTOR / "src" / "eval_executor_ray" / "plugin.py").read_text())
+    assert "ray" not in {n.split(".")[0] for n in imported(plugin)}  # Ray loads on use only

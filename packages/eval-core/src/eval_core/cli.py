@@ -265,6 +265,25 @@ def sweep(
             "else 1). A ceiling then overruns by at most N-1 Trials in flight.",
         ),
     ] = None,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            "--executor",
+            metavar="NAME",
+            help="Run the Trials on an installed executor instead of this process: ray (the "
+            "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance "
+            "unless --address names a cluster. The trial log, --resume and the ceilings work "
+            "the same.",
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="The executor's cluster: for ray, auto (the running cluster), "
+            "ray://HOST:10001 or HOST:PORT; without it a local instance is started.",
+        ),
+    ] = None,
     suite: Annotated[
         str,
         typer.Option(
@@ -318,6 +337,8 @@ def sweep(
         baseline=baseline,
         promote=promote,
         jobs=jobs,
+        executor=executor,
+        address=address,
     )
     if suite == "all":
         raise typer.Exit(_guarded(lambda: _both_suites(options)))

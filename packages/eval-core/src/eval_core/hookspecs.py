@@ -11,6 +11,10 @@ are registered exactly this way, from their own packages' ``pyproject.toml``. Ev
 called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
 called once per Case at load.
 
+An executor (where a Sweep's Trials run, such as a Ray cluster) is named by an entry point in
+the group ``eval.executors`` and implements :func:`eval_executors`; it is loaded only by
+``eval sweep --executor NAME``, never with the families, and is not in ``eval.lock``.
+
 A command plug-in (a sub-command of ``eval``, such as ``eval report``) is named by an entry
 point in the group ``eval.commands`` instead and implements :func:`eval_commands`; it is loaded
 by the command line alone, never with the families.
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     import typer
 
     from eval_core.case import Case, CaseField
+    from eval_core.executor import ExecutorFactory
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
     from eval_core.kinds import KindSpec
@@ -154,5 +159,17 @@ def eval_commands(app: typer.Typer) -> None:
     of the group ``eval.commands``. Keep the module light (``eval --help`` loads it): import
     the command's work inside the command. A command that refuses input writes one line to
     stderr and exits 2 (``raise typer.Exit(2)``), like the core's own.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_executors() -> Mapping[str, ExecutorFactory]:
+    """Executors this plug-in provides, by name: where ``eval sweep --executor NAME`` runs Trials.
+
+    Called only when ``--executor`` is given, for each entry point of the group
+    ``eval.executors`` (never with the families: an executor is not part of the pinned plug-in
+    set). A factory is called with ``--address`` (or ``None``) and must not connect yet; see
+    :class:`~eval_core.executor.Executor` for what it returns and what it must check.
     """
     raise NotImplementedError

@@ -25,6 +25,7 @@ from eval_core import outputs
 from eval_core.atomic import write_atomic
 from eval_core.case import CaseBase
 from eval_core.evidence import Evidence
+from eval_core.executor import Executor, ExecutorRefused, executor
 from eval_core.input_files import InputRefused, read_json_input
 from eval_core.limits import MAX_JOBS, MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
@@ -92,6 +93,8 @@ class SweepOptions:
     baseline: str | None = None
     promote: bool = False
     jobs: int | None = None
+    executor: str | None = None
+    address: str | None = None
     root: Path = Path(".")
 
 
@@ -123,6 +126,10 @@ def validate(options: SweepOptions) -> None:
         raise Refused(f"--repeat must be between 1 and {MAX_REPEAT}, not {options.repeat}")
     if options.jobs is not None and not 1 <= options.jobs <= MAX_JOBS:
         raise Refused(f"--jobs must be between 1 and {MAX_JOBS}, not {options.jobs}")
+    if options.address is not None and options.executor is None:
+        raise Refused("--address names an executor's cluster: give --executor too (--executor ray)")
+    if options.executor is not None and not options.executor.strip():
+        raise Refused("--executor needs a name (--executor ray)")
     many = len(options.models) > 1
     rules = [
         (len(set(options.models)) != len(options.models), "--model names a model twice"),
@@ -208,13 +215,21 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
     found = plugins()
     runs = _legs(options, found.model_source)
     redactor = Redactor(s for r in runs if r.leg is not None for s in r.leg.secrets)
+    elsewhere: Executor | None = None
     try:
+        if options.executor is not None:
+            try:
+                elsewhere = executor(options.executor, options.address)
+            except ExecutorRefused as exc:
+                raise Refused(f"executor refused: {exc}") from None
         with Stopping(err) as stopping:
-            return _sweep(options, found, runs, redactor, stopping, out, err)
+            return _sweep(options, found, runs, redactor, stopping, out, err, elsewhere)
     finally:
         for run in runs:
             if run.leg is not None:
                 run.leg.close()
+        if elsewhere is not None:
+            elsewhere.close()
 
 
 def _sweep(
@@ -225,8 +240,15 @@ def _sweep(
     stopping: Stopping,
     out: TextIO,
     err: TextIO,
+    elsewhere: Executor | None = None,
 ) -> int:
     judge = _judge(found.model_source, [r.leg for r in runs if r.leg is not None], err)
+    if judge is not None and elsewhere is not None:
+        judge.close()
+        raise Refused(
+            f"--executor {elsewhere.name}: a Judge is configured ({judge.identity}) and the "
+            "Judge does not travel to an executor's workers: sweep without --executor"
+        )
     opened: Opened | None = None
     progress: Progress | None = None
     try:
@@ -260,7 +282,7 @@ def _sweep(
                 run.unavailable = "not run: the Matrix was interrupted"
                 continue
             run.card = _sweep_leg(
-                options, opened, run, len(trials), version, progress, redactor, stopping
+                options, opened, run, len(trials), version, progress, redactor, stopping, elsewhere
             )
             run.unavailable = unavailable_reason(run.card) if len(runs) > 1 else None
             interrupted = (run.card.aborted_reason or "").startswith("interrupted") or bool(
@@ -363,6 +385,7 @@ def _sweep_leg(
     progress: Progress,
     redactor: Redactor,
     stopping: Stopping,
+    elsewhere: Executor | None = None,
 ) -> Scorecard:
     corpus = opened.corpus
     path = run.log_path
@@ -421,7 +444,8 @@ def _sweep_leg(
             log.close()
             raise Refused(str(exc)) from None
         progress.note(f"Sweep  {leg.describe()}")
-    jobs = options.jobs or (leg.concurrency if leg is not None else 1)
+    # an executor picks its own number for the scripted binding (0): its workers' CPUs
+    jobs = options.jobs or (leg.concurrency if leg is not None else 0 if elsewhere else 1)
     if jobs > 1:
         progress.note(f"{jobs} Trials at a time")
 
@@ -435,7 +459,10 @@ def _sweep_leg(
     def on_evidence(case: CaseBase, evidence: Evidence) -> None:
         observed.append((case, evidence))
 
+    recorded: list[int] = []
+
     def on_trial(index: int, total: int, result: TrialResult) -> None:
+        recorded.append(index)
         seen = observed.pop() if observed else None
         observed.clear()
         try:
@@ -468,7 +495,15 @@ def _sweep_leg(
                 jobs=jobs,
                 abandon=leg.close if leg is not None else None,
                 on_evidence=on_evidence,
+                executor=elsewhere,
+                host_options=host_options(options.host_options),
+                note=progress.note,
             )
+    except ExecutorRefused as exc:
+        kept = len(done) + len(recorded)
+        resume = f"; the trial log {path} keeps {kept} Trial(s): --resume it" if kept else ""
+        name = elsewhere.name if elsewhere is not None else "executor"
+        raise Refused(f"--executor {name} refused: {exc}{resume}") from None
     finally:
         log.close()
         if leg is not None:

@@ -1,9 +1,10 @@
-"""A Sweep: a Corpus (or a selection) run against one model, strictly one Trial after another."""
+"""A Sweep: a Corpus (or a selection) run against one model: one Trial after another, N at
+once on threads (``--jobs N``), or on an executor (:mod:`eval_core.executor`)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 
@@ -12,6 +13,7 @@ from msgspec.structs import replace
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
 from eval_core.evidence import Evidence
+from eval_core.executor import Executor, Launcher, Work, WorkerLost
 from eval_core.fixtures import Shared
 from eval_core.host import Binding, Host
 from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
@@ -74,6 +76,9 @@ def run_sweep(
     jobs: int = 1,
     abandon: Callable[[], None] | None = None,
     on_evidence: OnEvidence | None = None,
+    executor: Executor | None = None,
+    host_options: Mapping[str, str] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Scorecard:
     """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core.stopping`), a ceiling
     or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
@@ -87,6 +92,15 @@ def run_sweep(
     flight are abandoned (``abandon`` cuts their model calls short) and never recorded, so a
     resumed Sweep runs them again. The Scorecard keeps the planned order whatever the order of
     completion; both callbacks run on the calling thread.
+
+    With an ``executor`` (:mod:`eval_core.executor`) the Trials run on it instead, ``jobs``
+    (``None`` or 0: the executor's choice) of them in flight, under the same loop: the same
+    ceilings before each launch, the same recording here, the same order, and on an
+    interruption the same abandonment (the executor cancels what it has in flight).
+    ``host_options`` are the Host's ``--host-option`` settings, for an executor that makes the
+    Host again where it runs; ``note`` takes its progress lines.
+    :class:`~eval_core.executor.ExecutorRefused` propagates (nothing more is launched);
+    :class:`~eval_core.executor.WorkerLost` ends the Sweep partial.
     """
     trials = plan(corpus, select, repeat)
     card = Scorecard(
@@ -123,13 +137,14 @@ def run_sweep(
     def one(case: CaseBase, number: int) -> Finished:
         seen: list[Evidence] = []
         observe = seen.append if on_evidence is not None else None
-        result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared, observe))
-        if case.id in rates:
-            result = replace(result, probabilistic=True)
+        result = run_trial(case, number, host, binding, kinds, fixtures, shared, observe)
         return case, result, seen[-1] if seen else None
 
     def record(index: int, finished: Finished) -> None:
         case, result, evidence = finished
+        result = admit(result)
+        if case.id in rates:
+            result = replace(result, probabilistic=True)
         if on_evidence is not None and evidence is not None:
             on_evidence(case, evidence)
         card.trials.append(result)
@@ -141,15 +156,29 @@ def run_sweep(
         return should_stop(card) if should_stop is not None else None
 
     try:
-        if jobs <= 1:
+        if executor is not None and pending:
+            work = Work(
+                corpus=corpus,
+                plugins=plugins,
+                host=host.name,
+                binding=binding,
+                unlocked=unlocked,
+                host_options=dict(host_options or {}),
+                evidence=on_evidence is not None,
+                jobs=jobs or None,
+                note=note,
+            )
+            cases = {case.id: case for _, case, _ in pending}
+            reason = _at_once(pending, _Remote(executor.open(work), cases), record, stop, abandon)
+        elif jobs <= 1 or executor is not None:
             reason = _one_by_one(pending, one, record, stop)
         else:
-            reason = _at_once(pending, jobs, one, record, stop, abandon)
+            reason = _at_once(pending, _Threads(one, jobs), record, stop, abandon)
         if reason:
             card.aborted_reason = f"{reason} after {len(card.trials)} of {len(trials)} Trials"
     except KeyboardInterrupt:
         card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
-    except StopSweep as exc:
+    except (StopSweep, WorkerLost) as exc:
         card.aborted_reason = f"{exc} after {len(card.trials)} of {len(trials)} Trials"
     finally:
         shared.close()
@@ -179,37 +208,87 @@ def _one_by_one(
     return None
 
 
+class _Threads:
+    """The core's own executor: ``jobs`` Trials at once on threads of this process (a Trial
+    mostly waits on its model)."""
+
+    def __init__(self, one: Callable[[CaseBase, int], Finished], jobs: int) -> None:
+        self._one = one
+        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
+        self._in_flight: dict[Future[Finished], int] = {}
+        self.capacity = jobs
+
+    def launch(self, key: int, case: CaseBase, trial: int) -> None:
+        self._in_flight[self._pool.submit(self._one, case, trial)] = key
+
+    def wait(self) -> list[tuple[int, Finished]]:
+        finished, _ = wait(self._in_flight, return_when=FIRST_COMPLETED)
+        return [(self._in_flight.pop(f), f.result()) for f in finished]
+
+    def abandon(self) -> None:
+        pass  # the binding's ``abandon`` cuts the model calls short; the pool drains on close
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Remote:
+    """An executor's :class:`~eval_core.executor.Launcher`, its finished Trials paired with
+    their Case again (a Case does not travel back)."""
+
+    def __init__(self, launcher: Launcher, cases: Mapping[str, CaseBase]) -> None:
+        self._launcher = launcher
+        self._cases = cases
+        self.capacity = max(1, launcher.capacity)
+
+    def launch(self, key: int, case: CaseBase, trial: int) -> None:
+        self._launcher.launch(key, case, trial)
+
+    def wait(self) -> list[tuple[int, Finished]]:
+        return [
+            (key, (self._cases[result.case_id], result, evidence))
+            for key, result, evidence in self._launcher.wait()
+        ]
+
+    def abandon(self) -> None:
+        self._launcher.abandon()
+
+    def close(self) -> None:
+        self._launcher.close()
+
+
 def _at_once(
     pending: Pending,
-    jobs: int,
-    one: Callable[[CaseBase, int], Finished],
+    running: _Threads | _Remote,
     record: Callable[[int, Finished], None],
     stop: Callable[[], str | None],
     abandon: Callable[[], None] | None,
 ) -> str | None:
-    """Keep ``jobs`` Trials in flight; record each as it finishes, on this thread."""
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
-    in_flight: dict[Future[Finished], int] = {}
+    """Keep ``running.capacity`` Trials in flight; record each as it finishes, on this
+    thread, in launch order among those that finished together."""
+    in_flight = 0
     queue = iter(pending)
     reason: str | None = None
     try:
         while True:
-            while reason is None and len(in_flight) < jobs:
+            while reason is None and in_flight < running.capacity:
                 item = next(queue, None)
                 if item is None:
                     break
                 reason = stop()
                 if reason is None:
                     index, case, number = item
-                    in_flight[pool.submit(one, case, number)] = index
+                    running.launch(index, case, number)
+                    in_flight += 1
             if not in_flight:
                 return reason
-            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: in_flight[f]):
-                record(in_flight.pop(future), future.result())
+            for index, finished in sorted(running.wait(), key=lambda done: done[0]):
+                in_flight -= 1
+                record(index, finished)
     except BaseException:
+        running.abandon()  # the Trials in flight end now; they are never recorded
         if abandon is not None:
-            abandon()  # the Trials in flight end now; they are never recorded
+            abandon()
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        running.close()
