@@ -141,5 +141,10 @@ class EndpointBinding:
     def close(self) -> None:
         self.client.close()
 
+    def __reduce__(self) -> tuple[type[EndpointBinding], tuple[ModelPin, str]]:
+        """Pickled for an executor's workers (``--executor ray``): the pin and the credential
+        travel, and each worker opens its own connection and concurrency window."""
+        return (EndpointBinding, (self.pin, self.api_key))
+
     def __repr__(self) -> str:  # never the key
         return f"EndpointBinding({self.pin.name!r}, {self.pin.wire}, {self.pin.base_url})"

@@ -1,0 +1,1 @@
+"""Ray as the executor of a Sweep: Trials run on a Ray cluster."""

@@ -1,0 +1,26 @@
+"""One local Ray instance for the whole test session (2 CPUs, on loopback), shared by every
+test that asks for it; the tests that use it run in one xdist group, so one process starts it."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from eval_executor_ray.executor import LOCAL_ENVIRONMENT
+
+
+@pytest.fixture(scope="session")
+def ray_address() -> Iterator[str]:
+    """The GCS address of the session's Ray instance (``--address`` for a second driver)."""
+    for name, value in LOCAL_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    try:
+        yield str(ray.get_runtime_context().gcs_address)
+    finally:
+        ray.shutdown()
