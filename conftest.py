@@ -1,5 +1,9 @@
 """Fixtures every package's tests share: one throwaway PostgreSQL cluster per test session.
 
+Also how xdist shares the tests out: every test under a directory of :data:`TOGETHER` runs on
+one worker, so a resource those tests share (the Ray instance of ``eval-executor-ray``'s
+tests) starts once per session, not once per worker.
+
 The cluster starts the first time a test asks for it and stops when the session ends. Without
 PostgreSQL's server binaries the tests that need it are skipped, saying so; with them, a
 cluster that fails to start is an error, never a skip. ``EVAL_STORE`` is cleared for the
@@ -14,6 +18,24 @@ from collections.abc import Iterator
 import pytest
 
 from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
+
+TOGETHER = ("packages/eval-executor-ray/tests/",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist load`` (what ``-n auto`` means), except that the tests under one directory of
+    :data:`TOGETHER` are one unit of work. (xdist's own ``--dist loadgroup`` would do it with a
+    mark, but under pytest 9 the group it appends to a test's id no longer reaches the id.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return next((p for p in TOGETHER if nodeid.startswith(p)), nodeid)
+
+    return Together(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,5 +1,6 @@
 """One local Ray instance for the whole test session (2 CPUs, on loopback), shared by every
-test that asks for it; the tests that use it run in one xdist group, so one process starts it."""
+test that asks for it; these tests run on one xdist worker (``TOGETHER`` in the root
+conftest.py), so one process starts it."""
 
 from __future__ import annotations
 
@@ -19,7 +20,19 @@ def ray_address() -> Iterator[str]:
         os.environ.setdefault(name, value)
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    for attempt in (1, 2, 3):  # Ray gives its raylet a fixed 30 s: a busy machine can miss it
+        try:
+            ray.init(
+                num_cpus=2,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+            )
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == 3:
+                raise
     try:
         yield str(ray.get_runtime_context().gcs_address)
     finally:

@@ -25,8 +25,6 @@ from eval_core.release import SweepOptions, sweep
 from tests.conftest import ROOT
 from tests.test_jobs import KEY, SlowVendor, project
 
-pytestmark = pytest.mark.xdist_group("ray")
-
 # A handful of shipped Cases over both tiers: tool calls, guardrails, a checkpoint crash, a
 # durable L3 Run with a journey, an L3 File read: each a real Trial through the runtime.
 CASES = (
@@ -121,7 +119,7 @@ def test_a_worker_whose_plug_ins_differ_from_the_lock_is_refused(
     extra = _extra_distribution(tmp_path / "extra")
     job = {"runtime_env": {"env_vars": {"PYTHONPATH": str(extra)}}}
     done = _eval(
-        ROOT, "--case", CASES[0], "--executor", "ray", "--address", ray_address,
+        ROOT, "--case", CASES[0], "--executor", "ray", "--address", ray_address, "--jobs", "1",
         "--log", str(tmp_path / "refused.jsonl"),
         env={"RAY_JOB_CONFIG_JSON_ENV_VAR": json.dumps(job)},
     )  # fmt: skip
@@ -135,6 +133,7 @@ def test_a_worker_whose_plug_ins_differ_from_the_lock_is_refused(
     assert line.startswith("--executor ray refused: worker ")
     assert "its installed plug-ins differ from eval.lock" in line
     assert "eval-extra-family 0.1 (entry point 'extra') is installed but not locked" in line
+    assert not (tmp_path / "refused.jsonl").exists()  # no Trial ran: the new log is removed
 
 
 def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
@@ -142,7 +141,7 @@ def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
 ) -> None:
     """Ctrl-C cancels the Trials in flight on the workers; ``--resume`` (also on Ray) runs only
     what the log lacks, and the Scorecard is the whole Sweep's, in planned order."""
-    vendor = SlowVendor(delay=0.3)
+    vendor = SlowVendor(delay=0.15)
     try:
         root = project(tmp_path, 16, vendor.url)
         log = root / "trials.jsonl"
@@ -193,3 +192,30 @@ def test_an_address_without_an_executor_or_an_unknown_executor_is_refused() -> N
             sweep(options, io.StringIO(), io.StringIO())
         assert says in str(refused.value)
         assert "\n" not in str(refused.value)
+
+
+def test_a_dollar_ceiling_on_ray_stops_within_the_trials_in_flight(
+    ray_address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ceiling is asked on the driver before each launch, as with ``--jobs``."""
+    vendor = SlowVendor(delay=0.05)
+    try:
+        root = project(tmp_path, 24, vendor.url)
+        monkeypatch.chdir(root)
+        monkeypatch.setenv("EVAL_JOBS_KEY", KEY)
+        output = io.StringIO()
+        code = sweep(
+            SweepOptions(
+                corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, max_spend=0.05,
+                jobs=4, quiet=True, output_format="json", executor="ray", root=root,
+            ),
+            output, io.StringIO(),
+        )  # fmt: skip
+    finally:
+        vendor.close()
+    assert code == 1
+    card = json.loads(output.getvalue())
+    assert card["abortedReason"].startswith("spend ceiling reached")
+    # 1100 tokens at $10/Mtok: $0.011 a Trial; $0.05 is crossed by the 5th, then at most 3 more
+    assert 5 <= len(card["trials"]) <= 5 + 3
+    assert card["spend"]["costUsd"] <= 0.05 + 4 * 0.011

@@ -293,6 +293,8 @@ def _sweep(
             progress.close()
         if opened is not None:
             opened.host.close()  # removes the L3 tier's temporary directory
+        if elsewhere is not None:
+            elsewhere.close()  # still under Stopping: a second Ctrl-C cannot cut it short
         if judge is not None:
             from eval_core.judge import install, report
 
@@ -500,8 +502,12 @@ def _sweep_leg(
                 note=progress.note,
             )
     except ExecutorRefused as exc:
+        log.close()
         kept = len(done) + len(recorded)
         resume = f"; the trial log {path} keeps {kept} Trial(s): --resume it" if kept else ""
+        if not kept and options.resume is None:  # the log this Sweep made holds nothing
+            for made in (path, pack_path(path)):
+                made.unlink(missing_ok=True)
         name = elsewhere.name if elsewhere is not None else "executor"
         raise Refused(f"--executor {name} refused: {exc}{resume}") from None
     finally:

@@ -19,6 +19,7 @@ import contextlib
 import math
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -65,6 +66,9 @@ class RayExecutor:
         if self.local:
             for name, value in LOCAL_ENVIRONMENT.items():
                 os.environ.setdefault(name, value)
+        elif self.address is not None:
+            _probe(self.address)
+        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # Ray's C++ side on stderr
         import logging
 
         import ray as typed
@@ -77,11 +81,15 @@ class RayExecutor:
         sigterm = signal.getsignal(signal.SIGTERM) if main else None
         try:
             if self.local:
-                ray.init(
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    logging_level=logging.ERROR,
-                )
+                try:
+                    ray.init(
+                        include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR
+                    )
+                except Exception:  # Ray waits a fixed 30 s for its node: once more when busy
+                    ray.shutdown()
+                    ray.init(
+                        include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR
+                    )
             else:
                 ray.init(address=self.address, log_to_driver=False, logging_level=logging.ERROR)
         except Exception as exc:
@@ -129,6 +137,7 @@ class RayExecutor:
         remote = ray.remote(TrialWorker).options(
             num_cpus=1, max_concurrency=per, scheduling_strategy="SPREAD"
         )
+        started = time.perf_counter()
         workers = [remote.remote(binding_ref) for _ in range(count)]
         launcher = RayLauncher(ray, workers, per)
         try:
@@ -145,7 +154,8 @@ class RayExecutor:
             more = f" (and {len(refusals) - 1} more worker(s))" if len(refusals) > 1 else ""
             raise ExecutorRefused(refusals[0] + more)
         note(
-            f"Ray  {count} worker(s) x {per} Trial(s) at once; Corpus {corpus_key[:19]} "
+            f"Ray  {count} worker(s) x {per} Trial(s) at once, ready in "
+            f"{time.perf_counter() - started:.1f} s; Corpus {corpus_key[:19]} "
             f"({len(corpus_bytes) // 1024} KiB) checked on each"
         )
         return launcher
@@ -156,6 +166,25 @@ class RayExecutor:
 
             self._owned = False
             ray.shutdown()
+
+
+def _probe(address: str) -> None:
+    """A ``HOST:PORT`` that nothing answers at is refused at once (Ray itself would retry
+    for minutes); ``auto`` and ``ray://`` are left to Ray."""
+    if address == "auto" or address.startswith("ray://"):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ExecutorRefused(
+            f"--address {address!r}: expected auto, ray://HOST:PORT or HOST:PORT (the GCS)"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ExecutorRefused(
+            f"nothing answers at {address} ({exc.strerror or exc}): is a Ray head running "
+            "there (ray start --head)?"
+        ) from None
 
 
 class RayLauncher:
