@@ -52,7 +52,8 @@ class Work:
     ``host`` and ``host_options`` are how the Host was made (its factory's name and its
     ``--host-option`` settings); ``evidence`` says whether each Trial's Evidence must come back
     (for its transcript); ``jobs`` is the Trials wanted in flight, ``None`` for the executor's
-    own choice; ``note`` takes a progress line for stderr (where the Trials run).
+    own choice; ``note`` takes a progress line for stderr (where the Trials run); ``planned``
+    are the ids of the Cases still to run (a worker starts their shared resources early).
     """
 
     corpus: Corpus
@@ -64,6 +65,7 @@ class Work:
     evidence: bool = False
     jobs: int | None = None
     note: Callable[[str], None] | None = None
+    planned: frozenset[str] = frozenset()
 
 
 class Launcher(Protocol):

@@ -167,6 +167,7 @@ def run_sweep(
                 evidence=on_evidence is not None,
                 jobs=jobs or None,
                 note=note,
+                planned=frozenset(case.id for _, case, _ in pending),
             )
             cases = {case.id: case for _, case, _ in pending}
             reason = _at_once(pending, _Remote(executor.open(work), cases), record, stop, abandon)

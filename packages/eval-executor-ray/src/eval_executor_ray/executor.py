@@ -130,7 +130,7 @@ class RayExecutor:
             judge=work.corpus.judge,
             unlocked=work.unlocked,
             evidence=work.evidence,
-            planned=frozenset(c.id for c in work.corpus.cases),
+            planned=work.planned,
         )
         corpus_ref, plugins_ref = ray.put(corpus_bytes), ray.put(plugins_bytes)
         binding_ref = ray.put(work.binding)
