@@ -134,7 +134,8 @@ def in_process(root: Path, n: int) -> None:
 
 
 def real(m: int, delay: float, runs: int) -> None:
-    from tests.test_jobs import KEY, SlowVendor, project
+    from loopback import SlowVendor
+    from tests.test_jobs import KEY, project
 
     vendor = SlowVendor(delay=delay)
     try:

@@ -7,7 +7,7 @@ wall) and the 10,000-Case Sweep's peak RSS (target under 150 MiB); the shipped C
 (best and median of 5, target under 1 s, and its five slowest Cases); load+validate+hash
 Cases/s (target 20,000); `eval --help` (target 0.15 s) and a one-Case Sweep (target 0.3 s);
 100 Cases against a loopback OpenAI-wire vendor answering after 300 ms, one at a time vs
-`--jobs 16` (target at least 12x) vs `--executor ray` when that plug-in is installed.
+`--jobs 16` (target at least 12x) vs `--executor ray --jobs 16` when that plug-in is installed.
 `--quick` skips the 10,000-Case Sweep and the sequential real-model Sweep (about 35 s).
 """
 
@@ -123,7 +123,7 @@ def real_model(tmp: Path, quick: bool) -> None:
     if not quick:
         ways.insert(0, ("one at a time", ()))
     if find_spec("eval_executor_ray") is not None:
-        ways.append(("--executor ray", ("--executor", "ray")))
+        ways.append(("--executor ray", ("--executor", "ray", "--jobs", "16")))
     walls: dict[str, float] = {}
     try:
         for label, extra in ways:

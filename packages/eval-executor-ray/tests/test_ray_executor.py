@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.loopback import SlowVendor
 from eval_core.opening import Refused
 from eval_core.release import SweepOptions, sweep
 from tests.conftest import ROOT
-from tests.test_jobs import KEY, SlowVendor, project
+from tests.test_jobs import KEY, project
 
 # A handful of shipped Cases over both tiers: tool calls, guardrails, a checkpoint crash, a
 # durable L3 Run with a journey, an L3 File read: each a real Trial through the runtime.
@@ -139,8 +140,9 @@ def test_a_worker_whose_plug_ins_differ_from_the_lock_is_refused(
 def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
     ray_address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ctrl-C cancels the Trials in flight on the workers; ``--resume`` (also on Ray) runs only
-    what the log lacks, and the Scorecard is the whole Sweep's, in planned order."""
+    """Ctrl-C cancels the Trials in flight on the workers; ``--resume`` (also on Ray, on one
+    worker: ``--jobs`` is not part of a Sweep's identity) runs only what the log lacks, and the
+    Scorecard is the whole Sweep's, in planned order."""
     vendor = SlowVendor(delay=0.15)
     try:
         root = project(tmp_path, 16, vendor.url)
@@ -167,7 +169,7 @@ def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
         output = io.StringIO()
         code = sweep(
             SweepOptions(
-                corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, jobs=2,
+                corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, jobs=1,
                 resume=log, quiet=True, output_format="json", executor="ray", root=root,
             ),
             output, io.StringIO(),
