@@ -14,16 +14,28 @@ from typing import Any, Literal, Protocol
 
 from agent_runtime.model import ToolCallRequest, ToolSpec
 
-ToolStatus = Literal["succeeded", "failed", "denied", "invalid_arguments"]
+ToolStatus = Literal[
+    "succeeded", "failed", "denied", "invalid_arguments", "awaiting_approval", "awaiting_retry"
+]
+PARKED: frozenset[str] = frozenset({"awaiting_approval", "awaiting_retry"})
+"""Outcomes that are no answer yet: the Tool's provider waits on an approval, or asks to be
+retried later. The loop parks the call; nothing is reported to the model or recorded as an
+effect."""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
-    """What one executed call returned; ``reason`` explains anything but success."""
+    """What one executed call returned; ``reason`` explains anything but success.
+
+    A parked outcome names what the provider waits on (``wait_id``) and, for a retry, when to
+    come back (``retry_after_ms``; the runtime's default backoff when the provider is silent).
+    """
 
     status: ToolStatus
     output: Any = None
     reason: str | None = None
+    wait_id: str | None = None
+    retry_after_ms: int | None = None
 
 
 class ToolExecutor(Protocol):

@@ -387,9 +387,7 @@ class Loader:
                     file, path, f"{key!r} is owned by the Eval Soul; a Case may not restate it"
                 )
             elif key in rules.retired:
-                yield Problem(
-                    file, path, f"{key!r} is retired: the assembler derives it from the Soul"
-                )
+                yield Problem(file, path, f"{key!r} is retired: {rules.retired[key]}")
             elif key not in rules.allowed:
                 allowed = ", ".join(sorted(rules.allowed)) or "none"
                 yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
@@ -424,19 +422,46 @@ class Loader:
                     f"{path}.name",
                     f"scripted result for {result.name!r}, which the Case does not declare",
                 )
-            outcomes = [
-                x for x in (result.denied, result.error, result.invalid_arguments) if x is not None
-            ]
+            outcomes = [x for x in result.outcomes() if x is not None]
             if len(outcomes) > 1:
-                yield Problem(file, path, "at most one of denied, error, invalidArguments")
+                yield Problem(
+                    file,
+                    path,
+                    "at most one of denied, error, invalidArguments, approvalId, retryWaitId",
+                )
             if any(not x for x in outcomes):
                 yield Problem(
-                    file, path, "a denial, error or invalidArguments reason must be non-empty"
+                    file,
+                    path,
+                    "a denial, error or invalidArguments reason, an approvalId or a retryWaitId "
+                    "must be non-empty",
                 )
 
     def _check_script(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        modelless = [
+            json_name(name)
+            for name, spec in self.plugins.fields.items()
+            if not spec.runs_model and case.field(name) is not None
+        ]
+        if modelless and case.script is not None:
+            yield Problem(
+                file,
+                "$.script",
+                f"a {modelless[0]!r} Case runs no model: drop 'script' (nothing would replay it)",
+            )
+        elif not modelless and case.script is None:
+            without = sorted(
+                json_name(n) for n, s in self.plugins.fields.items() if not s.runs_model
+            )
+            which = f" (only a Case with {', '.join(without)} runs none)" if without else ""
+            yield Problem(
+                file,
+                "$.script",
+                "missing: a Case that runs a model carries a script, so the Corpus runs free and "
+                f"deterministically in CI{which}",
+            )
         call_ids: set[str] = set()
-        for index, step in enumerate(case.script):
+        for index, step in enumerate(case.script or ()):
             if not isinstance(step, ToolCallsStep):
                 continue
             if not step.calls:

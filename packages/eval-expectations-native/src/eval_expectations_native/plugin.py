@@ -108,6 +108,7 @@ def eval_case_fields() -> list[CaseField]:
                 "A native event for a destination from an account, admitted from the durable "
                 "inbox; fault: lease_lost | route_changed | account_revoked."
             ),
+            runs_model=False,
         )
     ]
 

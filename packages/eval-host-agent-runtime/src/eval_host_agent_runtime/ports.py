@@ -122,4 +122,4 @@ class ScriptedExecutor:
     def execute(self, call: ToolCallRequest) -> ToolOutcome:
         self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
         outcome = self._tools.execute(call.name, call.arguments)
-        return ToolOutcome(outcome.status, outcome.output, outcome.reason)
+        return ToolOutcome(outcome.status, outcome.output, outcome.reason, outcome.wait_id)
