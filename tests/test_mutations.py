@@ -130,6 +130,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-journey-statuses-fold-to-the-first-failed-turn",
+        "workspace-an-api-request-with-an-unknown-method-is-refused-by-the-schema",
     }
 
 
