@@ -4,8 +4,11 @@ The Trial gets a fresh copy of a migrated template database (SQLite in memory, o
 cloned on a PostgreSQL server), discarded when it closes. Each Turn is a Run the real
 durable executor runs under a lease; approvals park it ``waiting``, the operator grants them and
 re-queues it, and the worker that parked it comes back late holding its stale lease, which the
-store must refuse. ``soul_write`` commits to a real git copy of the Eval Soul. Everything scored
-is read back from the database and the Soul repository, never from the loop's memory.
+store must refuse. A call whose provider asked to be retried parks the Run in a retry wait: the
+Host restarts (a new connection to the database, nothing kept in memory), lets the Trial's clock
+run to the wait's due time, and the runtime's own timer sweep re-queues it. ``soul_write``
+commits to a real git copy of the Eval Soul. Everything scored is read back from the database
+and the Soul repository, never from the loop's memory.
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ import json
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
 from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
@@ -59,7 +64,7 @@ from eval_host_agent_runtime.services import (
 )
 
 SOUL_WRITE = "soul_write"
-MAX_APPROVALS_PER_TURN = 16
+MAX_PARKS_PER_TURN = 16
 SERVICES: tuple[type, ...] = (
     FileStoreService,
     EventStreamService,
@@ -116,6 +121,50 @@ class DurableTier:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+class TrialClock:
+    """The Trial's clock: real time, moved forward when the Host lets a wait run out (nobody
+    sleeps through a retry's backoff)."""
+
+    __slots__ = ("offset",)
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance_to(self, when: float) -> None:
+        self.offset += max(0.0, when - self()) + 0.001
+
+
+class TrialConnection:
+    """The Trial's database connection as everything in the Trial holds it; a restart of the
+    Host swaps the session it speaks through."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def dialect(self) -> Any:
+        return self.inner.dialect
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self.inner.in_transaction)
+
+    @property
+    def transaction(self) -> object | None:
+        return self.inner.transaction  # type: ignore[no-any-return]
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Any:
+        return self.inner.execute(sql, parameters)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class StaleWorker:
     """The model port of the worker that parked a Run and comes back after its lease was
     taken: never the Trial's model (what it would say is not what is measured; its writes are)."""
@@ -151,8 +200,10 @@ class L3Trial:
         self.tier = tier
         self.case = case
         self.session = session
-        self.conn = tier.fresh()
-        self.store = RunStore(self.conn)
+        self.clock = TrialClock()
+        self.conn: Any = TrialConnection(tier.fresh())
+        self.store = RunStore(self.conn, self.clock)
+        self.restarts = 0
         self.conversation = self.store.start_conversation(case.agent)
         publish(self.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
         self.files = FileStoreService(SqlFileStore(self.conn), case.agent)
@@ -192,7 +243,7 @@ class L3Trial:
     def close(self) -> None:
         if self.clients is not None:
             self.clients.close()
-        self.tier.template.release(self.conn)
+        self.tier.template.release(self.conn.inner)
         if self.writes_soul:
             try:
                 if self.tier.repo.changed():
@@ -222,9 +273,8 @@ class L3Trial:
             ).fetchone()
         )
 
-    def _request(self, index: int, results: Sequence[Any], model: Any) -> TurnRequest:
+    def _request(self, index: int, scripted: ScriptedExecutor, model: Any) -> TurnRequest:
         store, case = self.store, self.case
-        scripted = ScriptedExecutor(list(results))
         mcp = self.mcp_connected
 
         def load() -> Soul:
@@ -277,26 +327,37 @@ class L3Trial:
         )
 
     def _turn(self, index: int, inputs: Sequence[Any], results: Sequence[Any]) -> None:
-        store = self.store
-        minted = start_turn(store, self.conversation, index, messages(inputs))
-        request = self._request(index, results, self.model)
-        lease = store.claim(minted, owner=f"worker-{index}")
-        result = execute_pass(store, lease, request)
-        approvals = 0
-        while store.statuses(minted)[1] == "waiting":
-            approvals += 1
-            if approvals > MAX_APPROVALS_PER_TURN:
-                raise HostError(
-                    f"Turn {index} asked for more than {MAX_APPROVALS_PER_TURN} approvals"
-                )
-            self.approvals.waiting()
-            for approval_id in store.pending_approvals(minted.state_id):
-                store.grant(approval_id)
-            store.requeue(minted)
-            stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{approvals}")
-            self._stale(index, stale, results)
-            self.faults.requeued()
-            result = execute_pass(store, lease, request, resume=True)
+        minted = start_turn(self.store, self.conversation, index, messages(inputs))
+        scripted = ScriptedExecutor(list(results))  # the Tools' providers outlive a restart
+        request = self._request(index, scripted, self.model)
+        lease = self.store.claim(minted, owner=f"worker-{index}")
+        result = execute_pass(self.store, lease, request)
+        parks = 0
+        while self.store.statuses(minted)[1] == "waiting":
+            parks += 1
+            if parks > MAX_PARKS_PER_TURN:
+                raise HostError(f"Turn {index} parked more than {MAX_PARKS_PER_TURN} times")
+            due = retry_waits.next_due(self.conn, minted.run_id)
+            if due is not None:  # a provider asked to be retried: the wait must survive
+                self._restart()
+                self.clock.advance_to(due)
+                if minted.state_id not in retry_waits.wake_due(self.store):
+                    break  # the restarted runtime lost the wait: the Run stays waiting
+                request = self._request(index, scripted, self.model)
+                lease = self.store.claim(minted, owner=f"worker-{index}.{parks}")
+            else:
+                store = self.store
+                self.approvals.waiting()
+                pending = store.pending_approvals(minted.state_id)
+                if not pending:
+                    break  # waiting on nothing the operator can grant: it stays waiting
+                for approval_id in pending:
+                    store.grant(approval_id)
+                store.requeue(minted)
+                stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{parks}")
+                self._stale(index, stale, results)
+                self.faults.requeued()
+            result = execute_pass(self.store, lease, request, resume=True)
         if result is not None:
             self.usage = _plus(self.usage, result.usage)
             self.system_prompt = result.system_prompt
@@ -304,7 +365,7 @@ class L3Trial:
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
         """The worker that parked comes back late with its old lease: the fence must refuse it."""
-        request = self._request(index, results, StaleWorker())
+        request = self._request(index, ScriptedExecutor(list(results)), StaleWorker())
         try:
             execute_pass(self.store, stale, request, resume=True)
         except StaleGenerationError as refused:
@@ -318,6 +379,16 @@ class L3Trial:
                     f"{stale.generation} after the lease moved on",
                 )
             )
+
+    def _restart(self) -> None:
+        """The Host's process restarts: its memory and connections are gone; the database is
+        what it had committed."""
+        if self.clients is not None:
+            self.clients.close()
+            self.clients = None
+        self.conn.inner = self.tier.template.reopen(self.conn.inner)
+        self.store = RunStore(self.conn, self.clock)
+        self.restarts += 1
 
     def _read_back(self, index: int, minted: Minted) -> None:
         """What this Turn left in the database and the Soul repository."""
