@@ -145,3 +145,173 @@ def test_an_empty_script_is_still_a_script(
     """A Case whose model is never called says so with ``script: []``."""
     write_case(minimal_case(script=[], expect=[{"kind": "model_not_called"}]))
     assert loader.load(corpus_dir).cases[0].script == []
+
+
+# -- routine ------------------------------------------------------------------------------------
+
+CONTRACT = {
+    "name": "invoice_push",
+    "inputSchema": {"type": "object", "properties": {"invoiceId": {"type": "string"}}},
+}
+PUSH = {
+    "key": "push",
+    "type": "tool",
+    "tool": "invoice_push",
+    "arguments": {"invoiceId": {"$from": "inputs.invoiceId"}},
+}
+KEEP = {"key": "keep", "type": "capture", "output": {"id": {"$from": "states.push.output.id"}}}
+OUTPUT = {"kind": "state_output_equals", "path": "id", "value": "r-1"}
+
+
+def routine(block: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
+    full = {
+        "definition": {
+            "slug": "invoice-push",
+            "inputs": {"invoiceId": {"type": "string"}},
+            "states": [PUSH, KEEP],
+        },
+        "toolContract": CONTRACT,
+        "inputs": {"invoiceId": "INV-1"},
+        "providerSteps": [{"kind": "success", "output": {"id": "r-1"}}],
+        **(block or {}),
+    }
+    case = without_script(tier="l3", routine=full, expect=[OUTPUT])
+    case.update(overrides)
+    return case
+
+
+def with_states(*states: dict[str, Any]) -> dict[str, Any]:
+    return routine(
+        {
+            "definition": {
+                "slug": "invoice-push",
+                "inputs": {"invoiceId": {"type": "string"}},
+                "states": list(states),
+            }
+        }
+    )
+
+
+ROUTINE_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
+    (routine(tier="l2"), "$.routine", "'routine' is l3-only; this Case is l2"),
+    (
+        routine(script=[{"kind": "text", "text": "x"}]),
+        "$.script",
+        "a 'routine' Case runs no model: drop 'script'",
+    ),
+    (
+        with_states(PUSH, {**PUSH, "key": "again"}),
+        "$.routine.definition.states",
+        "a Routine has exactly one tool State, not 2",
+    ),
+    (
+        with_states(KEEP),
+        "$.routine.definition.states",
+        "a Routine has exactly one tool State, not 0",
+    ),
+    (
+        with_states(PUSH, {**KEEP, "type": "loop"}),
+        "$.routine.definition.states[1].type",
+        "Invalid enum value 'loop'",
+    ),
+    (
+        with_states({**PUSH, "tool": "invoice_void"}, KEEP),
+        "$.routine.definition.states[0].tool",
+        "calls 'invoice_void'; the Tool the contract declares is 'invoice_push'",
+    ),
+    (
+        with_states({**PUSH, "arguments": {"invoiceId": {"$from": "inputs.invoice"}}}, KEEP),
+        "$.routine.definition.states[0].arguments.invoiceId.$from",
+        "reads the undeclared input 'invoice'",
+    ),
+    (
+        with_states(PUSH, {**KEEP, "output": {"$from": "states.keep.output"}}),
+        "$.routine.definition.states[1].output.$from",
+        "reads State 'keep', which is not an earlier tool State",
+    ),
+    (
+        routine({"inputs": {"invoiceId": "INV-1", "extra": 1}}),
+        "$.routine.inputs.extra",
+        "'extra' is not an input the definition declares",
+    ),
+    (
+        routine({"inputs": {}}),
+        "$.routine.inputs",
+        "the definition declares input 'invoiceId'; give its value",
+    ),
+    (routine({"providerSteps": []}), "$.routine.providerSteps", "must list what the provider"),
+    (
+        routine({"providerSteps": [{"kind": "success"}]}),
+        "$.routine.providerSteps[0]",
+        "missing required field `output`",
+    ),
+    (
+        routine({"providerSteps": [{"kind": "success", "output": {}, "paddingBytes": 0}]}),
+        "$.routine.providerSteps[0].paddingBytes",
+        "must be an integer from 1 to 262144",
+    ),
+    (
+        routine({"providerSteps": [{"kind": "success", "output": {}, "paddingBytes": 262145}]}),
+        "$.routine.providerSteps[0].paddingBytes",
+        "must be an integer from 1 to 262144",
+    ),
+    (
+        routine({"providerSteps": [{"kind": "retry", "retryAfterMs": 0}]}),
+        "$.routine.providerSteps[0].retryAfterMs",
+        "must be a positive number of milliseconds",
+    ),
+    (
+        routine({"providerSteps": [{"kind": "retry"}]}),
+        "$.routine.providerSteps[0]",
+        "missing required field `retryAfterMs`",
+    ),
+    (
+        routine({"approval": "approved"}),
+        "$.routine.approval",
+        "the Tool asks for no approval",
+    ),
+    (
+        routine({"crashAfter": "midway"}),
+        "$.routine.crashAfter",
+        "Invalid enum value 'midway'",
+    ),
+    (
+        routine(journey=[{"input": [{"role": "user", "content": "x"}]}]),
+        "$.journey",
+        "a 'routine' Case may not carry 'journey'",
+    ),
+    (routine(fault="model"), "$.fault", "a 'routine' Case may not carry 'fault'"),
+    (
+        routine(platformTools=["lookup_ticket"]),
+        "$.platformTools",
+        "a 'routine' Case calls its toolContract's Tool; drop 'platformTools'",
+    ),
+    (
+        minimal_case(tier="l3", expect=[OUTPUT]),
+        "$.expect[0].kind",
+        "'state_output_equals' needs 'routine'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), ROUTINE_REFUSALS)
+def test_routine_refusals_name_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    problems = refusal(loader, corpus_dir)
+    assert any(p[:2] == ("c.json", path) and reason in p[2] for p in problems), problems
+
+
+def test_a_routine_case_loads_without_a_script(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(routine({"crashAfter": "effect_confirmed"}))
+    [case] = loader.load(corpus_dir).cases
+    assert case.script is None
+    assert case.field("routine").crash_after == "effect_confirmed"

@@ -73,6 +73,13 @@ class GuardrailConfig:
         stages = {stage: _parse_stage(stage, data.get(stage)) for stage in STAGES}
         return cls(**stages)
 
+    def merged(self, other: GuardrailConfig) -> GuardrailConfig:
+        """Both configurations' guards, stage by stage (this one's first): a union, so adding
+        a policy never removes a guard."""
+        return GuardrailConfig(
+            **{stage: getattr(self, stage) + getattr(other, stage) for stage in STAGES}
+        )
+
 
 def _parse_stage(stage: Stage, entries: Any) -> tuple[GuardSpec, ...]:
     if entries is None:

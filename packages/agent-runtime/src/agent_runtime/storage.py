@@ -182,6 +182,16 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX retry_waits_due ON retry_waits (status, due_at)
         """,
     ),
+    (
+        10,
+        "Routine States: their key, their place in the Run, their output",
+        """
+        ALTER TABLE states ADD COLUMN state_key TEXT;
+        ALTER TABLE states ADD COLUMN position INTEGER;
+        ALTER TABLE states ADD COLUMN output TEXT;
+        ALTER TABLE states ADD COLUMN reason TEXT
+        """,
+    ),
 )
 
 

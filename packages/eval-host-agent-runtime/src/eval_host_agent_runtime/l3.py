@@ -26,15 +26,28 @@ from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
 from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
+from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
 from agent_runtime.mcp_client import McpClients
 from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.publications import active_bundle, publish
-from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
+from agent_runtime.routine_runs import (
+    RoutineRequest,
+    ToolContract,
+    WorkerCrashedError,
+    run_routine,
+    run_status,
+    start_routine,
+    states,
+)
+from agent_runtime.routines import RoutineError
+from agent_runtime.routines import parse as parse_definition
+from agent_runtime.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
 from agent_runtime.storage import StoreTemplate, open_template
+from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
 from eval_core.evidence import Event, Evidence
@@ -56,6 +69,7 @@ from eval_host_agent_runtime.durable_services import (
 )
 from eval_host_agent_runtime.events import Decisions
 from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.routine_desk import RoutineDeskService, ScheduledOutcome
 from eval_host_agent_runtime.services import (
     EventStreamService,
     FileStoreService,
@@ -76,6 +90,7 @@ SERVICES: tuple[type, ...] = (
     NativeChannelService,
     RunLedgerService,
     SoulHistoryService,
+    RoutineDeskService,
 )
 
 
@@ -216,6 +231,7 @@ class L3Trial:
         self.native = NativeChannelService(self.conn)
         self.ledger = RunLedgerService()
         self.history = SoulHistoryService()
+        self.desk = RoutineDeskService()
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
@@ -238,6 +254,7 @@ class L3Trial:
             self.native,
             self.ledger,
             self.history,
+            self.desk,
         )
 
     def close(self) -> None:
@@ -257,6 +274,9 @@ class L3Trial:
         if self.native.deliveries:  # the Trial's work is the channel's: no chat Turn
             self.native.run()
             return Evidence(tier=self.case.tier)
+        if self.desk.job is not None:  # the operator's Routine runs instead of a chat Turn
+            self._run_scheduled()
+            return self._evidence()
         self.model = self.faults.model(ModelPort(self.session))
         self._turn(1, self.case.input, self.case.tool_results)
         for index, further in enumerate(self.turns.turns, start=2):
@@ -379,6 +399,78 @@ class L3Trial:
                     f"{stale.generation} after the lease moved on",
                 )
             )
+
+    def _run_scheduled(self) -> None:
+        """The scheduled Routine, worker pass after worker pass, until its Run settles or waits
+        on something nobody in the Trial decides. A worker that dies is followed by a restart
+        of the Host and, once its lease has run out, a new worker; a retry wait by a restart
+        and the runtime's timer sweep; an approval by the approver's grant, when there is one."""
+        job = self.desk.job
+        assert job is not None
+        try:
+            definition = parse_definition(job.definition)
+            extra = GuardrailConfig.parse(job.guardrail)
+        except (RoutineError, GuardrailConfigError) as bad:
+            raise HostError(f"the scheduled Routine cannot run: {bad}") from None
+        bundle = active_bundle(self.conn)
+        if bundle is None:
+            raise HostError("no active Soul publication")
+        guardrails = load_soul(Path(bundle)).guardrails.merged(extra)
+        contract = ToolContract(
+            job.tool, job.description, job.input_schema, job.mutating, job.requires_approval
+        )
+        run_id = start_routine(self.store, self.case.agent, job.slug, definition, job.inputs)
+        for passes in range(1, MAX_PARKS_PER_TURN + 1):
+            provider = HttpToolProvider(job.provider_url)
+            request = RoutineRequest(definition, contract, provider, guardrails, self.desk.fault)
+            try:
+                status = run_routine(self.store, run_id, request, worker=f"worker-{passes}")
+            except WorkerCrashedError:
+                self.desk.crashes += 1
+                self._restart()
+                self.clock.advance_to(self.clock() + LEASE_SECONDS)  # the dead worker's lease
+                continue
+            if status != "waiting":
+                break
+            due = retry_waits.next_due(self.conn, run_id)
+            if due is not None:
+                self._restart()
+                self.clock.advance_to(due)
+                if not retry_waits.wake_due(self.store):
+                    break
+                continue
+            tool = next(row for row in states(self.conn, run_id) if row.kind == "tool")
+            pending = self.store.pending_approvals(tool.state_id)
+            if not pending or job.approver is None:
+                break  # nobody in this Trial decides: the Run stays waiting
+            for approval_id in pending:
+                self.store.grant(approval_id, by=job.approver)
+            self.store.requeue(Minted(run_id, tool.state_id, ""))
+        else:
+            raise HostError(f"the Routine parked more than {MAX_PARKS_PER_TURN} times")
+        self._read_back_scheduled(run_id)
+
+    def _read_back_scheduled(self, run_id: str) -> None:
+        rows = states(self.conn, run_id)
+        status, reason = run_status(self.conn, run_id)
+        tool = next((row for row in rows if row.kind == "tool"), None)
+        capture = next((row for row in rows if row.kind == "capture"), None)
+        tool_status = tool.status if tool is not None else None
+        self.ledger.turn_rows.append(TurnRow(1, run_id, status, tool_status, None, reason))
+        self.recorded.extend(
+            Event(turn_index=1, seq=seq, type=kind, participant=who, payload=payload)
+            for seq, kind, who, payload in self.store.events(run_id)
+        )
+        captured = capture is not None and capture.status == "succeeded"
+        self.desk.result = ScheduledOutcome(
+            run_id=run_id,
+            run_status=status,
+            reason=reason,
+            state_status=tool_status,
+            state_output=capture.output if capture is not None else None,
+            captured=captured,
+            crashes=self.desk.crashes,
+        )
 
     def _restart(self) -> None:
         """The Host's process restarts: its memory and connections are gone; the database is
