@@ -315,3 +315,68 @@ def test_a_routine_case_loads_without_a_script(
     [case] = loader.load(corpus_dir).cases
     assert case.script is None
     assert case.field("routine").crash_after == "effect_confirmed"
+
+
+# -- integrationReply ---------------------------------------------------------------------------
+
+REPLY = {"delivered": False, "outcome": "failed", "code": "channel_archived"}
+
+
+def replied(reply: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
+    return l3(integrationReply={**REPLY, **(reply or {})}, **overrides)
+
+
+REPLY_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
+    (
+        replied(tier="l2", expect=[{"kind": "loop_status", "status": "failed"}]),
+        "$.integrationReply",
+        "'integrationReply' is l3-only; this Case is l2",
+    ),
+    (
+        replied({"delivered": True}),
+        "$.integrationReply.delivered",
+        "a delivered reply is the default: drop the block",
+    ),
+    (replied({"outcome": "lost"}), "$.integrationReply.outcome", "Invalid enum value 'lost'"),
+    (replied({"code": " "}), "$.integrationReply.code", "must be a non-empty string"),
+    (
+        replied({"waitId": "w-1"}),
+        "$.integrationReply.waitId",
+        "the runtime mints its own waits: drop 'waitId'",
+    ),
+    (
+        {k: v for k, v in replied().items() if k != "integrationReply"}
+        | {"integrationReply": {"delivered": False, "outcome": "failed"}},
+        "$.integrationReply",
+        "missing required field `code`",
+    ),
+    (
+        replied(journey=[{"input": [{"role": "user", "content": "And now?"}]}]),
+        "$.journey",
+        "an integrationReply Case is a single Turn: drop 'journey'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), REPLY_REFUSALS)
+def test_integration_reply_refusals_name_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    file, where, why = only(refusal(loader, corpus_dir))
+    assert (file, where) == ("c.json", path), why
+    assert reason in why
+
+
+def test_a_routine_case_may_not_carry_an_integration_reply(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(routine(integrationReply=REPLY))
+    assert refusal(loader, corpus_dir) == [
+        ("c.json", "$.integrationReply", "a 'routine' Case may not carry 'integrationReply'")
+    ]

@@ -52,6 +52,18 @@ def schedule(
     return wait_id, due
 
 
+def schedule_redelivery(store: RunStore, run_id: str, code: str | None) -> tuple[str, float]:
+    """Park a settled Run's undelivered reply until a redelivery is due (no State holds it)."""
+    wait_id = f"wait_{uuid.uuid4().hex[:16]}"
+    due = store.clock() + DEFAULT_RETRY_AFTER_MS / 1000
+    store.conn.execute(
+        "INSERT INTO retry_waits (id, run_id, kind, code, due_at, status) "
+        "VALUES (?, ?, 'delivery', ?, ?, 'waiting')",
+        (wait_id, run_id, code, due),
+    )
+    return wait_id, due
+
+
 def attempts(conn: Connection, state_id: str, call_id: str) -> int:
     """How many times this call has been parked in a retry wait."""
     row = conn.execute(

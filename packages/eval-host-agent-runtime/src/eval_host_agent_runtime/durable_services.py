@@ -20,6 +20,7 @@ from agent_runtime.mcp_dispatch import McpEndpoints
 from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
 from agent_runtime.native_inbox import NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
+from agent_runtime.replies import Delivery as ReplyDelivery
 from eval_core.case import Message, ScriptedResult, ScriptStep
 
 FAULT_REASON = "model_not_configured"
@@ -384,3 +385,24 @@ class SoulHistoryService:
 
     def publications(self) -> list[PublicationRow]:
         return list(self.publication_rows)
+
+
+class ReplyChannelService:
+    """The integration the Trial's chat arrived through: each Turn's answer is delivered back
+    through the channel a fixture provides (the integration's provider), and the runtime
+    settles the Run by what that channel answers."""
+
+    __slots__ = ("channel",)
+
+    def __init__(self) -> None:
+        self.channel: Callable[[str], Any] | None = None
+
+    def route_replies(self, deliver: Callable[[str], Any]) -> None:
+        """``deliver(text)`` answers with ``delivered``, ``outcome`` and ``code``."""
+        self.channel = deliver
+
+    def deliver(self, conversation_id: str, run_id: str, text: str) -> ReplyDelivery:
+        """The runtime's reply channel port, over the fixture's channel."""
+        assert self.channel is not None
+        answer = self.channel(text)
+        return ReplyDelivery(bool(answer.delivered), answer.outcome, answer.code)

@@ -32,6 +32,7 @@ from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.publications import active_bundle, publish
+from agent_runtime.replies import deliver_reply
 from agent_runtime.routine_runs import (
     RoutineRequest,
     ToolContract,
@@ -61,6 +62,7 @@ from eval_host_agent_runtime.durable_services import (
     MessageRow,
     NativeChannelService,
     PublicationRow,
+    ReplyChannelService,
     RunLedgerService,
     SoulHistoryService,
     StaleWrite,
@@ -91,6 +93,7 @@ SERVICES: tuple[type, ...] = (
     RunLedgerService,
     SoulHistoryService,
     RoutineDeskService,
+    ReplyChannelService,
 )
 
 
@@ -232,6 +235,7 @@ class L3Trial:
         self.ledger = RunLedgerService()
         self.history = SoulHistoryService()
         self.desk = RoutineDeskService()
+        self.replies = ReplyChannelService()
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
@@ -255,6 +259,7 @@ class L3Trial:
             self.ledger,
             self.history,
             self.desk,
+            self.replies,
         )
 
     def close(self) -> None:
@@ -381,6 +386,8 @@ class L3Trial:
         if result is not None:
             self.usage = _plus(self.usage, result.usage)
             self.system_prompt = result.system_prompt
+        if self.replies.channel is not None:  # the chat came through an integration
+            deliver_reply(self.store, minted.run_id, self.replies)
         self._read_back(index, minted)
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
