@@ -281,6 +281,7 @@ ROUTINE_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
         "a 'routine' Case may not carry 'journey'",
     ),
     (routine(fault="model"), "$.fault", "a 'routine' Case may not carry 'fault'"),
+    (routine(doctor={}), "$.doctor", "a 'routine' Case may not carry 'doctor'"),
     (
         routine(platformTools=["lookup_ticket"]),
         "$.platformTools",
@@ -380,3 +381,61 @@ def test_a_routine_case_may_not_carry_an_integration_reply(
     assert refusal(loader, corpus_dir) == [
         ("c.json", "$.integrationReply", "a 'routine' Case may not carry 'integrationReply'")
     ]
+
+
+# -- doctor -------------------------------------------------------------------------------------
+
+REPAIR = {"slug": "ticket-digest", "content": "states: []", "summary": "Fix it."}
+REPAIRED = {"kind": "doctor_repaired", "subject": "Routine:ticket-digest"}
+
+
+def doctored(doctor: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
+    case = l3(doctor={"repair": REPAIR} if doctor is None else doctor, expect=[REPAIRED])
+    case.update(overrides)
+    return case
+
+
+DOCTOR_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
+    (
+        doctored(tier="l2", expect=[{"kind": "loop_status", "status": "completed"}]),
+        "$.doctor",
+        "'doctor' is l3-only; this Case is l2",
+    ),
+    (
+        doctored({"repair": {**REPAIR, "slug": "Ticket Digest"}}),
+        "$.doctor.repair.slug",
+        "'Ticket Digest' is not a lowercase-hyphenated slug",
+    ),
+    (
+        doctored({"repair": {**REPAIR, "content": " "}}),
+        "$.doctor.repair.content",
+        "must be a non-empty string",
+    ),
+    (
+        doctored({"repair": {"slug": "ticket-digest", "content": "x"}}),
+        "$.doctor.repair",
+        "missing required field `summary`",
+    ),
+    (doctored({"concurrentContent": "x"}), "$.doctor", "unknown field `concurrentContent`"),
+    (l3(expect=[REPAIRED]), "$.expect[0].kind", "'doctor_repaired' needs 'doctor'"),
+    (
+        doctored(expect=[{"kind": "doctor_escalated", "subject": "ticket-digest"}]),
+        "$.expect[0].subject",
+        "'ticket-digest' must be Kind:slug",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), DOCTOR_REFUSALS)
+def test_doctor_refusals_name_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    file, where, why = only(refusal(loader, corpus_dir))
+    assert (file, where) == ("c.json", path), why
+    assert reason in why

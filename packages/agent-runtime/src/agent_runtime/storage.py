@@ -192,6 +192,20 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         ALTER TABLE states ADD COLUMN reason TEXT
         """,
     ),
+    (
+        11,
+        "the Soul doctor's findings, repairs and escalations",
+        """
+        CREATE TABLE doctor_events (
+            seq INTEGER PRIMARY KEY,
+            run_id TEXT REFERENCES runs (id),
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            commit_sha TEXT
+        )
+        """,
+    ),
 )
 
 

@@ -140,11 +140,15 @@ _DECLARATIONS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "soul_write",
-        "Writes one Soul artifact (an Agent or a Skill) by kind and slug, committing the new "
-        "markdown content to the Soul repository.",
+        "Writes one Soul artifact (an Agent, a Skill or a Routine) by kind and slug, committing "
+        "the new content (markdown, or a Routine's YAML) to the Soul repository.",
         _object(
             {
-                "kind": {"type": "string", "enum": ["Agent", "Skill"], "description": "Kind."},
+                "kind": {
+                    "type": "string",
+                    "enum": ["Agent", "Skill", "Routine"],
+                    "description": "Kind.",
+                },
                 "slug": _string("Lowercase, hyphenated slug of the artifact."),
                 "content": _string("Full markdown content, front matter included."),
             },

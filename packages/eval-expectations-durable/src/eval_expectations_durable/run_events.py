@@ -620,8 +620,10 @@ def _check_committed(e: SoulCommitted, _case: object) -> Problems:
 def _check_artifact(e: SoulPublished | SoulNotPublished, _case: object) -> Problems:
     kind, _, slug = e.artifact.partition(":")
     problems = turn_index_problem(e.turn_index)
-    if kind not in ("Agent", "Skill") or not slug:
-        problems.append((".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent or Skill"))
+    if kind not in ("Agent", "Skill", "Routine") or not slug:
+        problems.append(
+            (".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent, Skill or Routine")
+        )
     return problems
 
 

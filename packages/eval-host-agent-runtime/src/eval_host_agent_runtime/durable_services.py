@@ -16,6 +16,7 @@ from typing import Any
 from agent_runtime import admission, mcp_accounts
 from agent_runtime.accounts import AccountAuthority
 from agent_runtime.database import Connection
+from agent_runtime.doctor import Finding, Repair
 from agent_runtime.mcp_dispatch import McpEndpoints
 from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
 from agent_runtime.native_inbox import NativeInbox
@@ -406,3 +407,38 @@ class ReplyChannelService:
         assert self.channel is not None
         answer = self.channel(text)
         return ReplyDelivery(bool(answer.delivered), answer.outcome, answer.code)
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorRow:
+    """One step of the Soul doctor as the database holds it."""
+
+    kind: str
+    subject: str
+    detail: str
+    commit: str | None
+
+
+class SoulDoctorService:
+    """The Soul doctor, run after each Turn: a fixture provides its repair source (what a model
+    would propose) and reads back what the doctor did."""
+
+    __slots__ = ("proposer", "rows")
+
+    def __init__(self) -> None:
+        self.proposer: Callable[[str, str], Any] | None = None
+        self.rows: list[DoctorRow] = []
+
+    def after_each_turn(self, propose: Callable[[str, str], Any]) -> None:
+        """Run the doctor after each Turn; ``propose(subject, problem)`` answers a repair with
+        ``slug``, ``content`` and ``summary``, or ``None``."""
+        self.proposer = propose
+
+    def propose(self, finding: Finding) -> Repair | None:
+        """The runtime's repair source port, over the fixture's proposer."""
+        assert self.proposer is not None
+        made = self.proposer(finding.subject, finding.problem)
+        return None if made is None else Repair(made.slug, made.content, made.summary)
+
+    def events(self) -> list[DoctorRow]:
+        return list(self.rows)

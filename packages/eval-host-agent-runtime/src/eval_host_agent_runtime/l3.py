@@ -24,6 +24,7 @@ from typing import Any
 
 from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
+from agent_runtime.doctor import recorded, run_doctor
 from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
@@ -47,7 +48,7 @@ from agent_runtime.routines import parse as parse_definition
 from agent_runtime.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
-from agent_runtime.storage import StoreTemplate, open_template
+from agent_runtime.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
@@ -58,12 +59,14 @@ from eval_host_agent_runtime.durable_services import (
     ApprovalDeskService,
     CommitRow,
     DependencyFaultService,
+    DoctorRow,
     McpHostService,
     MessageRow,
     NativeChannelService,
     PublicationRow,
     ReplyChannelService,
     RunLedgerService,
+    SoulDoctorService,
     SoulHistoryService,
     StaleWrite,
     TurnQueueService,
@@ -94,6 +97,7 @@ SERVICES: tuple[type, ...] = (
     SoulHistoryService,
     RoutineDeskService,
     ReplyChannelService,
+    SoulDoctorService,
 )
 
 
@@ -236,6 +240,7 @@ class L3Trial:
         self.history = SoulHistoryService()
         self.desk = RoutineDeskService()
         self.replies = ReplyChannelService()
+        self.doctor = SoulDoctorService()
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
@@ -260,6 +265,7 @@ class L3Trial:
             self.history,
             self.desk,
             self.replies,
+            self.doctor,
         )
 
     def close(self) -> None:
@@ -282,6 +288,9 @@ class L3Trial:
         if self.desk.job is not None:  # the operator's Routine runs instead of a chat Turn
             self._run_scheduled()
             return self._evidence()
+        if self.doctor.proposer is not None and not self.writes_soul:
+            self.tier.writing.acquire()  # the doctor commits: one writer of the repository
+            self.writes_soul = True
         self.model = self.faults.model(ModelPort(self.session))
         self._turn(1, self.case.input, self.case.tool_results)
         for index, further in enumerate(self.turns.turns, start=2):
@@ -388,6 +397,8 @@ class L3Trial:
             self.system_prompt = result.system_prompt
         if self.replies.channel is not None:  # the chat came through an integration
             deliver_reply(self.store, minted.run_id, self.replies)
+        if self.doctor.proposer is not None:  # the repair pass that follows a Turn
+            self._doctor(minted.run_id)
         self._read_back(index, minted)
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
@@ -478,6 +489,16 @@ class L3Trial:
             captured=captured,
             crashes=self.desk.crashes,
         )
+
+    def _doctor(self, run_id: str) -> None:
+        def published(commit: Commit, publication: Publication) -> None:
+            with atomic(self.conn):
+                publish(self.conn, commit.sha, str(publication.bundle), publication.artifacts, None)
+
+        run_doctor(self.conn, self.tier.repo, self.doctor, published, run_id)
+        self.doctor.rows = [
+            DoctorRow(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
+        ]
 
     def _restart(self) -> None:
         """The Host's process restarts: its memory and connections are gone; the database is
