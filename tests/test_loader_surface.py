@@ -439,3 +439,31 @@ def test_doctor_refusals_name_file_path_and_reason(
     file, where, why = only(refusal(loader, corpus_dir))
     assert (file, where) == ("c.json", path), why
     assert reason in why
+
+
+# -- contextTokenBudget -------------------------------------------------------------------------
+
+BUDGET_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
+    (
+        minimal_case(contextTokenBudget=0),
+        "$.contextTokenBudget",
+        "must be a positive number of tokens",
+    ),
+    (minimal_case(contextTokenBudget="600"), "$.contextTokenBudget", "Expected `int | null`"),
+    (l3(contextTokenBudget=600), "$.contextTokenBudget", "'contextTokenBudget' is l2-only"),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), BUDGET_REFUSALS)
+def test_context_budget_refusals_name_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    file, where, why = only(refusal(loader, corpus_dir))
+    assert (file, where) == ("c.json", path), why
+    assert reason in why

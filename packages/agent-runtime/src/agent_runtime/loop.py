@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
+from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
     INPUT_REFUSAL,
@@ -525,13 +526,15 @@ def run_turn(
     resume: Checkpoint | None = None,
     approved: frozenset[str] = frozenset(),
     attachments: AttachmentCheck | None = None,
+    context_budget: int | None = None,
 ) -> TurnResult:
     """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
 
     ``approval`` decides what a mutating call above the autonomy ceiling does (``None``
     denies it); ``checkpoints`` receives a checkpoint after each model batch and Tool result;
     ``resume`` continues a Turn from a checkpoint (its ``messages`` replace ``messages``), with
-    the call ids in ``approved`` let past the ceiling.
+    the call ids in ``approved`` let past the ceiling. ``context_budget`` (tokens) compacts
+    what each model call is sent (:mod:`agent_runtime.compaction`).
     """
     agent = soul.agent(agent_slug)
     declared = list(tools)
@@ -582,7 +585,21 @@ def run_turn(
 
     for iteration in range(first, limits.max_iterations + 1):
         turn.iteration = iteration
-        request = ModelRequest(system, list(result.messages), declared)
+        sent = list(result.messages)
+        if context_budget is not None:
+            sent, folded = compact(system, sent, context_budget)
+            if folded is not None and listener is not None:
+                listener(
+                    "context.compacted",
+                    {
+                        "tokensBefore": folded.before,
+                        "tokensAfter": folded.after,
+                        "budget": context_budget,
+                        "folded": folded.folded,
+                        "dropped": folded.dropped,
+                    },
+                )
+        request = ModelRequest(system, sent, declared)
         result.requests.append(request)
         if listener is not None:
             listener(

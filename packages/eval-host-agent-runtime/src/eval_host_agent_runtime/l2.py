@@ -22,6 +22,7 @@ from eval_host_agent_runtime.events import Decisions, Recorder
 from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
 from eval_host_agent_runtime.services import (
     CheckpointFaultService,
+    ContextBudgetService,
     EventStreamService,
     FileStoreService,
     ToolRegistryService,
@@ -33,6 +34,7 @@ SERVICES: tuple[type, ...] = (
     EventStreamService,
     ToolRegistryService,
     CheckpointFaultService,
+    ContextBudgetService,
 )
 
 
@@ -56,17 +58,19 @@ class L2Trial:
         if self._services is None:
             self._services = _Services(self.case.agent, self.scripted, self.recorder)
         found = self._services
-        return (found.files, found.events, found.registry, found.crash)
+        return (found.files, found.events, found.registry, found.crash, found.budget)
 
     def run(self) -> Evidence:
         case, found = self.case, self._services
         executor: ToolExecutor = self.scripted
         crash: CheckpointFault | None = None
         gate = None
+        budget = None
         if found is not None:
             executor = executor_chain(self.scripted, found.registry.tools, found.files.tools)
             crash = found.crash
             gate = AttachmentGate(found.files.store) if found.files.used else None
+            budget = found.budget.tokens
         result = run_recovering(
             executor=executor,
             checkpoints=MemoryCheckpoints(crash),
@@ -78,6 +82,7 @@ class L2Trial:
             model=ModelPort(self.model),
             listener=self.recorder,
             attachments=gate,
+            context_budget=budget,
         )
         return evidence_of(result, case.tier, self.recorder)
 
@@ -86,13 +91,14 @@ class L2Trial:
 
 
 class _Services:
-    __slots__ = ("crash", "events", "files", "registry")
+    __slots__ = ("budget", "crash", "events", "files", "registry")
 
     def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
         self.files = FileStoreService(MemoryFileStore(), agent)
         self.events = EventStreamService()
         self.registry = ToolRegistryService()
         self.crash = CheckpointFaultService(lambda: scripted.effects)
+        self.budget = ContextBudgetService()
         recorder.subscribers.append(self.events)
 
 

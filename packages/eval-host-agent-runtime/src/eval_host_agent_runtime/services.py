@@ -179,6 +179,19 @@ class CheckpointFaultService:
             raise CheckpointWriteError("checkpoint write failed after the first Tool result")
 
 
+class ContextBudgetService:
+    """The token budget of what the model is sent in the Turn: over it, the runtime compacts
+    the conversation before the model call."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self) -> None:
+        self.tokens: int | None = None
+
+    def limit(self, tokens: int) -> None:
+        self.tokens = tokens
+
+
 def executor_chain(
     scripted: ToolExecutor, *layers: Callable[[ToolExecutor], ToolExecutor]
 ) -> ToolExecutor:
