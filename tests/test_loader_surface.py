@@ -2,7 +2,8 @@
 
 Optional scripts, retired context keys, Tool results that park a call (approvalId,
 retryWaitId), Tool declaration extras; the family fields (routine, integrationReply, doctor,
-contextTokenBudget, hostingAuthority) have their rules at the end.
+contextTokenBudget, hostingAuthority, safetyHostingAuthority) have their rules at the end, then
+the exclusions between fixture blocks and the generated schema.
 """
 
 from __future__ import annotations
@@ -467,3 +468,171 @@ def test_context_budget_refusals_name_file_path_and_reason(
     file, where, why = only(refusal(loader, corpus_dir))
     assert (file, where) == ("c.json", path), why
     assert reason in why
+
+
+# -- hostingAuthority, safetyHostingAuthority ---------------------------------------------------
+
+PUSH_STEP = {"kind": "tool_calls", "calls": [{"callId": "c1", "name": "soul_repo_push"}]}
+
+
+def hosted(**overrides: Any) -> dict[str, Any]:
+    case = minimal_case(
+        agent="soul-author",
+        hostingAuthority="tulipfarm",
+        platformTools=["soul_repo_push"],
+        script=[PUSH_STEP, {"kind": "text", "text": "Not pushed."}],
+        expect=[{"kind": "tool_denied", "name": "soul_repo_push", "path": "$", "value": {}}],
+    )
+    case.update(overrides)
+    return case
+
+
+HOSTING_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
+    (
+        hosted(tier="l3", expect=[{"kind": "run_status", "status": "succeeded"}]),
+        "$.hostingAuthority",
+        "'hostingAuthority' is l2-only; this Case is l3",
+    ),
+    (hosted(hostingAuthority="self"), "$.hostingAuthority", "Invalid enum value 'self'"),
+    (
+        hosted(platformTools=["soul_write"]),
+        "$.platformTools",
+        "a 'hostingAuthority' Case names the platform Tool 'soul_repo_push'",
+    ),
+    (
+        hosted(toolResults=[{"name": "soul_repo_push", "output": {"pushed": True}}]),
+        "$.toolResults[0].name",
+        "'soul_repo_push' is never scripted in a 'hostingAuthority' Case: the runtime's hosting "
+        "gate decides it",
+    ),
+    (
+        minimal_case(safetyHostingAuthority="platform"),
+        "$.safetyHostingAuthority",
+        "Invalid enum value 'platform'",
+    ),
+    (
+        l3(safetyHostingAuthority="tulipfarm"),
+        "$.safetyHostingAuthority",
+        "'safetyHostingAuthority' is l2-only; this Case is l3",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), HOSTING_REFUSALS)
+def test_hosting_refusals_name_file_path_and_reason(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    file, where, why = only(refusal(loader, corpus_dir))
+    assert (file, where) == ("c.json", path), why
+    assert reason in why
+
+
+def test_the_hosting_fields_load_typed(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(hosted(safetyHostingAuthority="independent"))
+    [case] = loader.load(corpus_dir).cases
+    assert case.field("hosting_authority") == "tulipfarm"
+    assert case.field("safety_hosting_authority") == "independent"
+
+
+# -- the spec's exclusions between fixture blocks -----------------------------------------------
+
+NATIVE = {"destination": "eval/native#1", "accountId": "a"}
+MCP = {"visibility": "private", "accounts": [{"id": "a", "scope": "personal", "status": "active"}]}
+
+
+@pytest.mark.parametrize(
+    ("case", "path", "reason"),
+    [
+        (routine(mcp=MCP), "$.mcp", "an MCP Case cannot also be a Routine"),
+        (
+            without_script(
+                tier="l3",
+                nativeRoutine=NATIVE,
+                routine=routine()["routine"],
+                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
+            ),
+            "$.routine",
+            "a 'nativeRoutine' Case may not carry 'routine'",
+        ),
+        (
+            without_script(
+                tier="l3",
+                nativeRoutine=NATIVE,
+                integrationReply=REPLY,
+                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
+            ),
+            "$.integrationReply",
+            "a 'nativeRoutine' Case may not carry 'integrationReply'",
+        ),
+        (
+            without_script(
+                tier="l3",
+                nativeRoutine=NATIVE,
+                doctor={},
+                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
+            ),
+            "$.doctor",
+            "a 'nativeRoutine' Case may not carry 'doctor'",
+        ),
+    ],
+)
+def test_fixture_blocks_that_exclude_each_other_are_refused(
+    loader: Loader,
+    corpus_dir: Path,
+    write_case: WriteCase,
+    case: dict[str, Any],
+    path: str,
+    reason: str,
+) -> None:
+    write_case(case)
+    problems = refusal(loader, corpus_dir)
+    assert any(p[:2] == ("c.json", path) and reason in p[2] for p in problems), problems
+
+
+# -- the generated schema ----------------------------------------------------------------------
+
+SPEC_FIELDS = [
+    *("id", "tier", "agent", "context", "input", "tools", "platformTools", "toolResults"),
+    *("script", "expect", "trials", "redTeam", "attachments", "readable", "journey", "fault"),
+    *("agentRoles", "mcp", "nativeRoutine", "routine", "integrationReply", "doctor"),
+    *("checkpointCrash", "contextTokenBudget", "hostingAuthority", "safetyHostingAuthority"),
+]
+"""Every Case field of the spec's section 2."""
+
+
+def test_the_schema_accepts_every_field_of_the_spec_as_the_shipped_cases_use_it() -> None:
+    """The schema's Case properties are the spec's fields, and for each field the first shipped
+    Case that sets it validates (with ``trials``, which no shipped Case sets, added)."""
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    from tests.conftest import ROOT
+
+    schema = json.loads((ROOT / "schema" / "case.schema.json").read_text())
+    case = schema["$defs"][schema["$ref"].rsplit("/", 1)[-1]] if "$ref" in schema else schema
+    assert sorted(case["properties"]) == sorted(SPEC_FIELDS)
+    paths = [*sorted((ROOT / "corpus").glob("*.json")), *(ROOT / "corpus" / "red-team").glob("*")]
+    shipped = [json.loads(path.read_text()) for path in paths]
+    sample: dict[str, dict[str, Any]] = {}
+    for field in SPEC_FIELDS:
+        if field != "trials" and not any(field in d for d in sample.values()):
+            first = next(d for d in shipped if field in d)
+            sample[first["id"]] = first
+    for key in ("approvalId", "retryWaitId"):  # the Tool results that park a call
+        first = next(d for d in shipped if any(key in r for r in d.get("toolResults", ())))
+        sample[first["id"]] = first
+    validator = Draft202012Validator(schema)
+    for document in [*sample.values(), {**next(iter(sample.values())), "trials": 3}]:
+        errors = [e.message for e in validator.iter_errors(document)]
+        assert not errors, (document["id"], errors[:3])
+    for field, wrong in (("hostingAuthority", "self"), ("contextTokenBudget", "600")):
+        assert not validator.is_valid({**shipped[0], field: wrong}), field

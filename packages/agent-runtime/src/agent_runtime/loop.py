@@ -24,6 +24,7 @@ from agent_runtime.guardrails import (
     GuardDecision,
     Guardrails,
 )
+from agent_runtime.hosting import INDEPENDENT, Hosting
 from agent_runtime.model import (
     ModelFailure,
     ModelPort,
@@ -39,7 +40,7 @@ from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 Listener = Callable[[str, dict[str, Any]], None]
 LoopStatus = Literal["completed", "failed", "limit_exceeded", "waiting", "awaiting_retry"]
 OutputKind = Literal["text", "structured", "tool_calls", "none"]
-DenialSource = Literal["guardrail", "capability", "autonomy", "repeat"]
+DenialSource = Literal["guardrail", "capability", "hosting", "autonomy", "repeat"]
 
 RETRY_WAIT = "retry_wait"
 """The reason of a Turn parked because a Tool's provider asked to be retried later."""
@@ -177,6 +178,7 @@ class _Turn:
         "emit",
         "executor",
         "guards",
+        "hosting",
         "iteration",
         "limits",
         "repairs",
@@ -196,8 +198,10 @@ class _Turn:
         approval: ApprovalPolicy | None = None,
         approved: frozenset[str] = frozenset(),
         checkpoints: Checkpointer | None = None,
+        hosting: Hosting = INDEPENDENT,
     ) -> None:
         self.agent = agent
+        self.hosting = hosting
         self.approval = approval
         self.approved = approved
         self.checkpoints = checkpoints
@@ -249,8 +253,9 @@ class _Turn:
     ) -> TurnResult:
         """Screen a final answer with the output guards, stream it and settle the Turn."""
         kind: OutputKind = "text" if structured is None else "structured"
-        if screen and self.record(self.guards.check_output(text)) is not None:
-            text, structured, kind = OUTPUT_REFUSAL, None, "text"
+        refused = self.record(self.guards.check_output(text)) if screen else None
+        if refused is not None:
+            text, structured, kind = refused.refusal or OUTPUT_REFUSAL, None, "text"
         result = self.result
         result.output_text, result.output_structured = text, structured
         result.messages.append({"role": "assistant", "content": text})
@@ -300,6 +305,9 @@ class _Turn:
                 f"{call.name} is not in the tools allowlist of agent {agent.slug}",
                 "capability",
             )
+            return True
+        if (held := self.hosting.refusal(call.name)) is not None:
+            self.deny(call, held, "hosting")
             return True
         spec = self.tools.get(call.name)
         if spec is None:
@@ -527,6 +535,7 @@ def run_turn(
     approved: frozenset[str] = frozenset(),
     attachments: AttachmentCheck | None = None,
     context_budget: int | None = None,
+    hosting: Hosting = INDEPENDENT,
 ) -> TurnResult:
     """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
 
@@ -534,7 +543,9 @@ def run_turn(
     denies it); ``checkpoints`` receives a checkpoint after each model batch and Tool result;
     ``resume`` continues a Turn from a checkpoint (its ``messages`` replace ``messages``), with
     the call ids in ``approved`` let past the ceiling. ``context_budget`` (tokens) compacts
-    what each model call is sent (:mod:`agent_runtime.compaction`).
+    what each model call is sent (:mod:`agent_runtime.compaction`). ``hosting`` says who hosts
+    the Soul's repository and whether the platform's safety floor applies
+    (:mod:`agent_runtime.hosting`).
     """
     agent = soul.agent(agent_slug)
     declared = list(tools)
@@ -551,7 +562,7 @@ def run_turn(
     result = TurnResult(system_prompt=system, messages=history)
     turn = _Turn(
         agent,
-        Guardrails.from_config(soul.guardrails),
+        Guardrails.from_config(hosting.guardrails(soul.guardrails)),
         by_name,
         executor,
         limits,
@@ -560,6 +571,7 @@ def run_turn(
         approval,
         approved,
         checkpoints,
+        hosting,
     )
     dispatched = 0
     first = 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agent_runtime.attachments import AttachmentGate
 from agent_runtime.file_store import MemoryFileStore
+from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.loop import TurnResult
 from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
 from agent_runtime.soul import Soul
@@ -25,6 +26,7 @@ from eval_host_agent_runtime.services import (
     ContextBudgetService,
     EventStreamService,
     FileStoreService,
+    HostingService,
     ToolRegistryService,
     executor_chain,
 )
@@ -35,6 +37,7 @@ SERVICES: tuple[type, ...] = (
     ToolRegistryService,
     CheckpointFaultService,
     ContextBudgetService,
+    HostingService,
 )
 
 
@@ -58,7 +61,14 @@ class L2Trial:
         if self._services is None:
             self._services = _Services(self.case.agent, self.scripted, self.recorder)
         found = self._services
-        return (found.files, found.events, found.registry, found.crash, found.budget)
+        return (
+            found.files,
+            found.events,
+            found.registry,
+            found.crash,
+            found.budget,
+            found.hosting,
+        )
 
     def run(self) -> Evidence:
         case, found = self.case, self._services
@@ -66,11 +76,13 @@ class L2Trial:
         crash: CheckpointFault | None = None
         gate = None
         budget = None
+        hosting = INDEPENDENT
         if found is not None:
             executor = executor_chain(self.scripted, found.registry.tools, found.files.tools)
             crash = found.crash
             gate = AttachmentGate(found.files.store) if found.files.used else None
             budget = found.budget.tokens
+            hosting = found.hosting.hosting()
         result = run_recovering(
             executor=executor,
             checkpoints=MemoryCheckpoints(crash),
@@ -83,6 +95,7 @@ class L2Trial:
             listener=self.recorder,
             attachments=gate,
             context_budget=budget,
+            hosting=hosting,
         )
         return evidence_of(result, case.tier, self.recorder)
 
@@ -91,7 +104,7 @@ class L2Trial:
 
 
 class _Services:
-    __slots__ = ("budget", "crash", "events", "files", "registry")
+    __slots__ = ("budget", "crash", "events", "files", "hosting", "registry")
 
     def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
         self.files = FileStoreService(MemoryFileStore(), agent)
@@ -99,6 +112,7 @@ class _Services:
         self.registry = ToolRegistryService()
         self.crash = CheckpointFaultService(lambda: scripted.effects)
         self.budget = ContextBudgetService()
+        self.hosting = HostingService()
         recorder.subscribers.append(self.events)
 
 
