@@ -111,6 +111,28 @@ def test_core_surface_refusals_name_file_path_and_reason(
     assert reason in why
 
 
+SPEC_RETIRED = [
+    *("memory", "memoryDocument", "business", "customInstructions", "governancePages"),
+    *("knowledgeGrounding", "pinnedKnowledge", "availableSkills", "eagerSkills"),
+    *("soulCatalogue", "taggedResources", "availableTools", "surfaceCatalog", "temporal"),
+    *("agentId", "domain", "tenantId"),
+]
+"""The retired context keys the spec's loader refuses, each with a hint."""
+
+
+def test_every_retired_context_key_of_the_spec_is_refused_with_a_hint(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    for index, key in enumerate(SPEC_RETIRED):
+        write_case(minimal_case(f"c{index}", context={key: "x"}))
+    problems = sorted(refusal(loader, corpus_dir))
+    expected = sorted((f"c{i}.json", f"$.context.{key}") for i, key in enumerate(SPEC_RETIRED))
+    assert [p[:2] for p in problems] == expected
+    for _file, path, reason in problems:
+        key = path.rsplit(".", 1)[-1]
+        assert reason.startswith(f"{key!r} is retired: ") and len(reason) > len(key) + 20, reason
+
+
 def test_the_parking_results_and_tool_extras_load_typed(
     loader: Loader, corpus_dir: Path, write_case: WriteCase
 ) -> None:

@@ -41,7 +41,10 @@ ACTIVITY = [
     "l3-a-visible-tool-activity-is-recorded-on-the-message",
     "l3-a-represented-tool-activity-is-recorded-on-the-message",
 ]
-NO_ACTIVITY = ["l3-a-tool-without-participant-activity-records-none"]
+NO_ACTIVITY = [  # a Tool that declares no participant activity, alone or beside one that does
+    "l3-a-tool-without-participant-activity-records-none",
+    "l3-only-the-tool-that-declares-its-activity-is-recorded-in-a-batch",
+]
 ALL = RETRY + APPROVAL + REPEAT + NEW_ARGUMENTS + ACTIVITY + NO_ACTIVITY
 
 
