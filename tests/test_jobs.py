@@ -9,21 +9,22 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.loopback import SlowVendor
+from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.evidence import Evidence
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
 from eval_core.scorecard import Scorecard
 from eval_core.scripted import ScriptedBinding
+from eval_core.trial import TrialResult
 from tests.conftest import ROOT
 
 KEY = "sk-jobs-test-0123456789abcdef"
@@ -73,73 +74,46 @@ def test_trials_at_once_give_the_scorecard_of_one_by_one(
     )
 
 
+def test_each_trials_evidence_reaches_the_log_beside_its_own_trial(
+    corpus: Corpus, real_host: Host, plugins: PluginSet
+) -> None:
+    """Transcripts under ``--jobs``: the Evidence handed over just before a Trial is recorded
+    is that Trial's (its final answer is the one the Trial scored), in completion order."""
+
+    def sweep(jobs: int) -> list[tuple[str, int, str | None]]:
+        handed: list[tuple[str, str | None]] = []
+        paired: list[tuple[str, int, str | None]] = []
+
+        def on_evidence(case: CaseBase, evidence: Evidence) -> None:
+            handed.append((case.id, evidence.output_text))
+
+        def on_trial(index: int, total: int, result: TrialResult) -> None:
+            case_id, text = handed.pop()
+            assert case_id == result.case_id and text == result.output
+            paired.append((case_id, result.trial, text))
+
+        run_sweep(
+            corpus,
+            real_host,
+            ScriptedBinding(),
+            plugins,
+            select=NO_PROVIDER[:24],
+            repeat=2,
+            jobs=jobs,
+            on_trial=on_trial,
+            on_evidence=on_evidence,
+        )
+        return sorted(paired)
+
+    assert sweep(6) == sweep(1)
+
+
 def test_the_whole_corpus_at_once_clears_with_its_provider(
     corpus: Corpus, real_host: Host, plugins: PluginSet
 ) -> None:
     card = run_sweep(corpus, real_host, ScriptedBinding(), plugins, jobs=8)
     assert (card.failed, card.errored, card.passed) == (0, 0, len(corpus.cases))
     assert [t.case_id for t in card.trials] == [c.id for c in corpus.cases]  # planned order
-
-
-class SlowVendor:
-    """An OpenAI-wire server on 127.0.0.1 that answers text after ``delay`` seconds, and
-    answers 429 while more than ``limit`` requests are in flight."""
-
-    def __init__(self, delay: float, limit: int | None = None) -> None:
-        self.in_flight = 0
-        self.most = 0
-        self.rate_limited = 0
-        lock = threading.Lock()
-        vendor = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                with lock:
-                    vendor.in_flight += 1
-                    vendor.most = max(vendor.most, vendor.in_flight)
-                    refused = limit is not None and vendor.in_flight > limit
-                    if refused:
-                        vendor.rate_limited += 1
-                try:
-                    if refused:
-                        self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
-                        return
-                    time.sleep(delay)
-                    message = {"role": "assistant", "content": "Your tulip bulbs ship soon."}
-                    self._send(
-                        200,
-                        {
-                            "id": "x",
-                            "model": body["model"],
-                            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                            "usage": {"prompt_tokens": 1000, "completion_tokens": 100},
-                        },
-                    )
-                finally:
-                    with lock:
-                        vendor.in_flight -= 1
-
-            def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-                raw = json.dumps(data).encode()
-                self.send_response(status)
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def project(tmp_path: Path, cases: int, url: str) -> Path:

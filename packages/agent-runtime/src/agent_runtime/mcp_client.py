@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import ssl
 import threading
 from concurrent.futures import Future
 from datetime import timedelta
@@ -26,6 +28,14 @@ DEFAULT_TIMEOUT = 5.0
 
 class ProviderUnavailable(Exception):  # noqa: N818 - it names a state, not a bug
     """The provider could not be reached, died, or did not answer in time."""
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context per process: loading the CA bundle costs ~80 ms each time."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 class _Connection:
@@ -62,6 +72,7 @@ class McpClients:
             headers={"Authorization": f"Bearer {credential}"},
             timeout=httpx.Timeout(self.timeout),
             trust_env=False,
+            verify=_tls(),
         )
         try:
             async with (

@@ -91,6 +91,7 @@ class EndpointSession:
                     wire.headers(b.api_key),
                     body,
                     b.pin.timeout_s,
+                    b.pin.max_response_bytes,
                 )
             except VendorError as fault:
                 if fault.reason == "model_rate_limited":

@@ -201,6 +201,12 @@ def sweep(
         typer.Option("--resume", help="Finish the Sweep this trial log began (same flags)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="List every Trial in the text Scorecard, not only failures."
+        ),
+    ] = False,
     host: HostOpt = "agent-runtime",
     host_option: Annotated[
         list[str] | None,
@@ -300,6 +306,7 @@ def sweep(
         log=log,
         resume=resume,
         quiet=quiet,
+        verbose=verbose,
         host=host,
         host_options=tuple(host_option or ()),
         unlocked=unlocked,
@@ -374,10 +381,46 @@ def _optional_baseline(argv: list[str]) -> list[str]:
     return out
 
 
+COMMANDS = "eval.commands"
+_commands_added: list[bool] = []  # once per process (tests call main() more than once)
+
+
+def add_commands() -> None:
+    """Let each command plug-in (entry-point group ``eval.commands``) add its sub-commands;
+    a broken one is one line naming its distribution and entry point, exit 2."""
+    if _commands_added:
+        return
+    _commands_added.append(True)
+    from importlib.metadata import entry_points
+
+    import pluggy
+
+    from eval_core import hookspecs
+
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    for ep in sorted(entry_points(group=COMMANDS), key=lambda e: (e.name, e.value)):
+        dist = ep.dist.name if ep.dist is not None else "unknown"
+        try:
+            manager.register(ep.load(), name=f"{dist}:{ep.name}")
+        except Exception as exc:
+            sys.stderr.write(
+                f"eval: command plug-in {dist} is broken: entry point {ep.name!r} ({ep.value}) "
+                f"failed to load: {type(exc).__name__}: {exc}\n"
+            )
+            raise SystemExit(REFUSED) from None
+    try:
+        manager.hook.eval_commands(app=app)
+    except Exception as exc:
+        sys.stderr.write(f"eval: a command plug-in is broken: {type(exc).__name__}: {exc}\n")
+        raise SystemExit(REFUSED) from None
+
+
 def main() -> None:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
     import click
 
+    add_commands()
     try:
         code = app(args=_optional_baseline(sys.argv[1:]), prog_name="eval", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError:

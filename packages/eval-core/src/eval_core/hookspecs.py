@@ -11,6 +11,10 @@ are registered exactly this way, from their own packages' ``pyproject.toml``. Ev
 called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
 called once per Case at load.
 
+A command plug-in (a sub-command of ``eval``, such as ``eval report``) is named by an entry
+point in the group ``eval.commands`` instead and implements :func:`eval_commands`; it is loaded
+by the command line alone, never with the families.
+
 Evidence is read back from the system under test (its database, its wire traffic, its event
 stream, its provider's own counters); nothing in it may be copied from the Case or made by a
 harness wrapper standing in for runtime behaviour. A scorer over nothing observed fails with a
@@ -25,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from eval_core.case import Case, CaseField
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
@@ -136,5 +142,17 @@ def eval_models() -> ModelSource:
     its priced spend) and makes the Judge for a Sweep. At most one plug-in may provide it; a
     second is refused, naming both. Without one, ``--model`` is refused and the scripted
     binding runs as before.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_commands(app: typer.Typer) -> None:
+    """Add sub-commands to the ``eval`` command line: ``app.command("name")(function)``.
+
+    Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
+    of the group ``eval.commands``. Keep the module light (``eval --help`` loads it): import
+    the command's work inside the command. A command that refuses input writes one line to
+    stderr and exits 2 (``raise typer.Exit(2)``), like the core's own.
     """
     raise NotImplementedError

@@ -11,6 +11,7 @@ from msgspec.structs import replace
 
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.evidence import Evidence
 from eval_core.fixtures import Shared
 from eval_core.host import Binding, Host
 from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
@@ -53,6 +54,7 @@ def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseB
 
 
 OnTrial = Callable[[int, int, TrialResult], None]
+OnEvidence = Callable[[CaseBase, Evidence], None]
 ShouldStop = Callable[[Scorecard], str | None]
 
 
@@ -71,18 +73,20 @@ def run_sweep(
     done: Sequence[TrialResult] = (),
     jobs: int = 1,
     abandon: Callable[[], None] | None = None,
+    on_evidence: OnEvidence | None = None,
 ) -> Scorecard:
     """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core.stopping`), a ceiling
     or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
     Trial enters the Scorecard through :func:`~eval_core.scorecard.admit` (its text made safe)
-    before ``on_trial`` sees it. With ``jobs`` > 1 up to that many Trials run at once (threads:
+    before ``on_trial`` sees it, and ``on_evidence`` is handed that Trial's Evidence (when it got
+    that far) just before. With ``jobs`` > 1 up to that many Trials run at once (threads:
     a Trial mostly waits on its model); ``should_stop`` is asked before each launch, so a
     ceiling overruns by at most ``jobs - 1`` Trials in flight; on an interruption the Trials in
     flight are abandoned (``abandon`` cuts their model calls short) and never recorded, so a
     resumed Sweep runs them again. The Scorecard keeps the planned order whatever the order of
-    completion.
+    completion; both callbacks run on the calling thread.
     """
     trials = plan(corpus, select, repeat)
     card = Scorecard(
@@ -116,11 +120,18 @@ def run_sweep(
         if warm is not None and any(registered.fixture.applies_to(c) for c in planned_cases):
             shared.warm(warm)
 
-    def one(case: CaseBase, number: int) -> TrialResult:
-        result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared))
-        return replace(result, probabilistic=True) if case.id in rates else result
+    def one(case: CaseBase, number: int) -> Finished:
+        seen: list[Evidence] = []
+        observe = seen.append if on_evidence is not None else None
+        result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared, observe))
+        if case.id in rates:
+            result = replace(result, probabilistic=True)
+        return case, result, seen[-1] if seen else None
 
-    def record(index: int, result: TrialResult) -> None:
+    def record(index: int, finished: Finished) -> None:
+        case, result, evidence = finished
+        if on_evidence is not None and evidence is not None:
+            on_evidence(case, evidence)
         card.trials.append(result)
         card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
         if on_trial is not None:
@@ -151,12 +162,13 @@ def run_sweep(
 
 
 Pending = Sequence[tuple[int, CaseBase, int]]
+Finished = tuple[CaseBase, TrialResult, Evidence | None]
 
 
 def _one_by_one(
     pending: Pending,
-    one: Callable[[CaseBase, int], TrialResult],
-    record: Callable[[int, TrialResult], None],
+    one: Callable[[CaseBase, int], Finished],
+    record: Callable[[int, Finished], None],
     stop: Callable[[], str | None],
 ) -> str | None:
     for index, case, number in pending:
@@ -170,14 +182,14 @@ def _one_by_one(
 def _at_once(
     pending: Pending,
     jobs: int,
-    one: Callable[[CaseBase, int], TrialResult],
-    record: Callable[[int, TrialResult], None],
+    one: Callable[[CaseBase, int], Finished],
+    record: Callable[[int, Finished], None],
     stop: Callable[[], str | None],
     abandon: Callable[[], None] | None,
 ) -> str | None:
     """Keep ``jobs`` Trials in flight; record each as it finishes, on this thread."""
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
-    in_flight: dict[Future[TrialResult], int] = {}
+    in_flight: dict[Future[Finished], int] = {}
     queue = iter(pending)
     reason: str | None = None
     try:
