@@ -1,0 +1,69 @@
+"""Start-up cost of `eval` commands: what every invocation pays before its own work.
+
+    uv run python bench/startup.py [RUNS]      (default RUNS = 7)
+
+Prints best and median wall time and the best child CPU time of `eval --help`, `eval plugins`,
+`eval check` and a one-Case `eval sweep` on the shipped Corpus. The plug-in code fingerprint
+(issue 16) is paid by every command that loads the plug-in set; this is where it shows. CPU
+time is printed beside wall time: on a shared 2-core machine it is the figure that does not
+move with the neighbours' load.
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL = str(Path(sys.executable).parent / "eval")
+CASE = "finance-refund-is-blocklisted"
+
+
+def measure(argv: list[str], runs: int) -> tuple[float, float, float]:
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(argv, capture_output=True, check=False, cwd=ROOT)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), statistics.median(walls), min(cpus)
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = {
+            "eval --help": [EVAL, "--help"],
+            "eval plugins": [EVAL, "plugins"],
+            "eval check": [EVAL, "check"],
+            "eval sweep (1 Case)": [
+                EVAL, "sweep", "--case", CASE, "-q", "--log", f"{tmp}/log-{{n}}.jsonl",
+            ],
+        }  # fmt: skip
+        for label, argv in commands.items():
+            if any("{n}" in a for a in argv):
+                counter = iter(range(10**6))
+                walls, cpus = [], []
+                for _ in range(runs):
+                    n = next(counter)
+                    best, _, cpu = measure([a.replace("{n}", str(n)) for a in argv], 1)
+                    walls.append(best)
+                    cpus.append(cpu)
+                best, median, cpu = min(walls), statistics.median(walls), min(cpus)
+            else:
+                best, median, cpu = measure(argv, runs)
+            print(
+                f"{label:<22} {best:.3f} s best of {runs}, median {median:.3f} s, CPU {cpu:.3f} s"
+            )
+
+
+if __name__ == "__main__":
+    main()
