@@ -8,12 +8,15 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import msgspec
 
 from eval_core.kinds import ALL_TIERS, Expectation, Tier
+
+if TYPE_CHECKING:
+    from eval_core.guard import Origin
 
 _CONFIG: dict[str, Any] = {
     "frozen": True,
@@ -130,7 +133,7 @@ class CaseField:
     msgspec can decode. ``tiers`` lists where the field may appear. For the grounding rule,
     ``given_text(value)`` yields the field's strings the model is given at some point (a later
     Turn's input), ``first_request_text(value)`` those already in the first request (attached
-    File content).
+    File content); both are guarded like every plug-in callable.
     """
 
     name: str
@@ -139,6 +142,7 @@ class CaseField:
     description: str = ""
     given_text: Callable[[Any], Iterable[str]] | None = None
     first_request_text: Callable[[Any], Iterable[str]] | None = None
+    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
 
 def json_name(python_name: str) -> str:

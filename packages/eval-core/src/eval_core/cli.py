@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
+    from eval_core.plugins import PluginSet
     from eval_core.release import SweepOptions
 
 CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
@@ -35,6 +36,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _options(
+    traceback: Annotated[
+        bool,
+        typer.Option(
+            "--traceback",
+            help="When plug-in code raises, also print its full traceback on stderr (for "
+            "plug-in authors; the refusal or errored Trial is unchanged). Any position.",
+        ),
+    ] = False,
+) -> None:
+    if traceback:
+        from eval_core.guard import show_tracebacks
+
+        show_tracebacks()
+
 
 CorpusArg = Annotated[
     Path, typer.Argument(help="The Corpus directory (red-team: corpus/red-team).")
@@ -96,13 +115,14 @@ def hash_(
 
 @app.command()
 def plugins() -> None:
-    """List installed plug-ins: distribution, version, kinds with their tiers, Case fields."""
+    """List installed plug-ins: distribution, version, code fingerprint, kinds with their
+    tiers, Case fields."""
     from eval_core import opening
     from eval_core.case import json_name
 
     found = _guarded(opening.plugins)
     for info in found.plugins:
-        typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]")
+        typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
             tiers = "/".join(sorted(found.kinds[kind].tiers))
             typer.echo(f"    kind   {kind}  ({tiers})")
@@ -116,20 +136,42 @@ def plugins() -> None:
 
 
 @app.command("lock")
-def lock_(corpus: CorpusArg = Path("corpus")) -> None:
-    """Pin the installed plug-in set in <corpus>/eval.lock."""
+def lock_(corpus: CorpusArg = Path("corpus"), host: HostOpt = "agent-runtime") -> None:
+    """Pin the installed plug-in set in <corpus>/eval.lock (refused when that set cannot load
+    the Corpus, or its red-team suite)."""
     from eval_core import lock, opening
-    from eval_core.corpus import corpus_root
+    from eval_core.corpus import RED_TEAM, corpus_root
 
     _guarded(lambda: opening.require_directory(corpus))
     path = corpus_root(corpus) / lock.LOCK_NAME
     _guarded(lambda: _check_output("eval lock", path))
     found = _guarded(opening.plugins)
+    for directory in (corpus, corpus / RED_TEAM):
+        if directory == corpus or directory.is_dir():
+            _guarded(lambda d=directory: _loads(d, host, found))  # type: ignore[misc]
     try:
         written = lock.write(path, found)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     typer.echo(f"locked {len(written.plugins)} plug-ins -> {path}")
+
+
+def _loads(corpus: Path, host: str, found: PluginSet) -> None:
+    """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
+    no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
+    from eval_core.corpus import case_files
+    from eval_core.opening import Refused, open_corpus
+
+    if not case_files(corpus):
+        return
+    try:
+        opened = open_corpus(corpus, host, False, check_lock=False, found=found)
+    except Refused as exc:
+        raise Refused(
+            f"eval lock refused: the installed plug-ins cannot load {corpus}, so pinning them "
+            f"would pin a broken release:\n{exc}"
+        ) from None
+    opened.host.close()
 
 
 def _check_output(flag: str, path: Path) -> None:
@@ -353,12 +395,20 @@ def _optional_baseline(argv: list[str]) -> list[str]:
     return out
 
 
+def _traceback_first(argv: list[str]) -> list[str]:
+    """``--traceback`` belongs to ``eval`` itself; accept it after the command too."""
+    if "--traceback" not in argv:
+        return argv
+    return ["--traceback", *(a for a in argv if a != "--traceback")]
+
+
 def main() -> None:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
     import click
 
+    argv = _traceback_first(_optional_baseline(sys.argv[1:]))
     try:
-        code = app(args=_optional_baseline(sys.argv[1:]), prog_name="eval", standalone_mode=False)
+        code = app(args=argv, prog_name="eval", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError:
         raise SystemExit(REFUSED) from None  # the help is already on stdout
     except click.UsageError as exc:

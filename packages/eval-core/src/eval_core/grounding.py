@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from eval_core.case import CaseBase, CaseField, TextPart, ToolDecl
+from eval_core.case import CaseBase, CaseField, TextPart, ToolDecl, json_name
+from eval_core.guard import collect
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -103,7 +104,9 @@ def given_text(
     platform: Mapping[str, ToolDecl],
     fields: Iterable[CaseField],
 ) -> GivenText:
-    """The Case's given text: the first request's material, the rest, and (lazily) the Soul's."""
+    """The Case's given text: the first request's material, the rest, and (lazily) the Soul's.
+
+    A plug-in field's text function that raises is a :class:`~eval_core.guard.PluginFault`."""
     first: list[str] = []
     rest: list[str] = []
     for message in case.input:
@@ -122,8 +125,11 @@ def given_text(
         value = case.field(case_field.name)
         if value is None:
             continue
+        field = json_name(case_field.name)
         if case_field.first_request_text is not None:
-            first.extend(case_field.first_request_text(value))
+            what = f"first_request_text of the Case field {field!r}"
+            first.extend(collect(case_field.origin, what, case_field.first_request_text, value))
         if case_field.given_text is not None:
-            rest.extend(case_field.given_text(value))
+            what = f"given_text of the Case field {field!r}"
+            rest.extend(collect(case_field.origin, what, case_field.given_text, value))
     return GivenText(first, rest, soul_text)

@@ -15,6 +15,7 @@ import msgspec
 if TYPE_CHECKING:
     from eval_core.case import Case
     from eval_core.evidence import Evidence
+    from eval_core.guard import Origin
 
 Tier = Literal["l2", "l3"]
 ALL_TIERS: frozenset[Tier] = frozenset({"l2", "l3"})
@@ -98,6 +99,9 @@ class KindSpec:
     - ``seam``: whether the Tool or path this kind depends on was exercised in the Trial.
     - ``guard_gate``: true when a failure of this Expectation may only mean the model declined
       before the guard was reached (the Trial is then unexercised, not failed).
+
+    Every callable is guarded: one that raises is named (distribution, version, kind, file:line)
+    as a refusal at load or an errored Trial at run, never a crash or a verdict.
     """
 
     struct: type[Expectation]
@@ -111,6 +115,7 @@ class KindSpec:
     guard_gate: GuardGate | None = None
     description: str = ""
     name: str = field(init=False)
+    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         tag = self.struct.__struct_config__.tag

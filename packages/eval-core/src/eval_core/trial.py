@@ -118,8 +118,8 @@ def run_trial(
         return replace(base, error=evidence.loop_reason, duration_ms=elapsed())
     try:
         results, unexercised = score(case.expect, evidence, kinds)
-    except ScorerError as exc:
-        return replace(base, error=str(exc), duration_ms=elapsed())
+    except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
+        return replace(base, error=str(exc), expectations=exc.results, duration_ms=elapsed())
     all_passed = all(r.passed for r in results)
     outcome: Outcome = (
         "passed" if all_passed else "unexercised" if unexercised is not None else "failed"
