@@ -7,7 +7,7 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -133,7 +133,8 @@ class CaseField:
     msgspec can decode. ``tiers`` lists where the field may appear. For the grounding rule,
     ``given_text(value)`` yields the field's strings the model is given at some point (a later
     Turn's input), ``first_request_text(value)`` those already in the first request (attached
-    File content); both are guarded like every plug-in callable.
+    File content); both are guarded like every plug-in callable. ``description``, ``examples``
+    and ``json_schema`` work as on :class:`~eval_core.kinds.KindSpec`.
     """
 
     name: str
@@ -142,6 +143,8 @@ class CaseField:
     description: str = ""
     given_text: Callable[[Any], Iterable[str]] | None = None
     first_request_text: Callable[[Any], Iterable[str]] | None = None
+    examples: Sequence[Any] = ()
+    json_schema: Mapping[str, Any] | None = None
     origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
 
