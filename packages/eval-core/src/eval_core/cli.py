@@ -114,13 +114,30 @@ def hash_(
 
 
 @app.command()
-def plugins() -> None:
+def plugins(
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Check every installed kind and Case field against the plug-in contract "
+            "(hypothesis properties, few examples, a fixed seed); exit 1 if one fails.",
+        ),
+    ] = False,
+    examples: Annotated[
+        int, typer.Option("--examples", help="Examples per kind with --check (1 to 1000).")
+    ] = 10,
+    corpus: Annotated[
+        Path, typer.Option("--corpus", help="Whose eval.lock --check compares schemas with.")
+    ] = Path("corpus"),
+) -> None:
     """List installed plug-ins: distribution, version, code fingerprint, kinds with their
-    tiers, Case fields."""
+    tiers, Case fields; with --check, whether each keeps the plug-in contract."""
     from eval_core import opening
     from eval_core.case import json_name
 
     found = _guarded(opening.plugins)
+    if check:
+        raise typer.Exit(_check_plugins(found, examples, corpus))
     for info in found.plugins:
         typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
@@ -133,6 +150,31 @@ def plugins() -> None:
         typer.echo("hosts: " + ", ".join(sorted(found.hosts)))
     if found.model_source_owner is not None:
         typer.echo(f"model source: {found.model_source_owner.distribution}")
+
+
+def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
+    from eval_core import lock
+    from eval_core.corpus import corpus_root
+
+    if not 1 <= examples <= 1000:
+        _refuse(f"--examples must be between 1 and 1000, not {examples}")
+    try:
+        from eval_core.conformance import check_installed
+    except ImportError as exc:
+        _refuse(f"eval plugins --check needs {exc.name}: pip install 'eval-core[testing]'")
+    try:
+        locked = lock.schemas(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
+    except lock.LockError:
+        locked = {}
+    lines, problems = check_installed(found, examples=examples, locked=locked)
+    for line in lines:
+        typer.echo(line)
+    checked = len(found.kinds) + len(found.fields)
+    if problems:
+        typer.echo(f"NOT CONFORMING  {problems} problem(s) in {checked} kinds and Case fields")
+        return NOT_CLEARED
+    typer.echo(f"CONFORMING  {checked} kinds and Case fields keep the plug-in contract")
+    return CLEARED
 
 
 @app.command("lock")
