@@ -410,6 +410,33 @@ def _both_suites(options: SweepOptions) -> int:
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
 
 
+@app.command("new-plugin")
+def new_plugin(
+    name: Annotated[str, typer.Argument(help="The distribution name, e.g. acme-tickets.")],
+    directory: Annotated[
+        Path | None,
+        typer.Option("--directory", "-d", help="Where to write it (default: ./NAME)."),
+    ] = None,
+) -> None:
+    """Write a plug-in package: one kind, one Case field, tests on the testing kit, an example
+    Corpus and CI, ready to install, test and sweep (see docs/plugins.md)."""
+    from eval_core.scaffold import ScaffoldRefused, write
+
+    target = directory if directory is not None else Path(name)
+    try:
+        written = write(name, target)
+    except ScaffoldRefused as exc:
+        _refuse(f"eval new-plugin: {exc}")
+    except OSError as exc:
+        _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
+    for path in written:
+        typer.echo(f"wrote {path}")
+    typer.echo(
+        f"next: install it beside the harness (uv add --editable {target}, or see "
+        "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
+    )
+
+
 @app.command()
 def compare(
     before: Annotated[Path, typer.Argument(help="The earlier Scorecard (or Baseline) JSON.")],
