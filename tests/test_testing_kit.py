@@ -59,6 +59,15 @@ def test_a_case_dict_is_checked_to_its_problems(installed: Path, eval_kit: Kit) 
         eval_kit.run(case)
 
 
+def test_one_fixture_per_task(
+    installed: Path, eval_kit: Kit, eval_evidence: Any, eval_run: Any, eval_problems: Any
+) -> None:
+    case = outbox_case(eval_kit, CONFIRM, SENT)
+    assert eval_problems(case) == []
+    assert eval_run(case).outcome == "passed"
+    assert eval_evidence(output_text="hi").output_text == "hi"
+
+
 def test_the_kit_soul_has_the_agents_a_test_asks_for(installed: Path, tmp_path: Path) -> None:
     kit = Kit(tmp_path, agents={"mailer": Agent(), "clerk": Agent(tools=[])})
     case = outbox_case(kit, CONFIRM, SENT)

@@ -358,7 +358,7 @@ class Loader:
                 f"(install {owner.replace(' ', '==')})"
             )
         known = self._known_kinds if what == "kind" else [json_name(f) for f in self.plugins.fields]
-        close = difflib.get_close_matches(str(name), known, n=1)
+        close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.8)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"unknown {what} {name!r}: no installed plug-in provides it{hint}"
 

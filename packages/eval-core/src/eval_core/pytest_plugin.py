@@ -1,7 +1,9 @@
 """The pytest plug-in of ``eval-core`` (entry point ``pytest11``): the testing kit's fixture, and
 a Corpus collected as test items, for teams whose CI speaks pytest.
 
-- ``eval_kit``: a :class:`eval_core.testing.Kit` over the test's ``tmp_path``.
+- ``eval_kit``: a :class:`eval_core.testing.Kit` over the test's ``tmp_path``; and for one
+  thing each, ``eval_evidence`` (build Evidence), ``eval_run`` (run a Case dict end to end) and
+  ``eval_problems`` (check a Case dict: its problems).
 - ``pytest --eval-corpus corpus`` (repeatable; or ``eval_corpus = ["corpus"]`` under
   ``[tool.pytest.ini_options]``) collects each Case as an item named by its id, so ``-k``
   selects Cases. Alone on the command line it collects only the Corpus; from the ini file, the
@@ -18,7 +20,7 @@ Imports are lazy: loading this plug-in costs a pytest run nothing until it is us
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +28,7 @@ import pytest
 
 if TYPE_CHECKING:
     from eval_core.case import CaseBase
+    from eval_core.evidence import Evidence
     from eval_core.fixtures import Shared
     from eval_core.opening import Opened
     from eval_core.testing import Kit
@@ -81,6 +84,26 @@ def eval_kit(tmp_path: Path) -> Kit:
     from eval_core.testing import Kit
 
     return Kit(tmp_path / "eval-kit")
+
+
+@pytest.fixture
+def eval_evidence() -> Callable[..., Evidence]:
+    """:func:`eval_core.testing.evidence`: Evidence by hand, with a family's typed records."""
+    from eval_core.testing import evidence
+
+    return evidence
+
+
+@pytest.fixture
+def eval_run(eval_kit: Kit) -> Callable[[Mapping[str, Any]], TrialResult]:
+    """Run one Case dict end to end on the scripted binding: ``eval_kit.run``."""
+    return eval_kit.run
+
+
+@pytest.fixture
+def eval_problems(eval_kit: Kit) -> Callable[[Mapping[str, Any]], list[str]]:
+    """The loader's refusals of one Case dict (``[]`` when valid): ``eval_kit.problems``."""
+    return eval_kit.problems
 
 
 class CorpusCollector(pytest.Directory):

@@ -236,7 +236,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import msgspec
-
 from eval_core.case import CaseBase, CaseField
 from eval_core.checks import NON_EMPTY, properties
 from eval_core.evidence import Evidence
@@ -337,7 +336,7 @@ def eval_case_fields() -> list[CaseField]:
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
     return [
-        TrialFixture(name="tickets", field="{{field}}", run=_tickets, needs=(ToolRegistry,))
+        TrialFixture(name="tickets", field="{{field}}", run=_tickets, needs=(ToolRegistry,)),
     ]
 
 
@@ -367,6 +366,7 @@ import json
 from pathlib import Path
 
 from eval_core.testing import Kit, assert_kind_conforms, evidence
+
 from {{package}}.plugin import Filed, TicketFiled, TicketLog, eval_kinds, score_filed
 
 HERE = Path(__file__).resolve().parent
@@ -394,7 +394,8 @@ def test_nothing_read_back_fails_with_a_reason() -> None:
 
 def test_the_kind_without_its_field_is_refused(eval_kit: Kit) -> None:
     case = eval_kit.case({"kind": "{{kind}}", "titleContains": "refund"})
-    assert eval_kit.problems(case) == ["$.expect[0].kind: {{kind}} needs a '{{json_field}}' field"]
+    expected = "$.expect[0].kind: {{kind}} needs a '{{json_field}}' field"
+    assert eval_kit.problems(case) == [expected]
 
 
 def test_the_example_corpus_sweeps_end_to_end(eval_kit: Kit) -> None:
