@@ -2,11 +2,11 @@
 
     uv run python bench/startup.py [RUNS]      (default RUNS = 7)
 
-Prints best and median wall time and the best child CPU time of `eval --help`, `eval plugins`,
-`eval check` and a one-Case `eval sweep` on the shipped Corpus. The plug-in code fingerprint
-(issue 16) is paid by every command that loads the plug-in set; this is where it shows. CPU
-time is printed beside wall time: on a shared 2-core machine it is the figure that does not
-move with the neighbours' load.
+Prints the CPU spent fingerprinting every installed plug-in's code (issue 16: paid by every
+command that loads the plug-in set), from the digest cache and cold, then best and median wall
+time and the best child CPU time of `eval --help`, `eval plugins`, `eval check` and a one-Case
+`eval sweep` on the shipped Corpus. CPU time is printed beside wall time: on a shared 2-core
+machine it is the figure that does not move with the neighbours' load.
 """
 
 from __future__ import annotations
@@ -37,8 +37,46 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, float]:
     return min(walls), statistics.median(walls), min(cpus)
 
 
+FINGERPRINTS = """
+import sys, time
+from eval_core import code
+from eval_core.plugins import discover
+found = discover()
+started = time.process_time()
+seen = {}
+for _, dist, _, plugin in found:
+    key = (dist, code.code_roots(plugin))
+    if key not in seen:
+        seen[key] = code.fingerprint(dist, plugin)
+print(f"{len(seen)} {time.process_time() - started:.4f}")
+"""
+
+
+def fingerprints(cold: bool) -> str:
+    """CPU spent fingerprinting every installed plug-in's code, in a fresh process: from the
+    digest cache (warm), or parsing every file (cold: an empty cache directory)."""
+    import os
+
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache:
+        if cold:
+            env["EVAL_CACHE_DIR"] = cache
+        result = subprocess.run(
+            [sys.executable, "-c", FINGERPRINTS],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+    distributions, seconds = result.stdout.split()
+    return f"{float(seconds) * 1000:.1f} ms CPU for {distributions} distributions"
+
+
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    fingerprints(cold=False)  # fill the cache
+    print(f"{'code fingerprints':<22} {fingerprints(cold=False)} (cached)")
+    print(f"{'':<22} {fingerprints(cold=True)} (cold: every file parsed)")
     with tempfile.TemporaryDirectory() as tmp:
         commands = {
             "eval --help": [EVAL, "--help"],
