@@ -15,9 +15,11 @@ from eval_core.corpus import Corpus
 from tests.conftest import ROOT, WriteCase, minimal_case
 
 
-def pytest_run(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+def pytest_run(
+    cwd: Path, *args: str | Path, config: str | Path = "/dev/null"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-c", "/dev/null", "--rootdir", str(cwd),
+        [sys.executable, "-m", "pytest", "-c", str(config), "--rootdir", str(cwd),
          "-p", "no:cacheprovider", "-q", *map(str, args)],
         capture_output=True,
         text=True,
@@ -27,16 +29,14 @@ def pytest_run(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]
     )  # fmt: skip
 
 
-def test_the_shipped_corpus_is_one_passing_item_per_case_under_xdist(
-    corpus: Corpus, tmp_path: Path
-) -> None:
-    result = pytest_run(tmp_path, "--eval-corpus", ROOT / "corpus", "-n", "2")
+def test_the_shipped_corpus_is_one_passing_item_per_case(corpus: Corpus, tmp_path: Path) -> None:
+    result = pytest_run(tmp_path, "--eval-corpus", ROOT / "corpus", "-n", "0")
     assert result.returncode == 0, result.stdout[-3000:]
     assert f"{len(corpus.cases)} passed" in result.stdout
     assert f"corpusHash {corpus.hash}" in result.stdout
 
 
-def test_a_failed_case_shows_its_reasons_and_a_fault_is_an_error(
+def test_a_failed_case_shows_its_reasons_and_a_fault_is_an_error_under_xdist(
     corpus_dir: Path, write_case: WriteCase, tmp_path: Path
 ) -> None:
     write_case(minimal_case("passes"))
@@ -59,8 +59,8 @@ def test_a_failed_case_shows_its_reasons_and_a_fault_is_an_error(
             expect=[{"kind": "tool_called", "name": "lookup_ticket"}],
         )
     )
-    result = pytest_run(tmp_path, "--eval-corpus", corpus_dir, "--eval-unlocked", "-n", "0")
-    assert result.returncode == 1
+    result = pytest_run(tmp_path, "--eval-corpus", corpus_dir, "--eval-unlocked", "-n", "2")
+    assert result.returncode == 1, result.stdout
     out = result.stdout
     assert "1 failed, 1 passed, 1 error" in out
     assert (
@@ -91,3 +91,20 @@ def test_the_lock_rules_apply_to_a_collected_corpus(
     pinned = pytest_run(tmp_path, "--eval-corpus", corpus_dir, "-n", "0")
     assert pinned.returncode == 0, pinned.stdout
     assert "1 passed" in pinned.stdout
+
+
+def test_a_corpus_configured_in_pyproject_joins_the_tests_once(
+    corpus_dir: Path, write_case: WriteCase, tmp_path: Path
+) -> None:
+    write_case(minimal_case())
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.pytest.ini_options]\neval_corpus = ["corpus"]\n')
+
+    def collected(*args: str) -> list[str]:
+        found = pytest_run(tmp_path, "--eval-unlocked", "-n", "0", "--co", *args, config=config)
+        assert found.returncode == 0, found.stdout
+        return [line for line in found.stdout.splitlines() if "::" in line]
+
+    assert collected() == ["corpus::c", "test_plain.py::test_plain"]  # pytest alone: both, once
+    assert collected("test_plain.py") == ["test_plain.py::test_plain"]  # like testpaths

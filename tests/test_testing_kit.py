@@ -182,7 +182,7 @@ def test_eval_plugins_check_runs_the_contract_over_every_installed_plugin(
     nonconforming: Site,
 ) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "eval_core", "plugins", "--check", "--examples", "5"],
+        [sys.executable, "-m", "eval_core", "plugins", "--check", "--examples", "3"],
         capture_output=True,
         text=True,
         env=nonconforming.env(),

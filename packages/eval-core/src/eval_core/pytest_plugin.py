@@ -6,14 +6,17 @@ a Corpus collected as test items, for teams whose CI speaks pytest.
   ``eval_problems`` (check a Case dict: its problems).
 - ``pytest --eval-corpus corpus`` (repeatable; or ``eval_corpus = ["corpus"]`` under
   ``[tool.pytest.ini_options]``) collects each Case as an item named by its id, so ``-k``
-  selects Cases. Alone on the command line it collects only the Corpus; from the ini file, the
-  Corpus joins the tests. The Corpus opens as ``eval sweep`` opens it: ``eval.lock`` is checked
-  (``--eval-unlocked`` runs anyway), the Host is ``--eval-host`` (``agent-runtime``), and a
-  refusal is a collection error with the loader's message. Each item runs its Case's Trials on
-  the scripted binding: a Trial that errored (a vendor, harness or plug-in fault) is an error of
-  the item's setup, apart from a failed Expectation, which fails the item with its kind and
-  detail; a Case that measures a rate is skipped, saying so. The corpusHash is in the summary.
-  Under pytest-xdist each worker opens the Corpus and its own Host; the items are the same.
+  selects Cases. Alone on the command line it collects only the Corpus; beside paths, it joins
+  them. From the ini file, the Corpus joins the tests when pytest chooses the paths (``pytest``
+  alone, like ``testpaths``), once even when a searched directory holds it; given paths
+  (``pytest tests/test_x.py``) collect a Corpus only where they reach it. The Corpus opens as
+  ``eval sweep`` opens it: ``eval.lock`` is checked (``--eval-unlocked`` runs anyway), the Host
+  is ``--eval-host`` (``agent-runtime``), and a refusal is a collection error with the
+  loader's message. Each item runs its Case's Trials on the scripted binding: a Trial that
+  errored (a vendor, harness or plug-in fault) is an error of the item's setup, apart from a
+  failed Expectation, which fails the item with its kind and detail; a Case that measures a
+  rate is skipped, saying so. The corpusHash is in the summary. Under pytest-xdist each worker
+  opens the Corpus and its own Host; the items are the same.
 
 Imports are lazy: loading this plug-in costs a pytest run nothing until it is used.
 """
@@ -64,11 +67,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_OPENED] = []
     if not corpora:
         return
-    config._eval_corpora = [c.resolve() for c in corpora]  # type: ignore[attr-defined]
-    if given and config.args_source == pytest.Config.ArgsSource.TESTPATHS:
-        config.args[:] = [str(c) for c in given]  # the Corpus alone, not the testpaths
-    else:
-        config.args.extend(str(c) for c in corpora if str(c) not in config.args)
+    resolved = [c.resolve() for c in corpora]
+    config._eval_corpora = resolved  # type: ignore[attr-defined]
+    explicit = config.args_source == pytest.Config.ArgsSource.ARGS
+    if given and not explicit:
+        config.args[:] = [str(c) for c in resolved]  # the Corpus alone, not the testpaths
+        return
+    if not given and explicit:
+        return  # like testpaths: `pytest tests/x.py` runs no Case unless a path reaches one
+    searched = [Path(a.split("::")[0]).resolve() for a in config.args]
+    for corpus in resolved:  # a Corpus a searched directory holds is collected there, once
+        if not any(corpus.is_relative_to(path) for path in searched):
+            config.args.append(str(corpus))
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
