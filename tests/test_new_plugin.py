@@ -71,6 +71,20 @@ def test_new_plugin_writes_a_package_with_one_kind_one_field_tests_and_ci(tmp_pa
     assert 'tag="acme_ticket_filed"' in plugin and 'name="acme_tickets"' in plugin
 
 
+@pytest.mark.parametrize("name", ["acme-tickets", "northwind-customer-support-escalations"])
+def test_the_generated_code_is_ruff_clean_whatever_the_name_length(
+    tmp_path: Path, name: str
+) -> None:
+    assert eval_cli("new-plugin", name, cwd=tmp_path).returncode == 0
+    package = tmp_path / name  # its own pyproject's ruff settings apply
+    ruff = [sys.executable, "-m", "ruff"]
+    formatted = run(*ruff, "format", "--check", "--diff", ".", cwd=package)
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+    rules = "E,F,W,I,B,UP,SIM,RUF,N"  # this repository's selection
+    linted = run(*ruff, "check", "--select", rules, "--output-format", "concise", ".", cwd=package)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "reason"),
     [

@@ -172,6 +172,9 @@ packages = ["src/{{package}}"]
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 addopts = ["-q"]
+
+[tool.ruff]
+line-length = 100
 """
 
 README = """\
@@ -222,12 +225,13 @@ INIT = '''\
 '''
 
 PLUGIN = '''\
-"""The {{title}} family: a ticket Tool this family implements, and what it filed, read back.
+"""The {{title}} family.
 
-A Case sets ``{{json_field}}: {"tool": "file_ticket"}`` and declares that Tool. The fixture
-registers the Tool's implementation with the Host's Tool registry (so the runtime's real loop,
-guards and allowlist decide whether it runs), keeps each ticket filed, and puts the log into
-Evidence after the Trial. ``{{kind}} {titleContains}`` scores it.
+A ticket Tool this family implements, and what it filed, read back. A Case sets
+``{{json_field}}: {"tool": "file_ticket"}`` and declares that Tool. The fixture registers the
+Tool's implementation with the Host's Tool registry (so the runtime's real loop, guards and
+allowlist decide whether it runs), keeps each ticket filed, and puts the log into Evidence
+after the Trial. ``{{kind}} {titleContains}`` scores it.
 """
 
 from __future__ import annotations
@@ -336,7 +340,12 @@ def eval_case_fields() -> list[CaseField]:
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
     return [
-        TrialFixture(name="tickets", field="{{field}}", run=_tickets, needs=(ToolRegistry,)),
+        TrialFixture(
+            name="tickets",
+            field="{{field}}",
+            run=_tickets,
+            needs=(ToolRegistry,),
+        ),
     ]
 
 
@@ -349,8 +358,9 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
         reason = f"{tickets.tool!r} is not a Tool this Case declares"
         problems.append(("$.{{json_field}}.tool", reason))
     if tickets is None:
+        reason = "{{kind}} needs a '{{json_field}}' field"
         problems.extend(
-            (f"$.expect[{i}].kind", "{{kind}} needs a '{{json_field}}' field")
+            (f"$.expect[{i}].kind", reason)
             for i, e in enumerate(case.expect)
             if isinstance(e, TicketFiled)
         )
@@ -358,7 +368,7 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
 '''
 
 TESTS = '''\
-"""The {{title}} family, tested with the eval testing kit (eval_core.testing)."""
+"""Tests of {{distribution}} on the eval testing kit (eval_core.testing)."""
 
 from __future__ import annotations
 
@@ -367,7 +377,13 @@ from pathlib import Path
 
 from eval_core.testing import Kit, assert_kind_conforms, evidence
 
-from {{package}}.plugin import Filed, TicketFiled, TicketLog, eval_kinds, score_filed
+from {{package}}.plugin import (
+    Filed,
+    TicketFiled,
+    TicketLog,
+    eval_kinds,
+    score_filed,
+)
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus"
@@ -394,8 +410,9 @@ def test_nothing_read_back_fails_with_a_reason() -> None:
 
 def test_the_kind_without_its_field_is_refused(eval_kit: Kit) -> None:
     case = eval_kit.case({"kind": "{{kind}}", "titleContains": "refund"})
-    expected = "$.expect[0].kind: {{kind}} needs a '{{json_field}}' field"
-    assert eval_kit.problems(case) == [expected]
+    assert eval_kit.problems(case) == [
+        "$.expect[0].kind: {{kind}} needs a '{{json_field}}' field",
+    ]
 
 
 def test_the_example_corpus_sweeps_end_to_end(eval_kit: Kit) -> None:
@@ -409,5 +426,6 @@ def test_a_ticket_without_a_title_is_never_filed(eval_kit: Kit) -> None:
     case["script"][0]["calls"][0]["arguments"] = {}
     result = eval_kit.run(case)
     assert result.outcome == "failed"
-    assert result.expectations[0].detail.startswith("no ticket with 'refund' in its title")
+    detail = result.expectations[0].detail
+    assert detail.startswith("no ticket with 'refund' in its title"), detail
 '''
