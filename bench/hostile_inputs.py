@@ -12,7 +12,7 @@ address-space cap on a shared 2-core machine): the alias bomb grew to 2.7 GB and
 MemoryError after 265 s (7 GB in 20 s uncapped, per the issue); the self-referencing alias and
 the 100,000-deep JSON Case and Baseline ended in RecursionError tracebacks. After: every row
 is refused with its file and JSON path in under a second, within ~3 MB of the reference.
-(A trickling endpoint and a gzip bomb belong to the model wire and are measured with it.)
+(A trickling endpoint and a gzip bomb belong to the model wire: bench/hostile_wire.py.)
 """
 
 from __future__ import annotations

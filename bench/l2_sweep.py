@@ -3,8 +3,8 @@
     uv run python bench/l2_sweep.py [N]      (default N = 2,000 in-process; 10,000 end to end)
 
 Each synthetic Case: three messages, one Tool call and its result, a final answer, four
-Expectations, every guard of the Eval Soul on. Each Trial's record is encoded and appended to
-a JSON Lines file as it finishes, as a real Sweep's trial log is.
+Expectations, every guard of the Eval Soul on. Each Trial is appended to a real trial log as it
+finishes, its transcript (the whole Evidence) beside it, as `eval sweep` writes them.
 Targets (issue 3): >= 2,000 L2 Trials/s on one core; 10,000 Cases in < 10 s end to end;
 `eval sweep` of a one-Case Corpus in < 0.5 s wall.
 """
@@ -17,17 +17,48 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-import msgspec
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from eval_core import transcript
+from eval_core.case import CaseBase
 from eval_core.corpus import Loader
+from eval_core.evidence import Evidence
 from eval_core.plugins import load_plugins
 from eval_core.runner import run_sweep
 from eval_core.scripted import ScriptedBinding
 from eval_core.trial import TrialResult
+from eval_core.triallog import LogHeader, TrialLog
 from synthetic import ROOT, make_corpus
+
+
+def logged_sweep(path: Path, corpus: Any, host: Any, plugins: Any) -> tuple[float, float, Any]:
+    """One Sweep into a real trial log with transcripts: (wall s, CPU s, Scorecard)."""
+    header = LogHeader(
+        corpus_hash=corpus.hash,
+        model_id="scripted",
+        selected=[],
+        repeat=1,
+        started_at="bench",
+        transcripts=transcript.FORMAT,
+        evidence_schema=transcript.schema_hash(Evidence),
+    )
+    log = TrialLog.create(path, header)
+    seen: list[tuple[CaseBase, Evidence]] = []
+
+    def record(index: int, total: int, result: TrialResult) -> None:
+        case, evidence = seen.pop()
+        log.append(result, case.expect, evidence)
+
+    def observe(case: CaseBase, evidence: Evidence) -> None:
+        seen.append((case, evidence))
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, on_trial=record, on_evidence=observe)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    log.close()
+    return wall, cpu, card
 
 
 def in_process(tmp: Path, count: int) -> None:
@@ -35,19 +66,13 @@ def in_process(tmp: Path, count: int) -> None:
     plugins = load_plugins()
     host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
     corpus = Loader(plugins, host, judge="no-judge").load(corpus_dir)
-    encoder = msgspec.json.Encoder()
     walls, cpus = [], []
-    for _ in range(3):
-        with (tmp / "trials.jsonl").open("wb") as log:
-
-            def record(index: int, total: int, result: TrialResult) -> None:
-                log.write(encoder.encode(result) + b"\n")
-                log.flush()
-
-            wall, cpu = time.perf_counter(), time.process_time()
-            card = run_sweep(corpus, host, ScriptedBinding(), plugins, on_trial=record)
-            walls.append(time.perf_counter() - wall)
-            cpus.append(time.process_time() - cpu)
+    for attempt in range(3):
+        path = tmp / f"trials-{attempt}.jsonl"
+        wall, cpu, card = logged_sweep(path, corpus, host, plugins)
+        walls.append(wall)
+        cpus.append(cpu)
+    pack = transcript.pack_path(path).stat().st_size
     assert card.passed == count, f"{card.failed} failed, {card.errored} errored"
     best_wall, best_cpu = min(walls), min(cpus)
     print(f"Trials               {count} (all PASS)")
@@ -57,6 +82,7 @@ def in_process(tmp: Path, count: int) -> None:
         f"{count / best_cpu:,.0f} per CPU-s"
     )
     print(f"harness cost         {best_cpu / count * 1000:.3f} ms CPU per Trial")
+    print(f"transcripts          {pack / count / 1000:.1f} kB per Trial beside the log")
 
 
 def end_to_end(tmp: Path, count: int) -> None:

@@ -2,17 +2,25 @@
 
 Prints figures; it is never a timed test. Usage::
 
-    uv run python bench/l3_sweep.py [N]
+    uv run python bench/l3_sweep.py [N] [--store postgresql://USER@HOST:PORT/DB | throwaway]
 
-Each Trial mints, claims, executes and settles real Runs on a fresh copy of the memoised,
-migrated SQLite database and reads them back, exactly as a Sweep does. The Host load (template
-database, git copy of the Eval Soul) happens once and is reported apart.
+Each Trial mints, claims, executes and settles real Runs on a fresh copy of a migrated template
+database and reads them back, exactly as a Sweep does. The Host load (template database, git
+copy of the Eval Soul) happens once and is reported apart. Without ``--store`` the store is
+SQLite in memory; with it, SQLite's figures are printed first and then the PostgreSQL store's
+(each Trial on a database cloned from the template and dropped after), side by side.
+``--store throwaway`` starts a cluster of its own on 127.0.0.1 (as the tests do) and removes
+it after. Target: an L3 Trial under 50 ms on PostgreSQL.
 """
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eval_core.corpus import Loader
@@ -28,10 +36,21 @@ CASES = {
 }
 
 
-def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
-    """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures."""
+def measure(
+    cases: dict[str, str],
+    n: int,
+    setup_label: str,
+    store: str | None = None,
+    server_cpu: Callable[[], float] | None = None,
+) -> None:
+    """Warm the Host on the first Case, then time ``n`` Trials of each; print the figures.
+
+    Besides wall time, the CPU each Trial cost this process (its worker thread included) and,
+    when ``server_cpu`` can tell, the database server: figures other load does not inflate.
+    """
     plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    options = {} if store is None else {"store": store}
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul", **options)
     corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
     binding = ScriptedBinding()
     shared = Shared()  # the Sweep's shared fixture resources (the MCP provider)
@@ -47,21 +66,52 @@ def measure(cases: dict[str, str], n: int, setup_label: str) -> None:
     print(f"{setup_label}: {setup_ms:.1f} ms (once per Sweep)")
     width = max(map(len, cases))
     for label, case_id in cases.items():
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
+        server = server_cpu() if server_cpu is not None else 0.0
+        durations = []
         for number in range(1, n + 1):
             result = trial(case_id, number)
             assert result.outcome == "passed", result
+            durations.append(result.duration_ms)
         elapsed = time.perf_counter() - started
+        cpu = (time.process_time() - cpu) * 1000 / n
+        served = ""
+        if server_cpu is not None:
+            served = f" + server {(server_cpu() - server) * 1000 / n:.1f}"
         print(
             f"{label:{width}}  {n} Trials  {n / elapsed:8.1f} Trials/s  "
-            f"{elapsed * 1000 / n:6.2f} ms/Trial  ({case_id})"
+            f"{elapsed * 1000 / n:6.2f} ms/Trial  (median {statistics.median(durations):.2f} ms; "
+            f"CPU {cpu:.1f}{served} ms)  ({case_id})"
         )
     shared.close()
     host.close()
 
 
+@contextmanager
+def postgres(store: str) -> Iterator[tuple[str, Callable[[], float] | None]]:
+    """The store URL (and the server's CPU clock, for a cluster of this script's own, which
+    ``throwaway`` starts for the run)."""
+    if store != "throwaway":
+        yield store, None
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.postgres_cluster import ThrowawayCluster
+
+    with ThrowawayCluster() as cluster:
+        yield cluster.url, cluster.server_cpu
+
+
 def main() -> None:
-    measure(CASES, int(sys.argv[1]) if len(sys.argv) > 1 else 200, "L3 Host load + first Trial")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=200, help="Trials per Case")
+    parser.add_argument("--store", help="a postgresql:// URL, or throwaway")
+    args = parser.parse_args()
+    print("store: sqlite (in memory)")
+    measure(CASES, args.n, "L3 Host load + first Trial")
+    if args.store is not None:
+        with postgres(args.store) as (url, server_cpu):
+            print(f"store: {url.split('@')[-1] if '@' in url else url} (PostgreSQL)")
+            measure(CASES, args.n, "L3 Host load + first Trial", url, server_cpu)
 
 
 if __name__ == "__main__":

@@ -59,14 +59,27 @@ def synthetic_case(n: int) -> dict[str, Any]:
     }
 
 
-def make_corpus(directory: Path, count: int) -> Path:
-    """Write ``count`` Cases beside a copy of the Eval Soul and a lock of the installed set."""
+def answer_only(case: dict[str, Any]) -> dict[str, Any]:
+    """The Case without its Tool call: one model call, an answer (for real-model benchmarks)."""
+    return {
+        **{k: v for k, v in case.items() if k not in ("platformTools", "toolResults")},
+        "script": [case["script"][-1]],
+        "expect": [
+            {"kind": "output_contains", "text": "ship"},
+            {"kind": "loop_status", "status": "completed"},
+        ],
+    }
+
+
+def make_corpus(directory: Path, count: int, tool_call: bool = True) -> Path:
+    """Write ``count`` Cases beside a copy of the Eval Soul and a lock of the installed set;
+    without ``tool_call`` each Case is one model call and an answer."""
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
     lock.write(directory / lock.LOCK_NAME, load_plugins())  # pin what is installed now
     for n in range(count):
-        case = synthetic_case(n)
+        case = synthetic_case(n) if tool_call else answer_only(synthetic_case(n))
         (directory / f"{case['id']}.json").write_text(json.dumps(case, indent=2))
     return directory

@@ -73,3 +73,25 @@ def test_the_core_knows_no_wire_pin_or_family() -> None:
         assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
     project = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
     assert not [d for d in project["dependencies"] if d.startswith(("eval", "httpx"))]
+
+
+REPORT = ROOT / "packages" / "eval-report" / "src"
+
+
+def test_the_core_knows_nothing_of_the_report() -> None:
+    for path, tree in modules(CORE / "src"):
+        outside = {n for n in imported(tree) if n.split(".")[0] in ("eval_report", "jinja2")}
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+
+
+def test_the_report_names_no_kind(plugins: PluginSet) -> None:
+    """The report places an Expectation from its own data, never by knowing its kind."""
+    for path, tree in modules(REPORT):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert node.value not in plugins.kinds, f"{where} names {node.value!r}"
+    for path in sorted((REPORT / "eval_report" / "templates").iterdir()):
+        text = path.read_text()
+        named = [k for k in plugins.kinds if f'"{k}"' in text or f"'{k}'" in text]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"

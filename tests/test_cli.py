@@ -48,7 +48,8 @@ def test_a_cleared_sweep_exits_0_with_only_the_scorecard_on_stdout(
     result = run("sweep", locked)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Sweep  model=scripted  corpus=")
-    assert "PASS  c#1  [completed]" in result.stdout
+    assert "PASS  c#1" not in result.stdout  # failures and the summary; --verbose lists all
+    assert "1 passed, 0 failed, 0 errored" in result.stdout
     assert result.stdout.rstrip().endswith("CLEARED")
     assert "[1/1] c#1 PASS" in result.stderr  # progress goes to stderr, one plain line per Trial
 
@@ -63,6 +64,20 @@ def test_a_failed_expectation_exits_1_and_quotes_the_answer(
     assert "I have no idea where it is, sorry." in result.stdout
     assert "NOT CLEARED" in result.stdout
     assert "scripted: 1 Case(s) failed" in result.stdout
+
+
+def test_the_text_scorecard_shows_failures_and_verbose_lists_every_case(
+    locked: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case())
+    write_case(failing_case())
+    quiet, verbose = run("sweep", locked), run("sweep", locked, "--verbose")
+    assert quiet.returncode == verbose.returncode == 1
+    assert "FAIL  fails#1" in quiet.stdout and "PASS  c#1" not in quiet.stdout
+    assert "1 passed, 1 failed, 0 errored" in quiet.stdout
+    assert "FAIL  fails#1" in verbose.stdout and "PASS  c#1  [completed]" in verbose.stdout
+    as_json = run("sweep", locked, "--format", "json")
+    assert [t["caseId"] for t in json.loads(as_json.stdout)["trials"]] == ["c", "fails"]
 
 
 def test_an_errored_trial_is_not_a_failure_and_does_not_clear(

@@ -210,6 +210,24 @@ def bad_inputs(project: Path) -> list[tuple[tuple[str, ...], list[str]]]:
         (("sweep", "corpus", "--resume", "old.jsonl"), ["does not record the harness version"]),
         (("sweep", "corpus", "--save", "old.jsonl", "--resume", "old.jsonl"), ["the same file"]),
         (("sweep", "corpus", "--case", "ghost"), ["no such Case"]),
+        (("sweep", "corpus", "--host-option", "store"), ["--host-option 'store': expected KEY"]),
+        (("sweep", "corpus", "--host-option", "nope=1"), ["takes no option 'nope'", "store"]),
+        (
+            ("sweep", "corpus", "--host-option", "store=a", "--host-option", "store=b"),
+            ["--host-option 'store' given twice"],
+        ),
+        (
+            ("sweep", "corpus", "--host-option", "store=mysql://u:pw@h/x"),
+            ["refused its options: store mysql://u:***@h/x: not a store"],
+        ),
+        (
+            ("sweep", "corpus", "--host-option", "store=postgresql://u:pw@[::1/x"),
+            ["store postgresql://u:***@[::1/x: malformed"],
+        ),
+        (
+            ("sweep", "corpus", "--host-option", "store=postgresql://u:pw@127.0.0.1:1/postgres"),
+            ["store postgresql://u@127.0.0.1:1/postgres: cannot connect", "Connection refused"],
+        ),
         (("compare", "a-dir", "a-dir"), ["a-dir: $: a directory, not a file"]),
         (("compare", "missing.json", "missing.json"), ["missing.json: $: no such file"]),
         (("compare", "pipe", "pipe"), ["pipe: $: a named pipe"]),

@@ -1,7 +1,8 @@
 """Cases as pytest items: ``pytest --eval-corpus DIR`` collects one item per Case (eval-core's
 ``pytest11`` plug-in), the verdict and its reasons in the failure message, a fault as an error,
 ``-k`` selecting Cases, and the lock rules of ``eval sweep``. Each run is a real pytest process
-in a directory of its own (no configuration of this repository applies).
+in a directory of its own (no configuration of this repository applies), without hypothesis's
+pytest plug-in (it imports hypothesis at the summary: a second a process, for nothing here).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def pytest_run(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-c", str(config), "--rootdir", str(cwd),
-         "-p", "no:cacheprovider", "-q", *map(str, args)],
+         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,

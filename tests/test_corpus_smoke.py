@@ -3,8 +3,8 @@
 Loads ``corpus/`` exactly as ``eval sweep`` does (installed plug-ins, the ``agent-runtime`` Host
 over the Eval Soul), runs every Trial, and checks what makes the Corpus worth sweeping: every
 Case passes for a real reason (no vacuous or unexercised Trial), ids are file stems, the L2
-Cases use every built-in kind, and every configured guard is asserted at its stage, blocked and
-allowed.
+Cases use every built-in kind, every configured guard is asserted at its stage, blocked and
+allowed, and the trial log holds every Trial's transcript, which re-scores to the same verdicts.
 """
 
 from __future__ import annotations
@@ -17,12 +17,18 @@ from pathlib import Path
 import pytest
 import yaml
 
+from eval_core import transcript
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus, Loader, case_files, find_soul
+from eval_core.evidence import Evidence
 from eval_core.plugins import PluginSet, load_plugins
 from eval_core.runner import run_sweep
 from eval_core.scorecard import Scorecard
 from eval_core.scripted import ScriptedBinding
+from eval_core.trial import TrialResult
+from eval_core.triallog import LogHeader, TrialLog, read
+from eval_report.html import write_report
+from eval_report.rescore import rescore
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "corpus"
@@ -39,20 +45,81 @@ class Swept:
     plugins: PluginSet
     corpus: Corpus
     card: Scorecard
+    log: Path
 
 
 @pytest.fixture(scope="module")
-def swept() -> Iterator[Swept]:
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swept]:
+    """The Corpus swept once, every Trial and its transcript in a trial log, as `eval sweep`
+    writes it."""
     plugins = load_plugins()
     soul = find_soul(CORPUS)
     assert soul is not None, f"no Eval Soul beside {CORPUS}"
     host = plugins.hosts[HOST](soul)
+    path = tmp_path_factory.mktemp("smoke") / "trials.jsonl"
     try:
         corpus = Loader(plugins, host).load(CORPUS)
-        card = run_sweep(corpus, host, ScriptedBinding(), plugins)
+        header = LogHeader(
+            corpus_hash=corpus.hash,
+            model_id="scripted",
+            selected=[],
+            repeat=1,
+            started_at="t",
+            transcripts=transcript.FORMAT,
+            evidence_schema=transcript.schema_hash(Evidence),
+            plugins=[dict(p) for p in corpus.plugins],
+        )
+        log = TrialLog.create(path, header)
+        seen: list[tuple[CaseBase, Evidence]] = []
+
+        def on_trial(index: int, total: int, result: TrialResult) -> None:
+            case, evidence = seen.pop()
+            log.append(result, case.expect, evidence)
+
+        card = run_sweep(
+            corpus,
+            host,
+            ScriptedBinding(),
+            plugins,
+            on_trial=on_trial,
+            on_evidence=lambda case, evidence: seen.append((case, evidence)),
+        )
+        log.close()
     finally:
         host.close()
-    yield Swept(plugins, corpus, card)
+    yield Swept(plugins, corpus, card, path)
+
+
+def test_the_trial_log_holds_every_trials_transcript_and_rescores_the_same(
+    swept: Swept,
+) -> None:
+    logged = read(swept.log)
+    assert [(t.case_id, t.trial) for t in logged.trials] == [
+        (t.case_id, t.trial) for t in swept.card.trials
+    ]
+    assert logged.pointers is not None and None not in logged.pointers
+    reader = transcript.Reader(transcript.pack_path(swept.log))
+    for trial, pointer in zip(logged.trials, logged.pointers, strict=True):
+        assert pointer is not None
+        stored = reader.get(pointer)
+        assert stored.evidence.tier in ("l2", "l3"), trial.case_id
+        sent = stored.evidence.model_requests or []
+        assert len(sent) == trial.model_calls, f"{trial.case_id}: a request went unrecorded"
+        assert len(stored.expect) == len(trial.expectations)
+    again = rescore(swept.log, swept.plugins)  # the recorded Evidence decides as the run did
+    assert not again.changed and not again.skipped
+    assert [t.outcome for t in again.trials] == [t.outcome for t in swept.card.trials]
+
+
+def test_eval_report_over_the_corpus_shows_every_case_and_transcript(
+    swept: Swept, tmp_path: Path
+) -> None:
+    page = tmp_path / "corpus.html"
+    written = write_report([swept.log], page, [])
+    assert (written.cases, written.trials) == (len(swept.corpus.cases), len(swept.card.trials))
+    text = page.read_text()
+    assert all(f'id="case-{case.id}"' in text for case in swept.corpus.cases)
+    assert "CLEARED" in text and "NOT CLEARED" not in text
 
 
 def _l2(corpus: Corpus) -> list[CaseBase]:
@@ -139,3 +206,33 @@ def test_every_guard_is_asserted_blocked_and_every_stage_allowed(swept: Swept) -
     never_allowed = sorted({stage for stage, _ in configured} - allowed)
     assert not never_blocked, f"(stage, guard) never asserted blocked: {never_blocked}"
     assert not never_allowed, f"stages never asserted allowed: {never_allowed}"
+
+
+def _verdicts(
+    card: Scorecard, tier_cases: set[str]
+) -> dict[str, tuple[str, list[tuple[str, bool]]]]:
+    return {
+        t.case_id: (t.outcome, [(e.kind, e.passed) for e in t.expectations])
+        for t in card.trials
+        if t.case_id in tier_cases
+    }
+
+
+def test_every_l3_case_has_the_same_verdicts_on_postgresql_as_on_sqlite(
+    swept: Swept, postgres_url: str
+) -> None:
+    l3 = {c.id for c in swept.corpus.cases if c.tier == "l3"}
+    assert len(l3) >= 40
+    soul = find_soul(CORPUS)
+    host = swept.plugins.hosts[HOST](soul, store=postgres_url)
+    try:
+        corpus = Loader(swept.plugins, host).load(CORPUS)
+        assert corpus.hash == swept.corpus.hash  # the store is not part of what a Case measures
+        card = run_sweep(corpus, host, ScriptedBinding(), swept.plugins, select=sorted(l3))
+    finally:
+        host.close()
+    on_postgres = _verdicts(card, l3)
+    assert sorted(on_postgres) == sorted(l3)
+    assert on_postgres == _verdicts(swept.card, l3)
+    failing = {case: outcome for case, (outcome, _) in on_postgres.items() if outcome != "passed"}
+    assert not failing, failing  # the whole L3 Corpus clears on PostgreSQL

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from eval_core.transcript import pack_path
 from eval_core.triallog import read
 from tests.conftest import ROOT, minimal_case
 
@@ -194,7 +195,7 @@ def l3_corpus(root: Path) -> Path:
 def start_l3_sweep(root: Path, tmp: Path, log: Path) -> subprocess.Popen[str]:
     tmp.mkdir()
     process = subprocess.Popen(
-        eval_cmd("sweep", "corpus", "--log", log),
+        eval_cmd("sweep", "corpus", "--verbose", "--log", log),
         cwd=root,
         env=env(TMPDIR=str(tmp)),
         stdout=subprocess.PIPE,
@@ -257,7 +258,8 @@ def test_a_full_disk_under_the_log_stops_the_sweep_with_a_partial_scorecard_and_
 ) -> None:
     make_corpus(tmp_path, minimal_case(trials=20))
     log = tmp_path / "log.jsonl"
-    full = run(tmp_path, "sweep", "corpus", "--log", log, preexec=file_size_limit(2000))
+    # Twenty identical Trials share one transcript: the log's lines reach the limit first.
+    full = run(tmp_path, "sweep", "corpus", "--log", log, preexec=file_size_limit(8000))
     assert full.returncode == 2, full.stderr
     assert "Traceback" not in full.stderr
     assert "ABORTED  the trial log" in full.stdout and "File too large" in full.stdout
@@ -310,7 +312,8 @@ def test_two_sweeps_started_together_each_get_their_own_trial_log(tmp_path: Path
     for process in processes:
         _, err = process.communicate(timeout=60)
         assert process.returncode == 0, err
-    logs = sorted((tmp_path / "scorecards" / "trials").iterdir())
+    logs = sorted((tmp_path / "scorecards" / "trials").glob("*.jsonl"))
     assert len(logs) == 2
+    assert all(pack_path(log).is_file() for log in logs)  # each with its own transcripts
     for path in logs:
         assert len(read(path).trials) == 5

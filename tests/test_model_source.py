@@ -49,6 +49,7 @@ class Session:
 class Leg:
     secrets = ("echo-secret-0123456789",)
     model_id, scripted = "echo", False
+    concurrency = 2
 
     def start(self, ceilings, planned):
         self.note = f"model=echo  {planned} Trials  ceiling {ceilings.max_tokens}"

@@ -1,12 +1,16 @@
-"""Shared fixtures: the Eval Soul shipped in corpus/soul, loaded by the real loader."""
+"""Shared fixtures: the Eval Soul shipped in corpus/soul, loaded by the real loader, and the
+durable store on each dialect (SQLite in memory; a throwaway PostgreSQL cluster, started once
+per session by the repository's conftest)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_runtime.soul import Soul, load_soul
+from agent_runtime.storage import StoreTemplate, Template
 
 EVAL_SOUL = Path(__file__).resolve().parents[3] / "corpus" / "soul"
 
@@ -24,3 +28,17 @@ def soul_copy(tmp_path: Path) -> Path:
     target = tmp_path / "soul"
     shutil.copytree(EVAL_SOUL, target)
     return target
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def template(request: pytest.FixtureRequest) -> Iterator[StoreTemplate]:
+    """A migrated template on each store; every ``fresh()`` is a database of its own."""
+    made: StoreTemplate
+    if request.param == "sqlite":
+        made = Template()
+    else:
+        from agent_runtime.postgres import PostgresTemplate
+
+        made = PostgresTemplate(request.getfixturevalue("postgres_url"))
+    yield made
+    made.close()

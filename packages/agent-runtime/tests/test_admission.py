@@ -1,11 +1,11 @@
-"""Native admission on the real database: each refusal leaves no Run behind and records its
-stable code on the inbox row outside the rolled-back transaction; two claimers racing for one
-event on a real SQLite file (one connection each, as separate workers) admit it exactly once.
+"""Native admission on the real database (SQLite and PostgreSQL): each refusal leaves no Run
+behind and records its stable code on the inbox row outside the rolled-back transaction; two
+claimers racing for one event on a real SQLite file (one connection each, as separate workers)
+admit it exactly once (the same race on PostgreSQL: test_postgres_store.py).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,20 +15,21 @@ import pytest
 from agent_runtime import admission
 from agent_runtime.accounts import AccountAuthority
 from agent_runtime.admission import LEASE_LOST, ROUTE_CHANGED, Admitted, Refused, admit
+from agent_runtime.database import Connection
 from agent_runtime.native_inbox import InboxClaim, InboxClaimRefusedError, NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
-from agent_runtime.storage import Template, connect, migrate
+from agent_runtime.storage import StoreTemplate, connect, migrate
 
 DESTINATION = "eval/native#42"
 ACCOUNT = "approved-native-account"
 ROUTINE = "native-issue-triage"
 
 
-def _count(conn: sqlite3.Connection, table: str) -> int:
+def _count(conn: Connection, table: str) -> int:
     return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
-def observe(conn: sqlite3.Connection, event_id: str) -> dict[str, Any]:
+def observe(conn: Connection, event_id: str) -> dict[str, Any]:
     """The admission rows, and the inbox row's correlation and error."""
     event = NativeInbox(conn).get(event_id)
     run = conn.execute("SELECT id FROM runs WHERE source = ?", (admission.SOURCE,)).fetchone()
@@ -44,13 +45,13 @@ def observe(conn: sqlite3.Connection, event_id: str) -> dict[str, Any]:
     }
 
 
-def seed(conn: sqlite3.Connection) -> str:
+def seed(conn: Connection) -> str:
     AccountAuthority(conn).set_status(ACCOUNT, "approved")
     NativeRoutes(conn).set(Route(DESTINATION, ROUTINE, "support"))
     return NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {"action": "opened"})
 
 
-def admit_with_fault(conn: sqlite3.Connection, fault: str | None) -> dict[str, Any]:
+def admit_with_fault(conn: Connection, fault: str | None) -> dict[str, Any]:
     """Seed, claim, break one dependency, admit: the rows left behind."""
     event_id = seed(conn)
     claim = NativeInbox(conn).claim(event_id, owner="worker-a")
@@ -61,16 +62,11 @@ def admit_with_fault(conn: sqlite3.Connection, fault: str | None) -> dict[str, A
     revoke = None
     if fault == "lease_lost":
 
-        def revoke(_conn: sqlite3.Connection) -> None:
+        def revoke(_conn: Connection) -> None:
             NativeInbox(conn).revoke_claim(event_id)
 
     admit(conn, claim, on_run_inserted=revoke)
     return observe(conn, event_id)
-
-
-@pytest.fixture(scope="module")
-def template() -> Template:
-    return Template()
 
 
 @pytest.mark.parametrize(
@@ -82,7 +78,7 @@ def template() -> Template:
     ],
 )
 def test_every_fault_leaves_nothing_and_records_its_code(
-    template: Template, fault: str, code: str
+    template: StoreTemplate, fault: str, code: str
 ) -> None:
     conn = template.fresh()
     seen = admit_with_fault(conn, fault)
@@ -92,13 +88,13 @@ def test_every_fault_leaves_nothing_and_records_its_code(
     assert conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 0
 
 
-def test_an_approved_event_is_admitted_whole(template: Template) -> None:
+def test_an_approved_event_is_admitted_whole(template: StoreTemplate) -> None:
     seen = admit_with_fault(template.fresh(), None)
     counts = [seen[k] for k in ("runCount", "stateCount", "artifactCount", "invocationCount")]
     assert counts == [1, 1, 1, 1] and seen["inboxCorrelated"] and seen["error"] is None
 
 
-def test_an_unclaimed_event_is_never_admitted(template: Template) -> None:
+def test_an_unclaimed_event_is_never_admitted(template: StoreTemplate) -> None:
     conn = template.fresh()
     event_id = seed(conn)
     inbox = NativeInbox(conn)

@@ -1,9 +1,8 @@
-"""The durable store on real SQLite: migrations, template copies, leases, the generation fence,
-and crash safety of a pass that dies mid-Turn."""
+"""The durable store on real SQLite and real PostgreSQL: migrations, template copies, leases,
+the generation fence, and crash safety of a pass that dies mid-Turn."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
 from agent_runtime.runs import ClaimRefusedError, Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul
-from agent_runtime.storage import MIGRATIONS, Template, connect, migrate
+from agent_runtime.storage import MIGRATIONS, StoreTemplate, connect, migrate
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 
 
@@ -25,20 +24,13 @@ class Clock:
         return self.now
 
 
-@pytest.fixture(scope="module")
-def template() -> Iterator[Template]:
-    t = Template()
-    yield t
-    t.close()
-
-
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
 
 
 @pytest.fixture
-def store(template: Template, clock: Clock) -> RunStore:
+def store(template: StoreTemplate, clock: Clock) -> RunStore:
     return RunStore(template.fresh(), clock)
 
 
@@ -57,7 +49,7 @@ def test_migrations_apply_once_and_are_recorded() -> None:
     assert names == [m[1] for m in MIGRATIONS]
 
 
-def test_each_fresh_copy_shares_nothing(template: Template) -> None:
+def test_each_fresh_copy_shares_nothing(template: StoreTemplate) -> None:
     first = RunStore(template.fresh())
     minted(first)
     assert first.run_count() == 1
@@ -195,3 +187,25 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     assert tools.effects == 1
     kinds = [e[1] for e in store.events(run.run_id)]
     assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1
+
+
+def test_sqlite_needs_no_psycopg_and_postgresql_names_the_extra_it_needs() -> None:
+    import subprocess
+    import sys
+
+    script = """
+import sys
+sys.modules["psycopg"] = None  # as if the extra agent-runtime[postgresql] were not installed
+from agent_runtime.runs import RunStore
+from agent_runtime.storage import StoreError, open_template
+template = open_template()
+assert RunStore(template.fresh()).start_conversation("support")
+try:
+    open_template("postgresql://eval@127.0.0.1/postgres")
+except StoreError as refused:
+    print(refused)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "needs psycopg 3, the extra agent-runtime[postgresql]" in done.stdout, done

@@ -31,13 +31,15 @@ FAKE_KEY = "sk-test-FAKE-4f1c9b2e7d6a"
 
 @dataclass
 class Reply:
-    """One scripted HTTP answer: ``body`` dict is JSON-encoded; ``truncate`` cuts it short."""
+    """One scripted HTTP answer: ``body`` dict is JSON-encoded; ``truncate`` cuts it short;
+    ``trickle`` sends it one byte per that many seconds."""
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     truncate: bool = False
+    trickle: float = 0.0
 
 
 @dataclass
@@ -76,7 +78,13 @@ def _handler(vendor: Vendor) -> type[BaseHTTPRequestHandler]:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data) + (50 if reply.truncate else 0)))
                 self.end_headers()
-                self.wfile.write(data)
+                if reply.trickle:
+                    for index in range(len(data)):
+                        self.wfile.write(data[index : index + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle)
+                else:
+                    self.wfile.write(data)
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 return

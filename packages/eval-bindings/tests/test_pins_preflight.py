@@ -74,6 +74,21 @@ def test_a_good_pin(tmp_path: Path) -> None:
             "http",
         ),
         (("dated = false", "dated = false\ntimeout_s = -1"), "models.local.timeout_s", "> 0"),
+        *(
+            (('base_url = "http://127.0.0.1:9/v1/"', f'base_url = "{url}"'), "base_url", why)
+            for url, why in [
+                ("http://[::1/v1", "not a URL"),
+                ("http://127.0.0.1:port/v1", "not a URL"),
+                ("http:///v1", "names no host"),
+                ("http://exa mple.com/v1", "whitespace"),
+                ("ftp://example.com/v1", "http"),
+            ]
+        ),
+        (
+            ("dated = false", "dated = false\nmax_response_bytes = 10"),
+            "models.local.max_response_bytes",
+            "1024",
+        ),
     ],
 )
 def test_refusals_name_file_key_and_reason(
@@ -153,4 +168,20 @@ def test_the_judge_is_refused_at_a_model_under_test_or_a_vendor_host(tmp_path: P
         judge([], {"EVAL_JUDGE_BASE_URL": "http://127.0.0.1:1/v1", "EVAL_JUDGE_MODEL": "j"})
     assert judge([], {}) is None
     other = judge([pin], {**env, "EVAL_JUDGE_MODEL": "judge-model"})
+    assert other is not None and not other.shares_model_under_test
+
+
+def test_the_judge_is_the_same_endpoint_however_it_is_spelled(tmp_path: Path) -> None:
+    text = GOOD.replace("http://127.0.0.1:9/v1/", "http://localhost/v1")
+    pin = select_pin(write(tmp_path, text), "local")
+    env = {"EVAL_JUDGE_MODEL": "m-1", "EVAL_JUDGE_API_KEY": SECRET}
+    for url in ("http://LocalHost.:80/v1/", "http://localhost/v1//", "HTTP://localhost/v1"):
+        with pytest.raises(PreflightError, match="may not grade itself"):
+            judge([pin], {**env, "EVAL_JUDGE_BASE_URL": url})
+    for url in ("https://api.OpenAI.com./v1", "https://eu.api.anthropic.com:443/v1"):
+        with pytest.raises(PreflightError, match="third model"):
+            judge([], {**env, "EVAL_JUDGE_BASE_URL": url})
+    with pytest.raises(PreflightError, match="EVAL_JUDGE_BASE_URL is not a URL"):
+        judge([], {**env, "EVAL_JUDGE_BASE_URL": "http://[::1/v1"})
+    other = judge([pin], {**env, "EVAL_JUDGE_BASE_URL": "http://localhost:8080/v1"})
     assert other is not None and not other.shares_model_under_test

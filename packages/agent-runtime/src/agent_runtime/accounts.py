@@ -6,10 +6,10 @@ only the authority says whether that account is still allowed to act.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_runtime.database import Connection
 from agent_runtime.storage import atomic
 
 AccountStatus = Literal["approved", "revoked"]
@@ -34,7 +34,7 @@ class AccountAuthority:
 
     __slots__ = ("conn",)
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def set_status(self, account_id: str, status: AccountStatus) -> None:

@@ -11,13 +11,13 @@ recorded on the inbox row with a stable code, after the rollback, in its own tra
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from agent_runtime.accounts import AccountAuthority, AccountRefusedError, ResolvedAccount
+from agent_runtime.database import Connection
 from agent_runtime.native_inbox import InboxClaim, InboxEvent, NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.storage import atomic
@@ -26,7 +26,7 @@ LEASE_LOST = "native_delivery_lease_lost"
 ROUTE_CHANGED = "native_routine_route_changed"
 SOURCE = "native"
 
-Hook = Callable[[sqlite3.Connection], None]
+Hook = Callable[[Connection], None]
 
 
 class AdmissionRefusedError(Exception):
@@ -57,7 +57,7 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _held_event(conn: sqlite3.Connection, claim: InboxClaim) -> InboxEvent:
+def _held_event(conn: Connection, claim: InboxClaim) -> InboxEvent:
     """The claimed event, while ``claim`` still holds it (a write: it takes the lock first)."""
     cursor = conn.execute(
         "UPDATE native_inbox SET status = 'admitting' WHERE id = ? AND fence = ? AND "
@@ -72,7 +72,7 @@ def _held_event(conn: sqlite3.Connection, claim: InboxClaim) -> InboxEvent:
     return event
 
 
-def _resolve_account(conn: sqlite3.Connection, event: InboxEvent) -> ResolvedAccount:
+def _resolve_account(conn: Connection, event: InboxEvent) -> ResolvedAccount:
     """Who may act, as the account authority says now (not as the event claims)."""
     try:
         return AccountAuthority(conn).resolve(event.account_id)
@@ -80,7 +80,7 @@ def _resolve_account(conn: sqlite3.Connection, event: InboxEvent) -> ResolvedAcc
         raise AdmissionRefusedError(refused.code, str(refused)) from refused
 
 
-def _current_route(conn: sqlite3.Connection, event: InboxEvent) -> Route:
+def _current_route(conn: Connection, event: InboxEvent) -> Route:
     route = NativeRoutes(conn).get(event.destination)
     if route is None or route.routine != event.routine:
         now = "no route" if route is None else f"routine {route.routine}"
@@ -91,7 +91,7 @@ def _current_route(conn: sqlite3.Connection, event: InboxEvent) -> Route:
     return route
 
 
-def _insert_run(conn: sqlite3.Connection, route: Route) -> str:
+def _insert_run(conn: Connection, route: Route) -> str:
     run_id, conversation_id = _new_id("run"), _new_id("conv")
     conn.execute(
         "INSERT INTO conversations (id, agent) VALUES (?, ?)", (conversation_id, route.agent)
@@ -104,7 +104,7 @@ def _insert_run(conn: sqlite3.Connection, route: Route) -> str:
 
 
 def _insert_rest(
-    conn: sqlite3.Connection,
+    conn: Connection,
     run_id: str,
     event: InboxEvent,
     route: Route,
@@ -136,7 +136,7 @@ def _insert_rest(
     return state_id
 
 
-def _correlate(conn: sqlite3.Connection, claim: InboxClaim, run_id: str) -> None:
+def _correlate(conn: Connection, claim: InboxClaim, run_id: str) -> None:
     """The fenced write: the inbox row takes the Run id only under the claim's own fence."""
     cursor = conn.execute(
         "UPDATE native_inbox SET status = 'admitted', run_id = ?, lease_owner = NULL, "
@@ -152,7 +152,7 @@ def _correlate(conn: sqlite3.Connection, claim: InboxClaim, run_id: str) -> None
 
 
 def admit(
-    conn: sqlite3.Connection, claim: InboxClaim, on_run_inserted: Hook | None = None
+    conn: Connection, claim: InboxClaim, on_run_inserted: Hook | None = None
 ) -> Admitted | Refused:
     """Admit the Routine the claimed event names, or refuse it and record why.
 

@@ -4,15 +4,16 @@ Bytes are never changed in place: a blob is keyed by its SHA-256 and written onc
 names its current blob, so replacing a File's bytes (a user re-uploading over it) writes a new
 blob and moves the pointer, and the original bytes stay what they were. Who may read a File is
 its shares (``user:<id>`` / ``role:<id>``); the Roles a principal holds are role-assignment
-rows. Two stores share one protocol: SQLite (durable) and a dict (in memory).
+rows. Two stores share one protocol: SQL (durable, SQLite or PostgreSQL) and a dict (in memory).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
+
+from agent_runtime.database import Connection
 
 Origin = Literal["attachment", "library", "generated"]
 """``attachment``: sent with a Turn; ``library``: the user's, reachable through ``file_read``;
@@ -152,7 +153,7 @@ class SqlFileStore:
 
     __slots__ = ("conn",)
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def _blob(self, data: bytes) -> str:
@@ -176,8 +177,8 @@ class SqlFileStore:
     ) -> StoredFile:
         sha = self._blob(data)
         self.conn.execute(
-            "INSERT INTO files (id, name, media_type, sha256, origin, owner, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO files (id, name, media_type, sha256, origin, owner, status, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM files))",
             (file_id, name, media_type, sha, origin, owner, status),
         )
         stored = self.get(file_id)
@@ -227,5 +228,5 @@ class SqlFileStore:
         return [r[0] for r in rows]
 
     def files(self) -> list[StoredFile]:
-        ids = [r[0] for r in self.conn.execute("SELECT id FROM files ORDER BY rowid")]
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM files ORDER BY seq")]
         return [f for f in (self.get(i) for i in ids) if f is not None]

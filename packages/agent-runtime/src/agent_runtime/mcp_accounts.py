@@ -10,9 +10,10 @@ call is refused, naming why.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from agent_runtime.database import Connection
 
 DENIED = "account access denied"
 
@@ -66,7 +67,7 @@ class Account:
     expires_at: str | None = None
 
 
-def connect_chat(conn: sqlite3.Connection, conversation_id: str, visibility: str) -> None:
+def connect_chat(conn: Connection, conversation_id: str, visibility: str) -> None:
     """The chat's MCP visibility (``private`` or ``shared``): operator state."""
     conn.execute(
         "INSERT INTO mcp_chats (conversation_id, visibility) VALUES (?, ?)",
@@ -74,7 +75,7 @@ def connect_chat(conn: sqlite3.Connection, conversation_id: str, visibility: str
     )
 
 
-def add_account(conn: sqlite3.Connection, conversation_id: str, account: Account) -> None:
+def add_account(conn: Connection, conversation_id: str, account: Account) -> None:
     conn.execute(
         "INSERT INTO mcp_accounts (conversation_id, id, scope, status, is_default, expires_at, "
         "credential) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -90,14 +91,12 @@ def add_account(conn: sqlite3.Connection, conversation_id: str, account: Account
     )
 
 
-def grant(conn: sqlite3.Connection, conversation_id: str, account_id: str) -> None:
+def grant(conn: Connection, conversation_id: str, account_id: str) -> None:
     """A durable shared grant of a shared account to the chat."""
     conn.execute("INSERT INTO mcp_grants VALUES (?, ?, 'granted')", (conversation_id, account_id))
 
 
-def select(
-    conn: sqlite3.Connection, conversation_id: str, account_id: str, shared_consent: bool
-) -> None:
+def select(conn: Connection, conversation_id: str, account_id: str, shared_consent: bool) -> None:
     """The account the chat selected, and whether the user consented to sharing it."""
     conn.execute(
         "INSERT INTO mcp_selections VALUES (?, ?, ?)",
@@ -105,7 +104,7 @@ def select(
     )
 
 
-def revoke_grant(conn: sqlite3.Connection, conversation_id: str, account_id: str) -> bool:
+def revoke_grant(conn: Connection, conversation_id: str, account_id: str) -> bool:
     """Revoke a durable shared grant; true when a granted grant was revoked."""
     cursor = conn.execute(
         "UPDATE mcp_grants SET status = 'revoked' "
@@ -124,9 +123,7 @@ def _expired(expires_at: str | None, now: datetime) -> bool:
     return moment <= now
 
 
-def resolve(
-    conn: sqlite3.Connection, conversation_id: str, now: datetime | None = None
-) -> Decision:
+def resolve(conn: Connection, conversation_id: str, now: datetime | None = None) -> Decision:
     """The account an MCP call in this chat acts for, or why none may."""
     now = now or datetime.now(UTC)
     chat = conn.execute(

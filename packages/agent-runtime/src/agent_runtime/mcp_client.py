@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import ssl
 import threading
 from concurrent.futures import Future
 from datetime import timedelta
@@ -35,6 +36,14 @@ def _import_sdk() -> None:
     takes seconds on a loaded machine, and the timeout bounds the server, not our imports."""
     import httpx  # noqa: F401
     import mcp.client.streamable_http  # noqa: F401
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context per process: loading the CA bundle costs ~80 ms each time."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 class _Connection:
@@ -72,6 +81,7 @@ class McpClients:
             headers={"Authorization": f"Bearer {credential}"},
             timeout=httpx.Timeout(self.timeout),
             trust_env=False,
+            verify=_tls(),
         )
         try:
             async with (

@@ -11,11 +11,11 @@ which is not what reached the server: a refused call never leaves the runtime.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from agent_runtime.database import Connection
 from agent_runtime.mcp_accounts import resolve
 from agent_runtime.mcp_client import McpClients, ProviderUnavailable
 from agent_runtime.mcp_integrations import McpTool
@@ -50,7 +50,7 @@ class McpDispatcher:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         conversation_id: str,
         published: Mapping[str, McpTool],
         endpoints: McpEndpoints,

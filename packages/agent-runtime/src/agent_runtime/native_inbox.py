@@ -9,13 +9,13 @@ recorded on the row with stable codes, so an operator sees why an event started 
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_runtime.database import Connection, skip_locked
 from agent_runtime.native_routes import NativeRoutes
 from agent_runtime.storage import atomic
 
@@ -65,7 +65,7 @@ class NativeInbox:
 
     __slots__ = ("clock", "conn")
 
-    def __init__(self, conn: sqlite3.Connection, clock: Clock = time.time) -> None:
+    def __init__(self, conn: Connection, clock: Clock = time.time) -> None:
         self.conn = conn
         self.clock = clock
 
@@ -93,14 +93,17 @@ class NativeInbox:
     def claim(self, event_id: str, owner: str, ttl: float = LEASE_SECONDS) -> InboxClaim:
         """Take the event's lease (pending, or claimed under an expired lease); bump the fence.
 
-        One conditional UPDATE decides the race: of two claimers, exactly one changes the row.
+        One conditional UPDATE decides the race: of two claimers, exactly one changes the row
+        (on PostgreSQL the other skips the row the winner has locked and is refused at once).
         """
         now = self.clock()
         with atomic(self.conn) as conn:
             cursor = conn.execute(
                 "UPDATE native_inbox SET status = 'claimed', lease_owner = ?, "
-                "lease_expires_at = ?, fence = fence + 1 WHERE id = ? AND run_id IS NULL AND "
-                "(status = 'pending' OR (status = 'claimed' AND lease_expires_at <= ?))",
+                "lease_expires_at = ?, fence = fence + 1 WHERE id = (SELECT id FROM native_inbox "
+                "WHERE id = ? AND run_id IS NULL AND "
+                "(status = 'pending' OR (status = 'claimed' AND lease_expires_at <= ?))"
+                f"{skip_locked(conn)})",
                 (owner, now + ttl, event_id, now),
             )
             if cursor.rowcount != 1:

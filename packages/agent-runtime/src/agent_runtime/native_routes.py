@@ -6,9 +6,9 @@ the route still says so, because a route edited in between must not start the ol
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
+from agent_runtime.database import Connection
 from agent_runtime.storage import atomic
 
 
@@ -24,7 +24,7 @@ class NativeRoutes:
 
     __slots__ = ("conn",)
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def set(self, route: Route) -> None:

@@ -6,18 +6,19 @@ A publication is a commit whose tree loaded; the active one is what the next Tur
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
+from agent_runtime.database import Connection
 
-def active_bundle(conn: sqlite3.Connection) -> str | None:
+
+def active_bundle(conn: Connection) -> str | None:
     """The directory of the active Soul publication (what the next Turn's loader reads)."""
     row = conn.execute("SELECT bundle FROM soul_publications WHERE active = 1").fetchone()
     return None if row is None else str(row[0])
 
 
 def publish(
-    conn: sqlite3.Connection, commit: str, bundle: str, artifacts: Sequence[str], run_id: str | None
+    conn: Connection, commit: str, bundle: str, artifacts: Sequence[str], run_id: str | None
 ) -> None:
     """Make a published bundle the active one (the previous one stays in history)."""
     row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM soul_publications").fetchone()
@@ -29,6 +30,6 @@ def publish(
     )
 
 
-def active_artifacts(conn: sqlite3.Connection) -> list[str] | None:
+def active_artifacts(conn: Connection) -> list[str] | None:
     row = conn.execute("SELECT artifacts FROM soul_publications WHERE active = 1").fetchone()
     return None if row is None else list(json.loads(row[0]))

@@ -4,18 +4,24 @@ A Run is one execution (a chat Turn here); its ``invoke`` State is what a worker
 takes a lease (owner + expiry) and bumps the State's generation. Every later write the worker
 makes carries that generation and is refused with :class:`StaleGenerationError` once another
 claim has bumped it: a worker that lost its lease can never overwrite its successor's work.
+
+Both are decided by the database, not by a read followed by a write: a claim is one conditional
+UPDATE (on PostgreSQL through ``FOR UPDATE SKIP LOCKED``, so of two claimers exactly one changes
+the row and the other is refused at once), and the fence is a conditional UPDATE of the State
+row that holds its lock to the end of the writer's transaction, so no claim can move the
+generation under a write in flight.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_runtime.database import Connection, skip_locked
 from agent_runtime.storage import atomic
 
 Clock = Callable[[], float]
@@ -68,11 +74,12 @@ def _new_id(prefix: str) -> str:
 class RunStore:
     """Runs, States, Turns, events, Messages, approvals and checkpoints over one connection."""
 
-    __slots__ = ("clock", "conn")
+    __slots__ = ("_fenced", "clock", "conn")
 
-    def __init__(self, conn: sqlite3.Connection, clock: Clock = time.time) -> None:
+    def __init__(self, conn: Connection, clock: Clock = time.time) -> None:
         self.conn = conn
         self.clock = clock
+        self._fenced: tuple[str, int, object] | None = None
 
     # -- conversations and Runs ---------------------------------------------------------------
 
@@ -104,38 +111,67 @@ class RunStore:
         return minted
 
     def claim(self, minted: Minted, owner: str, ttl: float = LEASE_SECONDS) -> Lease:
-        """Take the State's lease: it must be queued, or running under an expired lease."""
+        """Take the State's lease: it must be queued, or running under an expired lease.
+
+        One conditional UPDATE decides the race: of two claimers, exactly one changes the row.
+        """
         now = self.clock()
+        self._fenced = None
         with atomic(self.conn) as conn:
-            row = conn.execute(
-                "SELECT status, lease_expires_at, generation FROM states WHERE id = ?",
-                (minted.state_id,),
-            ).fetchone()
-            if row is None:
-                raise ClaimRefusedError(f"no State {minted.state_id}")
-            status, expires, generation = row
-            expired = status == "running" and expires is not None and expires <= now
-            if status != "queued" and not expired:
-                raise ClaimRefusedError(
-                    f"State {minted.state_id} is {status}"
-                    + (" under a live lease" if status == "running" else "")
-                )
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE states SET status = 'running', lease_owner = ?, lease_expires_at = ?, "
-                "generation = ? WHERE id = ? AND generation = ?",
-                (owner, now + ttl, generation + 1, minted.state_id, generation),
+                "generation = generation + 1 WHERE id = (SELECT id FROM states WHERE id = ? AND "
+                "(status = 'queued' OR (status = 'running' AND lease_expires_at <= ?))"
+                f"{skip_locked(conn)})",
+                (owner, now + ttl, minted.state_id, now),
             )
+            if cursor.rowcount != 1:
+                raise ClaimRefusedError(self._unclaimable(minted.state_id, now))
+            generation = conn.execute(
+                "SELECT generation FROM states WHERE id = ?", (minted.state_id,)
+            ).fetchone()[0]
             conn.execute("UPDATE runs SET status = 'running' WHERE id = ?", (minted.run_id,))
-        return Lease(minted.run_id, minted.state_id, minted.turn_id, owner, generation + 1)
+        return Lease(minted.run_id, minted.state_id, minted.turn_id, owner, int(generation))
+
+    def _unclaimable(self, state_id: str, now: float) -> str:
+        """Why a claim changed nothing, as the committed row says."""
+        row = self.conn.execute(
+            "SELECT status, lease_expires_at FROM states WHERE id = ?", (state_id,)
+        ).fetchone()
+        if row is None:
+            return f"no State {state_id}"
+        status, expires = row
+        if status == "running" and (expires is None or expires > now):
+            return f"State {state_id} is running under a live lease"
+        if status in ("queued", "running"):
+            return f"State {state_id} is held by another worker's transaction"
+        return f"State {state_id} is {status}"
 
     def fence(self, lease: Lease) -> None:
-        """Refuse the write unless ``lease`` still holds the State's current generation."""
+        """Refuse the write unless ``lease`` still holds the State's current generation.
+
+        The check is a write (a conditional UPDATE that changes nothing): it takes the State's
+        row lock, which the writer keeps until its transaction ends, so the generation cannot
+        move between this check and the write it guards, nor before the transaction ends: where
+        the connection can tell its transaction, a lease fenced once in it is not fenced again.
+        """
+        transaction = self.conn.transaction
+        held = (lease.state_id, lease.generation, transaction)
+        if transaction is not None and self._fenced == held:
+            return
+        cursor = self.conn.execute(
+            "UPDATE states SET generation = generation WHERE id = ? AND generation = ?",
+            (lease.state_id, lease.generation),
+        )
+        if cursor.rowcount == 1:
+            self._fenced = held if transaction is not None else None
+            return
         row = self.conn.execute(
             "SELECT generation FROM states WHERE id = ?", (lease.state_id,)
         ).fetchone()
-        current = None if row is None else int(row[0])
-        if current != lease.generation:
-            raise StaleGenerationError(lease.state_id, lease.generation, current)
+        raise StaleGenerationError(
+            lease.state_id, lease.generation, None if row is None else int(row[0])
+        )
 
     # -- fenced writes of a claimed State -------------------------------------------------------
 
@@ -157,12 +193,10 @@ class RunStore:
 
     def save_checkpoint(self, lease: Lease, data: Any) -> None:
         self.fence(lease)
-        row = self.conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE state_id = ?", (lease.state_id,)
-        ).fetchone()
         self.conn.execute(
-            "INSERT INTO checkpoints (state_id, seq, generation, data) VALUES (?, ?, ?, ?)",
-            (lease.state_id, int(row[0]) + 1, lease.generation, _dump(data)),
+            "INSERT INTO checkpoints (state_id, seq, generation, data) VALUES (?, (SELECT "
+            "COALESCE(MAX(seq), 0) + 1 FROM checkpoints WHERE state_id = ?), ?, ?)",
+            (lease.state_id, lease.state_id, lease.generation, _dump(data)),
         )
 
     def latest_checkpoint(self, state_id: str) -> Any:
@@ -195,14 +229,11 @@ class RunStore:
     def _insert_message(
         self, conversation_id: str, run_id: str, role: str, content: Any, metadata: Any
     ) -> None:
-        row = self.conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?",
-            (conversation_id,),
-        ).fetchone()
         self.conn.execute(
             "INSERT INTO messages (conversation_id, seq, run_id, role, content, metadata) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (conversation_id, int(row[0]) + 1, run_id, role, _dump(content), _dump(metadata)),
+            "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE "
+            "conversation_id = ?), ?, ?, ?, ?)",
+            (conversation_id, conversation_id, run_id, role, _dump(content), _dump(metadata)),
         )
 
     def add_message_unfenced(
@@ -297,21 +328,13 @@ class RunStore:
 
     def statuses(self, minted: Minted) -> tuple[str | None, str | None, str | None, str | None]:
         """(Run status, State status, Turn status, Run reason) as stored."""
-        run = self.conn.execute(
-            "SELECT status, reason FROM runs WHERE id = ?", (minted.run_id,)
+        row = self.conn.execute(
+            "SELECT (SELECT status FROM runs WHERE id = ?), (SELECT status FROM states WHERE "
+            "id = ?), (SELECT status FROM turns WHERE id = ?), (SELECT reason FROM runs WHERE "
+            "id = ?)",
+            (minted.run_id, minted.state_id, minted.turn_id, minted.run_id),
         ).fetchone()
-        state = self.conn.execute(
-            "SELECT status FROM states WHERE id = ?", (minted.state_id,)
-        ).fetchone()
-        turn = self.conn.execute(
-            "SELECT status FROM turns WHERE id = ?", (minted.turn_id,)
-        ).fetchone()
-        return (
-            None if run is None else run[0],
-            None if state is None else state[0],
-            None if turn is None else turn[0],
-            None if run is None else run[1],
-        )
+        return row[0], row[1], row[2], row[3]
 
     def events(self, run_id: str) -> list[tuple[int, str, str, Any]]:
         rows = self.conn.execute(

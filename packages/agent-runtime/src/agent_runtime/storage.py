@@ -1,17 +1,22 @@
-"""The runtime's durable store: a database connection and the runtime's own migrations.
+"""The runtime's durable store: its migrations, its transactions, and fresh databases on demand.
 
-The embedded default is the standard library's ``sqlite3``. The SQL is kept portable (no
-AUTOINCREMENT, no SQLite-only types; sequence numbers are assigned by the writer) so a
-PostgreSQL store can follow with the same statements. Migrations are numbered and recorded in
-``schema_migrations``; :func:`migrate` applies the ones a database lacks.
+The embedded default is the standard library's ``sqlite3``; PostgreSQL
+(:mod:`agent_runtime.postgres`) runs the same statements. The SQL is kept portable (no
+AUTOINCREMENT, no dialect-only types or functions; sequence numbers are assigned by the writer),
+and a migration is written once: :func:`agent_runtime.database.ddl_for` renames the one type
+that differs (``BLOB``). Migrations are numbered and recorded in ``schema_migrations``;
+:func:`migrate` applies the ones a database lacks.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
+from agent_runtime.database import Connection, Dialect, ddl_for
 from agent_runtime.file_store import DDL as FILES_DDL
 from agent_runtime.mcp_accounts import DDL as MCP_ACCOUNTS_DDL
 
@@ -157,17 +162,31 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (5, "MCP chats, accounts, shared grants and selections", MCP_ACCOUNTS_DDL),
     (6, "Files: immutable blobs, File rows, shares, role assignments", FILES_DDL),
     (7, "MCP account credentials", "ALTER TABLE mcp_accounts ADD COLUMN credential TEXT"),
+    (8, "Files keep the order they were written in", "ALTER TABLE files ADD COLUMN seq INTEGER"),
 )
 
 
-def connect(target: str = ":memory:") -> sqlite3.Connection:
+class StoreError(Exception):
+    """The store a URL names cannot be used (malformed, unknown, unreachable, not permitted)."""
+
+
+class SqliteConnection(sqlite3.Connection):
+    """A ``sqlite3`` connection that names its dialect (see :mod:`agent_runtime.database`)."""
+
+    dialect: Dialect = "sqlite"
+    transaction: object | None = None  # a fence here is a local call: never skipped
+
+
+def connect(target: str = ":memory:") -> SqliteConnection:
     """A connection in autocommit mode: transactions are opened explicitly by :func:`atomic`."""
-    conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        target, isolation_level=None, check_same_thread=False, factory=SqliteConnection
+    )
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
-def migrate(conn: sqlite3.Connection) -> list[int]:
+def migrate(conn: Connection) -> list[int]:
     """Apply every migration the database lacks, each in its own transaction; the versions
     applied, in order."""
     conn.execute(
@@ -180,7 +199,7 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
         if version in have:
             continue
         with atomic(conn):
-            for statement in ddl.split(";"):
+            for statement in ddl_for(conn.dialect, ddl).split(";"):
                 if statement.strip():
                     conn.execute(statement)
             conn.execute(
@@ -191,7 +210,7 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
 
 
 @contextmanager
-def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def atomic(conn: Connection) -> Iterator[Connection]:
     """One transaction: committed when the block ends, rolled back when it raises (so a crash
     mid-block leaves nothing of it behind)."""
     if conn.in_transaction:
@@ -206,8 +225,22 @@ def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+class StoreTemplate(Protocol):
+    """A migrated database that hands out fresh, isolated copies of itself."""
+
+    def fresh(self) -> Connection:
+        """A connection to a new copy of the migrated database, shared with nobody."""
+        ...
+
+    def release(self, conn: Connection) -> None:
+        """Close ``conn`` and discard its copy."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class Template:
-    """A migrated database kept in memory, copied into a fresh connection on demand.
+    """A migrated SQLite database kept in memory, copied into a fresh connection on demand.
 
     Migrating once and copying with the backup API keeps each fresh store to a fraction of a
     millisecond, and each copy shares nothing with the others.
@@ -219,11 +252,37 @@ class Template:
         self._conn = connect()
         migrate(self._conn)
 
-    def fresh(self) -> sqlite3.Connection:
+    def fresh(self) -> SqliteConnection:
         conn = connect()
         self._conn.backup(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
+    def release(self, conn: Connection) -> None:
+        conn.close()
+
     def close(self) -> None:
         self._conn.close()
+
+
+def open_template(store: str | None = None) -> StoreTemplate:
+    """The template for a store URL: ``None`` or ``sqlite`` for the embedded default, or a
+    ``postgresql://`` URL (see :class:`agent_runtime.postgres.PostgresTemplate`)."""
+    if store is None or store in ("sqlite", "sqlite://"):
+        return Template()
+    scheme = store.split("://", 1)[0] if "://" in store else ""
+    if scheme in ("postgresql", "postgres"):
+        try:
+            from agent_runtime.postgres import PostgresTemplate
+        except ImportError as missing:
+            raise StoreError(
+                f"{shown(store)}: the PostgreSQL store needs psycopg 3, the extra "
+                f"agent-runtime[postgresql] ({missing})"
+            ) from None
+        return PostgresTemplate(store)
+    raise StoreError(f"{shown(store)}: not a store: expected sqlite or a postgresql:// URL")
+
+
+def shown(url: str) -> str:
+    """A store URL fit to print: any password replaced by ``***``."""
+    return re.sub(r"//([^/@:]*):[^/@]*@", r"//\1:***@", url)

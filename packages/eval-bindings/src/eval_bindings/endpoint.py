@@ -18,6 +18,7 @@ import httpx
 
 from eval_bindings.pins import ModelPin
 from eval_bindings.retry import with_retry
+from eval_bindings.window import Window
 from eval_bindings.wire import anthropic, openai
 from eval_bindings.wire.transport import VendorError, post_json
 from eval_core.case import CaseBase
@@ -81,10 +82,22 @@ class EndpointSession:
     def _attempt(self, body: dict[str, Any]) -> ModelReply:
         b = self._binding
         wire = openai if b.pin.wire == "openai" else anthropic
-        self.calls += 1
-        answer = post_json(
-            b.client, wire.url(b.pin.base_url), wire.headers(b.api_key), body, b.pin.timeout_s
-        )
+        with b.window:
+            self.calls += 1
+            try:
+                answer = post_json(
+                    b.client,
+                    wire.url(b.pin.base_url),
+                    wire.headers(b.api_key),
+                    body,
+                    b.pin.timeout_s,
+                    b.pin.max_response_bytes,
+                )
+            except VendorError as fault:
+                if fault.reason == "model_rate_limited":
+                    fault.narrowed = b.window.rate_limited()
+                raise
+        b.window.succeeded()
         try:
             billed = wire.decode_usage(answer)
         except VendorError:
@@ -116,6 +129,7 @@ class EndpointBinding:
         self.max_wait = max_wait
         self.sleep = sleep
         self.client = client or httpx.Client(trust_env=False)
+        self.window = Window()  # calls at once, narrowed by rate limits
 
     @property
     def model_id(self) -> str:

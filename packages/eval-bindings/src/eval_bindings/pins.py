@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from eval_bindings import endpoints
+
 Wire = Literal["openai", "anthropic"]
 NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
 _ENV_REF = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
@@ -30,6 +32,8 @@ _KNOWN = frozenset(
         "price_output_per_mtok",
         "max_output_tokens",
         "timeout_s",
+        "max_concurrency",
+        "max_response_bytes",
     }
 )
 
@@ -51,6 +55,8 @@ class ModelPin:
     price_output_per_mtok: float | None = None
     max_output_tokens: int = 4096
     timeout_s: float = 120.0
+    max_concurrency: int = 1
+    max_response_bytes: int = 8 * 1024 * 1024
 
     @property
     def priced(self) -> bool:
@@ -110,8 +116,10 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
     model = text("model")
     base_url = text("base_url")
     assert model is not None and base_url is not None
-    if not base_url.startswith(("http://", "https://")):
-        raise refuse("base_url", "must start with http:// or https://")
+    try:
+        endpoints.parse(base_url)
+    except endpoints.EndpointError as bad:
+        raise refuse("base_url", f"{base_url!r} {bad}") from None
     credential = text("credential")
     assert credential is not None
     ref = _ENV_REF.match(credential)
@@ -132,6 +140,16 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
     max_out = table.get("max_output_tokens", 4096)
     if isinstance(max_out, bool) or not isinstance(max_out, int) or max_out <= 0:
         raise refuse("max_output_tokens", "must be an integer > 0")
+    concurrency = table.get("max_concurrency", 1)
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= 256
+    ):
+        raise refuse("max_concurrency", "must be an integer from 1 to 256 (Trials at once)")
+    most = table.get("max_response_bytes", 8 * 1024 * 1024)
+    if isinstance(most, bool) or not isinstance(most, int) or not 1024 <= most <= 1 << 30:
+        raise refuse("max_response_bytes", "must be an integer from 1024 to 1073741824")
     timeout = table.get("timeout_s", 120.0)
     if (
         isinstance(timeout, bool)
@@ -152,6 +170,8 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         price_output_per_mtok=prices[1],
         max_output_tokens=max_out,
         timeout_s=float(timeout),
+        max_concurrency=concurrency,
+        max_response_bytes=most,
     )
 
 

@@ -11,8 +11,8 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
+from eval_bindings import endpoints
 from eval_bindings.pins import ModelPin
 
 OVERRIDES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
@@ -80,16 +80,21 @@ def judge(
         raise PreflightError(
             f"a Judge needs EVAL_JUDGE_BASE_URL and EVAL_JUDGE_MODEL; {missing} is unset"
         )
-    if not url.startswith(("http://", "https://")):
-        raise PreflightError("EVAL_JUDGE_BASE_URL must start with http:// or https://")
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        judged_at = endpoints.parse(url)
+    except endpoints.EndpointError as bad:
+        raise PreflightError(f"EVAL_JUDGE_BASE_URL {bad}") from None
     for vendor in _VENDOR_HOSTS:
-        if host == vendor or host.endswith("." + vendor):
+        if judged_at.is_under(vendor):
             raise PreflightError(
                 f"EVAL_JUDGE_BASE_URL points at {vendor}: the Judge must be a third model, "
                 "not a vendor under test"
             )
-    shared = [p.name for p in pins_under_test if p.base_url.rstrip("/") == url and p.model == model]
+    shared = [
+        p.name
+        for p in pins_under_test
+        if endpoints.parse(p.base_url) == judged_at and p.model == model
+    ]
     if shared and env.get(JUDGE_SHARE_OPT_IN) != "1":
         raise PreflightError(
             f"the Judge (EVAL_JUDGE_BASE_URL + EVAL_JUDGE_MODEL) is the model under test "

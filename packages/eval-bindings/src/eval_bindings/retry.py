@@ -2,7 +2,10 @@
 
 Three attempts in all, backing off ``base_delay × attempt`` seconds, or the vendor's own
 Retry-After when it sends one (capped, so a hostile header cannot park a Sweep). The caller
-bills every attempt; ``on_retry`` is told of each one retried, so it can be reported.
+bills every attempt; ``on_retry`` is told of each one retried, so it can be reported. A rate
+limit met while other calls were in flight (``fault.narrowed``: the concurrency window shrank,
+see :mod:`eval_bindings.window`) is the Sweep's own crowding, not the vendor failing this call:
+it is retried without spending an attempt, a few times at most.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from eval_bindings.wire.transport import VendorError
 
 T = TypeVar("T")
 ATTEMPTS = 3
+CROWDED = 8
+"""Rate limits from crowding retried for free, per call, before they count as attempts."""
 
 
 def with_retry(
@@ -27,11 +32,13 @@ def with_retry(
     on_retry: Callable[[VendorError], None] | None = None,
 ) -> T:
     """Run ``attempt`` until it succeeds, fails for good, or the attempts are spent."""
-    for number in range(1, attempts + 1):
+    number, crowded = 1, 0
+    while True:
         try:
             return attempt()
         except VendorError as fault:
-            if not fault.transient or number == attempts:
+            free = fault.narrowed and crowded < CROWDED
+            if not fault.transient or (number == attempts and not free):
                 raise
             if on_retry is not None:
                 on_retry(fault)
@@ -41,4 +48,7 @@ def with_retry(
                 else base_delay * number
             )
             sleep(wait)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+            if free:
+                crowded += 1
+            else:
+                number += 1

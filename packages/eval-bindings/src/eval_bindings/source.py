@@ -48,6 +48,10 @@ class PinnedLeg:
         self._binding = EndpointBinding(self.pin, self._api_key)
         return self._binding
 
+    @property
+    def concurrency(self) -> int:
+        return self.pin.max_concurrency
+
     def describe(self) -> str:
         pin, ceiling = self.pin, self._ceiling
         spend = f", ${ceiling.max_spend_usd:g}" if ceiling.max_spend_usd is not None else ""

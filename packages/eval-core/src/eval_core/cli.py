@@ -35,6 +35,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: rich's markdown stack costs more than the help
 )
 
 
@@ -284,7 +285,22 @@ def sweep(
         typer.Option("--resume", help="Finish the Sweep this trial log began (same flags)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="List every Trial in the text Scorecard, not only failures."
+        ),
+    ] = False,
     host: HostOpt = "agent-runtime",
+    host_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--host-option",
+            metavar="KEY=VALUE",
+            help="A setting the Host reads, passed to it as is (repeatable); see the Host's "
+            "own documentation for its keys.",
+        ),
+    ] = None,
     unlocked: UnlockedOpt = False,
     model: Annotated[
         str | None,
@@ -322,6 +338,15 @@ def sweep(
             "--baseline",
             metavar="[PATH]",
             help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Run N Trials at once (default: the pin's max_concurrency for a real model, "
+            "else 1). A ceiling then overruns by at most N-1 Trials in flight.",
         ),
     ] = None,
     suite: Annotated[
@@ -365,7 +390,9 @@ def sweep(
         log=log,
         resume=resume,
         quiet=quiet,
+        verbose=verbose,
         host=host,
+        host_options=tuple(host_option or ()),
         unlocked=unlocked,
         models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
         models_file=models,
@@ -374,6 +401,7 @@ def sweep(
         max_spend=max_spend,
         baseline=baseline,
         promote=promote,
+        jobs=jobs,
     )
     if suite == "all":
         raise typer.Exit(_guarded(lambda: _both_suites(options)))
@@ -471,11 +499,71 @@ def _traceback_first(argv: list[str]) -> list[str]:
     return ["--traceback", *(a for a in argv if a != "--traceback")]
 
 
+COMMANDS = "eval.commands"
+_commands_added: list[bool] = []  # once per process (tests call main() more than once)
+
+
+def add_commands() -> None:
+    """Let each command plug-in (entry-point group ``eval.commands``) add its sub-commands;
+    a broken one is one line naming its distribution and entry point, exit 2. Its hook is
+    guarded like a family's (:mod:`eval_core.guard`): one that raises, or a hookimpl no
+    hookspec declares, is one line naming the distribution, its version and the line."""
+    if _commands_added:
+        return
+    _commands_added.append(True)
+    from importlib.metadata import entry_points
+
+    import pluggy
+
+    from eval_core import hookspecs
+
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    versions: dict[str, tuple[str, str]] = {}
+    for ep in sorted(entry_points(group=COMMANDS), key=lambda e: (e.name, e.value)):
+        dist = ep.dist.name if ep.dist is not None else "unknown"
+        name = f"{dist}:{ep.name}"
+        versions[name] = (dist, ep.dist.version if ep.dist is not None else "(no version)")
+        try:
+            manager.register(ep.load(), name=name)
+        except Exception as exc:
+            sys.stderr.write(
+                f"eval: command plug-in {dist} is broken: entry point {ep.name!r} ({ep.value}) "
+                f"failed to load: {type(exc).__name__}: {exc}\n"
+            )
+            raise SystemExit(REFUSED) from None
+    for hook in vars(manager.hook).values():  # pluggy's check_pending, said per plug-in
+        if isinstance(hook, pluggy.HookCaller) and not hook.has_spec():
+            impl = hook.get_hookimpls()[0]
+            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
+            sys.stderr.write(
+                f"eval: command plug-in {dist} {version} is refused: it implements "
+                f"{hook.name!r}, which is not a hook (eval_commands is)\n"
+            )
+            raise SystemExit(REFUSED)
+    for impl in manager.hook.eval_commands.get_hookimpls():
+        try:
+            impl.function(**{arg: app for arg in impl.argnames})
+        except Exception as exc:
+            from eval_core.code import code_roots
+            from eval_core.guard import Origin, fault
+
+            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
+            origin = Origin(dist, version, code_roots(impl.plugin))
+            sys.stderr.write(f"eval: {fault(origin, 'eval_commands', exc, impl.function)}\n")
+            raise SystemExit(REFUSED) from None
+
+
 def main() -> None:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
     import click
 
     argv = _traceback_first(_optional_baseline(sys.argv[1:]))
+    if argv[:1] == ["--traceback"]:  # before command plug-ins load: their faults show it too
+        from eval_core.guard import show_tracebacks
+
+        show_tracebacks()
+    add_commands()
     try:
         code = app(args=argv, prog_name="eval", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError:

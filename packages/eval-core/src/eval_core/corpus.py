@@ -554,13 +554,14 @@ class Loader:
             if grounding.waivable and ungrounded:
                 continue
             if given is None:
+                given = given_text(
+                    case,
+                    lambda: self.host.given_text(case),
+                    self._platform,
+                    self.plugins.fields.values(),
+                )
                 try:
-                    given = given_text(
-                        case,
-                        lambda: self.host.given_text(case),
-                        self._platform,
-                        self.plugins.fields.values(),
-                    )
+                    given.plugin_text()  # now, so a raising text function is always refused
                 except PluginFault as exc:
                     yield Problem(file, "$", str(exc))
                     return

@@ -14,6 +14,8 @@ session-scoped pytest fixture.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -46,6 +48,9 @@ class TrialFixture:
     - ``needs``: the Host services (Protocol classes) it asks for; a Case it applies to is
       refused at load when the Host lacks one.
     - ``run``: a generator function ``(request) -> Iterator[None]`` that yields once.
+    - ``warm``: a shared resource (a factory ``run`` passes to ``request.shared``) worth
+      starting at the beginning of a Sweep, in the background, when a planned Case needs this
+      fixture: a provider process starts while other Trials run.
     """
 
     name: str
@@ -53,6 +58,7 @@ class TrialFixture:
     field: str | None = None
     applies: Callable[[CaseBase], bool] | None = None
     needs: tuple[type, ...] = ()
+    warm: Resource | None = None
 
     def __post_init__(self) -> None:
         if (self.field is None) == (self.applies is None):
@@ -92,25 +98,46 @@ class Registered:
 class Shared:
     """The Sweep-scoped resources fixtures asked for, closed in reverse when the Sweep ends."""
 
-    __slots__ = ("_open", "_values")
+    __slots__ = ("_lock", "_locks", "_open", "_values", "_warming")
 
     def __init__(self) -> None:
         self._values: dict[Resource, Any] = {}
         self._open: list[Iterator[Any]] = []
+        self._lock = threading.Lock()  # Trials of one Sweep may run at once
+        self._locks: dict[Resource, threading.Lock] = {}
+        self._warming: list[threading.Thread] = []
 
     def get(self, factory: Callable[[], Iterator[T]]) -> T:
-        if factory in self._values:
-            return self._values[factory]  # type: ignore[no-any-return]
-        generator = factory()
-        value = next(generator)
-        self._open.append(generator)
-        self._values[factory] = value
-        return value
+        with self._lock:
+            lock = self._locks.setdefault(factory, threading.Lock())
+        with lock:  # one start per resource; others are not held up meanwhile
+            if factory in self._values:
+                return self._values[factory]  # type: ignore[no-any-return]
+            generator = factory()
+            value = next(generator)
+            with self._lock:
+                self._open.append(generator)
+                self._values[factory] = value
+            return value
+
+    def warm(self, factory: Resource) -> None:
+        """Start the resource in the background; a Trial that needs it waits for it there."""
+
+        def start() -> None:
+            with contextlib.suppress(Exception):  # the Trial that needs it meets the same error
+                self.get(factory)
+
+        thread = threading.Thread(target=start, name="eval-warm", daemon=True)
+        self._warming.append(thread)
+        thread.start()
 
     def close(self) -> None:
-        while self._open:
-            _close(self._open.pop())
-        self._values.clear()
+        for thread in self._warming:
+            thread.join()
+        with self._lock:
+            while self._open:
+                _close(self._open.pop())
+            self._values.clear()
 
 
 class FixtureRequest:

@@ -16,6 +16,10 @@ text functions), is called through :mod:`eval_core.guard`: an exception is never
 verdict but a refusal at load or an errored Trial at run, naming the plug-in's distribution,
 version and the file:line that raised. A hookimpl no hookspec here declares is refused.
 
+A command plug-in (a sub-command of ``eval``, such as ``eval report``) is named by an entry
+point in the group ``eval.commands`` instead and implements :func:`eval_commands`; it is loaded
+by the command line alone, never with the families.
+
 Evidence is read back from the system under test (its database, its wire traffic, its event
 stream, its provider's own counters); nothing in it may be copied from the Case or made by a
 harness wrapper standing in for runtime behaviour. A scorer over nothing observed fails with a
@@ -30,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from eval_core.case import Case, CaseField
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
@@ -79,7 +85,8 @@ def eval_hosts() -> Mapping[str, HostFactory]:
     """Hosts (systems under test) this plug-in provides, by name.
 
     The reference runtime registers ``agent-runtime``; another team's runtime registers its own
-    and is chosen with ``--host``.
+    and is chosen with ``--host``. A factory is called with the Eval Soul's directory and each
+    ``--host-option KEY=VALUE`` as a keyword argument (see :data:`eval_core.host.HostFactory`).
     """
     raise NotImplementedError
 
@@ -140,5 +147,17 @@ def eval_models() -> ModelSource:
     its priced spend) and makes the Judge for a Sweep. At most one plug-in may provide it; a
     second is refused, naming both. Without one, ``--model`` is refused and the scripted
     binding runs as before.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_commands(app: typer.Typer) -> None:
+    """Add sub-commands to the ``eval`` command line: ``app.command("name")(function)``.
+
+    Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
+    of the group ``eval.commands``. Keep the module light (``eval --help`` loads it): import
+    the command's work inside the command. A command that refuses input writes one line to
+    stderr and exits 2 (``raise typer.Exit(2)``), like the core's own.
     """
     raise NotImplementedError

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
@@ -157,7 +156,15 @@ class Host(Protocol):
     def close(self) -> None: ...
 
 
-HostFactory = Callable[[Path], Host]
+HostFactory = Callable[..., Host]
+"""Called with the Eval Soul's directory, and with each ``--host-option KEY=VALUE`` as the
+keyword argument ``KEY`` (a string); a factory declares the options it takes as keyword
+parameters, and one it does not declare is refused before it is called."""
+
+
+class HostOptionError(Exception):
+    """A Host cannot work with an option it was given (malformed, or naming something it cannot
+    reach or use). The message is one line, for people, and never carries a secret."""
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ path and the reason (never a ``RecursionError``, never memory without bound):
 - YAML anchors and aliases are refused outright: an alias is how a few hundred bytes expand to
   gigabytes (the "billion laughs"), and a self-referencing one makes a cycle.
 - ``MAX_TRIALS_PER_CASE`` (1000) for a Case's ``trials``, ``MAX_REPEAT`` (1000) for
-  ``--repeat``, and ``MAX_PLANNED_TRIALS`` (100,000) for a whole Sweep (Cases x trials x repeat).
+  ``--repeat``, and ``MAX_PLANNED_TRIALS`` (100,000) for a whole Sweep (Cases x trials x repeat);
+  ``MAX_JOBS`` (256) Trials at once.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ MAX_DEPTH = 64
 MAX_TRIALS_PER_CASE = 1000
 MAX_REPEAT = 1000
 MAX_PLANNED_TRIALS = 100_000
+MAX_JOBS = 256
 
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]', re.DOTALL)

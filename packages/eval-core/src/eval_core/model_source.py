@@ -54,6 +54,11 @@ class ModelLeg(Protocol):
         Trials. Called once, just before the leg's first Trial."""
         ...
 
+    @property
+    def concurrency(self) -> int:
+        """How many of the leg's Trials run at once unless ``--jobs`` says otherwise."""
+        ...
+
     def describe(self) -> str:
         """One progress line (after :meth:`start`): the model, its wire, its ceiling."""
         ...

@@ -6,13 +6,15 @@ message and exits with its code, never a traceback for a user's mistake.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from eval_core.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
-from eval_core.host import Host
+from eval_core.host import Host, HostFactory, HostOptionError
 from eval_core.plugins import PluginError, PluginSet, load_plugins
 
 REFUSED, COMPARISON_REFUSED = 2, 3
@@ -64,7 +66,9 @@ def locked_owners(corpus: Path) -> dict[str, str]:
         return {}
 
 
-def host(found: PluginSet, name: str, corpus: Path) -> Host:
+def host(
+    found: PluginSet, name: str, corpus: Path, options: Mapping[str, str] | None = None
+) -> Host:
     factory = found.hosts.get(name)
     if factory is None:
         known = ", ".join(sorted(found.hosts)) or "none installed"
@@ -74,10 +78,45 @@ def host(found: PluginSet, name: str, corpus: Path) -> Host:
         raise Refused(
             f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it"
         )
+    options = dict(options or {})
+    _takes(factory, name, soul, options)
     try:
-        return factory(soul)
+        return factory(soul, **options)
+    except HostOptionError as exc:
+        raise Refused(f"the Host {name!r} refused its options: {exc}") from None
     except Exception as exc:
         raise Refused(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}") from None
+
+
+def _takes(factory: HostFactory, name: str, soul: Path, options: Mapping[str, str]) -> None:
+    """Refuse an option the Host's factory does not declare, before anything is built."""
+    if not options:
+        return
+    try:
+        inspect.signature(factory).bind(soul, **options)
+    except TypeError:
+        parameters = inspect.signature(factory).parameters.values()
+        takes = sorted(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        unknown = sorted(set(options) - set(takes))
+        offered = ", ".join(takes) or "none"
+        raise Refused(
+            f"the Host {name!r} takes no option {', '.join(map(repr, unknown))}; "
+            f"its options: {offered}"
+        ) from None
+
+
+def host_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` settings for the Host; a pair without ``=`` or a repeated key is refused."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise Refused(f"--host-option {pair.split('=')[0]!r}: expected KEY=VALUE")
+        if key in options:
+            raise Refused(f"--host-option {key!r} given twice")
+        options[key] = value
+    return options
 
 
 def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
@@ -114,12 +153,14 @@ def open_corpus(
     *,
     check_lock: bool = True,
     found: PluginSet | None = None,
+    host_options: Mapping[str, str] | None = None,
 ) -> Opened:
-    """The Corpus opened for a command; ``found`` is the plug-in set when already loaded."""
+    """The Corpus opened for a command; ``found`` is the plug-in set when already loaded,
+    ``host_options`` the ``--host-option`` settings for the Host's factory."""
     require_directory(corpus)
     found = found if found is not None else plugins()
     is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
-    the_host = host(found, host_name, corpus)
+    the_host = host(found, host_name, corpus, host_options)
     try:
         loaded = load(found, the_host, corpus)
     except Refused:

@@ -23,11 +23,20 @@ from eval_core import baseline as baselines
 from eval_core import delta as deltas
 from eval_core import outputs
 from eval_core.atomic import write_atomic
+from eval_core.case import CaseBase
+from eval_core.evidence import Evidence
 from eval_core.input_files import InputRefused, read_json_input
-from eval_core.limits import MAX_REPEAT
+from eval_core.limits import MAX_JOBS, MAX_REPEAT
 from eval_core.matrix import Leg, not_cleared_matrix, unavailable_reason
 from eval_core.model_source import Ceilings, ModelRefused
-from eval_core.opening import COMPARISON_REFUSED, REFUSED, Opened, Refused, open_corpus
+from eval_core.opening import (
+    COMPARISON_REFUSED,
+    REFUSED,
+    Opened,
+    Refused,
+    host_options,
+    open_corpus,
+)
 from eval_core.progress import Progress
 from eval_core.provenance import harness_version, is_clean
 from eval_core.redaction import Redactor
@@ -37,6 +46,8 @@ from eval_core.safe_text import clean
 from eval_core.scorecard import Scorecard, encode_json, not_cleared
 from eval_core.scripted import ScriptedBinding
 from eval_core.stopping import Stopping
+from eval_core.transcript import FORMAT as TRANSCRIPT_FORMAT
+from eval_core.transcript import pack_path, schema_hash
 from eval_core.trial import TrialResult
 from eval_core.triallog import (
     LogHeader,
@@ -69,7 +80,9 @@ class SweepOptions:
     log: Path | None = None
     resume: Path | None = None
     quiet: bool = False
+    verbose: bool = False
     host: str = "agent-runtime"
+    host_options: tuple[str, ...] = ()
     unlocked: bool = False
     models: tuple[str, ...] = ()
     models_file: Path = Path("models.toml")
@@ -78,6 +91,7 @@ class SweepOptions:
     max_spend: float | None = None
     baseline: str | None = None
     promote: bool = False
+    jobs: int | None = None
     root: Path = Path(".")
 
 
@@ -107,6 +121,8 @@ def validate(options: SweepOptions) -> None:
         )
     if not 1 <= options.repeat <= MAX_REPEAT:
         raise Refused(f"--repeat must be between 1 and {MAX_REPEAT}, not {options.repeat}")
+    if options.jobs is not None and not 1 <= options.jobs <= MAX_JOBS:
+        raise Refused(f"--jobs must be between 1 and {MAX_JOBS}, not {options.jobs}")
     many = len(options.models) > 1
     rules = [
         (len(set(options.models)) != len(options.models), "--model names a model twice"),
@@ -216,7 +232,13 @@ def _sweep(
     try:
         try:
             with stopping.running():
-                opened = open_corpus(options.corpus, options.host, options.unlocked, found=found)
+                opened = open_corpus(
+                    options.corpus,
+                    options.host,
+                    options.unlocked,
+                    found=found,
+                    host_options=host_options(options.host_options),
+                )
                 version = harness_version(options.root)
                 try:
                     trials = plan(opened.corpus, options.cases, options.repeat)
@@ -294,6 +316,9 @@ def _check_outputs(options: SweepOptions, suite: str, runs: Sequence[_Run]) -> N
             else:
                 flag = "--log" if options.log is not None else "the trial log"
                 planned.append(outputs.Output(flag, run.log_path, fresh=True))
+                planned.append(
+                    outputs.Output(f"{flag}'s transcripts", pack_path(run.log_path), fresh=True)
+                )
         outputs.check_all(planned, inputs, options.root)
     except outputs.OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
@@ -369,6 +394,14 @@ def _sweep_leg(
             repeat=options.repeat,
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             harness_version=version,
+            transcripts=TRANSCRIPT_FORMAT,
+            evidence_schema=schema_hash(Evidence),
+            suite=corpus.suite,
+            binding="scripted" if run.leg is None else "model",
+            host=opened.host.name,
+            planned=planned,
+            corpus_cases=len(corpus.cases),
+            plugins=[dict(p) for p in corpus.plugins],
         )
         try:
             log = TrialLog.create(path, header, redactor.scrub_bytes)
@@ -388,15 +421,28 @@ def _sweep_leg(
             log.close()
             raise Refused(str(exc)) from None
         progress.note(f"Sweep  {leg.describe()}")
+    jobs = options.jobs or (leg.concurrency if leg is not None else 1)
+    if jobs > 1:
+        progress.note(f"{jobs} Trials at a time")
 
     def should_stop(card: Scorecard) -> str | None:
         if stopping.received is not None:
             return f"interrupted by {stopping.name}"
         return leg.should_stop(card) if leg is not None else None
 
+    observed: list[tuple[CaseBase, Evidence]] = []
+
+    def on_evidence(case: CaseBase, evidence: Evidence) -> None:
+        observed.append((case, evidence))
+
     def on_trial(index: int, total: int, result: TrialResult) -> None:
+        seen = observed.pop() if observed else None
+        observed.clear()
         try:
-            log.append(result)
+            if seen is None:
+                log.append(result)
+            else:
+                log.append(result, seen[0].expect, seen[1])
         except LogWriteFailed as exc:
             run.write_failures.append(
                 f"{exc}; the Sweep stopped, and the Trials before this one are in the log "
@@ -419,6 +465,9 @@ def _sweep_leg(
                 on_trial=on_trial,
                 should_stop=should_stop,
                 done=done,
+                jobs=jobs,
+                abandon=leg.close if leg is not None else None,
+                on_evidence=on_evidence,
             )
     finally:
         log.close()
@@ -575,7 +624,7 @@ def _report(
             parts.extend(line + "\n" for section in matrix_sections for line in section.lines)
         for run in runs:
             if run.card is not None:
-                parts.append(render_text(run.card))
+                parts.append(render_text(run.card, options.verbose))
         parts.extend(note + "\n" for note in notes)
         parts.append(render_verdict(reasons))
         out.write(clean(redactor.scrub_text("".join(parts))))

@@ -1,4 +1,8 @@
-"""Text for people: the Scorecard as it prints on stdout (JSON is for programs)."""
+"""Text for people: the Scorecard as it prints on stdout (JSON is for programs).
+
+Like pytest, it shows what needs a look (every Trial that did not pass, with each failed
+Expectation's reason) and the summary; ``verbose`` lists every Trial, as ``pytest -v`` does.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ def trial_line(trial: TrialResult) -> str:
     return head + extras
 
 
-def render_text(card: Scorecard) -> str:
+def render_text(card: Scorecard, verbose: bool = False) -> str:
     lines = [
         f"Sweep  model={card.model_id}"
         + (f"  version={card.model_version}" if card.model_version else "")
@@ -35,6 +39,8 @@ def render_text(card: Scorecard) -> str:
             "UNLOCKED  the installed plug-ins differ from eval.lock; this Sweep is not pinned"
         )
     for trial in card.trials:
+        if not verbose and trial.outcome == "passed" and not trial.vacuous:
+            continue
         lines.append(trial_line(trial))
         if trial.outcome in ("failed", "unexercised"):
             for result in trial.expectations:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus
+from eval_core.evidence import Evidence
 from eval_core.fixtures import Shared
 from eval_core.host import Binding, Host
 from eval_core.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
@@ -52,6 +54,7 @@ def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseB
 
 
 OnTrial = Callable[[int, int, TrialResult], None]
+OnEvidence = Callable[[CaseBase, Evidence], None]
 ShouldStop = Callable[[Scorecard], str | None]
 
 
@@ -68,13 +71,22 @@ def run_sweep(
     on_trial: OnTrial | None = None,
     should_stop: ShouldStop | None = None,
     done: Sequence[TrialResult] = (),
+    jobs: int = 1,
+    abandon: Callable[[], None] | None = None,
+    on_evidence: OnEvidence | None = None,
 ) -> Scorecard:
     """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core.stopping`), a ceiling
     or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
     Trial enters the Scorecard through :func:`~eval_core.scorecard.admit` (its text made safe)
-    before ``on_trial`` sees it.
+    before ``on_trial`` sees it, and ``on_evidence`` is handed that Trial's Evidence (when it got
+    that far) just before. With ``jobs`` > 1 up to that many Trials run at once (threads:
+    a Trial mostly waits on its model); ``should_stop`` is asked before each launch, so a
+    ceiling overruns by at most ``jobs - 1`` Trials in flight; on an interruption the Trials in
+    flight are abandoned (``abandon`` cuts their model calls short) and never recorded, so a
+    resumed Sweep runs them again. The Scorecard keeps the planned order whatever the order of
+    completion; both callbacks run on the calling thread.
     """
     trials = plan(corpus, select, repeat)
     card = Scorecard(
@@ -92,37 +104,112 @@ def run_sweep(
         plugins=[dict(p) for p in corpus.plugins],
     )
     finished = {(t.case_id, t.trial): admit(t) for t in done}
+    order = {(case.id, number): index for index, (case, number) in enumerate(trials)}
+    card.trials.extend(t for key, t in finished.items() if key in order)
+    pending = [
+        (index, case, number)
+        for index, (case, number) in enumerate(trials, start=1)
+        if (case.id, number) not in finished
+    ]
     started = time.perf_counter()
     kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
     rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
+    planned_cases = {case.id: case for _, case, _ in pending}.values()
+    for registered in fixtures:
+        warm = registered.fixture.warm
+        if warm is not None and any(registered.fixture.applies_to(c) for c in planned_cases):
+            shared.warm(warm)
+
+    def one(case: CaseBase, number: int) -> Finished:
+        seen: list[Evidence] = []
+        observe = seen.append if on_evidence is not None else None
+        result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared, observe))
+        if case.id in rates:
+            result = replace(result, probabilistic=True)
+        return case, result, seen[-1] if seen else None
+
+    def record(index: int, finished: Finished) -> None:
+        case, result, evidence = finished
+        if on_evidence is not None and evidence is not None:
+            on_evidence(case, evidence)
+        card.trials.append(result)
+        card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
+        if on_trial is not None:
+            on_trial(index, len(trials), result)
+
+    def stop() -> str | None:
+        return should_stop(card) if should_stop is not None else None
+
     try:
-        for index, (case, number) in enumerate(trials, start=1):
-            previous = finished.get((case.id, number))
-            if previous is not None:
-                card.trials.append(previous)
-                continue
-            if should_stop is not None:
-                reason = should_stop(card)
-                if reason:
-                    card.aborted_reason = (
-                        f"{reason} after {len(card.trials)} of {len(trials)} Trials"
-                    )
-                    break
-            result = admit(run_trial(case, number, host, binding, kinds, fixtures, shared))
-            if case.id in rates:
-                result = replace(result, probabilistic=True)
-            card.trials.append(result)
-            card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
-            if on_trial is not None:
-                on_trial(index, len(trials), result)
+        if jobs <= 1:
+            reason = _one_by_one(pending, one, record, stop)
+        else:
+            reason = _at_once(pending, jobs, one, record, stop, abandon)
+        if reason:
+            card.aborted_reason = f"{reason} after {len(card.trials)} of {len(trials)} Trials"
     except KeyboardInterrupt:
         card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
     except StopSweep as exc:
         card.aborted_reason = f"{exc} after {len(card.trials)} of {len(trials)} Trials"
     finally:
         shared.close()
+    card.trials.sort(key=lambda t: order.get((t.case_id, t.trial), len(order)))
     card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
     card.tally()
     card.noise = noise_floor(card.trials)
     card.sections = plugins.sections(card, corpus.cases)
     return card
+
+
+Pending = Sequence[tuple[int, CaseBase, int]]
+Finished = tuple[CaseBase, TrialResult, Evidence | None]
+
+
+def _one_by_one(
+    pending: Pending,
+    one: Callable[[CaseBase, int], Finished],
+    record: Callable[[int, Finished], None],
+    stop: Callable[[], str | None],
+) -> str | None:
+    for index, case, number in pending:
+        reason = stop()
+        if reason:
+            return reason
+        record(index, one(case, number))
+    return None
+
+
+def _at_once(
+    pending: Pending,
+    jobs: int,
+    one: Callable[[CaseBase, int], Finished],
+    record: Callable[[int, Finished], None],
+    stop: Callable[[], str | None],
+    abandon: Callable[[], None] | None,
+) -> str | None:
+    """Keep ``jobs`` Trials in flight; record each as it finishes, on this thread."""
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
+    in_flight: dict[Future[Finished], int] = {}
+    queue = iter(pending)
+    reason: str | None = None
+    try:
+        while True:
+            while reason is None and len(in_flight) < jobs:
+                item = next(queue, None)
+                if item is None:
+                    break
+                reason = stop()
+                if reason is None:
+                    index, case, number = item
+                    in_flight[pool.submit(one, case, number)] = index
+            if not in_flight:
+                return reason
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: in_flight[f]):
+                record(in_flight.pop(future), future.result())
+    except BaseException:
+        if abandon is not None:
+            abandon()  # the Trials in flight end now; they are never recorded
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

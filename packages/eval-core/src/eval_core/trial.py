@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -14,7 +14,7 @@ from eval_core.case import CaseBase
 from eval_core.evidence import Evidence, Usage
 from eval_core.fixtures import FixtureError, Registered, Shared, run_with_fixtures
 from eval_core.host import Binding, Host, ModelError, ModelSession
-from eval_core.kinds import KindSpec
+from eval_core.kinds import Expectation, KindSpec
 from eval_core.scoring import ExpectationResult, ScorerError, score
 
 Outcome = Literal["passed", "failed", "errored", "unexercised"]
@@ -60,11 +60,13 @@ def run_trial(
     kinds: Mapping[str, KindSpec],
     fixtures: Sequence[Registered] = (),
     shared: Shared | None = None,
+    observe: Callable[[Evidence], None] | None = None,
 ) -> TrialResult:
     """Run the Case through the Host, its fixtures around it, and score it.
 
     Never raises for a Trial's own failure. ``shared`` holds the Sweep's shared fixture
-    resources; without it they live for this one Trial.
+    resources; without it they live for this one Trial. ``observe`` is handed the Evidence
+    once it is read back (the trial log records it as the Trial's transcript).
     """
     started = time.perf_counter()
     session = binding.session(case)
@@ -97,6 +99,8 @@ def run_trial(
     finally:
         if own:
             resources.close()
+    if observe is not None:
+        observe(evidence)
     base = TrialResult(
         case_id=case.id,
         trial=trial,
@@ -110,27 +114,43 @@ def run_trial(
         retries=session.retries,
         model_version=session.model_version,
     )
+    return replace(decide(base, evidence, case.expect, kinds), duration_ms=elapsed())
+
+
+def decide(
+    base: TrialResult,
+    evidence: Evidence,
+    expect: Sequence[Expectation],
+    kinds: Mapping[str, KindSpec],
+) -> TrialResult:
+    """``base`` with its outcome decided from the Evidence: the one rule a Trial is judged by,
+    as it runs and when a saved Sweep is re-scored (``eval rescore``).
+
+    A model failure the Host did not inject is errored, never scored; a raising scorer errors
+    the Trial; otherwise every Expectation's verdict, and whether the Trial was exercised.
+    """
+    cleared = replace(base, outcome="errored", expectations=[], unexercised=None, vacuous=False)
     if (
         evidence.loop_status == "failed"
         and _is_model_failure(evidence.loop_reason)
         and evidence.injected_fault is None
     ):
-        return replace(base, error=evidence.loop_reason, duration_ms=elapsed())
+        return replace(cleared, error=evidence.loop_reason)
     try:
-        results, unexercised = score(case.expect, evidence, kinds)
+        results, unexercised = score(expect, evidence, kinds)
     except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
-        return replace(base, error=str(exc), expectations=exc.results, duration_ms=elapsed())
+        return replace(cleared, error=str(exc), expectations=exc.results)
     all_passed = all(r.passed for r in results)
     outcome: Outcome = (
         "passed" if all_passed else "unexercised" if unexercised is not None else "failed"
     )
     return replace(
-        base,
+        cleared,
         outcome=outcome,
+        error=None,
         expectations=results,
         unexercised=unexercised,
         vacuous=all_passed and not results,
-        duration_ms=elapsed(),
     )
 
 

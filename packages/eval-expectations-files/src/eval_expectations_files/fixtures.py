@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from eval_expectations_files import bytes_cache
+
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -74,26 +76,46 @@ class CaseFile(msgspec.Struct, **_CONFIG):
         """The bytes that replace the stored File once a ``file_read`` of it succeeded."""
         if self.pdf is None or self.pdf.replace_after_read is None:
             return None
-        from eval_expectations_files import synthesis  # document libraries only when needed
+        variant = self.pdf.replace_after_read
+        return bytes_cache.cached(
+            {"replacement": variant},
+            lambda: _synthesis().pdf_bytes(variant, "Replaced after it was read."),
+        )
 
-        return synthesis.pdf_bytes(self.pdf.replace_after_read, "Replaced after it was read.")
+
+def _synthesis() -> Any:
+    from eval_expectations_files import synthesis  # the document libraries, only when needed
+
+    return synthesis
 
 
 @lru_cache(maxsize=256)
 def _synthesise(file: CaseFile) -> bytes:
-    from eval_expectations_files import synthesis  # document libraries only when needed
+    content = file.content
+    if not file.formats() and (file.media_type != PDF or content is None):
+        return (
+            content.encode("utf-8")
+            if content is not None
+            else f"eval-bytes:{file.file_id}".encode()
+        )
+    declaration = msgspec.to_builtins(file)
+    declaration.pop("fileId", None)
+    declaration.pop("name", None)
+    return bytes_cache.cached(declaration, lambda: _make(file))
 
+
+def _make(file: CaseFile) -> bytes:
+    synthesis = _synthesis()
+    made: bytes
     content = file.content
     if file.pdf is not None:
-        return synthesis.pdf_bytes(file.pdf.variant, content)
-    if file.docx is not None:
-        return synthesis.docx_bytes(content, file.docx.preceding_paragraphs or 0, file.docx.variant)
-    if file.xlsx is not None:
-        return synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows)
-    if file.pptx is not None:
-        return synthesis.pptx_bytes(content or "")
-    if content is not None:
-        if file.media_type == PDF:
-            return synthesis.pdf_bytes("text", content)
-        return content.encode("utf-8")
-    return f"eval-bytes:{file.file_id}".encode()
+        made = synthesis.pdf_bytes(file.pdf.variant, content)
+    elif file.docx is not None:
+        made = synthesis.docx_bytes(content, file.docx.preceding_paragraphs or 0, file.docx.variant)
+    elif file.xlsx is not None:
+        made = synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows)
+    elif file.pptx is not None:
+        made = synthesis.pptx_bytes(content or "")
+    else:
+        made = synthesis.pdf_bytes("text", content)
+    return made

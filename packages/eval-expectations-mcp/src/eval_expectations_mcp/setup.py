@@ -11,6 +11,8 @@ selection and consent; a grant the Case revokes is revoked while the approval wa
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import secrets
 import subprocess
@@ -69,6 +71,13 @@ class McpRecord(msgspec.Struct, frozen=True, kw_only=True):
     revoked_grants: list[str] = msgspec.field(default_factory=list)
 
 
+@functools.cache
+def _client() -> httpx.Client:
+    """One client for the provider's loopback HTTP admin routes (plain HTTP: no TLS context
+    to build, no proxy from the environment), shared by every Trial."""
+    return httpx.Client(verify=False, trust_env=False)
+
+
 class ProviderUnavailable(Exception):  # noqa: N818 - it names a state
     """The provider did not start, or stopped answering."""
 
@@ -117,14 +126,14 @@ class Provider:
 
     def register(self, credentials: dict[str, str]) -> None:
         try:
-            httpx.put(f"{self.base}/eval/credentials", json=credentials, timeout=READ_TIMEOUT)
+            _client().put(f"{self.base}/eval/credentials", json=credentials, timeout=READ_TIMEOUT)
         except httpx.HTTPError as error:
             raise ProviderUnavailable(f"the MCP provider refused the accounts: {error}") from error
 
     def calls(self, credentials: list[str]) -> int | None:
         """The provider's own count for these credentials; ``None`` when it cannot be asked."""
         try:
-            answer = httpx.get(
+            answer = _client().get(
                 f"{self.base}/eval/calls",
                 params=[("credential", c) for c in credentials],
                 timeout=READ_TIMEOUT,
@@ -146,8 +155,11 @@ class Provider:
 
 
 def provider() -> Iterator[Provider]:
-    """The Sweep's provider (a shared fixture resource): started on first use, stopped last."""
+    """The Sweep's provider (a shared fixture resource, warmed at the Sweep's start): started
+    once, stopped last. One that does not start is tried again by the Trial that needs it."""
     found = Provider()
+    with contextlib.suppress(ProviderUnavailable):
+        found.ensure()
     try:
         yield found
     finally:
@@ -194,4 +206,6 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
 
 
-FIXTURE = TrialFixture(name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk))
+FIXTURE = TrialFixture(
+    name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk), warm=provider
+)

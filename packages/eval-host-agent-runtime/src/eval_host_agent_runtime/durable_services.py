@@ -8,7 +8,6 @@ approval desk, the native channel, and read-backs of the Runs and the Soul repos
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as with_
@@ -16,6 +15,7 @@ from typing import Any
 
 from agent_runtime import admission, mcp_accounts
 from agent_runtime.accounts import AccountAuthority
+from agent_runtime.database import Connection
 from agent_runtime.mcp_dispatch import McpEndpoints
 from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
 from agent_runtime.native_inbox import NativeInbox
@@ -141,7 +141,7 @@ class McpHostService:
 
     __slots__ = ("conn", "conversation_id", "endpoints")
 
-    def __init__(self, conn: sqlite3.Connection, conversation_id: str, endpoints: McpEndpoints):
+    def __init__(self, conn: Connection, conversation_id: str, endpoints: McpEndpoints):
         self.conn = conn
         self.conversation_id = conversation_id
         self.endpoints = endpoints
@@ -207,7 +207,7 @@ class NativeChannelService:
 
     __slots__ = ("conn", "deliveries")
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.deliveries: list[Delivery] = []
 
@@ -252,18 +252,18 @@ class NativeChannelService:
                 action()
             hooks = delivery.during_admission
 
-            def during(_conn: sqlite3.Connection, hooks: Sequence[Action] = hooks) -> None:
+            def during(_conn: Connection, hooks: Sequence[Action] = hooks) -> None:
                 for hook in hooks:
                     hook()
 
             admission.admit(self.conn, claim, on_run_inserted=during if hooks else None)
 
 
-def _count(conn: sqlite3.Connection, table: str) -> int:
+def _count(conn: Connection, table: str) -> int:
     return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
-def _admission(conn: sqlite3.Connection, event_id: str) -> Admission:
+def _admission(conn: Connection, event_id: str) -> Admission:
     event = NativeInbox(conn).get(event_id)
     invocation = conn.execute(
         "SELECT run_id, state_id, account_id FROM routine_invocations WHERE inbox_id = ?",

@@ -1,12 +1,17 @@
 """The reference runtime as the system under test: its Soul, its Tools, its two tiers.
 
 :class:`AgentRuntimeHost` loads the Eval Soul with the runtime's own loader and opens each
-Trial at the Case's tier: L2 in memory, L3 on a fresh copy of a migrated database (the durable
-tier is built on the first L3 Trial, once per Host).
+Trial at the Case's tier: L2 in memory, L3 on a fresh copy of a migrated database. Its one
+option, ``store`` (``--host-option store=URL``, else the ``EVAL_STORE`` environment variable),
+says where L3 keeps its databases: ``sqlite`` (the embedded default, built on the first L3
+Trial) or a ``postgresql://`` URL (built at once, so a store that cannot be used is refused
+before the first Trial).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,13 +22,15 @@ from agent_runtime.context import (
     assemble_system_prompt,
 )
 from agent_runtime.soul import Soul, load_soul
+from agent_runtime.storage import StoreError
 from eval_core.case import CaseBase, ToolDecl
-from eval_core.host import ContextRules, HostTrial, ModelSession
+from eval_core.host import ContextRules, HostOptionError, HostTrial, ModelSession
 from eval_core.kinds import Tier
 from eval_host_agent_runtime import l2, l3
 from eval_host_agent_runtime.ports import PLATFORM, tools_of
 
 HOST_NAME = "agent-runtime"
+STORE_VARIABLE = "EVAL_STORE"
 
 
 class AgentRuntimeHost:
@@ -31,8 +38,9 @@ class AgentRuntimeHost:
 
     name = HOST_NAME
 
-    def __init__(self, soul_dir: Path) -> None:
+    def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir
+        self.store = store if store is not None else os.environ.get(STORE_VARIABLE) or None
         self.soul: Soul = load_soul(soul_dir)
         self._agents = frozenset(self.soul.agents)
         self._rules = ContextRules(
@@ -41,7 +49,16 @@ class AgentRuntimeHost:
             retired=frozenset(RETIRED_CONTEXT_KEYS),
         )
         self._durable: l3.DurableTier | None = None
+        self._lock = threading.Lock()
         self._prompts: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
+        if self.store not in (None, "sqlite"):
+            self._durable = self._tier()
+
+    def _tier(self) -> l3.DurableTier:
+        try:
+            return l3.DurableTier(self.soul_dir, self.store)
+        except StoreError as refused:
+            raise HostOptionError(f"store {refused}") from None
 
     def agents(self) -> frozenset[str]:
         return self._agents
@@ -69,8 +86,9 @@ class AgentRuntimeHost:
 
     def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
         if case.tier == "l3":
-            if self._durable is None:
-                self._durable = l3.DurableTier(self.soul_dir)
+            with self._lock:  # Trials may open at once: one durable tier per Host
+                if self._durable is None:
+                    self._durable = self._tier()
             return l3.L3Trial(self._durable, case, model)
         return l2.L2Trial(self.soul, case, model)
 

@@ -1,6 +1,7 @@
 """An L3 Trial: each Turn a durable Run, minted, claimed, executed, settled, then read back.
 
-The Trial gets a fresh copy of a migrated template database. Each Turn is a Run the real
+The Trial gets a fresh copy of a migrated template database (SQLite in memory, or a database
+cloned on a PostgreSQL server), discarded when it closes. Each Turn is a Run the real
 durable executor runs under a lease; approvals park it ``waiting``, the operator grants them and
 re-queues it, and the worker that parked it comes back late holding its stale lease, which the
 store must refuse. ``soul_write`` commits to a real git copy of the Eval Soul. Everything scored
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from agent_runtime.publications import active_bundle, publish
 from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
-from agent_runtime.storage import Template
+from agent_runtime.storage import StoreTemplate, open_template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
 from eval_core.evidence import Event, Evidence
@@ -80,15 +82,34 @@ class DurableTier:
     """The L3 tier of one Host load: a migrated template, a git copy of the Soul, the
     integrations' endpoints."""
 
-    __slots__ = ("base_artifacts", "base_bundle", "endpoints", "repo", "template", "workdir")
+    __slots__ = (
+        "base_artifacts",
+        "base_bundle",
+        "copying",
+        "endpoints",
+        "repo",
+        "template",
+        "workdir",
+        "writing",
+    )
 
-    def __init__(self, soul_dir: Path) -> None:
+    def __init__(self, soul_dir: Path, store: str | None = None) -> None:
+        self.template: StoreTemplate = open_template(store)
         self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
-        self.template = Template()
-        self.repo = SoulRepo(soul_dir, self.workdir)
-        self.base_bundle = self.repo.bundle(self.repo.base)
-        self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        try:
+            self.repo = SoulRepo(soul_dir, self.workdir)
+            self.base_bundle = self.repo.bundle(self.repo.base)
+            self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+        except BaseException:
+            self.close()
+            raise
         self.endpoints = McpEndpoints()
+        self.copying = threading.Lock()  # the template is copied one Trial at a time
+        self.writing = threading.Lock()  # one Trial at a time writes the Soul repository
+
+    def fresh(self) -> Any:
+        with self.copying:
+            return self.template.fresh()
 
     def close(self) -> None:
         self.template.close()
@@ -130,7 +151,7 @@ class L3Trial:
         self.tier = tier
         self.case = case
         self.session = session
-        self.conn = tier.template.fresh()
+        self.conn = tier.fresh()
         self.store = RunStore(self.conn)
         self.conversation = self.store.start_conversation(case.agent)
         publish(self.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
@@ -147,6 +168,8 @@ class L3Trial:
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
+        if self.writes_soul:  # released by close(), once the repository is reset
+            tier.writing.acquire()
         self.model: Any = None
         self.recorded: list[Event] = []
         self.usage = EvalUsage()
@@ -169,9 +192,13 @@ class L3Trial:
     def close(self) -> None:
         if self.clients is not None:
             self.clients.close()
-        self.conn.close()
-        if self.tier.repo.changed():
-            self.tier.repo.reset()
+        self.tier.template.release(self.conn)
+        if self.writes_soul:
+            try:
+                if self.tier.repo.changed():
+                    self.tier.repo.reset()
+            finally:
+                self.tier.writing.release()
 
     # -- the run ------------------------------------------------------------------------------
 

@@ -1,0 +1,71 @@
+"""A loopback OpenAI-wire vendor that answers after a fixed delay, for the concurrency
+benchmarks and tests (``--jobs``, executors): 127.0.0.1 only, no network."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class SlowVendor:
+    """An OpenAI-wire server on 127.0.0.1 that answers text after ``delay`` seconds, and
+    answers 429 while more than ``limit`` requests are in flight."""
+
+    def __init__(self, delay: float, limit: int | None = None) -> None:
+        self.in_flight = 0
+        self.most = 0
+        self.rate_limited = 0
+        lock = threading.Lock()
+        vendor = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                with lock:
+                    vendor.in_flight += 1
+                    vendor.most = max(vendor.most, vendor.in_flight)
+                    refused = limit is not None and vendor.in_flight > limit
+                    if refused:
+                        vendor.rate_limited += 1
+                try:
+                    if refused:
+                        self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+                        return
+                    time.sleep(delay)
+                    message = {"role": "assistant", "content": "Your tulip bulbs ship soon."}
+                    self._send(
+                        200,
+                        {
+                            "id": "x",
+                            "model": body["model"],
+                            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 1000, "completion_tokens": 100},
+                        },
+                    )
+                finally:
+                    with lock:
+                        vendor.in_flight -= 1
+
+            def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,151 @@
+"""Every figure of the scale issue (17), whole processes, on this machine.
+
+    uv run python bench/scale.py [--quick]
+
+Prints: `eval sweep` of 100, 1,000 and 10,000 synthetic Cases (target at 1,000: under 0.3 s
+wall) and the 10,000-Case Sweep's peak RSS (target under 150 MiB); the shipped Corpus swept
+(best and median of 5, target under 1 s, and its five slowest Cases); load+validate+hash
+Cases/s (target 20,000); `eval --help` (target 0.15 s) and a one-Case Sweep (target 0.3 s);
+100 Cases against a loopback OpenAI-wire vendor answering after 300 ms, one at a time vs
+`--jobs 16` (target at least 12x) vs `--executor ray` when that plug-in is installed.
+`--quick` skips the 10,000-Case Sweep and the sequential real-model Sweep (about 35 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.util import find_spec
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from eval_core.corpus import Loader
+from eval_core.plugins import load_plugins
+from loopback import SlowVendor
+from synthetic import ROOT, make_corpus
+
+EVAL = str(Path(sys.executable).parent / "eval")
+KEY = "sk-bench-scale-0123456789abcdef"
+# As on a user's machine: Python caches the bytecode it compiles (the first run pays for it).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in KiB (of this one child) and stdout of one whole process."""
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [EVAL, *args], cwd=cwd, env=env or ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert child.stdout is not None
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, f"{args}: exit {child.returncode}"
+    return wall, usage.ru_maxrss, out.decode()
+
+
+def best_median(runs: int, *args: str, cwd: Path = ROOT) -> tuple[float, float, str]:
+    walls, out = [], ""
+    for _ in range(runs):
+        wall, _, out = timed(*args, cwd=cwd)
+        walls.append(wall)
+    return min(walls), statistics.median(walls), out
+
+
+def synthetic(tmp: Path, quick: bool) -> None:
+    for count in (100, 1_000) if quick else (100, 1_000, 10_000):
+        corpus = make_corpus(tmp / f"synthetic-{count}", count)
+        runs = 1 if count == 10_000 else 5
+        walls, peak = [], 0
+        for _ in range(runs):
+            wall, rss, _ = timed("sweep", str(corpus), "--quiet")
+            walls.append(wall)
+            peak = max(peak, rss)
+        per_case = min(walls) / count * 1000
+        line = f"sweep {count:>6,} synthetic  {min(walls):7.3f} s best ({per_case:.3f} ms/Case)"
+        if count == 10_000:
+            line += f", peak RSS {peak / 1024:.0f} MiB"
+        print(line)
+
+
+def shipped() -> None:
+    best, median, out = best_median(5, "sweep", "--quiet", "--format", "json")
+    card = json.loads(out)
+    slowest = sorted(card["trials"], key=lambda t: -t["durationMs"])[:5]
+    print(f"shipped Corpus       {best:7.3f} s best, {median:.3f} s median of 5 "
+          f"({len(card['trials'])} Trials)")  # fmt: skip
+    for trial in slowest:
+        print(f"  {trial['durationMs']:8.1f} ms  {trial['caseId']}")
+    one = card["trials"][0]["caseId"]
+    best, median, _ = best_median(5, "sweep", "--quiet", "--case", one)
+    print(f"one-Case sweep       {best:7.3f} s best, {median:.3f} s median of 5")
+    best, median, _ = best_median(5, "--help")
+    print(f"eval --help          {best:7.3f} s best, {median:.3f} s median of 5")
+
+
+def load_rate(tmp: Path) -> None:
+    corpus = make_corpus(tmp / "load", 10_000)
+    plugins = load_plugins()
+    loader = Loader(plugins, plugins.hosts["agent-runtime"](corpus / "soul"), judge="no-judge")
+    loader.load(corpus)  # the page cache and the decoders warm
+    walls, cpus = [], []
+    for _ in range(5):
+        wall, cpu = time.perf_counter(), time.process_time()
+        loaded = loader.load(corpus)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    n = len(loaded.cases)
+    print(f"load+validate+hash   {n / min(walls):7,.0f} Cases/s wall, "
+          f"{n / min(cpus):,.0f} per CPU-s (best of 5, {n:,} Cases)")  # fmt: skip
+
+
+def real_model(tmp: Path, quick: bool) -> None:
+    vendor = SlowVendor(delay=0.3)
+    root = tmp / "vendor"
+    make_corpus(root / "corpus", 100, tool_call=False)
+    (root / "models.toml").write_text(
+        f'[models.slow]\nwire = "openai"\nmodel = "slow-2026-01-01"\nbase_url = "{vendor.url}"\n'
+        'credential = "env://EVAL_SCALE_KEY"\ndated = true\n'
+        "price_input_per_mtok = 1.0\nprice_output_per_mtok = 1.0\ntimeout_s = 30\n"
+    )
+    env = {**ENV, "EVAL_SCALE_KEY": KEY}
+    base = ("sweep", "corpus", "--model", "slow", "--quiet", "--max-tokens", "100000000")
+    ways = [("--jobs 16", ("--jobs", "16"))]
+    if not quick:
+        ways.insert(0, ("one at a time", ()))
+    if find_spec("eval_executor_ray") is not None:
+        ways.append(("--executor ray", ("--executor", "ray")))
+    walls: dict[str, float] = {}
+    try:
+        for label, extra in ways:
+            walls[label], _, _ = timed(*base, *extra, cwd=root, env=env)
+    finally:
+        vendor.close()
+    for label, wall in walls.items():
+        speedup = walls.get("one at a time", 100 * 0.3) / wall
+        print(f"100 Cases @300 ms     {label:<14} {wall:7.2f} s  ({speedup:.1f}x one at a time)")
+    if quick:
+        print("  (one at a time not run: 100 calls x 0.3 s is at least 30 s)")
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        synthetic(tmp, quick)
+        shipped()
+        load_rate(tmp)
+        real_model(tmp, quick)
+
+
+if __name__ == "__main__":
+    main()

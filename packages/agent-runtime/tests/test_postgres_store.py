@@ -1,0 +1,273 @@
+"""The PostgreSQL store on a real server: its migrations, its clones, and the paths whose
+correctness is the database's locking, raced by real connections (one per worker, as separate
+worker processes would hold them).
+
+The race runs 100 times in a bounded loop; each worker's claim must be decided by the database
+(``FOR UPDATE SKIP LOCKED``, the fence's conditional UPDATE), never by a read before a write.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from agent_runtime import admission, postgres
+from agent_runtime.accounts import AccountAuthority
+from agent_runtime.admission import Admitted, Refused, admit
+from agent_runtime.durable import start_turn
+from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
+from agent_runtime.native_routes import NativeRoutes, Route
+from agent_runtime.postgres import PostgresConnection, PostgresTemplate
+from agent_runtime.runs import ClaimRefusedError, Lease, RunStore, StaleGenerationError
+from agent_runtime.storage import MIGRATIONS, StoreError, migrate, open_template
+
+RACES = 100
+DESTINATION = "eval/native#42"
+ACCOUNT = "approved-native-account"
+
+
+@pytest.fixture(scope="module")
+def template(postgres_url: str) -> Iterator[PostgresTemplate]:
+    made = PostgresTemplate(postgres_url)
+    yield made
+    made.close()
+
+
+def worker(template: PostgresTemplate, conn: PostgresConnection) -> PostgresConnection:
+    """Another worker's own connection to the same database."""
+    return postgres.connect(template.url, conn.database)
+
+
+def race(
+    first: Callable[[int], object], second: Callable[[int], object], rounds: int
+) -> list[tuple[object, object]]:
+    """Run ``first(i)`` and ``second(i)`` at once (a barrier apart), ``rounds`` times."""
+    barrier = threading.Barrier(2, timeout=10)
+    results: list[list[object]] = [[None, None] for _ in range(rounds)]
+
+    def run(slot: int, attempt: Callable[[int], object]) -> None:
+        for i in range(rounds):
+            barrier.wait()
+            try:
+                results[i][slot] = attempt(i)
+            except Exception as refused:
+                results[i][slot] = refused
+
+    threads = [threading.Thread(target=run, args=pair) for pair in enumerate((first, second))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return [(a, b) for a, b in results]
+
+
+def count(conn: PostgresConnection, table: str) -> int:
+    return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def test_migrations_apply_once_in_the_dialects_own_types(postgres_url: str) -> None:
+    admin = postgres.connect(postgres_url)
+    name = f"eval_migrate_{uuid.uuid4().hex[:8]}"
+    admin.raw.execute(f"CREATE DATABASE {name}")
+    try:
+        conn = postgres.connect(postgres_url, name)
+        assert migrate(conn) == [m[0] for m in MIGRATIONS]
+        assert migrate(conn) == []
+        names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY version")]
+        assert names == [m[1] for m in MIGRATIONS]
+        kind = conn.execute(
+            "SELECT data_type FROM information_schema.columns "
+            "WHERE table_name = 'file_blobs' AND column_name = 'data'"
+        ).fetchone()[0]
+        assert kind == "bytea"  # written once as BLOB, spoken as PostgreSQL's own type
+        conn.close()
+    finally:
+        admin.raw.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.close()
+
+
+def test_each_clone_is_its_own_database_and_is_dropped_on_release(
+    template: PostgresTemplate, postgres_cluster: Any
+) -> None:
+    first, second = template.fresh(), template.fresh()
+    assert first.database != second.database
+    RunStore(first).start_conversation("support")
+    assert count(first, "conversations") == 1 and count(second, "conversations") == 0
+    for conn in (first, second):
+        template.release(conn)
+    deadline = time.monotonic() + 10
+    while {first.database, second.database} & set(postgres_cluster.databases()):
+        assert time.monotonic() < deadline, "a released clone was never dropped"
+        time.sleep(0.05)
+
+
+def test_clones_handed_out_at_once_are_each_their_own(template: PostgresTemplate) -> None:
+    handed: list[PostgresConnection] = []
+    threads = [threading.Thread(target=lambda: handed.append(template.fresh())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len({conn.database for conn in handed}) == 4
+    for conn in handed:
+        template.release(conn)
+
+
+def test_text_sorts_by_byte_as_sqlite_sorts_it(template: PostgresTemplate) -> None:
+    conn = template.fresh()
+    names = ["b", "B", "a", "_x", "Z", "é", "a-b", "a_b"]
+    for name in names:
+        conn.execute("INSERT INTO native_accounts (id, status) VALUES (?, 'approved')", (name,))
+    stored = [r[0] for r in conn.execute("SELECT id FROM native_accounts ORDER BY id")]
+    assert stored == sorted(names, key=lambda n: n.encode())
+    template.release(conn)
+
+
+def test_a_store_that_cannot_be_used_is_one_line_without_its_password(postgres_url: str) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"postgresql://eval:s3cret@127.0.0.1:{probe.getsockname()[1]}/postgres"
+    for url, words in [
+        ("postgresql://eval:s3cret@[::1/x", "malformed"),
+        (closed, "cannot connect"),
+        ("mysql://eval:s3cret@127.0.0.1/x", "not a store: expected sqlite or a postgresql://"),
+        (postgres_url.replace("eval_sweep", "nobody"), 'role "nobody" does not exist'),
+    ]:
+        with pytest.raises(StoreError) as refused:
+            open_template(url)
+        message = str(refused.value)
+        assert words in message and "s3cret" not in message and "\n" not in message, message
+
+
+# -- races, one connection per worker -----------------------------------------------------
+
+
+def test_100_races_for_one_inbox_event_each_admit_it_exactly_once(
+    template: PostgresTemplate,
+) -> None:
+    conn = template.fresh()
+    AccountAuthority(conn).set_status(ACCOUNT, "approved")
+    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    inbox = NativeInbox(conn)
+    events = [inbox.receive("github", DESTINATION, ACCOUNT, {"n": i}) for i in range(RACES)]
+    a, b = worker(template, conn), worker(template, conn)
+
+    def claim_and_admit(conn: PostgresConnection, owner: str) -> Callable[[int], object]:
+        return lambda i: admit(conn, NativeInbox(conn).claim(events[i], owner))
+
+    outcomes = race(claim_and_admit(a, "a"), claim_and_admit(b, "b"), RACES)
+    for i, pair in enumerate(outcomes):
+        admitted = [o for o in pair if isinstance(o, Admitted)]
+        fenced = [o for o in pair if isinstance(o, InboxClaimRefusedError)]
+        assert (len(admitted), len(fenced)) == (1, 1), (i, pair)
+    assert [count(conn, t) for t in ("runs", "states", "routine_invocations")] == [RACES] * 3
+    correlated = conn.execute(
+        "SELECT COUNT(*) FROM native_inbox i JOIN routine_invocations r "
+        "ON r.inbox_id = i.id AND r.run_id = i.run_id WHERE i.status = 'admitted'"
+    ).fetchone()[0]
+    assert correlated == RACES
+    for c in (a, b):
+        c.close()
+    template.release(conn)
+
+
+def test_100_races_for_one_state_give_exactly_one_lease(template: PostgresTemplate) -> None:
+    conn = template.fresh()
+    store = RunStore(conn)
+    conversation = store.start_conversation("support")
+    runs = [start_turn(store, conversation, i, []) for i in range(RACES)]
+    a, b = RunStore(worker(template, conn)), RunStore(worker(template, conn))
+    outcomes = race(lambda i: a.claim(runs[i], "a"), lambda i: b.claim(runs[i], "b"), RACES)
+    for i, pair in enumerate(outcomes):
+        leases = [o for o in pair if isinstance(o, Lease)]
+        refused = [o for o in pair if isinstance(o, ClaimRefusedError)]
+        assert (len(leases), len(refused)) == (1, 1), (i, pair)
+        assert leases[0].generation == 1
+    for s in (a, b):
+        s.conn.close()
+    template.release(conn)
+
+
+def test_a_claim_never_takes_a_state_whose_worker_is_mid_write(template: PostgresTemplate) -> None:
+    """An expired lease is not enough: while the old worker's write is in flight (it holds the
+    State's row through the fence), a claimer is refused at once, never queued behind it; once
+    the write commits, the claim bumps the generation and the old worker's next write is
+    refused."""
+    conn = template.fresh()
+    now = [1000.0]
+    slow = RunStore(conn, clock=lambda: now[0])
+    conversation = slow.start_conversation("support")
+    run = start_turn(slow, conversation, 1, [])
+    stale = slow.claim(run, "slow", ttl=1)
+    fast = RunStore(worker(template, conn), clock=lambda: now[0])
+    now[0] += 5  # the slow worker's lease has expired
+    conn.execute("BEGIN")
+    slow.append_event(stale, 1, "tool.call", {}, "runtime")  # fenced: holds the State's row
+    started = time.monotonic()
+    with pytest.raises(ClaimRefusedError, match="held by another worker's transaction"):
+        fast.claim(run, "fast")
+    assert time.monotonic() - started < 1.0  # skipped, not waited for
+    conn.execute("COMMIT")
+    fresh = fast.claim(run, "fast")
+    assert fresh.generation == stale.generation + 1
+    with pytest.raises(StaleGenerationError, match="carries generation 1, the State is at 2"):
+        slow.append_event(stale, 2, "text.delta", {}, "agent")
+    fast.settle(fresh, "succeeded", None)
+    assert [e[1] for e in slow.events(run.run_id)] == ["tool.call"]
+    assert slow.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
+    fast.conn.close()
+    template.release(conn)
+
+
+def test_a_claimer_whose_lease_was_taken_over_is_fenced_out_of_admission(
+    template: PostgresTemplate,
+) -> None:
+    conn = template.fresh()
+    AccountAuthority(conn).set_status(ACCOUNT, "approved")
+    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    event_id = NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {})
+    slow, fast = worker(template, conn), worker(template, conn)
+    stale = NativeInbox(slow).claim(event_id, "slow", ttl=0.0)  # expires at once
+    fresh = NativeInbox(fast).claim(event_id, "fast")
+    assert fresh.fence == stale.fence + 1
+    assert isinstance(admit(fast, fresh), Admitted)
+    late = admit(slow, stale)
+    assert isinstance(late, Refused) and late.code == admission.LEASE_LOST
+    assert [count(conn, t) for t in ("runs", "states", "request_artifacts")] == [1, 1, 1]
+    assert NativeInbox(conn).get(event_id).error_code is None  # type: ignore[union-attr]
+    for c in (slow, fast):
+        c.close()
+    template.release(conn)
+
+
+def test_a_stale_claimer_admitting_first_leaves_nothing_of_its_transaction(
+    template: PostgresTemplate,
+) -> None:
+    """Another worker takes the lease while the stale claimer's admission is mid-transaction:
+    the fenced correlation refuses it and nothing it wrote survives."""
+    conn = template.fresh()
+    AccountAuthority(conn).set_status(ACCOUNT, "approved")
+    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    event_id = NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {})
+    slow = worker(template, conn)
+    stale = NativeInbox(slow).claim(event_id, "slow")
+
+    def taken_over(_conn: object) -> None:
+        slow.execute(
+            "UPDATE native_inbox SET fence = fence + 1, lease_owner = 'fast' WHERE id = ?",
+            (event_id,),
+        )
+
+    late = admit(slow, stale, on_run_inserted=taken_over)
+    assert isinstance(late, Refused) and late.code == admission.LEASE_LOST
+    assert count(conn, "runs") == 0 and count(conn, "conversations") == 0
+    event = NativeInbox(conn).get(event_id)
+    assert event is not None and (event.run_id, event.error_code) == (None, admission.LEASE_LOST)
+    slow.close()
+    template.release(conn)

@@ -1,0 +1,134 @@
+"""Transcripts in the trial log: every Trial's Evidence recorded beside it, read back by type,
+scrubbed of credentials, made safe, large parts capped and marked, and refused (naming it)
+when a reader cannot decode it faithfully."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eval_core import transcript
+from eval_core.evidence import Evidence, GuardDecision, ModelRequest, ToolCall, Usage, record_key
+from eval_core.redaction import Redactor
+from eval_core.transcript import MAX_CHARS, Reader, TranscriptRefused, pack_path
+from eval_core.triallog import LogHeader, TrialLog, read
+from release_fixtures import HASH, trial
+
+KEY = "sk-transcript-test-0123456789"
+HEADER = LogHeader(
+    corpus_hash=HASH,
+    model_id="m1",
+    selected=[],
+    repeat=1,
+    started_at="t",
+    harness_version="v1",
+    transcripts=transcript.FORMAT,
+)
+EXPECT = [{"kind": "output_contains", "text": "shipped"}]
+TYPES = transcript.record_types(())  # eval_core's own types only
+
+
+def evidence(output: str = "Order 4471 has shipped.") -> Evidence:
+    found = Evidence(
+        tier="l2",
+        system_prompt="You are Support.",
+        model_requests=[
+            ModelRequest(
+                system="You are Support.",
+                messages=[{"role": "user", "content": "Where is order 4471?"}],
+                tools=["lookup_ticket"],
+            )
+        ],
+        output_text=output,
+        output_kind="text",
+        tool_calls=[ToolCall(call_id="c1", name="lookup_ticket", arguments={"id": "4471"})],
+        guard_decisions=[GuardDecision(stage="output", guard="card_numbers", blocked=False)],
+    )
+    found.put(Usage(input_tokens=7))  # a typed family record (an eval_core type: importable)
+    return found
+
+
+def logged(tmp_path: Path, *entries: tuple[str, Evidence | None]) -> tuple[Path, Reader]:
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER, Redactor([KEY]).scrub_bytes)
+    for number, (case_id, seen) in enumerate(entries, start=1):
+        log.append(trial(case_id, "passed", number), EXPECT, seen)
+    log.close()
+    return path, Reader(pack_path(path))
+
+
+def test_every_trial_points_at_its_transcript_and_it_reads_back_by_type(tmp_path: Path) -> None:
+    path, reader = logged(tmp_path, ("a", evidence()), ("b", evidence("Still packing.")))
+    log = read(path)
+    assert log.header.transcripts == transcript.FORMAT
+    assert log.pointers is not None and all(p is not None for p in log.pointers)
+    first = reader.get(log.pointers[0])  # type: ignore[arg-type]
+    assert first.expect == EXPECT
+    assert first.evidence.tool_calls == evidence().tool_calls
+    again = transcript.typed(first, TYPES)
+    assert again.record(Usage) == Usage(input_tokens=7)  # decoded back into its own type
+    assert first.record_schemas == {record_key(Usage): transcript.schema_hash(Usage)}
+    assert reader.get(log.pointers[1]).evidence.output_text == "Still packing."  # type: ignore[arg-type]
+    assert first.evidence.model_requests == evidence().model_requests  # the prompt restored
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
+    lines = path.read_bytes().count(b"\n")
+    assert lines == 3  # the log stays one small line per Trial; Evidence lives beside it
+
+
+def test_an_identical_transcript_is_stored_once(tmp_path: Path) -> None:
+    path, _ = logged(tmp_path, ("a", evidence()), ("a", evidence()), ("c", None))
+    pointers = read(path).pointers
+    assert pointers is not None
+    assert pointers[0] == pointers[1] and pointers[2] is None
+    assert pack_path(path).read_bytes().count(b"\n") == 1
+
+
+def test_credentials_are_redacted_and_text_made_safe(tmp_path: Path) -> None:
+    echoed = f"Your key is {KEY}.\x1b[2J\ud800 done"
+    path, reader = logged(tmp_path, ("a", evidence(echoed)))
+    stored = pack_path(path).read_bytes()
+    assert KEY.encode() not in stored
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    text = reader.get(pointer).evidence.output_text
+    assert text == "Your key is [credential redacted].␛[2J\ufffd done"
+
+
+def test_a_very_large_part_is_capped_and_says_so(tmp_path: Path) -> None:
+    huge = "x" * (MAX_CHARS + 10)
+    path, reader = logged(tmp_path, ("a", evidence(huge)))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    stored = reader.get(pointer)
+    assert [(c.path, c.size, c.kept) for c in stored.capped] == [
+        ("$.evidence.output_text", MAX_CHARS + 10, MAX_CHARS)
+    ]
+    assert stored.evidence.output_text is not None
+    assert stored.evidence.output_text.endswith(f"the first {MAX_CHARS} kept]")
+
+
+def test_a_changed_or_foreign_record_is_refused_naming_it(tmp_path: Path) -> None:
+    path, reader = logged(tmp_path, ("a", evidence()))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    stale = reader.get(pointer)
+    stale.record_schemas[record_key(Usage)] = "0123456789abcdef"
+    with pytest.raises(TranscriptRefused, match=r"eval_core\.evidence:Usage was recorded by an"):
+        transcript.typed(stale, TYPES)
+    foreign = reader.get(pointer)
+    foreign.evidence.records = {"os:system": {}}  # a log never names code for us to import
+    with pytest.raises(TranscriptRefused, match="record os:system: its type is not installed"):
+        transcript.typed(foreign, TYPES)
+
+
+def test_a_changed_side_file_or_format_is_refused(tmp_path: Path) -> None:
+    path, _ = logged(tmp_path, ("a", evidence()))
+    pack = pack_path(path)
+    pack.write_bytes(pack.read_bytes().replace(b"shipped", b"SHIPPED"))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    with pytest.raises(TranscriptRefused, match="does not match its SHA-256"):
+        Reader(pack).get(pointer)
+    with pytest.raises(TranscriptRefused, match="transcript format 99, and this harness reads 1"):
+        transcript.decode(b'{"format": 99, "expect": [], "evidence": {"tier": "l2"}}', "x")

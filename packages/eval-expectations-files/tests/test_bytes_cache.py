@@ -1,0 +1,58 @@
+"""The fixture bytes cache: the bytes synthesis makes, kept by what makes them, verified on use."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from eval_expectations_files import bytes_cache, synthesis
+from eval_expectations_files.fixtures import CaseFile, PdfFixture, _synthesise
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path))
+    _synthesise.cache_clear()
+    return tmp_path / "fixtures"
+
+
+def test_cached_bytes_are_the_synthesised_bytes(cache_dir: Path) -> None:
+    file = CaseFile(
+        file_id="p", media_type="application/pdf", name="p.pdf", content="Invoice 1450 EUR.",
+        pdf=PdfFixture(variant="text"),
+    )  # fmt: skip
+    made = file.fixture_bytes()
+    assert made == synthesis.pdf_bytes("text", "Invoice 1450 EUR.")
+    [entry] = cache_dir.iterdir()
+    assert entry.read_bytes() == made + hashlib.sha256(made).hexdigest().encode()
+    _synthesise.cache_clear()
+    assert file.fixture_bytes() == made  # read back, not made again
+
+
+def test_a_damaged_entry_is_made_again(cache_dir: Path) -> None:
+    calls: list[int] = []
+
+    def make() -> bytes:
+        calls.append(1)
+        return b"%PDF-1.7 fresh"
+
+    assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh"
+    [entry] = cache_dir.iterdir()
+    entry.write_bytes(entry.read_bytes()[:-3] + b"000")  # the digest no longer matches
+    assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh"
+    assert len(calls) == 2
+    assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh" and len(calls) == 2
+
+
+def test_the_key_covers_the_generators(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = bytes_cache.key({"k": 1})
+    monkeypatch.setattr(bytes_cache, "generator", lambda: "fpdf2=99")
+    assert bytes_cache.key({"k": 1}) != before
+
+
+def test_plain_content_never_reaches_the_cache(cache_dir: Path) -> None:
+    memo = CaseFile(file_id="m", media_type="text/plain", name="m.txt", content="Closes at 15:00.")
+    assert memo.fixture_bytes() == b"Closes at 15:00."
+    assert not cache_dir.exists()

@@ -1,0 +1,106 @@
+"""The L3 tier on PostgreSQL, end to end (every L3 Case's verdicts on both stores are compared
+in test_corpus_smoke.py, beside the SQLite Sweep they are compared with).
+
+A Trial killed mid-Turn leaves nothing for the next Trial, and no database behind once the Host
+closes; `eval sweep` reaches the store through `--host-option store=URL`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_runtime import durable
+from eval_core.corpus import Corpus, Loader
+from eval_core.host import Host
+from eval_core.plugins import PluginSet
+from eval_core.runner import run_sweep
+from eval_core.scripted import ScriptedBinding
+from eval_host_agent_runtime.l3 import L3Trial
+from tests.conftest import ROOT, SOUL
+from tests.postgres_cluster import ThrowawayCluster
+
+
+@pytest.fixture
+def pg_host(plugins: PluginSet, postgres_url: str) -> Iterator[Host]:
+    """The reference runtime whose L3 tier keeps its Runs on the throwaway cluster."""
+    host = plugins.hosts["agent-runtime"](SOUL, store=postgres_url)
+    yield host
+    host.close()
+
+
+@pytest.fixture
+def pg_corpus(plugins: PluginSet, pg_host: Host) -> Corpus:
+    return Loader(plugins, pg_host, judge="no-judge").load(ROOT / "corpus")
+
+
+def eval_databases(cluster: ThrowawayCluster) -> list[str]:
+    return [name for name in cluster.databases() if name.startswith("eval_")]
+
+
+def test_a_trial_killed_mid_turn_leaves_no_run_on_postgresql(
+    pg_corpus: Corpus,
+    pg_host: Host,
+    plugins: PluginSet,
+    postgres_cluster: ThrowawayCluster,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_log = durable.EventLog.__call__
+    kills = {"left": 1}
+
+    def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "text.delta" and kills["left"]:
+            kills["left"] -= 1
+            raise RuntimeError("worker killed mid-Turn")
+        real_log(self, kind, payload)
+
+    seen: list[tuple[int, list[str | None]]] = []
+    real_evidence = L3Trial._evidence
+
+    def counting(self: L3Trial) -> Any:
+        statuses = [r[0] for r in self.conn.execute("SELECT status FROM runs")]
+        seen.append((self.store.run_count(), statuses))
+        return real_evidence(self)
+
+    monkeypatch.setattr(durable.EventLog, "__call__", killed)
+    monkeypatch.setattr(L3Trial, "_evidence", counting)
+    case = ["l3-support-answers-from-a-durable-lookup"]
+    card = run_sweep(pg_corpus, pg_host, ScriptedBinding(), plugins, select=case, repeat=2)
+    first, second = card.trials
+    assert first.outcome == "errored" and "worker killed mid-Turn" in (first.error or "")
+    assert second.outcome == "passed"
+    assert seen == [(1, ["succeeded"])]  # the second Trial's database: its own Run, nothing else
+    pg_host.close()
+    assert eval_databases(postgres_cluster) == []  # every clone and the template were dropped
+
+
+def test_the_store_may_come_from_the_environment(
+    plugins: PluginSet, postgres_cluster: ThrowawayCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAL_STORE", postgres_cluster.url)
+    host = plugins.hosts["agent-runtime"](SOUL)
+    try:
+        assert [n for n in eval_databases(postgres_cluster) if n.startswith("eval_tpl_")]
+    finally:
+        host.close()
+    assert eval_databases(postgres_cluster) == []
+
+
+def test_eval_sweep_reaches_postgresql_through_a_host_option(
+    tmp_path: Any, postgres_url: str
+) -> None:
+    cases = [
+        "l3-support-answers-from-a-durable-lookup",
+        "l3-native-routine-approved-route-account",
+    ]
+    argv = [sys.executable, "-m", "eval_core", "sweep", str(ROOT / "corpus")]
+    argv += [f"--case={c}" for c in cases] + ["--host-option", f"store={postgres_url}"]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("CLEARED")
