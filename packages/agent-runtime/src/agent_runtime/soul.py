@@ -6,6 +6,7 @@ the file and the problem) instead of silently producing an agent with missing li
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,15 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # libyaml's safe loader when it is installed (same schema, a fraction of the cost): a durable
 # Turn reloads the Soul with a fresh loader every time, so this is on the hot path.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=512)
+def _yaml(text: str) -> Any:
+    """A YAML document parsed once per distinct text: a durable Turn reloads the Soul, and
+    its files rarely change between Turns. Callers only read what it returns."""
+    return yaml.load(text, Loader=_YAML_LOADER)
+
+
 _AGENT_FIELDS = frozenset({"name", "description", "roles", "tools", "autonomy"})
 _SKILL_FIELDS = frozenset({"name", "description"})
 
@@ -117,7 +127,7 @@ def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], 
     if match is None:
         raise SoulError(file, "expected YAML front matter between '---' lines, then a body")
     try:
-        meta = yaml.load(match.group(1), Loader=_YAML_LOADER)
+        meta = _yaml(match.group(1))
     except yaml.YAMLError as error:
         raise SoulError(file, f"invalid YAML front matter: {error}") from None
     if not isinstance(meta, dict):
@@ -171,7 +181,7 @@ def _load_guardrails(file: Path) -> GuardrailConfig:
     if not file.exists():
         return GuardrailConfig()
     try:
-        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        data = _yaml(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise SoulError(file, f"unreadable: {error}") from None
     try:
