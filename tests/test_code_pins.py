@@ -66,7 +66,8 @@ def test_a_scorer_edit_is_refused_and_moves_the_hash_but_prose_moves_nothing(
     assert run_eval(site, "lock", corpus_dir).returncode == 0
     locked = run_eval(site, "check", corpus_dir)
     assert locked.returncode == 0, locked.stderr
-    digest = run_eval(site, "hash", corpus_dir).stdout.strip()
+    digest = locked.stdout.splitlines()[-1].removeprefix("corpusHash ")  # `eval check` says it
+    assert digest == run_eval(site, "hash", corpus_dir).stdout.strip()
 
     module.write_text(
         SHORT.replace('"""Total: never raises."""', '"""Total, and it never raises: reworded."""')
@@ -75,7 +76,7 @@ def test_a_scorer_edit_is_refused_and_moves_the_hash_but_prose_moves_nothing(
     )
     prose = run_eval(site, "check", corpus_dir)
     assert prose.returncode == 0, prose.stderr
-    assert run_eval(site, "hash", corpus_dir).stdout.strip() == digest
+    assert prose.stdout.splitlines()[-1] == f"corpusHash {digest}"
 
     module.write_text(SHORT.replace("n <= e.max_chars", "n < e.max_chars"))
     refused = run_eval(site, "check", corpus_dir)
