@@ -7,13 +7,16 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import msgspec
 
 from eval_core.kinds import ALL_TIERS, Expectation, Tier
+
+if TYPE_CHECKING:
+    from eval_core.guard import Origin
 
 _CONFIG: dict[str, Any] = {
     "frozen": True,
@@ -162,8 +165,10 @@ class CaseField:
     msgspec can decode. ``tiers`` lists where the field may appear. For the grounding rule,
     ``given_text(value)`` yields the field's strings the model is given at some point (a later
     Turn's input), ``first_request_text(value)`` those already in the first request (attached
-    File content). ``runs_model`` false means a Case that sets the field runs no model (a
-    Routine run, a native admission): it carries no ``script``.
+    File content); both are guarded like every plug-in callable. ``runs_model`` false means a
+    Case that sets the field runs no model (a Routine run, a native admission): it carries no
+    ``script``. ``description``, ``examples`` and ``json_schema`` work as on
+    :class:`~eval_core.kinds.KindSpec`.
     """
 
     name: str
@@ -173,6 +178,9 @@ class CaseField:
     runs_model: bool = True
     given_text: Callable[[Any], Iterable[str]] | None = None
     first_request_text: Callable[[Any], Iterable[str]] | None = None
+    examples: Sequence[Any] = ()
+    json_schema: Mapping[str, Any] | None = None
+    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
 
 def json_name(python_name: str) -> str:
