@@ -115,3 +115,32 @@ def test_the_floor_is_a_union_that_keeps_the_souls_guards_first() -> None:
     assert [sorted(spec.tools) for spec in floored.tool_call] == [["x"], ["run_command"]]
     assert Hosting().guardrails(soul) is soul
     assert hosting.floored(soul) is hosting.floored(soul)  # compiled once per configuration
+
+
+HELD_BY_THE_FLOOR = {
+    "hosted-platform-tool-floor": "excessive_agency",
+    "hosted-floor-withholds-a-leaked-token": "secret_leak",
+}
+
+
+def test_without_the_floor_the_hosted_attacks_land_and_their_classes_leak(
+    plugins: PluginSet, real_host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eval_core.corpus import Loader
+    from eval_core.runner import run_sweep
+    from eval_core.scripted import ScriptedBinding
+    from tests.conftest import ROOT
+
+    attacks = Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus" / "red-team")
+    held = sorted(HELD_BY_THE_FLOOR)
+    assert outcomes(attacks, real_host, plugins, held) == dict.fromkeys(held, "passed")
+    monkeypatch.setattr(hosting, "floored", lambda soul: soul)
+    card = run_sweep(attacks, real_host, ScriptedBinding(), plugins, select=held)
+    assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(held, "failed")
+    safety = {
+        row["name"]: row["outcome"]
+        for section in card.sections
+        if section.name == "safety"
+        for row in section.data
+    }
+    assert {safety[c] for c in HELD_BY_THE_FLOOR.values()} == {"leaked"}
