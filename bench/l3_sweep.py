@@ -3,6 +3,7 @@
 Prints figures; it is never a timed test. Usage::
 
     uv run python bench/l3_sweep.py [N] [--store postgresql://USER@HOST:PORT/DB | throwaway]
+                                    [--surface]
 
 Each Trial mints, claims, executes and settles real Runs on a fresh copy of a migrated template
 database and reads them back, exactly as a Sweep does. The Host load (template database, git
@@ -10,7 +11,10 @@ copy of the Eval Soul) happens once and is reported apart. Without ``--store`` t
 SQLite in memory; with it, SQLite's figures are printed first and then the PostgreSQL store's
 (each Trial on a database cloned from the template and dropped after), side by side.
 ``--store throwaway`` starts a cluster of its own on 127.0.0.1 (as the tests do) and removes
-it after. Target: an L3 Trial under 50 ms on PostgreSQL.
+it after. Target: an L3 Trial under 50 ms on PostgreSQL. ``--surface`` measures the L3 Cases
+of the spec's wider surface instead: Routines run with no model (plain, each crash point, a
+retry wait, an approval), an integration reply that was not delivered, the doctor's repair
+pass, and a chat Turn whose retry wait outlives a Host restart.
 """
 
 from __future__ import annotations
@@ -33,6 +37,19 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = {
     "two-step Case": "l3-support-answers-from-a-durable-lookup",
     "two-Turn journey": "l3-journey-rereads-the-history-from-the-database",
+}
+
+SURFACE = {
+    "Routine, plain": "l3-routine-books-an-invoice-and-captures-the-receipt",
+    "Routine, crash at effect_confirmed": "l3-routine-crash-after-effect-confirmed-applies-it-once",
+    "Routine, crash at state_succeeded": (
+        "l3-routine-crash-after-state-succeeded-resumes-at-the-capture"
+    ),
+    "Routine, retry wait": "l3-routine-waits-out-a-rate-limit-and-retries",
+    "Routine, approval": "l3-routine-waits-for-its-approver-before-the-effect",
+    "integration reply not delivered": "l3-a-reply-the-integration-refused-fails-the-run",
+    "doctor repair pass": "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
+    "retry wait across a Host restart": "l3-a-rate-limited-post-waits-and-posts-after-a-restart",
 }
 
 
@@ -105,13 +122,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("n", nargs="?", type=int, default=200, help="Trials per Case")
     parser.add_argument("--store", help="a postgresql:// URL, or throwaway")
+    parser.add_argument(
+        "--surface", action="store_true", help="the Routine, reply, doctor and retry-wait Cases"
+    )
     args = parser.parse_args()
+    cases = SURFACE if args.surface else CASES
     print("store: sqlite (in memory)")
-    measure(CASES, args.n, "L3 Host load + first Trial")
+    measure(cases, args.n, "L3 Host load + first Trial")
     if args.store is not None:
         with postgres(args.store) as (url, server_cpu):
             print(f"store: {url.split('@')[-1] if '@' in url else url} (PostgreSQL)")
-            measure(CASES, args.n, "L3 Host load + first Trial", url, server_cpu)
+            measure(cases, args.n, "L3 Host load + first Trial", url, server_cpu)
 
 
 if __name__ == "__main__":

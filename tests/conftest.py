@@ -229,3 +229,52 @@ def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) ->
     found = outcomes(corpus, host, plugins, cases)
     assert set(found) == set(cases), found
     assert all(outcome == "failed" for outcome in found.values()), found
+
+
+class Site:
+    """A directory on ``sys.path`` to install real distributions into: a module (or a
+    package) plus a ``.dist-info`` with ``METADATA`` and ``entry_points.txt``, found by
+    importlib-metadata like any install. ``env`` puts it on a subprocess's ``PYTHONPATH``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def install(
+        self, dist: str, version: str, module: str, source: str, entry_point: str | None = None
+    ) -> Path:
+        import textwrap
+
+        path = self.root / f"{module}.py"
+        path.write_text(textwrap.dedent(source))
+        info = self.root / f"{dist.replace('-', '_')}-{version}.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        (info / "entry_points.txt").write_text(
+            f"[eval.plugins]\n{entry_point or module} = {module}\n"
+        )
+        return path
+
+    def env(self) -> dict[str, str]:
+        import os
+
+        return {**os.environ, "PYTHONPATH": str(self.root)}
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    """A site directory on ``sys.path`` for this test; its modules are forgotten after it."""
+    import importlib
+    import sys
+
+    root = tmp_path / "site"
+    root.mkdir()
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield Site(root)
+    finally:
+        sys.path.remove(str(root))
+        for name in [
+            m for m, mod in sys.modules.items() if str(root) in str(getattr(mod, "__file__", ""))
+        ]:
+            del sys.modules[name]

@@ -187,7 +187,7 @@ def test_without_the_plugin_the_core_names_the_unknown_kind_and_field(
         host.close()
     found = "\n".join(f"{p.path}: {p.reason}" for p in caught.value.problems)
     assert "unknown kind 'prompt_attaches'" in found
-    assert "unknown field `attachments`" in found
+    assert "unknown Case field 'attachments'" in found
 
 
 def test_the_real_plugin_set_has_the_family(plugins: PluginSet) -> None:

@@ -41,7 +41,11 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
         (minimal_case(id="other"), "$.id", "must equal the file stem 'c'"),
         (minimal_case(expect=[]), "$.expect", "a Case that expects nothing always passes"),
         (minimal_case(tier="l4"), "$.tier", "Invalid enum value 'l4'"),
-        (minimal_case(surprise=1), "$", "unknown field `surprise`"),
+        (
+            minimal_case(surprise=1),
+            "$.surprise",
+            "unknown Case field 'surprise': no installed plug-in provides it",
+        ),
         (minimal_case(agent="ghost"), "$.agent", "unknown agent 'ghost'"),
         (
             minimal_case(input=[], expect=[{"kind": "loop_status", "status": "completed"}]),
@@ -53,9 +57,9 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
         (
             minimal_case(expect=[{"kind": "no_such_kind"}]),
             "$.expect[0].kind",
-            "unknown kind 'no_such_kind'; known kinds: ",
+            "unknown kind 'no_such_kind': no installed plug-in provides it",
         ),
-        (minimal_case(expect=[{"text": "x"}]), "$.expect[0].kind", "missing kind; known kinds"),
+        (minimal_case(expect=[{"text": "x"}]), "$.expect[0].kind", "missing kind"),
         (
             minimal_case(expect=[{"kind": "output_contains", "text": 3}]),
             "$.expect[0].text",

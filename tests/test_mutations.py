@@ -9,14 +9,17 @@ Trial is a harness or vendor fault, never comparable in a delta, so it proves no
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
-from agent_runtime import arguments, guardrails
-from agent_runtime.guardrails import GuardDecision, Guardrails
+from agent_runtime import arguments, guardrails, hosting
+from agent_runtime.guardrails import STAGES, GuardDecision, GuardrailConfig, Guardrails
+from agent_runtime.hosting import PLATFORM_FLOOR
 from agent_runtime.model import ToolCallRequest
+from agent_runtime.sensitive import PATTERNS
 from eval_core.corpus import Corpus, Loader
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
@@ -39,10 +42,26 @@ def red_cases(plugins: PluginSet, directory: Path) -> tuple[Corpus, set[str]]:
     return corpus, {case for case, verdict in verdicts.items() if verdict == "FAIL"}
 
 
+def runs_own(case: object, guard: str) -> bool:
+    """The Case brings a guardrail policy of its own that runs this guard (a Routine's)."""
+    import msgspec
+
+    def walk(value: object) -> bool:
+        if isinstance(value, dict):
+            return value.get("guard") == guard or any(walk(v) for v in value.values())
+        return isinstance(value, list) and any(walk(v) for v in value)
+
+    fields = msgspec.to_builtins(case)
+    return walk({k: v for k, v in fields.items() if k != "expect"})
+
+
 def asserts_guard(corpus: Corpus, stage: str, guard: str) -> set[str]:
-    """Cases whose Expectations say this guard refused, or that its stage was checked."""
+    """Cases whose Expectations say this guard refused, or that its stage was checked, and
+    that depend on the Soul's configuration of it (not on a policy of their own)."""
     ids = set()
     for case in corpus.cases:
+        if runs_own(case, guard):
+            continue
         for e in case.expect:
             data = {"kind": e.kind_name, **{f: getattr(e, f) for f in e.__struct_fields__}}
             if data["kind"] == "guardrail_blocked" and data["guard"] == guard:
@@ -77,7 +96,10 @@ def blocks_with(corpus: Corpus, guard: str) -> set[str]:
 GUARD_CODE = {
     "prompt_injection": ("find_injection", lambda text: None),
     "untrusted_content": ("find_agent_order", lambda text: None),
-    "content_filter": ("find_card_numbers", lambda text: []),
+    "content_filter": (
+        "PATTERNS",
+        {name: replace(pattern, find=lambda text: []) for name, pattern in PATTERNS.items()},
+    ),
 }
 
 
@@ -106,8 +128,15 @@ def test_breaking_a_guards_code_fails_exactly_its_cases(
 
 @pytest.mark.parametrize(("stage", "guard"), GUARDS, ids=[f"{s}-{g}" for s, g in GUARDS])
 def test_removing_a_guard_from_the_soul_turns_exactly_its_cases_red(
-    plugins: PluginSet, copy: Path, stage: str, guard: str
+    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, stage: str, guard: str
 ) -> None:
+    """The guard goes from the Soul, and from the platform's floor that a Case hosted on the
+    platform runs as well (:mod:`agent_runtime.hosting`): a guard removed is removed wherever
+    a Case's Turn would have found it."""
+    floor = GuardrailConfig(
+        **{s: tuple(g for g in getattr(PLATFORM_FLOOR, s) if g.guard != guard) for s in STAGES}
+    )
+    monkeypatch.setattr(hosting, "floored", lambda soul: soul.merged(floor))
     mutated = {s: [e for e in entries if e["guard"] != guard] for s, entries in GUARDRAILS.items()}
     path = copy / "soul" / "guardrails.yaml"
     path.write_text(yaml.safe_dump(mutated))
@@ -130,6 +159,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-journey-statuses-fold-to-the-first-failed-turn",
+        "workspace-an-api-request-with-an-unknown-method-is-refused-by-the-schema",
     }
 
 

@@ -21,7 +21,8 @@ RUNS = {"kind": "native_admission_equals", "path": "runCount", "value": 1}
 
 
 def native(**overrides: Any) -> dict[str, Any]:
-    case = minimal_case(tier="l3", nativeRoutine=dict(BLOCK), script=[], expect=[RUNS])
+    case = minimal_case(tier="l3", nativeRoutine=dict(BLOCK), expect=[RUNS])
+    del case["script"]
     case.update(overrides)
     return case
 

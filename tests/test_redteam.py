@@ -12,6 +12,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_runtime.sensitive import PATTERNS
 from eval_core.corpus import CorpusError, Loader
 from eval_core.plugins import PluginSet
 from eval_core.runner import run_sweep
@@ -412,7 +414,10 @@ def test_the_red_team_corpus_clears_and_covers_its_promise(
 GUARDS = {
     "prompt_injection": ("find_injection", lambda text: None),
     "untrusted_content": ("find_agent_order", lambda text: None),
-    "content_filter": ("find_card_numbers", lambda text: []),
+    "content_filter": (
+        "PATTERNS",
+        {name: replace(pattern, find=lambda text: []) for name, pattern in PATTERNS.items()},
+    ),
 }
 
 

@@ -17,17 +17,15 @@ from agent_runtime.tools import PLATFORM_TOOLS
 
 def test_key_sets_are_derived_from_the_section_mapping() -> None:
     assert {"personality"} == SOUL_OWNED_CONTEXT_KEYS
-    assert {
-        "platformInstructions",
-        "memory",
-        "customInstructions",
-        "taggedResources",
-    } == TURN_CONTEXT_KEYS
+    assert {"platformInstructions"} == TURN_CONTEXT_KEYS
     assert set(CONTEXT_SECTIONS) == TURN_CONTEXT_KEYS | SOUL_OWNED_CONTEXT_KEYS
     assert not set(RETIRED_CONTEXT_KEYS) & set(CONTEXT_SECTIONS)
-    assert {"business", "governancePages", "availableSkills", "availableTools"} <= set(
-        RETIRED_CONTEXT_KEYS
-    )
+    assert {
+        "memory", "memoryDocument", "business", "customInstructions", "governancePages",
+        "knowledgeGrounding", "pinnedKnowledge", "availableSkills", "eagerSkills",
+        "soulCatalogue", "taggedResources", "availableTools", "surfaceCatalog", "temporal",
+        "agentId", "domain", "tenantId",
+    } == set(RETIRED_CONTEXT_KEYS)  # fmt: skip
     assert all(hint for hint in RETIRED_CONTEXT_KEYS.values())
 
 
@@ -37,21 +35,13 @@ def test_every_section_is_rendered_in_order(eval_soul: Soul) -> None:
     prompt = assemble_system_prompt(
         eval_soul,
         agent,
-        {
-            "platformInstructions": "Answer in Dutch.",
-            "memory": ["Customer prefers email.", "Order 4471 was refunded."],
-            "customInstructions": "Sign off as Tulip Farm Support.",
-            "taggedResources": [{"type": "ticket", "id": "T-1042", "title": "Mouldy bulbs"}],
-        },
+        {"platformInstructions": "Answer in Dutch."},
         tools,
     )
     expected = [
         agent.personality,
         PLATFORM_PREAMBLE,
         "Answer in Dutch.",
-        "- Customer prefers email.\n- Order 4471 was refunded.",
-        "Sign off as Tulip Farm Support.",
-        "- ticket T-1042: Mouldy bulbs",
         "- Refund policy (refund-policy): When Tulip Farm refunds an order",
         "- Ticket hygiene (ticket-hygiene):",
         f"- lookup_ticket: {PLATFORM_TOOLS['lookup_ticket'].description}",
@@ -65,7 +55,7 @@ def test_every_section_is_rendered_in_order(eval_soul: Soul) -> None:
 
 def test_absent_context_sections_are_left_out(eval_soul: Soul) -> None:
     prompt = assemble_system_prompt(eval_soul, eval_soul.agent("triage"), {}, [])
-    assert "## Memory" not in prompt and "## Tools" not in prompt
+    assert "## Instructions for this conversation" not in prompt and "## Tools" not in prompt
     assert PLATFORM_PREAMBLE in prompt
     assert prompt == assemble_system_prompt(eval_soul, eval_soul.agent("triage"), {}, [])
 
@@ -76,8 +66,9 @@ def test_absent_context_sections_are_left_out(eval_soul: Soul) -> None:
         ({"personality": "x"}, "owned by the Soul"),
         ({"business": "x"}, "retired: business facts"),
         ({"colour": "x"}, "unknown context key 'colour'"),
-        ({"memory": 3}, "'memory' must be"),
-        ({"taggedResources": [{"type": "ticket"}]}, "tagged resource needs"),
+        ({"memory": ["x"]}, "retired: what the agent remembers"),
+        ({"customInstructions": "x"}, "retired: per-conversation instructions"),
+        ({"taggedResources": []}, "retired: a tagged record"),
         ({"platformInstructions": ["x"]}, "must be a string"),
     ],
 )

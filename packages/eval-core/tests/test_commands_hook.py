@@ -62,3 +62,45 @@ def test_a_broken_command_plugin_is_one_line_naming_it(tmp_path: Path) -> None:
         "failed to load: ModuleNotFoundError"
     )
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+RAISING = """
+from eval_core.hookspecs import hookimpl
+
+
+@hookimpl
+def eval_commands(app):
+    raise RuntimeError("no room for hello")
+"""
+
+MISSPELT = """
+from eval_core.hookspecs import hookimpl
+
+
+@hookimpl
+def eval_command(app):
+    pass
+"""
+
+
+def test_a_command_plugin_whose_hook_raises_is_one_line_naming_it_and_its_line(
+    tmp_path: Path,
+) -> None:
+    result = run(site_with(tmp_path, "eval_hello", "eval_hello", RAISING), "--help")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "eval: plug-in eval-hello 0.1.0: eval_commands raised RuntimeError: no room for hello "
+        "(at eval_hello.py:7)\n"
+    )
+    traced = run(site_with(tmp_path / "again", "eval_hello", "eval_hello", RAISING), "--traceback")
+    assert traced.returncode == 2
+    assert 'eval_hello.py", line 7, in eval_commands' in traced.stderr
+
+
+def test_a_command_plugin_with_a_misspelt_hook_is_refused_naming_it(tmp_path: Path) -> None:
+    result = run(site_with(tmp_path, "eval_hello", "eval_hello", MISSPELT), "--help")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "eval: command plug-in eval-hello 0.1.0 is refused: it implements 'eval_command', "
+        "which is not a hook (eval_commands is)\n"
+    )

@@ -65,15 +65,17 @@ def source(version: str) -> str:
     return FAMILY.format(field=field, count=count, what=what)
 
 
-def site(root: Path, version: str) -> Path:
-    """The family installed: its module and dist-info with the entry point."""
-    where = root / f"site-{version}"
+def site(root: Path, version: str, as_version: str = "", name: str = "") -> Path:
+    """The family installed: its module and dist-info with the entry point (the source of
+    ``version``, labelled ``as_version`` when given)."""
+    label = as_version or version
+    where = root / (name or f"site-{version}")
     where.mkdir()
     (where / "eval_expectations_brevity.py").write_text(source(version))
-    info = where / f"eval_expectations_brevity-{version}.dist-info"
+    info = where / f"eval_expectations_brevity-{label}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: eval-expectations-brevity\nVersion: {version}\n"
+        f"Metadata-Version: 2.1\nName: eval-expectations-brevity\nVersion: {label}\n"
     )
     (info / "entry_points.txt").write_text("[eval.plugins]\nbrevity = eval_expectations_brevity\n")
     return where
@@ -100,7 +102,9 @@ def plugins_with(root: Path, version: str | None) -> PluginSet:
 
 
 def cli(root: Path, version: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(root / f"site-{version}")}
+    """``eval`` with the family from ``site-<version>`` (or the site directory so named)."""
+    where = root / version if (root / version).is_dir() else root / f"site-{version}"
+    env = {**os.environ, "PYTHONPATH": str(where)}
     return subprocess.run(
         [sys.executable, "-m", "eval_core", *map(str, args)],
         cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
@@ -143,6 +147,17 @@ def test_rescore_shows_exactly_the_cases_a_scorer_change_flips(recorded: Path) -
     ) in out
     assert "long-stays-long" not in out and "short-stays-short" not in out
     assert out.rstrip().endswith("2 Trial(s) unchanged (2 with a reworded reason)")
+
+
+def test_a_scorer_edited_without_a_version_bump_is_named_by_its_code(recorded: Path) -> None:
+    edited = site(recorded, "0.2.0", as_version="0.1.0", name="site-0.1.0-edited")
+    result = cli(recorded, edited.name, "rescore", "log.jsonl")
+    assert result.returncode == 1, result.stderr
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("  plug-in  ")]
+    before, after = line.removeprefix("  plug-in  ").split(" -> ")
+    assert before.startswith("eval-expectations-brevity 0.1.0 (code ")
+    assert after.startswith("eval-expectations-brevity 0.1.0 (code ") and after != before
+    assert "CHANGED  1 Case verdict(s)\n  near-limit-flips  FAIL -> PASS\n" in result.stdout
 
 
 def test_the_same_plugins_change_nothing(recorded: Path) -> None:

@@ -20,9 +20,6 @@ CONTEXT_SECTIONS: Mapping[str, tuple[str, Owner]] = MappingProxyType(
     {
         "personality": ("Personality", "soul"),
         "platformInstructions": ("Instructions for this conversation", "turn"),
-        "memory": ("Memory", "turn"),
-        "customInstructions": ("Custom instructions", "turn"),
-        "taggedResources": ("Tagged resources", "turn"),
     }
 )
 """Context key -> (section title, owner), in the order the sections are rendered."""
@@ -33,13 +30,26 @@ TURN_CONTEXT_KEYS: frozenset[str] = frozenset(
 SOUL_OWNED_CONTEXT_KEYS: frozenset[str] = frozenset(
     key for key, (_, owner) in CONTEXT_SECTIONS.items() if owner == "soul"
 )
+_FROM_TOOLS = "reaches the model as the conversation or a Tool result, never as prompt context"
+_SKILLS = "the skill index is derived from the Soul's skills/ folder"
 RETIRED_CONTEXT_KEYS: Mapping[str, str] = MappingProxyType(
     {
+        "memory": f"what the agent remembers {_FROM_TOOLS}",
+        "memoryDocument": f"a memory document {_FROM_TOOLS}",
         "business": "business facts belong in the agent's personality (AGENT.md body)",
+        "customInstructions": "per-conversation instructions are 'platformInstructions'",
         "governancePages": "governance is enforced by guardrails.yaml, not described in context",
-        "availableSkills": "the skill index is derived from the Soul's skills/ folder",
+        "knowledgeGrounding": f"grounding knowledge {_FROM_TOOLS}",
+        "pinnedKnowledge": f"pinned knowledge {_FROM_TOOLS}",
+        "availableSkills": _SKILLS,
+        "eagerSkills": f"{_SKILLS}; a Skill's body is read on demand",
+        "soulCatalogue": "the Soul's artifacts are read from the Soul, not restated per Turn",
+        "taggedResources": f"a tagged record {_FROM_TOOLS} (look it up with a Tool)",
         "availableTools": "the tool index is derived from the Tools passed to the Turn",
+        "surfaceCatalog": "surfaces are not part of the prompt",
+        "temporal": "the current time comes from the get_current_time Tool",
         "agentId": "the agent is chosen by its slug when the Turn starts",
+        "domain": "an agent's domain is its AGENT.md",
         "tenantId": "tenancy is not part of the prompt",
     }
 )
@@ -60,27 +70,6 @@ class ContextError(ValueError):
 
 def _section(title: str, body: str) -> str:
     return f"## {title}\n{body}"
-
-
-def _memory(value: Any) -> str:
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return "\n".join(f"- {v}" for v in value)
-    raise ContextError("context 'memory' must be a string or a list of strings")
-
-
-def _resources(value: Any) -> str:
-    if not isinstance(value, list):
-        raise ContextError("context 'taggedResources' must be a list of {type, id, title}")
-    lines = []
-    for item in value:
-        if not isinstance(item, Mapping) or not all(
-            isinstance(item.get(k), str) for k in ("type", "id", "title")
-        ):
-            raise ContextError("each tagged resource needs string 'type', 'id' and 'title'")
-        lines.append(f"- {item['type']} {item['id']}: {item['title']}")
-    return "\n".join(lines)
 
 
 def _text(key: str, value: Any) -> str:
@@ -115,12 +104,6 @@ def assemble_system_prompt(
         parts.append(
             _section(titles["platformInstructions"][0], _text("platformInstructions", value))
         )
-    if (value := context.get("memory")) is not None:
-        parts.append(_section(titles["memory"][0], _memory(value)))
-    if (value := context.get("customInstructions")) is not None:
-        parts.append(_section(titles["customInstructions"][0], _text("customInstructions", value)))
-    if (value := context.get("taggedResources")) is not None:
-        parts.append(_section(titles["taggedResources"][0], _resources(value)))
     if soul.skills:
         skills = "\n".join(f"- {s.name} ({s.slug}): {s.description}" for s in soul.skills.values())
         parts.append(_section("Available skills", skills))

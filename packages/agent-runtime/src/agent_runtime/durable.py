@@ -17,7 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agent_runtime import retry_waits
 from agent_runtime.loop import (
+    RETRY_WAIT,
     ApprovalPolicy,
     AttachmentCheck,
     Checkpoint,
@@ -29,7 +31,7 @@ from agent_runtime.loop import (
 from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
 from agent_runtime.runs import Lease, Minted, RunStore
 from agent_runtime.soul import Soul
-from agent_runtime.tools import ToolExecutor, ToolOutcome
+from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 
 CONTEXT_UNRESOLVED = "context_unresolved"
 PARTICIPANT_EVENTS = frozenset({"text.delta"})
@@ -79,7 +81,11 @@ class EventLog:
 
 
 class LedgerExecutor:
-    """Runs each call's effect at most once per State: a replayed call gets its recorded outcome."""
+    """Runs each call's effect at most once per State: a replayed call gets its recorded outcome.
+
+    A provider that asked to wait ran no effect, so its answer is not recorded; one that asks
+    to be retried once more than the retry budget allows fails the call instead.
+    """
 
     __slots__ = ("inner", "lease", "store")
 
@@ -93,6 +99,17 @@ class LedgerExecutor:
         if recorded is not None:
             return ToolOutcome(recorded["status"], recorded.get("output"), recorded.get("reason"))
         outcome = self.inner.execute(call)
+        if outcome.status in PARKED:
+            state = self.lease.state_id
+            tries = retry_waits.attempts(self.store.conn, state, call.call_id)
+            if outcome.status != "awaiting_retry" or tries < retry_waits.MAX_RETRY_WAITS:
+                return outcome
+            why = f" ({outcome.reason})" if outcome.reason else ""
+            outcome = ToolOutcome(
+                "failed",
+                reason=f"{retry_waits.RETRY_EXHAUSTED}: the provider of {call.name} asked to be "
+                f"retried {tries + 1} times{why}",
+            )
         self.store.record_effect(
             self.lease,
             call.call_id,
@@ -209,13 +226,38 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         approved=store.granted_calls(lease.state_id),
         attachments=request.attachments,
     )
+    if result.status == "awaiting_retry" and result.awaiting is not None:
+        call, parked = result.awaiting, result.parked
+        assert parked is not None
+        wait_id, due = retry_waits.schedule(
+            store,
+            lease,
+            call.call_id,
+            call.name,
+            parked.retry_after_ms,
+            parked.reason,
+            parked.wait_id,
+        )
+        events(
+            "retry.scheduled",
+            {
+                "waitId": wait_id,
+                "providerWaitId": parked.wait_id,
+                "callId": call.call_id,
+                "name": call.name,
+                "code": parked.reason,
+                "dueAt": due,
+            },
+        )
+        store.settle(lease, "waiting", RETRY_WAIT)
+        return result
     if result.status == "waiting" and result.awaiting is not None:
         call = result.awaiting
         approval_id = store.request_approval(lease, call.call_id, call.name, call.arguments)
-        events(
-            "approval.requested",
-            {"approvalId": approval_id, "callId": call.call_id, "name": call.name},
-        )
+        asked: dict[str, Any] = {"approvalId": approval_id, "callId": call.call_id}
+        if result.parked is not None:  # the Tool's provider asked for it, not the ceiling
+            asked["providerApprovalId"] = result.parked.wait_id
+        events("approval.requested", {**asked, "name": call.name})
         store.settle(lease, "waiting", "approval_required")
         return result
     if result.status == "completed":
@@ -231,6 +273,7 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
                 "outputKind": result.output_kind,
                 "historyMessages": history_count,
                 "toolCalls": len(result.tool_calls),
+                "toolActivity": result.activity,
                 "reason": result.reason,
             },
         )

@@ -11,9 +11,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from agent_runtime.cards import find_card_numbers
 from agent_runtime.injection import find_agent_order, find_injection
 from agent_runtime.model import ToolCallRequest
+from agent_runtime.sensitive import PATTERNS
 
 Stage = Literal["input", "tool_call", "tool_result", "output"]
 STAGES: tuple[Stage, ...] = ("input", "tool_call", "tool_result", "output")
@@ -25,7 +25,7 @@ STAGE_GUARDS: Mapping[Stage, frozenset[str]] = {
 }
 """Which guards each stage can run."""
 SEVERITIES = frozenset({"low", "medium", "high"})
-CONTENT_PATTERNS = frozenset({"credit_card"})
+CONTENT_PATTERNS = frozenset(PATTERNS)
 
 WITHHELD_NOTICE = (
     "tool output contained instructions and was withheld by the untrusted_content guard"
@@ -35,6 +35,15 @@ INPUT_REFUSAL = (
     "Please rephrase your request."
 )
 OUTPUT_REFUSAL = "I can't share that: the answer contained a payment card number."
+"""The answer that replaces one carrying a card number; another pattern names what it found."""
+
+
+def output_refusal(labels: list[str]) -> str:
+    """The answer that replaces one carrying what ``labels`` name (``a payment card number``)."""
+    if not labels:
+        return OUTPUT_REFUSAL
+    named = labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+    return f"I can't share that: the answer contained {named}."
 
 
 class GuardrailConfigError(ValueError):
@@ -72,6 +81,13 @@ class GuardrailConfig:
             raise GuardrailConfigError(f"unknown stage(s) {unknown}; stages are {list(STAGES)}")
         stages = {stage: _parse_stage(stage, data.get(stage)) for stage in STAGES}
         return cls(**stages)
+
+    def merged(self, other: GuardrailConfig) -> GuardrailConfig:
+        """Both configurations' guards, stage by stage (this one's first): a union, so adding
+        a policy never removes a guard."""
+        return GuardrailConfig(
+            **{stage: getattr(self, stage) + getattr(other, stage) for stage in STAGES}
+        )
 
 
 def _parse_stage(stage: Stage, entries: Any) -> tuple[GuardSpec, ...]:
@@ -126,6 +142,8 @@ class GuardDecision:
     guard: str
     blocked: bool
     detail: str
+    refusal: str | None = None
+    """What the participant is told instead, when a refusal replaces an answer."""
 
 
 def _texts(value: Any, into: list[str]) -> list[str]:
@@ -227,17 +245,29 @@ class Guardrails:
         return [GuardDecision("tool_result", g, blocked, detail) for g in self._tool_result]
 
     def check_output(self, text: str) -> list[GuardDecision]:
-        """content_filter: a Luhn-valid payment card number in the answer is refused."""
+        """content_filter: the answer carries data a configured pattern finds (a Luhn-valid
+        card number, a Social Security number, an API key, an email address)."""
         decisions: list[GuardDecision] = []
         for guard, patterns in self._output:
-            cards = find_card_numbers(text) if "credit_card" in patterns else []
-            detail = (
-                f"{len(cards)} payment card number(s) ending {', '.join(c[-4:] for c in cards)}"
-                if cards
-                else "no filtered content"
+            found = [(PATTERNS[p], hits) for p in patterns if (hits := PATTERNS[p].find(text))]
+            if not found:
+                decisions.append(GuardDecision("output", guard, False, "no filtered content"))
+                continue
+            detail = "; ".join(
+                f"{len(hits)} {_plural(pattern.label)} "
+                f"{', '.join(pattern.shown(hit) for hit in hits)}"
+                for pattern, hits in found
             )
-            decisions.append(GuardDecision("output", guard, bool(cards), detail))
+            refusal = output_refusal([pattern.label for pattern, _ in found])
+            decisions.append(GuardDecision("output", guard, True, detail, refusal))
         return decisions
+
+
+def _plural(label: str) -> str:
+    """``a payment card number`` -> ``payment card number(s)``; ``an email address`` ->
+    ``email address(es)``."""
+    noun = label.split(" ", 1)[1]
+    return noun + ("(es)" if noun.endswith("s") else "(s)")
 
 
 # Keyed by identity (hashing a config costs more than the checks); each entry holds its config,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
+from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
     INPUT_REFUSAL,
@@ -23,6 +24,7 @@ from agent_runtime.guardrails import (
     GuardDecision,
     Guardrails,
 )
+from agent_runtime.hosting import INDEPENDENT, Hosting
 from agent_runtime.model import (
     ModelFailure,
     ModelPort,
@@ -33,12 +35,16 @@ from agent_runtime.model import (
     Usage,
 )
 from agent_runtime.soul import Agent, Soul
-from agent_runtime.tools import ToolExecutor, ToolOutcome
+from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 
 Listener = Callable[[str, dict[str, Any]], None]
-LoopStatus = Literal["completed", "failed", "limit_exceeded", "waiting"]
+LoopStatus = Literal["completed", "failed", "limit_exceeded", "waiting", "awaiting_retry"]
 OutputKind = Literal["text", "structured", "tool_calls", "none"]
-DenialSource = Literal["guardrail", "capability", "autonomy"]
+DenialSource = Literal["guardrail", "capability", "hosting", "autonomy", "repeat"]
+
+RETRY_WAIT = "retry_wait"
+"""The reason of a Turn parked because a Tool's provider asked to be retried later."""
+REPEATED_SIDE_EFFECT = "repeated_side_effect"
 
 Approval = Literal["deny", "park"]
 
@@ -119,6 +125,10 @@ class TurnResult:
     reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     awaiting: ToolCallRequest | None = None
+    parked: ToolOutcome | None = None
+    """What the Tool's provider answered when it, not the runtime, parked ``awaiting``."""
+    activity: list[dict[str, Any]] = field(default_factory=list)
+    """Each dispatched call of a Tool that declares its participant activity."""
 
 
 def text_chunks(text: str) -> list[str]:
@@ -128,6 +138,17 @@ def text_chunks(text: str) -> list[str]:
 
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _succeeded(message: Mapping[str, Any]) -> bool:
+    """A Tool reply whose call ran its effect."""
+    if message.get("role") != "tool":
+        return False
+    try:
+        seen = json.loads(message.get("content") or "{}")
+    except ValueError:
+        return False
+    return isinstance(seen, dict) and seen.get("status") == "succeeded"
 
 
 def _latest_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -157,6 +178,7 @@ class _Turn:
         "emit",
         "executor",
         "guards",
+        "hosting",
         "iteration",
         "limits",
         "repairs",
@@ -176,8 +198,10 @@ class _Turn:
         approval: ApprovalPolicy | None = None,
         approved: frozenset[str] = frozenset(),
         checkpoints: Checkpointer | None = None,
+        hosting: Hosting = INDEPENDENT,
     ) -> None:
         self.agent = agent
+        self.hosting = hosting
         self.approval = approval
         self.approved = approved
         self.checkpoints = checkpoints
@@ -229,8 +253,9 @@ class _Turn:
     ) -> TurnResult:
         """Screen a final answer with the output guards, stream it and settle the Turn."""
         kind: OutputKind = "text" if structured is None else "structured"
-        if screen and self.record(self.guards.check_output(text)) is not None:
-            text, structured, kind = OUTPUT_REFUSAL, None, "text"
+        refused = self.record(self.guards.check_output(text)) if screen else None
+        if refused is not None:
+            text, structured, kind = refused.refusal or OUTPUT_REFUSAL, None, "text"
         result = self.result
         result.output_text, result.output_structured = text, structured
         result.messages.append({"role": "assistant", "content": text})
@@ -281,11 +306,22 @@ class _Turn:
                 "capability",
             )
             return True
+        if (held := self.hosting.refusal(call.name)) is not None:
+            self.deny(call, held, "hosting")
+            return True
         spec = self.tools.get(call.name)
         if spec is None:
             outcome = ToolOutcome("failed", reason=f"unknown tool {call.name}: not declared")
             self.result.results.append((call, outcome))
             self.reply(call, {"status": "failed", "reason": outcome.reason})
+            return True
+        if spec.side_effecting and (earlier := self.ran_before(call)) is not None:
+            self.deny(
+                call,
+                f"{REPEATED_SIDE_EFFECT}: {call.name} already ran with these arguments in this "
+                f"Turn (call {earlier}); its effect is not repeated",
+                "repeat",
+            )
             return True
         unapproved = call.call_id not in self.approved
         if spec.reviewed and unapproved:
@@ -314,16 +350,43 @@ class _Turn:
         self.result.awaiting = call
         return False
 
+    def ran_before(self, call: ToolCallRequest) -> str | None:
+        """The call id of an earlier call of this Turn with the same Tool and arguments whose
+        effect ran (read from the Turn's messages, so a resumed Turn knows it too)."""
+        messages = self.result.messages
+        ran = {m.get("tool_call_id") for m in messages if _succeeded(m)}
+        same = _compact(call.arguments)
+        for message in messages:
+            if message.get("role") != "assistant":
+                continue
+            for earlier in message.get("tool_calls") or ():
+                if (
+                    earlier.get("name") == call.name
+                    and earlier.get("call_id") != call.call_id
+                    and earlier.get("call_id") in ran
+                    and _compact(earlier.get("arguments")) == same
+                ):
+                    return str(earlier["call_id"])
+        return None
+
     def execute(self, call: ToolCallRequest) -> bool:
         result = self.result
         result.tool_calls.append(call)
+        activity = self.tools[call.name].participant_activity
+        stamp = {"participant_activity": activity} if activity is not None else {}
+        if activity is not None:
+            result.activity.append(
+                {"callId": call.call_id, "name": call.name, "participantActivity": activity}
+            )
         if self.emit is not None:
             self.emit(
                 "tool.call",
-                {"call_id": call.call_id, "name": call.name, "arguments": call.arguments},
+                {"call_id": call.call_id, "name": call.name, "arguments": call.arguments, **stamp},
             )
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
+        if outcome.status in PARKED:
+            return self.park(call, outcome, stamp)
         screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]
         withheld = self.record(self.guards.check_tool_result(call.name, screened)) is not None
         if self.emit is not None:
@@ -337,6 +400,7 @@ class _Turn:
                     "output": outcome.output,
                     "reason": outcome.reason,
                     "withheld": withheld,
+                    **stamp,
                 },
             )
         seen: dict[str, Any] = {"status": outcome.status}
@@ -354,6 +418,28 @@ class _Turn:
         self.reply(call, seen)
         self.repairs += 1
         return self.repairs <= self.limits.max_repair_attempts
+
+    def park(self, call: ToolCallRequest, outcome: ToolOutcome, stamp: dict[str, Any]) -> bool:
+        """The Tool's provider is waiting (an approval it asked for, a retry it asked for): the
+        call is parked, nothing is reported to the model, and the Turn stops here."""
+        if self.emit is not None:
+            self.emit(
+                "tool.result",
+                {
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "status": outcome.status,
+                    "output": None,
+                    "reason": outcome.reason,
+                    "withheld": False,
+                    "wait_id": outcome.wait_id,
+                    "retry_after_ms": outcome.retry_after_ms,
+                    **stamp,
+                },
+            )
+        self.result.awaiting, self.result.parked = call, outcome
+        return False
 
     def repair(self, call: ToolCallRequest, outcome: ToolOutcome) -> bool:
         """Arguments the schema refuses: the model is told why and may try again."""
@@ -423,6 +509,9 @@ class _Turn:
             if not self.dispatch(calls[index]):
                 if self.result.awaiting is not None:
                     self.checkpoint(calls, index, dispatched)
+                    parked = self.result.parked
+                    if parked is not None and parked.status == "awaiting_retry":
+                        return self.settle("awaiting_retry", RETRY_WAIT, "tool_calls")
                     return self.settle("waiting", "approval_required", "tool_calls")
                 return self.settle("limit_exceeded", "max_repair_attempts", "tool_calls")
             self.checkpoint(calls, index + 1, dispatched)
@@ -445,13 +534,18 @@ def run_turn(
     resume: Checkpoint | None = None,
     approved: frozenset[str] = frozenset(),
     attachments: AttachmentCheck | None = None,
+    context_budget: int | None = None,
+    hosting: Hosting = INDEPENDENT,
 ) -> TurnResult:
     """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
 
     ``approval`` decides what a mutating call above the autonomy ceiling does (``None``
     denies it); ``checkpoints`` receives a checkpoint after each model batch and Tool result;
     ``resume`` continues a Turn from a checkpoint (its ``messages`` replace ``messages``), with
-    the call ids in ``approved`` let past the ceiling.
+    the call ids in ``approved`` let past the ceiling. ``context_budget`` (tokens) compacts
+    what each model call is sent (:mod:`agent_runtime.compaction`). ``hosting`` says who hosts
+    the Soul's repository and whether the platform's safety floor applies
+    (:mod:`agent_runtime.hosting`).
     """
     agent = soul.agent(agent_slug)
     declared = list(tools)
@@ -468,7 +562,7 @@ def run_turn(
     result = TurnResult(system_prompt=system, messages=history)
     turn = _Turn(
         agent,
-        Guardrails.from_config(soul.guardrails),
+        Guardrails.from_config(hosting.guardrails(soul.guardrails)),
         by_name,
         executor,
         limits,
@@ -477,6 +571,7 @@ def run_turn(
         approval,
         approved,
         checkpoints,
+        hosting,
     )
     dispatched = 0
     first = 1
@@ -502,7 +597,21 @@ def run_turn(
 
     for iteration in range(first, limits.max_iterations + 1):
         turn.iteration = iteration
-        request = ModelRequest(system, list(result.messages), declared)
+        sent = list(result.messages)
+        if context_budget is not None:
+            sent, folded = compact(system, sent, context_budget)
+            if folded is not None and listener is not None:
+                listener(
+                    "context.compacted",
+                    {
+                        "tokensBefore": folded.before,
+                        "tokensAfter": folded.after,
+                        "budget": context_budget,
+                        "folded": folded.folded,
+                        "dropped": folded.dropped,
+                    },
+                )
+        request = ModelRequest(system, sent, declared)
         result.requests.append(request)
         if listener is not None:
             listener(

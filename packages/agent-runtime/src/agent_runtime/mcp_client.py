@@ -31,6 +31,14 @@ class ProviderUnavailable(Exception):  # noqa: N818 - it names a state, not a bu
 
 
 @functools.cache
+def _import_sdk() -> None:
+    """Import the MCP SDK in the caller's thread, once per process, before any timed wait: it
+    takes seconds on a loaded machine, and the timeout bounds the server, not our imports."""
+    import httpx  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+
+
+@functools.cache
 def _tls() -> ssl.SSLContext:
     """One verifying TLS context per process: loading the CA bundle costs ~80 ms each time."""
     import httpx
@@ -62,7 +70,8 @@ class McpClients:
     async def _serve(
         self, url: str, credential: str, conn: _Connection, ready: Future[None]
     ) -> None:
-        # The SDK is imported on the first connection: Sweeps without MCP never pay for it.
+        # The SDK is imported on the first connection (by _session, before the timed wait):
+        # Sweeps without MCP never pay for it.
         import httpx
         from mcp import ClientSession
         from mcp.client.streamable_http import streamable_http_client
@@ -96,6 +105,7 @@ class McpClients:
         conn = self._open.get((url, credential))
         if conn is not None and conn.session is not None:
             return conn.session
+        _import_sdk()
         conn = _Connection()
         ready: Future[None] = Future()
         conn.serving = asyncio.run_coroutine_threadsafe(

@@ -15,13 +15,18 @@ from typing import Any, Protocol
 class ToolSpec:
     """A Tool as the model sees it; ``mutating`` is what the autonomy ceiling reads.
 
-    ``reviewed`` Tools (MCP Tools) wait for an approval whatever the agent's autonomy."""
+    ``reviewed`` Tools (MCP Tools) wait for an approval whatever the agent's autonomy.
+    ``side_effecting`` Tools act on the world, so the same call is never run twice in a Turn;
+    ``participant_activity`` (``visible`` or ``represented``) says how the participant is shown
+    the Tool's activity, and is stamped on its events and the Turn's Message."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
     mutating: bool = False
     reviewed: bool = False
+    side_effecting: bool = False
+    participant_activity: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -252,6 +252,13 @@ class PostgresTemplate:
         conn.close()
         self._worker.submit(self._discard, getattr(conn, "database", None))
 
+    def reopen(self, conn: Connection) -> PostgresConnection:
+        """A new session on ``conn``'s clone, ``conn`` closed first (the server rolls back what
+        its transaction had not committed)."""
+        database = getattr(conn, "database", None)
+        conn.close()
+        return connect(self.url, database)
+
     def _discard(self, name: str | None) -> None:
         if name in self._out:
             self._out.discard(name)

@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_runtime.loop import Checkpoint, TurnResult, run_turn
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.tools import ToolExecutor, ToolOutcome
+from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 
 CheckpointFault = Callable[[Checkpoint], None]
 """Called before each write; raising :class:`CheckpointWriteError` fails that write."""
@@ -59,7 +59,8 @@ class EffectLedger:
         if recorded is not None:
             return recorded
         outcome = self.inner.execute(call)
-        self.outcomes[call.call_id] = outcome
+        if outcome.status not in PARKED:  # a provider that asked to wait ran no effect yet
+            self.outcomes[call.call_id] = outcome
         return outcome
 
 

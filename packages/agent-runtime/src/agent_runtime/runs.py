@@ -271,8 +271,8 @@ class RunStore:
 
     # -- the operator's side: approvals and re-queueing ----------------------------------------
 
-    def grant(self, approval_id: str) -> tuple[str, str]:
-        """Approve a requested call; its Run's call id and the Run id."""
+    def grant(self, approval_id: str, by: str | None = None) -> tuple[str, str]:
+        """Approve a requested call (``by`` names the approver); its call id and the Run id."""
         with atomic(self.conn) as conn:
             row = conn.execute(
                 "SELECT run_id, call_id, status FROM approvals WHERE id = ?", (approval_id,)
@@ -284,7 +284,7 @@ class RunStore:
             conn.execute(
                 "INSERT INTO run_events (run_id, seq, type, participant, payload) "
                 "VALUES (?, ?, 'approval.granted', 'operator', ?)",
-                (row[0], seq, _dump({"approvalId": approval_id, "callId": row[1]})),
+                (row[0], seq, _dump({"approvalId": approval_id, "callId": row[1], "by": by})),
             )
         return row[1], row[0]
 

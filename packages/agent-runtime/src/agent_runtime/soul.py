@@ -1,4 +1,4 @@
-"""The Soul loader: agents, guardrails and skills read from a directory, parsed once.
+"""The Soul loader: agents, guardrails, skills and Routines read from a directory, parsed once.
 
 A Soul is configuration a Turn trusts, so a malformed file is refused loudly (``SoulError`` names
 the file and the problem) instead of silently producing an agent with missing limits.
@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
 import yaml
 
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
+from agent_runtime.routines import Routine, RoutineError
+from agent_runtime.routines import parse as parse_routine
 
 Autonomy = Literal["read", "act"]
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
@@ -75,6 +77,7 @@ class Soul:
     agents: dict[str, Agent]
     guardrails: GuardrailConfig
     skills: dict[str, Skill]
+    routines: dict[str, Routine] = field(default_factory=dict)
 
     def agent(self, slug: str) -> Agent:
         """The agent ``slug``, or a ``SoulError`` listing the agents there are."""
@@ -99,7 +102,10 @@ def load_soul(path: Path) -> Soul:
     skills = {
         slug: _load_skill(slug, file) for slug, file in _documents(root / "skills", "SKILL.md")
     }
-    return Soul(root, agents, _load_guardrails(root / "guardrails.yaml"), skills)
+    routines = {
+        slug: _load_routine(file) for slug, file in _documents(root / "routines", ROUTINE_FILE)
+    }
+    return Soul(root, agents, _load_guardrails(root / "guardrails.yaml"), skills, routines)
 
 
 def _documents(folder: Path, filename: str) -> list[tuple[str, Path]]:
@@ -175,6 +181,20 @@ def _load_agent(slug: str, file: Path) -> Agent:
 def _load_skill(slug: str, file: Path) -> Skill:
     meta, body = _front_matter(file, _SKILL_FIELDS)
     return Skill(slug, _text(file, meta, "name"), _text(file, meta, "description"), body)
+
+
+ROUTINE_FILE = "routine.yaml"
+
+
+def _load_routine(file: Path) -> Routine:
+    try:
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SoulError(file, f"unreadable: {error}") from None
+    try:
+        return parse_routine(data)
+    except RoutineError as error:
+        raise SoulError(file, str(error)) from None
 
 
 def _load_guardrails(file: Path) -> GuardrailConfig:

@@ -1,7 +1,8 @@
 """The Soul repository: ``soul_write`` commits an artifact to git; publication makes it active.
 
-A Soul lives in a git repository. The writer puts an Agent at ``agents/<slug>/AGENT.md`` and a
-Skill at ``skills/<slug>/SKILL.md`` (the paths the loader reads), commits it, then publishes:
+A Soul lives in a git repository. The writer puts an Agent at ``agents/<slug>/AGENT.md``, a
+Skill at ``skills/<slug>/SKILL.md`` and a Routine at ``routines/<slug>/routine.yaml`` (the paths
+the loader reads), commits it, then publishes:
 the committed tree is checked out into a bundle directory and loaded with the real loader; only
 a bundle that loads becomes the active publication, which is what the next Turn's loader reads.
 A commit that does not load stays in history but is never published.
@@ -31,7 +32,12 @@ _ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
 }
-KINDS = {"Agent": ("agents", "AGENT.md"), "Skill": ("skills", "SKILL.md")}
+KINDS = {
+    "Agent": ("agents", "AGENT.md"),
+    "Skill": ("skills", "SKILL.md"),
+    "Routine": ("routines", "routine.yaml"),
+}
+CONFLICT = "CONFLICT"
 
 
 class SoulWriteRefusedError(Exception):
@@ -64,7 +70,13 @@ def artifact_path(kind: str, slug: str) -> str:
 
 def artifacts_of(soul: Soul) -> tuple[str, ...]:
     """The artifacts a loaded Soul holds, as ``Kind:slug``."""
-    return tuple(sorted([f"Agent:{s}" for s in soul.agents] + [f"Skill:{s}" for s in soul.skills]))
+    return tuple(
+        sorted(
+            [f"Agent:{s}" for s in soul.agents]
+            + [f"Skill:{s}" for s in soul.skills]
+            + [f"Routine:{s}" for s in soul.routines]
+        )
+    )
 
 
 class SoulRepo:
@@ -100,21 +112,35 @@ class SoulRepo:
     def head(self) -> str:
         return self._git("rev-parse", "HEAD").strip()
 
-    def write(self, kind: str, slug: str, content: str) -> Commit:
-        """Write and commit one artifact where the loader reads it."""
+    def write(
+        self,
+        kind: str,
+        slug: str,
+        content: str,
+        subject: str | None = None,
+        expected_base: str | None = None,
+    ) -> Commit:
+        """Write and commit one artifact where the loader reads it; ``subject`` is the commit
+        message, ``expected_base`` the head the writer saw (a moved head is a conflict)."""
         if kind not in KINDS:
-            raise SoulWriteRefusedError(f"kind must be Agent or Skill, got {kind!r}")
+            raise SoulWriteRefusedError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if not isinstance(slug, str) or not _SLUG.match(slug):
             raise SoulWriteRefusedError(f"slug {slug!r} is not a lowercase-hyphenated slug")
         if not isinstance(content, str) or not content.strip():
-            raise SoulWriteRefusedError("content must be non-empty markdown")
+            raise SoulWriteRefusedError("content must be non-empty")
+        if expected_base is not None and (head := self.head()) != expected_base:
+            raise SoulWriteRefusedError(
+                f"{CONFLICT}: the Soul moved from {expected_base[:12]} to {head[:12]} since "
+                "the writer read it",
+                denied=True,
+            )
         path = artifact_path(kind, slug)
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         self._written = True
         target.write_text(content, encoding="utf-8")
         self._git("add", "--", path)
-        self._git("commit", "-q", "-m", f"soul_write {kind}:{slug}", "--", path)
+        self._git("commit", "-q", "-m", subject or f"soul_write {kind}:{slug}", "--", path)
         return Commit(self.head(), (path,))
 
     def bundle(self, commit: str) -> Path:

@@ -14,7 +14,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Protocol, cast
 
 from agent_runtime.database import Connection, Dialect, ddl_for
 from agent_runtime.file_store import DDL as FILES_DDL
@@ -163,6 +163,49 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (6, "Files: immutable blobs, File rows, shares, role assignments", FILES_DDL),
     (7, "MCP account credentials", "ALTER TABLE mcp_accounts ADD COLUMN credential TEXT"),
     (8, "Files keep the order they were written in", "ALTER TABLE files ADD COLUMN seq INTEGER"),
+    (
+        9,
+        "retry waits: calls parked until their provider's retry is due",
+        """
+        CREATE TABLE retry_waits (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            state_id TEXT REFERENCES states (id),
+            call_id TEXT,
+            tool TEXT,
+            kind TEXT NOT NULL,
+            provider_wait_id TEXT,
+            code TEXT,
+            due_at DOUBLE PRECISION NOT NULL,
+            status TEXT NOT NULL
+        );
+        CREATE INDEX retry_waits_due ON retry_waits (status, due_at)
+        """,
+    ),
+    (
+        10,
+        "Routine States: their key, their place in the Run, their output",
+        """
+        ALTER TABLE states ADD COLUMN state_key TEXT;
+        ALTER TABLE states ADD COLUMN position INTEGER;
+        ALTER TABLE states ADD COLUMN output TEXT;
+        ALTER TABLE states ADD COLUMN reason TEXT
+        """,
+    ),
+    (
+        11,
+        "the Soul doctor's findings, repairs and escalations",
+        """
+        CREATE TABLE doctor_events (
+            seq INTEGER PRIMARY KEY,
+            run_id TEXT REFERENCES runs (id),
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            commit_sha TEXT
+        )
+        """,
+    ),
 )
 
 
@@ -236,6 +279,11 @@ class StoreTemplate(Protocol):
         """Close ``conn`` and discard its copy."""
         ...
 
+    def reopen(self, conn: Connection) -> Connection:
+        """The connection a restarted process opens to ``conn``'s copy, ``conn`` closed: what
+        was committed is there, an open transaction is not."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -260,6 +308,17 @@ class Template:
 
     def release(self, conn: Connection) -> None:
         conn.close()
+
+    def reopen(self, conn: Connection) -> SqliteConnection:
+        """The dying process's transaction rolled back, the database copied into the new
+        process's connection (an in-memory database lives as long as its connection)."""
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        reopened = connect()
+        cast(sqlite3.Connection, conn).backup(reopened)
+        conn.close()
+        reopened.execute("PRAGMA foreign_keys = ON")
+        return reopened
 
     def close(self) -> None:
         self._conn.close()

@@ -7,13 +7,16 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import msgspec
 
 from eval_core.kinds import ALL_TIERS, Expectation, Tier
+
+if TYPE_CHECKING:
+    from eval_core.guard import Origin
 
 _CONFIG: dict[str, Any] = {
     "frozen": True,
@@ -57,17 +60,33 @@ class Message(msgspec.Struct, **_CONFIG):
         return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
 
 
+ParticipantActivity = Literal["visible", "represented"]
+
+
 class ToolDecl(msgspec.Struct, **_CONFIG):
-    """A Tool's declaration as the model sees it."""
+    """A Tool's declaration as the model sees it.
+
+    ``mutating``: it changes data (the autonomy ceiling reads it). ``side_effecting``: its
+    effect reaches the world and must not happen twice, so the runtime refuses a repeat of the
+    same call in one Turn. ``participant_activity``: how the participant is shown the Tool's
+    activity (``visible``: as itself; ``represented``: by a stand-in), stamped on its events.
+    """
 
     name: str
     input_schema: dict[str, Any]
     description: str | None = None
     mutating: bool = False
+    side_effecting: bool = False
+    participant_activity: ParticipantActivity | None = None
 
 
 class ScriptedResult(msgspec.Struct, **_CONFIG):
-    """A scripted Tool result: consumed in order; ``when`` matches arguments by deep equality."""
+    """A scripted Tool result: consumed in order; ``when`` matches arguments by deep equality.
+
+    Besides an output, a result may deny, fail, refuse the arguments, or say the Tool's
+    provider is waiting: on an approval it asked for (``approval_id``) or to be retried later
+    (``retry_wait_id``); the runtime then parks the call instead of answering the model.
+    """
 
     name: str
     when: Any = None
@@ -75,6 +94,18 @@ class ScriptedResult(msgspec.Struct, **_CONFIG):
     denied: str | None = None
     error: str | None = None
     invalid_arguments: str | None = None
+    approval_id: str | None = None
+    retry_wait_id: str | None = None
+
+    def outcomes(self) -> list[str | None]:
+        """Every outcome field but ``output``: at most one of them may be set."""
+        return [
+            self.denied,
+            self.error,
+            self.invalid_arguments,
+            self.approval_id,
+            self.retry_wait_id,
+        ]
 
 
 class ScriptedCall(msgspec.Struct, **_CONFIG):
@@ -100,14 +131,18 @@ ScriptStep = TextStep | ToolCallsStep | StructuredStep
 
 
 class CaseBase(msgspec.Struct, **_CONFIG):
-    """The generic fields every Case has, whatever plug-ins are installed."""
+    """The generic fields every Case has, whatever plug-ins are installed.
+
+    ``script`` is required of every Case that runs a model (the loader says so); a Case whose
+    plug-in field runs none (:attr:`CaseField.runs_model`) carries no script.
+    """
 
     id: str
     tier: Literal["l2", "l3"]
     agent: str
     input: list[Message]
-    script: list[ScriptStep]
     expect: list[Expectation]
+    script: list[ScriptStep] | None = None
     context: dict[str, Any] | None = None
     tools: list[ToolDecl] = msgspec.field(default_factory=list)
     platform_tools: list[str] = msgspec.field(default_factory=list)
@@ -130,15 +165,22 @@ class CaseField:
     msgspec can decode. ``tiers`` lists where the field may appear. For the grounding rule,
     ``given_text(value)`` yields the field's strings the model is given at some point (a later
     Turn's input), ``first_request_text(value)`` those already in the first request (attached
-    File content).
+    File content); both are guarded like every plug-in callable. ``runs_model`` false means a
+    Case that sets the field runs no model (a Routine run, a native admission): it carries no
+    ``script``. ``description``, ``examples`` and ``json_schema`` work as on
+    :class:`~eval_core.kinds.KindSpec`.
     """
 
     name: str
     type: Any
     tiers: frozenset[Tier] = ALL_TIERS
     description: str = ""
+    runs_model: bool = True
     given_text: Callable[[Any], Iterable[str]] | None = None
     first_request_text: Callable[[Any], Iterable[str]] | None = None
+    examples: Sequence[Any] = ()
+    json_schema: Mapping[str, Any] | None = None
+    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
 
 def json_name(python_name: str) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
+    from eval_core.plugins import PluginSet
     from eval_core.release import SweepOptions
 
 CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
@@ -36,6 +37,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain click help: rich's markdown stack costs more than the help
 )
+
+
+@app.callback()
+def _options(
+    traceback: Annotated[
+        bool,
+        typer.Option(
+            "--traceback",
+            help="When plug-in code raises, also print its full traceback on stderr (for "
+            "plug-in authors; the refusal or errored Trial is unchanged). Any position.",
+        ),
+    ] = False,
+) -> None:
+    if traceback:
+        from eval_core.guard import show_tracebacks
+
+        show_tracebacks()
+
 
 CorpusArg = Annotated[
     Path, typer.Argument(help="The Corpus directory (red-team: corpus/red-team).")
@@ -96,14 +115,32 @@ def hash_(
 
 
 @app.command()
-def plugins() -> None:
-    """List installed plug-ins: distribution, version, kinds with their tiers, Case fields."""
+def plugins(
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Check every installed kind and Case field against the plug-in contract "
+            "(hypothesis properties, few examples, a fixed seed); exit 1 if one fails.",
+        ),
+    ] = False,
+    examples: Annotated[
+        int, typer.Option("--examples", help="Examples per kind with --check (1 to 1000).")
+    ] = 10,
+    corpus: Annotated[
+        Path, typer.Option("--corpus", help="Whose eval.lock --check compares schemas with.")
+    ] = Path("corpus"),
+) -> None:
+    """List installed plug-ins: distribution, version, code fingerprint, kinds with their
+    tiers, Case fields; with --check, whether each keeps the plug-in contract."""
     from eval_core import opening
     from eval_core.case import json_name
 
     found = _guarded(opening.plugins)
+    if check:
+        raise typer.Exit(_check_plugins(found, examples, corpus))
     for info in found.plugins:
-        typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]")
+        typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
             tiers = "/".join(sorted(found.kinds[kind].tiers))
             typer.echo(f"    kind   {kind}  ({tiers})")
@@ -116,21 +153,68 @@ def plugins() -> None:
         typer.echo(f"model source: {found.model_source_owner.distribution}")
 
 
-@app.command("lock")
-def lock_(corpus: CorpusArg = Path("corpus")) -> None:
-    """Pin the installed plug-in set in <corpus>/eval.lock."""
-    from eval_core import lock, opening
+def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
+    from eval_core import lock
     from eval_core.corpus import corpus_root
+
+    if not 1 <= examples <= 1000:
+        _refuse(f"--examples must be between 1 and 1000, not {examples}")
+    try:
+        from eval_core.conformance import check_installed
+    except ImportError as exc:
+        _refuse(f"eval plugins --check needs {exc.name}: pip install 'eval-core[testing]'")
+    try:
+        locked = lock.schemas(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
+    except lock.LockError:
+        locked = {}
+    lines, problems = check_installed(found, examples=examples, locked=locked)
+    for line in lines:
+        typer.echo(line)
+    checked = len(found.kinds) + len(found.fields)
+    if problems:
+        typer.echo(f"NOT CONFORMING  {problems} problem(s) in {checked} kinds and Case fields")
+        return NOT_CLEARED
+    typer.echo(f"CONFORMING  {checked} kinds and Case fields keep the plug-in contract")
+    return CLEARED
+
+
+@app.command("lock")
+def lock_(corpus: CorpusArg = Path("corpus"), host: HostOpt = "agent-runtime") -> None:
+    """Pin the installed plug-in set in <corpus>/eval.lock (refused when that set cannot load
+    the Corpus, or its red-team suite)."""
+    from eval_core import lock, opening
+    from eval_core.corpus import RED_TEAM, corpus_root
 
     _guarded(lambda: opening.require_directory(corpus))
     path = corpus_root(corpus) / lock.LOCK_NAME
     _guarded(lambda: _check_output("eval lock", path))
     found = _guarded(opening.plugins)
+    for directory in (corpus, corpus / RED_TEAM):
+        if directory == corpus or directory.is_dir():
+            _guarded(lambda d=directory: _loads(d, host, found))  # type: ignore[misc]
     try:
         written = lock.write(path, found)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     typer.echo(f"locked {len(written.plugins)} plug-ins -> {path}")
+
+
+def _loads(corpus: Path, host: str, found: PluginSet) -> None:
+    """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
+    no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
+    from eval_core.corpus import case_files
+    from eval_core.opening import Refused, open_corpus
+
+    if not case_files(corpus):
+        return
+    try:
+        opened = open_corpus(corpus, host, False, check_lock=False, found=found)
+    except Refused as exc:
+        raise Refused(
+            f"eval lock refused: the installed plug-ins cannot load {corpus}, so pinning them "
+            f"would pin a broken release:\n{exc}"
+        ) from None
+    opened.host.close()
 
 
 def _check_output(flag: str, path: Path) -> None:
@@ -375,6 +459,33 @@ def _both_suites(options: SweepOptions) -> int:
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
 
 
+@app.command("new-plugin")
+def new_plugin(
+    name: Annotated[str, typer.Argument(help="The distribution name, e.g. acme-tickets.")],
+    directory: Annotated[
+        Path | None,
+        typer.Option("--directory", "-d", help="Where to write it (default: ./NAME)."),
+    ] = None,
+) -> None:
+    """Write a plug-in package: one kind, one Case field, tests on the testing kit, an example
+    Corpus and CI, ready to install, test and sweep (see docs/plugins.md)."""
+    from eval_core.scaffold import ScaffoldRefused, write
+
+    target = directory if directory is not None else Path(name)
+    try:
+        written = write(name, target)
+    except ScaffoldRefused as exc:
+        _refuse(f"eval new-plugin: {exc}")
+    except OSError as exc:
+        _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
+    for path in written:
+        typer.echo(f"wrote {path}")
+    typer.echo(
+        f"next: install it beside the harness (uv add --editable {target}, or see "
+        "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
+    )
+
+
 @app.command()
 def compare(
     before: Annotated[Path, typer.Argument(help="The earlier Scorecard (or Baseline) JSON.")],
@@ -402,13 +513,22 @@ def _optional_baseline(argv: list[str]) -> list[str]:
     return out
 
 
+def _traceback_first(argv: list[str]) -> list[str]:
+    """``--traceback`` belongs to ``eval`` itself; accept it after the command too."""
+    if "--traceback" not in argv:
+        return argv
+    return ["--traceback", *(a for a in argv if a != "--traceback")]
+
+
 COMMANDS = "eval.commands"
 _commands_added: list[bool] = []  # once per process (tests call main() more than once)
 
 
 def add_commands() -> None:
     """Let each command plug-in (entry-point group ``eval.commands``) add its sub-commands;
-    a broken one is one line naming its distribution and entry point, exit 2."""
+    a broken one is one line naming its distribution and entry point, exit 2. Its hook is
+    guarded like a family's (:mod:`eval_core.guard`): one that raises, or a hookimpl no
+    hookspec declares, is one line naming the distribution, its version and the line."""
     if _commands_added:
         return
     _commands_added.append(True)
@@ -420,30 +540,53 @@ def add_commands() -> None:
 
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
+    versions: dict[str, tuple[str, str]] = {}
     for ep in sorted(entry_points(group=COMMANDS), key=lambda e: (e.name, e.value)):
         dist = ep.dist.name if ep.dist is not None else "unknown"
+        name = f"{dist}:{ep.name}"
+        versions[name] = (dist, ep.dist.version if ep.dist is not None else "(no version)")
         try:
-            manager.register(ep.load(), name=f"{dist}:{ep.name}")
+            manager.register(ep.load(), name=name)
         except Exception as exc:
             sys.stderr.write(
                 f"eval: command plug-in {dist} is broken: entry point {ep.name!r} ({ep.value}) "
                 f"failed to load: {type(exc).__name__}: {exc}\n"
             )
             raise SystemExit(REFUSED) from None
-    try:
-        manager.hook.eval_commands(app=app)
-    except Exception as exc:
-        sys.stderr.write(f"eval: a command plug-in is broken: {type(exc).__name__}: {exc}\n")
-        raise SystemExit(REFUSED) from None
+    for hook in vars(manager.hook).values():  # pluggy's check_pending, said per plug-in
+        if isinstance(hook, pluggy.HookCaller) and not hook.has_spec():
+            impl = hook.get_hookimpls()[0]
+            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
+            sys.stderr.write(
+                f"eval: command plug-in {dist} {version} is refused: it implements "
+                f"{hook.name!r}, which is not a hook (eval_commands is)\n"
+            )
+            raise SystemExit(REFUSED)
+    for impl in manager.hook.eval_commands.get_hookimpls():
+        try:
+            impl.function(**{arg: app for arg in impl.argnames})
+        except Exception as exc:
+            from eval_core.code import code_roots
+            from eval_core.guard import Origin, fault
+
+            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
+            origin = Origin(dist, version, code_roots(impl.plugin))
+            sys.stderr.write(f"eval: {fault(origin, 'eval_commands', exc, impl.function)}\n")
+            raise SystemExit(REFUSED) from None
 
 
 def main() -> None:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
     import click
 
+    argv = _traceback_first(_optional_baseline(sys.argv[1:]))
+    if argv[:1] == ["--traceback"]:  # before command plug-ins load: their faults show it too
+        from eval_core.guard import show_tracebacks
+
+        show_tracebacks()
     add_commands()
     try:
-        code = app(args=_optional_baseline(sys.argv[1:]), prog_name="eval", standalone_mode=False)
+        code = app(args=argv, prog_name="eval", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError:
         raise SystemExit(REFUSED) from None  # the help is already on stdout
     except click.UsageError as exc:

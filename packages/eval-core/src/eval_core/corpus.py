@@ -8,11 +8,12 @@ from every file are collected and raised together as one :class:`CorpusError`.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import msgspec
 
 from eval_core.case import CaseBase, ToolCallsStep, json_name
 from eval_core.grounding import given_text
+from eval_core.guard import PluginFault, collect
 from eval_core.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core.host import Host, LoadContext
 from eval_core.input_files import NotReadable, read_regular
@@ -50,13 +52,21 @@ class Problem:
 
 
 class CorpusError(Exception):
-    """The Corpus is refused. ``problems`` lists every one found, in file order."""
+    """The Corpus is refused. ``problems`` lists every one found, in file order; ``notes``
+    are said once after them (the next step, rather than on every line)."""
 
-    def __init__(self, problems: Sequence[Problem], directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        problems: Sequence[Problem],
+        directory: Path | None = None,
+        notes: Sequence[str] = (),
+    ) -> None:
         self.problems = list(problems)
+        self.notes = list(notes)
         where = f" in {directory}" if directory else ""
         lines = [f"Corpus refused{where}: {len(self.problems)} problem(s)"]
         lines.extend(f"  {p}" for p in self.problems)
+        lines.extend(self.notes)
         super().__init__("\n".join(lines))
 
 
@@ -109,6 +119,7 @@ def case_files(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
+_UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`$")
 _AT = re.compile(r"^(?P<reason>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
 
 
@@ -123,19 +134,30 @@ def _validation_problem(file: str, exc: msgspec.MsgspecError, prefix: str = "$")
 class Loader:
     """Loads one Corpus directory against one plug-in set and Host."""
 
-    def __init__(self, plugins: PluginSet, host: Host, judge: str | None = None) -> None:
+    def __init__(
+        self,
+        plugins: PluginSet,
+        host: Host,
+        judge: str | None = None,
+        locked: Mapping[str, str] | None = None,
+    ) -> None:
+        """``locked`` maps a kind or Case field (as JSON spells it) to the distribution and
+        version eval.lock pins it to, so an unknown one names what to install."""
         self.plugins = plugins
         self.host = host
         self.judge = judge_identity() if judge is None else judge
+        self._locked = dict(locked or {})
+        self._unknown = False
         self.case_type = plugins.case_type
         self._decoder = msgspec.json.Decoder(self.case_type)
         self._kind_union: Any = self.case_type.__annotations__.get("expect")
         self._platform = host.platform_tools()
         self._agents = host.agents()
         self._context = host.context_rules()
-        self._known_kinds = ", ".join(sorted(plugins.kinds))
+        self._known_kinds = sorted(plugins.kinds)
         self._suite = "capability"
         self._needing = [r for r in plugins.fixtures if r.fixture.needs]
+        self._predicates = [r for r in plugins.fixtures if r.fixture.applies is not None]
         self._offered: dict[tuple[type, str], bool] = {}
 
     def load(self, directory: Path) -> Corpus:
@@ -197,7 +219,7 @@ class Loader:
                 )
             )
         if problems:
-            raise CorpusError(problems, directory)
+            raise CorpusError(problems, directory, self._notes())
         assert soul_dir is not None
         cases.sort(key=lambda c: c.id)
         used_kinds = {e.kind_name for c in cases for e in c.expect}
@@ -246,6 +268,14 @@ class Loader:
                 return None, decode_problems
         return case, list(self._check(file, path.stem, case))
 
+    def _notes(self) -> list[str]:
+        if not self._unknown:
+            return []
+        return [
+            "an unknown kind or Case field is one no installed plug-in provides: "
+            "`eval plugins` lists what is installed, eval.lock what this Corpus was pinned to"
+        ]
+
     def _variants(self, file: str, case: CaseBase) -> tuple[list[CaseBase], list[Problem]]:
         """The Cases plug-ins derive from ``case``, decoded and checked like Case files; each
         problem names the source file and the variant."""
@@ -253,8 +283,7 @@ class Loader:
         problems: list[Problem] = []
         for label, doc in self.plugins.variants(case):
             if isinstance(doc, Exception):
-                reason = f"plug-in {label} raised while deriving variants: {doc!r}"
-                problems.append(Problem(file, "$", reason))
+                problems.append(Problem(file, "$", str(doc)))
                 continue
             name = doc.get("id") if isinstance(doc, dict) else None
             where = f"variant {name!r} (by plug-in {label}): "
@@ -288,7 +317,7 @@ class Loader:
         try:
             msgspec.convert(rest, self.case_type, str_keys=True)
         except msgspec.ValidationError as exc:
-            problems.append(_validation_problem(file, exc))
+            problems.append(self._field_problem(_validation_problem(file, exc)))
         if not problems:  # defensive: the parts passed but the whole did not
             problems.append(Problem(file, "$", "the Case does not decode"))
         return None, problems
@@ -303,14 +332,35 @@ class Loader:
         problem = _validation_problem(file, exc, prefix)
         if problem.path == f"{prefix}.kind" and isinstance(item, dict):
             kind = item.get("kind")
-            return Problem(
-                file, problem.path, f"unknown kind {kind!r}; known kinds: {self._known_kinds}"
-            )
+            self._unknown = True
+            return Problem(file, problem.path, self._unknown_reason("kind", kind))
         if "missing required field `kind`" in problem.reason:
-            return Problem(
-                file, f"{prefix}.kind", f"missing kind; known kinds: {self._known_kinds}"
-            )
+            return Problem(file, f"{prefix}.kind", "missing kind: every Expectation names its kind")
         return problem
+
+    def _field_problem(self, problem: Problem) -> Problem:
+        """msgspec's "unknown field" at the top of a Case, said as an unknown Case field."""
+        match = _UNKNOWN_FIELD.match(problem.reason)
+        if match is None or problem.path != "$":
+            return problem
+        self._unknown = True
+        return Problem(
+            problem.file, f"$.{match['name']}", self._unknown_reason("Case field", match["name"])
+        )
+
+    def _unknown_reason(self, what: str, name: Any) -> str:
+        """Why a kind or field is unknown, and the next step: install what eval.lock pins it
+        to, or a close match among the installed ones."""
+        owner = self._locked.get(str(name))
+        if owner is not None:
+            return (
+                f"unknown {what} {name!r}: eval.lock pins it to {owner}, which is not installed "
+                f"(install {owner.replace(' ', '==')})"
+            )
+        known = self._known_kinds if what == "kind" else [json_name(f) for f in self.plugins.fields]
+        close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.8)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"unknown {what} {name!r}: no installed plug-in provides it{hint}"
 
     def _check(
         self, file: str, stem: str | None, case: CaseBase, variant_of: str | None = None
@@ -353,14 +403,27 @@ class Loader:
         )
         for path, reason in self.plugins.check_case(case, context):
             yield Problem(file, path, reason)
+        try:
+            self.plugins.probabilistic(case)  # asked at run: a hook that raises is refused now
+        except PluginFault as exc:
+            yield Problem(file, "$", str(exc))
         yield from self._check_services(file, case)
 
     def _check_services(self, file: str, case: CaseBase) -> Iterator[Problem]:
-        """Every fixture that applies to the Case finds the Host services it needs."""
+        """Every fixture that applies to the Case finds the Host services it needs; every
+        ``applies=`` predicate is asked now, so one that raises is refused at load."""
+        for registered in self._predicates:
+            try:
+                registered.applies_to(case)
+            except PluginFault as exc:
+                yield Problem(file, "$", str(exc))
         for registered in self._needing:
             fixture = registered.fixture
-            if not fixture.applies_to(case):
-                continue
+            try:
+                if not registered.applies_to(case):
+                    continue
+            except PluginFault:
+                continue  # reported above
             field = fixture.field
             if field is not None and case.tier not in self.plugins.fields[field].tiers:
                 continue  # the field itself is refused at this tier
@@ -387,9 +450,7 @@ class Loader:
                     file, path, f"{key!r} is owned by the Eval Soul; a Case may not restate it"
                 )
             elif key in rules.retired:
-                yield Problem(
-                    file, path, f"{key!r} is retired: the assembler derives it from the Soul"
-                )
+                yield Problem(file, path, f"{key!r} is retired: {rules.retired[key]}")
             elif key not in rules.allowed:
                 allowed = ", ".join(sorted(rules.allowed)) or "none"
                 yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
@@ -424,19 +485,46 @@ class Loader:
                     f"{path}.name",
                     f"scripted result for {result.name!r}, which the Case does not declare",
                 )
-            outcomes = [
-                x for x in (result.denied, result.error, result.invalid_arguments) if x is not None
-            ]
+            outcomes = [x for x in result.outcomes() if x is not None]
             if len(outcomes) > 1:
-                yield Problem(file, path, "at most one of denied, error, invalidArguments")
+                yield Problem(
+                    file,
+                    path,
+                    "at most one of denied, error, invalidArguments, approvalId, retryWaitId",
+                )
             if any(not x for x in outcomes):
                 yield Problem(
-                    file, path, "a denial, error or invalidArguments reason must be non-empty"
+                    file,
+                    path,
+                    "a denial, error or invalidArguments reason, an approvalId or a retryWaitId "
+                    "must be non-empty",
                 )
 
     def _check_script(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        modelless = [
+            json_name(name)
+            for name, spec in self.plugins.fields.items()
+            if not spec.runs_model and case.field(name) is not None
+        ]
+        if modelless and case.script is not None:
+            yield Problem(
+                file,
+                "$.script",
+                f"a {modelless[0]!r} Case runs no model: drop 'script' (nothing would replay it)",
+            )
+        elif not modelless and case.script is None:
+            without = sorted(
+                json_name(n) for n, s in self.plugins.fields.items() if not s.runs_model
+            )
+            which = f" (only a Case with {', '.join(without)} runs none)" if without else ""
+            yield Problem(
+                file,
+                "$.script",
+                "missing: a Case that runs a model carries a script, so the Corpus runs free and "
+                f"deterministically in CI{which}",
+            )
         call_ids: set[str] = set()
-        for index, step in enumerate(case.script):
+        for index, step in enumerate(case.script or ()):
             if not isinstance(step, ToolCallsStep):
                 continue
             if not step.calls:
@@ -474,8 +562,13 @@ class Loader:
                     file, f"{path}.kind", f"{spec.name!r} is {tiers}-only; this Case is {case.tier}"
                 )
             if spec.check is not None:
-                for suffix, reason in spec.check(expectation, case):
-                    yield Problem(file, path + suffix, reason)
+                try:
+                    found = collect(spec.origin, f"the check of kind {spec.name!r}", spec.check,
+                                    expectation, case)  # fmt: skip
+                except PluginFault as exc:
+                    found = [("", str(exc))]
+                for suffix, reason in found:
+                    yield Problem(file, path + str(suffix), str(reason))
             grounding = spec.grounding
             if grounding is None:
                 continue
@@ -492,6 +585,11 @@ class Loader:
                     self._platform,
                     self.plugins.fields.values(),
                 )
+                try:
+                    given.plugin_text()  # now, so a raising text function is always refused
+                except PluginFault as exc:
+                    yield Problem(file, "$", str(exc))
+                    return
             if grounding.regex:
                 ok = given.matches(text)
             else:

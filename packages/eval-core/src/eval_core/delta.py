@@ -8,7 +8,8 @@ it passed before. Only a regression fails the command.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import msgspec
 
@@ -45,9 +46,60 @@ def check_comparable(before: Scorecard, after: Scorecard) -> None:
     if before.corpus_hash != after.corpus_hash:
         raise ComparisonRefused(
             f"different Corpora: corpusHash {before.corpus_hash[:16]} vs {after.corpus_hash[:16]}"
+            + "".join(f"\n  - {line}" for line in plugin_changes(before.plugins, after.plugins))
         )
     if before.model_id != after.model_id:
         raise ComparisonRefused(f"different models: {before.model_id} vs {after.model_id}")
+
+
+def plugin_changes(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """Why two corpusHashes differ, as far as the plug-ins both Scorecards used can say: per
+    distribution its version or code, and each kind or field only one side used."""
+
+    def by_distribution(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+        return {str(r.get("distribution")): r for r in rows}
+
+    def names(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        return {
+            f"{'kind' if 'kind' in r else 'field'} {r.get('kind', r.get('field'))!r}": str(
+                r.get("distribution")
+            )
+            for r in rows
+        }
+
+    lines: list[str] = []
+    old, new = by_distribution(before), by_distribution(after)
+    for dist in sorted(old.keys() & new.keys()):
+        a, b = old[dist], new[dist]
+        if a.get("version") != b.get("version"):
+            lines.append(f"plug-in {dist}: version {a.get('version')} -> {b.get('version')}")
+        elif a.get("code") != b.get("code"):
+            lines.append(
+                f"plug-in {dist} {b.get('version')}: its code changed without a version bump "
+                f"(code {a.get('code') or 'not recorded'} -> {b.get('code') or 'not recorded'}): "
+                "the measuring stick moved, not the system under test"
+            )
+    schemas = {(str(r.get("kind", r.get("field"))), str(r.get("schema"))) for r in before} ^ {
+        (str(r.get("kind", r.get("field"))), str(r.get("schema"))) for r in after
+    }
+    for name in sorted({n for n, _ in schemas}):
+        if any(name in (r.get("kind"), r.get("field")) for r in before) and any(
+            name in (r.get("kind"), r.get("field")) for r in after
+        ):
+            lines.append(f"{name!r} changed its schema")
+    one, two = names(before), names(after)
+    for name in sorted(one.keys() - two.keys()):
+        lines.append(f"{name} ({one[name]}) is used only by the first")
+    for name in sorted(two.keys() - one.keys()):
+        lines.append(f"{name} ({two[name]}) is used only by the second")
+    if not lines:
+        lines.append(
+            "the plug-ins both used are the same: the Cases, the Eval Soul, the platform Tools "
+            "or the Judge differ"
+        )
+    return lines
 
 
 def compare(before: Scorecard, after: Scorecard, baseline_version: str = "") -> Delta:

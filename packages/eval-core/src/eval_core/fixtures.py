@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from eval_core.guard import Origin, PluginFault, call, fault
 from eval_core.services import ServiceError, find
 
 if TYPE_CHECKING:
@@ -75,11 +76,23 @@ class Registered:
     """A fixture and the plug-in that shipped it (named in every error)."""
 
     fixture: TrialFixture
-    owner: str
+    origin: Origin
+
+    @property
+    def owner(self) -> str:
+        return self.origin.label
 
     @property
     def label(self) -> str:
         return f"fixture {self.fixture.name!r} of {self.owner}"
+
+    def applies_to(self, case: CaseBase) -> bool:
+        """Whether the fixture applies; a raising ``applies`` is a :class:`PluginFault`."""
+        fixture = self.fixture
+        if fixture.applies is None:
+            return fixture.applies_to(case)
+        what = f"the applies= predicate of fixture {fixture.name!r}"
+        return bool(call(self.origin, what, fixture.applies, case))
 
 
 class Shared:
@@ -185,12 +198,16 @@ def run_with_fixtures(
     try:
         for registered in fixtures:
             fixture = registered.fixture
-            if not fixture.applies_to(case):
+            try:
+                applies = registered.applies_to(case)
+            except PluginFault as exc:
+                raise FixtureError(str(exc)) from exc
+            if not applies:
                 continue
             value = case.field(fixture.field) if fixture.field is not None else None
             request = FixtureRequest(case, value, trial, scope, host, shared)
             generator = fixture.run(request)
-            _step(registered, generator, "set up")
+            _step(registered, generator, "setting up")
             started.append((registered, generator, request))
         evidence = scope.run()
         if observed is not None:
@@ -205,15 +222,20 @@ def run_with_fixtures(
             except FixtureError as exc:
                 raise FixtureError(f"{registered.label}: {exc}") from None
             except Exception as exc:
-                raise FixtureError(
-                    f"{registered.label} raised while reading back: {type(exc).__name__}: {exc}"
-                ) from exc
+                what = f"fixture {registered.fixture.name!r} (reading back)"
+                problem = fault(registered.origin, what, exc, registered.fixture.run)
+                raise FixtureError(str(problem)) from exc
             _close(generator)
             raise FixtureError(f"{registered.label} yielded more than once")
         return evidence
-    finally:
+    except BaseException:
         while started:  # the Host or a fixture failed: every cleanup still runs
-            _close(started.pop()[1])
+            registered, generator, _ = started.pop()
+            try:
+                _close(generator)
+            except Exception as exc:  # the first failure is the Trial's reason; this one is shown
+                fault(registered.origin, f"fixture {registered.fixture.name!r} (cleaning up)", exc)
+        raise
 
 
 def _step(registered: Registered, generator: Iterator[None], phase: str) -> None:
@@ -224,9 +246,9 @@ def _step(registered: Registered, generator: Iterator[None], phase: str) -> None
     except FixtureError as exc:
         raise FixtureError(f"{registered.label}: {exc}") from None
     except Exception as exc:
-        raise FixtureError(
-            f"{registered.label} raised while it {phase}: {type(exc).__name__}: {exc}"
-        ) from exc
+        what = f"fixture {registered.fixture.name!r} ({phase})"
+        problem = fault(registered.origin, what, exc, registered.fixture.run)
+        raise FixtureError(str(problem)) from exc
 
 
 def _close(generator: Iterator[Any]) -> None:

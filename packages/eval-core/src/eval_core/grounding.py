@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from eval_core.case import CaseBase, CaseField, TextPart, ToolDecl
+from eval_core.case import CaseBase, CaseField, TextPart, ToolDecl, json_name
+from eval_core.guard import collect
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -54,6 +55,7 @@ class GivenText:
     __slots__ = (
         "_case",
         "_fields",
+        "_fields_text",
         "_first",
         "_joined",
         "_platform",
@@ -72,6 +74,7 @@ class GivenText:
         self._case = case
         self._platform = platform
         self._fields = [f for f in fields if case.field(f.name) is not None]
+        self._fields_text: tuple[list[str], list[str]] | None = None
         self._soul_source = soul
         self._soul: Sequence[str] | None = None
         self._first: list[str] | None = None
@@ -91,9 +94,7 @@ class GivenText:
             if decl is not None and decl.description:
                 yield decl.description
         yield from (t.description for t in case.tools if t.description)
-        for case_field in self._fields:
-            if case_field.first_request_text is not None:
-                yield from case_field.first_request_text(case.field(case_field.name))
+        yield from self.plugin_text()[0]
 
     def _rest_sources(self) -> Iterator[str]:
         """Given later: assistant turns, scripted Tool results, later plug-in input."""
@@ -104,9 +105,28 @@ class GivenText:
         for result in case.tool_results:
             yield from strings(result.output)
             yield from (s for s in (result.denied, result.error, result.invalid_arguments) if s)
-        for case_field in self._fields:
-            if case_field.given_text is not None:
-                yield from case_field.given_text(case.field(case_field.name))
+        yield from self.plugin_text()[1]
+
+    def plugin_text(self) -> tuple[list[str], list[str]]:
+        """What the Case's plug-in fields give: in the first request, and later. Each text
+        function is called once, guarded: one that raises is a
+        :class:`~eval_core.guard.PluginFault` naming its plug-in and line."""
+        if self._fields_text is None:
+            first: list[str] = []
+            rest: list[str] = []
+            for case_field in self._fields:
+                value = self._case.field(case_field.name)
+                name = json_name(case_field.name)
+                if case_field.first_request_text is not None:
+                    what = f"first_request_text of the Case field {name!r}"
+                    first.extend(
+                        collect(case_field.origin, what, case_field.first_request_text, value)
+                    )
+                if case_field.given_text is not None:
+                    what = f"given_text of the Case field {name!r}"
+                    rest.extend(collect(case_field.origin, what, case_field.given_text, value))
+            self._fields_text = (first, rest)
+        return self._fields_text
 
     def _pool(self, first_only: bool) -> list[str]:
         if self._first is None:
@@ -168,5 +188,9 @@ def given_text(
     platform: Mapping[str, ToolDecl],
     fields: Iterable[CaseField],
 ) -> GivenText:
-    """The Case's given text: its own material, read as it is needed, and (lazily) the Soul's."""
+    """The Case's given text: its own material, read as it is needed, and (lazily) the Soul's.
+
+    A plug-in field's text function that raises is a :class:`~eval_core.guard.PluginFault`,
+    raised by :meth:`GivenText.plugin_text` (the loader asks it first, so a fault is a
+    refusal whichever source a needle is found in)."""
     return GivenText(case, platform, fields, soul_text)

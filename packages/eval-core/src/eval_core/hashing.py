@@ -3,7 +3,9 @@
 ``corpusHash`` is the SHA-256 of a canonical encoding (decoded values, keys sorted at every
 depth, no insignificant whitespace) of everything that can change what a Case measures: the
 Cases sorted by id, the resolved platform Tool declarations, the Eval Soul's hash, the
-fingerprint of the plug-ins the Corpus uses, and the Judge's identity. Nothing else.
+fingerprint of the plug-ins whose kinds and fields the Corpus uses (distribution, version, the
+digest of their installed code and each schema, prose excluded), and the Judge's identity.
+Nothing else.
 """
 
 from __future__ import annotations

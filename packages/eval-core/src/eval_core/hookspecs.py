@@ -11,6 +11,11 @@ are registered exactly this way, from their own packages' ``pyproject.toml``. Ev
 called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
 called once per Case at load.
 
+Every hook, and every callable a hook returns (scorers, checks, seams, guard gates, fixtures,
+text functions), is called through :mod:`eval_core.guard`: an exception is never a crash or a
+verdict but a refusal at load or an errored Trial at run, naming the plug-in's distribution,
+version and the file:line that raised. A hookimpl no hookspec here declares is refused.
+
 An executor (where a Sweep's Trials run, such as a Ray cluster) is named by an entry point in
 the group ``eval.executors`` and implements :func:`eval_executors`; it is loaded only by
 ``eval sweep --executor NAME``, never with the families, and is not in ``eval.lock``.

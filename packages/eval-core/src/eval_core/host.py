@@ -104,11 +104,14 @@ class Binding(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ContextRules:
-    """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping."""
+    """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping.
+
+    ``retired`` maps each key an older runtime accepted to where that information lives now
+    (the hint a refusal gives)."""
 
     allowed: frozenset[str]
     soul_owned: frozenset[str]
-    retired: frozenset[str] = frozenset()
+    retired: Mapping[str, str] = field(default_factory=dict)
 
 
 class HostTrial(Protocol):

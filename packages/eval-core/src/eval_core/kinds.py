@@ -6,7 +6,7 @@ plug-in. The core reads only this metadata, so it never has to know a kind by na
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -15,6 +15,7 @@ import msgspec
 if TYPE_CHECKING:
     from eval_core.case import Case
     from eval_core.evidence import Evidence
+    from eval_core.guard import Origin
 
 Tier = Literal["l2", "l3"]
 ALL_TIERS: frozenset[Tier] = frozenset({"l2", "l3"})
@@ -98,6 +99,14 @@ class KindSpec:
     - ``seam``: whether the Tool or path this kind depends on was exercised in the Trial.
     - ``guard_gate``: true when a failure of this Expectation may only mean the model declined
       before the guard was reached (the Trial is then unexercised, not failed).
+    - ``description`` and ``examples`` (documents of the kind, as a Case spells them): shown
+      by editors on hover through the JSON Schema; prose, so never part of a fingerprint.
+    - ``json_schema``: JSON Schema keywords for what ``check`` enforces and msgspec's types
+      cannot say (``{"properties": {"count": {"minimum": 0}}}``), merged into the kind's schema
+      so an editor refuses it as it is typed. The loader still enforces it through ``check``.
+
+    Every callable is guarded: one that raises is named (distribution, version, kind, file:line)
+    as a refusal at load or an errored Trial at run, never a crash or a verdict.
     """
 
     struct: type[Expectation]
@@ -110,7 +119,10 @@ class KindSpec:
     seam: SeamReached | None = None
     guard_gate: GuardGate | None = None
     description: str = ""
+    examples: Sequence[Mapping[str, Any]] = ()
+    json_schema: Mapping[str, Any] | None = None
     name: str = field(init=False)
+    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         tag = self.struct.__struct_config__.tag

@@ -52,8 +52,18 @@ def pinned(found: PluginSet, corpus: Path, unlocked: bool) -> bool:
     raise Refused(
         f"the installed plug-ins differ from {path}:\n"
         + "\n".join(f"  - {d}" for d in diffs)
-        + "\nrun `eval lock` to pin them, or pass --unlocked"
+        + "\neach line says its next step; --unlocked runs anyway (the Scorecard records it)"
     )
+
+
+def locked_owners(corpus: Path) -> dict[str, str]:
+    """Which distribution eval.lock says owns each kind and field (empty without a lock)."""
+    from eval_core import lock
+
+    try:
+        return lock.owners(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
+    except lock.LockError:
+        return {}
 
 
 def host(
@@ -111,7 +121,7 @@ def host_options(pairs: tuple[str, ...]) -> dict[str, str]:
 
 def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
     try:
-        return Loader(found, the_host).load(corpus)
+        return Loader(found, the_host, locked=locked_owners(corpus)).load(corpus)
     except CorpusError as exc:
         raise Refused(str(exc)) from None
 

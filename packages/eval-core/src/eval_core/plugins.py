@@ -1,12 +1,17 @@
 """The plug-in manager: discovers entry points, records who shipped what, refuses conflicts.
 
 Discovery is the ``eval.plugins`` entry-point group. Every plug-in is recorded with its
-distribution name and version: that is what ``eval.lock`` and the Scorecard pin.
+distribution name, version and the fingerprint of its installed code (:mod:`eval_core.code`):
+that is what ``eval.lock`` and the Scorecard pin. A plug-in that implements no hook, a function
+named like a hook but not marked ``@hookimpl``, or a hookimpl no hookspec declares (a misspelt
+``def eval_kind``) is refused, naming it; so is a hook that raises (:mod:`eval_core.guard`).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,7 +23,10 @@ import pluggy
 
 from eval_core import hookspecs
 from eval_core.case import CaseBase, CaseField, build_case_type, json_name
+from eval_core.code import CodePrint, code_roots
+from eval_core.code import fingerprint as code_fingerprint
 from eval_core.fixtures import Registered, TrialFixture
+from eval_core.guard import Origin, PluginFault, call, fault
 from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
 from eval_core.model_source import ModelSource
@@ -44,19 +52,48 @@ class PluginInfo:
     version: str
     kinds: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    code: str = ""
+    origin: Origin = field(default_factory=lambda: Origin("", ""))
 
     @property
     def label(self) -> str:
         return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
 
 
+ANNOTATIONS = frozenset({"title", "description", "examples", "$comment", "deprecated"})
+_SUBSCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
+
+
+def structural(schema: Any) -> Any:
+    """A JSON Schema without its prose (titles, descriptions, examples): what it accepts.
+
+    A docstring on an Expectation class or a reworded description changes no Case's meaning,
+    so it must move neither the lock nor the corpusHash. Property names are kept (a field
+    called ``description`` is structure).
+    """
+    if isinstance(schema, list):
+        return [structural(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ANNOTATIONS:
+            continue
+        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+            kept[key] = {name: structural(sub) for name, sub in value.items()}
+        elif key in ("enum", "const", "default", "discriminator"):
+            kept[key] = value
+        else:
+            kept[key] = structural(value)
+    return kept
+
+
 @cache
 def _schema_hash(type_: Any) -> str:
-    """A short, stable fingerprint of a type's JSON Schema, canonically encoded.
-
-    Cached: the lock check and corpusHash both ask for it on every command's start.
+    """A short, stable fingerprint of a type's JSON Schema without its prose, canonically
+    encoded. Cached: the lock check and corpusHash both ask for it on every command's start.
     """
-    schema = msgspec.json.schema(type_)
+    schema = structural(msgspec.json.schema(type_))
     return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
 
 
@@ -94,7 +131,8 @@ class PluginSet:
         return self._case_type
 
     def check_case(self, case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-        """Every plug-in's cross-field rules for one Case; a raising check is itself a problem."""
+        """Every plug-in's cross-field rules for one Case; a raising check is itself a problem
+        (naming the plug-in, its version and where it raised), never a crash."""
         problems: list[tuple[str, str]] = []
         if self._checks is None:
             self._checks = list(self.manager.hook.eval_check_case.get_hookimpls())
@@ -103,10 +141,19 @@ class PluginSet:
                 found = cast(
                     Iterable[tuple[str, str]], impl.function(case=case, context=context) or ()
                 )
-                problems.extend(found)
+                problems.extend((str(path), str(reason)) for path, reason in found)
             except Exception as exc:  # a plug-in bug must not hide the Corpus's other problems
-                problems.append(("$", f"plug-in {impl.plugin_name} raised while checking: {exc!r}"))
+                what = "eval_check_case"
+                problems.append(("$", str(fault(self.origin(impl), what, exc, impl.function))))
         return problems
+
+    def origin(self, impl: Any) -> Origin:
+        """Who registered a hookimpl (its distribution, version and code roots)."""
+        distribution, _, entry_point = str(impl.plugin_name).partition(":")
+        for info in self.plugins:
+            if (info.distribution, info.entry_point) == (distribution, entry_point):
+                return info.origin
+        return Origin(str(impl.plugin_name), "(not registered)")
 
     def _impls(self, hook: str) -> list[Any]:
         cached = self._hooks.get(hook)
@@ -123,18 +170,22 @@ class PluginSet:
 
     def variants(self, case: CaseBase) -> list[tuple[str, Any]]:
         """Every plug-in's derived Cases of ``case``: ``(plug-in label, document)`` pairs; a
-        plug-in that raises gives ``(label, the exception)`` for the loader to report."""
+        plug-in that raises gives ``(label, a PluginFault)`` for the loader to report."""
         found: list[tuple[str, Any]] = []
         for impl in self._impls("eval_variants"):
             try:
                 found.extend((self._label(impl), doc) for doc in impl.function(case=case) or ())
             except Exception as exc:
-                found.append((self._label(impl), exc))
+                found.append((self._label(impl), fault(self.origin(impl), "eval_variants", exc)))
         return found
 
     def probabilistic(self, case: CaseBase) -> bool:
-        """Whether a plug-in says the Case measures a rate rather than a gate."""
-        return any(impl.function(case=case) for impl in self._impls("eval_probabilistic"))
+        """Whether a plug-in says the Case measures a rate rather than a gate. The loader asks
+        first, so a raising hook is a refusal at load (a :class:`PluginFault`)."""
+        return any(
+            call(self.origin(impl), "eval_probabilistic", impl.function, case)
+            for impl in self._impls("eval_probabilistic")
+        )
 
     def sections(self, card: Scorecard, cases: Sequence[CaseBase]) -> list[Section]:
         """Every plug-in's section of a finished Sweep; one that raises blocks clearing."""
@@ -161,7 +212,7 @@ class PluginSet:
         return found
 
     def fingerprint(self, kinds: Iterable[str], fields: Iterable[str]) -> list[dict[str, Any]]:
-        """Distribution, version and schema of every used kind and field (for corpusHash)."""
+        """Distribution, version, code and schema of every used kind and field (corpusHash)."""
         rows: list[dict[str, Any]] = []
         for name in sorted(set(kinds)):
             owner = self.kind_owner[name]
@@ -170,6 +221,7 @@ class PluginSet:
                     "kind": name,
                     "distribution": owner.distribution,
                     "version": owner.version,
+                    "code": owner.code,
                     "schema": kind_schema_hash(self.kinds[name]),
                 }
             )
@@ -180,6 +232,7 @@ class PluginSet:
                     "field": json_name(name),
                     "distribution": owner.distribution,
                     "version": owner.version,
+                    "code": owner.code,
                     "schema": field_schema_hash(self.fields[name]),
                 }
             )
@@ -215,10 +268,9 @@ def discover() -> list[tuple[str, str, str, object]]:
         try:
             plugin = ep.load()
         except Exception as exc:
-            raise PluginError(
-                f"plug-in {distribution} {version} is broken: entry point {ep.name!r} "
-                f"({ep.value}) failed to load: {type(exc).__name__}: {exc}"
-            ) from exc
+            what = f"entry point {ep.name!r} ({ep.value}), loading,"
+            problem = fault(Origin(distribution, version), what, exc)
+            raise PluginError(f"{problem}: the plug-in is broken") from exc
         found.append((ep.name, distribution, version, plugin))
     return found
 
@@ -227,26 +279,36 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
     """Register plug-ins and collect their kinds, fields and Hosts, refusing every conflict."""
     manager = _plugin_manager()
     result = PluginSet(manager=manager)
+    codes: dict[tuple[str, tuple[str, ...]], CodePrint] = {}
     for ep_name, distribution, version, plugin in plugins:
         name = f"{distribution}:{ep_name}"
         label = f"{distribution} {version} (entry point {ep_name!r})"
+        key = (distribution, code_roots(plugin))
+        code = codes.get(key) or codes.setdefault(key, code_fingerprint(distribution, plugin))
+        origin = Origin(distribution, version, code.roots)
         try:
             manager.register(plugin, name=name)
-            kinds = _call(manager, plugin, "eval_kinds") or []
-            fields = _call(manager, plugin, "eval_case_fields") or []
-            hosts = _call(manager, plugin, "eval_hosts") or {}
-            fixtures = _call(manager, plugin, "eval_fixtures") or []
-            source = _call(manager, plugin, "eval_models")
-        except PluginError:
-            raise
-        except Exception as exc:
-            raise PluginError(f"plug-in {label} is broken: {type(exc).__name__}: {exc}") from exc
+        except pluggy.PluginValidationError as exc:
+            raise PluginError(f"plug-in {label} is refused: {exc}") from None
+        _check_hooks(manager, plugin, origin, label)
+        try:
+            kinds = list(_call(manager, plugin, "eval_kinds", origin) or [])
+            fields = list(_call(manager, plugin, "eval_case_fields", origin) or [])
+            hosts = _call(manager, plugin, "eval_hosts", origin) or {}
+            fixtures = list(_call(manager, plugin, "eval_fixtures", origin) or [])
+            source = _call(manager, plugin, "eval_models", origin)
+        except PluginFault as exc:
+            raise PluginError(f"{exc} (entry point {ep_name!r})") from exc
+        except TypeError as exc:  # a hook returned something that is not a list
+            raise PluginError(f"plug-in {label} is broken: {exc}") from exc
         info = PluginInfo(
             entry_point=ep_name,
             distribution=distribution,
             version=version,
             kinds=tuple(_kind(spec, label).name for spec in kinds),
             fields=tuple(_field(f, label).name for f in fields),
+            code=code.digest,
+            origin=origin,
         )
         for spec in kinds:
             if spec.name in result.kinds:
@@ -254,6 +316,8 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                 raise PluginError(
                     f"kind {spec.name!r} is claimed twice: by {other.label} and by {label}"
                 )
+            _reserved(spec.name, "kind", distribution, label)
+            object.__setattr__(spec, "origin", origin)
             result.kinds[spec.name] = spec
             result.kind_owner[spec.name] = info
         for case_field in fields:
@@ -267,6 +331,8 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                     f"Case field {json_name(case_field.name)!r} is claimed twice: "
                     f"by {other.label} and by {label}"
                 )
+            _reserved(case_field.name, "Case field", distribution, label)
+            object.__setattr__(case_field, "origin", origin)
             result.fields[case_field.name] = case_field
             result.field_owner[case_field.name] = info
         for host_name, factory in _mapping(hosts, label).items():
@@ -280,9 +346,7 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                     f"plug-in {label}: fixture {fixture.name!r} serves the Case field "
                     f"{fixture.field!r}, which this plug-in does not contribute"
                 )
-        result.fixtures.extend(
-            Registered(f, f"{distribution} {version}") for f in sorted(owned, key=lambda f: f.name)
-        )
+        result.fixtures.extend(Registered(f, origin) for f in sorted(owned, key=lambda f: f.name))
         if source is not None:
             checked = _source(source, label)
             if result.model_source_owner is not None:
@@ -290,7 +354,77 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                 raise PluginError(f"a model source is provided twice: by {first} and by {label}")
             result.model_source, result.model_source_owner = checked, info
         result.plugins.append(info)
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:  # _check_hooks names it first; a backstop
+        raise PluginError(f"plug-in set refused: {exc}") from None
     return result
+
+
+HOOKS = tuple(sorted(n for n in vars(hookspecs) if n.startswith("eval_")))
+RESERVED_PREFIX = "eval_"
+"""Kind and Case-field names starting ``eval_`` are reserved for this project's own
+distributions (named ``eval-*``); a third party prefixes its names with its own."""
+
+
+def _check_hooks(manager: pluggy.PluginManager, plugin: object, origin: Origin, label: str) -> None:
+    """Refuse what pluggy would silently ignore: no hook at all, a hookimpl no hookspec
+    declares (``def eval_kind``), or a function named like a hook without ``@hookimpl``."""
+    callers = manager.get_hookcallers(plugin) or []
+    for caller in callers:
+        if not caller.has_spec():
+            impl = next(i for i in caller.get_hookimpls() if i.plugin is plugin)
+            raise PluginError(
+                f"plug-in {label} implements {caller.name!r}, which is not a hook"
+                f"{_did_you_mean(caller.name)}{_at(impl.function, origin)}"
+            )
+    marked = {caller.name for caller in callers}
+    for attr, value in _own_functions(plugin):
+        if attr.startswith("eval_") and attr not in marked:
+            hint = (
+                "mark it @hookimpl (from eval_core.hookspecs import hookimpl)"
+                if attr in HOOKS
+                else f"it is not a hook{_did_you_mean(attr)}, and not marked @hookimpl"
+            )
+            raise PluginError(f"plug-in {label} defines {attr}: {hint}{_at(value, origin)}")
+    if not callers:
+        raise PluginError(
+            f"plug-in {label} registers no hook: implement one of {', '.join(HOOKS)}, "
+            "marked @hookimpl (from eval_core.hookspecs import hookimpl)"
+        )
+
+
+def _own_functions(plugin: object) -> list[tuple[str, Any]]:
+    """The functions (or methods) the plug-in itself defines, not ones it imported."""
+    if inspect.ismodule(plugin):
+        return [
+            (name, value)
+            for name, value in vars(plugin).items()
+            if inspect.isfunction(value) and value.__module__ == plugin.__name__
+        ]
+    return [
+        (name, value) for name, value in vars(type(plugin)).items() if inspect.isfunction(value)
+    ]
+
+
+def _did_you_mean(name: str) -> str:
+    close = difflib.get_close_matches(name, HOOKS, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _at(function: object, origin: Origin) -> str:
+    from eval_core.guard import defined_at
+
+    where = defined_at(function, origin)
+    return f" (at {where})" if where else ""
+
+
+def _reserved(name: str, what: str, distribution: str, label: str) -> None:
+    if name.startswith(RESERVED_PREFIX) and not distribution.startswith("eval-"):
+        raise PluginError(
+            f"plug-in {label}: {what} {name!r} uses the reserved prefix {RESERVED_PREFIX!r}; "
+            "prefix it with your distribution's name instead"
+        )
 
 
 def load_plugins() -> PluginSet:
@@ -298,11 +432,12 @@ def load_plugins() -> PluginSet:
     return build(discover())
 
 
-def _call(manager: pluggy.PluginManager, plugin: object, hook: str) -> Any:
-    """Call one plug-in's implementation of a hook (results stay attributed to it)."""
+def _call(manager: pluggy.PluginManager, plugin: object, hook: str, origin: Origin) -> Any:
+    """Call one plug-in's implementation of a hook (results stay attributed to it); a hook
+    that raises is a :class:`~eval_core.guard.PluginFault` naming the plug-in and the line."""
     for impl in getattr(manager.hook, hook).get_hookimpls():
         if impl.plugin is plugin:
-            return impl.function()
+            return call(origin, hook, impl.function)
     return None
 
 

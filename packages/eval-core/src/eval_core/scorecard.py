@@ -130,6 +130,7 @@ def admit(result: TrialResult) -> TrialResult:
                 passed=e.passed,
                 detail=clean(e.detail),
                 expectation=clean_value(e.expectation),
+                error=e.error,
             )
             for e in result.expectations
         ],

@@ -4,7 +4,9 @@ The binding replays ``script`` one step per model call with zero usage; an exhau
 errors the Trial. Scripted Tools follow the dispatch semantics exactly: a call consumes the
 next unconsumed result of its name (only results whose ``when`` deep-equals the arguments, when
 set); once exhausted the last served result repeats; a Tool with no scripted result fails,
-naming itself; ``invalidArguments`` takes the loop's repair path and ``denied`` is a denial.
+naming itself; ``invalidArguments`` takes the loop's repair path and ``denied`` is a denial;
+``approvalId`` and ``retryWaitId`` say the Tool's provider is waiting (on an approval, or to be
+retried), which the runtime must park rather than report.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class ScriptedSession:
 
     def __init__(self, case: CaseBase, steps: list[Any] | None = None) -> None:
         self._case_id = case.id
-        self._steps = case.script if steps is None else steps
+        self._steps = (case.script or []) if steps is None else steps
         self._cursor = 0
         self.usage = Usage()
         self.calls = 0
@@ -93,13 +95,18 @@ class ScriptedBinding:
         return ScriptedSession(case)
 
 
-Status = Literal["succeeded", "failed", "denied", "invalid_arguments"]
+Status = Literal[
+    "succeeded", "failed", "denied", "invalid_arguments", "awaiting_approval", "awaiting_retry"
+]
 
 
 class ScriptedOutcome(msgspec.Struct, frozen=True):
+    """A scripted Tool's answer; ``wait_id`` names what its provider waits on."""
+
     status: Status
     output: Any = None
     reason: str | None = None
+    wait_id: str | None = None
 
 
 class ScriptedTools:
@@ -143,4 +150,8 @@ def _outcome(result: ScriptedResult) -> ScriptedOutcome:
         return ScriptedOutcome("denied", reason=result.denied)
     if result.error is not None:
         return ScriptedOutcome("failed", reason=result.error)
+    if result.approval_id is not None:
+        return ScriptedOutcome("awaiting_approval", wait_id=result.approval_id)
+    if result.retry_wait_id is not None:
+        return ScriptedOutcome("awaiting_retry", wait_id=result.retry_wait_id)
     return ScriptedOutcome("succeeded", output={} if result.output is None else result.output)

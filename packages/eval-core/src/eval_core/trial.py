@@ -138,8 +138,8 @@ def decide(
         return replace(cleared, error=evidence.loop_reason)
     try:
         results, unexercised = score(expect, evidence, kinds)
-    except ScorerError as exc:
-        return replace(cleared, error=str(exc))
+    except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
+        return replace(cleared, error=str(exc), expectations=exc.results)
     all_passed = all(r.passed for r in results)
     outcome: Outcome = (
         "passed" if all_passed else "unexercised" if unexercised is not None else "failed"

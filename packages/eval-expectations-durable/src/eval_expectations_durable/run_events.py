@@ -19,7 +19,16 @@ from typing import Any, Protocol
 import msgspec
 
 from eval_core.case import CaseBase, ScriptedResult
-from eval_core.checks import Problems, dot_path, non_empty, optional_reason
+from eval_core.checks import (
+    DOT_PATH,
+    NON_EMPTY,
+    Problems,
+    at_least,
+    dot_path,
+    non_empty,
+    optional_reason,
+    properties,
+)
 from eval_core.evidence import Event, Evidence, ToolResult
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_core.hookspecs import hookimpl
@@ -620,8 +629,10 @@ def _check_committed(e: SoulCommitted, _case: object) -> Problems:
 def _check_artifact(e: SoulPublished | SoulNotPublished, _case: object) -> Problems:
     kind, _, slug = e.artifact.partition(":")
     problems = turn_index_problem(e.turn_index)
-    if kind not in ("Agent", "Skill") or not slug:
-        problems.append((".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent or Skill"))
+    if kind not in ("Agent", "Skill", "Routine") or not slug:
+        problems.append(
+            (".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent, Skill or Routine")
+        )
     return problems
 
 
@@ -655,6 +666,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_run_status,
             tiers=L3,
             check=_check_status,
+            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
             seam_independent=True,
             description=f"The stored Run status {status}.",
         ),
@@ -663,6 +675,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_turn_status,
             tiers=L3,
             check=_check_status,
+            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
             seam_independent=True,
             description=f"The stored Turn status; null reads 'not completed' {status}.",
         ),
@@ -671,6 +684,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_state_status,
             tiers=L3,
             check=_check_status,
+            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
             seam_independent=True,
             description=f"The stored status of the Run's invoke State {status}.",
         ),
@@ -679,6 +693,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_event_emitted,
             tiers=L3,
             check=_check_emitted,
+            json_schema=properties(eventType=NON_EMPTY, count=at_least(1)),
             seam_independent=True,
             description="Durable run events of that type: at least one, or exactly count.",
         ),
@@ -687,6 +702,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_text_omits,
             tiers=L3,
             check=_check_text_omits,
+            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
             grounding=Grounding(field="text"),
             text_compare="casefold",
             seam_independent=True,
@@ -700,6 +716,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_metadata_equals,
             tiers=L3,
             check=_check_metadata,
+            json_schema=properties(path=DOT_PATH),
             seam_independent=True,
             description="Some persisted assistant Message has the value at the metadata path.",
         ),
@@ -708,6 +725,13 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_result_field,
             tiers=L3,
             check=_check_result_field,
+            json_schema=properties(
+                name=NON_EMPTY,
+                argumentPath=DOT_PATH,
+                status=NON_EMPTY,
+                outputPath=DOT_PATH,
+                turnIndex=at_least(1),
+            ),
             description=(
                 "A real result of the Tool, targeted by an argument value (and Turn), has that "
                 "status and the value at the output path."
@@ -718,6 +742,13 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_result_reason,
             tiers=L3,
             check=_check_result_reason,
+            json_schema=properties(
+                name=NON_EMPTY,
+                argumentPath=DOT_PATH,
+                status=NON_EMPTY,
+                text=NON_EMPTY,
+                turnIndex=at_least(1),
+            ),
             text_compare="exact",
             description="A targeted real result of the Tool has that status and reason text.",
         ),
@@ -726,6 +757,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_denial,
             tiers=L3,
             check=_check_denial,
+            json_schema=properties(name=NON_EMPTY, text=NON_EMPTY),
             text_compare="exact",
             description="A call of the Tool was denied with a reason containing the text.",
         ),
@@ -744,6 +776,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_committed,
             tiers=L3,
             check=_check_committed,
+            json_schema=properties(path=NON_EMPTY),
             seam=_soul_write_called,
             description="A commit in the Eval Soul repository touched the path.",
         ),
@@ -752,6 +785,9 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_soul_published,
             tiers=L3,
             check=_check_artifact,
+            json_schema=properties(
+                artifact={"pattern": r"^(Agent|Skill|Routine):[\s\S]+$"}, turnIndex=at_least(1)
+            ),
             seam=_soul_write_called,
             description="The active Soul publication (after that Turn, or the last) holds it.",
         ),
@@ -760,6 +796,9 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_soul_not_published,
             tiers=L3,
             check=_check_artifact,
+            json_schema=properties(
+                artifact={"pattern": r"^(Agent|Skill|Routine):[\s\S]+$"}, turnIndex=at_least(1)
+            ),
             seam=_soul_write_called,
             description="The active Soul publication (after that Turn, or the last) lacks it.",
         ),

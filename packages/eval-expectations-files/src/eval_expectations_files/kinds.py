@@ -12,7 +12,7 @@ from typing import Literal
 
 import msgspec
 
-from eval_core.checks import Problems, non_empty
+from eval_core.checks import NON_EMPTY, Problems, at_least, non_empty, properties
 from eval_core.evidence import Evidence
 from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import quoted
@@ -282,18 +282,21 @@ def kind_specs() -> list[KindSpec]:
             struct=PromptAttaches,
             scorer=_score_attaches,
             check=_check_file_id,
+            json_schema=properties(fileId=NON_EMPTY),
             description="The prompt splitter attached the File to the first provider request.",
         ),
         KindSpec(
             struct=PromptOmitsAttachment,
             scorer=_score_omits_attachment,
             check=_check_file_id,
+            json_schema=properties(fileId=NON_EMPTY),
             description="The first provider request attaches nothing of the File.",
         ),
         KindSpec(
             struct=ProviderPromptContains,
             scorer=_score_contains,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
             grounding=Grounding(field="text", waivable=False, scope="first_request"),
             description="The first provider request's non-assistant text contains the text.",
         ),
@@ -301,6 +304,7 @@ def kind_specs() -> list[KindSpec]:
             struct=ProviderPromptFileExact,
             scorer=_score_file_exact,
             check=_check_file_id,
+            json_schema=properties(fileId=NON_EMPTY),
             description="A binary part of the first provider request is the Case File: exact "
             "bytes, media type and (a file part; an image carries none) file name.",
         ),
@@ -308,6 +312,7 @@ def kind_specs() -> list[KindSpec]:
             struct=ProviderPromptOmitsFile,
             scorer=_score_omits_file,
             check=_check_file_id,
+            json_schema=properties(fileId=NON_EMPTY),
             description="No provider request carries a part of the File (nor an unknown one).",
         ),
         KindSpec(
@@ -315,6 +320,9 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_pdf,
             tiers=L3,
             check=_check_pdf,
+            json_schema=properties(
+                fileId=NON_EMPTY, pages={"minItems": 1}, minimumTokens=at_least(1)
+            ),
             description="Every PDF model input of the File has these pages, this text-layer "
             "presence and at least this token estimate.",
         ),
@@ -323,6 +331,7 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_readable_by,
             tiers=L3,
             check=_check_grantee,
+            json_schema=properties(grantee={"pattern": r"^(user|role):[\s\S]*\S"}),
             seam=_file_created,
             description="Every File the Agent generated is shared with the grantee.",
         ),
@@ -331,6 +340,7 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_not_readable_by,
             tiers=L3,
             check=_check_grantee,
+            json_schema=properties(grantee={"pattern": r"^(user|role):[\s\S]*\S"}),
             seam=_file_created,
             description="No File the Agent generated is shared with the grantee.",
         ),

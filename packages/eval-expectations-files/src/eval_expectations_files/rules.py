@@ -51,7 +51,7 @@ def _referenced(case: CaseBase) -> dict[str, FilePart]:
 
 def _scripted_reads(case: CaseBase) -> set[str]:
     """fileIds the script asks ``file_read`` for."""
-    steps = list(case.script)
+    steps = list(case.script or ())
     for turn in case.field("journey") or ():
         steps.extend(turn.script or ())
     return {

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from eval_core.case import CaseBase, CaseField
+from eval_core.checks import at_least, properties
 from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
@@ -23,6 +24,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=score,
             tiers=L3,
             check=check,
+            json_schema=properties(count=at_least(0)),
             seam_independent=True,  # an unobserved count is a failure, never unexercised
             description="tools/call requests the MCP provider actually served: {count}",
         )

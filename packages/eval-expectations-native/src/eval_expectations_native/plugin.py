@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval_core.case import CaseBase, CaseField, json_name
-from eval_core.checks import Problems, dot_path, non_empty
+from eval_core.checks import DOT_PATH, Problems, dot_path, non_empty, properties
 from eval_core.evidence import Evidence
 from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
@@ -108,6 +108,7 @@ def eval_case_fields() -> list[CaseField]:
                 "A native event for a destination from an account, admitted from the durable "
                 "inbox; fault: lease_lost | route_changed | account_revoked."
             ),
+            runs_model=False,
         )
     ]
 
@@ -120,6 +121,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score,
             tiers=L3,
             check=_check,
+            json_schema=properties(path=DOT_PATH),
             seam_independent=True,
             description=(
                 "The native admission observation (runCount, stateCount, artifactCount, "

@@ -9,7 +9,7 @@ that is missing is a failure of the model, found without asking the Judge.
 
 from __future__ import annotations
 
-from eval_core.checks import Problems, non_empty
+from eval_core.checks import NON_EMPTY, Problems, non_empty, non_empty_list, properties
 from eval_core.evidence import Evidence
 from eval_core.hookspecs import hookimpl
 from eval_core.judge import JudgeError, current
@@ -81,6 +81,9 @@ def eval_kinds() -> list[KindSpec]:
             struct=RubricScore,
             scorer=_score_rubric,
             check=_check_rubric,
+            json_schema=properties(
+                criteria=non_empty_list(NON_EMPTY), min={"minimum": 1, "maximum": 5}
+            ),
             seam_independent=True,
             description="The Judge scores the final answer at least `min` (1–5) on the criteria.",
         ),
@@ -88,6 +91,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=RubricDenies,
             scorer=_score_denies,
             check=_check_denies,
+            json_schema=properties(question=NON_EMPTY),
             seam_independent=True,
             description="The Judge scores 5: the final answer discloses nothing the question asks.",
         ),

@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from eval_core.checks import Problems, dot_path, non_empty, optional_reason
+from eval_core.checks import (
+    DOT_PATH,
+    NON_EMPTY,
+    Problems,
+    dot_path,
+    non_empty,
+    optional_reason,
+    properties,
+)
 from eval_core.evidence import Evidence
 from eval_core.hookspecs import hookimpl
 from eval_core.kinds import Expectation, Grounding, KindSpec, Verdict, failed, passed
@@ -138,6 +146,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=OutputContains,
             scorer=_score_contains,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
             grounding=Grounding(field="text"),
             text_compare="casefold",
             description="The final answer contains the text (case-insensitive).",
@@ -146,6 +155,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=OutputOmits,
             scorer=_score_omits,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
             grounding=Grounding(field="text"),
             text_compare="casefold",
             description="There is a final answer, without the text (case-insensitive).",
@@ -154,6 +164,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=OutputMatches,
             scorer=_score_matches,
             check=_check_pattern,
+            json_schema=properties(pattern={"minLength": 1}, ungrounded=NON_EMPTY),
             grounding=Grounding(field="pattern", regex=True),
             text_compare="casefold",
             description="The final answer matches the regular expression (re.search, IGNORECASE).",
@@ -162,6 +173,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=OutputFieldEquals,
             scorer=_score_field_equals,
             check=_check_field,
+            json_schema=properties(path=DOT_PATH),
             text_compare="exact",
             description=(
                 "The JSON in the final answer (first parsable fence, whole text, or balanced "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.checks import Problems, non_empty
+from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
 from eval_core.evidence import Evidence
 from eval_core.hookspecs import hookimpl
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
@@ -133,6 +133,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=PromptContains,
             scorer=_score_prompt_contains,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
             text_compare="exact",
             description="The real assembled system prompt contains the text (exact substring).",
         ),
@@ -140,6 +141,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=PromptOmits,
             scorer=_score_prompt_omits,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
             text_compare="exact",
             description="The real assembled system prompt does not contain the text (exact).",
         ),
@@ -148,6 +150,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_model_prompt_contains,
             tiers=L2,
             check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
             text_compare="exact",
             description=(
                 "The last model request (after compaction) contains the text in its system "

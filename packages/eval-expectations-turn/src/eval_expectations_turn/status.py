@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_core.checks import Problems, non_empty
+from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
 from eval_core.evidence import Evidence
 from eval_core.hookspecs import hookimpl
 from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
@@ -33,6 +33,7 @@ def eval_kinds() -> list[KindSpec]:
             struct=LoopStatus,
             scorer=_score_loop_status,
             check=_check_status,
+            json_schema=properties(status=NON_EMPTY),
             seam_independent=True,
             description="The tool loop ended with this status (the detail gives its reason).",
         ),

@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eval_core.checks import Problems, dot_path, non_empty
+from eval_core.checks import (
+    DOT_PATH,
+    NON_EMPTY,
+    Problems,
+    at_least,
+    dot_path,
+    non_empty,
+    non_empty_list,
+    properties,
+)
 from eval_core.evidence import Denial, Evidence, ToolCall
 from eval_core.hookspecs import hookimpl
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
@@ -253,12 +262,14 @@ def eval_kinds() -> list[KindSpec]:
             struct=ToolCalled,
             scorer=_score_called,
             check=_check_name,
+            json_schema=properties(name=NON_EMPTY),
             description="The Tool was called (the call reached the Tool).",
         ),
         KindSpec(
             struct=ToolNotCalled,
             scorer=_score_not_called,
             check=_check_name,
+            json_schema=properties(name=NON_EMPTY),
             seam_independent=True,
             description="No call of the Tool reached it.",
         ),
@@ -266,30 +277,35 @@ def eval_kinds() -> list[KindSpec]:
             struct=ToolCallOrder,
             scorer=_score_order,
             check=_check_names,
+            json_schema=properties(names=non_empty_list(NON_EMPTY)),
             description="The names occur, in order, as a subsequence of the Tools called.",
         ),
         KindSpec(
             struct=ToolArgumentEquals,
             scorer=_score_argument_equals,
             check=_check_name_path,
+            json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
             description="Some call of the Tool has the value at the argument path (deep equality).",
         ),
         KindSpec(
             struct=ToolArgumentPresent,
             scorer=_score_argument_present,
             check=_check_name_path,
+            json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
             description="Some call of the Tool has the argument path.",
         ),
         KindSpec(
             struct=ToolArgumentAbsent,
             scorer=_score_argument_absent,
             check=_check_name_path,
+            json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
             description="The Tool was called, and no call of it has the argument path.",
         ),
         KindSpec(
             struct=ToolCallCount,
             scorer=_score_count,
             check=_check_count,
+            json_schema=properties(count=at_least(0)),
             description="Exactly this many calls reached a Tool (meant for 0); detail lists them.",
         ),
         KindSpec(
@@ -297,6 +313,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_batched,
             tiers=L2,
             check=_check_min,
+            json_schema=properties(min=at_least(2)),
             description="The largest batch of calls in one model response had at least min calls.",
         ),
         KindSpec(
@@ -304,6 +321,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_denied,
             tiers=L2,
             check=_check_name_path,
+            json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
             description="A call of the Tool with the value at the argument path was denied.",
         ),
     ]

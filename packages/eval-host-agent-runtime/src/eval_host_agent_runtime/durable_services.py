@@ -16,10 +16,12 @@ from typing import Any
 from agent_runtime import admission, mcp_accounts
 from agent_runtime.accounts import AccountAuthority
 from agent_runtime.database import Connection
+from agent_runtime.doctor import Finding, Repair
 from agent_runtime.mcp_dispatch import McpEndpoints
 from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
 from agent_runtime.native_inbox import NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
+from agent_runtime.replies import Delivery as ReplyDelivery
 from eval_core.case import Message, ScriptedResult, ScriptStep
 
 FAULT_REASON = "model_not_configured"
@@ -384,3 +386,59 @@ class SoulHistoryService:
 
     def publications(self) -> list[PublicationRow]:
         return list(self.publication_rows)
+
+
+class ReplyChannelService:
+    """The integration the Trial's chat arrived through: each Turn's answer is delivered back
+    through the channel a fixture provides (the integration's provider), and the runtime
+    settles the Run by what that channel answers."""
+
+    __slots__ = ("channel",)
+
+    def __init__(self) -> None:
+        self.channel: Callable[[str], Any] | None = None
+
+    def route_replies(self, deliver: Callable[[str], Any]) -> None:
+        """``deliver(text)`` answers with ``delivered``, ``outcome`` and ``code``."""
+        self.channel = deliver
+
+    def deliver(self, conversation_id: str, run_id: str, text: str) -> ReplyDelivery:
+        """The runtime's reply channel port, over the fixture's channel."""
+        assert self.channel is not None
+        answer = self.channel(text)
+        return ReplyDelivery(bool(answer.delivered), answer.outcome, answer.code)
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorRow:
+    """One step of the Soul doctor as the database holds it."""
+
+    kind: str
+    subject: str
+    detail: str
+    commit: str | None
+
+
+class SoulDoctorService:
+    """The Soul doctor, run after each Turn: a fixture provides its repair source (what a model
+    would propose) and reads back what the doctor did."""
+
+    __slots__ = ("proposer", "rows")
+
+    def __init__(self) -> None:
+        self.proposer: Callable[[str, str], Any] | None = None
+        self.rows: list[DoctorRow] = []
+
+    def after_each_turn(self, propose: Callable[[str, str], Any]) -> None:
+        """Run the doctor after each Turn; ``propose(subject, problem)`` answers a repair with
+        ``slug``, ``content`` and ``summary``, or ``None``."""
+        self.proposer = propose
+
+    def propose(self, finding: Finding) -> Repair | None:
+        """The runtime's repair source port, over the fixture's proposer."""
+        assert self.proposer is not None
+        made = self.proposer(finding.subject, finding.problem)
+        return None if made is None else Repair(made.slug, made.content, made.summary)
+
+    def events(self) -> list[DoctorRow]:
+        return list(self.rows)

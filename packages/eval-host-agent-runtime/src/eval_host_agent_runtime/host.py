@@ -46,7 +46,7 @@ class AgentRuntimeHost:
         self._rules = ContextRules(
             allowed=TURN_CONTEXT_KEYS,
             soul_owned=SOUL_OWNED_CONTEXT_KEYS,
-            retired=frozenset(RETIRED_CONTEXT_KEYS),
+            retired=RETIRED_CONTEXT_KEYS,
         )
         self._durable: l3.DurableTier | None = None
         self._lock = threading.Lock()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agent_runtime.attachments import AttachmentGate
 from agent_runtime.file_store import MemoryFileStore
+from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.loop import TurnResult
 from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
 from agent_runtime.soul import Soul
@@ -22,8 +23,10 @@ from eval_host_agent_runtime.events import Decisions, Recorder
 from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
 from eval_host_agent_runtime.services import (
     CheckpointFaultService,
+    ContextBudgetService,
     EventStreamService,
     FileStoreService,
+    HostingService,
     ToolRegistryService,
     executor_chain,
 )
@@ -33,6 +36,8 @@ SERVICES: tuple[type, ...] = (
     EventStreamService,
     ToolRegistryService,
     CheckpointFaultService,
+    ContextBudgetService,
+    HostingService,
 )
 
 
@@ -56,17 +61,28 @@ class L2Trial:
         if self._services is None:
             self._services = _Services(self.case.agent, self.scripted, self.recorder)
         found = self._services
-        return (found.files, found.events, found.registry, found.crash)
+        return (
+            found.files,
+            found.events,
+            found.registry,
+            found.crash,
+            found.budget,
+            found.hosting,
+        )
 
     def run(self) -> Evidence:
         case, found = self.case, self._services
         executor: ToolExecutor = self.scripted
         crash: CheckpointFault | None = None
         gate = None
+        budget = None
+        hosting = INDEPENDENT
         if found is not None:
             executor = executor_chain(self.scripted, found.registry.tools, found.files.tools)
             crash = found.crash
             gate = AttachmentGate(found.files.store) if found.files.used else None
+            budget = found.budget.tokens
+            hosting = found.hosting.hosting()
         result = run_recovering(
             executor=executor,
             checkpoints=MemoryCheckpoints(crash),
@@ -78,6 +94,8 @@ class L2Trial:
             model=ModelPort(self.model),
             listener=self.recorder,
             attachments=gate,
+            context_budget=budget,
+            hosting=hosting,
         )
         return evidence_of(result, case.tier, self.recorder)
 
@@ -86,13 +104,15 @@ class L2Trial:
 
 
 class _Services:
-    __slots__ = ("crash", "events", "files", "registry")
+    __slots__ = ("budget", "crash", "events", "files", "hosting", "registry")
 
     def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
         self.files = FileStoreService(MemoryFileStore(), agent)
         self.events = EventStreamService()
         self.registry = ToolRegistryService()
         self.crash = CheckpointFaultService(lambda: scripted.effects)
+        self.budget = ContextBudgetService()
+        self.hosting = HostingService()
         recorder.subscribers.append(self.events)
 
 

@@ -4,8 +4,11 @@ The Trial gets a fresh copy of a migrated template database (SQLite in memory, o
 cloned on a PostgreSQL server), discarded when it closes. Each Turn is a Run the real
 durable executor runs under a lease; approvals park it ``waiting``, the operator grants them and
 re-queues it, and the worker that parked it comes back late holding its stale lease, which the
-store must refuse. ``soul_write`` commits to a real git copy of the Eval Soul. Everything scored
-is read back from the database and the Soul repository, never from the loop's memory.
+store must refuse. A call whose provider asked to be retried parks the Run in a retry wait: the
+Host restarts (a new connection to the database, nothing kept in memory), lets the Trial's clock
+run to the wait's due time, and the runtime's own timer sweep re-queues it. ``soul_write``
+commits to a real git copy of the Eval Soul. Everything scored is read back from the database
+and the Soul repository, never from the loop's memory.
 """
 
 from __future__ import annotations
@@ -14,22 +17,39 @@ import json
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
+from agent_runtime.doctor import recorded, run_doctor
 from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
+from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
 from agent_runtime.mcp_client import McpClients
 from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.publications import active_bundle, publish
-from agent_runtime.runs import Lease, Minted, RunStore, StaleGenerationError
+from agent_runtime.replies import deliver_reply
+from agent_runtime.routine_runs import (
+    RoutineRequest,
+    ToolContract,
+    WorkerCrashedError,
+    run_routine,
+    run_status,
+    start_routine,
+    states,
+)
+from agent_runtime.routines import RoutineError
+from agent_runtime.routines import parse as parse_definition
+from agent_runtime.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
-from agent_runtime.storage import StoreTemplate, open_template
+from agent_runtime.storage import StoreTemplate, atomic, open_template
+from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
 from eval_core.evidence import Event, Evidence
@@ -39,11 +59,14 @@ from eval_host_agent_runtime.durable_services import (
     ApprovalDeskService,
     CommitRow,
     DependencyFaultService,
+    DoctorRow,
     McpHostService,
     MessageRow,
     NativeChannelService,
     PublicationRow,
+    ReplyChannelService,
     RunLedgerService,
+    SoulDoctorService,
     SoulHistoryService,
     StaleWrite,
     TurnQueueService,
@@ -51,6 +74,7 @@ from eval_host_agent_runtime.durable_services import (
 )
 from eval_host_agent_runtime.events import Decisions
 from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.routine_desk import RoutineDeskService, ScheduledOutcome
 from eval_host_agent_runtime.services import (
     EventStreamService,
     FileStoreService,
@@ -59,7 +83,7 @@ from eval_host_agent_runtime.services import (
 )
 
 SOUL_WRITE = "soul_write"
-MAX_APPROVALS_PER_TURN = 16
+MAX_PARKS_PER_TURN = 16
 SERVICES: tuple[type, ...] = (
     FileStoreService,
     EventStreamService,
@@ -71,6 +95,9 @@ SERVICES: tuple[type, ...] = (
     NativeChannelService,
     RunLedgerService,
     SoulHistoryService,
+    RoutineDeskService,
+    ReplyChannelService,
+    SoulDoctorService,
 )
 
 
@@ -116,6 +143,50 @@ class DurableTier:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+class TrialClock:
+    """The Trial's clock: real time, moved forward when the Host lets a wait run out (nobody
+    sleeps through a retry's backoff)."""
+
+    __slots__ = ("offset",)
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance_to(self, when: float) -> None:
+        self.offset += max(0.0, when - self()) + 0.001
+
+
+class TrialConnection:
+    """The Trial's database connection as everything in the Trial holds it; a restart of the
+    Host swaps the session it speaks through."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def dialect(self) -> Any:
+        return self.inner.dialect
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self.inner.in_transaction)
+
+    @property
+    def transaction(self) -> object | None:
+        return self.inner.transaction  # type: ignore[no-any-return]
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Any:
+        return self.inner.execute(sql, parameters)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class StaleWorker:
     """The model port of the worker that parked a Run and comes back after its lease was
     taken: never the Trial's model (what it would say is not what is measured; its writes are)."""
@@ -151,8 +222,10 @@ class L3Trial:
         self.tier = tier
         self.case = case
         self.session = session
-        self.conn = tier.fresh()
-        self.store = RunStore(self.conn)
+        self.clock = TrialClock()
+        self.conn: Any = TrialConnection(tier.fresh())
+        self.store = RunStore(self.conn, self.clock)
+        self.restarts = 0
         self.conversation = self.store.start_conversation(case.agent)
         publish(self.conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
         self.files = FileStoreService(SqlFileStore(self.conn), case.agent)
@@ -165,6 +238,9 @@ class L3Trial:
         self.native = NativeChannelService(self.conn)
         self.ledger = RunLedgerService()
         self.history = SoulHistoryService()
+        self.desk = RoutineDeskService()
+        self.replies = ReplyChannelService()
+        self.doctor = SoulDoctorService()
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
@@ -187,12 +263,15 @@ class L3Trial:
             self.native,
             self.ledger,
             self.history,
+            self.desk,
+            self.replies,
+            self.doctor,
         )
 
     def close(self) -> None:
         if self.clients is not None:
             self.clients.close()
-        self.tier.template.release(self.conn)
+        self.tier.template.release(self.conn.inner)
         if self.writes_soul:
             try:
                 if self.tier.repo.changed():
@@ -206,6 +285,12 @@ class L3Trial:
         if self.native.deliveries:  # the Trial's work is the channel's: no chat Turn
             self.native.run()
             return Evidence(tier=self.case.tier)
+        if self.desk.job is not None:  # the operator's Routine runs instead of a chat Turn
+            self._run_scheduled()
+            return self._evidence()
+        if self.doctor.proposer is not None and not self.writes_soul:
+            self.tier.writing.acquire()  # the doctor commits: one writer of the repository
+            self.writes_soul = True
         self.model = self.faults.model(ModelPort(self.session))
         self._turn(1, self.case.input, self.case.tool_results)
         for index, further in enumerate(self.turns.turns, start=2):
@@ -222,9 +307,8 @@ class L3Trial:
             ).fetchone()
         )
 
-    def _request(self, index: int, results: Sequence[Any], model: Any) -> TurnRequest:
+    def _request(self, index: int, scripted: ScriptedExecutor, model: Any) -> TurnRequest:
         store, case = self.store, self.case
-        scripted = ScriptedExecutor(list(results))
         mcp = self.mcp_connected
 
         def load() -> Soul:
@@ -277,34 +361,49 @@ class L3Trial:
         )
 
     def _turn(self, index: int, inputs: Sequence[Any], results: Sequence[Any]) -> None:
-        store = self.store
-        minted = start_turn(store, self.conversation, index, messages(inputs))
-        request = self._request(index, results, self.model)
-        lease = store.claim(minted, owner=f"worker-{index}")
-        result = execute_pass(store, lease, request)
-        approvals = 0
-        while store.statuses(minted)[1] == "waiting":
-            approvals += 1
-            if approvals > MAX_APPROVALS_PER_TURN:
-                raise HostError(
-                    f"Turn {index} asked for more than {MAX_APPROVALS_PER_TURN} approvals"
-                )
-            self.approvals.waiting()
-            for approval_id in store.pending_approvals(minted.state_id):
-                store.grant(approval_id)
-            store.requeue(minted)
-            stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{approvals}")
-            self._stale(index, stale, results)
-            self.faults.requeued()
-            result = execute_pass(store, lease, request, resume=True)
+        minted = start_turn(self.store, self.conversation, index, messages(inputs))
+        scripted = ScriptedExecutor(list(results))  # the Tools' providers outlive a restart
+        request = self._request(index, scripted, self.model)
+        lease = self.store.claim(minted, owner=f"worker-{index}")
+        result = execute_pass(self.store, lease, request)
+        parks = 0
+        while self.store.statuses(minted)[1] == "waiting":
+            parks += 1
+            if parks > MAX_PARKS_PER_TURN:
+                raise HostError(f"Turn {index} parked more than {MAX_PARKS_PER_TURN} times")
+            due = retry_waits.next_due(self.conn, minted.run_id)
+            if due is not None:  # a provider asked to be retried: the wait must survive
+                self._restart()
+                self.clock.advance_to(due)
+                if minted.state_id not in retry_waits.wake_due(self.store):
+                    break  # the restarted runtime lost the wait: the Run stays waiting
+                request = self._request(index, scripted, self.model)
+                lease = self.store.claim(minted, owner=f"worker-{index}.{parks}")
+            else:
+                store = self.store
+                self.approvals.waiting()
+                pending = store.pending_approvals(minted.state_id)
+                if not pending:
+                    break  # waiting on nothing the operator can grant: it stays waiting
+                for approval_id in pending:
+                    store.grant(approval_id)
+                store.requeue(minted)
+                stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{parks}")
+                self._stale(index, stale, results)
+                self.faults.requeued()
+            result = execute_pass(self.store, lease, request, resume=True)
         if result is not None:
             self.usage = _plus(self.usage, result.usage)
             self.system_prompt = result.system_prompt
+        if self.replies.channel is not None:  # the chat came through an integration
+            deliver_reply(self.store, minted.run_id, self.replies)
+        if self.doctor.proposer is not None:  # the repair pass that follows a Turn
+            self._doctor(minted.run_id)
         self._read_back(index, minted)
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
         """The worker that parked comes back late with its old lease: the fence must refuse it."""
-        request = self._request(index, results, StaleWorker())
+        request = self._request(index, ScriptedExecutor(list(results)), StaleWorker())
         try:
             execute_pass(self.store, stale, request, resume=True)
         except StaleGenerationError as refused:
@@ -318,6 +417,98 @@ class L3Trial:
                     f"{stale.generation} after the lease moved on",
                 )
             )
+
+    def _run_scheduled(self) -> None:
+        """The scheduled Routine, worker pass after worker pass, until its Run settles or waits
+        on something nobody in the Trial decides. A worker that dies is followed by a restart
+        of the Host and, once its lease has run out, a new worker; a retry wait by a restart
+        and the runtime's timer sweep; an approval by the approver's grant, when there is one."""
+        job = self.desk.job
+        assert job is not None
+        try:
+            definition = parse_definition(job.definition)
+            extra = GuardrailConfig.parse(job.guardrail)
+        except (RoutineError, GuardrailConfigError) as bad:
+            raise HostError(f"the scheduled Routine cannot run: {bad}") from None
+        bundle = active_bundle(self.conn)
+        if bundle is None:
+            raise HostError("no active Soul publication")
+        guardrails = load_soul(Path(bundle)).guardrails.merged(extra)
+        contract = ToolContract(
+            job.tool, job.description, job.input_schema, job.mutating, job.requires_approval
+        )
+        run_id = start_routine(self.store, self.case.agent, job.slug, definition, job.inputs)
+        for passes in range(1, MAX_PARKS_PER_TURN + 1):
+            provider = HttpToolProvider(job.provider_url)
+            request = RoutineRequest(definition, contract, provider, guardrails, self.desk.fault)
+            try:
+                status = run_routine(self.store, run_id, request, worker=f"worker-{passes}")
+            except WorkerCrashedError:
+                self.desk.crashes += 1
+                self._restart()
+                self.clock.advance_to(self.clock() + LEASE_SECONDS)  # the dead worker's lease
+                continue
+            if status != "waiting":
+                break
+            due = retry_waits.next_due(self.conn, run_id)
+            if due is not None:
+                self._restart()
+                self.clock.advance_to(due)
+                if not retry_waits.wake_due(self.store):
+                    break
+                continue
+            tool = next(row for row in states(self.conn, run_id) if row.kind == "tool")
+            pending = self.store.pending_approvals(tool.state_id)
+            if not pending or job.approver is None:
+                break  # nobody in this Trial decides: the Run stays waiting
+            for approval_id in pending:
+                self.store.grant(approval_id, by=job.approver)
+            self.store.requeue(Minted(run_id, tool.state_id, ""))
+        else:
+            raise HostError(f"the Routine parked more than {MAX_PARKS_PER_TURN} times")
+        self._read_back_scheduled(run_id)
+
+    def _read_back_scheduled(self, run_id: str) -> None:
+        rows = states(self.conn, run_id)
+        status, reason = run_status(self.conn, run_id)
+        tool = next((row for row in rows if row.kind == "tool"), None)
+        capture = next((row for row in rows if row.kind == "capture"), None)
+        tool_status = tool.status if tool is not None else None
+        self.ledger.turn_rows.append(TurnRow(1, run_id, status, tool_status, None, reason))
+        self.recorded.extend(
+            Event(turn_index=1, seq=seq, type=kind, participant=who, payload=payload)
+            for seq, kind, who, payload in self.store.events(run_id)
+        )
+        captured = capture is not None and capture.status == "succeeded"
+        self.desk.result = ScheduledOutcome(
+            run_id=run_id,
+            run_status=status,
+            reason=reason,
+            state_status=tool_status,
+            state_output=capture.output if capture is not None else None,
+            captured=captured,
+            crashes=self.desk.crashes,
+        )
+
+    def _doctor(self, run_id: str) -> None:
+        def published(commit: Commit, publication: Publication) -> None:
+            with atomic(self.conn):
+                publish(self.conn, commit.sha, str(publication.bundle), publication.artifacts, None)
+
+        run_doctor(self.conn, self.tier.repo, self.doctor, published, run_id)
+        self.doctor.rows = [
+            DoctorRow(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
+        ]
+
+    def _restart(self) -> None:
+        """The Host's process restarts: its memory and connections are gone; the database is
+        what it had committed."""
+        if self.clients is not None:
+            self.clients.close()
+            self.clients = None
+        self.conn.inner = self.tier.template.reopen(self.conn.inner)
+        self.store = RunStore(self.conn, self.clock)
+        self.restarts += 1
 
     def _read_back(self, index: int, minted: Minted) -> None:
         """What this Turn left in the database and the Soul repository."""

@@ -41,7 +41,17 @@ PLATFORM: Mapping[str, ToolDecl] = MappingProxyType(
 
 def tools_of(case: CaseBase) -> list[ToolSpec]:
     """The Case's hand-declared Tools, then the platform Tools it names."""
-    tools = [ToolSpec(t.name, t.description or "", t.input_schema, t.mutating) for t in case.tools]
+    tools = [
+        ToolSpec(
+            t.name,
+            t.description or "",
+            t.input_schema,
+            t.mutating,
+            side_effecting=t.side_effecting,
+            participant_activity=t.participant_activity,
+        )
+        for t in case.tools
+    ]
     tools.extend(PLATFORM_TOOLS[n] for n in case.platform_tools if n in PLATFORM_TOOLS)
     return tools
 
@@ -122,4 +132,4 @@ class ScriptedExecutor:
     def execute(self, call: ToolCallRequest) -> ToolOutcome:
         self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
         outcome = self._tools.execute(call.name, call.arguments)
-        return ToolOutcome(outcome.status, outcome.output, outcome.reason)
+        return ToolOutcome(outcome.status, outcome.output, outcome.reason, outcome.wait_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_runtime.file_store import FileStore, Origin
 from agent_runtime.file_tools import FileTools
+from agent_runtime.hosting import SOUL_HOSTS, Hosting, SoulHost
 from agent_runtime.loop import Checkpoint
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.recovery import CheckpointWriteError
@@ -177,6 +178,46 @@ class CheckpointFaultService:
         if self._armed and not self._crashed and checkpoint.next_call >= 1:
             self._crashed = True
             raise CheckpointWriteError("checkpoint write failed after the first Tool result")
+
+
+class ContextBudgetService:
+    """The token budget of what the model is sent in the Turn: over it, the runtime compacts
+    the conversation before the model call."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self) -> None:
+        self.tokens: int | None = None
+
+    def limit(self, tokens: int) -> None:
+        self.tokens = tokens
+
+
+class HostingService:
+    """Who hosts the Soul's repository, and whether the Soul runs on the platform under its
+    safety floor (the runtime's :class:`agent_runtime.hosting.Hosting`): ``independent`` or
+    ``platform`` each."""
+
+    __slots__ = ("repository", "safety")
+
+    def __init__(self) -> None:
+        self.repository: SoulHost = "independent"
+        self.safety: SoulHost = "independent"
+
+    def host_repository(self, host: str) -> None:
+        self.repository = _soul_host(host)
+
+    def host_safety(self, host: str) -> None:
+        self.safety = _soul_host(host)
+
+    def hosting(self) -> Hosting:
+        return Hosting(self.repository, self.safety)
+
+
+def _soul_host(host: str) -> SoulHost:
+    if host not in SOUL_HOSTS:
+        raise ValueError(f"a Soul is hosted {' or '.join(SOUL_HOSTS)}, not {host!r}")
+    return host
 
 
 def executor_chain(

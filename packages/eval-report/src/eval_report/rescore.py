@@ -125,7 +125,8 @@ def _packages(plugins: PluginSet) -> set[str]:
 
 
 def _check_kinds(path: Path, rows: list[dict[str, Any]], plugins: PluginSet) -> list[str]:
-    """Refuse a kind that is gone or whose schema changed; name each upgraded plug-in."""
+    """Refuse a kind that is gone or whose schema changed; name each upgraded plug-in (a new
+    version, or the same version with other code: a scorer edited without a version bump)."""
     upgrades: dict[str, str] = {}
     for row in rows:
         kind = row.get("kind")
@@ -148,6 +149,8 @@ def _check_kinds(path: Path, rows: list[dict[str, Any]], plugins: PluginSet) -> 
         now = f"{owner.distribution} {owner.version}"
         if now != recorded:
             upgrades[recorded] = now
+        elif row.get("code") and row.get("code") != owner.code:  # edited, version not bumped
+            upgrades[f"{recorded} (code {row.get('code')})"] = f"{now} (code {owner.code})"
     return [f"{before} -> {after}" for before, after in sorted(upgrades.items())]
 
 

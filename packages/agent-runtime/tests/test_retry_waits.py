@@ -1,0 +1,217 @@
+"""Retry waits on real SQLite and PostgreSQL: a call whose provider asked to be retried parks
+the Run in the database, and the wait survives a restart of the process between the wait and
+the retry: a new connection, a new store, a new worker, nothing carried over in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent_runtime import retry_waits
+from agent_runtime.database import Connection
+from agent_runtime.durable import TurnRequest, execute_pass, start_turn
+from agent_runtime.loop import run_turn
+from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
+from agent_runtime.runs import Minted, RunStore
+from agent_runtime.soul import Soul
+from agent_runtime.storage import StoreTemplate, Template, connect, migrate
+from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+
+CALL = ToolCallRequest("c1", "slack_post_message", {"channel": "#ops", "text": "Bulbs shipped."})
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Model:
+    """Asks for one post, then answers; a cursor shared across passes like a real model's."""
+
+    def __init__(self) -> None:
+        self.replies = [ModelResponse(tool_calls=[CALL]), ModelResponse(text="Posted to #ops.")]
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+
+class Slack:
+    """The provider (the world, not the runtime): busy ``busy`` times, then posts."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy = busy
+        self.asked = 0
+        self.posted = 0
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.asked += 1
+        if self.asked <= self.busy:
+            return ToolOutcome("awaiting_retry", reason="rate_limited", retry_after_ms=30_000)
+        self.posted += 1
+        return ToolOutcome("succeeded", {"ts": "1714.0001"})
+
+
+def turn_request(soul: Soul, conversation: str, model: Model, slack: Slack) -> TurnRequest:
+    return TurnRequest(
+        conversation_id=conversation,
+        agent="support",
+        turn_index=1,
+        load_soul=lambda: soul,
+        resolve_context=dict,
+        tools=[PLATFORM_TOOLS["slack_post_message"]],
+        model=model,
+        executor=lambda _soul, _lease: slack,
+    )
+
+
+class Parked:
+    """What a run of the helper below left: the store after the last restart, the Run, the
+    provider."""
+
+    def __init__(self, store: RunStore, run: Minted, slack: Slack) -> None:
+        self.store, self.run, self.slack = store, run, slack
+
+    def statuses(self) -> tuple[str | None, ...]:
+        return self.store.statuses(self.run)[:3]
+
+    def events(self) -> list[tuple[str, Any]]:
+        return [(kind, payload) for _, kind, _, payload in self.store.events(self.run.run_id)]
+
+
+def restart_between_wait_and_retry(
+    template: StoreTemplate, tmp_path: Path, eval_soul: Soul, busy: int, waits: int
+) -> Parked:
+    """Park on a retry; ``waits`` times restart the process (a new connection, a new store),
+    let the wait fall due, wake it with the timer sweep and resume with a new worker."""
+    clock, model, slack = Clock(), Model(), Slack(busy)
+    conn, reopen = _database(template, tmp_path)
+    store = RunStore(conn, clock)
+    conversation = store.start_conversation("support")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Tell #ops."}])
+    execute_pass(store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack))
+    for attempt in range(waits):
+        assert store.statuses(run)[:3] == ("waiting", "waiting", "waiting")
+        due = retry_waits.next_due(store.conn, run.run_id)
+        assert due == clock.now + 30
+        store = RunStore(reopen(store.conn), clock)  # the process restarts: memory gone
+        assert retry_waits.wake_due(store) == []  # not due yet: nothing moves
+        clock.now = due
+        assert retry_waits.wake_due(store) == [run.state_id]
+        request = turn_request(eval_soul, conversation, model, slack)
+        execute_pass(store, store.claim(run, f"b{attempt}"), request, resume=True)
+    return Parked(store, run, slack)
+
+
+def _database(
+    template: StoreTemplate, tmp_path: Path
+) -> tuple[Connection, Callable[[Connection], Connection]]:
+    """A database whose restart is a real one: a SQLite file reopened, or a PostgreSQL clone
+    reached by a new session."""
+    if not isinstance(template, Template):
+        return template.fresh(), template.reopen
+    path = str(tmp_path / "runtime.db")
+    conn = connect(path)
+    migrate(conn)
+
+    def reopen(old: Connection) -> Connection:
+        old.close()
+        return connect(path)
+
+    return conn, reopen
+
+
+def test_a_retry_wait_survives_a_restart_and_the_effect_runs_once(
+    template: StoreTemplate, tmp_path: Path, eval_soul: Soul
+) -> None:
+    parked = restart_between_wait_and_retry(template, tmp_path, eval_soul, busy=1, waits=1)
+    assert parked.statuses() == ("succeeded", "succeeded", "succeeded")
+    assert (parked.slack.asked, parked.slack.posted) == (2, 1)
+    kinds = [kind for kind, _ in parked.events()]
+    assert kinds.count("retry.scheduled") == 1 and kinds.count("retry.woke") == 1
+    assert kinds.count("tool.call") == 2  # the provider was reached twice and posted once
+
+
+def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(
+    template: StoreTemplate, tmp_path: Path, eval_soul: Soul
+) -> None:
+    waits = retry_waits.MAX_RETRY_WAITS
+    parked = restart_between_wait_and_retry(template, tmp_path, eval_soul, busy=99, waits=waits)
+    assert (parked.slack.asked, parked.slack.posted) == (waits + 1, 0)
+    assert parked.statuses()[0] == "succeeded"  # the model was told and answered
+    last = [payload for kind, payload in parked.events() if kind == "tool.result"][-1]
+    assert last["status"] == "failed"
+    assert last["reason"].startswith("retry_exhausted: the provider of slack_post_message")
+
+
+def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> None:
+    slack = Slack(busy=1)
+    result = run_turn(
+        eval_soul,
+        "support",
+        context={},
+        messages=[{"role": "user", "content": "Tell #ops."}],
+        tools=[PLATFORM_TOOLS["slack_post_message"]],
+        model=Model(),
+        executor=slack,
+    )
+    assert (result.status, result.reason) == ("awaiting_retry", "retry_wait")
+    assert result.output_text is None and slack.posted == 0
+
+
+SEND = ToolSpec(
+    "send_invoice",
+    "Sends an invoice to a customer by email.",
+    {"type": "object"},
+    mutating=True,
+    side_effecting=True,
+    participant_activity="visible",
+)
+
+
+class Mail:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.sent.append(call.call_id)
+        return ToolOutcome("succeeded", {"sent": True})
+
+
+class Twice:
+    """Sends INV-7, sends INV-7 again, sends INV-8, answers."""
+
+    def __init__(self) -> None:
+        same = {"invoice": "INV-7"}
+        self.replies = [
+            ModelResponse(tool_calls=[ToolCallRequest("a", "send_invoice", same)]),
+            ModelResponse(tool_calls=[ToolCallRequest("b", "send_invoice", same)]),
+            ModelResponse(tool_calls=[ToolCallRequest("c", "send_invoice", {"invoice": "INV-8"})]),
+            ModelResponse(text="Sent."),
+        ]
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return self.replies.pop(0)
+
+
+def test_a_side_effecting_call_is_not_repeated_in_one_turn(eval_soul: Soul) -> None:
+    support = eval_soul.agents["support"]
+    agents = {
+        **eval_soul.agents,
+        "support": replace(support, tools=support.tools | {"send_invoice"}),
+    }
+    soul = replace(eval_soul, agents=agents)
+    mail = Mail()
+    result = run_turn(
+        soul, "support", context={}, messages=[{"role": "user", "content": "Send it."}],
+        tools=[SEND], model=Twice(), executor=mail,
+    )  # fmt: skip
+    assert mail.sent == ["a", "c"]
+    [denial] = result.denials
+    assert (denial.call.call_id, denial.source) == ("b", "repeat")
+    assert denial.reason.startswith("repeated_side_effect: send_invoice already ran")
+    assert [a["callId"] for a in result.activity] == ["a", "c"]

@@ -1,0 +1,54 @@
+"""Routine definitions: the static lint finds every problem with its path; templates resolve."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_runtime.routines import RoutineError, lint, parse, resolve
+from agent_runtime.tool_providers import classify
+
+PUSH = {"key": "push", "type": "tool", "tool": "invoice_push",
+        "arguments": {"id": {"$from": "inputs.invoiceId"}}}  # fmt: skip
+KEEP = {"key": "keep", "type": "capture", "output": {"receipt": {"$from": "states.push.output.r"}}}
+SOUND = {"inputs": {"invoiceId": {"type": "string"}}, "states": [PUSH, KEEP]}
+
+
+def test_a_sound_definition_parses_and_its_templates_resolve() -> None:
+    routine = parse(SOUND)
+    assert routine.tool_state.tool == "invoice_push"
+    scope = {"inputs": {"invoiceId": "INV-1"}, "states": {"push": {"output": {"r": "r-9"}}}}
+    assert resolve(routine.tool_state.arguments, scope) == {"id": "INV-1"}
+    assert resolve(KEEP["output"], scope) == {"receipt": "r-9"}
+    assert resolve({"$from": "inputs.missing.deep"}, scope) is None
+
+
+@pytest.mark.parametrize(
+    ("definition", "finding"),
+    [
+        ([], "$: a Routine definition is a mapping"),
+        ({"states": []}, "$.states: must list at least one State"),
+        ({**SOUND, "steps": []}, "$.steps: unknown field"),
+        ({**SOUND, "states": [KEEP]}, "$.states: a Routine has exactly one tool State, not 0"),
+        ({**SOUND, "states": [PUSH, PUSH]}, "$.states[1].key: State key 'push' is used twice"),
+        ({**SOUND, "states": [PUSH, {**KEEP, "type": "wait"}]}, "'wait' is not a State type"),
+        ({**SOUND, "inputs": {}}, "$.states[0].arguments.id: reads the undeclared input"),
+        ({**SOUND, "states": [KEEP, PUSH]}, "reads State 'push', which is not an earlier"),
+        ({**SOUND, "states": [PUSH, {"key": "keep", "type": "capture"}]}, "says what it keeps"),
+    ],
+)
+def test_the_lint_names_each_problem(definition: Any, finding: str) -> None:
+    found = [str(f) for f in lint(definition)]
+    assert any(finding in f for f in found), found
+    with pytest.raises(RoutineError):
+        parse(definition)
+
+
+def test_a_provider_reply_is_classified_by_its_status() -> None:
+    assert classify(200, None, b'  {"r": 1}').output == {"r": 1}
+    retry = classify(429, "3", b'{"error": {"code": "rate_limited"}}')
+    assert (retry.status, retry.retry_after_ms, retry.code) == ("retry", 3000, "rate_limited")
+    assert classify(503, None, b'{"error": {"retryAfterMs": 250}}').retry_after_ms == 250
+    assert classify(400, None, b'{"error": {"code": "bad_amount"}}').code == "bad_amount"
+    assert classify(200, None, b"{half").code == "malformed_reply (HTTP 200)"

@@ -1,0 +1,74 @@
+"""The content filter's patterns: each finds its data and leaves look-alikes alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_runtime.guardrails import GuardrailConfig, Guardrails, output_refusal
+from agent_runtime.sensitive import find_api_keys, find_emails, find_ssns
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("SSN 219-09-9999 on file", ["219-09-9999"]),
+        ("order 219-09-99991 shipped", []),  # too many digits
+        ("000-12-3456 666-12-3456 900-12-3456", []),  # never-assigned areas
+        ("123-00-4567 123-45-0000", []),  # group 00, serial 0000
+        ("call 555-0142 or 0031-20-1234", []),
+        ("219099999", []),  # undashed: an order id, not an SSN
+    ],
+)
+def test_ssns(text: str, found: list[str]) -> None:
+    assert find_ssns(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("write to anna.devries@example.nl today", ["anna.devries@example.nl"]),
+        ("<ops+alerts@tulip-farm.co.uk>", ["ops+alerts@tulip-farm.co.uk"]),
+        ("the handle @tulipfarm and user@localhost", []),
+        ("a@b.c is too short a domain", []),
+    ],
+)
+def test_emails(text: str, found: list[str]) -> None:
+    assert find_emails(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("token xoxb-2219047713-5830416629-Qm7TzKp4", ["xoxb-2219047713-5830416629-Qm7TzKp4"]),
+        ("key=sk-proj-abcdEFGH1234ijklMNOP5678", ["sk-proj-abcdEFGH1234ijklMNOP5678"]),
+        ("AKIAIOSFODNN7EXAMPLE in the config", ["AKIAIOSFODNN7EXAMPLE"]),
+        ("ghp_" + "a" * 36, ["ghp_" + "a" * 36]),
+        ("ticket T-7188, order sk-12, task-force-alpha", []),
+        ("sk-short", []),
+    ],
+)
+def test_api_keys(text: str, found: list[str]) -> None:
+    assert find_api_keys(text) == found
+
+
+def test_a_filter_refuses_what_its_patterns_find_and_names_it() -> None:
+    config = GuardrailConfig.parse(
+        {"output": [{"guard": "content_filter", "patterns": ["ssn", "email"]}]}
+    )
+    guards = Guardrails(config)
+    [decision] = guards.check_output("Anna (219-09-9999) is anna@example.nl")
+    assert decision.blocked
+    assert decision.detail == (
+        "1 Social Security number(s) ending 9999; 1 email address(es) at example.nl"
+    )
+    assert decision.refusal == output_refusal(["a Social Security number", "an email address"])
+    assert decision.refusal == (
+        "I can't share that: the answer contained a Social Security number and an email address."
+    )
+    [card] = guards.check_output("card 4111 1111 1111 1111")  # not a pattern of this filter
+    assert not card.blocked and card.refusal is None
+
+
+def test_an_unknown_pattern_is_refused_when_the_configuration_loads() -> None:
+    with pytest.raises(ValueError, match=r"unknown content pattern\(s\) \['iban'\]"):
+        GuardrailConfig.parse({"output": [{"guard": "content_filter", "patterns": ["iban"]}]})

@@ -1,0 +1,1 @@
+"""The compaction family: ``contextTokenBudget``, a budget that forces the runtime to compact."""

@@ -1,0 +1,205 @@
+"""Entry point of the doctor family: the ``doctor`` field (L3), its fixture and its two kinds.
+
+``doctor: {repair?: {slug, content, summary}}`` runs the Host's Soul doctor after each Turn.
+The fixture is the doctor's repair source (what a model would propose): it offers the Case's
+``repair`` for every finding, and the doctor decides whether it applies (the right Routine, a
+proposal that lints clean, a Soul that has not moved). What the doctor did is read back from
+the Host's database into a :class:`DoctorRecord`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+from eval_core.case import CaseBase, CaseField
+from eval_core.checks import Problems, non_empty
+from eval_core.evidence import Evidence
+from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_core.hookspecs import hookimpl
+from eval_core.host import LoadContext
+from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import quoted
+
+FIELD = "doctor"
+L3: frozenset[Tier] = frozenset({"l3"})
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_CONFIG: dict[str, Any] = {
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    "rename": "camel",
+}
+
+
+class ProposedRepair(msgspec.Struct, **_CONFIG):
+    """The new content the repair source proposes for the Routine ``slug``, and why."""
+
+    slug: str
+    content: str
+    summary: str
+
+
+class DoctorBlock(msgspec.Struct, **_CONFIG):
+    repair: ProposedRepair | None = None
+
+
+class DoctorStep(Protocol):
+    kind: str
+    subject: str
+    detail: str
+    commit: str | None
+
+
+class SoulDoctor(Protocol):
+    """The Host's Soul doctor: run after each Turn with a repair source; what it did."""
+
+    def after_each_turn(self, propose: Callable[[str, str], Any]) -> None: ...
+
+    def events(self) -> Sequence[DoctorStep]: ...
+
+
+class DoctorEvent(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str  # finding, repaired or escalated
+    subject: str
+    detail: str
+    commit: str | None = None
+
+
+class DoctorRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """Every step of the doctor, in order, as the Host's database holds them."""
+
+    events: list[DoctorEvent]
+    proposals: int
+
+
+def _doctor(request: FixtureRequest) -> Iterator[None]:
+    block: DoctorBlock = request.value
+    asked: list[str] = []
+
+    def propose(subject: str, problem: str) -> ProposedRepair | None:
+        asked.append(subject)
+        return block.repair
+
+    doctor = request.service(SoulDoctor)
+    doctor.after_each_turn(propose)
+    yield
+    request.record(
+        DoctorRecord(
+            events=[
+                DoctorEvent(kind=e.kind, subject=e.subject, detail=e.detail, commit=e.commit)
+                for e in doctor.events()
+            ],
+            proposals=len(asked),
+        )
+    )
+
+
+class DoctorRepaired(Expectation, tag="doctor_repaired", frozen=True):
+    subject: str
+
+
+class DoctorEscalated(Expectation, tag="doctor_escalated", frozen=True):
+    subject: str
+
+
+def _verdict(wanted: str, subject: str, ev: Evidence) -> Verdict:
+    record = ev.record(DoctorRecord)
+    if record is None:
+        return failed(f"the doctor's work was not read back (the Case needs 'doctor'); {subject}")
+    mine = [e for e in record.events if e.subject == subject]
+    done = [e for e in mine if e.kind == wanted]
+    if done:
+        commit = f" (commit {done[0].commit[:12]})" if done[0].commit else ""
+        return passed(f"the doctor {wanted} {quoted(subject)}{commit}: {quoted(done[0].detail)}")
+    if not mine:
+        others = ", ".join(sorted({e.subject for e in record.events})) or "nothing"
+        return failed(f"the doctor found nothing about {quoted(subject)}; it found: {others}")
+    outcome = "; ".join(f"{e.kind}: {quoted(e.detail, 160)}" for e in mine if e.kind != "finding")
+    return failed(f"the doctor did not mark {quoted(subject)} {wanted}: {outcome or 'no outcome'}")
+
+
+def _score_repaired(e: DoctorRepaired, ev: Evidence) -> Verdict:
+    return _verdict("repaired", e.subject, ev)
+
+
+def _score_escalated(e: DoctorEscalated, ev: Evidence) -> Verdict:
+    return _verdict("escalated", e.subject, ev)
+
+
+def _check_subject(e: DoctorRepaired | DoctorEscalated, _case: object) -> Problems:
+    kind, _, slug = e.subject.partition(":")
+    if not kind or not slug:
+        return [(".subject", f"{e.subject!r} must be Kind:slug, for example Routine:daily-sweep")]
+    return non_empty(e.subject, ".subject")
+
+
+@hookimpl
+def eval_case_fields() -> list[CaseField]:
+    return [
+        CaseField(
+            name=FIELD,
+            type=DoctorBlock,
+            tiers=L3,
+            description=(
+                "Run the Soul doctor after each Turn: {repair?: {slug, content, summary}}, the "
+                "repair it is offered."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=DoctorRepaired,
+            scorer=_score_repaired,
+            tiers=L3,
+            check=_check_subject,
+            seam_independent=True,
+            description="The doctor repaired the subject (Kind:slug) with a commit.",
+        ),
+        KindSpec(
+            struct=DoctorEscalated,
+            scorer=_score_escalated,
+            tiers=L3,
+            check=_check_subject,
+            seam_independent=True,
+            description="The doctor escalated the subject (Kind:slug) to a person.",
+        ),
+    ]
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    block = case.field(FIELD)
+    if block is None:
+        return [
+            (f"$.expect[{i}].kind", f"{e.kind_name!r} needs 'doctor'")
+            for i, e in enumerate(case.expect)
+            if isinstance(e, DoctorRepaired | DoctorEscalated)
+        ]
+    assert isinstance(block, DoctorBlock)
+    problems: list[tuple[str, str]] = []
+    repair = block.repair
+    if repair is not None:
+        if not _SLUG.match(repair.slug):
+            problems.append(
+                ("$.doctor.repair.slug", f"{repair.slug!r} is not a lowercase-hyphenated slug")
+            )
+        for name in ("content", "summary"):
+            problems.extend(
+                (f"$.doctor.repair{suffix}", reason)
+                for suffix, reason in non_empty(getattr(repair, name), f".{name}")
+            )
+    return problems
+
+
+@hookimpl
+def eval_fixtures() -> list[TrialFixture]:
+    return [TrialFixture(name="doctor", field=FIELD, run=_doctor, needs=(SoulDoctor,))]

@@ -1,0 +1,1 @@
+"""The routine family: a deterministic Routine Tool State run with no model (``routine``)."""

@@ -1,0 +1,194 @@
+"""The ``routine`` Case field and its load rules.
+
+``routine`` describes one Routine the operator runs instead of a chat Turn: its definition (one
+``tool`` State, optionally a ``capture`` State), the contract of the Tool it calls, an extra
+guardrail policy, its inputs, what the Tool's provider answers call after call
+(``providerSteps``), whether the approver approves, and where the worker crashes. The rules
+refuse a block that could not mean one thing, with file, path and reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from eval_core.case import CaseBase, json_name
+
+_CONFIG: dict[str, Any] = {
+    "frozen": True,
+    "kw_only": True,
+    "forbid_unknown_fields": True,
+    "omit_defaults": True,
+    "rename": "camel",
+}
+FIELD = "routine"
+MAX_PADDING = 262_144
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_FROM = "$from"
+
+
+class RoutineState(msgspec.Struct, **_CONFIG):
+    """One State: a ``tool`` State calls ``tool`` with ``arguments``; a ``capture`` State keeps
+    ``output``. Values ``{"$from": "inputs.x"}`` / ``{"$from": "states.<key>.output.y"}``
+    are read when the State runs."""
+
+    key: str
+    type: Literal["tool", "capture"]
+    tool: str | None = None
+    arguments: Any = None
+    output: Any = None
+
+
+class RoutineDefinition(msgspec.Struct, **_CONFIG):
+    slug: str
+    states: list[RoutineState]
+    inputs: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    description: str | None = None
+
+    def runtime_form(self) -> dict[str, Any]:
+        """The definition as the runtime's format spells it (the slug is its name, apart)."""
+        data: dict[str, Any] = msgspec.to_builtins(self)
+        data.pop("slug")
+        return data
+
+
+class ToolContract(msgspec.Struct, **_CONFIG):
+    name: str
+    input_schema: dict[str, Any]
+    description: str | None = None
+    mutating: bool = False
+    requires_approval: bool = False
+
+
+class SuccessStep(msgspec.Struct, tag="success", tag_field="kind", **_CONFIG):
+    """The provider applies the effect and answers ``output`` (after ``paddingBytes`` bytes of
+    leading whitespace: a large reply that must be read whole)."""
+
+    output: Any
+    padding_bytes: int | None = None
+
+
+class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **_CONFIG):
+    """The provider asks to be retried after ``retryAfterMs`` (HTTP 429), with ``code``."""
+
+    retry_after_ms: int
+    code: str | None = None
+
+
+ProviderStep = SuccessStep | RetryStep
+CrashAfter = Literal["effect_confirmed", "state_succeeded"]
+
+
+class RoutineBlock(msgspec.Struct, **_CONFIG):
+    """The ``routine`` block of a Case."""
+
+    definition: RoutineDefinition
+    tool_contract: ToolContract
+    provider_steps: list[ProviderStep]
+    guardrail: dict[str, Any] | None = None
+    inputs: dict[str, Any] = msgspec.field(default_factory=dict)
+    approval: Literal["approved"] | None = None
+    crash_after: CrashAfter | None = None
+
+
+def block_problems(block: RoutineBlock) -> Iterator[tuple[str, str]]:
+    """The block's own rules: definition, contract, inputs, steps, approval."""
+    definition, contract = block.definition, block.tool_contract
+    where = "$.routine.definition"
+    if not _SLUG.match(definition.slug):
+        yield f"{where}.slug", f"{definition.slug!r} is not a lowercase-hyphenated slug"
+    tools = [i for i, s in enumerate(definition.states) if s.type == "tool"]
+    if len(tools) != 1:
+        yield f"{where}.states", f"a Routine has exactly one tool State, not {len(tools)}"
+    seen: dict[str, str] = {}
+    for index, state in enumerate(definition.states):
+        path = f"{where}.states[{index}]"
+        if not state.key:
+            yield f"{path}.key", "must be a non-empty string"
+        elif state.key in seen:
+            yield f"{path}.key", f"State key {state.key!r} is used twice"
+        if state.type == "tool":
+            if state.tool != contract.name:
+                yield (
+                    f"{path}.tool",
+                    f"calls {state.tool!r}; the Tool the contract declares is {contract.name!r}",
+                )
+            if state.output is not None:
+                yield f"{path}.output", "a tool State's output is what its provider answers"
+            yield from _references(state.arguments, f"{path}.arguments", definition.inputs, {})
+        else:
+            if state.tool is not None or state.arguments is not None:
+                yield path, "a capture State calls no Tool: it has only key, type and output"
+            if state.output is None:
+                yield f"{path}.output", "a capture State says what it keeps"
+            yield from _references(state.output, f"{path}.output", definition.inputs, seen)
+        seen.setdefault(state.key, state.type)
+    for name in sorted(set(definition.inputs) - set(block.inputs)):
+        yield "$.routine.inputs", f"the definition declares input {name!r}; give its value"
+    for name in sorted(set(block.inputs) - set(definition.inputs)):
+        yield f"$.routine.inputs.{name}", f"{name!r} is not an input the definition declares"
+    if not contract.name:
+        yield "$.routine.toolContract.name", "must be a non-empty string"
+    if not block.provider_steps:
+        yield "$.routine.providerSteps", "must list what the provider answers, at least once"
+    for index, step in enumerate(block.provider_steps):
+        path = f"$.routine.providerSteps[{index}]"
+        if isinstance(step, SuccessStep):
+            padding = step.padding_bytes
+            if padding is not None and not 1 <= padding <= MAX_PADDING:
+                yield f"{path}.paddingBytes", f"must be an integer from 1 to {MAX_PADDING}"
+        else:
+            if step.retry_after_ms <= 0:
+                yield f"{path}.retryAfterMs", "must be a positive number of milliseconds"
+            if step.code is not None and not step.code.strip():
+                yield f"{path}.code", "when present, must be a non-empty code"
+    if block.approval is not None and not contract.requires_approval:
+        yield (
+            "$.routine.approval",
+            "the Tool asks for no approval: set toolContract.requiresApproval or drop approval",
+        )
+
+
+def _references(
+    template: Any, where: str, inputs: Mapping[str, Any], earlier: Mapping[str, str]
+) -> Iterator[tuple[str, str]]:
+    for path, source in _sources(template, where):
+        root, _, rest = source.partition(".")
+        name = rest.split(".", 1)[0]
+        if root == "inputs" and name not in inputs:
+            yield path, f"reads the undeclared input {name!r}"
+        elif root == "states" and earlier.get(name) != "tool":
+            yield path, f"reads State {name!r}, which is not an earlier tool State"
+        elif root not in ("inputs", "states"):
+            yield path, f"{source!r} reads neither inputs nor states"
+
+
+def _sources(template: Any, where: str) -> Iterator[tuple[str, str]]:
+    if isinstance(template, dict):
+        if set(template) == {_FROM}:
+            yield f"{where}.{_FROM}", str(template[_FROM])
+            return
+        for key, value in template.items():
+            yield from _sources(value, f"{where}.{key}")
+    elif isinstance(template, list):
+        for index, value in enumerate(template):
+            yield from _sources(value, f"{where}[{index}]")
+
+
+def case_problems(case: CaseBase) -> Iterator[tuple[str, str]]:
+    """A routine Case runs its Routine alone: no Case Tools, no other plug-in's fields."""
+    generic = frozenset(CaseBase.__struct_fields__)
+    for name in type(case).__struct_fields__:
+        if name in generic or name == FIELD or getattr(case, name, None) is None:
+            continue
+        yield f"$.{json_name(name)}", f"a 'routine' Case may not carry {json_name(name)!r}"
+    for attr, path in (
+        ("tools", "$.tools"),
+        ("platform_tools", "$.platformTools"),
+        ("tool_results", "$.toolResults"),
+    ):
+        if getattr(case, attr):
+            yield path, f"a 'routine' Case calls its toolContract's Tool; drop {path[2:]!r}"

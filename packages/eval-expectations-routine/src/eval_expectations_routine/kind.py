@@ -1,0 +1,39 @@
+"""``state_output_equals``: the value at a path of the Routine's captured output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_core.checks import Problems, dot_path
+from eval_core.evidence import Evidence
+from eval_core.kinds import Expectation, Verdict, failed, passed
+from eval_core.paths import deep_equal, render, resolve
+from eval_expectations_routine.setup import RoutineRecord
+
+
+class StateOutputEquals(Expectation, tag="state_output_equals", frozen=True):
+    path: str
+    value: Any
+
+
+def score(e: StateOutputEquals, ev: Evidence) -> Verdict:
+    record = ev.record(RoutineRecord)
+    if record is None:
+        return failed(
+            f"no Routine Run was read back (the Case needs 'routine'); cannot read {e.path}"
+        )
+    if not record.captured:
+        reason = f" ({record.reason})" if record.reason else ""
+        return failed(
+            f"the capture State holds no output: the Run is {record.run_status}{reason}, its "
+            f"Tool State {record.state_status}; expected {e.path} = {render(e.value)}"
+        )
+    found, value = resolve(record.state_output, e.path)
+    if not found:
+        return failed(f"the captured output has no {e.path}; expected {render(e.value)}")
+    detail = f"captured output {e.path} = {render(value)}, expected {render(e.value)}"
+    return passed(detail) if deep_equal(value, e.value) else failed(detail)
+
+
+def check(e: StateOutputEquals, _case: object) -> Problems:
+    return dot_path(e.path)

@@ -1,0 +1,106 @@
+"""The fixture provider: a real HTTP server on loopback that plays a Routine Tool's provider.
+
+Each Trial opens a scenario (the Case's ``providerSteps``) at a URL of its own; every POST to
+it is answered by the next step (the last repeats once they run out): ``success`` applies the
+effect and answers ``200`` with the output (after ``paddingBytes`` bytes of leading
+whitespace), ``retry`` answers ``429`` with ``Retry-After`` and ``{"error": {"code",
+"retryAfterMs"}}``. Like a real provider it keeps its own counters: requests served, effects
+applied, the idempotency keys it saw. It does not deduplicate by key: that the effect is
+applied once is the runtime's job, and what this provider counts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(slots=True)
+class Scenario:
+    """One Trial's provider: its steps and what it served."""
+
+    id: str
+    url: str
+    steps: Sequence[dict[str, Any]]
+    requests: int = 0
+    effects: int = 0
+    keys: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(self, key: str) -> tuple[int, dict[str, str], bytes]:
+        with self.lock:
+            step = self.steps[min(self.requests, len(self.steps) - 1)]
+            self.requests += 1
+            self.keys.append(key)
+            if step["kind"] == "retry":
+                after = int(step["retryAfterMs"])
+                body = {
+                    "error": {"code": step.get("code") or "rate_limited", "retryAfterMs": after}
+                }
+                headers = {"Retry-After": str(math.ceil(after / 1000))}
+                return 429, headers, json.dumps(body).encode()
+            self.effects += 1
+            padding = b" " * int(step.get("paddingBytes") or 0)
+            return 200, {}, padding + json.dumps(step["output"]).encode()
+
+
+class FixtureProvider:
+    """The loopback server, shared by a Sweep's Trials; a scenario per Trial."""
+
+    def __init__(self) -> None:
+        self.scenarios: dict[str, Scenario] = {}
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                scenario = provider.scenarios.get(self.path.rsplit("/", 1)[-1])
+                headers: dict[str, str]
+                if scenario is None:
+                    status, headers, body = 404, {}, b'{"error": {"code": "no_such_tool"}}'
+                else:
+                    key = self.headers.get("Idempotency-Key") or ""
+                    status, headers, body = scenario.answer(key)
+                self.send_response(status)
+                for name, value in {**headers, "Content-Type": "application/json"}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}/tools"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def open(self, steps: Sequence[dict[str, Any]]) -> Scenario:
+        key = uuid.uuid4().hex
+        scenario = Scenario(key, f"{self.base}/{key}", steps)
+        self.scenarios[key] = scenario
+        return scenario
+
+    def forget(self, scenario: Scenario) -> None:
+        self.scenarios.pop(scenario.id, None)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def shared_provider() -> Iterator[FixtureProvider]:
+    """The provider as a Sweep-scoped resource: started on first use, stopped at the end."""
+    provider = FixtureProvider()
+    try:
+        yield provider
+    finally:
+        provider.close()

@@ -1,0 +1,94 @@
+"""The Routine desk an L3 Trial offers: what the operator schedules instead of a chat Turn.
+
+A fixture schedules one Routine (its definition, its Tool's contract and provider, its inputs,
+an extra guardrail policy, who approves), and may arm the fault port of the runtime's Routine
+worker at a crash point. The Trial runs it (see :meth:`L3Trial._run_scheduled`) and leaves the
+outcome here, read back from the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agent_runtime.routine_runs import CRASH_POINTS, CrashPoint, WorkerCrashedError
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledJob:
+    slug: str
+    definition: Mapping[str, Any]
+    tool: str
+    description: str
+    input_schema: Mapping[str, Any]
+    mutating: bool
+    requires_approval: bool
+    guardrail: Mapping[str, Any] | None
+    inputs: Mapping[str, Any]
+    provider_url: str
+    approver: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledOutcome:
+    """The Routine Run as the database holds it once the Trial is over."""
+
+    run_id: str
+    run_status: str
+    reason: str | None
+    state_status: str | None
+    state_output: Any
+    captured: bool
+    crashes: int
+
+
+class RoutineDeskService:
+    """Routines the operator runs in this Trial, their approver, and the worker's fault port."""
+
+    __slots__ = ("crash_point", "crashes", "fired", "job", "result")
+
+    def __init__(self) -> None:
+        self.job: ScheduledJob | None = None
+        self.crash_point: CrashPoint | None = None
+        self.fired = False
+        self.crashes = 0
+        self.result: ScheduledOutcome | None = None
+
+    def schedule(
+        self,
+        slug: str,
+        definition: Mapping[str, Any],
+        tool: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        mutating: bool,
+        requires_approval: bool,
+        guardrail: Mapping[str, Any] | None,
+        inputs: Mapping[str, Any],
+        provider_url: str,
+        approver: str | None,
+    ) -> None:
+        """Run this Routine instead of a chat Turn; its Tool's provider is at ``provider_url``;
+        ``approver`` (when given) grants the approvals it asks for."""
+        if self.job is not None:
+            raise ValueError("one Routine per Trial")
+        self.job = ScheduledJob(
+            slug, definition, tool, description, input_schema, mutating, requires_approval,
+            guardrail, inputs, provider_url, approver,
+        )  # fmt: skip
+
+    def crash_after(self, point: str) -> None:
+        """The worker dies once at ``point`` (``effect_confirmed`` or ``state_succeeded``)."""
+        if point not in CRASH_POINTS:
+            raise ValueError(f"no crash point {point!r}; points: {', '.join(CRASH_POINTS)}")
+        self.crash_point = point
+
+    def fault(self, point: CrashPoint) -> None:
+        """The runtime's fault port: called by the worker at each crash point."""
+        if point == self.crash_point and not self.fired:
+            self.fired = True
+            raise WorkerCrashedError(f"the worker died after {point} (fault port)")
+
+    def outcome(self) -> ScheduledOutcome | None:
+        return self.result
