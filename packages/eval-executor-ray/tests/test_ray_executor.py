@@ -104,7 +104,11 @@ def _eval(root: Path, *args: str, env: dict[str, str] | None = None) -> subproce
 def _extra_distribution(where: Path) -> Path:
     """A distribution with one ``eval.plugins`` entry point, importable from ``where`` alone."""
     where.mkdir()
-    (where / "eval_extra_family.py").write_text('"""A family the lock does not know."""\n')
+    (where / "eval_extra_family.py").write_text(
+        '"""A family the lock does not know."""\n\n'
+        "from eval_core.hookspecs import hookimpl\n\n\n"
+        "@hookimpl\ndef eval_kinds():\n    return []\n"
+    )
     info = where / "eval_extra_family-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: eval-extra-family\nVersion: 0.1\n")
