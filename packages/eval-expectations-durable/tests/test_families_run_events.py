@@ -392,7 +392,7 @@ expectations = st.one_of(
 )
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(expectations, evidence())
 def test_every_scorer_is_total(e: Expectation, observed: Evidence) -> None:
     verdict = score(e, observed)

@@ -118,7 +118,7 @@ def test_every_field_has_a_strategy() -> None:
         assert set(struct.__struct_fields__) <= set(FIELD_STRATEGIES), struct
 
 
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 @given(expectations, evidence)
 def test_every_scorer_is_total(e: Expectation, observed: Evidence) -> None:
     verdict = SPECS[type(e)].scorer(e, observed)
