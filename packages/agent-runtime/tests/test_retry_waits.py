@@ -95,7 +95,7 @@ def restart_between_wait_and_retry(
     run = start_turn(store, conversation, 1, [{"role": "user", "content": "Tell #ops."}])
     execute_pass(store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack))
     for attempt in range(waits):
-        assert store.statuses(run)[:3] == ("waiting", "waiting", "waiting")
+        assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # not completed
         due = retry_waits.next_due(store.conn, run.run_id)
         assert due == clock.now + 30
         store = RunStore(reopen(store.conn), clock)  # the process restarts: memory gone

@@ -187,7 +187,7 @@ def _crash(request: FixtureRequest) -> Iterator[None]:
     ev = request.evidence
     events = ev.events or []
     batches = [e.payload.get("call_ids") for e in events if e.type == "tool.batch"]
-    settled = [e.payload.get("model_calls") for e in events if e.type == "turn.settled"]
+    settled = [e.payload.get("modelCallCount") for e in events if e.type == "turn.finished"]
     request.record(
         ReplayRecord(
             crashed=port.crashed(),

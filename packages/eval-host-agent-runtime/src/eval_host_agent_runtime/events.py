@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_runtime.durable import PARTICIPANT_EVENTS
 from eval_core.evidence import Denial, Event, GuardDecision, ToolCall, ToolResult
 
 Subscriber = Callable[[str, dict[str, Any]], None]
-PARTICIPANT_EVENTS = frozenset({"text.delta"})
 
 
 class Recorder:
@@ -32,7 +32,7 @@ class Recorder:
                 turn_index=self.turn_index,
                 seq=len(self.events) + 1,
                 type=kind,
-                participant="agent" if kind in PARTICIPANT_EVENTS else "runtime",
+                participant="participant" if kind in PARTICIPANT_EVENTS else "operator",
                 payload=payload,
             )
         )
