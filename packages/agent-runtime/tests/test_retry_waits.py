@@ -144,8 +144,8 @@ def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(
     assert (parked.slack.asked, parked.slack.posted) == (waits + 1, 0)
     assert parked.statuses()[0] == "succeeded"  # the model was told and answered
     last = [payload for kind, payload in parked.events() if kind == "tool.result"][-1]
-    assert last["status"] == "failed"
-    assert last["reason"].startswith("retry_exhausted: the provider of slack_post_message")
+    assert (last["status"], last["errorCode"]) == ("error", "failed")
+    assert last["summary"].startswith("retry_exhausted: the provider of slack_post_message")
 
 
 def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> None:

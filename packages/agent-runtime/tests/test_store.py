@@ -187,6 +187,15 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     assert tools.effects == 1
     kinds = [e[1] for e in store.events(run.run_id)]
     assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1
+    [asked] = [e[3] for e in store.events(run.run_id) if e[1] == "approval.requested"]
+    assert asked == {
+        "waitId": approval,
+        "intentId": approval,
+        "callId": "c1",
+        "summary": "github_issue_comment needs an approval",
+    }
+    finished = [e[3] for e in store.events(run.run_id) if e[1] == "turn.finished"]
+    assert [f["status"] for f in finished] == ["succeeded"]  # the parked pass did not finish
 
 
 def test_sqlite_needs_no_psycopg_and_postgresql_names_the_extra_it_needs() -> None:

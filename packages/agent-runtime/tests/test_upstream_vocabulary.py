@@ -7,6 +7,7 @@ its Turn are left in.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agent_runtime.durable import ContextUnresolvedError, TurnRequest, execute_pass, start_turn
@@ -135,3 +136,30 @@ def test_a_limit_fails_the_run_with_the_limit_as_its_reason(
         "reason": "iteration_limit",
         "modelCallCount": 2,
     }
+
+
+def test_tool_call_carries_a_digest_and_a_preview_and_tool_result_is_ok_or_error(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    model = Script(lookup("c1"), ModelResponse(text="It shipped."))
+    store, run = _run(template, eval_soul, model)
+    events = _events(store, run)
+    [(_, call_audience, called)] = [(k, w, p) for k, w, p in events if k == "tool.call"]
+    [(_, result_audience, answered)] = [(k, w, p) for k, w, p in events if k == "tool.result"]
+    assert call_audience == result_audience == "participant"
+    assert called["callId"] == "c1" and called["name"] == "lookup_ticket"
+    assert "arguments" not in called and called["argsDigest"].startswith("sha256:")
+    assert json.loads(called["argsPreview"]["json"]) == {"ticketId": "T-1"}
+    assert answered["callId"] == "c1" and answered["status"] == "ok"
+    assert "errorCode" not in answered and "output" not in answered
+    assert json.loads(answered["resultPreview"]["json"]) == {"ticketId": "T-1", "status": "shipped"}
+
+
+def test_arguments_the_schema_refuses_are_an_error_result_with_its_code(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    wrong = ModelResponse(tool_calls=[ToolCallRequest("c1", "lookup_ticket", {"ticketId": 7})])
+    store, run = _run(template, eval_soul, Script(wrong, ModelResponse(text="Sorry.")))
+    [answered] = [p for k, _, p in _events(store, run) if k == "tool.result"]
+    assert answered["status"] == "error" and answered["errorCode"] == "invalid_arguments"
+    assert answered["name"] == "lookup_ticket" and answered["summary"]

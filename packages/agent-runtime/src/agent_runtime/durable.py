@@ -270,10 +270,15 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
     if result.status == "waiting" and result.awaiting is not None:
         call = result.awaiting
         approval_id = store.request_approval(lease, call.call_id, call.name, call.arguments)
-        asked: dict[str, Any] = {"approvalId": approval_id, "callId": call.call_id}
-        if result.parked is not None:  # the Tool's provider asked for it, not the ceiling
-            asked["providerApprovalId"] = result.parked.wait_id
-        events("approval.requested", {**asked, "name": call.name})
+        events(
+            "approval.requested",
+            {
+                "waitId": approval_id,
+                "intentId": approval_id,
+                "callId": call.call_id,
+                "summary": f"{call.name} needs an approval",
+            },
+        )
         store.settle(lease, "waiting", "approval_required")
         return result
     if result.status == "completed":

@@ -160,6 +160,36 @@ def finished_payload(
     return payload
 
 
+PREVIEW_BYTES = 65_536
+"""The most of a value's JSON a ``tool.call``/``tool.result`` preview carries."""
+
+
+def preview(value: Any) -> dict[str, Any]:
+    """``{json, bytes, truncated?}``: a value's compact JSON, cut at :data:`PREVIEW_BYTES`."""
+    text = _compact(value)
+    size = len(text.encode())
+    if size <= PREVIEW_BYTES:
+        return {"json": text, "bytes": size}
+    cut = text.encode()[:PREVIEW_BYTES].decode(errors="ignore")
+    return {"json": cut, "bytes": size, "truncated": True}
+
+
+def result_payload(call_id: str, outcome: ToolOutcome) -> dict[str, Any]:
+    """A ``tool.result`` payload: ``ok`` or ``error`` with the dispatch status as ``errorCode``
+    and the reason as ``summary``; the output as a preview."""
+    payload: dict[str, Any] = {"callId": call_id}
+    if outcome.status == "succeeded":
+        payload["status"] = "ok"
+    else:
+        payload["status"] = "error"
+        payload["errorCode"] = outcome.status
+    if outcome.reason is not None:
+        payload["summary"] = outcome.reason
+    if outcome.output is not None:
+        payload["resultPreview"] = preview(outcome.output)
+    return payload
+
+
 def canonical_digest(value: Any) -> str:
     """``sha256:<hex>`` of a canonical JSON encoding (keys sorted, no whitespace)."""
     encoded = json.dumps(
@@ -424,7 +454,13 @@ class _Turn:
         if self.emit is not None:
             self.emit(
                 "tool.call",
-                {"call_id": call.call_id, "name": call.name, "arguments": call.arguments, **stamp},
+                {
+                    "callId": call.call_id,
+                    "name": call.name,
+                    "argsDigest": canonical_digest(call.arguments),
+                    "argsPreview": preview(call.arguments),
+                    **stamp,
+                },
             )
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
@@ -433,19 +469,7 @@ class _Turn:
         screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]
         withheld = self.record(self.guards.check_tool_result(call.name, screened)) is not None
         if self.emit is not None:
-            self.emit(
-                "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": outcome.output,
-                    "reason": outcome.reason,
-                    "withheld": withheld,
-                    **stamp,
-                },
-            )
+            self.emit("tool.result", {**result_payload(call.call_id, outcome), **stamp})
         seen: dict[str, Any] = {"status": outcome.status}
         if withheld:
             seen["output"] = {"withheld": WITHHELD_NOTICE}
@@ -465,40 +489,17 @@ class _Turn:
     def park(self, call: ToolCallRequest, outcome: ToolOutcome, stamp: dict[str, Any]) -> bool:
         """The Tool's provider is waiting (an approval it asked for, a retry it asked for): the
         call is parked, nothing is reported to the model, and the Turn stops here."""
-        if self.emit is not None:
-            self.emit(
-                "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": None,
-                    "reason": outcome.reason,
-                    "withheld": False,
-                    "wait_id": outcome.wait_id,
-                    "retry_after_ms": outcome.retry_after_ms,
-                    **stamp,
-                },
-            )
         self.result.awaiting, self.result.parked = call, outcome
         return False
 
     def repair(self, call: ToolCallRequest, outcome: ToolOutcome) -> bool:
         """Arguments the schema refuses: the model is told why and may try again."""
         self.result.results.append((call, outcome))
-        if self.emit is not None:
+        if self.emit is not None:  # rejected before dispatch: no tool.call names it, so this does
+            payload = result_payload(call.call_id, outcome)
             self.emit(
                 "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": None,
-                    "reason": outcome.reason,
-                    "withheld": False,
-                },
+                {**payload, "name": call.name, "argsPreview": preview(call.arguments)},
             )
         self.reply(
             call, {"status": outcome.status, "reason": outcome.reason, "repair": REPAIR_HINT}

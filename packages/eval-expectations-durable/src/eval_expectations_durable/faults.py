@@ -192,7 +192,7 @@ def _crash(request: FixtureRequest) -> Iterator[None]:
         ReplayRecord(
             crashed=port.crashed(),
             batch=[str(c) for c in batches[0]] if batches and batches[0] else [],
-            dispatched=[str(e.payload.get("call_id")) for e in events if e.type == "tool.call"],
+            dispatched=[str(e.payload.get("callId")) for e in events if e.type == "tool.call"],
             effects=dict(port.effects()),
             model_calls=len(ev.model_requests or ()),
             turn_model_calls=int(settled[-1] or 0) if settled else 0,
