@@ -310,6 +310,11 @@ class _Turn:
                 )
             if decision.blocked and refused is None:
                 refused = decision
+        if refused is not None and refused.stage in ("input", "output") and self.emit is not None:
+            self.emit(
+                "guardrail.blocked",
+                {"stage": refused.stage, "reason": refused.detail, "guard": refused.guard},
+            )
         return refused
 
     def settle(self, status: LoopStatus, reason: str | None, kind: OutputKind) -> TurnResult:
