@@ -24,18 +24,41 @@ TOGETHER = ("packages/eval-executor-ray/tests/",)
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """``--dist load`` (what ``-n auto`` means), except that the tests under one directory of
-    :data:`TOGETHER` are one unit of work. (xdist's own ``--dist loadgroup`` would do it with a
-    mark, but under pytest 9 the group it appends to a test's id no longer reaches the id.)"""
-    if config.getvalue("dist") != "load":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
+    """Keep the tests under a directory of :data:`TOGETHER` on one worker. (xdist's own
+    ``--dist loadgroup`` would do it with a mark, but under pytest 9 the group it appends to a
+    test's id no longer reaches the id.)
 
-    class Together(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return next((p for p in TOGETHER if nodeid.startswith(p)), nodeid)
+    ``--dist worksteal`` (the suite's): they head the first worker's queue, so they run there
+    first, long before a steal (which takes the tail of a queue) could reach them.
+    ``--dist load``: they are one unit of work.
+    """
+    dist = config.getvalue("dist")
+    if dist == "worksteal":
+        from xdist.scheduler import WorkStealingScheduling
 
-    return Together(config, log)
+        class TogetherFirst(WorkStealingScheduling):
+            def schedule(self) -> None:
+                if self.collection is None and self._check_nodes_have_same_collection():
+                    collection = next(iter(self.node2collection.values()))
+                    first = [i for i, n in enumerate(collection) if n.startswith(TOGETHER)]
+                    rest = [i for i, n in enumerate(collection) if not n.startswith(TOGETHER)]
+                    self.collection = collection
+                    self.pending[:] = first + rest
+                    if collection:
+                        self.check_schedule()
+                    return
+                super().schedule()
+
+        return TogetherFirst(config, log)
+    if dist == "load":
+        from xdist.scheduler import LoadScopeScheduling
+
+        class Together(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return next((p for p in TOGETHER if nodeid.startswith(p)), nodeid)
+
+        return Together(config, log)
+    return None
 
 
 @pytest.fixture(scope="session", autouse=True)

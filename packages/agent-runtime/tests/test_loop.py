@@ -150,6 +150,12 @@ def test_a_tool_call_then_an_answer(eval_soul: Soul) -> None:
     ]
 
     names = [e for e, _ in events]
+    assert names[:2] == ["turn.started", "context.assembled"]
+    assert events[0][1] == {"turnId": "turn-1", "attempt": 1, "agentId": "support"}
+    digests = events[1][1]
+    assert digests["contextDigest"].startswith("sha256:") and len(digests["contextDigest"]) == 71
+    assert digests["guardrailDigest"].startswith("sha256:") and digests["messageCount"] == 1
+    names, events = names[2:], events[2:]
     assert names[:7] == [
         "guardrail.decision",
         "model.request",
@@ -159,9 +165,10 @@ def test_a_tool_call_then_an_answer(eval_soul: Soul) -> None:
         "guardrail.decision",
         "tool.result",
     ]
-    assert names[-1] == "turn.settled" and events[-1][1]["status"] == "completed"
-    deltas = [p["text"] for e, p in events if e == "text.delta"]
-    assert deltas == ["It shipped. ", "It arrives soon!"]
+    assert names[-1] == "turn.finished"
+    assert events[-1][1] == {"status": "succeeded", "messageId": None, "modelCallCount": 2}
+    deltas = [(p["text"], p["index"]) for e, p in events if e == "text.delta"]
+    assert deltas == [("It shipped. ", 0), ("It arrives soon!", 1)]
     assert events[1][1] == {"iteration": 1, "messages": 1, "tools": 2}
 
 
@@ -292,7 +299,7 @@ def test_repairs_are_limited(eval_soul: Soul) -> None:
     tools = ScriptedTools(lookup_ticket=ToolOutcome("invalid_arguments", reason="bad id"))
     model = ScriptedModel(*[call(("lookup_ticket", {"ticketId": "1"})) for _ in range(5)])
     result = turn(eval_soul, "support", model, platform("lookup_ticket"), tools)
-    assert (result.status, result.reason) == ("limit_exceeded", "max_repair_attempts")
+    assert (result.status, result.reason) == ("failed", "repair_budget_exhausted")
     assert result.model_calls == 3 and len(result.tool_calls) == 3
     assert result.output_kind == "tool_calls" and result.output_text is None
 
@@ -338,7 +345,7 @@ def test_tool_call_limit(eval_soul: Soul) -> None:
     )
     limits = LoopLimits(max_tool_calls=3)
     result = turn(eval_soul, "support", model, platform("get_current_time"), limits=limits)
-    assert (result.status, result.reason) == ("limit_exceeded", "max_tool_calls")
+    assert (result.status, result.reason) == ("failed", "tool_call_limit")
     assert len(result.tool_calls) == 2 and len(result.batches) == 2 and result.model_calls == 2
 
 
@@ -346,7 +353,7 @@ def test_iteration_limit(eval_soul: Soul) -> None:
     model = ScriptedModel(*[call(("get_current_time", {})) for _ in range(4)])
     limits = LoopLimits(max_iterations=3)
     result = turn(eval_soul, "support", model, platform("get_current_time"), limits=limits)
-    assert (result.status, result.reason) == ("limit_exceeded", "max_iterations")
+    assert (result.status, result.reason) == ("failed", "iteration_limit")
     assert result.model_calls == 3 and len(model.steps) == 1
 
 

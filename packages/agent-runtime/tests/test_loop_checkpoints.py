@@ -117,7 +117,7 @@ def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_ag
     )
     assert result.status == "completed" and result.model_calls == 2
     assert crashed == [1] and tools.runs == 2  # c1 ran once, though dispatched twice
-    dispatched = [p["call_id"] for kind, p in events if kind == "tool.call"]
+    dispatched = [p["callId"] for kind, p in events if kind == "tool.call"]
     assert dispatched == ["c1", "c1", "c2"]
 
 

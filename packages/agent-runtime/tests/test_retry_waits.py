@@ -95,7 +95,7 @@ def restart_between_wait_and_retry(
     run = start_turn(store, conversation, 1, [{"role": "user", "content": "Tell #ops."}])
     execute_pass(store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack))
     for attempt in range(waits):
-        assert store.statuses(run)[:3] == ("waiting", "waiting", "waiting")
+        assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # not completed
         due = retry_waits.next_due(store.conn, run.run_id)
         assert due == clock.now + 30
         store = RunStore(reopen(store.conn), clock)  # the process restarts: memory gone
@@ -144,8 +144,8 @@ def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(
     assert (parked.slack.asked, parked.slack.posted) == (waits + 1, 0)
     assert parked.statuses()[0] == "succeeded"  # the model was told and answered
     last = [payload for kind, payload in parked.events() if kind == "tool.result"][-1]
-    assert last["status"] == "failed"
-    assert last["reason"].startswith("retry_exhausted: the provider of slack_post_message")
+    assert (last["status"], last["errorCode"]) == ("error", "failed")
+    assert last["summary"].startswith("retry_exhausted: the provider of slack_post_message")
 
 
 def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> None:

@@ -146,7 +146,7 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
     # the Run is neither settled nor carrying a half-written answer
     assert store.statuses(run)[:3] == ("running", "running", None)
     kinds = [e[1] for e in store.events(run.run_id)]
-    assert "text.delta" not in kinds and "turn.settled" not in kinds
+    assert "text.delta" not in kinds and "turn.finished" not in kinds
     assert kinds[-1] == "tool.result"  # the last checkpoint came after the Tool result
     assert [m[0] for m in store.messages(run.run_id)] == ["user"]
 
@@ -177,7 +177,7 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     req.tools = [PLATFORM_TOOLS["github_issue_comment"]]
     req.approval = lambda _call: "park"
     execute_pass(store, store.claim(run, "a"), req)
-    assert store.statuses(run)[:3] == ("waiting", "waiting", "waiting")
+    assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # the Turn: not completed
     assert tools.effects == 0
     [approval] = store.pending_approvals(run.state_id)
     store.grant(approval)
@@ -187,6 +187,15 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     assert tools.effects == 1
     kinds = [e[1] for e in store.events(run.run_id)]
     assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1
+    [asked] = [e[3] for e in store.events(run.run_id) if e[1] == "approval.requested"]
+    assert asked == {
+        "waitId": approval,
+        "intentId": approval,
+        "callId": "c1",
+        "summary": "github_issue_comment needs an approval",
+    }
+    finished = [e[3] for e in store.events(run.run_id) if e[1] == "turn.finished"]
+    assert [f["status"] for f in finished] == ["succeeded"]  # the parked pass did not finish
 
 
 def test_sqlite_needs_no_psycopg_and_postgresql_names_the_extra_it_needs() -> None:

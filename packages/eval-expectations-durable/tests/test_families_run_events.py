@@ -47,11 +47,11 @@ def turn(index: int, run: str | None, turn_status: str | None = "x") -> TurnReco
     status = run if turn_status == "x" else turn_status
     return TurnRecord(
         turn_index=index, run_id=f"r{index}", run_status=run, state_status=run,
-        turn_status=status, reason=None if run == "succeeded" else "max_repair_attempts",
+        turn_status=status, reason=None if run == "succeeded" else "repair_budget_exhausted",
     )  # fmt: skip
 
 
-def delta(index: int, text: str, participant: str = "agent") -> RunEvent:
+def delta(index: int, text: str, participant: str = "participant") -> RunEvent:
     return RunEvent(
         turn_index=index, seq=1, type="text.delta", participant=participant, payload={"text": text}
     )
@@ -112,7 +112,7 @@ def test_text_omits_reads_the_joined_participant_stream_casefolded() -> None:
 
 
 def test_text_omits_fails_without_participant_text() -> None:
-    only_runtime = RunRecord(events=[delta(1, "secret", participant="runtime")])
+    only_runtime = RunRecord(events=[delta(1, "secret", participant="operator")])
     verdict = score(RunEventTextOmits(text="anything"), with_record(only_runtime))
     assert not verdict.passed and "no durable participant text.delta" in verdict.detail
 
@@ -322,7 +322,7 @@ records = st.builds(
     events=st.lists(
         st.builds(RunEvent, turn_index=st.integers(0, 4), seq=st.integers(),
                   type=st.sampled_from(["text.delta", "approval.granted", "x"]),
-                  participant=st.sampled_from(["agent", "runtime"]), payload=json_values),
+                  participant=st.sampled_from(["participant", "operator"]), payload=json_values),
         max_size=6,
     ),
     messages=st.lists(
@@ -392,7 +392,7 @@ expectations = st.one_of(
 )
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(expectations, evidence())
 def test_every_scorer_is_total(e: Expectation, observed: Evidence) -> None:
     verdict = score(e, observed)

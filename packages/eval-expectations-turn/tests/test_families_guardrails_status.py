@@ -79,11 +79,23 @@ CASES = [
     ),
     (
         LoopStatus(status="completed"),
-        ev(loop_status="failed", loop_reason="max_iterations"),
+        ev(loop_status="failed", loop_reason="iteration_limit"),
         False,
-        '"failed" (reason: "max_iterations"), expected "completed"',
+        '"failed" (reason: "iteration_limit"), expected "completed"',
     ),
     (LoopStatus(status="completed"), UNOBSERVED, False, "not observed"),
+    (
+        LoopStatus(status="failed", reason="iteration_limit"),
+        ev(loop_status="failed", loop_reason="iteration_limit"),
+        True,
+        '"failed" (reason: "iteration_limit")',
+    ),
+    (
+        LoopStatus(status="failed", reason="tool_call_limit"),
+        ev(loop_status="failed", loop_reason="iteration_limit"),
+        False,
+        'expected "failed" ("tool_call_limit")',
+    ),
 ]
 
 

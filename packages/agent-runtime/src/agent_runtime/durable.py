@@ -26,6 +26,7 @@ from agent_runtime.loop import (
     Listener,
     LoopLimits,
     TurnResult,
+    finished_payload,
     run_turn,
 )
 from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
@@ -34,7 +35,14 @@ from agent_runtime.soul import Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 
 CONTEXT_UNRESOLVED = "context_unresolved"
-PARTICIPANT_EVENTS = frozenset({"text.delta"})
+TURN_EXECUTION_FAILED = "turn_execution_failed"
+"""The ``turn.finished`` reason of a Turn whose execution broke before the driver ran."""
+NEEDS_RECONCILIATION = "needs_reconciliation"
+PARTICIPANT_EVENTS = frozenset(
+    {"turn.started", "text.delta", "tool.call", "tool.result", "approval.requested"}
+    | {"guardrail.blocked", "turn.finished"}
+)
+"""The events of the participant audience; every other event is for the operator."""
 
 
 class ContextUnresolvedError(Exception):
@@ -73,7 +81,7 @@ class EventLog:
         self.subscriber = subscriber
 
     def __call__(self, kind: str, payload: dict[str, Any]) -> None:
-        participant = "agent" if kind in PARTICIPANT_EVENTS else "runtime"
+        participant = "participant" if kind in PARTICIPANT_EVENTS else "operator"
         self.store.append_event(self.lease, self.seq, kind, payload, participant)
         self.seq += 1
         if self.subscriber is not None:
@@ -195,8 +203,12 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
     try:
         context = request.resolve_context()
     except ContextUnresolvedError as error:
-        events("turn.settled", {"status": "failed", "reason": CONTEXT_UNRESOLVED})
-        store.settle(lease, "failed", f"{CONTEXT_UNRESOLVED}: {error}")
+        # the Run cannot tell what the Turn would have done: an operator reconciles it
+        events(
+            "turn.finished",
+            {"status": "failed", "messageId": None, "reason": TURN_EXECUTION_FAILED},
+        )
+        store.settle(lease, NEEDS_RECONCILIATION, f"{CONTEXT_UNRESOLVED}: {error}")
         return None
     soul = request.load_soul()
     checkpoint: Checkpoint | None = None
@@ -225,6 +237,10 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         resume=checkpoint,
         approved=store.granted_calls(lease.state_id),
         attachments=request.attachments,
+        turn_id=lease.turn_id,
+        attempt=lease.generation,
+        conversation_id=request.conversation_id,
+        announce_finish=False,
     )
     if result.status == "awaiting_retry" and result.awaiting is not None:
         call, parked = result.awaiting, result.parked
@@ -254,14 +270,19 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
     if result.status == "waiting" and result.awaiting is not None:
         call = result.awaiting
         approval_id = store.request_approval(lease, call.call_id, call.name, call.arguments)
-        asked: dict[str, Any] = {"approvalId": approval_id, "callId": call.call_id}
-        if result.parked is not None:  # the Tool's provider asked for it, not the ceiling
-            asked["providerApprovalId"] = result.parked.wait_id
-        events("approval.requested", {**asked, "name": call.name})
+        events(
+            "approval.requested",
+            {
+                "waitId": approval_id,
+                "intentId": approval_id,
+                "callId": call.call_id,
+                "summary": f"{call.name} needs an approval",
+            },
+        )
         store.settle(lease, "waiting", "approval_required")
         return result
     if result.status == "completed":
-        store.add_message(
+        message_id = store.add_message(
             lease,
             request.conversation_id,
             "assistant",
@@ -277,7 +298,9 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
                 "reason": result.reason,
             },
         )
+        events("turn.finished", finished_payload("succeeded", message_id, result.reason, result))
         store.settle(lease, "succeeded", result.reason)
         return result
+    events("turn.finished", finished_payload("failed", None, result.reason, result))
     store.settle(lease, "failed", result.reason)
     return result

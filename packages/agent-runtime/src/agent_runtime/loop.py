@@ -8,10 +8,11 @@ a refusal goes back to the model as a denial so it can explain instead of retryi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
@@ -38,7 +39,14 @@ from agent_runtime.soul import Agent, Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 
 Listener = Callable[[str, dict[str, Any]], None]
-LoopStatus = Literal["completed", "failed", "limit_exceeded", "waiting", "awaiting_retry"]
+LoopStatus = Literal["completed", "failed", "waiting", "awaiting_retry"]
+TurnFinish = Literal["succeeded", "failed", "cancelled"]
+"""The status of the ``turn.finished`` event: a Turn that parked has not finished."""
+
+ITERATION_LIMIT = "iteration_limit"
+TOOL_CALL_LIMIT = "tool_call_limit"
+REPAIR_BUDGET_EXHAUSTED = "repair_budget_exhausted"
+"""The loop's limit reasons: a limit fails the loop (status ``failed``) with one of these."""
 OutputKind = Literal["text", "structured", "tool_calls", "none"]
 DenialSource = Literal["guardrail", "capability", "hosting", "autonomy", "repeat"]
 
@@ -131,6 +139,73 @@ class TurnResult:
     """Each dispatched call of a Tool that declares its participant activity."""
 
 
+def finish_status(status: LoopStatus) -> TurnFinish | None:
+    """The ``turn.finished`` status of a loop status; ``None`` while the Turn is parked."""
+    if status == "completed":
+        return "succeeded"
+    if status == "failed":
+        return "failed"
+    return None
+
+
+def finished_payload(
+    status: TurnFinish, message_id: str | None, reason: str | None, result: TurnResult
+) -> dict[str, Any]:
+    """The ``turn.finished`` payload: status, the Message it produced (``None`` without one),
+    the reason, and how many model calls the Turn made."""
+    payload: dict[str, Any] = {"status": status, "messageId": message_id}
+    if reason is not None:
+        payload["reason"] = reason
+    payload["modelCallCount"] = result.model_calls
+    return payload
+
+
+PREVIEW_BYTES = 65_536
+"""The most of a value's JSON a ``tool.call``/``tool.result`` preview carries."""
+
+
+def preview(value: Any) -> dict[str, Any]:
+    """``{json, bytes, truncated?}``: a value's compact JSON, cut at :data:`PREVIEW_BYTES`."""
+    text = _compact(value)
+    size = len(text.encode())
+    if size <= PREVIEW_BYTES:
+        return {"json": text, "bytes": size}
+    cut = text.encode()[:PREVIEW_BYTES].decode(errors="ignore")
+    return {"json": cut, "bytes": size, "truncated": True}
+
+
+def result_payload(call_id: str, outcome: ToolOutcome) -> dict[str, Any]:
+    """A ``tool.result`` payload: ``ok`` or ``error`` with the dispatch status as ``errorCode``
+    and the reason as ``summary``; the output as a preview."""
+    payload: dict[str, Any] = {"callId": call_id}
+    if outcome.status == "succeeded":
+        payload["status"] = "ok"
+    else:
+        payload["status"] = "error"
+        payload["errorCode"] = outcome.status
+    if outcome.reason is not None:
+        payload["summary"] = outcome.reason
+    if outcome.output is not None:
+        payload["resultPreview"] = preview(outcome.output)
+    return payload
+
+
+def canonical_digest(value: Any) -> str:
+    """``sha256:<hex>`` of a canonical JSON encoding (keys sorted, no whitespace)."""
+    encoded = json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
+    )
+    return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return repr(value)
+
+
 def text_chunks(text: str) -> list[str]:
     """The streamed pieces of an answer: sentence by sentence, joining back to ``text``."""
     return _CHUNK.findall(text)
@@ -172,9 +247,11 @@ class _Turn:
 
     __slots__ = (
         "agent",
+        "announce_finish",
         "approval",
         "approved",
         "checkpoints",
+        "deltas",
         "emit",
         "executor",
         "guards",
@@ -213,6 +290,8 @@ class _Turn:
         self.result = result
         self.emit = emit
         self.repairs = 0
+        self.deltas = 0
+        self.announce_finish = True
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
         """Keep every decision; return the first refusal, if any."""
@@ -231,21 +310,19 @@ class _Turn:
                 )
             if decision.blocked and refused is None:
                 refused = decision
+        if refused is not None and refused.stage in ("input", "output") and self.emit is not None:
+            self.emit(
+                "guardrail.blocked",
+                {"stage": refused.stage, "reason": refused.detail, "guard": refused.guard},
+            )
         return refused
 
     def settle(self, status: LoopStatus, reason: str | None, kind: OutputKind) -> TurnResult:
         result = self.result
         result.status, result.reason, result.output_kind = status, reason, kind
-        if self.emit is not None:
-            self.emit(
-                "turn.settled",
-                {
-                    "status": status,
-                    "reason": reason,
-                    "output_kind": kind,
-                    "model_calls": result.model_calls,
-                },
-            )
+        finished = finish_status(status)
+        if self.emit is not None and self.announce_finish and finished is not None:
+            self.emit("turn.finished", finished_payload(finished, None, reason, result))
         return result
 
     def answer(
@@ -261,7 +338,8 @@ class _Turn:
         result.messages.append({"role": "assistant", "content": text})
         if self.emit is not None:
             for chunk in _CHUNK.findall(text):
-                self.emit("text.delta", {"text": chunk})
+                self.emit("text.delta", {"text": chunk, "index": self.deltas})
+                self.deltas += 1
         return self.settle("completed", reason, kind)
 
     def deny(self, call: ToolCallRequest, reason: str, source: DenialSource) -> None:
@@ -381,7 +459,13 @@ class _Turn:
         if self.emit is not None:
             self.emit(
                 "tool.call",
-                {"call_id": call.call_id, "name": call.name, "arguments": call.arguments, **stamp},
+                {
+                    "callId": call.call_id,
+                    "name": call.name,
+                    "argsDigest": canonical_digest(call.arguments),
+                    "argsPreview": preview(call.arguments),
+                    **stamp,
+                },
             )
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
@@ -390,19 +474,7 @@ class _Turn:
         screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]
         withheld = self.record(self.guards.check_tool_result(call.name, screened)) is not None
         if self.emit is not None:
-            self.emit(
-                "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": outcome.output,
-                    "reason": outcome.reason,
-                    "withheld": withheld,
-                    **stamp,
-                },
-            )
+            self.emit("tool.result", {**result_payload(call.call_id, outcome), **stamp})
         seen: dict[str, Any] = {"status": outcome.status}
         if withheld:
             seen["output"] = {"withheld": WITHHELD_NOTICE}
@@ -422,40 +494,17 @@ class _Turn:
     def park(self, call: ToolCallRequest, outcome: ToolOutcome, stamp: dict[str, Any]) -> bool:
         """The Tool's provider is waiting (an approval it asked for, a retry it asked for): the
         call is parked, nothing is reported to the model, and the Turn stops here."""
-        if self.emit is not None:
-            self.emit(
-                "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": None,
-                    "reason": outcome.reason,
-                    "withheld": False,
-                    "wait_id": outcome.wait_id,
-                    "retry_after_ms": outcome.retry_after_ms,
-                    **stamp,
-                },
-            )
         self.result.awaiting, self.result.parked = call, outcome
         return False
 
     def repair(self, call: ToolCallRequest, outcome: ToolOutcome) -> bool:
         """Arguments the schema refuses: the model is told why and may try again."""
         self.result.results.append((call, outcome))
-        if self.emit is not None:
+        if self.emit is not None:  # rejected before dispatch: no tool.call names it, so this does
+            payload = result_payload(call.call_id, outcome)
             self.emit(
                 "tool.result",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": outcome.status,
-                    "output": None,
-                    "reason": outcome.reason,
-                    "withheld": False,
-                },
+                {**payload, "name": call.name, "argsPreview": preview(call.arguments)},
             )
         self.reply(
             call, {"status": outcome.status, "reason": outcome.reason, "repair": REPAIR_HINT}
@@ -499,7 +548,7 @@ class _Turn:
             self.emit("tool.batch", {"call_ids": [c.call_id for c in calls]})
         dispatched += len(calls)
         if dispatched > self.limits.max_tool_calls:
-            return self.settle("limit_exceeded", "max_tool_calls", "tool_calls"), dispatched
+            return self.settle("failed", TOOL_CALL_LIMIT, "tool_calls"), dispatched
         self.checkpoint(list(calls), 0, dispatched)
         return self.batch(list(calls), 0, dispatched), dispatched
 
@@ -513,7 +562,7 @@ class _Turn:
                     if parked is not None and parked.status == "awaiting_retry":
                         return self.settle("awaiting_retry", RETRY_WAIT, "tool_calls")
                     return self.settle("waiting", "approval_required", "tool_calls")
-                return self.settle("limit_exceeded", "max_repair_attempts", "tool_calls")
+                return self.settle("failed", REPAIR_BUDGET_EXHAUSTED, "tool_calls")
             self.checkpoint(calls, index + 1, dispatched)
         return None
 
@@ -536,6 +585,10 @@ def run_turn(
     attachments: AttachmentCheck | None = None,
     context_budget: int | None = None,
     hosting: Hosting = INDEPENDENT,
+    turn_id: str = "turn-1",
+    attempt: int = 1,
+    conversation_id: str | None = None,
+    announce_finish: bool = True,
 ) -> TurnResult:
     """Run one Turn of ``agent_slug`` over ``messages`` and return what it decided.
 
@@ -546,6 +599,11 @@ def run_turn(
     what each model call is sent (:mod:`agent_runtime.compaction`). ``hosting`` says who hosts
     the Soul's repository and whether the platform's safety floor applies
     (:mod:`agent_runtime.hosting`).
+
+    Every driven Turn opens with ``turn.started`` (``turn_id``, ``attempt``) and
+    ``context.assembled`` (digests of the prompt and the guard policy) and, unless it parked,
+    ends with ``turn.finished``; ``announce_finish`` False leaves that last event to the caller
+    (the durable executor writes it once the Message it names is stored).
     """
     agent = soul.agent(agent_slug)
     declared = list(tools)
@@ -560,9 +618,23 @@ def run_turn(
         rendered = attachments(history)
         history, refusal, inputs = rendered.messages, rendered.refusal, rendered.inputs
     result = TurnResult(system_prompt=system, messages=history)
+    policy = hosting.guardrails(soul.guardrails)
+    if listener is not None:
+        started: dict[str, Any] = {"turnId": turn_id, "attempt": attempt, "agentId": agent.slug}
+        if conversation_id is not None:
+            started["conversationId"] = conversation_id
+        listener("turn.started", started)
+        listener(
+            "context.assembled",
+            {
+                "contextDigest": canonical_digest({"id": agent.slug, "prompt": system}),
+                "guardrailDigest": canonical_digest(policy),
+                "messageCount": len(history),
+            },
+        )
     turn = _Turn(
         agent,
-        Guardrails.from_config(hosting.guardrails(soul.guardrails)),
+        Guardrails.from_config(policy),
         by_name,
         executor,
         limits,
@@ -573,6 +645,7 @@ def run_turn(
         checkpoints,
         hosting,
     )
+    turn.announce_finish = announce_finish
     dispatched = 0
     first = 1
     if refusal is not None:  # an attachment nobody can read: the model never sees the Turn
@@ -637,4 +710,4 @@ def run_turn(
         if response.text is not None and response.text.strip():
             return turn.answer(response.text, None, None)
         return turn.settle("failed", "empty_model_output", "none")
-    return turn.settle("limit_exceeded", "max_iterations", "tool_calls")
+    return turn.settle("failed", ITERATION_LIMIT, "tool_calls")

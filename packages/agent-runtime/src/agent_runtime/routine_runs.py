@@ -26,17 +26,19 @@ import json
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from agent_runtime import arguments as argument_schema
 from agent_runtime import retry_waits
 from agent_runtime.database import Connection
 from agent_runtime.guardrails import GuardrailConfig, Guardrails
+from agent_runtime.loop import canonical_digest, preview, result_payload
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.routines import Routine, RoutineState, resolve
 from agent_runtime.runs import Lease, Minted, RunStore
 from agent_runtime.storage import atomic
 from agent_runtime.tool_providers import ProviderReply, ToolProvider
+from agent_runtime.tools import ToolOutcome, ToolStatus
 
 SOURCE = "routine"
 EFFECT = "effect"
@@ -257,7 +259,12 @@ class _Worker:
             approval = store.request_approval(lease, call.call_id, call.name, call.arguments)
             self.emit(
                 "approval.requested",
-                {"approvalId": approval, "callId": call.call_id, "name": call.name},
+                {
+                    "waitId": approval,
+                    "intentId": approval,
+                    "callId": call.call_id,
+                    "summary": f"{call.name} needs an approval",
+                },
             )
             return self.settle("waiting", "approval_required")
         wrong = argument_schema.problem(dict(contract.input_schema), call.arguments)
@@ -265,7 +272,13 @@ class _Worker:
             self.result(call, "invalid_arguments", None, wrong)
             return self.settle("failed", f"invalid_arguments: {wrong}")
         self.emit(
-            "tool.call", {"call_id": call.call_id, "name": call.name, "arguments": call.arguments}
+            "tool.call",
+            {
+                "callId": call.call_id,
+                "name": call.name,
+                "argsDigest": canonical_digest(call.arguments),
+                "argsPreview": preview(call.arguments),
+            },
         )
         return None
 
@@ -309,18 +322,13 @@ class _Worker:
         reason: str | None,
         withheld: bool = False,
     ) -> None:
-        self.emit(
-            "tool.result",
-            {
-                "call_id": call.call_id,
-                "name": call.name,
-                "arguments": call.arguments,
-                "status": status,
-                "output": output,
-                "reason": reason,
-                "withheld": withheld,
-            },
+        payload = result_payload(
+            call.call_id, ToolOutcome(cast(ToolStatus, status), output, reason)
         )
+        payload.update(name=call.name, argsPreview=preview(call.arguments))
+        if withheld:
+            payload["withheld"] = True
+        self.emit("tool.result", payload)
 
     def capture(self) -> str:
         """The captured output, built from the Tool State's output as the database holds it."""

@@ -26,6 +26,8 @@ from agent_runtime.storage import atomic
 
 Clock = Callable[[], float]
 LEASE_SECONDS = 30.0
+TURN_COMPLETED = frozenset({"succeeded", "failed"})
+"""The statuses a Turn row takes once it completed; any other leaves it NULL."""
 
 
 class ClaimRefusedError(Exception):
@@ -222,19 +224,24 @@ class RunStore:
 
     def add_message(
         self, lease: Lease, conversation_id: str, role: str, content: Any, metadata: Any
-    ) -> None:
+    ) -> str:
+        """Store a Message of the leased Run; its id (``<conversation>/<seq>``)."""
         self.fence(lease)
-        self._insert_message(conversation_id, lease.run_id, role, content, metadata)
+        return self._insert_message(conversation_id, lease.run_id, role, content, metadata)
 
     def _insert_message(
         self, conversation_id: str, run_id: str, role: str, content: Any, metadata: Any
-    ) -> None:
+    ) -> str:
         self.conn.execute(
             "INSERT INTO messages (conversation_id, seq, run_id, role, content, metadata) "
             "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE "
             "conversation_id = ?), ?, ?, ?, ?)",
             (conversation_id, conversation_id, run_id, role, _dump(content), _dump(metadata)),
         )
+        seq = self.conn.execute(
+            "SELECT MAX(seq) FROM messages WHERE conversation_id = ?", (conversation_id,)
+        ).fetchone()[0]
+        return f"{conversation_id}/{seq}"
 
     def add_message_unfenced(
         self, minted: Minted, conversation_id: str, role: str, content: Any
@@ -254,7 +261,11 @@ class RunStore:
         return approval_id
 
     def settle(self, lease: Lease, status: str, reason: str | None) -> None:
-        """The State, Run and Turn take their final (or waiting) status; the lease is released."""
+        """The State and Run take their final (or waiting) status; the lease is released.
+
+        The Turn's status is ``succeeded`` or ``failed`` once it completed, and stays ``NULL``
+        (not completed) while it waits or needs reconciliation.
+        """
         self.fence(lease)
         self.conn.execute(
             "UPDATE states SET status = ?, lease_owner = NULL, lease_expires_at = NULL "
@@ -266,7 +277,7 @@ class RunStore:
         )
         self.conn.execute(
             "UPDATE turns SET status = ?, reason = ? WHERE id = ?",
-            (status, reason, lease.turn_id),
+            (status if status in TURN_COMPLETED else None, reason, lease.turn_id),
         )
 
     # -- the operator's side: approvals and re-queueing ----------------------------------------

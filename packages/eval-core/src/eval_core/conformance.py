@@ -190,7 +190,7 @@ def _evidence(records: tuple[type, ...]) -> SearchStrategy[Evidence]:
         tool_results=_maybe(st.lists(results, max_size=3)),
         denials=_maybe(st.lists(denials, max_size=2)),
         guard_decisions=_maybe(st.lists(decisions, max_size=3)),
-        loop_status=_maybe(st.sampled_from(["completed", "failed", "max_iterations", "waiting"])),
+        loop_status=_maybe(st.sampled_from(["completed", "failed", "iteration_limit", "waiting"])),
         loop_reason=_maybe(texts),
         usage=st.just(Usage()),
         events=_maybe(st.lists(events, max_size=3)),

@@ -187,12 +187,12 @@ def _crash(request: FixtureRequest) -> Iterator[None]:
     ev = request.evidence
     events = ev.events or []
     batches = [e.payload.get("call_ids") for e in events if e.type == "tool.batch"]
-    settled = [e.payload.get("model_calls") for e in events if e.type == "turn.settled"]
+    settled = [e.payload.get("modelCallCount") for e in events if e.type == "turn.finished"]
     request.record(
         ReplayRecord(
             crashed=port.crashed(),
             batch=[str(c) for c in batches[0]] if batches and batches[0] else [],
-            dispatched=[str(e.payload.get("call_id")) for e in events if e.type == "tool.call"],
+            dispatched=[str(e.payload.get("callId")) for e in events if e.type == "tool.call"],
             effects=dict(port.effects()),
             model_calls=len(ev.model_requests or ()),
             turn_model_calls=int(settled[-1] or 0) if settled else 0,

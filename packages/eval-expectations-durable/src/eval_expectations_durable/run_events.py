@@ -253,7 +253,7 @@ def _status_verdict(
     shown = "not completed" if actual is None else actual
     reason = f" (reason: {quoted(turn.reason, 160)})" if turn.reason else ""
     detail = f"{where}: {which} status {quoted(shown)}{reason}, expected {quoted(e.status)}"
-    return passed(detail) if actual == e.status else failed(detail)
+    return passed(detail) if shown == e.status else failed(detail)
 
 
 def _score_run_status(e: RunStatus, ev: Evidence) -> Verdict:
@@ -315,7 +315,7 @@ def participant_text(record: RunRecord) -> str | None:
         event.payload.get("text")
         for event in record.events
         if event.type == "text.delta"
-        and event.participant == "agent"
+        and event.participant == "participant"
         and isinstance(event.payload, dict)
     ]
     texts = [p for p in pieces if isinstance(p, str)]

@@ -16,6 +16,7 @@ uploading over it, once the runtime's ``file_read`` of it succeeded. After the T
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
@@ -84,13 +85,30 @@ def _seed(store: FileStore, files: Sequence[CaseFile], origin: str) -> Iterator[
         )
 
 
+def _preview(payload: dict[str, Any], key: str) -> Any:
+    """The value a ``tool.call``/``tool.result`` preview carries; ``None`` when cut or absent."""
+    shown = payload.get(key)
+    if not isinstance(shown, dict) or shown.get("truncated") or "json" not in shown:
+        return None
+    try:
+        return json.loads(shown["json"])
+    except (TypeError, ValueError):
+        return None
+
+
 def _replace_after_read(store: FileStore, replacements: dict[str, bytes]) -> Any:
+    reads: dict[str, Any] = {}  # callId -> the fileId a file_read call asked for
+
     def on_event(kind: str, payload: dict[str, Any]) -> None:
-        if kind != "tool.result" or payload.get("name") != FILE_READ:
+        if kind == "tool.call" and payload.get("name") == FILE_READ:
+            arguments = _preview(payload, "argsPreview")
+            if isinstance(arguments, dict):
+                reads[str(payload.get("callId"))] = arguments.get("fileId")
             return
-        arguments = payload.get("arguments")
-        file_id = arguments.get("fileId") if isinstance(arguments, dict) else None
-        if payload.get("status") == "succeeded" and file_id in replacements:
+        if kind != "tool.result" or payload.get("status") != "ok":
+            return
+        file_id = reads.pop(str(payload.get("callId")), None)
+        if isinstance(file_id, str) and file_id in replacements:
             store.replace(file_id, replacements.pop(file_id))
 
     return on_event
@@ -170,8 +188,11 @@ def _pages(raw: Any) -> list[PdfPage]:
 def _pdf_inputs(ev: Evidence, seeded: Sequence[SeededFile]) -> list[PdfInput]:
     pdfs = {f.file_id for f in seeded if f.media_type == PDF}
     found: list[PdfInput] = []
+    reads: set[str] = set()  # the callIds of file_read calls
     for event in ev.events or ():
         payload = event.payload if isinstance(event.payload, dict) else {}
+        if event.type == "tool.call" and payload.get("name") == FILE_READ:
+            reads.add(str(payload.get("callId")))
         if event.type == "file.attached" and payload.get("fileId") in pdfs:
             found.append(
                 PdfInput(
@@ -180,10 +201,10 @@ def _pdf_inputs(ev: Evidence, seeded: Sequence[SeededFile]) -> list[PdfInput]:
                     pages=_pages(payload.get("pages")),
                 )
             )
-        elif event.type == "tool.result" and payload.get("name") == FILE_READ:
-            output = payload.get("output")
+        elif event.type == "tool.result" and str(payload.get("callId")) in reads:
+            output = _preview(payload, "resultPreview")
             if (
-                payload.get("status") == "succeeded"
+                payload.get("status") == "ok"
                 and isinstance(output, dict)
                 and output.get("fileId") in pdfs
             ):

@@ -11,19 +11,25 @@ from eval_core.paths import quoted
 
 class LoopStatus(Expectation, tag="loop_status", frozen=True):
     status: str
+    reason: str | None = None
+    """When given, the loop's reason too (``iteration_limit``, ``tool_call_limit``...)."""
 
 
 def _score_loop_status(e: LoopStatus, ev: Evidence) -> Verdict:
     if ev.loop_status is None:
         return failed(f"loop status not observed; expected {quoted(e.status)}")
     reason = f" (reason: {quoted(ev.loop_reason, 160)})" if ev.loop_reason else ""
-    if ev.loop_status == e.status:
+    wanted = quoted(e.status) + ("" if e.reason is None else f" ({quoted(e.reason)})")
+    if ev.loop_status == e.status and (e.reason is None or ev.loop_reason == e.reason):
         return passed(f"loop ended {quoted(ev.loop_status)}{reason}")
-    return failed(f"loop ended {quoted(ev.loop_status)}{reason}, expected {quoted(e.status)}")
+    return failed(f"loop ended {quoted(ev.loop_status)}{reason}, expected {wanted}")
 
 
 def _check_status(e: LoopStatus, _case: object) -> Problems:
-    return non_empty(e.status, ".status")
+    problems = non_empty(e.status, ".status")
+    if e.reason is not None:
+        problems += non_empty(e.reason, ".reason")
+    return problems
 
 
 @hookimpl
@@ -33,8 +39,12 @@ def eval_kinds() -> list[KindSpec]:
             struct=LoopStatus,
             scorer=_score_loop_status,
             check=_check_status,
-            json_schema=properties(status=NON_EMPTY),
+            json_schema=properties(status=NON_EMPTY, reason=NON_EMPTY),
             seam_independent=True,
-            description="The tool loop ended with this status (the detail gives its reason).",
+            description=(
+                "The tool loop ended with this status (a limit is 'failed'), and with this "
+                "reason when one is given (iteration_limit, tool_call_limit, "
+                "repair_budget_exhausted...)."
+            ),
         ),
     ]

@@ -7,13 +7,14 @@ decisions a scorer reads are built here, from the events the runtime emitted, an
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_runtime.durable import PARTICIPANT_EVENTS
 from eval_core.evidence import Denial, Event, GuardDecision, ToolCall, ToolResult
 
 Subscriber = Callable[[str, dict[str, Any]], None]
-PARTICIPANT_EVENTS = frozenset({"text.delta"})
 
 
 class Recorder:
@@ -32,7 +33,7 @@ class Recorder:
                 turn_index=self.turn_index,
                 seq=len(self.events) + 1,
                 type=kind,
-                participant="agent" if kind in PARTICIPANT_EVENTS else "runtime",
+                participant="participant" if kind in PARTICIPANT_EVENTS else "operator",
                 payload=payload,
             )
         )
@@ -43,26 +44,27 @@ class Recorder:
 class Decisions:
     """What the events say the loop decided: calls, results, denials, guard decisions."""
 
-    __slots__ = ("calls", "denials", "guards", "results")
+    __slots__ = ("by_id", "calls", "denials", "guards", "results")
 
     def __init__(self, events: Sequence[Event]) -> None:
         self.calls: list[ToolCall] = []
         self.results: list[ToolResult] = []
         self.denials: list[Denial] = []
         self.guards: list[GuardDecision] = []
+        self.by_id: dict[str, ToolCall] = {}
         for event in events:
             p, turn = event.payload, event.turn_index
             if not isinstance(p, dict):
                 continue
             if event.type == "tool.call":
-                self.calls.append(
-                    ToolCall(
-                        call_id=p["call_id"],
-                        name=p["name"],
-                        arguments=p["arguments"],
-                        turn_index=turn,
-                    )
+                call = ToolCall(
+                    call_id=p["callId"],
+                    name=p["name"],
+                    arguments=preview_value(p.get("argsPreview")),
+                    turn_index=turn,
                 )
+                self.calls.append(call)
+                self.by_id[call.call_id] = call
             elif event.type == "tool.result":
                 self._result(p, turn)
             elif event.type == "tool.denied":
@@ -88,25 +90,44 @@ class Decisions:
                 )
 
     def _result(self, p: dict[str, Any], turn: int) -> None:
+        """A ``tool.result``: ``ok`` is ``succeeded``, an ``error`` its ``errorCode``; the name
+        and arguments come from the ``tool.call`` it answers (or, for a call rejected before
+        dispatch, from the result itself)."""
+        call_id = str(p["callId"])
+        call = self.by_id.get(call_id)
+        name = p.get("name") or (call.name if call is not None else "")
+        arguments = call.arguments if call is not None else preview_value(p.get("argsPreview"))
+        status = "succeeded" if p["status"] == "ok" else str(p.get("errorCode") or "failed")
+        reason = p.get("summary")
         self.results.append(
             ToolResult(
-                call_id=p["call_id"],
-                name=p["name"],
-                arguments=p.get("arguments"),
-                status=p["status"],
-                output=p.get("output"),
-                reason=p.get("reason"),
+                call_id=call_id,
+                name=name,
+                arguments=arguments,
+                status=status,
+                output=preview_value(p.get("resultPreview")),
+                reason=reason,
                 turn_index=turn,
             )
         )
-        if p["status"] == "denied":  # a denial the Tool itself returned: the model saw it too
+        if status == "denied":  # a denial the Tool itself returned: the model saw it too
             self.denials.append(
                 Denial(
-                    call_id=p["call_id"],
-                    name=p["name"],
-                    arguments=p.get("arguments"),
-                    reason=p.get("reason") or "",
+                    call_id=call_id,
+                    name=name,
+                    arguments=arguments,
+                    reason=reason or "",
                     source="tool",
                     turn_index=turn,
                 )
             )
+
+
+def preview_value(shown: Any) -> Any:
+    """The value an ``argsPreview``/``resultPreview`` carries; ``None`` when cut or absent."""
+    if not isinstance(shown, dict) or shown.get("truncated") or "json" not in shown:
+        return None
+    try:
+        return json.loads(shown["json"])
+    except (TypeError, ValueError):
+        return None

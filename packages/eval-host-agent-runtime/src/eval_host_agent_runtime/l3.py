@@ -28,6 +28,7 @@ from agent_runtime.doctor import recorded, run_doctor
 from agent_runtime.durable import TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
+from agent_runtime.loop import ITERATION_LIMIT, REPAIR_BUDGET_EXHAUSTED, TOOL_CALL_LIMIT
 from agent_runtime.mcp_client import McpClients
 from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
@@ -569,7 +570,7 @@ class L3Trial:
             output_kind = "structured" if structured else "text"
             if structured and isinstance(output_text, str):
                 output_structured = json.loads(output_text)
-        elif last is not None and last.reason and last.reason.startswith("max_"):
+        elif last is not None and last.reason in LIMIT_REASONS:
             output_kind = "tool_calls"
         return Evidence(
             tier=self.case.tier,
@@ -582,11 +583,23 @@ class L3Trial:
             tool_results=decisions.results,
             denials=decisions.denials,
             guard_decisions=decisions.guards,
-            loop_status="completed" if run_status == "succeeded" else run_status,
+            loop_status=_loop_status(run_status),
             loop_reason=folded.reason if folded is not None else None,
             usage=self.usage,
             events=self.recorded,
         )
+
+
+LIMIT_REASONS = frozenset({ITERATION_LIMIT, TOOL_CALL_LIMIT, REPAIR_BUDGET_EXHAUSTED})
+
+
+def _loop_status(run_status: str | None) -> str | None:
+    """How the tool loop ended, from the Run: a Run needing reconciliation failed its loop."""
+    if run_status == "succeeded":
+        return "completed"
+    if run_status == "needs_reconciliation":
+        return "failed"
+    return run_status
 
 
 def _folded(turns: Sequence[TurnRow]) -> TurnRow | None:
