@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval_bindings import preflight
-from eval_bindings.endpoint import EndpointBinding
-from eval_bindings.judge_client import JudgeClient
 from eval_bindings.pins import ModelPin, PinError, select_pin
 from eval_bindings.spend import Ceiling, CeilingError, settle
 from eval_core.model_source import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
 from eval_core.scorecard import Scorecard
+
+if (
+    TYPE_CHECKING
+):  # the wire (httpx) is imported when a model leg starts, never for a scripted Sweep
+    from eval_bindings.endpoint import EndpointBinding
+    from eval_bindings.judge_client import JudgeClient
 
 
 class PinnedLeg:
@@ -45,6 +50,8 @@ class PinnedLeg:
         except CeilingError as exc:
             raise ModelRefused(str(exc)) from None
         self._planned = planned
+        from eval_bindings.endpoint import EndpointBinding
+
         self._binding = EndpointBinding(self.pin, self._api_key)
         return self._binding
 
@@ -106,4 +113,6 @@ class PinnedModels:
                 f"WARN  {preflight.JUDGE_SHARE_OPT_IN}=1: the Judge is the model under test "
                 "(smoke tests only; such a Sweep measures nothing a release can rely on)"
             )
+        from eval_bindings.judge_client import JudgeClient
+
         return JudgeClient(config)

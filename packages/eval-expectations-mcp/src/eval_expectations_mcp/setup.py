@@ -20,13 +20,15 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import httpx
 import msgspec
 
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_expectations_mcp.fixture import McpFixture
+
+if TYPE_CHECKING:  # imported when a Sweep has MCP Cases, not by every `eval` process
+    import httpx
 
 INTEGRATION = "eval-mcp"
 START_TIMEOUT = 30.0
@@ -75,6 +77,8 @@ class McpRecord(msgspec.Struct, frozen=True, kw_only=True):
 def _client() -> httpx.Client:
     """One client for the provider's loopback HTTP admin routes (plain HTTP: no TLS context
     to build, no proxy from the environment), shared by every Trial."""
+    import httpx
+
     return httpx.Client(verify=False, trust_env=False)
 
 
@@ -125,6 +129,8 @@ class Provider:
         self.process, self.url = process, ready[1]
 
     def register(self, credentials: dict[str, str]) -> None:
+        import httpx
+
         try:
             _client().put(f"{self.base}/eval/credentials", json=credentials, timeout=READ_TIMEOUT)
         except httpx.HTTPError as error:
@@ -132,6 +138,8 @@ class Provider:
 
     def calls(self, credentials: list[str]) -> int | None:
         """The provider's own count for these credentials; ``None`` when it cannot be asked."""
+        import httpx
+
         try:
             answer = _client().get(
                 f"{self.base}/eval/calls",
