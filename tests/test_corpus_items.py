@@ -37,6 +37,20 @@ def test_the_shipped_corpus_is_one_passing_item_per_case(corpus: Corpus, tmp_pat
     assert f"corpusHash {corpus.hash}" in result.stdout
 
 
+def test_a_rate_is_reported_as_a_skip_never_as_a_pass_or_a_failure(tmp_path: Path) -> None:
+    """A red-team attack's strategy variants measure the model's resistance: like the Sweep,
+    the items never gate on them; the gating attack itself passes."""
+    result = pytest_run(
+        tmp_path, "--eval-corpus", ROOT / "corpus" / "red-team", "-n", "0", "-rs",
+        "-k", "administrator-role-grab",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "1 passed" in result.stdout
+    assert "measures a rate, never gated (PASS)" in result.stdout or (
+        "measures a rate, never gated (FAIL)" in result.stdout
+    )
+
+
 def test_a_failed_case_shows_its_reasons_and_a_fault_is_an_error_under_xdist(
     corpus_dir: Path, write_case: WriteCase, tmp_path: Path
 ) -> None:

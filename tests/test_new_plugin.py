@@ -140,7 +140,7 @@ def ci_steps(package: Path) -> list[list[str]]:
 def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path: Path) -> None:
     uv = shutil.which("uv")
     if uv is None:
-        pytest.skip("uv is not on PATH")
+        pytest.skip("needs the uv command to build the wheels (.ci/run installs it)")
     before = run("git", "status", "--porcelain", cwd=ROOT).stdout
     assert eval_cli("new-plugin", "acme-tickets", cwd=tmp_path).returncode == 0
     package = tmp_path / "acme-tickets"

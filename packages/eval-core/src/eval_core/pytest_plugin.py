@@ -183,7 +183,7 @@ class CaseItem(pytest.Item):
         verdict = case_verdict(self.trials)
         self.user_properties.append(("verdict", verdict))
         if self.opened.plugins.probabilistic(self.case):
-            pytest.skip(f"{self.case.id} measures a rate, not a gate ({verdict})")
+            pytest.skip(f"{self.case.id} measures a rate, never gated ({verdict})")
         if verdict == "PASS":
             return
         lines = [f"{verdict}  {self.case.id}"]
