@@ -120,7 +120,7 @@ class CapabilityRestrictions:
         if tool in FLOW_CONTROL_TOOLS:
             return None
         if rule.allow is not None and tool not in rule.allow:
-            return f"tool \"{tool}\" is outside this Agent's allowed Tools"
+            return f'tool "{tool}" is outside this Agent\'s allowed Tools'
         if rule.allow_mutating is False and mutating:
             return f'mutating tool "{tool}" is denied by this Agent\'s capability restrictions'
         return None
@@ -137,7 +137,7 @@ class CapabilityRestrictions:
         if name in rule.deny:
             return f'Skill "{name}" is denied by this Agent\'s capability restrictions'
         if rule.allow is not None and name not in rule.allow:
-            return f"Skill \"{name}\" is outside this Agent's allowed Skills"
+            return f'Skill "{name}" is outside this Agent\'s allowed Skills'
         return None
 
 
@@ -180,7 +180,7 @@ def _action_denial(
     if action in rule.actions.deny:
         return f'tool "{tool}" performs "{action}", which this Agent is denied'
     if rule.actions.allow is not None and action not in rule.actions.allow:
-        return f"tool \"{tool}\" performs \"{action}\", which is outside this Agent's allowed actions"
+        return f'tool "{tool}" performs "{action}", which is outside this Agent\'s allowed actions'
     return None
 
 

@@ -184,7 +184,9 @@ def _names(where: str, field: str, value: Any) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise GuardrailConfigError(f"{where}.{field}: '{field}' must be a list of non-empty strings")
+        raise GuardrailConfigError(
+            f"{where}.{field}: '{field}' must be a list of non-empty strings"
+        )
     return cast(list[str], value)
 
 

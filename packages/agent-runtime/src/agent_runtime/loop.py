@@ -405,7 +405,9 @@ class _Turn:
             reason = f"{call.name} needs an approval, and none can be asked"
             return self.park_or_deny(call, spec, reason)
         if unapproved and demands_approval(agent.autonomy, spec.mutating, None):
-            return self.park_or_deny(call, spec, approval_reason(call.name, agent.slug, agent.autonomy))
+            return self.park_or_deny(
+                call, spec, approval_reason(call.name, agent.slug, agent.autonomy)
+            )
         wrong = arguments.problem(spec.input_schema, call.arguments)
         if wrong is not None:  # the Tool never sees arguments its schema refuses
             return self.repair(call, ToolOutcome("invalid_arguments", reason=wrong))

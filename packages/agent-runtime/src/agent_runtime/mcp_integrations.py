@@ -80,7 +80,7 @@ def parse_integration(data: Any) -> list[McpTool]:
     server = _mapping(top.get("server"), "server", _SERVER)
     server_id = _text(server, "server", "id")
     _text(server, "server", "label")
-    auth = _mapping(server.get("authentication"), "server.authentication", {"type"})
+    auth = _mapping(server.get("authentication"), "server.authentication", frozenset({"type"}))
     if auth.get("type") not in _AUTHENTICATION_TYPES:
         raise McpConfigError(
             "server.authentication.type", f"must be one of {sorted(_AUTHENTICATION_TYPES)}"

@@ -234,7 +234,9 @@ def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], 
     if not isinstance(meta, dict):
         raise SoulError(file, "front matter must be a mapping")
     if unknown := sorted(str(k) for k in set(meta) - allowed):
-        raise SoulError(file, f"{unknown[0]}: unknown front matter key (allowed: {sorted(allowed)})")
+        raise SoulError(
+            file, f"{unknown[0]}: unknown front matter key (allowed: {sorted(allowed)})"
+        )
     body = match.group(2).strip()
     if not body:
         raise SoulError(file, "the body is empty")
