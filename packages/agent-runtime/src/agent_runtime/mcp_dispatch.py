@@ -92,4 +92,5 @@ class McpDispatcher:
             return ToolOutcome("failed", None, str(error))
         if is_error:
             return ToolOutcome("failed", {"text": text}, f"the MCP provider refused: {text}")
-        return ToolOutcome("succeeded", {"structuredContent": structured, "text": text})
+        content = [{"type": "text", "text": text}]
+        return ToolOutcome("succeeded", {"content": content, "structuredContent": structured})
