@@ -32,19 +32,26 @@ CAPABILITY_CASES = {
     "l3-capability-denial-is-read-back-from-the-run",
     "skills-bounded-allowlist-is-checked-before-the-unknown-tool-check",
     "skills-bounded-cannot-look-up-a-ticket",
+    "records-readonly-previews-a-delete-but-may-not-delete",
 }
 
 
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("soulfmt") / "corpus"
-    shutil.copytree(ROOT / "corpus", directory, ignore=shutil.ignore_patterns("red-team"))
+def subset(tmp_path: Path, *patterns: str) -> Path:
+    """The Eval Soul and the Cases whose file names match ``patterns`` (a full Sweep per
+    mutation would cost the suite seconds for Cases no mutation here reaches)."""
+    directory = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
+    shutil.copy(ROOT / "corpus" / "eval.lock", directory / "eval.lock")
+    for pattern in patterns:
+        for case in (ROOT / "corpus").glob(pattern):
+            shutil.copy(case, directory / case.name)
     return directory
 
 
 def test_restrictions_that_allow_everything_fail_the_capability_cases(
-    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
+    plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    copy = subset(tmp_path, "skills-bounded-*.json", "records-readonly-*.json", "l3-capab*.json")
     monkeypatch.setattr(capabilities.CapabilityRestrictions, "denial", lambda *_: None)
     _, red = red_cases(plugins, copy)
     assert red >= CAPABILITY_CASES
@@ -52,18 +59,20 @@ def test_restrictions_that_allow_everything_fail_the_capability_cases(
 
 
 def test_an_autonomy_ceiling_that_never_asks_fails_the_approval_cases(
-    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
+    plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    copy = subset(tmp_path, "records-readonly-*.json", "l3-*approv*.json")
     monkeypatch.setattr(loop, "demands_approval", lambda *_: False)
     red = not_passing(plugins, copy)
     assert red["records-readonly-cannot-comment-on-an-issue"] == "FAIL"
     assert red["l3-approval-parks-the-run-and-the-comment-posts-once"] == "FAIL"
-    assert all("records-readonly" in c or c.startswith("l3-") for c in red), red
+    assert all("records-readonly" in c or "approv" in c for c in red), red
 
 
 def test_the_old_mcp_name_rule_fails_every_mcp_case(
-    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
+    plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    copy = subset(tmp_path, "l3-mcp-*.json")
     import hashlib
 
     def old(server: str, tool: str) -> str:
