@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 FILENAME = "mcp.yaml"
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # read on every L3 Turn
 _LABEL_CHARS = re.compile(r"[^a-z0-9_]")
 _DIGEST = re.compile(r"^(?:sha256:)?[0-9a-f]{64}$")
 _TOP = frozenset({"server", "enabled", "reviewed"})
@@ -141,7 +142,7 @@ def parse_integration(data: Any) -> list[McpTool]:
 
 def load_integration(file: Path) -> list[McpTool]:
     """Parse one ``mcp.yaml`` file (``McpConfigError`` or ``OSError``/``yaml.YAMLError``)."""
-    return parse_integration(yaml.safe_load(file.read_text(encoding="utf-8")))
+    return parse_integration(yaml.load(file.read_text(encoding="utf-8"), Loader=_LOADER))
 
 
 def mcp_integrations_from_bundle(bundle: Path) -> dict[str, McpTool]:
