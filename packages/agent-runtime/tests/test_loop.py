@@ -157,14 +157,15 @@ def test_a_tool_call_then_an_answer(eval_soul: Soul) -> None:
     assert digests["guardrailDigest"].startswith("sha256:") and digests["messageCount"] == 1
     names, events = names[2:], events[2:]
     assert names[:7] == [
-        "guardrail.decision",
+        "guardrail.checked",
         "model.request",
         "tool.batch",
-        "guardrail.decision",
+        "guardrail.checked",
         "tool.call",
-        "guardrail.decision",
+        "guardrail.checked",
         "tool.result",
     ]
+    assert "guardrail.decision" not in names  # the original records blocks only
     assert names[-1] == "turn.finished"
     assert events[-1][1] == {"status": "succeeded", "messageId": None, "modelCallCount": 2}
     deltas = [(p["text"], p["index"]) for e, p in events if e == "text.delta"]

@@ -19,11 +19,13 @@ from agent_runtime import arguments
 from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
+    FALLBACK_REFUSAL,
     INPUT_REFUSAL,
-    OUTPUT_REFUSAL,
     WITHHELD_NOTICE,
     GuardDecision,
     Guardrails,
+    denial_reason,
+    emit_decision,
 )
 from agent_runtime.hosting import INDEPENDENT, Hosting
 from agent_runtime.model import (
@@ -294,26 +296,22 @@ class _Turn:
         self.announce_finish = True
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
-        """Keep every decision; return the first refusal, if any."""
+        """Keep every decision; return the first refusal, if any.
+
+        Every check that ran is an operator ``guardrail.checked`` event (so a stage that never
+        ran is never read as having allowed something); a block is also the original's
+        ``guardrail.decision`` record, and an input or output block a ``guardrail.blocked``."""
         self.result.guard_decisions.extend(decisions)
         refused = None
         for decision in decisions:
             if self.emit is not None:
-                self.emit(
-                    "guardrail.decision",
-                    {
-                        "stage": decision.stage,
-                        "guard": decision.guard,
-                        "blocked": decision.blocked,
-                        "detail": decision.detail,
-                    },
-                )
+                emit_decision(self.emit, decision)
             if decision.blocked and refused is None:
                 refused = decision
         if refused is not None and refused.stage in ("input", "output") and self.emit is not None:
             self.emit(
                 "guardrail.blocked",
-                {"stage": refused.stage, "reason": refused.detail, "guard": refused.guard},
+                {"stage": refused.stage, "reason": refused.reason, "guard": refused.guard},
             )
         return refused
 
@@ -332,7 +330,7 @@ class _Turn:
         kind: OutputKind = "text" if structured is None else "structured"
         refused = self.record(self.guards.check_output(text)) if screen else None
         if refused is not None:
-            text, structured, kind = refused.refusal or OUTPUT_REFUSAL, None, "text"
+            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"
         result = self.result
         result.output_text, result.output_structured = text, structured
         result.messages.append({"role": "assistant", "content": text})
@@ -373,9 +371,7 @@ class _Turn:
         refused = self.record(self.guards.check_tool_call(call))
         agent = self.agent
         if refused is not None:
-            self.deny(
-                call, f"{call.name} was refused by the {refused.guard} guardrail", "guardrail"
-            )
+            self.deny(call, denial_reason(refused), "guardrail")
             return True
         if call.name not in agent.tools:
             self.deny(
