@@ -253,3 +253,97 @@ def test_every_check_that_ran_is_an_operator_record_and_a_pass_is_not_a_decision
     checked = [(who, p["stage"], p["blocked"]) for k, who, p in events if k == "guardrail.checked"]
     assert checked == [("operator", "input", False), ("operator", "output", False)]
     assert _of(events, "guardrail.decision") == []
+
+
+def _messages(template: StoreTemplate, soul: Soul, model: Script, provider: Answers) -> Any:
+    store = RunStore(template.fresh())
+    conversation = store.start_conversation("support")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Where is T-1?"}])
+    request = TurnRequest(
+        conversation_id=conversation,
+        agent="support",
+        turn_index=1,
+        load_soul=lambda: soul,
+        resolve_context=dict,
+        tools=[PLATFORM_TOOLS["lookup_ticket"]],
+        model=model,
+        executor=lambda _soul, _lease: provider,
+    )
+    execute_pass(store, store.claim(run, "a"), request)
+    events = [(kind, payload) for seq, kind, _, payload in store.events(run.run_id)]
+    messages = [(c, m) for role, c, m in store.messages(run.run_id) if role == "assistant"]
+    return store, run, events, messages
+
+
+def test_the_assistant_message_metadata_lists_its_tool_calls_receipt_and_attempt(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    model = Script(
+        ModelResponse(
+            tool_calls=[
+                ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"}),
+                ToolCallRequest("c2", "lookup_ticket", {"ticketId": "T-2"}),
+            ]
+        ),
+        ModelResponse(text="Both shipped."),
+    )
+    store, run, events, [(content, metadata)] = _messages(
+        template, eval_soul, model, Answers(lookup_ticket={"status": "shipped"})
+    )
+    assert content == {"content": "Both shipped."}
+    calls = metadata["toolCalls"]
+    assert [(c["callId"], c["name"], c["outcome"]) for c in calls] == [
+        ("c1", "lookup_ticket", "ok"),
+        ("c2", "lookup_ticket", "ok"),
+    ]
+    [call_event] = [p for k, p in events if k == "tool.call" and p["callId"] == "c1"]
+    assert calls[0]["argsDigest"] == call_event["argsDigest"]
+    assert json.loads(calls[0]["argsPreview"]["json"]) == {"ticketId": "T-1"}
+    assert json.loads(calls[0]["resultPreview"]["json"]) == {"status": "shipped"}
+    assert calls[0]["batchId"] == calls[1]["batchId"]  # one model response, one batch
+    assert isinstance(calls[0]["durationMs"], int) and calls[0]["durationMs"] >= 0
+    receipt = metadata["receipt"]
+    assert receipt["modelCallCount"] == 2 and receipt["modelId"] == "unknown"
+    assert set(receipt["usage"]) == {
+        "inputTokens",
+        "outputTokens",
+        "cacheReadTokens",
+        "cacheWriteTokens",
+        "reasoningTokens",
+    }
+    attempt = metadata["turnAttempt"]
+    assert (attempt["outcome"], attempt["complete"]) == ("succeeded", True)
+    assert attempt["cursor"] == store.events(run.run_id)[-1][0]  # the seq of turn.finished
+
+
+def test_a_failed_attempt_with_safe_history_still_persists_a_message(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    class Failing(Script):
+        def complete(self, request: ModelRequest) -> ModelResponse:
+            if self.responses:
+                return super().complete(request)
+            from agent_runtime.model import ModelFailure
+
+            raise ModelFailure("model_not_configured", "no model")
+
+    model = Failing(ModelResponse(tool_calls=[ToolCallRequest("c1", "lookup_ticket", {})]))
+    store, run, events, [(_, metadata)] = _messages(
+        template, eval_soul, model, Answers(lookup_ticket={"status": "shipped"})
+    )
+    [finished] = [p for k, p in events if k == "turn.finished"]
+    assert finished["status"] == "failed" and finished["messageId"] is not None
+    assert metadata["turnAttempt"]["outcome"] == "failed"
+    assert metadata["turnAttempt"]["complete"] is True
+    assert [c["name"] for c in metadata["toolCalls"]] == ["lookup_ticket"]
+    assert store.statuses(run)[0] == "failed"
+
+
+def test_a_failed_attempt_without_history_persists_no_message(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    model = Script(ModelResponse(text="", finish_reason="length"))
+    _, _, events, messages = _messages(template, eval_soul, model, Answers())
+    assert messages == []
+    [finished] = [p for k, p in events if k == "turn.finished"]
+    assert finished["messageId"] is None

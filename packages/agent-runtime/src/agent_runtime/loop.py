@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Literal, Protocol
@@ -139,6 +140,8 @@ class TurnResult:
     """What the Tool's provider answered when it, not the runtime, parked ``awaiting``."""
     activity: list[dict[str, Any]] = field(default_factory=list)
     """Each dispatched call of a Tool that declares its participant activity."""
+    model_latencies_ms: list[int] = field(default_factory=list)
+    """How long each model call that answered took, in milliseconds (wall clock)."""
 
 
 def finish_status(status: LoopStatus) -> TurnFinish | None:
@@ -687,10 +690,12 @@ def run_turn(
                 "model.request",
                 {"iteration": iteration, "messages": len(request.messages), "tools": len(declared)},
             )
+        asked = time.monotonic()
         try:
             response = model.complete(request)
         except ModelFailure as failure:
             return turn.settle("failed", failure.reason, "none")
+        result.model_latencies_ms.append(round((time.monotonic() - asked) * 1000))
         result.model_calls += 1
         result.usage = result.usage + response.usage
         if response.finish_reason == "length":

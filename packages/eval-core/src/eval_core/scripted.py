@@ -36,6 +36,8 @@ class ScriptExhaustedError(Exception):
 class ScriptedSession:
     """Replays one Case's script. Zero usage: the scripted model is free."""
 
+    model_id = "scripted"
+
     __slots__ = (
         "_case_id",
         "_cursor",

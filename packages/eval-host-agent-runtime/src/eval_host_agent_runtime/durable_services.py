@@ -106,6 +106,10 @@ class _FaultyModel:
         self.inner = inner
         self.faults = faults
 
+    @property
+    def model_id(self) -> str | None:
+        return getattr(self.inner, "model_id", None)
+
     def complete(self, request: ModelRequest) -> ModelResponse:
         faults = self.faults
         if faults._armed:
