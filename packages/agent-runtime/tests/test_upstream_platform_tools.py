@@ -8,6 +8,7 @@ the durable store records of its call, its result and the guards' decisions.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -347,3 +348,45 @@ def test_a_failed_attempt_without_history_persists_no_message(
     assert messages == []
     [finished] = [p for k, p in events if k == "turn.finished"]
     assert finished["messageId"] is None
+
+
+SKILL_TEXT = "---\nname: Bulb storage\ndescription: How bulbs are stored.\n---\nKeep them dry.\n"
+
+
+@pytest.fixture
+def soul_repo(tmp_path: Path, soul_copy: Path) -> Any:
+    from agent_runtime.soul_repo import SoulRepo
+
+    return SoulRepo(soul_copy, tmp_path / "work")
+
+
+def _soul_write(repo: Any, **arguments: Any) -> ToolOutcome:
+    from agent_runtime.soul_repo import SoulWriter
+
+    writer = SoulWriter(repo, "soul-author", lambda *_: None)
+    return writer.execute(ToolCallRequest("c1", "soul_write", arguments))
+
+
+def test_soul_write_commits_under_the_originals_default_subject(soul_repo: Any) -> None:
+    outcome = _soul_write(soul_repo, kind="Skill", slug="bulb-storage", content=SKILL_TEXT)
+    assert outcome.status == "succeeded"
+    assert outcome.output["paths"] == ["skills/bulb-storage/SKILL.md"]
+    subject = soul_repo._git("log", "-1", "--format=%s").strip()
+    assert subject == "soul: update Skill bulb-storage"
+    named = _soul_write(
+        soul_repo, kind="Skill", slug="bulb-storage", content=SKILL_TEXT + "More.\n", subject="s1"
+    )
+    assert named.status == "succeeded"
+    assert soul_repo._git("log", "-1", "--format=%s").strip() == "s1"
+
+
+def test_soul_write_on_a_stale_base_is_denied_as_a_conflict(soul_repo: Any) -> None:
+    seen = soul_repo.head()
+    assert _soul_write(soul_repo, kind="Skill", slug="a", content=SKILL_TEXT).status == "succeeded"
+    stale = _soul_write(
+        soul_repo, kind="Skill", slug="b", content=SKILL_TEXT, expectedBaseCommit=seen
+    )
+    assert stale.status == "denied"
+    assert stale.reason is not None and stale.reason.startswith("CONFLICT: the Soul moved")
+    assert stale.reason.endswith(" — stale_base at skills/b/SKILL.md")
+    assert not (soul_repo.root / "skills" / "b").exists()
