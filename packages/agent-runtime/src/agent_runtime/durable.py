@@ -97,6 +97,11 @@ class EventLog:
         self._batches: dict[str, str] = {}
         self.released: list[str] = []
         """The participant text spans released so far (``text.delta``)."""
+        # a resumed Turn (after an approval, a retry wait, a crash) keeps what its earlier
+        # passes already did: their calls are this Turn's too (how long they took is not known)
+        for _seq, kind, _who, payload in store.events(lease.run_id):
+            if kind in ("tool.batch", "tool.call", "tool.result"):
+                self._observe(kind, payload, replayed=True)
 
     def __call__(self, kind: str, payload: dict[str, Any]) -> None:
         participant = "participant" if kind in PARTICIPANT_EVENTS else "operator"
@@ -106,7 +111,7 @@ class EventLog:
         if self.subscriber is not None:
             self.subscriber(kind, payload)
 
-    def _observe(self, kind: str, payload: dict[str, Any]) -> None:
+    def _observe(self, kind: str, payload: dict[str, Any], *, replayed: bool = False) -> None:
         if kind == "tool.batch":
             number = len(set(self._batches.values())) + 1
             batch = f"{self.lease.turn_id}:{self.lease.generation}:batch:{number}"
@@ -129,9 +134,8 @@ class EventLog:
             started = self._started.get(call_id)
             if "resultPreview" in payload:
                 entry["resultPreview"] = payload["resultPreview"]
-            entry["durationMs"] = (
-                0 if started is None else round((time.monotonic() - started) * 1000)
-            )
+            if not replayed and started is not None:
+                entry["durationMs"] = round((time.monotonic() - started) * 1000)
             entry["outcome"] = payload["status"]
             if "errorCode" in payload:
                 entry["errorCode"] = payload["errorCode"]
