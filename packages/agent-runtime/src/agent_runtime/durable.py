@@ -100,7 +100,7 @@ class EventLog:
         # a resumed Turn (after an approval, a retry wait, a crash) keeps what its earlier
         # passes already did: their calls are this Turn's too (how long they took is not known)
         for _seq, kind, _who, payload in store.events(lease.run_id):
-            if kind in ("tool.batch", "tool.call", "tool.result"):
+            if kind in ("tool.batch", "tool.call", "tool.result", "text.delta"):
                 self._observe(kind, payload, replayed=True)
 
     def __call__(self, kind: str, payload: dict[str, Any]) -> None:
