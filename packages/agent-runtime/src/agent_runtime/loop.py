@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
@@ -24,6 +25,7 @@ from agent_runtime.guardrails import (
     INPUT_REFUSAL,
     WITHHELD_NOTICE,
     GuardDecision,
+    GuardrailConfig,
     Guardrails,
     denial_reason,
     emit_decision,
@@ -201,6 +203,12 @@ def canonical_digest(value: Any) -> str:
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
     )
     return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def policy_digest(policy: GuardrailConfig) -> str:
+    """The guard policy's digest, once per policy (a Turn's most expensive digest)."""
+    return canonical_digest(policy)
 
 
 def _plain(value: Any) -> Any:
@@ -627,7 +635,7 @@ def run_turn(
             "context.assembled",
             {
                 "contextDigest": canonical_digest({"id": agent.slug, "prompt": system}),
-                "guardrailDigest": canonical_digest(policy),
+                "guardrailDigest": policy_digest(policy),
                 "messageCount": len(history),
             },
         )
