@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
 from functools import lru_cache
@@ -20,12 +21,14 @@ from agent_runtime import arguments
 from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
+    FALLBACK_REFUSAL,
     INPUT_REFUSAL,
-    OUTPUT_REFUSAL,
     WITHHELD_NOTICE,
     GuardDecision,
     GuardrailConfig,
     Guardrails,
+    denial_reason,
+    emit_decision,
 )
 from agent_runtime.hosting import INDEPENDENT, Hosting
 from agent_runtime.model import (
@@ -139,6 +142,8 @@ class TurnResult:
     """What the Tool's provider answered when it, not the runtime, parked ``awaiting``."""
     activity: list[dict[str, Any]] = field(default_factory=list)
     """Each dispatched call of a Tool that declares its participant activity."""
+    model_latencies_ms: list[int] = field(default_factory=list)
+    """How long each model call that answered took, in milliseconds (wall clock)."""
 
 
 def finish_status(status: LoopStatus) -> TurnFinish | None:
@@ -302,26 +307,22 @@ class _Turn:
         self.announce_finish = True
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
-        """Keep every decision; return the first refusal, if any."""
+        """Keep every decision; return the first refusal, if any.
+
+        Every check that ran is an operator ``guardrail.checked`` event (so a stage that never
+        ran is never read as having allowed something); a block is also the original's
+        ``guardrail.decision`` record, and an input or output block a ``guardrail.blocked``."""
         self.result.guard_decisions.extend(decisions)
         refused = None
         for decision in decisions:
             if self.emit is not None:
-                self.emit(
-                    "guardrail.decision",
-                    {
-                        "stage": decision.stage,
-                        "guard": decision.guard,
-                        "blocked": decision.blocked,
-                        "detail": decision.detail,
-                    },
-                )
+                emit_decision(self.emit, decision)
             if decision.blocked and refused is None:
                 refused = decision
         if refused is not None and refused.stage in ("input", "output") and self.emit is not None:
             self.emit(
                 "guardrail.blocked",
-                {"stage": refused.stage, "reason": refused.detail, "guard": refused.guard},
+                {"stage": refused.stage, "reason": refused.reason, "guard": refused.guard},
             )
         return refused
 
@@ -340,7 +341,7 @@ class _Turn:
         kind: OutputKind = "text" if structured is None else "structured"
         refused = self.record(self.guards.check_output(text)) if screen else None
         if refused is not None:
-            text, structured, kind = refused.refusal or OUTPUT_REFUSAL, None, "text"
+            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"
         result = self.result
         result.output_text, result.output_structured = text, structured
         result.messages.append({"role": "assistant", "content": text})
@@ -381,9 +382,7 @@ class _Turn:
         refused = self.record(self.guards.check_tool_call(call))
         agent = self.agent
         if refused is not None:
-            self.deny(
-                call, f"{call.name} was refused by the {refused.guard} guardrail", "guardrail"
-            )
+            self.deny(call, denial_reason(refused), "guardrail")
             return True
         if call.name not in agent.tools:
             self.deny(
@@ -699,10 +698,12 @@ def run_turn(
                 "model.request",
                 {"iteration": iteration, "messages": len(request.messages), "tools": len(declared)},
             )
+        asked = time.monotonic()
         try:
             response = model.complete(request)
         except ModelFailure as failure:
             return turn.settle("failed", failure.reason, "none")
+        result.model_latencies_ms.append(round((time.monotonic() - asked) * 1000))
         result.model_calls += 1
         result.usage = result.usage + response.usage
         if response.finish_reason == "length":
