@@ -172,11 +172,15 @@ def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
         )
     for number, parts in enumerate(record.requests, start=1):
         for part in parts:
-            if part.type in ("file", "image") and part.file_id is None:
+            if part.type not in ("file", "image"):
+                continue  # the original's rule: a File is sent when its bytes are
+            if part.file_id is None:
                 return failed(f"provider request {number} has a binary part of no known File")
             if part.file_id == e.file_id:
-                return failed(f"provider request {number} carries File {e.file_id}")
-    return passed(f"none of {len(record.requests)} provider request(s) carries File {e.file_id}")
+                return failed(f"provider request {number} carries File {e.file_id}'s bytes")
+    return passed(
+        f"none of {len(record.requests)} provider request(s) carries File {e.file_id}'s bytes"
+    )
 
 
 def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
@@ -192,9 +196,10 @@ def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
         sizes = [(p.width, p.height) for p in item.pages]
         if sizes != expected:
             return failed(f"{where} has pages {sizes}, expected {expected}")
-        has_text = any(p.text for p in item.pages)
+        has_text = item.has_text()
         if has_text != (e.text == "present"):
-            return failed(f"{where}: text layer {'present' if has_text else 'absent'}")
+            refused = f" (refused: {item.text_refusal})" if item.text_refusal else ""
+            return failed(f"{where}: text layer {'present' if has_text else 'absent'}{refused}")
         tokens = sum(p.tokens for p in item.pages)
         if tokens < e.minimum_tokens:
             return failed(f"{where} is estimated at {tokens} tokens, below {e.minimum_tokens}")
@@ -313,7 +318,8 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_omits_file,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
-            description="No provider request carries a part of the File (nor an unknown one).",
+            description="No provider request carries the File's bytes as a file or image part "
+            "(nor bytes of no known File); its extracted text may be sent.",
         ),
         KindSpec(
             struct=PdfInputAccounted,
@@ -323,8 +329,9 @@ def kind_specs() -> list[KindSpec]:
             json_schema=properties(
                 fileId=NON_EMPTY, pages={"minItems": 1}, minimumTokens=at_least(1)
             ),
-            description="Every PDF model input of the File has these pages, this text-layer "
-            "presence and at least this token estimate.",
+            description="Every PDF model input of the File has these pages (rendered pixels, two "
+            "per point), this text-layer presence (absent when its text was refused) and at "
+            "least this many tokens.",
         ),
         KindSpec(
             struct=GeneratedFileReadableBy,
