@@ -99,9 +99,7 @@ def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
     store.assign_role("agent:records-readonly", "records")
     tools = FileTools(Nothing(), store, requester="eval-user", principal="agent:records-readonly")
     made = tools.execute(
-        ToolCallRequest(
-            "1", "file_create", {"filename": "a", "format": "markdown", "content": "A"}
-        )
+        ToolCallRequest("1", "file_create", {"filename": "a", "format": "markdown", "content": "A"})
     )
     assert made.status == "succeeded"
     [generated] = [f for f in store.files() if f.origin == "generated"]
