@@ -8,13 +8,25 @@ import io
 import zipfile
 from typing import Any
 
+import msgspec
 import pytest
 from openpyxl import load_workbook  # type: ignore[import-untyped]
 from pptx import Presentation
 from pypdf import PageObject, PdfReader
 
+from eval_core.evidence import Evidence
 from eval_expectations_files import bytes_cache, synthesis
 from eval_expectations_files.fixtures import PDF, CaseFile
+from eval_expectations_files.kinds import (
+    PdfInputAccounted,
+    PdfPageSize,
+    ProviderPromptFileExact,
+    ProviderPromptOmitsFile,
+    kind_specs,
+)
+from eval_expectations_files.record import FilesRecord
+
+SPECS = {spec.name: spec for spec in kind_specs()}
 
 
 def _reader(data: bytes) -> PdfReader:
@@ -176,3 +188,72 @@ def test_pptx_has_two_slides_and_the_content_only_in_the_first_slides_notes() ->
 def test_the_bytes_cache_key_names_the_generator_format() -> None:
     assert bytes_cache.FORMAT == 2 and "format=2" in bytes_cache.generator()
     assert "pypdf=" in bytes_cache.generator()
+
+
+# -- the provider-prompt kinds as the original scores them ----------------------------------------
+
+_SHA = "cd" * 32
+
+
+def _record(requests: list[list[dict[str, Any]]], **extra: Any) -> FilesRecord:
+    return msgspec.convert(
+        {
+            "files": [
+                {
+                    "fileId": "scan",
+                    "name": "scan.pdf",
+                    "mediaType": PDF,
+                    "origin": "library",
+                    "sha256": _SHA,
+                    "size": 7,
+                }
+            ],
+            "requests": requests,
+            "pdfInputs": [],
+            "generated": [],
+            "agentRoles": [],
+            **extra,
+        },
+        FilesRecord,
+    )
+
+
+def _score(expectation: Any, record: FilesRecord, **evidence: Any) -> tuple[bool, str]:
+    ev = Evidence(tier="l3", **evidence)
+    ev.put(record)
+    verdict = SPECS[expectation.kind_name].scorer(expectation, ev)
+    return verdict.passed, verdict.detail
+
+
+def test_file_exact_finds_a_file_read_attached_to_a_later_request() -> None:
+    asked = [{"type": "text", "role": "user", "text": "Read scan.pdf."}]
+    attached = {
+        "type": "file", "role": "user", "fileId": "scan", "mediaType": PDF,
+        "filename": "scan.pdf", "sha256": _SHA, "size": 7,
+    }  # fmt: skip
+    ok, detail = _score(
+        ProviderPromptFileExact(file_id="scan", part="file"), _record([asked, [*asked, attached]])
+    )
+    assert ok and "request 2" in detail
+    ok, _ = _score(ProviderPromptFileExact(file_id="scan", part="file"), _record([asked, asked]))
+    assert not ok
+
+
+def test_omits_file_reads_bytes_only_and_holds_when_the_model_was_never_called() -> None:
+    named = {"type": "text", "role": "user", "text": "scan.pdf:\n\ntext", "fileId": "scan"}
+    assert _score(ProviderPromptOmitsFile(file_id="scan"), _record([[named]]))[0]
+    assert _score(ProviderPromptOmitsFile(file_id="scan"), _record([]), model_calls=0)[0]
+    assert not _score(ProviderPromptOmitsFile(file_id="scan"), _record([]))[0]
+
+
+def test_pdf_text_counts_as_absent_when_its_text_layer_was_refused() -> None:
+    page = {"width": 1224, "height": 1584, "text": True, "tokens": 2586}
+    refused = {"fileId": "scan", "source": "prompt", "pages": [page], "textRefusal": "needs_ocr"}
+    accounted = PdfInputAccounted(
+        file_id="scan", pages=[PdfPageSize(width=1224, height=1584)], text="absent",
+        minimum_tokens=2586,
+    )  # fmt: skip
+    assert _score(accounted, _record([], pdfInputs=[refused]))[0]
+    kept = {**refused, "textRefusal": None}
+    ok, detail = _score(accounted, _record([], pdfInputs=[kept]))
+    assert not ok and "present" in detail
