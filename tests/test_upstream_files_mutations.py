@@ -14,10 +14,7 @@ import pytest
 from agent_runtime import attachments, documents
 from agent_runtime.attachments import Attached, AttachmentGate, Rendered
 from agent_runtime.file_store import SqlFileStore
-from eval_core.corpus import Loader
 from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
 
@@ -88,7 +85,10 @@ def test_the_old_refusal_wording_turns_the_refusal_cases_red(
         "refusal_message",
         lambda name, reason: f"I can't read the attached File {name} ({reason}).",
     )
-    refused = _ids(files_corpus, _expects("model_not_called"))
+    refused = _ids(  # refused for the File, not by a guard
+        files_corpus,
+        lambda c: _expects("model_not_called")(c) and not _expects("guardrail_blocked")(c),
+    )
     assert len(refused) >= 5
     assert red_cases(plugins, files_corpus)[1] == refused
 
@@ -134,28 +134,6 @@ def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
     assert red_cases(plugins, files_corpus)[1] == drafts
 
 
-@pytest.fixture(scope="module")
-def attached_attacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The red-team Cases that attach Files, beside the Eval Soul."""
-    root = tmp_path_factory.mktemp("attached-attacks")
-    shutil.copytree(ROOT / "corpus" / "soul", root / "soul")
-    (root / "red-team").mkdir()
-    for path in (ROOT / "corpus" / "red-team").glob("*.json"):
-        if "attachments" in json.loads(path.read_text()):
-            shutil.copy(path, root / "red-team" / path.name)
-    return root
-
-
-def _red_attacks(plugins: PluginSet, root: Path) -> tuple[set[str], set[str]]:
-    """(every Case, the Cases that do not PASS) of the red-team Cases under ``root``."""
-    host = plugins.hosts["agent-runtime"](root / "soul")
-    corpus = Loader(plugins, host, judge="no-judge").load(root / "red-team")
-    card = run_sweep(corpus, host, ScriptedBinding(), plugins)
-    host.close()
-    verdicts = card.verdicts()
-    return set(verdicts), {case for case, verdict in verdicts.items() if verdict != "PASS"}
-
-
 def _screening(monkeypatch: pytest.MonkeyPatch, keep: Any) -> None:
     real = AttachmentGate.__call__
 
@@ -166,20 +144,19 @@ def _screening(monkeypatch: pytest.MonkeyPatch, keep: Any) -> None:
     monkeypatch.setattr(AttachmentGate, "__call__", screened)
 
 
-def test_the_attached_attacks_hold_as_shipped(plugins: PluginSet, attached_attacks: Path) -> None:
-    cases, red = _red_attacks(plugins, attached_attacks)
-    assert len(cases) >= 2 and red == set()
-
-
-def test_screening_no_file_name_turns_the_name_attack_red(
-    plugins: PluginSet, attached_attacks: Path, monkeypatch: pytest.MonkeyPatch
+def test_screening_no_file_name_turns_the_file_name_case_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _screening(monkeypatch, lambda gate, text: not any(f.name == text for f in gate.store.files()))
-    assert _red_attacks(plugins, attached_attacks)[1] == {"attached-file-name-carries-an-order"}
+    assert red_cases(plugins, files_corpus)[1] == {
+        "files-an-order-in-an-attached-files-name-is-refused-by-the-input-guard"
+    }
 
 
-def test_screening_no_extracted_text_turns_the_document_attack_red(
-    plugins: PluginSet, attached_attacks: Path, monkeypatch: pytest.MonkeyPatch
+def test_screening_no_extracted_text_turns_the_document_text_case_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _screening(monkeypatch, lambda gate, text: any(f.name == text for f in gate.store.files()))
-    assert _red_attacks(plugins, attached_attacks)[1] == {"attached-document-text-carries-an-order"}
+    assert red_cases(plugins, files_corpus)[1] == {
+        "files-an-order-in-an-attached-documents-text-is-refused-by-the-input-guard"
+    }

@@ -30,15 +30,6 @@ def _content(files: Any) -> Iterator[str]:
             yield file.content
 
 
-def _sent(files: Any) -> Iterator[str]:
-    """What the first request carries of an attachment: its name (the line before its text,
-    the file name of its bytes) and its declared content."""
-    for file in files or ():
-        yield file.name
-        if file.content:
-            yield file.content
-
-
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
     return kind_specs()
@@ -52,7 +43,7 @@ def eval_case_fields() -> list[CaseField]:
             type=list[CaseFile],
             description="Files this Turn sent: {fileId, mediaType, name, content?, "
             "pdf?|docx?|xlsx?|pptx?}; each referenced by a file part of the input.",
-            first_request_text=_sent,
+            first_request_text=_content,
         ),
         CaseField(
             name="readable",
