@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
@@ -23,6 +24,7 @@ from agent_runtime.guardrails import (
     OUTPUT_REFUSAL,
     WITHHELD_NOTICE,
     GuardDecision,
+    GuardrailConfig,
     Guardrails,
 )
 from agent_runtime.hosting import INDEPENDENT, Hosting
@@ -196,6 +198,12 @@ def canonical_digest(value: Any) -> str:
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
     )
     return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def policy_digest(policy: GuardrailConfig) -> str:
+    """The guard policy's digest, once per policy (a Turn's most expensive digest)."""
+    return canonical_digest(policy)
 
 
 def _plain(value: Any) -> Any:
@@ -653,7 +661,7 @@ def run_turn(
             "context.assembled",
             {
                 "contextDigest": canonical_digest({"id": agent.slug, "prompt": system}),
-                "guardrailDigest": canonical_digest(policy),
+                "guardrailDigest": policy_digest(policy),
                 "messageCount": len(history),
             },
         )

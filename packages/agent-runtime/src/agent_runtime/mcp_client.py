@@ -11,16 +11,17 @@ result, never a hang.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import ssl
 import threading
-from concurrent.futures import Future
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio and ssl load with the first MCP Case, not with the runtime
+    import asyncio
+    import ssl
+    from concurrent.futures import Future
+
     from mcp import ClientSession
 
 DEFAULT_TIMEOUT = 5.0
@@ -61,6 +62,8 @@ class McpClients:
     """Sessions to MCP servers, one per (url, credential), usable from synchronous code."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+        import asyncio
+
         self.timeout = timeout
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -72,6 +75,8 @@ class McpClients:
     ) -> None:
         # The SDK is imported on the first connection (by _session, before the timed wait):
         # Sweeps without MCP never pay for it.
+        import asyncio
+
         import httpx
         from mcp import ClientSession
         from mcp.client.streamable_http import streamable_http_client
@@ -105,6 +110,9 @@ class McpClients:
         conn = self._open.get((url, credential))
         if conn is not None and conn.session is not None:
             return conn.session
+        import asyncio
+        from concurrent.futures import Future
+
         _import_sdk()
         conn = _Connection()
         ready: Future[None] = Future()
@@ -132,6 +140,8 @@ class McpClients:
             )
             text = "".join(getattr(part, "text", "") for part in result.content)
             return bool(result.isError), result.structuredContent, text
+
+        import asyncio
 
         future = asyncio.run_coroutine_threadsafe(call(), self._loop)
         try:

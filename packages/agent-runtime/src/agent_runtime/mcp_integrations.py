@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 FILENAME = "INTEGRATION.yaml"
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # read on every L3 Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ def mcp_integrations_from_bundle(bundle: Path) -> dict[str, McpTool]:
         file = entry / FILENAME
         if not file.is_file():
             continue
-        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_LOADER) or {}
         for item in data.get("tools") or ():
             name = str(item["name"])
             exposed = exposed_name(entry.name, name)

@@ -9,11 +9,13 @@ a provider may pad a large answer, and half a body is not an answer.
 
 from __future__ import annotations
 
-import http.client
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:  # http.client (with ssl) loads with the first Routine's provider call
+    import http.client
 
 MAX_REPLY_BYTES = 1 << 20
 RETRYABLE = frozenset({429, 503})
@@ -44,6 +46,8 @@ class HttpToolProvider:
         self.timeout = timeout
 
     def call(self, tool: str, arguments: Any, idempotency_key: str) -> ProviderReply:
+        import http.client
+
         target = urlsplit(self.url)
         body = json.dumps({"tool": tool, "arguments": arguments}).encode()
         headers = {"Content-Type": "application/json", "Idempotency-Key": idempotency_key}

@@ -389,10 +389,12 @@ class Loader:
                 f"unknown agent {case.agent!r}; the Eval Soul has: "
                 + ", ".join(sorted(self._agents)),
             )
+        present = frozenset(n for n in self.plugins.fields if getattr(case, n, None) is not None)
+        uses = present.union(e.kind_name for e in case.expect)
         yield from self._check_context(file, case)
         yield from self._check_tools(file, case)
         yield from self._check_script(file, case)
-        yield from self._check_fields(file, case)
+        yield from self._check_fields(file, case, present)
         yield from self._check_expectations(file, case)
         context = LoadContext(
             host=self.host,
@@ -401,29 +403,33 @@ class Loader:
             suite=self._suite,
             fields=self.plugins.fields,
         )
-        for path, reason in self.plugins.check_case(case, context):
+        for path, reason in self.plugins.check_case(case, context, uses):
             yield Problem(file, path, reason)
         try:
             self.plugins.probabilistic(case)  # asked at run: a hook that raises is refused now
         except PluginFault as exc:
             yield Problem(file, "$", str(exc))
-        yield from self._check_services(file, case)
+        yield from self._check_services(file, case, present)
 
-    def _check_services(self, file: str, case: CaseBase) -> Iterator[Problem]:
+    def _check_services(
+        self, file: str, case: CaseBase, present: frozenset[str]
+    ) -> Iterator[Problem]:
         """Every fixture that applies to the Case finds the Host services it needs; every
         ``applies=`` predicate is asked now, so one that raises is refused at load."""
+        applies: dict[int, bool] = {}
         for registered in self._predicates:
             try:
-                registered.applies_to(case)
+                applies[id(registered)] = registered.applies_to(case)
             except PluginFault as exc:
+                applies[id(registered)] = False
                 yield Problem(file, "$", str(exc))
         for registered in self._needing:
             fixture = registered.fixture
-            try:
-                if not registered.applies_to(case):
+            if fixture.field is not None:
+                if fixture.field not in present:
                     continue
-            except PluginFault:
-                continue  # reported above
+            elif not applies[id(registered)]:
+                continue
             field = fixture.field
             if field is not None and case.tier not in self.plugins.fields[field].tiers:
                 continue  # the field itself is refused at this tier
@@ -541,9 +547,11 @@ class Loader:
                 if not call.name:
                     yield Problem(file, f"{path}.name", "must be a non-empty string")
 
-    def _check_fields(self, file: str, case: CaseBase) -> Iterator[Problem]:
+    def _check_fields(
+        self, file: str, case: CaseBase, present: frozenset[str]
+    ) -> Iterator[Problem]:
         for name, spec in self.plugins.fields.items():
-            if case.field(name) is not None and case.tier not in spec.tiers:
+            if name in present and case.tier not in spec.tiers:
                 tiers = "/".join(sorted(spec.tiers))
                 yield Problem(
                     file,

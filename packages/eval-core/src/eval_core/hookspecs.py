@@ -32,8 +32,8 @@ reason; it never passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -49,9 +49,20 @@ if TYPE_CHECKING:
     from eval_core.scorecard import Scorecard
     from eval_core.sections import Section
 
+F = TypeVar("F", bound=Callable[..., Any])
 PROJECT = "eval"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+OWN_CASES = "eval_own_cases"
+
+
+def own_cases(function: F) -> F:
+    """Mark an ``eval_check_case`` whose rules concern only Cases that set one of this
+    plug-in's Case fields or use one of its kinds: the loader skips it for every other Case
+    (on a large Corpus most plug-ins own few Cases). Unmarked, a check sees every Case."""
+    setattr(function, OWN_CASES, True)
+    return function
 
 
 @hookspec
@@ -80,7 +91,9 @@ def eval_check_case(case: Case, context: LoadContext) -> Iterable[tuple[str, str
 
     Return ``(json_path, reason)`` pairs, the path absolute (``$.attachments[0].name``). Every
     problem is reported; the loader never stops at the first. Must not raise: a raising check
-    is reported as a problem naming the plug-in.
+    is reported as a problem naming the plug-in. A check that only concerns the Cases using
+    this plug-in's own fields or kinds says so with :func:`own_cases` (under ``@hookimpl``),
+    and is then not called for the others.
     """
     raise NotImplementedError
 

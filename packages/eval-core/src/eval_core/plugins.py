@@ -27,6 +27,7 @@ from eval_core.code import CodePrint, code_roots
 from eval_core.code import fingerprint as code_fingerprint
 from eval_core.fixtures import Registered, TrialFixture
 from eval_core.guard import Origin, PluginFault, call, fault
+from eval_core.hookspecs import OWN_CASES
 from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
 from eval_core.model_source import ModelSource
@@ -120,8 +121,9 @@ class PluginSet:
     model_source: ModelSource | None = None
     model_source_owner: PluginInfo | None = None
     _case_type: type[CaseBase] | None = None
-    _checks: list[Any] | None = None
+    _checks: list[tuple[Any, frozenset[str] | None]] | None = None
     _hooks: dict[str, list[Any]] = field(default_factory=dict)
+    _origins: dict[str, Origin] = field(default_factory=dict)
 
     @property
     def case_type(self) -> type[CaseBase]:
@@ -130,13 +132,22 @@ class PluginSet:
             self._case_type = build_case_type(structs, list(self.fields.values()))
         return self._case_type
 
-    def check_case(self, case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    def check_case(
+        self, case: CaseBase, context: LoadContext, uses: frozenset[str] | None = None
+    ) -> list[tuple[str, str]]:
         """Every plug-in's cross-field rules for one Case; a raising check is itself a problem
-        (naming the plug-in, its version and where it raised), never a crash."""
+        (naming the plug-in, its version and where it raised), never a crash. ``uses`` (the
+        Case's plug-in fields and kinds) skips the checks marked :func:`~eval_core.hookspecs.
+        own_cases` of plug-ins the Case does not use."""
         problems: list[tuple[str, str]] = []
         if self._checks is None:
-            self._checks = list(self.manager.hook.eval_check_case.get_hookimpls())
-        for impl in self._checks:
+            self._checks = [
+                (impl, self._owned(impl))
+                for impl in self.manager.hook.eval_check_case.get_hookimpls()
+            ]
+        for impl, owned in self._checks:
+            if owned is not None and uses is not None and owned.isdisjoint(uses):
+                continue
             try:
                 found = cast(
                     Iterable[tuple[str, str]], impl.function(case=case, context=context) or ()
@@ -147,13 +158,27 @@ class PluginSet:
                 problems.append(("$", str(fault(self.origin(impl), what, exc, impl.function))))
         return problems
 
-    def origin(self, impl: Any) -> Origin:
-        """Who registered a hookimpl (its distribution, version and code roots)."""
+    def _owned(self, impl: Any) -> frozenset[str] | None:
+        """The fields and kinds of a check marked ``own_cases`` (None: it sees every Case)."""
+        if not getattr(impl.function, OWN_CASES, False):
+            return None
         distribution, _, entry_point = str(impl.plugin_name).partition(":")
         for info in self.plugins:
             if (info.distribution, info.entry_point) == (distribution, entry_point):
-                return info.origin
-        return Origin(str(impl.plugin_name), "(not registered)")
+                return frozenset(info.fields) | frozenset(info.kinds)
+        return None
+
+    def origin(self, impl: Any) -> Origin:
+        """Who registered a hookimpl (its distribution, version and code roots)."""
+        found = self._origins.get(impl.plugin_name)
+        if found is None:
+            distribution, _, entry_point = str(impl.plugin_name).partition(":")
+            found = Origin(str(impl.plugin_name), "(not registered)")
+            for info in self.plugins:
+                if (info.distribution, info.entry_point) == (distribution, entry_point):
+                    found = info.origin
+            self._origins[impl.plugin_name] = found
+        return found
 
     def _impls(self, hook: str) -> list[Any]:
         cached = self._hooks.get(hook)

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from eval_core.case import CaseBase, CaseField
 from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Tier
 
@@ -44,6 +44,7 @@ def eval_case_fields() -> list[CaseField]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     budget = case.field(FIELD)
     if budget is not None and budget < 1:

@@ -19,7 +19,7 @@ from eval_core.case import CaseBase, CaseField
 from eval_core.checks import Problems, non_empty
 from eval_core.evidence import Evidence
 from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import quoted
@@ -176,6 +176,7 @@ def eval_kinds() -> list[KindSpec]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     block = case.field(FIELD)
     if block is None:

@@ -22,7 +22,7 @@ import msgspec
 from eval_core.case import CaseBase, CaseField, ToolCallsStep
 from eval_core.evidence import Evidence
 from eval_core.fixtures import FixtureError, FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 
@@ -152,6 +152,7 @@ def eval_case_fields() -> list[CaseField]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     """checkpointCrash needs a first batch of two or more calls, and tool_batch_replayed, and
     tool_batch_replayed needs checkpointCrash."""

@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 
 from eval_core.case import CaseBase, CaseField
 from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Tier
 
@@ -80,6 +80,7 @@ def eval_case_fields() -> list[CaseField]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     """A hostingAuthority Case offers soul_repo_push and leaves its answer to the gate."""
     if case.field(REPOSITORY) is None:

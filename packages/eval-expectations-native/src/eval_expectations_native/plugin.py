@@ -13,7 +13,7 @@ from eval_core.case import CaseBase, CaseField, json_name
 from eval_core.checks import DOT_PATH, Problems, dot_path, non_empty, properties
 from eval_core.evidence import Evidence
 from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import deep_equal, path_segments, render, resolve
@@ -65,6 +65,7 @@ def _plugin_fields(case: CaseBase) -> list[str]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     """A nativeRoutine Case exercises admission alone; native_admission_equals needs one."""
     block = case.field(FIELD)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from eval_core.case import CaseBase, CaseField
 from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl
+from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
 from eval_expectations_routine.block import FIELD, RoutineBlock, block_problems, case_problems
@@ -46,6 +46,7 @@ def eval_kinds() -> list[KindSpec]:
 
 
 @hookimpl
+@own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     block = case.field(FIELD)
     if block is None:

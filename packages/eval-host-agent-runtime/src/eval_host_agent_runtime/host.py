@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_runtime.context import (
     RETIRED_CONTEXT_KEYS,
@@ -26,8 +27,11 @@ from agent_runtime.storage import StoreError
 from eval_core.case import CaseBase, ToolDecl
 from eval_core.host import ContextRules, HostOptionError, HostTrial, ModelSession
 from eval_core.kinds import Tier
-from eval_host_agent_runtime import l2, l3
+from eval_host_agent_runtime import l2
 from eval_host_agent_runtime.ports import PLATFORM, tools_of
+
+if TYPE_CHECKING:  # the durable tier loads with the first L3 Case: an L2 Sweep never pays
+    from eval_host_agent_runtime import l3
 
 HOST_NAME = "agent-runtime"
 STORE_VARIABLE = "EVAL_STORE"
@@ -55,6 +59,8 @@ class AgentRuntimeHost:
             self._durable = self._tier()
 
     def _tier(self) -> l3.DurableTier:
+        from eval_host_agent_runtime import l3
+
         try:
             return l3.DurableTier(self.soul_dir, self.store)
         except StoreError as refused:
@@ -82,13 +88,19 @@ class AgentRuntimeHost:
         return (prompt,)
 
     def services(self, tier: Tier) -> Sequence[type]:
-        return l3.SERVICES if tier == "l3" else l2.SERVICES
+        if tier == "l3":
+            from eval_host_agent_runtime import l3
+
+            return l3.SERVICES
+        return l2.SERVICES
 
     def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
         if case.tier == "l3":
             with self._lock:  # Trials may open at once: one durable tier per Host
                 if self._durable is None:
                     self._durable = self._tier()
+            from eval_host_agent_runtime import l3
+
             return l3.L3Trial(self._durable, case, model)
         return l2.L2Trial(self.soul, case, model)
 
