@@ -271,6 +271,7 @@ class _Turn:
         "hosting",
         "iteration",
         "limits",
+        "pending",
         "repairs",
         "result",
         "tools",
@@ -305,6 +306,7 @@ class _Turn:
         self.repairs = 0
         self.deltas = 0
         self.announce_finish = True
+        self.pending: list[str] = []  # Files a file_read attached to the next model request
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
         """Keep every decision; return the first refusal, if any.
@@ -476,6 +478,7 @@ class _Turn:
             )
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
+        self.pending.extend(outcome.attach)
         if outcome.status in PARKED:
             return self.park(call, outcome, stamp)
         screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]
@@ -574,6 +577,26 @@ class _Turn:
         return None
 
 
+def _attach_read_files(
+    turn: _Turn, attachments: AttachmentCheck | None, listener: Listener | None
+) -> list[dict[str, Any]]:
+    """The Files the last batch's ``file_read`` calls attached, as one user message appended to
+    the history (so later requests keep them), re-read from the store now."""
+    file_ids, turn.pending = list(dict.fromkeys(turn.pending)), []
+    attach = getattr(attachments, "attach", None)
+    if attach is None:
+        return []
+    attached = attach(file_ids)
+    if listener is not None:
+        for announced in attached.inputs:
+            listener("file.attached", announced)
+    if not attached.parts:
+        return []
+    message = {"role": "user", "content": attached.parts}
+    turn.result.messages.append(message)
+    return [message]
+
+
 def run_turn(
     soul: Soul,
     agent_slug: str,
@@ -621,9 +644,11 @@ def run_turn(
     history = list(resume.messages if resume is not None else messages)
     refusal = None
     inputs: list[dict[str, Any]] = []
+    screened_files: list[str] = []
     if attachments is not None and resume is None:
         rendered = attachments(history)
         history, refusal, inputs = rendered.messages, rendered.refusal, rendered.inputs
+        screened_files = list(getattr(rendered, "screened", ()))
     result = TurnResult(system_prompt=system, messages=history)
     policy = hosting.guardrails(soul.guardrails)
     if listener is not None:
@@ -661,9 +686,10 @@ def run_turn(
         for attached in inputs:
             listener("file.attached", attached)
     if resume is None:
-        screened = turn.guards.check_input(_latest_user_text(result.messages))
-        if turn.record(screened) is not None:
-            return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
+        # the user's own text, then the attachments' file names, then each extracted text
+        for text in (_latest_user_text(messages), *screened_files):
+            if turn.record(turn.guards.check_input(text)) is not None:
+                return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
     else:
         result.model_calls = resume.model_calls
         turn.repairs = resume.repairs
@@ -691,6 +717,8 @@ def run_turn(
                         "dropped": folded.dropped,
                     },
                 )
+        if turn.pending:
+            sent = [*sent, *_attach_read_files(turn, attachments, listener)]
         request = ModelRequest(system, sent, declared)
         result.requests.append(request)
         if listener is not None:

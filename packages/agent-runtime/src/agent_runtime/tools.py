@@ -36,6 +36,9 @@ class ToolOutcome:
     reason: str | None = None
     wait_id: str | None = None
     retry_after_ms: int | None = None
+    attach: tuple[str, ...] = ()
+    """Files this call attaches to the next model request (a ``file_read`` of a PDF, an image
+    or an office document): re-read from the store when that request is made."""
 
 
 class ToolExecutor(Protocol):
@@ -282,22 +285,64 @@ _DECLARATIONS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "file_read",
-        "Reads the text content of a File the user can access, identified by its fileId.",
+        "Reads a File the user can access, identified by its fileId: a text File comes back as "
+        "text; a PDF, an image or an office document is attached to your next message.",
         _object({"fileId": _string("Identifier of the File to read.")}, ("fileId",)),
     ),
     ToolSpec(
         "file_create",
-        "Creates a new File with the given name, media type and text content, and returns its "
-        "fileId.",
+        "Creates a draft File from the given content in the given format; the user saves or "
+        "discards the draft.",
         _object(
             {
-                "name": _string("File name, including its extension."),
-                "mediaType": _string("IANA media type, for example text/markdown."),
-                "content": _string("Full text content of the File."),
+                "filename": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200,
+                    "description": "File name; the format's extension is added when missing.",
+                },
+                "format": {
+                    "type": "string",
+                    "enum": [
+                        "pdf",
+                        "docx",
+                        "pptx",
+                        "xlsx",
+                        "json",
+                        "xml",
+                        "yaml",
+                        "markdown",
+                        "text",
+                        "csv",
+                    ],
+                    "description": "Format of the File.",
+                },
+                "content": _string("Full content of the File."),
+                "title": _string("Document title, shown first."),
             },
-            ("name", "mediaType", "content"),
+            ("filename", "format", "content"),
         ),
         mutating=True,
+    ),
+    ToolSpec(
+        "file_list",
+        "Lists the Files the user can access: their own, those shared with them, or both.",
+        _object(
+            {
+                "scope": {
+                    "type": "string",
+                    "enum": ["mine", "shared", "all"],
+                    "description": "Which Files to list (default all).",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "description": "At most this many Files (default 20).",
+                },
+            },
+            (),
+        ),
     ),
     ToolSpec(
         "github_repository_list",
