@@ -92,9 +92,9 @@ def test_a_flipped_byte_fails_the_exact_bytes_expectation(
     card, _ = swept(corpus, real_host, plugins, wire)
     failing = {t.case_id: {e.kind for e in t.expectations if not e.passed} for t in card.trials}
     assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(CASES, "failed"), failing
-    assert failing == {
-        CASES[0]: {"provider_prompt_file_exact"},  # the PDF's text label still names it
-        CASES[1]: {"provider_prompt_file_exact", "prompt_attaches"},  # an image has no label
+    assert failing == {  # a PDF, like an image, goes as its bytes alone: nothing else names it
+        CASES[0]: {"provider_prompt_file_exact", "prompt_attaches"},
+        CASES[1]: {"provider_prompt_file_exact", "prompt_attaches"},
     }
 
 

@@ -24,13 +24,14 @@ class Nothing:
 @pytest.mark.parametrize(
     ("media_type", "data", "reason"),
     [
-        (documents.PDF, synthesis.pdf_bytes("encrypted", None), "file_encrypted"),
-        (documents.PDF, synthesis.pdf_bytes("malformed", None), "file_malformed"),
-        (documents.DOCX, synthesis.docx_bytes(None, variant="malformed"), "file_malformed"),
-        (documents.DOCX, synthesis.docx_bytes(None, variant="empty"), "file_empty"),
-        (documents.DOCX, synthesis.docx_bytes(None, variant="entry-limit"), "file_entry_limit"),
-        ("text/plain", b"", "file_empty"),
-        ("image/png", b"\x89PNG", "file_unsupported"),
+        (documents.PDF, synthesis.pdf_bytes("encrypted", None), "encrypted"),
+        (documents.PDF, synthesis.pdf_bytes("malformed", None), "unreadable"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="malformed"), "unreadable"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="empty"), "no_text_layer"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="entry-limit"), "resource_limit"),
+        ("text/plain", b"", "no_text_layer"),
+        ("image/png", b"\x89PNG", "image_not_extractable"),
+        ("application/zip", b"PK", "unsupported_media_type"),
     ],
 )
 def test_unreadable_documents_are_refused(media_type: str, data: bytes, reason: str) -> None:
@@ -41,7 +42,7 @@ def test_unreadable_documents_are_refused(media_type: str, data: bytes, reason: 
 
 def test_over_limit_bytes_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(documents, "MAX_BYTES", 10)
-    with pytest.raises(DocumentRefused, match="file_too_large"):
+    with pytest.raises(DocumentRefused, match="resource_limit"):
         extract("text/plain", b"more than ten bytes")
 
 
@@ -49,7 +50,8 @@ def test_office_text_is_read_past_any_preview() -> None:
     docx = extract(documents.DOCX, synthesis.docx_bytes("Last clause.", 100))
     assert docx.text.endswith("Last clause.")
     xlsx = extract(documents.XLSX, synthesis.xlsx_bytes("Closing 5", 300))
-    assert xlsx.text.endswith("Closing 5")
+    assert "Inventory item 300\nClosing 5\n## Visible summary" in xlsx.text
+    assert "Salaries" not in xlsx.text  # the hidden sheet is not the document's text
     pptx = extract(documents.PPTX, synthesis.pptx_bytes("Notes only."))
     assert "Notes only." in pptx.text
 
@@ -57,11 +59,11 @@ def test_office_text_is_read_past_any_preview() -> None:
 def test_pdf_pages_have_sizes_text_and_a_token_estimate() -> None:
     mixed = extract(documents.PDF, synthesis.pdf_bytes("mixed", "Typed words here."))
     assert [(p.width, p.height, p.has_text) for p in mixed.pages] == [
-        (595, 842, True),
-        (595, 842, False),
+        (1224, 1584, True),
+        (840, 1188, False),
     ]
-    assert all(p.tokens >= documents.PAGE_IMAGE_TOKENS for p in mixed.pages)
-    assert mixed.pages[0].tokens > mixed.pages[1].tokens
+    assert [p.tokens for p in mixed.pages] == [2586, 1331]
+    assert (mixed.text, mixed.text_refusal) == ("", "needs_ocr")
 
 
 @pytest.mark.parametrize("durable", [False, True])
@@ -85,10 +87,11 @@ def test_a_file_replaced_after_a_read_is_refused_on_re_read() -> None:
     store.put("s", "s.pdf", documents.PDF, scan, origin="library", owner="user:u")
     tools = FileTools(Nothing(), store, requester="u", principal="agent:support")
     first = tools.execute(ToolCallRequest("1", "file_read", {"fileId": "s"}))
-    assert first.status == "succeeded" and first.output["pages"][0]["text"] is False
+    assert first.status == "succeeded" and first.output["attached"] is True
+    assert first.output["textRefusal"] == "needs_ocr" and first.attach == ("s",)
     store.replace_bytes("s", synthesis.pdf_bytes("malformed", None))  # the user uploads over it
     second = tools.execute(ToolCallRequest("2", "file_read", {"fileId": "s"}))
-    assert second.status == "failed" and (second.reason or "").startswith("file_malformed")
+    assert second.status == "succeeded" and second.output["textRefusal"] == "unreadable"
 
 
 def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
@@ -96,9 +99,7 @@ def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
     store.assign_role("agent:records-readonly", "records")
     tools = FileTools(Nothing(), store, requester="eval", principal="agent:records-readonly")
     made = tools.execute(
-        ToolCallRequest(
-            "1", "file_create", {"name": "a.md", "mediaType": "text/markdown", "content": "A"}
-        )
+        ToolCallRequest("1", "file_create", {"filename": "a", "format": "markdown", "content": "A"})
     )
     assert made.status == "succeeded"
     [generated] = [f for f in store.files() if f.origin == "generated"]
@@ -106,7 +107,8 @@ def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
     assert generated.status == "draft"
     other = FileTools(Nothing(), store, requester="someone-else", principal="agent:x")
     denied = other.execute(ToolCallRequest("2", "file_read", {"fileId": generated.file_id}))
-    assert denied.status == "failed" and "file_not_found" in (denied.reason or "")
+    assert denied.status == "failed"
+    assert denied.reason == f"not_found: file {generated.file_id} is not available"
 
 
 def test_other_calls_pass_through() -> None:

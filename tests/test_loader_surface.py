@@ -626,6 +626,7 @@ SPEC_FIELDS = [
     *("script", "expect", "trials", "redTeam", "attachments", "readable", "journey", "fault"),
     *("agentRoles", "mcp", "nativeRoutine", "routine", "integrationReply", "doctor"),
     *("checkpointCrash", "contextTokenBudget", "hostingAuthority", "safetyHostingAuthority"),
+    "attemptHistory",
 ]
 """Every Case field of the spec's section 2."""
 

@@ -165,7 +165,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
     monkeypatch.setattr(arguments, "problem", lambda schema, value: None)
     _, red = red_cases(plugins, copy)
     assert red == {
-        "triage-a-search-missing-its-query-is-refused-by-the-schema",
+        "triage-a-search-with-a-limit-of-zero-is-refused-by-the-schema",
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-journey-statuses-fold-to-the-first-failed-turn",

@@ -14,7 +14,7 @@ from agent_runtime.soul import Soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 
 COMMENT = ToolCallRequest(
-    "c1", "github_issue_comment", {"repository": "a/b", "issue": 1, "body": "x"}
+    "c1", "github_issue_comment", {"repository": "a/b", "issueNumber": 1, "body": "x"}
 )
 
 

@@ -19,7 +19,7 @@ from agent_runtime.soul import Soul
 from agent_runtime.storage import StoreTemplate, Template, connect, migrate
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 
-CALL = ToolCallRequest("c1", "slack_post_message", {"channel": "#ops", "text": "Bulbs shipped."})
+CALL = ToolCallRequest("c1", "send_slack_message", {"channel": "#ops", "text": "Bulbs shipped."})
 
 
 class Clock:
@@ -63,7 +63,7 @@ def turn_request(soul: Soul, conversation: str, model: Model, slack: Slack) -> T
         turn_index=1,
         load_soul=lambda: soul,
         resolve_context=dict,
-        tools=[PLATFORM_TOOLS["slack_post_message"]],
+        tools=[PLATFORM_TOOLS["send_slack_message"]],
         model=model,
         executor=lambda _soul, _lease: slack,
     )
@@ -145,7 +145,7 @@ def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(
     assert parked.statuses()[0] == "succeeded"  # the model was told and answered
     last = [payload for kind, payload in parked.events() if kind == "tool.result"][-1]
     assert (last["status"], last["errorCode"]) == ("error", "failed")
-    assert last["summary"].startswith("retry_exhausted: the provider of slack_post_message")
+    assert last["summary"].startswith("retry_exhausted: the provider of send_slack_message")
 
 
 def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> None:
@@ -155,7 +155,7 @@ def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> Non
         "support",
         context={},
         messages=[{"role": "user", "content": "Tell #ops."}],
-        tools=[PLATFORM_TOOLS["slack_post_message"]],
+        tools=[PLATFORM_TOOLS["send_slack_message"]],
         model=Model(),
         executor=slack,
     )

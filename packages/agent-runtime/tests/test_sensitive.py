@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_runtime.guardrails import GuardrailConfig, Guardrails, output_refusal
+from agent_runtime.guardrails import OUTPUT_REFUSAL, GuardrailConfig, Guardrails
 from agent_runtime.sensitive import find_api_keys, find_emails, find_ssns
 
 
@@ -61,10 +61,8 @@ def test_a_filter_refuses_what_its_patterns_find_and_names_it() -> None:
     assert decision.detail == (
         "1 Social Security number(s) ending 9999; 1 email address(es) at example.nl"
     )
-    assert decision.refusal == output_refusal(["a Social Security number", "an email address"])
-    assert decision.refusal == (
-        "I can't share that: the answer contained a Social Security number and an email address."
-    )
+    assert decision.refusal == OUTPUT_REFUSAL == "The response was blocked by a content guardrail."
+    assert decision.reason == "content_filter:ssn"  # the original's code: the first pattern found
     [card] = guards.check_output("card 4111 1111 1111 1111")  # not a pattern of this filter
     assert not card.blocked and card.refusal is None
 

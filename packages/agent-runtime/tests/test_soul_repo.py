@@ -51,12 +51,24 @@ def test_a_malformed_artifact_is_committed_but_not_published(repo: SoulRepo) -> 
     assert log == [("skills/bulb-storage/SKILL.md", False)]
 
 
-def test_an_agent_may_not_rewrite_itself_and_bad_slugs_are_invalid(repo: SoulRepo) -> None:
+def test_an_agent_may_not_rewrite_itself_and_bad_slugs_are_denied(repo: SoulRepo) -> None:
     log: list[tuple[str, bool]] = []
     w = writer(repo, log)
-    assert w.execute(call("Agent", "soul-author", SKILL)).status == "denied"
-    assert w.execute(call("Skill", "Bad Slug", SKILL)).status == "invalid_arguments"
-    assert w.execute(call("Guardrail", "x", SKILL)).status == "invalid_arguments"
+    own = w.execute(call("Agent", "soul-author", SKILL))
+    assert (own.status, own.reason) == (
+        "denied",
+        "FORBIDDEN: agent soul-author may not rewrite its own definition — "
+        "self_rewrite at agents/soul-author/AGENT.md",
+    )
+    slug = w.execute(call("Skill", "Bad Slug", SKILL))
+    assert (slug.status, slug.reason) == (
+        "denied",
+        "VALIDATION_FAILED: slug 'Bad Slug' is not a lowercase-hyphenated slug — "
+        "invalid_slug at skills/Bad Slug",
+    )
+    kind = w.execute(call("Guardrail", "x", SKILL))
+    assert kind.status == "denied"
+    assert kind.reason is not None and kind.reason.startswith("VALIDATION_FAILED: kind must be")
     assert log == [] and not repo.changed()
 
 

@@ -168,7 +168,7 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     conversation = store.start_conversation("records-readonly")
     run = start_turn(store, conversation, 1, [{"role": "user", "content": "Comment on 212."}])
     call = ToolCallRequest(
-        "c1", "github_issue_comment", {"repository": "a/b", "issue": 212, "body": "x"}
+        "c1", "github_issue_comment", {"repository": "a/b", "issueNumber": 212, "body": "x"}
     )
     model = Script(ModelResponse(tool_calls=[call]), ModelResponse(text="Commented on 212."))
     tools = Tickets()

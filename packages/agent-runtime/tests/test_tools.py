@@ -7,14 +7,39 @@ from agent_runtime.tools import PLATFORM_TOOLS
 
 REQUIRED = {
     "get_current_time": (set(), False),
-    "web_fetch": ({"url"}, False),
+    "web_fetch": ({"url", "prompt"}, False),
     "file_read": ({"fileId"}, False),
-    "file_create": ({"name", "mediaType", "content"}, True),
+    "file_create": ({"filename", "format", "content"}, True),
+    "file_list": (set(), False),
     "github_repository_list": (set(), False),
-    "github_issue_search": ({"repository", "query"}, False),
-    "github_issue_comment": ({"repository", "issue", "body"}, True),
-    "slack_post_message": ({"channel", "text"}, True),
-    "skill_reference": ({"slug"}, False),
+    "github_issue_search": (set(), False),
+    "github_issue_comment": ({"repository", "issueNumber", "body"}, True),
+    "send_slack_message": ({"channel", "text"}, True),
+    "slack_channel_list": (set(), False),
+    "skill": ({"name"}, False),
+    "validate_artifact": ({"artifact", "schema"}, False),
+    "complete_state": (set(), True),
+    "complete_task": ({"status"}, False),
+    "plan_declare": ({"rounds"}, False),
+    "plan_compile": ({"yaml"}, False),
+    "pack_read": (set(), False),
+    "record_create": ({"type", "data"}, True),
+    "create_resource_type": ({"name", "schema"}, True),
+    "github_issue_read": ({"repository", "issueNumber"}, False),
+    "github_issue_label": ({"repository", "issueNumber", "labels"}, True),
+    "github_issue_assign": ({"repository", "issueNumber", "assignees"}, True),
+    "github_issue_close": ({"repository", "issueNumber"}, True),
+    "github_pull_request_read": ({"repository", "pullNumber"}, False),
+    "github_pull_request_search": (set(), False),
+    "github_pull_request_create": ({"repository", "title", "head", "base"}, True),
+    "github_pull_request_comment": ({"repository", "pullNumber", "body"}, True),
+    "github_pull_request_review": ({"repository", "pullNumber", "event"}, True),
+    "github_pull_request_merge": ({"repository", "pullNumber"}, True),
+    "github_check_run_read": ({"repository", "ref"}, False),
+    "github_repo_push": ({"repository", "branch", "message", "files"}, True),
+    "github_repository_create": ({"name"}, True),
+    "github_content_read": ({"repository", "path"}, False),
+    "github_content_list": ({"repository"}, False),
     "lookup_ticket": ({"ticketId"}, False),
     "soul_write": ({"kind", "slug", "content"}, True),
     "github_issue_create": ({"repository", "title"}, True),
@@ -43,7 +68,8 @@ def test_platform_tools_declare_their_inputs_and_mutability() -> None:
         assert required <= set(spec.input_schema["properties"])
         assert spec.mutating is mutating
         assert spec.description.endswith(".") and len(spec.description) > 40
-    assert "owner" in PLATFORM_TOOLS["github_repository_list"].input_schema["properties"]
+    assert set(REQUIRED) == set(PLATFORM_TOOLS)
+    assert PLATFORM_TOOLS["github_repository_list"].input_schema["properties"] == {}
 
 
 PREVIEW = {

@@ -24,7 +24,7 @@ autonomy: approval-required
 capabilityRestrictions:
   tools:
     deny: [wipe_all]
-    allow: [note_create, note_read, record_get, record_delete, skill_reference, request_input]
+    allow: [note_create, note_read, record_get, record_delete, skill, request_input]
   skills:
     allow: [house-rules]
   records:
@@ -225,8 +225,8 @@ def test_a_disabled_server_publishes_nothing(soul_dir: Path) -> None:
         ),
         (
             "clerk",
-            spec("skill_reference"),
-            {"slug": "secret"},
+            spec("skill"),
+            {"name": "secret"},
             'Skill "secret" is outside this Agent\'s allowed Skills',
         ),
     ],
@@ -251,7 +251,7 @@ def test_rules_scoped_to_named_types_leave_other_types_alone(soul_dir: Path) -> 
     soul = load_soul(soul_dir)
     assert denied(soul, "clerk", spec("record_delete"), {"type": "invoice"}) is None
     assert denied(soul, "clerk", spec("record_get"), {"type": "ticket"}) is None
-    assert denied(soul, "clerk", spec("skill_reference"), {"slug": "house-rules"}) is None
+    assert denied(soul, "clerk", spec("skill"), {"name": "house-rules"}) is None
 
 
 def test_flow_control_tools_escape_blanket_rules(soul_dir: Path) -> None:

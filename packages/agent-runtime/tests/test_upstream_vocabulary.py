@@ -130,12 +130,16 @@ def test_a_limit_fails_the_run_with_the_limit_as_its_reason(
     assert store.statuses(run) == ("failed", "failed", "failed", "iteration_limit")
     kind, _, finished = _events(store, run)[-1]
     assert kind == "turn.finished"
+    # the attempt had finished Tool calls: its failed attempt still leaves a Message
+    [(_, _, metadata)] = [m for m in store.messages(run.run_id) if m[0] == "assistant"]
+    assert metadata["turnAttempt"]["outcome"] == "failed"
     assert finished == {
         "status": "failed",
-        "messageId": None,
+        "messageId": finished["messageId"],
         "reason": "iteration_limit",
         "modelCallCount": 2,
     }
+    assert finished["messageId"] is not None
 
 
 def test_tool_call_carries_a_digest_and_a_preview_and_tool_result_is_ok_or_error(

@@ -34,7 +34,7 @@ CASES = (
     "finance-refund-is-blocklisted",
     "finance-answers-a-structured-refund-summary",
     "l3-journey-a-committed-skill-is-what-the-next-turn-loads",
-    "l3-file-pdf-mixed-counts-both-pages",
+    "l3-file-pdf-mixed-refuses-its-partial-text-and-keeps-both-pages",
 )
 
 

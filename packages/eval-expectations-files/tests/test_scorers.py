@@ -199,3 +199,14 @@ def test_omission_kinds_fail_over_no_request_at_all() -> None:
     for kind in (PromptOmitsAttachment(file_id="f"), ProviderPromptOmitsFile(file_id="f")):
         ok, detail = score(kind, record(requests=[]))
         assert not ok and "no provider request was observed" in detail
+    ok, detail = score(PromptOmitsAttachment(file_id="f"), record(requests=[]), model_calls=0)
+    assert not ok and "no provider request was observed" in detail  # it reads the first one
+
+
+def test_omits_file_holds_when_the_host_saw_no_model_call() -> None:
+    """The original's rule: a Turn that never called the model sent no File (observed: the Host
+    counted zero model calls); a count the Host did not report still proves nothing."""
+    ok, detail = score(ProviderPromptOmitsFile(file_id="f"), record(requests=[]), model_calls=0)
+    assert ok and "never called" in detail
+    ok, _ = score(ProviderPromptOmitsFile(file_id="f"), record(requests=[]), model_calls=1)
+    assert not ok

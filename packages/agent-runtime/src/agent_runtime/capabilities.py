@@ -41,8 +41,8 @@ RESOURCE_TYPE_ACTIONS: Mapping[str, str] = {
     "create_resource_type": "create",
     "resource_type_update": "update",
 }
-SKILL_TOOLS = frozenset({"skill", "skill_reference"})
-"""The Tools that load a Skill into a Turn (by its ``name``; ``skill_reference`` by ``slug``)."""
+SKILL_TOOL = "skill"
+"""The Tool that loads a Skill into a Turn, by its ``name``."""
 
 _RECORD_VERBS = frozenset(RECORD_ACTIONS.values())
 _RESOURCE_TYPE_VERBS = frozenset(RESOURCE_TYPE_ACTIONS.values())
@@ -127,9 +127,9 @@ class CapabilityRestrictions:
 
     def _skill_denial(self, tool: str, arguments: Any) -> str | None:
         rule = self.skills
-        if rule is None or tool not in SKILL_TOOLS:
+        if rule is None or tool != SKILL_TOOL:
             return None
-        name = _argument(arguments, "name") or _argument(arguments, "slug")
+        name = _argument(arguments, "name")
         if name is None:
             if rule.allow is None:
                 return None

@@ -1,10 +1,13 @@
 """Text extraction from Files (PDF, DOCX, XLSX, PPTX, text), with limits.
 
 A document the runtime cannot read honestly is refused with a reason, never guessed at:
-encrypted, malformed, empty and over-limit documents raise :class:`DocumentRefused`. Office
-archives are read with ``zipfile`` and an XML parser so their limits (entries, inflated size)
-are ours to enforce; PDFs are read with pypdf. A PDF also reports each page's size and a token
-estimate, which is what a provider charges for a PDF input.
+encrypted, malformed, empty and over-limit documents raise :class:`DocumentRefused` with the
+original's codes (``unreadable``, ``encrypted``, ``no_text_layer``, ``resource_limit``,
+``unsupported_media_type``). Office archives are read with ``zipfile`` and an XML parser so
+their limits (512 entries, 32 MiB expanded; 25 MiB per File) are ours to enforce; PDFs are read
+with pypdf. A PDF also reports each page as the image a provider renders (two pixels per point)
+and the fewest tokens that image costs; a PDF whose text layer misses a page keeps its visual
+and has its text refused (``needs_ocr``).
 """
 
 from __future__ import annotations
@@ -16,13 +19,32 @@ import zipfile
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
-MAX_BYTES = 10 * 1024 * 1024
-MAX_ARCHIVE_ENTRIES = 256
-MAX_INFLATED_BYTES = 50 * 1024 * 1024
+MAX_BYTES = 25 * 1024 * 1024
+"""The largest File a Turn may carry (25 MiB)."""
+MAX_ARCHIVE_ENTRIES = 512
+MAX_INFLATED_BYTES = 32 * 1024 * 1024
+"""An Office archive may hold 512 entries and expand to 32 MiB."""
 MAX_PDF_PAGES = 200
-PAGE_IMAGE_TOKENS = 258
-"""Tokens a provider charges for one PDF page rendered as an image, before its text."""
+PIXELS_PER_POINT = 2
+"""A PDF page is measured as the image a provider renders of it: two pixels per point."""
+PIXELS_PER_TOKEN = 750
+"""A rendered page costs at least one token per 750 pixels (width x height / 750)."""
 CHARS_PER_TOKEN = 4
+
+UNREADABLE = "unreadable"
+ENCRYPTED = "encrypted"
+NO_TEXT_LAYER = "no_text_layer"
+UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+NEEDS_OCR = "needs_ocr"
+RESOURCE_LIMIT = "resource_limit"
+IMAGE_NOT_EXTRACTABLE = "image_not_extractable"
+REFUSAL_CODES = frozenset(
+    {UNREADABLE, ENCRYPTED, NO_TEXT_LAYER, UNSUPPORTED_MEDIA_TYPE, NEEDS_OCR, RESOURCE_LIMIT}
+)
+"""The document refusals, as the original spells them (``image_not_extractable`` is the
+extractor's answer for an image, which is sent as pixels instead)."""
+TEXTUAL = frozenset({"text/plain", "text/markdown", "text/csv"})
+"""The media types ``file_read`` returns as characters; anything else is attached."""
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -36,7 +58,7 @@ _NUMBERED = re.compile(r"(\d+)\.xml$")
 
 
 class DocumentRefused(Exception):  # noqa: N818 - it names an outcome
-    """The document cannot be read; ``reason`` is a stable code such as ``file_encrypted``."""
+    """The document cannot be read; ``reason`` is one of :data:`REFUSAL_CODES`."""
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
@@ -46,7 +68,8 @@ class DocumentRefused(Exception):  # noqa: N818 - it names an outcome
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One PDF page: its size in points, whether it has a text layer, a token estimate."""
+    """One PDF page as a provider sees it: its rendered size in pixels (two per point), whether
+    it has a text layer, and the fewest tokens its image costs."""
 
     width: int
     height: int
@@ -56,16 +79,24 @@ class Page:
 
 @dataclass(frozen=True, slots=True)
 class Extracted:
+    """A document's text; a PDF also has its pages. A PDF whose text layer does not cover every
+    page keeps its visual (the bytes still reach the model) but its text is refused
+    (``text_refusal``, ``needs_ocr``) and ``text`` is empty: a partial text layer read as the
+    whole document would leave out what only the picture shows."""
+
     text: str
     pages: tuple[Page, ...] = ()
+    text_refusal: str | None = None
 
 
 def extract(media_type: str, data: bytes) -> Extracted:
     """The text of a File, or :class:`DocumentRefused` saying why it cannot be read."""
     if len(data) > MAX_BYTES:
-        raise DocumentRefused("file_too_large", f"{len(data)} bytes, above {MAX_BYTES}")
+        raise DocumentRefused(RESOURCE_LIMIT, f"{len(data)} bytes, above {MAX_BYTES}")
     if not data:
-        raise DocumentRefused("file_empty", "the File has no bytes")
+        raise DocumentRefused(NO_TEXT_LAYER, "the File has no bytes")
+    if media_type.startswith("image/"):
+        raise DocumentRefused(IMAGE_NOT_EXTRACTABLE, "an image has pixels, not text")
     if media_type == PDF:
         return _pdf(data)
     if media_type in (DOCX, XLSX, PPTX):
@@ -74,16 +105,21 @@ def extract(media_type: str, data: bytes) -> Extracted:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise DocumentRefused("file_malformed", f"not UTF-8 text: {error}") from error
+            raise DocumentRefused(UNREADABLE, f"not UTF-8 text: {error}") from error
     else:
-        raise DocumentRefused("file_unsupported", f"no text can be read from {media_type}")
+        raise DocumentRefused(UNSUPPORTED_MEDIA_TYPE, f"no text can be read from {media_type}")
     if not text.strip():
-        raise DocumentRefused("file_empty", "the document holds no text")
+        raise DocumentRefused(NO_TEXT_LAYER, "the document holds no text")
     return Extracted(text)
 
 
 def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def page_tokens(width: int, height: int) -> int:
+    """The fewest tokens one rendered page of ``width`` x ``height`` pixels costs."""
+    return math.ceil(width * height / PIXELS_PER_TOKEN)
 
 
 def _pdf(data: bytes) -> Extracted:
@@ -93,30 +129,27 @@ def _pdf(data: bytes) -> Extracted:
     try:
         reader = PdfReader(io.BytesIO(data), strict=True)
         if reader.is_encrypted:
-            raise DocumentRefused("file_encrypted", "the PDF is encrypted")
+            raise DocumentRefused(ENCRYPTED, "the PDF is password-protected")
         if len(reader.pages) > MAX_PDF_PAGES:
-            raise DocumentRefused("file_too_large", f"more than {MAX_PDF_PAGES} pages")
+            raise DocumentRefused(RESOURCE_LIMIT, f"more than {MAX_PDF_PAGES} pages")
         pages: list[Page] = []
         texts: list[str] = []
         for page in reader.pages:
             text = page.extract_text() or ""
             box = page.mediabox
-            pages.append(
-                Page(
-                    width=round(float(box.width)),
-                    height=round(float(box.height)),
-                    has_text=bool(text.strip()),
-                    tokens=PAGE_IMAGE_TOKENS + estimate_tokens(text),
-                )
-            )
+            width = round(float(box.width) * PIXELS_PER_POINT)
+            height = round(float(box.height) * PIXELS_PER_POINT)
+            pages.append(Page(width, height, bool(text.strip()), page_tokens(width, height)))
             texts.append(text)
     except DocumentRefused:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as error:
-        raise DocumentRefused("file_malformed", f"the PDF cannot be parsed: {error}") from error
+        raise DocumentRefused(UNREADABLE, f"the PDF cannot be parsed: {error}") from error
     if not pages:
-        raise DocumentRefused("file_empty", "the PDF has no pages")
-    return Extracted("\n\n".join(t.strip() for t in texts if t.strip()), tuple(pages))
+        raise DocumentRefused(UNREADABLE, "the PDF has no pages")
+    if not all(p.has_text for p in pages):
+        return Extracted("", tuple(pages), NEEDS_OCR)
+    return Extracted("\n\n".join(t.strip() for t in texts), tuple(pages))
 
 
 def _archive(data: bytes) -> zipfile.ZipFile:
@@ -124,13 +157,13 @@ def _archive(data: bytes) -> zipfile.ZipFile:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as error:
-        raise DocumentRefused("file_malformed", f"not a readable archive: {error}") from error
+        raise DocumentRefused(UNREADABLE, f"not a readable archive: {error}") from error
     if len(infos) > MAX_ARCHIVE_ENTRIES:
         raise DocumentRefused(
-            "file_entry_limit", f"{len(infos)} archive entries, above {MAX_ARCHIVE_ENTRIES}"
+            RESOURCE_LIMIT, f"{len(infos)} archive entries, above {MAX_ARCHIVE_ENTRIES}"
         )
     if sum(i.file_size for i in infos) > MAX_INFLATED_BYTES:
-        raise DocumentRefused("file_too_large", f"inflates above {MAX_INFLATED_BYTES} bytes")
+        raise DocumentRefused(RESOURCE_LIMIT, f"expands above {MAX_INFLATED_BYTES} bytes")
     return archive
 
 
@@ -138,9 +171,9 @@ def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element:
     try:
         return ElementTree.fromstring(archive.read(name))
     except KeyError as error:
-        raise DocumentRefused("file_malformed", f"the archive lacks {name}") from error
+        raise DocumentRefused(UNREADABLE, f"the archive lacks {name}") from error
     except (ElementTree.ParseError, zipfile.BadZipFile, OSError, EOFError) as error:
-        raise DocumentRefused("file_malformed", f"{name} cannot be read: {error}") from error
+        raise DocumentRefused(UNREADABLE, f"{name} cannot be read: {error}") from error
 
 
 def _numbered(archive: zipfile.ZipFile, prefix: str) -> list[str]:
@@ -154,14 +187,39 @@ def _docx(archive: zipfile.ZipFile) -> str:
     return "\n".join(p for p in paragraphs if p)
 
 
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+def _visible_sheets(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
+    """``(name, part)`` of each sheet the workbook shows, in its order; a hidden sheet is not
+    read (it is hidden from whoever opens the workbook, so it is not the document's text)."""
+    workbook = _xml(archive, "xl/workbook.xml")
+    targets = {
+        rel.get("Id"): str(rel.get("Target", "")).lstrip("/")
+        for rel in _xml(archive, "xl/_rels/workbook.xml.rels").iter(f"{_REL}Relationship")
+    }
+    sheets: list[tuple[str, str]] = []
+    for sheet in workbook.iter(f"{_S}sheet"):
+        if sheet.get("state") in ("hidden", "veryHidden"):
+            continue
+        target = targets.get(sheet.get(f"{_R}id"), "")
+        part = target if target.startswith("xl/") else f"xl/{target}"
+        sheets.append((str(sheet.get("name", "")), part))
+    return sheets
+
+
 def _xlsx(archive: zipfile.ZipFile) -> str:
     shared: list[str] = []
     if "xl/sharedStrings.xml" in archive.namelist():
         strings = _xml(archive, "xl/sharedStrings.xml")
         shared = ["".join(t.text or "" for t in si.iter(f"{_S}t")) for si in strings]
     lines: list[str] = []
-    for name in _numbered(archive, "xl/worksheets/sheet"):
-        for row in _xml(archive, name).iter(f"{_S}row"):
+    for title, part in _visible_sheets(archive):
+        lines.append(f"## {title}")
+        for row in _xml(archive, part).iter(f"{_S}row"):
+            if row.get("hidden") in ("1", "true"):
+                continue
             cells: list[str] = []
             for cell in row.iter(f"{_S}c"):
                 kind = cell.get("t")
@@ -173,7 +231,7 @@ def _xlsx(archive: zipfile.ZipFile) -> str:
                     cells.append("".join(t.text or "" for t in cell.iter(f"{_S}t")))
                 elif value is not None:
                     cells.append(value.text or "")
-            lines.append("\t".join(cells))
+            lines.append("\t".join(cells).rstrip("\t"))
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ last checkpoint behind.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -70,22 +71,86 @@ class TurnRequest:
 
 class EventLog:
     """The loop's listener: every event appended to ``run_events``, fenced, in order, then
-    passed to the subscriber."""
+    passed to the subscriber.
 
-    __slots__ = ("lease", "seq", "store", "subscriber")
+    It also keeps, from the events it wrote, the attempt's Tool calls as the assistant
+    Message's ``toolCalls`` metadata records them (see :meth:`tool_calls`)."""
+
+    __slots__ = (
+        "_batches",
+        "_calls",
+        "_started",
+        "lease",
+        "released",
+        "seq",
+        "store",
+        "subscriber",
+    )
 
     def __init__(self, store: RunStore, lease: Lease, subscriber: Listener | None = None) -> None:
         self.store = store
         self.lease = lease
         self.seq = store.next_event_seq(lease.run_id)
         self.subscriber = subscriber
+        self._calls: dict[str, dict[str, Any]] = {}
+        self._started: dict[str, float] = {}
+        self._batches: dict[str, str] = {}
+        self.released: list[str] = []
+        """The participant text spans released so far (``text.delta``)."""
+        # a resumed Turn (after an approval, a retry wait, a crash) keeps what its earlier
+        # passes already did: their calls are this Turn's too (how long they took is not known)
+        for _seq, kind, _who, payload in store.events(lease.run_id):
+            if kind in ("tool.batch", "tool.call", "tool.result", "text.delta"):
+                self._observe(kind, payload, replayed=True)
 
     def __call__(self, kind: str, payload: dict[str, Any]) -> None:
         participant = "participant" if kind in PARTICIPANT_EVENTS else "operator"
         self.store.append_event(self.lease, self.seq, kind, payload, participant)
         self.seq += 1
+        self._observe(kind, payload)
         if self.subscriber is not None:
             self.subscriber(kind, payload)
+
+    def _observe(self, kind: str, payload: dict[str, Any], *, replayed: bool = False) -> None:
+        if kind == "tool.batch":
+            number = len(set(self._batches.values())) + 1
+            batch = f"{self.lease.turn_id}:{self.lease.generation}:batch:{number}"
+            for call_id in payload.get("call_ids", []):
+                self._batches[str(call_id)] = batch
+        elif kind == "tool.call":
+            call_id = str(payload["callId"])
+            self._started[call_id] = time.monotonic()
+            self._calls[call_id] = {
+                "callId": call_id,
+                "name": payload["name"],
+                "argsDigest": payload["argsDigest"],
+                "argsPreview": payload["argsPreview"],
+            }
+        elif kind == "tool.result":
+            call_id = str(payload["callId"])
+            entry = self._calls.setdefault(
+                call_id, {"callId": call_id, "name": payload.get("name")}
+            )
+            started = self._started.get(call_id)
+            if "resultPreview" in payload:
+                entry["resultPreview"] = payload["resultPreview"]
+            if not replayed and started is not None:
+                entry["durationMs"] = round((time.monotonic() - started) * 1000)
+            entry["outcome"] = payload["status"]
+            if "errorCode" in payload:
+                entry["errorCode"] = payload["errorCode"]
+            if call_id in self._batches:
+                entry["batchId"] = self._batches[call_id]
+            if "participantActivity" in payload:
+                entry["participantActivity"] = payload["participantActivity"]
+        elif kind == "text.delta":
+            self.released.append(str(payload.get("text", "")))
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """``[{callId, name, argsDigest, argsPreview, resultPreview?, durationMs, outcome
+        ok/error, errorCode?, batchId?, participantActivity?}]``: each call of this attempt
+        that has a result, in the order the results came."""
+        return [c for c in self._calls.values() if "outcome" in c]
 
 
 class LedgerExecutor:
@@ -287,20 +352,65 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
             request.conversation_id,
             "assistant",
             {"content": result.output_text},
-            {
-                "runId": lease.run_id,
-                "turnIndex": request.turn_index,
-                "agent": request.agent,
-                "outputKind": result.output_kind,
-                "historyMessages": history_count,
-                "toolCalls": len(result.tool_calls),
-                "toolActivity": result.activity,
-                "reason": result.reason,
-            },
+            message_metadata(lease, request, result, events, history_count, "succeeded"),
         )
         events("turn.finished", finished_payload("succeeded", message_id, result.reason, result))
         store.settle(lease, "succeeded", result.reason)
         return result
-    events("turn.finished", finished_payload("failed", None, result.reason, result))
+    failed_id = None
+    if events.tool_calls() or "".join(events.released):
+        # a failed attempt with safe history (Tool calls that finished, text already released)
+        # still leaves the reader a Message of what happened
+        failed_id = store.add_message(
+            lease,
+            request.conversation_id,
+            "assistant",
+            {"content": "".join(events.released)},
+            message_metadata(lease, request, result, events, history_count, "failed"),
+        )
+    events("turn.finished", finished_payload("failed", failed_id, result.reason, result))
     store.settle(lease, "failed", result.reason)
     return result
+
+
+def message_metadata(
+    lease: Lease,
+    request: TurnRequest,
+    result: TurnResult,
+    events: EventLog,
+    history_count: int,
+    outcome: str,
+) -> dict[str, Any]:
+    """The assistant Message's metadata: the original's ``toolCalls`` list, ``receipt`` and
+    ``turnAttempt``, beside this runtime's own keys. ``turnAttempt.cursor`` is the sequence of
+    the attempt's last event (its ``turn.finished``, written next)."""
+    usage = result.usage
+    latencies = result.model_latencies_ms
+    receipt: dict[str, Any] = {
+        "modelId": getattr(request.model, "model_id", None) or "unknown",
+        "modelCallLatencyMs": latencies[-1] if latencies else 0,
+        "totalModelCallLatencyMs": sum(latencies),
+        "modelCallCount": result.model_calls,
+        "usage": {
+            "inputTokens": usage.input_tokens,
+            "outputTokens": usage.output_tokens,
+            "cacheReadTokens": usage.cache_read_tokens,
+            "cacheWriteTokens": usage.cache_write_tokens,
+            "reasoningTokens": usage.reasoning_tokens,
+        },
+    }
+    provider = getattr(request.model, "provider", None)
+    if provider:
+        receipt["provider"] = provider
+    return {
+        "runId": lease.run_id,
+        "turnIndex": request.turn_index,
+        "agent": request.agent,
+        "outputKind": result.output_kind,
+        "historyMessages": history_count,
+        "toolCalls": events.tool_calls(),
+        "toolActivity": result.activity,
+        "reason": result.reason,
+        "receipt": receipt,
+        "turnAttempt": {"cursor": events.seq, "outcome": outcome, "complete": True},
+    }

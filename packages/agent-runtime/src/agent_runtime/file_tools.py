@@ -1,27 +1,37 @@
-"""``file_read`` and ``file_create``, run for real against the File store.
+"""``file_read``, ``file_create`` and ``file_list``, run for real against the File store.
 
-``file_read`` checks the requester may read the File, extracts its text with the document
-limits and refuses what cannot be read. ``file_create`` is the real writer: it saves a draft
-File owned by the Agent's principal and shares it with the requester and with every Role that
-principal holds in the role-assignment rows (never with Roles a Soul merely lists). Any other
-call passes to the executor it wraps.
+``file_read`` checks the requester may read the File. A text File (plain, Markdown, CSV) comes
+back as characters (at most 32 000); anything else (a PDF, an image, an office document, or a
+text File whose text is refused) is attached to the next model request, which re-reads it from
+the store then, and the result says so (``kind: "attached"``). ``file_create`` renders the
+content in the format asked for and saves a draft File owned by the Agent's principal, shared
+with the requester and with every Role that principal holds in the role-assignment rows (never
+with Roles a Soul merely lists). ``file_list`` lists the Files the requester may read. Any
+other call passes to the executor it wraps.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agent_runtime.attachments import pages_of
-from agent_runtime.documents import PDF, DocumentRefused, extract
+from agent_runtime.documents import IMAGE_NOT_EXTRACTABLE, TEXTUAL, DocumentRefused, extract
+from agent_runtime.file_render import FORMATS, RenderError, render
 from agent_runtime.file_store import FileStore, StoredFile, digest
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 
 FILE_READ = "file_read"
 FILE_CREATE = "file_create"
-FILE_TOOLS = frozenset({FILE_READ, FILE_CREATE})
-MAX_READ_CHARS = 100_000
+FILE_LIST = "file_list"
+FILE_TOOLS = frozenset({FILE_READ, FILE_CREATE, FILE_LIST})
+MAX_READ_CHARS = 32_000
 MAX_CREATE_CHARS = 1_000_000
+MAX_FILENAME_CHARS = 200
+DRAFT_TTL = timedelta(hours=24)
+DEFAULT_LIST_LIMIT = 20
+MAX_LIST_LIMIT = 50
+_SOURCE = {"attachment": "chat", "library": "upload", "generated": "agent"}
 
 
 def user(requester: str) -> str:
@@ -36,6 +46,19 @@ def may_read(store: FileStore, file: StoredFile, requester: str) -> bool:
     if user(requester) in grants:
         return True
     return any(f"role:{r}" in grants for r in store.roles_of(user(requester)))
+
+
+def _error(code: str, message: str) -> ToolOutcome:
+    return ToolOutcome("failed", reason=f"{code}: {message}")
+
+
+def _identity(file: StoredFile) -> dict[str, Any]:
+    return {
+        "fileId": file.file_id,
+        "filename": file.name,
+        "mediaType": file.media_type,
+        "sizeBytes": len(file.data),
+    }
 
 
 class FileTools:
@@ -56,6 +79,8 @@ class FileTools:
             return self.read(call.arguments)
         if call.name == FILE_CREATE:
             return self.create(call.arguments)
+        if call.name == FILE_LIST:
+            return self.list(call.arguments)
         return self.inner.execute(call)
 
     def read(self, arguments: Any) -> ToolOutcome:
@@ -64,38 +89,61 @@ class FileTools:
             return ToolOutcome("invalid_arguments", reason="fileId must be a non-empty string")
         file = self.store.get(file_id)
         if file is None or not may_read(self.store, file, self.requester):
-            return ToolOutcome("failed", reason=f"file_not_found: no File {file_id} you can read")
+            return _error("not_found", f"file {file_id} is not available")
+        refusal: str | None = None
         try:
             document = extract(file.media_type, file.data)
+            refusal = document.text_refusal
         except DocumentRefused as refused:
-            return ToolOutcome("failed", reason=f"{refused.reason}: {refused.detail}")
-        text = document.text
+            document, refusal = None, refused.reason
+        if file.media_type in TEXTUAL and document is not None and refusal is None:
+            text = document.text
+            return ToolOutcome(
+                "succeeded",
+                {
+                    **_identity(file),
+                    "kind": "text",
+                    "text": text[:MAX_READ_CHARS],
+                    "truncated": len(text) > MAX_READ_CHARS,
+                    "maxChars": MAX_READ_CHARS,
+                },
+            )
         output: dict[str, Any] = {
-            "fileId": file.file_id,
-            "name": file.name,
-            "mediaType": file.media_type,
-            "text": text[:MAX_READ_CHARS],
+            **_identity(file),
+            "kind": "attached",
+            "attached": True,
+            "note": f"{file.name} is attached to the next message for you to read.",
         }
-        if len(text) > MAX_READ_CHARS:
-            output["truncated"] = True
-        if file.media_type == PDF:
-            output["pages"] = pages_of(document.pages)
-        return ToolOutcome("succeeded", output)
+        if refusal is not None and refusal != IMAGE_NOT_EXTRACTABLE:
+            output["textRefusal"] = refusal
+        return ToolOutcome("succeeded", output, attach=(file.file_id,))
 
     def create(self, arguments: Any) -> ToolOutcome:
         args = arguments if isinstance(arguments, dict) else {}
-        name, media_type, content = args.get("name"), args.get("mediaType"), args.get("content")
-        for label, value in (("name", name), ("mediaType", media_type), ("content", content)):
-            if not isinstance(value, str) or not value.strip():
-                return ToolOutcome("invalid_arguments", reason=f"{label} must be non-empty text")
-        assert isinstance(name, str) and isinstance(media_type, str) and isinstance(content, str)
+        filename, fmt = args.get("filename"), args.get("format")
+        content, title = args.get("content"), args.get("title")
+        if not isinstance(filename, str) or not 1 <= len(filename.strip()) <= MAX_FILENAME_CHARS:
+            return _error("validation_error", "filename must be 1 to 200 characters")
+        if not isinstance(fmt, str) or fmt not in FORMATS:
+            return _error("validation_error", f"format must be one of {', '.join(FORMATS)}")
+        if not isinstance(content, str):
+            return _error("validation_error", "content must be text")
+        if title is not None and not isinstance(title, str):
+            return _error("validation_error", "title must be text")
         if len(content) > MAX_CREATE_CHARS:
-            return ToolOutcome("failed", reason=f"file_too_large: above {MAX_CREATE_CHARS} chars")
-        data = content.encode("utf-8")
-        file_id = "gen-" + digest(name.encode() + b"\0" + data)[:16]
-        if self.store.get(file_id) is None:
+            return _error("oversize_value", f"content is above {MAX_CREATE_CHARS} characters")
+        media_type, extension = FORMATS[fmt]
+        try:
+            data = render(fmt, content, title)
+        except RenderError as error:
+            return _error(error.code, str(error))
+        name = filename.strip()
+        if not name.lower().endswith(f".{extension}"):
+            name = f"{name}.{extension}"
+        draft_id = "draft-" + digest(name.encode() + b"\0" + data)[:16]
+        if self.store.get(draft_id) is None:
             self.store.put(
-                file_id,
+                draft_id,
                 name,
                 media_type,
                 data,
@@ -104,10 +152,47 @@ class FileTools:
                 status="draft",
             )
             for grantee in audience(self.store, self.requester, self.principal):
-                self.store.share(file_id, grantee)
+                self.store.share(draft_id, grantee)
+        expires = (datetime.now(UTC) + DRAFT_TTL).isoformat().replace("+00:00", "Z")
         return ToolOutcome(
             "succeeded",
-            {"fileId": file_id, "name": name, "mediaType": media_type, "status": "draft"},
+            {
+                "status": "draft",
+                "draftId": draft_id,
+                "filename": name,
+                "mediaType": media_type,
+                "sizeBytes": len(data),
+                "expiresAt": expires,
+                "downloadUrl": f"/api/v1/file-drafts/{draft_id}/content",
+                "saveUrl": f"/api/v1/file-drafts/{draft_id}/save",
+            },
+        )
+
+    def list(self, arguments: Any) -> ToolOutcome:
+        args = arguments if isinstance(arguments, dict) else {}
+        scope = args.get("scope", "all")
+        limit = args.get("limit", DEFAULT_LIST_LIMIT)
+        if scope not in ("mine", "shared", "all"):
+            return _error("validation_error", "scope must be mine, shared or all")
+        if (
+            not isinstance(limit, int)
+            or isinstance(limit, bool)
+            or not 1 <= limit <= MAX_LIST_LIMIT
+        ):
+            return _error("validation_error", f"limit must be 1 to {MAX_LIST_LIMIT}")
+        mine = user(self.requester)
+        files = [
+            f
+            for f in self.store.files()
+            if may_read(self.store, f, self.requester)
+            and (scope == "all" or (f.owner == mine) == (scope == "mine"))
+        ][:limit]
+        listed = [
+            {**_identity(f), "origin": f.origin, "source": _SOURCE.get(f.origin, f.origin)}
+            for f in files
+        ]
+        return ToolOutcome(
+            "succeeded", {"scope": scope, "files": listed, "count": len(listed), "limit": limit}
         )
 
 

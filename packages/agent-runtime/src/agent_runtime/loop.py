@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
 from functools import lru_cache
@@ -21,12 +22,14 @@ from agent_runtime.capabilities import approval_reason, demands_approval
 from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
+    FALLBACK_REFUSAL,
     INPUT_REFUSAL,
-    OUTPUT_REFUSAL,
     WITHHELD_NOTICE,
     GuardDecision,
     GuardrailConfig,
     Guardrails,
+    denial_reason,
+    emit_decision,
 )
 from agent_runtime.hosting import INDEPENDENT, Hosting
 from agent_runtime.model import (
@@ -141,6 +144,8 @@ class TurnResult:
     """What the Tool's provider answered when it, not the runtime, parked ``awaiting``."""
     activity: list[dict[str, Any]] = field(default_factory=list)
     """Each dispatched call of a Tool that declares its participant activity."""
+    model_latencies_ms: list[int] = field(default_factory=list)
+    """How long each model call that answered took, in milliseconds (wall clock)."""
 
 
 def finish_status(status: LoopStatus) -> TurnFinish | None:
@@ -268,6 +273,7 @@ class _Turn:
         "hosting",
         "iteration",
         "limits",
+        "pending",
         "repairs",
         "result",
         "tools",
@@ -302,28 +308,25 @@ class _Turn:
         self.repairs = 0
         self.deltas = 0
         self.announce_finish = True
+        self.pending: list[str] = []  # Files a file_read attached to the next model request
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
-        """Keep every decision; return the first refusal, if any."""
+        """Keep every decision; return the first refusal, if any.
+
+        Every check that ran is an operator ``guardrail.checked`` event (so a stage that never
+        ran is never read as having allowed something); a block is also the original's
+        ``guardrail.decision`` record, and an input or output block a ``guardrail.blocked``."""
         self.result.guard_decisions.extend(decisions)
         refused = None
         for decision in decisions:
             if self.emit is not None:
-                self.emit(
-                    "guardrail.decision",
-                    {
-                        "stage": decision.stage,
-                        "guard": decision.guard,
-                        "blocked": decision.blocked,
-                        "detail": decision.detail,
-                    },
-                )
+                emit_decision(self.emit, decision)
             if decision.blocked and refused is None:
                 refused = decision
         if refused is not None and refused.stage in ("input", "output") and self.emit is not None:
             self.emit(
                 "guardrail.blocked",
-                {"stage": refused.stage, "reason": refused.detail, "guard": refused.guard},
+                {"stage": refused.stage, "reason": refused.reason, "guard": refused.guard},
             )
         return refused
 
@@ -342,7 +345,7 @@ class _Turn:
         kind: OutputKind = "text" if structured is None else "structured"
         refused = self.record(self.guards.check_output(text)) if screen else None
         if refused is not None:
-            text, structured, kind = refused.refusal or OUTPUT_REFUSAL, None, "text"
+            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"
         result = self.result
         result.output_text, result.output_structured = text, structured
         result.messages.append({"role": "assistant", "content": text})
@@ -383,9 +386,7 @@ class _Turn:
         refused = self.record(self.guards.check_tool_call(call))
         agent = self.agent
         if refused is not None:
-            self.deny(
-                call, f"{call.name} was refused by the {refused.guard} guardrail", "guardrail"
-            )
+            self.deny(call, denial_reason(refused), "guardrail")
             return True
         spec = self.tools.get(call.name)
         mutating = spec is not None and spec.mutating
@@ -474,6 +475,7 @@ class _Turn:
             )
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
+        self.pending.extend(outcome.attach)
         if outcome.status in PARKED:
             return self.park(call, outcome, stamp)
         screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]
@@ -572,6 +574,26 @@ class _Turn:
         return None
 
 
+def _attach_read_files(
+    turn: _Turn, attachments: AttachmentCheck | None, listener: Listener | None
+) -> list[dict[str, Any]]:
+    """The Files the last batch's ``file_read`` calls attached, as one user message appended to
+    the history (so later requests keep them), re-read from the store now."""
+    file_ids, turn.pending = list(dict.fromkeys(turn.pending)), []
+    attach = getattr(attachments, "attach", None)
+    if attach is None:
+        return []
+    attached = attach(file_ids)
+    if listener is not None:
+        for announced in attached.inputs:
+            listener("file.attached", announced)
+    if not attached.parts:
+        return []
+    message = {"role": "user", "content": attached.parts}
+    turn.result.messages.append(message)
+    return [message]
+
+
 def run_turn(
     soul: Soul,
     agent_slug: str,
@@ -619,9 +641,11 @@ def run_turn(
     history = list(resume.messages if resume is not None else messages)
     refusal = None
     inputs: list[dict[str, Any]] = []
+    screened_files: list[str] = []
     if attachments is not None and resume is None:
         rendered = attachments(history)
         history, refusal, inputs = rendered.messages, rendered.refusal, rendered.inputs
+        screened_files = list(getattr(rendered, "screened", ()))
     result = TurnResult(system_prompt=system, messages=history)
     policy = hosting.guardrails(soul.guardrails)
     if listener is not None:
@@ -659,9 +683,10 @@ def run_turn(
         for attached in inputs:
             listener("file.attached", attached)
     if resume is None:
-        screened = turn.guards.check_input(_latest_user_text(result.messages))
-        if turn.record(screened) is not None:
-            return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
+        # the user's own text, then the attachments' file names, then each extracted text
+        for text in (_latest_user_text(messages), *screened_files):
+            if turn.record(turn.guards.check_input(text)) is not None:
+                return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
     else:
         result.model_calls = resume.model_calls
         turn.repairs = resume.repairs
@@ -689,6 +714,8 @@ def run_turn(
                         "dropped": folded.dropped,
                     },
                 )
+        if turn.pending:
+            sent = [*sent, *_attach_read_files(turn, attachments, listener)]
         request = ModelRequest(system, sent, declared)
         result.requests.append(request)
         if listener is not None:
@@ -696,10 +723,12 @@ def run_turn(
                 "model.request",
                 {"iteration": iteration, "messages": len(request.messages), "tools": len(declared)},
             )
+        asked = time.monotonic()
         try:
             response = model.complete(request)
         except ModelFailure as failure:
             return turn.settle("failed", failure.reason, "none")
+        result.model_latencies_ms.append(round((time.monotonic() - asked) * 1000))
         result.model_calls += 1
         result.usage = result.usage + response.usage
         if response.finish_reason == "length":

@@ -31,7 +31,7 @@ from typing import Any, Literal, cast
 from agent_runtime import arguments as argument_schema
 from agent_runtime import retry_waits
 from agent_runtime.database import Connection
-from agent_runtime.guardrails import GuardrailConfig, Guardrails
+from agent_runtime.guardrails import GuardrailConfig, Guardrails, denial_reason, emit_decision
 from agent_runtime.loop import canonical_digest, preview, result_payload
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.routines import Routine, RoutineState, resolve
@@ -232,18 +232,10 @@ class _Worker:
         guards = Guardrails.from_config(self.request.guardrails)
         blocked = None
         for decision in guards.check_tool_call(call):
-            self.emit(
-                "guardrail.decision",
-                {
-                    "stage": decision.stage,
-                    "guard": decision.guard,
-                    "blocked": decision.blocked,
-                    "detail": decision.detail,
-                },
-            )
-            blocked = blocked or (decision.guard if decision.blocked else None)
+            emit_decision(self.emit, decision)
+            blocked = blocked or (decision if decision.blocked else None)
         if blocked is not None:
-            reason = f"{call.name} was refused by the {blocked} guardrail"
+            reason = denial_reason(blocked)
             self.emit(
                 "tool.denied",
                 {

@@ -40,13 +40,42 @@ KINDS = {
 CONFLICT = "CONFLICT"
 
 
-class SoulWriteRefusedError(Exception):
-    """The write is not allowed (bad kind or slug, or an agent rewriting itself)."""
+VALIDATION_FAILED = "VALIDATION_FAILED"
+FORBIDDEN = "FORBIDDEN"
 
-    def __init__(self, reason: str, *, denied: bool = False) -> None:
+
+class SoulWriteRefusedError(Exception):
+    """The write is not allowed (bad kind or slug, a stale base, an agent rewriting itself).
+
+    ``code`` and the ``issues`` (``<issue> at <path>``) make the original's refusal reason:
+    ``<code>: <message> — <issue> at <path>; ...``."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        denied: bool = False,
+        code: str = VALIDATION_FAILED,
+        issues: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.denied = denied
+        self.code = code
+        self.issues = issues
+
+    def denial(self) -> str:
+        """The refusal as the model is told it, in the original's form."""
+        if self.reason.startswith(f"{self.code}: "):
+            head = self.reason
+        else:
+            head = f"{self.code}: {self.reason}"
+        return f"{head} — {'; '.join(self.issues)}" if self.issues else head
+
+
+def default_subject(kind: str, slug: str) -> str:
+    """The commit subject of a ``soul_write`` that names none (the original's)."""
+    return f"soul: update {kind} {slug}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,18 +152,28 @@ class SoulRepo:
         """Write and commit one artifact where the loader reads it; ``subject`` is the commit
         message, ``expected_base`` the head the writer saw (a moved head is a conflict)."""
         if kind not in KINDS:
-            raise SoulWriteRefusedError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+            raise SoulWriteRefusedError(
+                f"kind must be one of {', '.join(KINDS)}, got {kind!r}",
+                issues=("unknown_kind at kind",),
+            )
         if not isinstance(slug, str) or not _SLUG.match(slug):
-            raise SoulWriteRefusedError(f"slug {slug!r} is not a lowercase-hyphenated slug")
+            raise SoulWriteRefusedError(
+                f"slug {slug!r} is not a lowercase-hyphenated slug",
+                issues=(f"invalid_slug at {KINDS[kind][0]}/{slug}",),
+            )
+        path = artifact_path(kind, slug)
         if not isinstance(content, str) or not content.strip():
-            raise SoulWriteRefusedError("content must be non-empty")
+            raise SoulWriteRefusedError(
+                "content must be non-empty", issues=(f"empty_content at {path}",)
+            )
         if expected_base is not None and (head := self.head()) != expected_base:
             raise SoulWriteRefusedError(
                 f"{CONFLICT}: the Soul moved from {expected_base[:12]} to {head[:12]} since "
                 "the writer read it",
                 denied=True,
+                code=CONFLICT,
+                issues=(f"stale_base at {path}",),
             )
-        path = artifact_path(kind, slug)
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         self._written = True
@@ -204,13 +243,26 @@ class SoulWriter:
         args: Any = call.arguments if isinstance(call.arguments, dict) else {}
         kind, slug, content = args.get("kind"), args.get("slug"), args.get("content")
         if kind == "Agent" and slug == self.agent:
-            return ToolOutcome(
-                "denied", reason=f"agent {self.agent} may not rewrite its own definition"
+            refused = SoulWriteRefusedError(
+                f"agent {self.agent} may not rewrite its own definition",
+                code=FORBIDDEN,
+                issues=(f"self_rewrite at {artifact_path('Agent', self.agent)}",),
             )
+            return ToolOutcome("denied", reason=refused.denial())
+        subject = args.get("subject")
+        base = args.get("expectedBaseCommit")
         try:
-            commit = self.repo.write(str(kind), str(slug), content)
+            commit = self.repo.write(
+                str(kind),
+                str(slug),
+                content,
+                subject=subject
+                if isinstance(subject, str) and subject
+                else default_subject(str(kind), str(slug)),
+                expected_base=base if isinstance(base, str) else None,
+            )
         except SoulWriteRefusedError as refused:
-            return ToolOutcome("invalid_arguments", reason=refused.reason)
+            return ToolOutcome("denied", reason=refused.denial())
         artifact = f"{kind}:{slug}"
         try:
             publication = self.repo.publish(commit.sha)
@@ -218,7 +270,12 @@ class SoulWriter:
             self.on_commit(commit, None, error.problem)
             return ToolOutcome(
                 "failed",
-                output={"commit": commit.sha, "path": commit.paths[0], "published": False},
+                output={
+                    "commit": commit.sha,
+                    "paths": list(commit.paths),
+                    "path": commit.paths[0],
+                    "published": False,
+                },
                 reason=f"committed {artifact} but not published: {error.problem}",
             )
         self.on_commit(commit, publication, None)
@@ -226,6 +283,7 @@ class SoulWriter:
             "succeeded",
             output={
                 "commit": commit.sha,
+                "paths": list(commit.paths),
                 "path": commit.paths[0],
                 "published": True,
                 "artifact": artifact,

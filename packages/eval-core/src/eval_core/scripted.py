@@ -36,6 +36,8 @@ class ScriptExhaustedError(Exception):
 class ScriptedSession:
     """Replays one Case's script. Zero usage: the scripted model is free."""
 
+    model_id = "scripted"
+
     __slots__ = (
         "_case_id",
         "_cursor",
@@ -122,7 +124,7 @@ class ScriptedTools:
     def execute(self, name: str, arguments: Any) -> ScriptedOutcome:
         named = [i for i, r in enumerate(self._results) if r.name == name]
         if not named:
-            return ScriptedOutcome("failed", reason=f"{name} is not scripted in this Case")
+            return ScriptedOutcome("failed", reason=unscripted(name))
         matching = [i for i in named if _matches(self._results[i].when, arguments)]
         fresh = next((i for i in matching if not self._consumed[i]), None)
         if fresh is not None:
@@ -135,8 +137,13 @@ class ScriptedTools:
         if matching:
             return _outcome(self._results[matching[-1]])
         return ScriptedOutcome(
-            "failed", reason=f"no scripted result of {name} matches arguments {arguments!r}"
+            "failed", reason=f"{unscripted(name)} matching arguments {arguments!r}"
         )
+
+
+def unscripted(name: str) -> str:
+    """The failure reason of a call with no scripted result, in the original's words."""
+    return f'the Eval Case scripts no result for Tool "{name}"'
 
 
 def _matches(when: Any, arguments: Any) -> bool:

@@ -5,6 +5,9 @@
   ``model_not_configured``), ``model_after_checkpoint`` (the first pass parks on an approval
   checkpoint, is re-queued, then the model fails) and ``model_output_limit`` (the runtime's
   completion guard sees finish reason ``length``).
+- ``attemptHistory {text, toolCalls[{callId, name, outcome}]}`` (L3): the Turn's attempt already
+  released ``text`` and finished these Tool calls in an earlier pass, which then stopped (its
+  worker gone); the Trial drives the pass that follows, through the Host's prior-attempt port.
 - ``checkpointCrash: "after_first_tool_result"`` (L2) fails the runtime's checkpoint write
   after the first result of a batch, through its checkpoint store's fault port; the runtime
   resumes on its own. ``tool_batch_replayed`` scores the :class:`ReplayRecord` read back: the
@@ -54,6 +57,24 @@ class DependencyFaults(Protocol):
     def limit_output(self) -> None: ...
 
     def fired(self) -> bool: ...
+
+
+class PriorAttempts(Protocol):
+    """The Host's port for an earlier pass of the Turn: what it released and which Tool calls
+    it finished (``outcome`` ``ok`` or ``error``), before its worker went away."""
+
+    def seed(self, text: str, tool_calls: list[tuple[str, str, str]]) -> None: ...
+
+
+class PriorToolCall(msgspec.Struct, frozen=True, rename="camel"):
+    call_id: str
+    name: str
+    outcome: Literal["ok", "error"]
+
+
+class AttemptHistory(msgspec.Struct, frozen=True, rename="camel"):
+    text: str = ""
+    tool_calls: list[PriorToolCall] = msgspec.field(default_factory=list)
 
 
 class ReplayRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +164,13 @@ def eval_case_fields() -> list[CaseField]:
             description="A dependency broken on purpose before or during the Turn.",
         ),
         CaseField(
+            name="attempt_history",
+            type=AttemptHistory,
+            tiers=L3,
+            description="An earlier pass of the Turn's attempt: the text it released and the "
+            "Tool calls it finished before its worker went away.",
+        ),
+        CaseField(
             name="checkpoint_crash",
             type=CheckpointCrash,
             tiers=L2,
@@ -225,6 +253,15 @@ def _fault(request: FixtureRequest) -> Iterator[None]:
         )
 
 
+def _prior(request: FixtureRequest) -> Iterator[None]:
+    history: AttemptHistory = request.value
+    calls = [(c.call_id, c.name, str(c.outcome)) for c in history.tool_calls]
+    if not history.text and not calls:
+        raise FixtureError("attemptHistory: an earlier pass with no text and no Tool call")
+    request.service(PriorAttempts).seed(history.text, calls)
+    yield
+
+
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
     return [
@@ -232,4 +269,7 @@ def eval_fixtures() -> list[TrialFixture]:
             name="checkpoint-crash", field="checkpoint_crash", run=_crash, needs=(CheckpointFaults,)
         ),
         TrialFixture(name="fault", field="fault", run=_fault, needs=(DependencyFaults,)),
+        TrialFixture(
+            name="attempt-history", field="attempt_history", run=_prior, needs=(PriorAttempts,)
+        ),
     ]

@@ -134,13 +134,20 @@ def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
     seeded = record.seeded(e.file_id)
     if seeded is None:
         return failed(f"File {e.file_id} was never seeded in the File store")
-    parts = _first(record)
-    if parts is None:
+    if not record.requests:
         return failed(f"the model received no request; File {e.file_id} was never sent")
-    binary = [p for p in _attributed(parts, e.file_id) if p.type in ("file", "image")]
+    binary = [  # the first request that carries the File: the prompt, or after a file_read
+        (number, p)
+        for number, parts in enumerate(record.requests, start=1)
+        for p in _attributed(parts, e.file_id)
+        if p.type in ("file", "image")
+    ]
     if not binary:
-        return failed(f"the first provider request has no binary part for File {e.file_id}")
-    part = binary[0]
+        return failed(
+            f"none of {len(record.requests)} provider request(s) has a binary part for "
+            f"File {e.file_id}"
+        )
+    number, part = binary[0]
     wrong = []
     if part.type != e.part:
         wrong.append(f"part type {part.type}, expected {e.part}")
@@ -157,7 +164,8 @@ def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
     if wrong:
         return failed(f"File {e.file_id} was sent with " + "; ".join(wrong))
     return passed(
-        f"File {e.file_id} was sent as a {e.part} part with its exact {seeded.size} bytes, "
+        f"File {e.file_id} was sent (request {number}) as a {e.part} part with its exact "
+        f"{seeded.size} bytes, "
         f"media type {seeded.media_type}" + (f" and file name {seeded.name!r}" if named else "")
     )
 
@@ -167,16 +175,22 @@ def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
     if record is None:
         return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was never sent")
     if not record.requests:
+        if ev.model_calls == 0:  # observed: the Host counted no model call, so nothing was sent
+            return passed(f"the model was never called, so no provider request carried {e.file_id}")
         return failed(
             f"no provider request was observed; cannot confirm {e.file_id} was never sent"
         )
     for number, parts in enumerate(record.requests, start=1):
         for part in parts:
-            if part.type in ("file", "image") and part.file_id is None:
+            if part.type not in ("file", "image"):
+                continue  # the original's rule: a File is sent when its bytes are
+            if part.file_id is None:
                 return failed(f"provider request {number} has a binary part of no known File")
             if part.file_id == e.file_id:
-                return failed(f"provider request {number} carries File {e.file_id}")
-    return passed(f"none of {len(record.requests)} provider request(s) carries File {e.file_id}")
+                return failed(f"provider request {number} carries File {e.file_id}'s bytes")
+    return passed(
+        f"none of {len(record.requests)} provider request(s) carries File {e.file_id}'s bytes"
+    )
 
 
 def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
@@ -192,9 +206,10 @@ def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
         sizes = [(p.width, p.height) for p in item.pages]
         if sizes != expected:
             return failed(f"{where} has pages {sizes}, expected {expected}")
-        has_text = any(p.text for p in item.pages)
+        has_text = item.has_text()
         if has_text != (e.text == "present"):
-            return failed(f"{where}: text layer {'present' if has_text else 'absent'}")
+            refused = f" (refused: {item.text_refusal})" if item.text_refusal else ""
+            return failed(f"{where}: text layer {'present' if has_text else 'absent'}{refused}")
         tokens = sum(p.tokens for p in item.pages)
         if tokens < e.minimum_tokens:
             return failed(f"{where} is estimated at {tokens} tokens, below {e.minimum_tokens}")
@@ -305,15 +320,18 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_file_exact,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
-            description="A binary part of the first provider request is the Case File: exact "
-            "bytes, media type and (a file part; an image carries none) file name.",
+            description="The first binary part of the File a provider request carries (the "
+            "prompt's, or the request after a file_read) is the Case File: exact bytes, media "
+            "type and (a file part; an image carries none) file name.",
         ),
         KindSpec(
             struct=ProviderPromptOmitsFile,
             scorer=_score_omits_file,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
-            description="No provider request carries a part of the File (nor an unknown one).",
+            description="No provider request carries the File's bytes as a file or image part "
+            "(nor bytes of no known File); its extracted text may be sent. A Turn the Host saw "
+            "make no model call sent none.",
         ),
         KindSpec(
             struct=PdfInputAccounted,
@@ -323,8 +341,9 @@ def kind_specs() -> list[KindSpec]:
             json_schema=properties(
                 fileId=NON_EMPTY, pages={"minItems": 1}, minimumTokens=at_least(1)
             ),
-            description="Every PDF model input of the File has these pages, this text-layer "
-            "presence and at least this token estimate.",
+            description="Every PDF model input of the File has these pages (rendered pixels, two "
+            "per point), this text-layer presence (absent when its text was refused) and at "
+            "least this many tokens.",
         ),
         KindSpec(
             struct=GeneratedFileReadableBy,

@@ -48,9 +48,16 @@ class PdfPage(msgspec.Struct, **_CONFIG):
 
 
 class PdfInput(msgspec.Struct, **_CONFIG):
+    """A PDF that reached the model; ``text_refusal`` says why its text layer was not used
+    (``needs_ocr``: a page has no text), in which case its text counts as absent."""
+
     file_id: str
     source: str
     pages: list[PdfPage]
+    text_refusal: str | None = None
+
+    def has_text(self) -> bool:
+        return self.text_refusal is None and any(p.text for p in self.pages)
 
 
 class GeneratedFile(msgspec.Struct, **_CONFIG):

@@ -6,10 +6,11 @@ Agent principal gets its Roles; a File the Case replaces after a read is replace
 uploading over it, once the runtime's ``file_read`` of it succeeded. After the Trial:
 
 - each request the binding sent, part by part, a part attributed to the File it carries: a
-  binary part by its exact bytes (SHA-256 of a seeded File), a text part by the label the
-  runtime writes before an attached document's text, ``[File <name> (<fileId>)]``;
-- each PDF that reached the model, with its pages: the runtime's ``file.attached`` events and
-  its successful ``file_read`` results;
+  binary part by its exact bytes (SHA-256 of a seeded File), a text part by the line the
+  runtime writes before a document's text, ``<name>:`` and a blank line;
+- each PDF that reached the model, with its pages as the runtime measured them: its
+  ``file.attached`` events (``source`` ``prompt`` for an attachment, ``file_read`` for a File a
+  ``file_read`` attached to the next request);
 - each File the Agent generated, with the shares the store holds.
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -35,7 +35,6 @@ from eval_expectations_files.record import (
 )
 
 FILE_READ = "file_read"
-_LABEL = re.compile(r"\[File .* \((?P<id>[^()\s]+)\)\]")
 
 
 class GeneratedView(Protocol):
@@ -156,10 +155,8 @@ def _attributed(part: SentPart, seeded: Sequence[SeededFile]) -> ProviderPart:
     file_id: str | None = None
     if part.type in ("file", "image"):
         file_id = next((f.file_id for f in seeded if f.sha256 == part.sha256), None)
-    elif part.text is not None:
-        label = _LABEL.match(part.text)
-        if label is not None and any(f.file_id == label["id"] for f in seeded):
-            file_id = label["id"]
+    elif part.text is not None and part.role == "user":
+        file_id = next((f.file_id for f in seeded if part.text.startswith(f"{f.name}:\n\n")), None)
     return ProviderPart(
         type=part.type,
         role=part.role,
@@ -188,33 +185,19 @@ def _pages(raw: Any) -> list[PdfPage]:
 def _pdf_inputs(ev: Evidence, seeded: Sequence[SeededFile]) -> list[PdfInput]:
     pdfs = {f.file_id for f in seeded if f.media_type == PDF}
     found: list[PdfInput] = []
-    reads: set[str] = set()  # the callIds of file_read calls
     for event in ev.events or ():
         payload = event.payload if isinstance(event.payload, dict) else {}
-        if event.type == "tool.call" and payload.get("name") == FILE_READ:
-            reads.add(str(payload.get("callId")))
         if event.type == "file.attached" and payload.get("fileId") in pdfs:
             found.append(
                 PdfInput(
                     file_id=str(payload["fileId"]),
-                    source="prompt",
+                    source=str(payload.get("source", "prompt")),
                     pages=_pages(payload.get("pages")),
+                    text_refusal=(
+                        str(payload["textRefusal"]) if payload.get("textRefusal") else None
+                    ),
                 )
             )
-        elif event.type == "tool.result" and str(payload.get("callId")) in reads:
-            output = _preview(payload, "resultPreview")
-            if (
-                payload.get("status") == "ok"
-                and isinstance(output, dict)
-                and output.get("fileId") in pdfs
-            ):
-                found.append(
-                    PdfInput(
-                        file_id=str(output["fileId"]),
-                        source="file_read",
-                        pages=_pages(output.get("pages")),
-                    )
-                )
     return found
 
 

@@ -12,10 +12,9 @@ import io
 import re
 import zipfile
 from datetime import UTC, datetime
+from xml.sax.saxutils import escape
 
-from docx import Document
 from fpdf import FPDF
-from fpdf.enums import EncryptionMethod
 from openpyxl import Workbook  # type: ignore[import-untyped]
 from PIL import Image
 from pptx import Presentation
@@ -24,75 +23,114 @@ from pptx.util import Inches
 EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _CORE_DATE = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
-ENTRY_LIMIT_ENTRIES = 400
-"""Entries in the ``entry-limit`` DOCX: above the runtime's archive entry limit."""
+ENTRY_LIMIT_PADDING = 510
+"""``customXml`` parts added to the ``entry-limit`` DOCX: 513 entries, one above the limit."""
 
-PDF_PAGE = (595, 842)
-"""A4 in points: the page size every synthesised PDF page has."""
+LETTER = (612, 792)
+"""US Letter in points: the page of every synthesised PDF (and page 1 of ``mixed``)."""
+HALF_PAGE = (420, 594)
+"""The image-only second page of the ``mixed`` PDF."""
+OWNER_PASSWORD = "fixture-owner"
+USER_PASSWORD = "fixture-reader"
+MALFORMED_PDF = b"%PDF-1.4\nnot a document\n%%EOF"
+DEFAULT_PDF_CONTENT = "The warranty lasts 47 days."
+_FILE_ID = "<0123456789ABCDEF0123456789ABCDEF><0123456789ABCDEF0123456789ABCDEF>"
 
 
 def _pdf() -> FPDF:
-    pdf = FPDF(unit="pt", format=PDF_PAGE)
+    pdf = FPDF(unit="pt", format=LETTER)
     pdf.set_creation_date(EPOCH)
-    pdf.file_id = lambda: "<0123456789ABCDEF0123456789ABCDEF><0123456789ABCDEF0123456789ABCDEF>"  # type: ignore[method-assign]
-    pdf.set_font("Helvetica", size=12)
-    pdf.set_auto_page_break(True, margin=36)
+    pdf.file_id = lambda: _FILE_ID  # type: ignore[method-assign]
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(0, 0, 0)
     return pdf
 
 
 def _scan_image() -> Image.Image:
-    """A grey 'scanned page': pixels only, no text layer."""
-    image = Image.new("L", (120, 160), color=235)
-    for y in range(20, 150, 12):
-        for x in range(12, 108):
-            if (x * 7 + y) % 5:
-                image.putpixel((x, y), 40)
+    """Two by two RGB pixels (white, black / black, white): a 'scan' with no text layer."""
+    image = Image.new("RGB", (2, 2), color=(255, 255, 255))
+    image.putpixel((1, 0), (0, 0, 0))
+    image.putpixel((0, 1), (0, 0, 0))
     return image
 
 
-def _text_page(pdf: FPDF, text: str) -> None:
-    pdf.add_page()
-    pdf.set_xy(48, 48)
-    pdf.multi_cell(PDF_PAGE[0] - 96, 16, text)
+def _line(
+    pdf: FPDF,
+    x: float,
+    baseline: float,
+    text: str,
+    style: str = "",
+    size: int = 12,
+    family: str = "Helvetica",
+) -> None:
+    """``text`` with its baseline at (``x``, ``baseline``), PDF coordinates (origin bottom left)."""
+    pdf.set_font(family, style=style, size=size)
+    pdf.text(x, pdf.h - baseline, text)
+
+
+def _text_page(pdf: FPDF, content: str) -> None:
+    pdf.add_page(format=LETTER)
+    _line(pdf, 72, 720, content)
+
+
+def _image_page(pdf: FPDF, size: tuple[int, int]) -> None:
+    pdf.add_page(format=size)
+    pdf.image(_scan_image(), x=0, y=0, w=size[0], h=size[1])
+
+
+def _ascii(content: str) -> str:
+    if not all(32 <= ord(c) < 127 or c in "\n\r\t" for c in content):
+        raise ValueError("PDF fixture content must be printable ASCII")
+    return content
 
 
 def pdf_bytes(variant: str, content: str | None) -> bytes:
-    """One PDF variant: text, scan, mixed, encrypted, malformed or layout."""
+    """One PDF variant: text, scan, mixed, encrypted, malformed or layout (US Letter pages)."""
     if variant == "malformed":
-        whole = pdf_bytes("text", "This document was cut short.")
-        return whole[: len(whole) // 2]
+        return MALFORMED_PDF
+    text = _ascii(content if content is not None else DEFAULT_PDF_CONTENT)
     pdf = _pdf()
-    if variant == "text":
-        _text_page(pdf, content or "")
+    if variant in ("text", "encrypted"):
+        _text_page(pdf, text)
     elif variant == "scan":
-        pdf.add_page()
-        pdf.image(_scan_image(), x=48, y=48, w=PDF_PAGE[0] - 96)
+        _image_page(pdf, LETTER)
     elif variant == "mixed":
-        _text_page(pdf, content or "")
-        pdf.add_page()
-        pdf.image(_scan_image(), x=48, y=48, w=PDF_PAGE[0] - 96)
+        _text_page(pdf, text)
+        _image_page(pdf, HALF_PAGE)
     elif variant == "layout":
-        pdf.add_page()
-        half = (PDF_PAGE[0] - 120) / 2
-        words = (content or "").split()
-        middle = len(words) // 2
-        pdf.set_xy(48, 48)
-        pdf.multi_cell(half, 16, " ".join(words[:middle]))
-        pdf.set_xy(72 + half, 48)
-        pdf.multi_cell(half, 16, " ".join(words[middle:]))
-        pdf.add_page(format=(842, 595))  # a landscape second page: sizes are per page
-        pdf.set_xy(48, 48)
-        pdf.multi_cell(700, 16, "Appendix: layout reference page.")
-    elif variant == "encrypted":
-        pdf.set_encryption(
-            owner_password="eval-owner",
-            user_password="eval-user",
-            encryption_method=EncryptionMethod.RC4,
-        )
-        _text_page(pdf, content or "Sealed quarterly figures.")
+        pdf.add_page(format=LETTER)
+        _line(pdf, 72, 720, "Approval handbook", style="B", size=24)
+        _line(pdf, 72, 680, text)
+        _line(pdf, 72, 640, "if ready:", family="Courier", size=10)
+        _line(pdf, 72, 626, "    publish()", family="Courier", size=10)
+        _line(pdf, 72, 590, "Region", style="B")
+        _line(pdf, 252, 590, "Amount", style="B")
+        _line(pdf, 72, 570, "Pune")
+        _line(pdf, 252, 570, "731")
     else:
         raise ValueError(f"unknown PDF variant {variant!r}")
-    return bytes(pdf.output())
+    made = bytes(pdf.output())
+    return _encrypted(made) if variant == "encrypted" else made
+
+
+def _encrypted(plain: bytes) -> bytes:
+    """``plain`` sealed with the PDF standard security handler, RC4 40-bit (V1, R2), P -4."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(plain)))
+    writer.encrypt(
+        user_password=USER_PASSWORD,
+        owner_password=OWNER_PASSWORD,
+        permissions_flag=-4,  # type: ignore[arg-type]
+        algorithm="RC4-40",
+    )
+    identifier = writer._ID  # the key derives from the first half; the random second is pinned
+    assert identifier is not None
+    writer._ID = ArrayObject((identifier[0], identifier[0]))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def normalise_zip(data: bytes) -> bytes:
@@ -118,63 +156,134 @@ def _saved(document: object) -> bytes:
 
 
 def filler(index: int) -> str:
-    return f"Filler paragraph {index} of the fixture: routine background with no facts in it."
+    return f"Policy paragraph {index}."
+
+
+_CONTENT_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8"?>'
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+    'relationships+xml"/>'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-'
+    'officedocument.wordprocessingml.document.main+xml"/></Types>'
+)
+_RELS = (
+    '<?xml version="1.0" encoding="UTF-8"?>'
+    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+    '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+    'relationships/officeDocument" Target="word/document.xml"/></Relationships>'
+)
+
+
+def _document_xml(paragraphs: list[str]) -> str:
+    body = "".join(f"<w:p><w:r><w:t>{escape(p)}</w:t></w:r></w:p>" for p in paragraphs)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.'
+        f'openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}<w:sectPr/></w:body>'
+        "</w:document>"
+    )
+
+
+def _stored_zip(entries: list[tuple[str, str]]) -> bytes:
+    """A ZIP whose entries are stored uncompressed, with pinned timestamps."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name, body in entries:
+            entry = zipfile.ZipInfo(name, _ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_STORED
+            archive.writestr(entry, body.encode("utf-8"))
+    return out.getvalue()
+
+
+def _docx_parts(paragraphs: list[str]) -> list[tuple[str, str]]:
+    """The three parts of a minimal WordprocessingML package, and nothing else."""
+    return [
+        ("[Content_Types].xml", _CONTENT_TYPES),
+        ("_rels/.rels", _RELS),
+        ("word/document.xml", _document_xml(paragraphs)),
+    ]
 
 
 def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = None) -> bytes:
-    """A DOCX: ``preceding`` filler paragraphs then ``content``; or a defective variant."""
+    """A DOCX: ``Policy paragraph N.`` for N up to ``preceding``, then ``content``; or a
+    defective variant (``malformed``: the first 64 bytes; ``empty``: no paragraph;
+    ``entry-limit``: 513 archive entries)."""
     if variant == "malformed":
-        whole = docx_bytes("This archive is truncated.")
-        return whole[: len(whole) - 200]
-    document = Document()
-    document.core_properties.created = EPOCH.replace(tzinfo=None)
-    document.core_properties.modified = EPOCH.replace(tzinfo=None)
-    document.core_properties.revision = 1
+        return _stored_zip(_docx_parts(["Policy."]))[:64]
     if variant == "empty":
-        return _saved(document)
-    if variant is None:
-        for index in range(1, preceding + 1):
-            document.add_paragraph(filler(index))
-        document.add_paragraph(content or "")
-        return _saved(document)
+        return _stored_zip(_docx_parts([]))
     if variant == "entry-limit":
-        document.add_paragraph("A document padded with many archive entries.")
-        base = _saved(document)
-        out = io.BytesIO(base)
-        with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED) as archive:
-            for index in range(ENTRY_LIMIT_ENTRIES):
-                archive.writestr(zipfile.ZipInfo(f"customXml/pad{index}.xml", _ZIP_TIME), b"<a/>")
-        return out.getvalue()
-    raise ValueError(f"unknown DOCX variant {variant!r}")
+        padding = [
+            (f"customXml/item{index}.xml", "<item/>") for index in range(1, ENTRY_LIMIT_PADDING + 1)
+        ]
+        return _stored_zip([*_docx_parts(["Policy."]), *padding])
+    if variant is not None:
+        raise ValueError(f"unknown DOCX variant {variant!r}")
+    paragraphs = [filler(index) for index in range(1, preceding + 1)]
+    return _stored_zip(_docx_parts([*paragraphs, content or ""]))
 
 
 def xlsx_bytes(content: str, preceding_rows: int = 0) -> bytes:
-    """An XLSX whose one sheet has ``preceding_rows`` filler rows, then ``content`` in A."""
+    """A three-sheet workbook: "Visible inventory" (a header, typed rows, ``preceding_rows``
+    rows ``Inventory item N``, then ``content``), a hidden "Private budget" and a
+    "Visible summary"."""
     workbook = Workbook()
     workbook.properties.created = EPOCH.replace(tzinfo=None)
     workbook.properties.modified = EPOCH.replace(tzinfo=None)
-    sheet = workbook.active
-    assert sheet is not None
-    sheet.title = "Data"
+    inventory = workbook.active
+    assert inventory is not None
+    inventory.title = "Visible inventory"
+    inventory.append(["Item", "Received", "Share", "Price", "Total"])
+    inventory.append(["Tulip bulbs", datetime(2024, 3, 1), 0.25, 12.5, "=D2*4"])
+    inventory["B2"].number_format = "yyyy-mm-dd"
+    inventory["C2"].number_format = "0%"
+    inventory["D2"].number_format = '"EUR "#,##0.00'
+    inventory.append(["Catalogue", "", "", "", ""])
+    inventory["A3"].hyperlink = "https://example.com/catalogue"
+    inventory.merge_cells("B3:C3")
+    inventory.append(["Hidden row", "", "", "", ""])
+    inventory.row_dimensions[4].hidden = True
+    inventory.column_dimensions["F"].hidden = True
     for index in range(1, preceding_rows + 1):
-        sheet.append([f"row {index}", "filler", index])
-    sheet.append([content])
+        inventory.append([f"Inventory item {index}"])
+    inventory.append([content])
+    budget = workbook.create_sheet("Private budget")
+    budget.sheet_state = "hidden"
+    budget.append(["Line", "Amount"])
+    budget.append(["Salaries", 125000])
+    summary = workbook.create_sheet("Visible summary")
+    summary.append(["Summary", "See the inventory sheet."])
     return _saved(workbook)
 
 
 def pptx_bytes(content: str) -> bytes:
-    """A PPTX with one slide whose ``content`` is only in the speaker notes."""
+    """Two slides; ``content`` is only in the first slide's speaker notes. The first slide has a
+    title, a body with a bullet, a 2x2 table and a picture; the second is a follow-up."""
     presentation = Presentation()
     presentation.core_properties.created = EPOCH.replace(tzinfo=None)
     presentation.core_properties.modified = EPOCH.replace(tzinfo=None)
     presentation.core_properties.revision = 1
-    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
-    if slide.shapes.title is not None:
-        slide.shapes.title.text = "Quarterly review"
-    slide.shapes.add_textbox(
-        Inches(1), Inches(2), Inches(6), Inches(1)
-    ).text_frame.text = "See the notes."
-    notes = slide.notes_slide.notes_text_frame
+    first = presentation.slides.add_slide(presentation.slide_layouts[1])
+    assert first.shapes.title is not None
+    first.shapes.title.text = "Quarterly review"
+    body = first.placeholders[1].text_frame
+    body.text = "Launch plan overview"
+    bullet = body.add_paragraph()
+    bullet.text = "Regional rollout"
+    bullet.level = 1
+    table = first.shapes.add_table(2, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
+    for row, cells in enumerate((("Region", "Status"), ("Lisbon", "Planned"))):
+        for column, text in enumerate(cells):
+            table.cell(row, column).text = text
+    picture = io.BytesIO()
+    _scan_image().save(picture, format="PNG")
+    picture.seek(0)
+    first.shapes.add_picture(picture, Inches(6), Inches(4), Inches(1), Inches(1))
+    notes = first.notes_slide.notes_text_frame
     assert notes is not None
     notes.text = content
+    second = presentation.slides.add_slide(presentation.slide_layouts[5])
+    assert second.shapes.title is not None
+    second.shapes.title.text = "Follow-up"
     return _saved(presentation)

@@ -59,6 +59,7 @@ class ToolArgumentAbsent(Expectation, tag="tool_argument_absent", frozen=True):
 
 class ToolCallCount(Expectation, tag="tool_call_count", frozen=True):
     count: int
+    name: str | None = None
 
 
 class ToolCallsBatched(Expectation, tag="tool_calls_batched", frozen=True):
@@ -190,9 +191,10 @@ def _score_argument_absent(e: ToolArgumentAbsent, ev: Evidence) -> Verdict:
 def _score_count(e: ToolCallCount, ev: Evidence) -> Verdict:
     if ev.tool_calls is None:
         return failed(f"{_NOT_OBSERVED}; cannot count them (expected {e.count})")
-    total = len(ev.tool_calls)
-    detail = f"{total} tool call(s), expected {e.count}; {_listing(ev.tool_calls)}"
-    return passed(detail) if total == e.count else failed(detail)
+    counted = ev.tool_calls if e.name is None else _of(e.name, ev.tool_calls)
+    of = "" if e.name is None else f" of {quoted(e.name)}"
+    detail = f"{len(counted)} tool call(s){of}, expected {e.count}; {_listing(ev.tool_calls)}"
+    return passed(detail) if len(counted) == e.count else failed(detail)
 
 
 def _score_batched(e: ToolCallsBatched, ev: Evidence) -> Verdict:
@@ -248,7 +250,10 @@ def _check_names(e: ToolCallOrder, _case: object) -> Problems:
 
 
 def _check_count(e: ToolCallCount, _case: object) -> Problems:
-    return [(".count", "must be an integer ≥ 0")] if e.count < 0 else []
+    problems: Problems = [(".count", "must be an integer ≥ 0")] if e.count < 0 else []
+    if e.name is not None:
+        problems += non_empty(e.name, ".name")
+    return problems
 
 
 def _check_min(e: ToolCallsBatched, _case: object) -> Problems:
@@ -305,8 +310,9 @@ def eval_kinds() -> list[KindSpec]:
             struct=ToolCallCount,
             scorer=_score_count,
             check=_check_count,
-            json_schema=properties(count=at_least(0)),
-            description="Exactly this many calls reached a Tool (meant for 0); detail lists them.",
+            json_schema=properties(count=at_least(0), name=NON_EMPTY),
+            description="Exactly this many calls reached a Tool, or the Tool named by the "
+            "optional name (meant for 0); detail lists them.",
         ),
         KindSpec(
             struct=ToolCallsBatched,

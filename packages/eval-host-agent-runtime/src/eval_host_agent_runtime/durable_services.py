@@ -106,6 +106,10 @@ class _FaultyModel:
         self.inner = inner
         self.faults = faults
 
+    @property
+    def model_id(self) -> str | None:
+        return getattr(self.inner, "model_id", None)
+
     def complete(self, request: ModelRequest) -> ModelResponse:
         faults = self.faults
         if faults._armed:
@@ -116,6 +120,25 @@ class _FaultyModel:
             faults._fired = True
             return with_(response, finish_reason="length")
         return response
+
+
+class PriorAttemptService:
+    """An earlier pass of the first Turn's attempt, written by the runtime's own event log under
+    a lease of its own before the Trial's pass claims the Run: the text it released and the
+    Tool calls it finished, then its worker went away (the State is re-queued)."""
+
+    __slots__ = ("calls", "text")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.calls: list[tuple[str, str, str]] = []
+
+    def seed(self, text: str, tool_calls: list[tuple[str, str, str]]) -> None:
+        self.text = text
+        self.calls = list(tool_calls)
+
+    def seeded(self) -> bool:
+        return bool(self.text or self.calls)
 
 
 class ApprovalDeskService:

@@ -78,7 +78,7 @@ class Decisions:
                         turn_index=turn,
                     )
                 )
-            elif event.type == "guardrail.decision":
+            elif event.type == "guardrail.checked":
                 self.guards.append(
                     GuardDecision(
                         stage=p["stage"],

@@ -25,10 +25,17 @@ from typing import Any
 from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
 from agent_runtime.doctor import recorded, run_doctor
-from agent_runtime.durable import TurnRequest, execute_pass, start_turn
+from agent_runtime.durable import EventLog, TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
-from agent_runtime.loop import ITERATION_LIMIT, REPAIR_BUDGET_EXHAUSTED, TOOL_CALL_LIMIT
+from agent_runtime.loop import (
+    ITERATION_LIMIT,
+    REPAIR_BUDGET_EXHAUSTED,
+    TOOL_CALL_LIMIT,
+    canonical_digest,
+    preview,
+    result_payload,
+)
 from agent_runtime.mcp_client import McpClients
 from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
@@ -64,6 +71,7 @@ from eval_host_agent_runtime.durable_services import (
     McpHostService,
     MessageRow,
     NativeChannelService,
+    PriorAttemptService,
     PublicationRow,
     ReplyChannelService,
     RunLedgerService,
@@ -91,6 +99,7 @@ SERVICES: tuple[type, ...] = (
     ToolRegistryService,
     TurnQueueService,
     DependencyFaultService,
+    PriorAttemptService,
     ApprovalDeskService,
     McpHostService,
     NativeChannelService,
@@ -234,6 +243,7 @@ class L3Trial:
         self.registry = ToolRegistryService()
         self.turns = TurnQueueService()
         self.faults = DependencyFaultService()
+        self.prior = PriorAttemptService()
         self.approvals = ApprovalDeskService()
         self.mcp = McpHostService(self.conn, self.conversation, tier.endpoints)
         self.native = NativeChannelService(self.conn)
@@ -259,6 +269,7 @@ class L3Trial:
             self.registry,
             self.turns,
             self.faults,
+            self.prior,
             self.approvals,
             self.mcp,
             self.native,
@@ -365,6 +376,8 @@ class L3Trial:
         minted = start_turn(self.store, self.conversation, index, messages(inputs))
         scripted = ScriptedExecutor(list(results))  # the Tools' providers outlive a restart
         request = self._request(index, scripted, self.model)
+        if index == 1 and self.prior.seeded():
+            self._prior_attempt(minted)
         lease = self.store.claim(minted, owner=f"worker-{index}")
         result = execute_pass(self.store, lease, request)
         parks = 0
@@ -401,6 +414,32 @@ class L3Trial:
         if self.doctor.proposer is not None:  # the repair pass that follows a Turn
             self._doctor(minted.run_id)
         self._read_back(index, minted)
+
+    def _prior_attempt(self, minted: Minted) -> None:
+        """The earlier pass: its events, in the runtime's own form, then its worker is gone."""
+        store, prior = self.store, self.prior
+        lease = store.claim(minted, owner="worker-1.prior")
+        log = EventLog(store, lease)
+        for call_id, name, outcome in prior.calls:
+            log(
+                "tool.call",
+                {
+                    "callId": call_id,
+                    "name": name,
+                    "argsDigest": canonical_digest({}),
+                    "argsPreview": preview({}),
+                },
+            )
+            done = (
+                ToolOutcome("succeeded", {})
+                if outcome == "ok"
+                else ToolOutcome("failed", reason="failed in an earlier pass")
+            )
+            log("tool.result", result_payload(call_id, done))
+        if prior.text:
+            log("text.delta", {"text": prior.text, "index": 0})
+        store.settle(lease, "waiting", "worker_lost")
+        store.requeue(minted)
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
         """The worker that parked comes back late with its old lease: the fence must refuse it."""

@@ -84,6 +84,11 @@ class ModelPort:
         self._session = session
         self._decls: dict[int, ToolDecl] = {}
 
+    @property
+    def model_id(self) -> str:
+        """The model the session speaks to, as its binding names it (the receipt's modelId)."""
+        return self._session.model_version or getattr(self._session, "model_id", None) or "unknown"
+
     def _decl(self, spec: ToolSpec) -> ToolDecl:
         decl = self._decls.get(id(spec))
         if decl is None:

@@ -3,8 +3,8 @@
 The runtime attaches a File as a neutral ``file`` / ``image`` part (``mediaType``, ``filename``,
 base64 ``data``). Both vendors take PNG, JPEG, GIF and WebP images and PDF documents as bytes;
 a File of any other type goes as text instead: a text File's own characters, else a line saying
-it could not be sent (the runtime already adds a labelled text part with a document's extracted
-text, so a model without the binary part still reads it).
+it could not be sent. (The reference runtime never hands a binding such a part: it sends an
+office or text document as one text part, ``"<name>:\n\n<full extracted text>"``.)
 """
 
 from __future__ import annotations

@@ -1,0 +1,162 @@
+"""Mutation tests of the original's file behaviour: break one row of it in the runtime, watch
+exactly the Cases that assert that row go red (issue 21, section 4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_runtime import attachments, documents
+from agent_runtime.attachments import Attached, AttachmentGate, Rendered
+from agent_runtime.file_store import SqlFileStore
+from eval_core.plugins import PluginSet
+from tests.conftest import ROOT
+from tests.test_mutations import red_cases
+
+
+def _ids(directory: Path, predicate: Any) -> set[str]:
+    found = set()
+    for path in directory.glob("*.json"):
+        case = json.loads(path.read_text())
+        if predicate(case):
+            found.add(case["id"])
+    return found
+
+
+def _expects(kind: str, **fields: Any) -> Any:
+    return lambda case: any(
+        e["kind"] == kind and all(e.get(k) == v for k, v in fields.items()) for e in case["expect"]
+    )
+
+
+@pytest.fixture(scope="module")
+def files_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every shipped Case that declares Files or Roles, with the Eval Soul."""
+    directory = tmp_path_factory.mktemp("upstream-files") / "corpus"
+    directory.mkdir()
+    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
+    for path in (ROOT / "corpus").glob("*.json"):
+        if {"attachments", "readable", "agentRoles"} & json.loads(path.read_text()).keys():
+            shutil.copy(path, directory / path.name)
+    return directory
+
+
+def test_measuring_pdf_pages_in_points_turns_the_accounting_cases_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "PIXELS_PER_POINT", 1)
+    accounted = _ids(files_corpus, _expects("pdf_input_accounted"))
+    assert len(accounted) >= 5
+    assert red_cases(plugins, files_corpus)[1] == accounted
+
+
+def test_accepting_a_partial_text_layer_turns_the_mixed_case_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = attachments.pdf_input
+
+    def partial_text_accepted(file_id: str, source: str, document: Any) -> dict[str, Any]:
+        announced = real(file_id, source, document)
+        announced.pop("textRefusal", None)
+        return announced
+
+    monkeypatch.setattr(attachments, "pdf_input", partial_text_accepted)
+    mixed = _ids(
+        files_corpus,
+        lambda c: (
+            any(p.get("pdf", {}).get("variant") == "mixed" for p in c.get("attachments", []))
+            and _expects("pdf_input_accounted", text="absent")(c)
+        ),
+    )
+    assert mixed
+    assert red_cases(plugins, files_corpus)[1] == mixed
+
+
+def test_the_old_refusal_wording_turns_the_refusal_cases_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        attachments,
+        "refusal_message",
+        lambda name, reason: f"I can't read the attached File {name} ({reason}).",
+    )
+    refused = _ids(  # refused for the File, not by a guard
+        files_corpus,
+        lambda c: _expects("model_not_called")(c) and not _expects("guardrail_blocked")(c),
+    )
+    assert len(refused) >= 5
+    assert red_cases(plugins, files_corpus)[1] == refused
+
+
+def test_a_preview_instead_of_the_whole_document_turns_the_full_text_cases_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(attachments, "DOCUMENT_TEXT_CHARS", 2000)
+    whole = _ids(files_corpus, lambda c: "full-text" in c["id"])
+    assert len(whole) >= 2
+    assert red_cases(plugins, files_corpus)[1] == whole
+
+
+def test_attaching_a_read_file_without_reading_it_again_turns_the_re_read_cases_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unchecked(self: AttachmentGate, file_ids: Any) -> Attached:
+        stored = [self.store.get(f) for f in file_ids]
+        return Attached([attachments._binary(s) for s in stored if s is not None], [])
+
+    monkeypatch.setattr(AttachmentGate, "attach", unchecked)
+    re_read = _ids(
+        files_corpus, lambda c: any(e.get("name") == "file_read" for e in c["expect"])
+        and any(f["mediaType"] == "application/pdf" for f in c.get("readable", []))
+    )  # fmt: skip
+    assert len(re_read) >= 3
+    assert red_cases(plugins, files_corpus)[1] == re_read
+
+
+def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = SqlFileStore.put
+
+    def saved(self: SqlFileStore, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("origin") == "generated":
+            kwargs["status"] = "saved"
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SqlFileStore, "put", saved)
+    drafts = _ids(files_corpus, _expects("generated_file_draft_created"))
+    assert len(drafts) >= 2
+    assert red_cases(plugins, files_corpus)[1] == drafts
+
+
+def _screening(monkeypatch: pytest.MonkeyPatch, keep: Any) -> None:
+    real = AttachmentGate.__call__
+
+    def screened(self: AttachmentGate, messages: list[dict[str, Any]]) -> Rendered:
+        rendered = real(self, messages)
+        return replace(rendered, screened=[t for t in rendered.screened if keep(self, t)])
+
+    monkeypatch.setattr(AttachmentGate, "__call__", screened)
+
+
+def test_screening_no_file_name_turns_the_file_name_case_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _screening(monkeypatch, lambda gate, text: not any(f.name == text for f in gate.store.files()))
+    assert red_cases(plugins, files_corpus)[1] == {
+        "files-an-order-in-an-attached-files-name-is-refused-by-the-input-guard"
+    }
+
+
+def test_screening_no_extracted_text_turns_the_document_text_case_red(
+    plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _screening(monkeypatch, lambda gate, text: any(f.name == text for f in gate.store.files()))
+    assert red_cases(plugins, files_corpus)[1] == {
+        "files-an-order-in-an-attached-documents-text-is-refused-by-the-input-guard"
+    }
