@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agent_runtime.guardrails import STAGE_KEYS
 from eval_core import transcript
 from eval_core.case import CaseBase
 from eval_core.corpus import Corpus, Loader, case_files, find_soul
@@ -188,7 +189,11 @@ def test_every_built_in_l2_kind_is_used(swept: Swept) -> None:
 
 def _configured_guards() -> set[tuple[str, str]]:
     data = yaml.safe_load((CORPUS / "soul" / "guardrails.yaml").read_text(encoding="utf-8"))
-    return {(stage, entry["guard"]) for stage, entries in (data or {}).items() for entry in entries}
+    return {
+        (STAGE_KEYS[key], entry["guard"])
+        for key, entries in (data or {}).items()
+        for entry in entries
+    }
 
 
 def test_every_guard_is_asserted_blocked_and_every_stage_allowed(swept: Swept) -> None:

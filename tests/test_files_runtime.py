@@ -97,13 +97,13 @@ def test_a_file_replaced_after_a_read_is_refused_on_re_read() -> None:
 def test_file_create_shares_with_assigned_roles_not_the_souls() -> None:
     store = MemoryFileStore()
     store.assign_role("agent:records-readonly", "records")
-    tools = FileTools(Nothing(), store, requester="eval-user", principal="agent:records-readonly")
+    tools = FileTools(Nothing(), store, requester="eval", principal="agent:records-readonly")
     made = tools.execute(
         ToolCallRequest("1", "file_create", {"filename": "a", "format": "markdown", "content": "A"})
     )
     assert made.status == "succeeded"
     [generated] = [f for f in store.files() if f.origin == "generated"]
-    assert store.shares(generated.file_id) == ["role:records", "user:eval-user"]
+    assert store.shares(generated.file_id) == ["role:records", "user:eval"]
     assert generated.status == "draft"
     other = FileTools(Nothing(), store, requester="someone-else", principal="agent:x")
     denied = other.execute(ToolCallRequest("2", "file_read", {"fileId": generated.file_id}))

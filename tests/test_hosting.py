@@ -110,9 +110,9 @@ def test_a_content_filter_blind_to_a_pattern_fails_its_case(
 
 
 def test_the_floor_is_a_union_that_keeps_the_souls_guards_first() -> None:
-    soul = GuardrailConfig.parse({"tool_call": [{"guard": "tool_blocklist", "tools": ["x"]}]})
+    soul = GuardrailConfig.parse({"tool-call": [{"guard": "tool_blocklist", "block": ["x"]}]})
     floored: Any = Hosting(safety="platform").guardrails(soul)
-    assert [sorted(spec.tools) for spec in floored.tool_call] == [["x"], ["run_command"]]
+    assert [list(spec.block) for spec in floored.tool_call] == [["x"], ["run_command"]]
     assert Hosting().guardrails(soul) is soul
     assert hosting.floored(soul) is hosting.floored(soul)  # compiled once per configuration
 

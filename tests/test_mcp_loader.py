@@ -11,7 +11,7 @@ from eval_core.corpus import Loader
 from tests.conftest import WriteCase, minimal_case
 from tests.test_loader import refusal
 
-STATUS = "mcp_eval_mcp_status_1be4b3c1dd6762aa"
+STATUS = "mcp_eval_mcp_status_51b1cdd4ae261c34"
 DECL = {"name": STATUS, "inputSchema": {"type": "object"}}
 COUNT = {"kind": "mcp_provider_call_count", "count": 1}
 SHARED = {"id": "shared-working", "scope": "shared", "status": "active"}

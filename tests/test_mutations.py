@@ -16,7 +16,13 @@ import pytest
 import yaml
 
 from agent_runtime import arguments, guardrails, hosting
-from agent_runtime.guardrails import STAGES, GuardDecision, GuardrailConfig, Guardrails
+from agent_runtime.guardrails import (
+    STAGE_KEYS,
+    STAGES,
+    GuardDecision,
+    GuardrailConfig,
+    Guardrails,
+)
 from agent_runtime.hosting import PLATFORM_FLOOR
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.sensitive import PATTERNS
@@ -27,7 +33,11 @@ from eval_core.scripted import ScriptedBinding
 from tests.conftest import ROOT
 
 GUARDRAILS = yaml.safe_load((ROOT / "corpus" / "soul" / "guardrails.yaml").read_text())
-GUARDS = [(stage, entry["guard"]) for stage, entries in GUARDRAILS.items() for entry in entries]
+GUARDS = [
+    (STAGE_KEYS[key], entry["guard"]) for key, entries in GUARDRAILS.items() for entry in entries
+]
+"""(decision stage, guard) of every guard the Soul configures (guardrails.yaml spells the stages
+``tool-call``/``tool-result``; a decision records them as ``tool_call``/``tool_result``)."""
 
 
 def red_cases(plugins: PluginSet, directory: Path) -> tuple[Corpus, set[str]]:

@@ -8,6 +8,7 @@ the same Cases pass against the real code.
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -38,8 +39,8 @@ def test_committing_the_run_before_the_fence_check_turns_the_lease_case_red(
 ) -> None:
     real_insert = admission._insert_run
 
-    def committed_early(conn: sqlite3.Connection, route: Route) -> str:
-        run_id = real_insert(conn, route)
+    def committed_early(conn: sqlite3.Connection, route: Route, who: Any = None) -> str:
+        run_id = real_insert(conn, route, who)
         conn.execute("COMMIT")  # the Run is durable before the fenced correlation
         conn.execute("BEGIN")
         return run_id
@@ -55,7 +56,7 @@ def test_trusting_the_event_payload_for_the_account_turns_the_revoked_case_red(
     def from_payload(_conn: sqlite3.Connection, event: InboxEvent) -> ResolvedAccount:
         claimed = event.payload["sender"]["account"]
         if claimed["status"] != "approved":
-            raise admission.AdmissionRefusedError("native_account_revoked", "payload says so")
+            raise admission.AdmissionRefusedError(admission.APPROVAL_REQUIRED, "payload says so")
         return ResolvedAccount(claimed["id"], "approved")
 
     monkeypatch.setattr(admission, "_resolve_account", from_payload)

@@ -39,11 +39,11 @@ SEND = {
     "mutating": True,
 }
 MAILER = """---
-name: Mailer
+label: Mailer
 description: Sends order confirmations to Tulip Farm customers.
-roles: [support]
-tools: [send_message, lookup_ticket]
-autonomy: act
+capabilityRestrictions:
+  tools:
+    allow: [send_message, lookup_ticket]
 ---
 You are Mailer. You confirm orders to customers by e-mail with send_message.
 """

@@ -74,7 +74,7 @@ def admit_with_fault(conn: Connection, fault: str | None) -> dict[str, Any]:
     [
         ("lease_lost", LEASE_LOST),
         ("route_changed", ROUTE_CHANGED),
-        ("account_revoked", "native_account_revoked"),
+        ("account_revoked", admission.APPROVAL_REQUIRED),
     ],
 )
 def test_every_fault_leaves_nothing_and_records_its_code(

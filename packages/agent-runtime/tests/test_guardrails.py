@@ -167,6 +167,6 @@ def test_an_absent_guard_is_not_run() -> None:
 
 
 def test_each_configured_guard_decides_once() -> None:
-    spec = GuardSpec("tool_blocklist", tools=frozenset({"a"}))
+    spec = GuardSpec("tool_blocklist", block=("a",))
     guards = Guardrails.from_config(GuardrailConfig(tool_call=(spec, spec)))
     assert len(guards.check_tool_call(ToolCallRequest("c", "b", {}))) == 2

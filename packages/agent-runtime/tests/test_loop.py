@@ -219,9 +219,9 @@ def test_blocklist_refuses_before_the_executor(eval_soul: Soul) -> None:
 @pytest.mark.parametrize(
     ("agent", "tool", "source"),
     [
-        ("skills-bounded", "issue_refund", "guardrail"),  # guard before the allowlist
+        ("skills-bounded", "issue_refund", "guardrail"),  # guard before the restrictions
         ("skills-bounded", "lookup_ticket", "capability"),
-        ("records-readonly", "send_slack_message", "capability"),  # allowlist before ceiling
+        ("records-readonly", "send_slack_message", "capability"),  # restrictions before ceiling
         ("records-readonly", "file_create", "autonomy"),
         ("records-readonly", "github_issue_comment", "autonomy"),
     ],
@@ -235,10 +235,15 @@ def test_denials_in_gate_order(eval_soul: Soul, agent: str, tool: str, source: s
     assert tools.executed == [] and result.tool_calls == []
     assert seen_by_model(result, f"c0-{tool}") == {"status": "denied", "reason": denial.reason}
     if source == "autonomy":
-        assert "above the autonomy ceiling" in denial.reason
+        assert denial.reason == (
+            f'tool "{tool}" is mutating and Agent "records-readonly" runs at autonomy '
+            '"approval-required", so it needs an approval before it can execute'
+        )
+    if source == "capability":
+        assert denial.reason == f'tool "{tool}" is outside this Agent\'s allowed Tools'
 
 
-def test_read_autonomy_still_runs_reading_tools(eval_soul: Soul) -> None:
+def test_approval_required_autonomy_still_runs_reading_tools(eval_soul: Soul) -> None:
     model = ScriptedModel(call(("lookup_ticket", {"ticketId": "T-1"})), say("Open."))
     result = turn(eval_soul, "records-readonly", model, platform("lookup_ticket"))
     assert [c.name for c in result.tool_calls] == ["lookup_ticket"] and result.denials == []

@@ -200,9 +200,12 @@ class Twice:
 
 def test_a_side_effecting_call_is_not_repeated_in_one_turn(eval_soul: Soul) -> None:
     support = eval_soul.agents["support"]
+    assert support.restrictions is not None and support.restrictions.tools is not None
+    allowed = support.restrictions.tools.allow or frozenset()
+    tools = replace(support.restrictions.tools, allow=allowed | {"send_invoice"})
     agents = {
         **eval_soul.agents,
-        "support": replace(support, tools=support.tools | {"send_invoice"}),
+        "support": replace(support, restrictions=replace(support.restrictions, tools=tools)),
     }
     soul = replace(eval_soul, agents=agents)
     mail = Mail()

@@ -20,20 +20,24 @@ def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
     }
     assert set(eval_soul.skills) == {"refund-policy", "ticket-hygiene"}
     finance = eval_soul.agents["finance"]
-    assert finance.autonomy == "act"
-    assert finance.tools == frozenset({"lookup_ticket", "issue_refund", "get_current_time"})
-    assert finance.roles == ("billing",)
+    assert finance.autonomy == "full"  # no ceiling authored: the Turn's own, full
+    assert finance.restrictions is not None and finance.restrictions.tools is not None
+    assert finance.restrictions.tools.allow == frozenset(
+        {"lookup_ticket", "issue_refund", "get_current_time"}
+    )
+    assert finance.domain == "finance" and finance.label == "Finance"
     assert "30 days" in finance.personality
     assert not finance.personality.startswith("---")
-    assert eval_soul.agents["records-readonly"].autonomy == "read"
+    assert eval_soul.agents["records-readonly"].autonomy == "approval-required"
     assert eval_soul.skills["refund-policy"].name == "Refund policy"
+    assert eval_soul.business.name == "Tulip Farm"
 
 
 def test_eval_soul_guardrails_cover_every_stage(eval_soul: Soul) -> None:
     config = eval_soul.guardrails
     assert [s.guard for s in config.input] == ["prompt_injection"]
-    assert config.input[0].severity == "high"
-    assert config.tool_call[0].tools == frozenset({"issue_refund"})
+    assert config.input[0].sensitivity == "high"
+    assert config.tool_call[0].block == ("issue_refund",)
     assert [s.guard for s in config.tool_result] == ["untrusted_content"]
     assert config.output[0].patterns == ("credit_card",)
 
@@ -50,7 +54,7 @@ def test_missing_guardrails_file_means_no_guards(soul_copy: Path) -> None:
 
 def test_a_deleted_stage_is_simply_absent(soul_copy: Path) -> None:
     (soul_copy / "guardrails.yaml").write_text(
-        "input:\n  - guard: prompt_injection\n    severity: high\n"
+        "input:\n  - guard: prompt_injection\n    sensitivity: high\n"
     )
     config = load_soul(soul_copy).guardrails
     assert config.tool_call == () and config.output == () and len(config.input) == 1
@@ -63,16 +67,20 @@ AGENT = "agents/support/AGENT.md"
     ("text", "problem"),
     [
         ("no front matter at all\n", "expected YAML front matter"),
-        ("---\nname: [unclosed\n---\nbody\n", "invalid YAML front matter"),
+        ("---\nlabel: [unclosed\n---\nbody\n", "invalid YAML front matter"),
         ("---\n- a list\n---\nbody\n", "front matter must be a mapping"),
-        ("---\nname: S\ndescription: d\ntools: []\nautonomy: act\n---\n\n", "body is empty"),
-        ("---\ndescription: d\ntools: []\nautonomy: act\n---\nbody\n", "'name' must be"),
-        ("---\nname: S\ndescription: d\ntools: x\nautonomy: act\n---\nbody\n", "'tools' must be"),
-        ("---\nname: S\ndescription: d\ntools: []\nautonomy: admin\n---\nbody\n", "'autonomy'"),
+        ("---\ndescription: d\nautonomy: full\n---\n\n", "body is empty"),
+        ("---\ndescription: ''\n---\nbody\n", "description: must be a non-empty string"),
+        ("---\nautonomy: act\n---\nbody\n", r"autonomy: must be one of \['manual'"),
         (
-            "---\nname: S\ndescription: d\ntools: []\nautonomy: act\ncolour: red\n---\nbody\n",
-            r"unknown front matter field\(s\) \['colour'\]",
+            "---\ndescription: d\ncapabilityRestrictions:\n  tools:\n    allow: x\n---\nbody\n",
+            "capabilityRestrictions.tools.allow: must be a list",
         ),
+        (
+            "---\ndescription: d\ncolour: red\n---\nbody\n",
+            "colour: unknown front matter key",
+        ),
+        ("---\ndescription: d\ntools: [a]\n---\nbody\n", "tools: unknown front matter key"),
     ],
 )
 def test_malformed_agent_is_refused_naming_the_file(
@@ -91,10 +99,12 @@ def test_malformed_agent_is_refused_naming_the_file(
     [
         ("- just a list\n", "expected a mapping"),
         ("inputs: []\n", r"unknown stage\(s\) \['inputs'\]"),
-        ("input:\n  - guard: tool_blocklist\n    tools: [x]\n", "cannot run at stage 'input'"),
-        ("tool_call:\n  - guard: tool_blocklist\n", "needs a non-empty 'tools'"),
+        ("tool_call: []\n", r"unknown stage\(s\) \['tool_call'\]"),
+        ("input:\n  - guard: tool_blocklist\n    block: [x]\n", "cannot run at stage 'input'"),
+        ("tool-call:\n  - guard: tool_blocklist\n", "needs a non-empty 'block' or 'category'"),
         ("output:\n  - guard: content_filter\n    patterns: [iban]\n", "unknown content pattern"),
-        ("input:\n  - guard: prompt_injection\n    severity: extreme\n", "severity must be"),
+        ("input:\n  - guard: prompt_injection\n    sensitivity: extreme\n", "sensitivity must be"),
+        ("input:\n  - guard: prompt_injection\n    severity: high\n", r"input\[0\].severity"),
         ("input: [prompt_injection]\n", "expected a mapping with a 'guard'"),
         ("input: [\n", "unreadable"),
     ],
@@ -127,5 +137,5 @@ def test_not_a_directory(tmp_path: Path) -> None:
 def test_malformed_skill_is_refused(soul_copy: Path) -> None:
     file = soul_copy / "skills" / "refund-policy" / "SKILL.md"
     file.write_text("---\nname: Refund policy\n---\nbody\n")
-    with pytest.raises(SoulError, match="'description' must be"):
+    with pytest.raises(SoulError, match="description: must be"):
         load_soul(soul_copy)

@@ -51,15 +51,15 @@ def test_the_provider_acts_for_the_account_of_the_credential(provider: Provider)
 
 def test_the_count_is_per_credential_and_reading_it_is_no_call(provider: Provider) -> None:
     provider.register({"cred-c": "acct-c"})
-    call(provider.url, "cred-c", "status", {})
-    call(provider.url, "cred-c", "status", {})
+    call(provider.url, "cred-c", "status", {"probe": "p"})
+    call(provider.url, "cred-c", "status", {"probe": "p"})
     assert provider.calls(["cred-c"]) == 2
     assert provider.calls(["cred-c"]) == 2  # reading is no call
     assert provider.calls(["cred-unused"]) == 0
 
 
 def test_an_unknown_credential_is_refused_but_counted(provider: Provider) -> None:
-    is_error, _ = call(provider.url, "cred-nobody", "status", {})
+    is_error, _ = call(provider.url, "cred-nobody", "status", {"probe": "p"})
     assert is_error
     assert provider.calls(["cred-nobody"]) == 1
 
@@ -71,4 +71,4 @@ def test_a_dead_provider_is_not_observed_and_restarts(provider: Provider) -> Non
     assert provider.calls(["cred-a"]) is None  # not observed is never zero
     provider.ensure()
     provider.register({"cred-d": "acct-d"})
-    assert call(provider.url, "cred-d", "status", {})[1]["accountId"] == "acct-d"
+    assert call(provider.url, "cred-d", "status", {"probe": "p"})[1]["accountId"] == "acct-d"

@@ -5,7 +5,14 @@ inbox row's correlation with the Run) commits together or not at all. The accoun
 through the account authority, never the event payload; the route must still name the Routine
 the event was routed to; the claim's fence is checked again by the very write that correlates
 the inbox row, so a worker that lost its lease mid-admission leaves nothing behind. A refusal is
-recorded on the inbox row with a stable code, after the rollback, in its own transaction.
+recorded on the inbox row with a stable code, after the rollback, in its own transaction, with
+the account the authority had resolved by then (none when the authority refused it).
+
+The admitted Run is a Routine Run (``source: routine``) whose identity says who it acts for, as
+the original records it: initiated by the channel's integration, acting for the person who
+approved the route, its guardrail context the inbox event
+(``native-channel-inbox:<event id>``). Its request Artifact is the Routine's manual request:
+``{slug, inputs: {nativeChannel: {channel, destination, eventType, eventId, payload}}}``.
 """
 
 from __future__ import annotations
@@ -24,7 +31,10 @@ from agent_runtime.storage import atomic
 
 LEASE_LOST = "native_delivery_lease_lost"
 ROUTE_CHANGED = "native_routine_route_changed"
-SOURCE = "native"
+APPROVAL_REQUIRED = "routine_approval_required"
+"""The account authority does not let the Routine act for the account (unknown or revoked)."""
+SOURCE = "routine"
+GUARDRAIL_CONTEXT = "native-channel-inbox"
 
 Hook = Callable[[Connection], None]
 
@@ -77,7 +87,7 @@ def _resolve_account(conn: Connection, event: InboxEvent) -> ResolvedAccount:
     try:
         return AccountAuthority(conn).resolve(event.account_id)
     except AccountRefusedError as refused:
-        raise AdmissionRefusedError(refused.code, str(refused)) from refused
+        raise AdmissionRefusedError(APPROVAL_REQUIRED, str(refused)) from refused
 
 
 def _current_route(conn: Connection, event: InboxEvent) -> Route:
@@ -91,14 +101,25 @@ def _current_route(conn: Connection, event: InboxEvent) -> Route:
     return route
 
 
-def _insert_run(conn: Connection, route: Route) -> str:
+def identity(event: InboxEvent, route: Route) -> dict[str, Any]:
+    """Who a Run admitted from ``event`` acts for."""
+    subject = route.owner or route.agent
+    return {
+        "initiator": {"kind": "integration", "id": event.channel},
+        "effectiveSubject": {"kind": "user" if route.owner else "agent", "id": subject},
+        "guardrailContextRef": f"{GUARDRAIL_CONTEXT}:{event.id}",
+    }
+
+
+def _insert_run(conn: Connection, route: Route, who: dict[str, Any] | None = None) -> str:
     run_id, conversation_id = _new_id("run"), _new_id("conv")
     conn.execute(
         "INSERT INTO conversations (id, agent) VALUES (?, ?)", (conversation_id, route.agent)
     )
     conn.execute(
-        "INSERT INTO runs (id, conversation_id, source, status) VALUES (?, ?, ?, 'queued')",
-        (run_id, conversation_id, SOURCE),
+        "INSERT INTO runs (id, conversation_id, source, status, identity) "
+        "VALUES (?, ?, ?, 'queued', ?)",
+        (run_id, conversation_id, SOURCE, None if who is None else _dump(who)),
     )
     return run_id
 
@@ -118,11 +139,16 @@ def _insert_rest(
         (state_id, run_id),
     )
     request = {
-        "channel": event.channel,
-        "destination": event.destination,
-        "routine": route.routine,
-        "accountId": account.account_id,
-        "event": event.payload,
+        "slug": route.routine,
+        "inputs": {
+            "nativeChannel": {
+                "channel": event.channel,
+                "destination": event.destination,
+                "eventType": event.event_type,
+                "eventId": event.id,
+                "payload": event.payload,
+            }
+        },
     }
     conn.execute(
         "INSERT INTO request_artifacts (id, run_id, kind, content) VALUES (?, ?, 'request', ?)",
@@ -136,13 +162,13 @@ def _insert_rest(
     return state_id
 
 
-def _correlate(conn: Connection, claim: InboxClaim, run_id: str) -> None:
+def _correlate(conn: Connection, claim: InboxClaim, run_id: str, account: str) -> None:
     """The fenced write: the inbox row takes the Run id only under the claim's own fence."""
     cursor = conn.execute(
         "UPDATE native_inbox SET status = 'admitted', run_id = ?, lease_owner = NULL, "
-        "lease_expires_at = NULL, error_code = NULL, error_message = NULL "
+        "lease_expires_at = NULL, error_code = NULL, error_message = NULL, resolved_account = ? "
         "WHERE id = ? AND fence = ? AND lease_owner = ?",
-        (run_id, claim.event_id, claim.fence, claim.owner),
+        (run_id, account, claim.event_id, claim.fence, claim.owner),
     )
     if cursor.rowcount != 1:
         raise AdmissionRefusedError(
@@ -159,17 +185,19 @@ def admit(
     ``on_run_inserted`` runs inside the transaction right after the Run row exists (the seam a
     lost-lease fault uses).
     """
+    resolved: str | None = None
     try:
         with atomic(conn):
             event = _held_event(conn, claim)
             account = _resolve_account(conn, event)
+            resolved = account.account_id
             route = _current_route(conn, event)
-            run_id = _insert_run(conn, route)
+            run_id = _insert_run(conn, route, identity(event, route))
             if on_run_inserted is not None:
                 on_run_inserted(conn)
             state_id = _insert_rest(conn, run_id, event, route, account)
-            _correlate(conn, claim, run_id)
+            _correlate(conn, claim, run_id, account.account_id)
     except AdmissionRefusedError as refused:
-        NativeInbox(conn).record_error(claim, refused.code, str(refused))
+        NativeInbox(conn).record_error(claim, refused.code, str(refused), resolved)
         return Refused(refused.code, str(refused))
     return Admitted(run_id, state_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any, Literal, cast
 
 from agent_runtime.injection import find_agent_order, find_injection
@@ -24,7 +25,35 @@ STAGE_GUARDS: Mapping[Stage, frozenset[str]] = {
     "output": frozenset({"content_filter"}),
 }
 """Which guards each stage can run."""
-SEVERITIES = frozenset({"low", "medium", "high"})
+STAGE_KEYS: Mapping[str, Stage] = {
+    "input": "input",
+    "tool-call": "tool_call",
+    "tool-result": "tool_result",
+    "output": "output",
+}
+"""How ``guardrails.yaml`` spells each stage (the original's keys)."""
+SENSITIVITIES = frozenset({"low", "medium", "high"})
+TOOL_CATEGORIES = frozenset({"system", "platform", "integration"})
+GUARD_FIELDS: Mapping[str, frozenset[str]] = {
+    "prompt_injection": frozenset({"guard", "sensitivity"}),
+    "tool_blocklist": frozenset({"guard", "block", "category"}),
+    "untrusted_content": frozenset({"guard", "sensitivity"}),
+    "content_filter": frozenset({"guard", "patterns"}),
+}
+"""The keys each guard takes in ``guardrails.yaml``."""
+FLOW_CONTROL_TOOLS = frozenset(
+    {"complete_state", "complete_task", "present", "request_input", "update_presentation"}
+)
+
+
+def tool_category(name: str) -> str:
+    """The tier a Tool belongs to for ``tool_blocklist.category``: a published MCP Tool
+    (``mcp_*``) is ``integration``, a flow-control Tool ``system``, any other ``platform``."""
+    if name.startswith("mcp_"):
+        return "integration"
+    return "system" if name in FLOW_CONTROL_TOOLS else "platform"
+
+
 CONTENT_PATTERNS = frozenset(PATTERNS)
 
 WITHHELD_NOTICE = (
@@ -75,12 +104,18 @@ class GuardrailConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GuardSpec:
-    """One configured guard: ``tools`` for tool_blocklist, ``patterns`` for content_filter."""
+    """One configured guard: ``block`` (Tool names or ``*`` globs) and ``category`` (Tool tiers)
+    for tool_blocklist, ``patterns`` for content_filter, ``sensitivity`` for the screens."""
 
     guard: str
-    severity: str | None = None
-    tools: frozenset[str] = frozenset()
+    sensitivity: str | None = None
+    block: tuple[str, ...] = ()
+    category: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
+
+    def blocks(self, tool: str) -> bool:
+        """Whether this tool_blocklist refuses ``tool``."""
+        return any(fnmatchcase(tool, p) for p in self.block) or tool_category(tool) in self.category
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +134,14 @@ class GuardrailConfig:
             return cls()
         if not isinstance(data, dict):
             raise GuardrailConfigError("expected a mapping of stage -> list of guards")
-        unknown = sorted(str(k) for k in data if k not in STAGE_GUARDS)
+        unknown = sorted(str(k) for k in data if k not in STAGE_KEYS)
         if unknown:
-            raise GuardrailConfigError(f"unknown stage(s) {unknown}; stages are {list(STAGES)}")
-        stages = {stage: _parse_stage(stage, data.get(stage)) for stage in STAGES}
+            raise GuardrailConfigError(
+                f"{unknown[0]}: unknown stage(s) {unknown}; stages are {list(STAGE_KEYS)}"
+            )
+        stages = {
+            stage: _parse_stage(key, stage, data.get(key)) for key, stage in STAGE_KEYS.items()
+        }
         return cls(**stages)
 
     def merged(self, other: GuardrailConfig) -> GuardrailConfig:
@@ -113,47 +152,64 @@ class GuardrailConfig:
         )
 
 
-def _parse_stage(stage: Stage, entries: Any) -> tuple[GuardSpec, ...]:
+def _parse_stage(key: str, stage: Stage, entries: Any) -> tuple[GuardSpec, ...]:
     if entries is None:
         return ()
     if not isinstance(entries, list):
-        raise GuardrailConfigError(f"{stage}: expected a list of guards")
-    return tuple(_parse_guard(stage, i, entry) for i, entry in enumerate(entries))
+        raise GuardrailConfigError(f"{key}: expected a list of guards")
+    return tuple(_parse_guard(key, stage, i, entry) for i, entry in enumerate(entries))
 
 
-def _parse_guard(stage: Stage, index: int, entry: Any) -> GuardSpec:
-    where = f"{stage}[{index}]"
+def _parse_guard(key: str, stage: Stage, index: int, entry: Any) -> GuardSpec:
+    where = f"{key}[{index}]"
     if not isinstance(entry, dict) or not isinstance(entry.get("guard"), str):
         raise GuardrailConfigError(f"{where}: expected a mapping with a 'guard' name")
     guard = entry["guard"]
     if guard not in STAGE_GUARDS[stage]:
         raise GuardrailConfigError(
-            f"{where}: guard {guard!r} cannot run at stage {stage!r} "
+            f"{where}.guard: guard {guard!r} cannot run at stage {key!r} "
             f"(allowed: {sorted(STAGE_GUARDS[stage])})"
         )
-    extra = sorted(set(entry) - {"guard", "severity", "tools", "patterns"})
+    extra = sorted(set(entry) - GUARD_FIELDS[guard])
     if extra:
-        raise GuardrailConfigError(f"{where}: unknown field(s) {extra}")
-    severity = entry.get("severity")
-    if severity is not None and severity not in SEVERITIES:
-        raise GuardrailConfigError(f"{where}: severity must be one of {sorted(SEVERITIES)}")
-    tools = _names(where, "tools", entry.get("tools"))
+        raise GuardrailConfigError(
+            f"{where}.{extra[0]}: unknown field(s) {extra} of {guard} "
+            f"(allowed: {sorted(GUARD_FIELDS[guard])})"
+        )
+    sensitivity = entry.get("sensitivity")
+    if sensitivity is not None and sensitivity not in SENSITIVITIES:
+        raise GuardrailConfigError(
+            f"{where}.sensitivity: sensitivity must be one of {sorted(SENSITIVITIES)}"
+        )
+    block = _names(where, "block", entry.get("block"))
+    category = _names(where, "category", entry.get("category"))
     patterns = _names(where, "patterns", entry.get("patterns"))
-    if guard == "tool_blocklist" and not tools:
-        raise GuardrailConfigError(f"{where}: tool_blocklist needs a non-empty 'tools' list")
+    if unknown := sorted(set(category) - TOOL_CATEGORIES):
+        raise GuardrailConfigError(
+            f"{where}.category: unknown Tool categor(ies) {unknown} "
+            f"(allowed: {sorted(TOOL_CATEGORIES)})"
+        )
+    if guard == "tool_blocklist" and not block and not category:
+        raise GuardrailConfigError(
+            f"{where}.block: tool_blocklist needs a non-empty 'block' or 'category' list"
+        )
     if guard == "content_filter":
         if not patterns:
-            raise GuardrailConfigError(f"{where}: content_filter needs a non-empty 'patterns' list")
+            raise GuardrailConfigError(
+                f"{where}.patterns: content_filter needs a non-empty 'patterns' list"
+            )
         if unknown := sorted(set(patterns) - CONTENT_PATTERNS):
-            raise GuardrailConfigError(f"{where}: unknown content pattern(s) {unknown}")
-    return GuardSpec(guard, severity, frozenset(tools), tuple(patterns))
+            raise GuardrailConfigError(f"{where}.patterns: unknown content pattern(s) {unknown}")
+    return GuardSpec(guard, sensitivity, tuple(block), tuple(category), tuple(patterns))
 
 
 def _names(where: str, field: str, value: Any) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise GuardrailConfigError(f"{where}: '{field}' must be a list of non-empty strings")
+        raise GuardrailConfigError(
+            f"{where}.{field}: '{field}' must be a list of non-empty strings"
+        )
     return cast(list[str], value)
 
 
@@ -216,7 +272,7 @@ class Guardrails:
     def __init__(self, config: GuardrailConfig) -> None:
         self.config = config
         self._input = tuple(s.guard for s in config.input)
-        self._tool_call = tuple((s.guard, s.tools) for s in config.tool_call)
+        self._tool_call = tuple((s.guard, s) for s in config.tool_call)
         self._tool_result = tuple(s.guard for s in config.tool_result)
         self._output = tuple((s.guard, s.patterns) for s in config.output)
 
@@ -250,19 +306,24 @@ class Guardrails:
 
     def check_tool_call(self, call: ToolCallRequest) -> list[GuardDecision]:
         """tool_blocklist: a call to a listed Tool is refused."""
-        return [
-            GuardDecision(
-                "tool_call",
-                guard,
-                True,
-                f"{call.name} is blocklisted",
-                TOOL_CALL_BLOCKED,
-                f"{guard}:{call.name}",
-            )
-            if call.name in tools
-            else GuardDecision("tool_call", guard, False, f"{call.name} is allowed")
-            for guard, tools in self._tool_call
-        ]
+        decisions = []
+        for guard, spec in self._tool_call:
+            if spec.blocks(call.name):
+                decisions.append(
+                    GuardDecision(
+                        "tool_call",
+                        guard,
+                        True,
+                        f"{call.name} is blocklisted",
+                        TOOL_CALL_BLOCKED,
+                        f"{guard}:{call.name}",
+                    )
+                )
+            else:
+                decisions.append(
+                    GuardDecision("tool_call", guard, False, f"{call.name} is allowed")
+                )
+        return decisions
 
     def check_tool_result(self, name: str, output: Any) -> list[GuardDecision]:
         """untrusted_content: instructions anywhere inside a Tool's output.

@@ -26,8 +26,8 @@ REPOSITORY_TOOLS = frozenset({"soul_repo_push"})
 """Tools that act on the Soul repository's remote: only its host's own agents may call them."""
 
 PLATFORM_FLOOR = GuardrailConfig(
-    input=(GuardSpec("prompt_injection", severity="medium"),),
-    tool_call=(GuardSpec("tool_blocklist", tools=frozenset({"run_command"})),),
+    input=(GuardSpec("prompt_injection", sensitivity="medium"),),
+    tool_call=(GuardSpec("tool_blocklist", block=("run_command",)),),
     output=(GuardSpec("content_filter", patterns=("credit_card", "ssn", "api_key", "email")),),
 )
 """The platform's safety floor: instruction overrides screened, no shell commands, and no card

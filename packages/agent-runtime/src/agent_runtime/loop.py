@@ -2,7 +2,7 @@
 
 Order is the production order: assemble the prompt, screen the input, then call the model and
 dispatch its Tool calls until it answers or a limit is hit. Every call passes the tool_call
-guards, the agent's capability allowlist and its autonomy ceiling before the executor sees it;
+guards, the agent's capability restrictions and its autonomy ceiling before the executor sees it;
 a refusal goes back to the model as a denial so it can explain instead of retrying.
 """
 
@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from agent_runtime import arguments
+from agent_runtime.capabilities import approval_reason, demands_approval
 from agent_runtime.compaction import compact
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import (
@@ -87,7 +88,8 @@ class LoopLimits:
 
 @dataclass(frozen=True, slots=True)
 class Denial:
-    """A call refused before the executor: by a guard, the allowlist or the autonomy ceiling."""
+    """A call refused before the executor: by a guard, the agent's capability restrictions or
+    its autonomy ceiling."""
 
     call: ToolCallRequest
     reason: str
@@ -379,24 +381,21 @@ class _Turn:
         )
 
     def dispatch(self, call: ToolCallRequest) -> bool:
-        """Run one call through guards, allowlist, ceiling and executor; False ends the Turn
+        """Run one call through guards, restrictions, ceiling and executor; False ends the Turn
         (a repair limit, or a call parked for approval: ``result.awaiting`` tells which)."""
         refused = self.record(self.guards.check_tool_call(call))
         agent = self.agent
         if refused is not None:
             self.deny(call, denial_reason(refused), "guardrail")
             return True
-        if call.name not in agent.tools:
-            self.deny(
-                call,
-                f"{call.name} is not in the tools allowlist of agent {agent.slug}",
-                "capability",
-            )
+        spec = self.tools.get(call.name)
+        mutating = spec is not None and spec.mutating
+        if (forbidden := agent.denial(call.name, mutating, call.arguments)) is not None:
+            self.deny(call, forbidden, "capability")
             return True
         if (held := self.hosting.refusal(call.name)) is not None:
             self.deny(call, held, "hosting")
             return True
-        spec = self.tools.get(call.name)
         if spec is None:
             outcome = ToolOutcome("failed", reason=f"unknown tool {call.name}: not declared")
             self.result.results.append((call, outcome))
@@ -414,12 +413,10 @@ class _Turn:
         if spec.reviewed and unapproved:
             reason = f"{call.name} needs an approval, and none can be asked"
             return self.park_or_deny(call, spec, reason)
-        if spec.mutating and agent.autonomy == "read" and unapproved:
-            reason = (
-                f"{call.name} changes data, which is above the autonomy ceiling (read) "
-                f"of agent {agent.slug}"
+        if unapproved and demands_approval(agent.autonomy, spec.mutating, None):
+            return self.park_or_deny(
+                call, spec, approval_reason(call.name, agent.slug, agent.autonomy)
             )
-            return self.park_or_deny(call, spec, reason)
         wrong = arguments.problem(spec.input_schema, call.arguments)
         if wrong is not None:  # the Tool never sees arguments its schema refuses
             return self.repair(call, ToolOutcome("invalid_arguments", reason=wrong))

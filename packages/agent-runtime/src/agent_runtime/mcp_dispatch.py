@@ -5,7 +5,8 @@ The dispatcher acts for the account :func:`agent_runtime.mcp_accounts.resolve` p
 moment of the call (after the approval wait), never for an account the model names: the
 model's arguments travel unchanged as the ``tools/call`` arguments, over the connection that
 account's credential authenticates. Which server serves an integration is host configuration
-(:class:`McpEndpoints`), never Soul content. ``attempts`` counts what reached the dispatcher,
+(:class:`McpEndpoints`) first; the ``transport.url`` the Soul's ``mcp.yaml`` declares serves
+when the operator configured none. ``attempts`` counts what reached the dispatcher,
 which is not what reached the server: a refused call never leaves the runtime.
 """
 
@@ -24,12 +25,19 @@ from agent_runtime.tools import ToolOutcome
 
 
 def reviewed(tools: Sequence[ToolSpec], published: Mapping[str, McpTool]) -> list[ToolSpec]:
-    """The Turn's Tools with every published MCP Tool marked for review (an approval wait)."""
-    return [replace(t, reviewed=True) if t.name in published else t for t in tools]
+    """The Turn's Tools with every published MCP Tool whose review says ``requiresApproval``
+    marked for review (an approval wait)."""
+    return [
+        replace(t, reviewed=True)
+        if t.name in published and published[t.name].requires_approval
+        else t
+        for t in tools
+    ]
 
 
 class McpEndpoints:
-    """Which server URL serves each integration (by slug): the operator's configuration."""
+    """Which server URL serves each integration (by server id): the operator's configuration,
+    which overrides the URL the Soul declares."""
 
     __slots__ = ("_urls",)
 
@@ -72,7 +80,7 @@ class McpDispatcher:
         decision = resolve(self.conn, self.conversation_id)
         if decision.account_id is None:
             return ToolOutcome("denied", None, decision.reason)
-        url = self.endpoints.url(tool.integration)
+        url = self.endpoints.url(tool.integration) or tool.url
         if url is None:
             return ToolOutcome("failed", None, f"integration {tool.integration} has no server")
         arguments: dict[str, Any] = dict(call.arguments) if isinstance(call.arguments, dict) else {}
@@ -84,4 +92,5 @@ class McpDispatcher:
             return ToolOutcome("failed", None, str(error))
         if is_error:
             return ToolOutcome("failed", {"text": text}, f"the MCP provider refused: {text}")
-        return ToolOutcome("succeeded", {"structuredContent": structured, "text": text})
+        content = [{"type": "text", "text": text}]
+        return ToolOutcome("succeeded", {"content": content, "structuredContent": structured})

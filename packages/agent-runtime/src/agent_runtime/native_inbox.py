@@ -52,11 +52,16 @@ class InboxEvent:
     run_id: str | None
     error_code: str | None
     error_message: str | None
+    event_type: str | None = None
+    """What happened at the channel (``issues.opened``), as the channel delivered it."""
+    resolved_account: str | None = None
+    """The account the account authority resolved when admission last ran (the payload's
+    claim is never it)."""
 
 
 _COLUMNS = (
     "id, channel, destination, routine, account_id, payload, status, lease_owner, fence, "
-    "run_id, error_code, error_message"
+    "run_id, error_code, error_message, event_type, resolved_account"
 )
 
 
@@ -69,16 +74,26 @@ class NativeInbox:
         self.conn = conn
         self.clock = clock
 
-    def receive(self, channel: str, destination: str, account_id: str, payload: Any) -> str:
-        """Persist an event routed by the current route of its destination; its id."""
+    def receive(
+        self,
+        channel: str,
+        destination: str,
+        account_id: str,
+        payload: Any,
+        *,
+        event_id: str | None = None,
+        event_type: str | None = None,
+    ) -> str:
+        """Persist an event routed by the current route of its destination; its id (the
+        channel's own delivery id when it gives one)."""
         route = NativeRoutes(self.conn).get(destination)
         if route is None:
             raise LookupError(f"no native route for destination {destination}")
-        event_id = f"inbox_{uuid.uuid4().hex[:16]}"
+        event_id = event_id or f"inbox_{uuid.uuid4().hex[:16]}"
         with atomic(self.conn) as conn:
             conn.execute(
                 "INSERT INTO native_inbox (id, channel, destination, routine, account_id, "
-                "payload, status, fence) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0)",
+                "payload, status, fence, event_type) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?)",
                 (
                     event_id,
                     channel,
@@ -86,6 +101,7 @@ class NativeInbox:
                     route.routine,
                     account_id,
                     json.dumps(payload, separators=(",", ":")),
+                    event_type,
                 ),
             )
         return event_id
@@ -123,17 +139,20 @@ class NativeInbox:
                 (event_id,),
             )
 
-    def record_error(self, claim: InboxClaim, code: str, message: str) -> None:
-        """Note why admission refused the event, in its own transaction (after any rollback).
+    def record_error(
+        self, claim: InboxClaim, code: str, message: str, resolved_account: str | None = None
+    ) -> None:
+        """Note why admission refused the event, and the account it had resolved before it
+        stopped (``None``: none), in its own transaction (after any rollback).
 
         A row another worker already admitted keeps its Run and no error.
         """
         with atomic(self.conn) as conn:
             conn.execute(
-                "UPDATE native_inbox SET error_code = ?, error_message = ?, "
+                "UPDATE native_inbox SET error_code = ?, error_message = ?, resolved_account = ?, "
                 "status = CASE WHEN fence = ? THEN 'refused' ELSE status END "
                 "WHERE id = ? AND run_id IS NULL",
-                (code, message, claim.fence, claim.event_id),
+                (code, message, resolved_account, claim.fence, claim.event_id),
             )
 
     def get(self, event_id: str) -> InboxEvent | None:
@@ -156,4 +175,6 @@ class NativeInbox:
             run_id=row[9],
             error_code=row[10],
             error_message=row[11],
+            event_type=row[12],
+            resolved_account=row[13],
         )

@@ -14,9 +14,12 @@ from agent_runtime.storage import atomic
 
 @dataclass(frozen=True, slots=True)
 class Route:
+    """``owner`` is the person who approved the route: the Runs it starts act for them."""
+
     destination: str
     routine: str
     agent: str
+    owner: str | None = None
 
 
 class NativeRoutes:
@@ -31,12 +34,13 @@ class NativeRoutes:
         with atomic(self.conn) as conn:
             conn.execute("DELETE FROM native_routes WHERE destination = ?", (route.destination,))
             conn.execute(
-                "INSERT INTO native_routes (destination, routine, agent) VALUES (?, ?, ?)",
-                (route.destination, route.routine, route.agent),
+                "INSERT INTO native_routes (destination, routine, agent, owner) "
+                "VALUES (?, ?, ?, ?)",
+                (route.destination, route.routine, route.agent, route.owner),
             )
 
     def get(self, destination: str) -> Route | None:
         row = self.conn.execute(
-            "SELECT routine, agent FROM native_routes WHERE destination = ?", (destination,)
+            "SELECT routine, agent, owner FROM native_routes WHERE destination = ?", (destination,)
         ).fetchone()
-        return None if row is None else Route(destination, row[0], row[1])
+        return None if row is None else Route(destination, row[0], row[1], row[2])

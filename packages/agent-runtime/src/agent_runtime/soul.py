@@ -1,7 +1,16 @@
-"""The Soul loader: agents, guardrails, skills and Routines read from a directory, parsed once.
+"""The Soul loader: the business, agents, guardrails, skills and Routines read from a directory.
+
+The layout is the original's: ``soul.yaml`` (the business), ``agents/<slug>/AGENT.md``,
+``skills/<slug>/SKILL.md``, ``guardrails.yaml``, ``integrations/<slug>/mcp.yaml`` (read by
+:mod:`agent_runtime.mcp_integrations`) and ``routines/<slug>/routine.yaml``. An agent's name is
+its directory; its front matter is strict (``label, domain, description, model, autonomy,
+modelPolicy, capabilityRestrictions, ownership, placeholder, suggestions``) and only its body
+reaches the prompt. An agent has no Tool allowlist: the Turn's Tools are the caller's, and what
+the agent may call is decided by its ``capabilityRestrictions`` and ``autonomy``
+(:mod:`agent_runtime.capabilities`).
 
 A Soul is configuration a Turn trusts, so a malformed file is refused loudly (``SoulError`` names
-the file and the problem) instead of silently producing an agent with missing limits.
+the file, the key and the problem) instead of silently producing an agent with missing limits.
 """
 
 from __future__ import annotations
@@ -10,15 +19,22 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import yaml
 
+from agent_runtime.capabilities import (
+    Autonomy,
+    CapabilityRestrictions,
+    RestrictionError,
+    parse_autonomy,
+)
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
+from agent_runtime.mcp_integrations import FILENAME as MCP_FILE
+from agent_runtime.mcp_integrations import McpConfigError, McpTool, load_integration
 from agent_runtime.routines import Routine, RoutineError
 from agent_runtime.routines import parse as parse_routine
 
-Autonomy = Literal["read", "act"]
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # libyaml's safe loader when it is installed (same schema, a fraction of the cost): a durable
@@ -33,8 +49,26 @@ def _yaml(text: str) -> Any:
     return yaml.load(text, Loader=_YAML_LOADER)
 
 
-_AGENT_FIELDS = frozenset({"name", "description", "roles", "tools", "autonomy"})
+_AGENT_FIELDS = frozenset(
+    {
+        "label",
+        "domain",
+        "description",
+        "model",
+        "autonomy",
+        "modelPolicy",
+        "capabilityRestrictions",
+        "ownership",
+        "placeholder",
+        "suggestions",
+    }
+)
 _SKILL_FIELDS = frozenset({"name", "description"})
+_BUSINESS_FIELDS = ("businessName", "businessDescription", "businessWebsite")
+BUSINESS_FILE = "soul.yaml"
+DEFAULT_AUTONOMY: Autonomy = "full"
+"""An agent that names no ceiling runs at the Turn's own autonomy, which the runtime asks as
+``full``: the original's chat does the same."""
 
 
 class SoulError(ValueError):
@@ -48,20 +82,47 @@ class SoulError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Agent:
-    """One agent: ``tools`` is its capability allowlist, ``autonomy`` its ceiling."""
+    """One agent, named by its directory: ``restrictions`` bound what it may call, ``autonomy``
+    is its ceiling, ``personality`` (the AGENT.md body) is all that reaches the prompt."""
 
     slug: str
-    name: str
-    description: str
-    roles: tuple[str, ...]
-    tools: frozenset[str]
+    description: str | None
     autonomy: Autonomy
+    restrictions: CapabilityRestrictions | None
     personality: str
+    label: str | None = None
+    domain: str | None = None
+    model: str | None = None
+    model_policy: Any = None
+    ownership: Any = None
+    placeholder: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The agent's name: its directory."""
+        return self.slug
+
+    def denial(self, tool: str, mutating: bool, arguments: Any) -> str | None:
+        """Why this agent's capability restrictions refuse the call, or None."""
+        if self.restrictions is None:
+            return None
+        return self.restrictions.denial(tool, mutating, arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class Business:
+    """``soul.yaml``: the business the Soul belongs to (every field optional)."""
+
+    name: str | None = None
+    description: str | None = None
+    website: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Skill:
-    """A Skill: advertised by name and description, its body fetched on demand."""
+    """A Skill: advertised by name (its slug unless ``name`` is set) and description, its body
+    fetched on demand."""
 
     slug: str
     name: str
@@ -78,6 +139,9 @@ class Soul:
     guardrails: GuardrailConfig
     skills: dict[str, Skill]
     routines: dict[str, Routine] = field(default_factory=dict)
+    business: Business = field(default_factory=Business)
+    integrations: dict[str, McpTool] = field(default_factory=dict)
+    """Every published MCP Tool of the Soul's ``integrations/<slug>/mcp.yaml``, by exposed name."""
 
     def agent(self, slug: str) -> Agent:
         """The agent ``slug``, or a ``SoulError`` listing the agents there are."""
@@ -105,7 +169,38 @@ def load_soul(path: Path) -> Soul:
     routines = {
         slug: _load_routine(file) for slug, file in _documents(root / "routines", ROUTINE_FILE)
     }
-    return Soul(root, agents, _load_guardrails(root / "guardrails.yaml"), skills, routines)
+    guardrails = _load_guardrails(root / "guardrails.yaml")
+    integrations: dict[str, McpTool] = {}
+    for _slug, file in _documents(root / "integrations", MCP_FILE):
+        integrations.update((t.exposed, t) for t in _load_integration(file))
+    business = _load_business(root / BUSINESS_FILE)
+    return Soul(root, agents, guardrails, skills, routines, business, integrations)
+
+
+def _load_integration(file: Path) -> list[McpTool]:
+    try:
+        return load_integration(file)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SoulError(file, f"unreadable: {error}") from None
+    except McpConfigError as error:
+        raise SoulError(file, str(error)) from None
+
+
+def _load_business(file: Path) -> Business:
+    if not file.exists():
+        return Business()
+    try:
+        data = _yaml(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SoulError(file, f"unreadable: {error}") from None
+    if data is None:
+        return Business()
+    if not isinstance(data, dict):
+        raise SoulError(file, "expected a mapping")
+    if unknown := sorted(str(k) for k in set(data) - set(_BUSINESS_FIELDS)):
+        raise SoulError(file, f"{unknown[0]}: unknown key (allowed: {list(_BUSINESS_FIELDS)})")
+    values = [_optional_text(file, data, key) for key in _BUSINESS_FIELDS]
+    return Business(*values)
 
 
 def _documents(folder: Path, filename: str) -> list[tuple[str, Path]]:
@@ -139,7 +234,9 @@ def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], 
     if not isinstance(meta, dict):
         raise SoulError(file, "front matter must be a mapping")
     if unknown := sorted(str(k) for k in set(meta) - allowed):
-        raise SoulError(file, f"unknown front matter field(s) {unknown}")
+        raise SoulError(
+            file, f"{unknown[0]}: unknown front matter key (allowed: {sorted(allowed)})"
+        )
     body = match.group(2).strip()
     if not body:
         raise SoulError(file, "the body is empty")
@@ -149,38 +246,57 @@ def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], 
 def _text(file: Path, meta: dict[str, Any], key: str) -> str:
     value = meta.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise SoulError(file, f"'{key}' must be a non-empty string")
+        raise SoulError(file, f"{key}: must be a non-empty string")
     return value.strip()
 
 
-def _string_list(file: Path, meta: dict[str, Any], key: str, *, required: bool) -> list[str]:
-    value = meta.get(key)
-    if value is None and not required:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise SoulError(file, f"'{key}' must be a list of non-empty strings")
-    return cast(list[str], value)
+def _optional_text(file: Path, meta: dict[str, Any], key: str) -> str | None:
+    return None if meta.get(key) is None else _text(file, meta, key)
 
 
 def _load_agent(slug: str, file: Path) -> Agent:
     meta, body = _front_matter(file, _AGENT_FIELDS)
-    autonomy = meta.get("autonomy")
-    if autonomy not in ("read", "act"):
-        raise SoulError(file, f"'autonomy' must be 'read' or 'act', got {autonomy!r}")
+    try:
+        autonomy = parse_autonomy(meta.get("autonomy", DEFAULT_AUTONOMY))
+        restrictions = (
+            None
+            if meta.get("capabilityRestrictions") is None
+            else CapabilityRestrictions.parse(meta["capabilityRestrictions"])
+        )
+    except RestrictionError as error:
+        raise SoulError(file, str(error)) from None
+    model = _optional_text(file, meta, "model")
+    if model is not None and any(c.isspace() for c in model):
+        raise SoulError(file, "model: must not contain whitespace")
     return Agent(
         slug=slug,
-        name=_text(file, meta, "name"),
-        description=_text(file, meta, "description"),
-        roles=tuple(_string_list(file, meta, "roles", required=False)),
-        tools=frozenset(_string_list(file, meta, "tools", required=True)),
-        autonomy=cast(Autonomy, autonomy),
+        description=_optional_text(file, meta, "description"),
+        autonomy=autonomy,
+        restrictions=restrictions,
         personality=body,
+        label=_optional_text(file, meta, "label"),
+        domain=_optional_text(file, meta, "domain"),
+        model=model,
+        model_policy=meta.get("modelPolicy"),
+        ownership=meta.get("ownership"),
+        placeholder=tuple(_strings(file, meta, "placeholder")),
+        suggestions=tuple(_strings(file, meta, "suggestions")),
     )
+
+
+def _strings(file: Path, meta: dict[str, Any], key: str) -> list[str]:
+    value = meta.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SoulError(file, f"{key}: must be a list of strings")
+    return cast(list[str], value)
 
 
 def _load_skill(slug: str, file: Path) -> Skill:
     meta, body = _front_matter(file, _SKILL_FIELDS)
-    return Skill(slug, _text(file, meta, "name"), _text(file, meta, "description"), body)
+    name = _optional_text(file, meta, "name") or slug
+    return Skill(slug, name, _text(file, meta, "description"), body)
 
 
 ROUTINE_FILE = "routine.yaml"

@@ -206,6 +206,17 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         )
         """,
     ),
+    (
+        12,
+        "who a native Run acts for: the Run's identity, the route's owner, the event's type and "
+        "the account admission resolved",
+        """
+        ALTER TABLE runs ADD COLUMN identity TEXT;
+        ALTER TABLE native_routes ADD COLUMN owner TEXT;
+        ALTER TABLE native_inbox ADD COLUMN event_type TEXT;
+        ALTER TABLE native_inbox ADD COLUMN resolved_account TEXT
+        """,
+    ),
 )
 
 

@@ -229,9 +229,10 @@ PLUGIN = '''\
 
 A ticket Tool this family implements, and what it filed, read back. A Case sets
 ``{{json_field}}: {"tool": "file_ticket"}`` and declares that Tool. The fixture registers the
-Tool's implementation with the Host's Tool registry (so the runtime's real loop, guards and
-allowlist decide whether it runs), keeps each ticket filed, and puts the log into Evidence
-after the Trial. ``{{kind}} {titleContains}`` scores it.
+Tool's implementation with the Host's Tool registry (so the runtime's real loop, its
+guards and the agent's capability restrictions decide whether it runs), keeps each ticket
+filed, and puts the log into Evidence after the Trial.
+``{{kind}} {titleContains}`` scores it.
 """
 
 from __future__ import annotations

@@ -110,11 +110,13 @@ class CaseRefused(AssertionError):  # noqa: N818 - it names an outcome
 
 @dataclass(frozen=True, slots=True)
 class Agent:
-    """An agent of the kit's Eval Soul. ``tools=None`` allows every Tool the Cases declare."""
+    """An agent of the kit's Eval Soul, in the original's AGENT.md format. ``tools=None`` leaves
+    it unrestricted (every Tool the Case declares); a list becomes its
+    ``capabilityRestrictions.tools.allow``. ``autonomy`` is its ceiling (``full``,
+    ``supervised``, ``approval-required`` or ``manual``)."""
 
     tools: Sequence[str] | None = None
-    autonomy: str = "act"
-    roles: Sequence[str] = ()
+    autonomy: str = "full"
     personality: str = "You are a careful assistant. Answer briefly and use Tools when asked."
 
 
@@ -225,16 +227,20 @@ class _Loaded:
 
 
 def write_soul(soul: Path, agents: Mapping[str, Agent], declared: Sequence[str] = ()) -> Path:
-    """A minimal Eval Soul the runtime's own loader accepts: one folder per agent, no
-    guardrails, no skills. An agent with ``tools=None`` allows every declared Tool."""
+    """A minimal Eval Soul the runtime's own loader accepts: one ``agents/<slug>/AGENT.md`` per
+    agent (its name is its folder), no guardrails, no skills. ``declared`` is accepted for
+    callers that name the Case's Tools; an agent with ``tools=None`` is simply unrestricted."""
+    del declared
     for slug, agent in agents.items():
         folder = soul / "agents" / slug
         folder.mkdir(parents=True, exist_ok=True)
-        tools = list(declared) if agent.tools is None else list(agent.tools)
-        roles = f"roles: {json.dumps(list(agent.roles))}\n" if agent.roles else ""
+        restrictions = (
+            ""
+            if agent.tools is None
+            else f"capabilityRestrictions:\n  tools:\n    allow: {json.dumps(list(agent.tools))}\n"
+        )
         (folder / "AGENT.md").write_text(
-            f"---\nname: {slug.title()}\ndescription: The {slug} agent of the test kit's Soul.\n"
-            f"{roles}tools: {json.dumps(tools)}\nautonomy: {agent.autonomy}\n---\n"
-            f"{agent.personality}\n"
+            f"---\ndescription: The {slug} agent of the test kit's Soul.\n"
+            f"autonomy: {agent.autonomy}\n{restrictions}---\n{agent.personality}\n"
         )
     return soul

@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.types import CallToolResult, TextContent
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -43,9 +44,15 @@ def _account(ctx: Context[Any, Any, Any]) -> str:
 
 
 @server.tool()
-def status(ctx: Context[Any, Any, Any], probe: str | None = None) -> dict[str, Any]:
-    """Read: which account the provider acted for (a connection check)."""
-    return {"accountId": _account(ctx), "connected": True, "probe": probe}
+def status(ctx: Context[Any, Any, Any], probe: str) -> CallToolResult:
+    """Read: the status visible to the account the provider acted for (a connection check).
+    Answers as the original's fixture does: the text ``operational``, and the arguments echoed
+    with ``status`` and ``accountId`` as structured content."""
+    account = _account(ctx)
+    return CallToolResult(
+        content=[TextContent(type="text", text="operational")],
+        structuredContent={"probe": probe, "status": "operational", "accountId": account},
+    )
 
 
 @server.tool()

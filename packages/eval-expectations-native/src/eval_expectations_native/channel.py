@@ -2,8 +2,9 @@
 the Host's worker, and the rows admission left read back.
 
 The fixture plays the operator and the channel: it approves the account and routes the
-destination to the Routine (host state), delivers a GitHub issue event claiming an approved
-sender (only the authority knows), and breaks one dependency when the Case's ``fault`` says so:
+destination to the Routine for the participant ``eval`` (host state), delivers the GitHub
+``issues.opened`` event ``eval-native-event`` claiming an approved sender (only the authority
+knows), and breaks one dependency when the Case's ``fault`` says so:
 the route changes or the account is revoked between the claim and admission, or the operator
 takes the claim back from the worker while admission's transaction is open.
 """
@@ -18,8 +19,12 @@ from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 
 CHANNEL = "github"
-ROUTINE = "native-issue-triage"
-CHANGED_ROUTINE = "native-issue-triage-v2"
+ROUTINE = "eval-native-review"
+CHANGED_ROUTINE = "eval-native-review-v2"
+OWNER = "eval"
+"""The person who approved the route (the participant every Trial acts for)."""
+EVENT_ID = "eval-native-event"
+EVENT_TYPE = "issues.opened"
 
 
 class AdmissionRows(Protocol):
@@ -41,9 +46,17 @@ class NativeChannel(Protocol):
 
     def set_account(self, account_id: str, status: str) -> None: ...
 
-    def set_route(self, destination: str, routine: str, agent: str) -> None: ...
+    def set_route(self, destination: str, routine: str, agent: str, owner: str) -> None: ...
 
-    def deliver(self, channel: str, destination: str, account_id: str, payload: Any) -> str: ...
+    def deliver(
+        self,
+        channel: str,
+        destination: str,
+        account_id: str,
+        payload: Any,
+        event_id: str,
+        event_type: str,
+    ) -> str: ...
 
     def after_claim(self, event_id: str, action: Callable[[], None]) -> None: ...
 
@@ -70,17 +83,20 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
     case = request.case
     channel = request.service(NativeChannel)
     channel.set_account(block.account_id, "approved")
-    channel.set_route(block.destination, ROUTINE, case.agent)
+    channel.set_route(block.destination, ROUTINE, case.agent, OWNER)
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(
         CHANNEL,
         block.destination,
         block.account_id,
         issue_event(block.destination, block.account_id, text),
+        EVENT_ID,
+        EVENT_TYPE,
     )
     if block.fault == "route_changed":
         channel.after_claim(
-            event, lambda: channel.set_route(block.destination, CHANGED_ROUTINE, case.agent)
+            event,
+            lambda: channel.set_route(block.destination, CHANGED_ROUTINE, case.agent, OWNER),
         )
     elif block.fault == "account_revoked":
         channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))

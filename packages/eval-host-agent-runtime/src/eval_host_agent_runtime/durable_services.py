@@ -239,13 +239,23 @@ class NativeChannelService:
     def set_account(self, account_id: str, status: str) -> None:
         AccountAuthority(self.conn).set_status(account_id, status)  # type: ignore[arg-type]
 
-    def set_route(self, destination: str, routine: str, agent: str) -> None:
-        NativeRoutes(self.conn).set(Route(destination, routine, agent))
+    def set_route(self, destination: str, routine: str, agent: str, owner: str) -> None:
+        NativeRoutes(self.conn).set(Route(destination, routine, agent, owner))
 
-    def deliver(self, channel: str, destination: str, account_id: str, payload: Any) -> str:
-        event_id = NativeInbox(self.conn).receive(channel, destination, account_id, payload)
-        self.deliveries.append(Delivery(event_id))
-        return event_id
+    def deliver(
+        self,
+        channel: str,
+        destination: str,
+        account_id: str,
+        payload: Any,
+        event_id: str,
+        event_type: str,
+    ) -> str:
+        received = NativeInbox(self.conn).receive(
+            channel, destination, account_id, payload, event_id=event_id, event_type=event_type
+        )
+        self.deliveries.append(Delivery(received))
+        return received
 
     def after_claim(self, event_id: str, action: Callable[[], None]) -> None:
         """Run ``action`` between the worker's claim and admission (host state moving)."""
@@ -295,16 +305,24 @@ def _admission(conn: Connection, event_id: str) -> Admission:
         (event_id,),
     ).fetchone()
     run_id = invocation[0] if invocation is not None else None
+    columns = "id, status, source, identity"
     run_row = (
-        conn.execute("SELECT id, status, source FROM runs WHERE id = ?", (run_id,)).fetchone()
+        conn.execute(f"SELECT {columns} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if run_id is not None
         else conn.execute(
-            "SELECT id, status, source FROM runs WHERE source = ? ORDER BY id LIMIT 1",
+            f"SELECT {columns} FROM runs WHERE source = ? ORDER BY id LIMIT 1",
             (admission.SOURCE,),
         ).fetchone()
     )
     run = (
-        None if run_row is None else {"id": run_row[0], "status": run_row[1], "source": run_row[2]}
+        None
+        if run_row is None
+        else {
+            "id": run_row[0],
+            "status": run_row[1],
+            "source": run_row[2],
+            "identity": None if run_row[3] is None else json.loads(run_row[3]),
+        }
     )
     state = request = None
     if run is not None:
@@ -322,7 +340,11 @@ def _admission(conn: Connection, event_id: str) -> Admission:
         run=run,
         state_status=None if state is None else state[0],
         request=None if request is None else json.loads(request[0]),
-        account_id=None if invocation is None else invocation[2],
+        account_id=(
+            invocation[2]
+            if invocation is not None
+            else (None if event is None else event.resolved_account)
+        ),
         inbox_run_id=inbox_run,
         inbox_correlated=inbox_run is not None and run is not None and inbox_run == run["id"],
         error=None if event is None else event.error_code,

@@ -20,7 +20,7 @@ from agent_runtime.recovery import CheckpointWriteError
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_host_agent_runtime.events import Subscriber
 
-REQUESTER = "eval-user"
+REQUESTER = "eval"
 _ORIGINS: dict[str, Origin] = {"attachment": "attachment", "library": "library"}
 
 
