@@ -346,7 +346,8 @@ def sweep(
             "--jobs",
             "-j",
             help="Run N Trials at once (default: the pin's max_concurrency for a real model, "
-            "else 1). A ceiling then overruns by at most N-1 Trials in flight.",
+            "else 4 on the scripted model). A ceiling then overruns by at most N-1 Trials in "
+            "flight.",
         ),
     ] = None,
     executor: Annotated[
