@@ -70,7 +70,7 @@ CONFIRM = {"to": "ana@example.com", "subject": "Order 4471 confirmed"}
 SENT = {"kind": "outbox_message_sent", "to": "ana@example.com", "subjectContains": "4471"}
 CASES = [
     case("outbox-the-confirmation-is-sent", "mailer", CONFIRM, [SENT]),
-    case("outbox-an-agent-without-the-tool-sends-nothing", "support", CONFIRM,
+    case("outbox-an-agent-without-the-tool-sends-nothing", "skills-bounded", CONFIRM,
          [{"kind": "outbox_empty"}]),
     case("outbox-a-message-without-an-address-is-not-sent", "mailer",
          {"to": "ana", "subject": "Order 4471"}, [{"kind": "outbox_empty"}]),

@@ -5,7 +5,6 @@ the retry: a new connection, a new store, a new worker, nothing carried over in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -199,15 +198,8 @@ class Twice:
 
 
 def test_a_side_effecting_call_is_not_repeated_in_one_turn(eval_soul: Soul) -> None:
-    support = eval_soul.agents["support"]
-    assert support.restrictions is not None and support.restrictions.tools is not None
-    allowed = support.restrictions.tools.allow or frozenset()
-    tools = replace(support.restrictions.tools, allow=allowed | {"send_invoice"})
-    agents = {
-        **eval_soul.agents,
-        "support": replace(support, restrictions=replace(support.restrictions, tools=tools)),
-    }
-    soul = replace(eval_soul, agents=agents)
+    assert eval_soul.agents["support"].restrictions is None  # every Tool the Turn is given
+    soul = eval_soul
     mail = Mail()
     result = run_turn(
         soul, "support", context={}, messages=[{"role": "user", "content": "Send it."}],

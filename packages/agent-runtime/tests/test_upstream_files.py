@@ -79,16 +79,18 @@ def encrypted_pdf() -> bytes:
 def docx(paragraphs: list[str], extra: int = 0) -> bytes:
     body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr("_rels/.rels", "<Relationships/>")
-        archive.writestr(
-            "word/document.xml",
+    parts = {
+        "[Content_Types].xml": "<Types/>",
+        "_rels/.rels": "<Relationships/>",
+        "word/document.xml": (
             '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
-            f"<w:body>{body}</w:body></w:document>",
-        )
-        for index in range(extra):
-            archive.writestr(f"customXml/item{index}.xml", "<item/>")
+            f"<w:body>{body}</w:body></w:document>"
+        ),
+        **{f"customXml/item{index}.xml": "<item/>" for index in range(extra)},
+    }
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name, text in parts.items():  # a fixed date: the same bytes (and test ids) always
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), text)
     return out.getvalue()
 
 

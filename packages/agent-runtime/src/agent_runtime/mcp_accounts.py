@@ -16,6 +16,12 @@ from datetime import UTC, datetime
 from agent_runtime.database import Connection
 
 DENIED = "account access denied"
+REQUIRED = "account required"
+SELECTION = "account selection required"
+EXPIRED = "account expired"
+PRIVATE = "private context required"
+CONSENT = "shared consent required"
+"""Each refusal begins with the original's reason, then says which account and why."""
 
 DDL = """
 CREATE TABLE mcp_chats (
@@ -130,7 +136,7 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
         "SELECT visibility FROM mcp_chats WHERE conversation_id = ?", (conversation_id,)
     ).fetchone()
     if chat is None:
-        return Decision(None, f"{DENIED}: no MCP account is connected to this chat")
+        return Decision(None, f"{REQUIRED}: no MCP account is connected to this chat")
     visibility = chat[0]
     accounts = {
         row[0]: row[1:]
@@ -153,25 +159,28 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
         personal = [a for a in defaults if accounts[a][0] == "personal"]
         if personal:
             chosen = personal[0]  # the personal default is preferred
+        elif len(defaults) == 1 and accounts[defaults[0]][0] == "shared":
+            reason = f"shared account {defaults[0]} acts only when selected"
+            return Decision(None, f"{REQUIRED}: {reason}")
         elif len(defaults) == 1:
             chosen = defaults[0]
         elif len(accounts) == 1:
             chosen = next(iter(accounts))
         else:
-            return Decision(None, f"{DENIED}: several accounts could act; select one")
+            return Decision(None, f"{SELECTION}: several accounts could act; select one")
     found = accounts.get(chosen)
     if found is None:
-        return Decision(None, f"{DENIED}: account {chosen} is not connected")
+        return Decision(None, f"{REQUIRED}: account {chosen} is not connected")
     scope, status, _default, expires_at, credential = found
     if status != "active":
         return Decision(None, f"{DENIED}: account {chosen} is {status}")
     if _expired(expires_at, now):
-        return Decision(None, f"{DENIED}: account {chosen} expired; reconnect it")
+        return Decision(None, f"{EXPIRED}: account {chosen} expired; reconnect it")
     if scope == "personal" and visibility == "shared":
-        return Decision(None, f"{DENIED}: personal account {chosen} cannot enter a shared chat")
+        return Decision(None, f"{PRIVATE}: personal account {chosen} cannot enter a shared chat")
     if scope == "shared":
         if not consent:
-            return Decision(None, f"{DENIED}: shared account {chosen} needs shared consent")
+            return Decision(None, f"{CONSENT}: shared account {chosen} needs shared consent")
         grant = conn.execute(
             "SELECT status FROM mcp_grants WHERE conversation_id = ? AND account_id = ?",
             (conversation_id, chosen),
