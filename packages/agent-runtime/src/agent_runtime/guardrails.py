@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal, cast
 
+from agent_runtime.capabilities import FLOW_CONTROL_TOOLS
 from agent_runtime.injection import find_agent_order, find_injection
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.sensitive import PATTERNS
@@ -41,9 +42,6 @@ GUARD_FIELDS: Mapping[str, frozenset[str]] = {
     "content_filter": frozenset({"guard", "patterns"}),
 }
 """The keys each guard takes in ``guardrails.yaml``."""
-FLOW_CONTROL_TOOLS = frozenset(
-    {"complete_state", "complete_task", "present", "request_input", "update_presentation"}
-)
 
 
 def tool_category(name: str) -> str:
