@@ -92,6 +92,7 @@ def test_malformed_agent_is_refused_naming_the_file(
         load_soul(soul_copy)
     assert raised.value.path == file
     assert str(file) in str(raised.value)
+    assert "\n" not in str(raised.value)  # one line, even for a YAML error
 
 
 @pytest.mark.parametrize(
@@ -115,6 +116,7 @@ def test_malformed_guardrails_are_refused(soul_copy: Path, yaml_text: str, probl
     with pytest.raises(SoulError, match=problem) as raised:
         load_soul(soul_copy)
     assert raised.value.path == file
+    assert "\n" not in str(raised.value)
 
 
 def test_agent_folder_without_agent_md_is_refused(soul_copy: Path) -> None:

@@ -75,6 +75,7 @@ class SoulError(ValueError):
     """A Soul file is missing or malformed; the message names the file and the problem."""
 
     def __init__(self, path: Path, problem: str) -> None:
+        problem = " ".join(problem.split())  # one line: a YAML error spans several
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
