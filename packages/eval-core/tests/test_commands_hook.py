@@ -32,26 +32,67 @@ def run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-HELLO = '''
-import typer
+HELLO = """
+from eval_core.commands import CommandRefused
 from eval_core.hookspecs import hookimpl
 
 
-def hello(name: str) -> None:
-    """Say hello."""
-    typer.echo(f"hello {name}")
+def hello(args):
+    if args.name == "nobody":
+        raise CommandRefused(f"eval hello: nobody to greet\\nsecond line", 3)
+    if args.name == "boom":
+        return {}["boom"]
+    if args.name == "maybe":
+        return "yes"
+    print(f"hello {args.name} x{args.times}")
+    return 1 if args.name == "grumpy" else None
 
 
 @hookimpl
-def eval_commands(app):
-    app.command("hello")(hello)
-'''
+def eval_commands(commands):
+    parser = commands.add("hello", help="Say hello.", run=hello)
+    parser.add_argument("name", metavar="NAME", help="Whom to greet.")
+    parser.add_argument("--times", type=int, default=1, metavar="N", help="How often.")
+"""
 
 
 def test_a_command_plugin_adds_its_sub_command(tmp_path: Path) -> None:
-    result = run(site_with(tmp_path, "eval_hello", "eval_hello", HELLO), "hello", "Ana")
+    site = site_with(tmp_path, "eval_hello", "eval_hello", HELLO)
+    result = run(site, "hello", "Ana", "--times", "2")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "hello Ana\n"
+    assert result.stdout == "hello Ana x2\n"
+    assert run(site, "hello", "grumpy").returncode == 1  # run's int is the exit code
+    listed = run(site, "--help")
+    assert listed.returncode == 0
+    assert any(
+        line.split()[:3] == ["hello", "Say", "hello."] for line in listed.stdout.splitlines()
+    )
+    usage = run(site, "hello", "Ana", "--times", "two")
+    assert usage.returncode == 2
+    assert usage.stderr == (
+        "eval hello: argument --times: invalid int value: 'two' (see eval hello --help)\n"
+    )
+
+
+def test_a_command_plugins_refusal_and_fault_are_one_line(tmp_path: Path) -> None:
+    site = site_with(tmp_path, "eval_hello", "eval_hello", HELLO)
+    refused = run(site, "hello", "nobody")
+    assert (refused.returncode, refused.stdout) == (3, "")
+    assert refused.stderr == "eval hello: nobody to greet second line\n"
+    raised = run(site, "hello", "boom")
+    assert (raised.returncode, raised.stdout) == (2, "")
+    assert raised.stderr == (
+        "eval: plug-in eval-hello 0.1.0: the command 'hello' raised KeyError: 'boom' "
+        "(at eval_hello.py:10)\n"
+    )
+    traced = run(site, "--traceback", "hello", "boom")
+    assert 'eval_hello.py", line 10, in hello' in traced.stderr
+    odd = run(site, "hello", "maybe")
+    assert odd.returncode == 2
+    assert odd.stderr == (
+        "eval: plug-in eval-hello 0.1.0: the command 'hello' returned 'yes', not an exit "
+        "code (an int)\n"
+    )
 
 
 def test_a_broken_command_plugin_is_one_line_naming_it(tmp_path: Path) -> None:
@@ -69,8 +110,17 @@ from eval_core.hookspecs import hookimpl
 
 
 @hookimpl
-def eval_commands(app):
+def eval_commands(commands):
     raise RuntimeError("no room for hello")
+"""
+
+TYPER_STYLE = """
+from eval_core.hookspecs import hookimpl
+
+
+@hookimpl
+def eval_commands(app):
+    app.command("hello")(print)
 """
 
 MISSPELT = """
@@ -78,7 +128,7 @@ from eval_core.hookspecs import hookimpl
 
 
 @hookimpl
-def eval_command(app):
+def eval_command(commands):
     pass
 """
 
@@ -104,3 +154,14 @@ def test_a_command_plugin_with_a_misspelt_hook_is_refused_naming_it(tmp_path: Pa
         "eval: command plug-in eval-hello 0.1.0 is refused: it implements 'eval_command', "
         "which is not a hook (eval_commands is)\n"
     )
+
+
+def test_a_command_plugin_written_for_the_old_app_hook_is_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    result = run(site_with(tmp_path, "eval_hello", "eval_hello", TYPER_STYLE), "--help")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("eval: command plug-in eval-hello 0.1.0 is refused: ")
+    assert "eval_commands(app)" in result.stderr and "{'app'}" in result.stderr
+    assert result.stderr.endswith("(the hook is eval_commands(commands))\n")
+    assert len(result.stderr.splitlines()) == 1

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from eval_core.release import CANONICAL
+from eval_core.commands import CANONICAL
 from eval_report.html import write_report
 from eval_report.saved import Refused
 from report_fixtures import CASES, KEY, WRONG, Matrix, eval_cli
@@ -64,8 +64,9 @@ def test_a_scorecard_alone_is_reported_without_transcripts(matrix: Matrix, tmp_p
     assert all(p is None for leg in data["legs"] for p in leg["t"])
 
 
-@pytest.mark.filterwarnings("ignore:'click.utils.get_:DeprecationWarning")  # typer's own import
-def test_what_cannot_be_reported_is_one_line(matrix: Matrix, tmp_path: Path) -> None:
+def test_what_cannot_be_reported_is_one_line(
+    matrix: Matrix, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     other = json.loads(matrix.cards[1].read_text())
     other["corpusHash"] = "b" * 64
     elsewhere = tmp_path / "elsewhere.json"
@@ -88,20 +89,22 @@ def test_what_cannot_be_reported_is_one_line(matrix: Matrix, tmp_path: Path) -> 
     missing = eval_cli(matrix.root, "report", "missing.jsonl")  # the real command line, once
     assert missing.returncode == 2
     assert missing.stderr == "missing.jsonl: cannot read: no such file\n"
-    from typer.testing import CliRunner
+    from eval_core.cli import invoke
 
-    from eval_core.cli import add_commands, app
-
-    runner = CliRunner()
-    add_commands()  # in process, as `eval` adds them
-    for args, code, words in (
-        (["report", str(matrix.cards[0]), "-o", str(tmp_path)], 2, "output refused: --output"),
-        (["report", str(matrix.cards[0]), "--baseline", CANONICAL], 2, "needs the PATH"),
-        (["report", str(matrix.cards[0]), str(elsewhere)], 3, "no Matrix computed"),
+    card = str(matrix.cards[0])
+    for args, code, words in (  # in process, the plug-in command added as `eval` adds it
+        (["report", card, "-o", str(tmp_path)], 2, "output refused: --output"),
+        (["report", card, "--baseline", CANONICAL], 2, "--baseline needs the PATH"),
+        (["report", card, str(elsewhere)], 3, "no Matrix computed"),
+        (["report", card, "--baseline"], 2, "eval report: argument --baseline: expected one"),
+        (["report"], 2, "eval report: the following arguments are required: INPUT"),
+        (["report", card, "--bogus"], 2, "eval report: unrecognized arguments: --bogus"),
+        (["rescore"], 2, "eval rescore: the following arguments are required: LOG"),
     ):
-        result = runner.invoke(app, args)
-        assert result.exit_code == code, result.output
-        assert words in result.stderr and len(result.stderr.splitlines()) == 1
+        capfd.readouterr()
+        assert invoke(args) == code, args
+        out, err = capfd.readouterr()
+        assert out == "" and words in err and len(err.splitlines()) == 1, (args, err)
 
 
 def test_every_case_of_the_matrix_is_in_the_table(matrix: Matrix) -> None:

@@ -1,5 +1,7 @@
 """The `eval` command line: flags in, a refusal or an exit code out. Imports are lazy so
-`eval --help` answers at once; the work lives in :mod:`eval_core.release` and friends.
+`eval --help` answers at once; the work lives in :mod:`eval_core.release` and friends. The
+parser is the standard library's argparse (:mod:`eval_core.commands`); command plug-ins add
+their sub-commands to it before the arguments are parsed.
 
 Exit codes: 0 cleared (or the command succeeded); 1 not cleared; 2 refused input or bad usage
 (a malformed Corpus, a broken or unpinned plug-in set, an unknown flag, a limit, an output path;
@@ -11,17 +13,28 @@ interrupted before the first Trial.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-import typer
+from eval_core.commands import (
+    CANONICAL,
+    REFUSED,
+    Command,
+    CommandClash,
+    CommandRefused,
+    Commands,
+    Parser,
+    one_line,
+)
 
 if TYPE_CHECKING:
+    import argparse
+
     from eval_core.plugins import PluginSet
     from eval_core.release import SweepOptions
 
-CLEARED, NOT_CLEARED, REFUSED, COMPARISON_REFUSED = 0, 1, 2, 3
+CLEARED, NOT_CLEARED, COMPARISON_REFUSED, INTERRUPTED = 0, 1, 3, 130
 
 EXIT_CODES = """Exit codes: 0 cleared; 1 not cleared (a NOT CLEARED block names each reason);
 2 refused input or bad usage (malformed Corpus, broken or unpinned plug-ins, unknown flag, an
@@ -29,41 +42,10 @@ input over a limit, an output path that cannot be written; also an output write 
 after the Sweep, with the Scorecard already on stdout); 3 comparison refused (different
 corpusHash or model: no delta computed); 130 interrupted before the first Trial."""
 
-app = typer.Typer(
-    name="eval",
-    help="Offline eval harness for tool-using LLM agents.\n\n" + EXIT_CODES,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain click help: rich's markdown stack costs more than the help
+TRACEBACK_HELP = (
+    "When plug-in code raises, also print its full traceback on stderr (for plug-in authors; "
+    "the refusal or errored Trial is unchanged). Any position."
 )
-
-
-@app.callback()
-def _options(
-    traceback: Annotated[
-        bool,
-        typer.Option(
-            "--traceback",
-            help="When plug-in code raises, also print its full traceback on stderr (for "
-            "plug-in authors; the refusal or errored Trial is unchanged). Any position.",
-        ),
-    ] = False,
-) -> None:
-    if traceback:
-        from eval_core.guard import show_tracebacks
-
-        show_tracebacks()
-
-
-CorpusArg = Annotated[
-    Path, typer.Argument(help="The Corpus directory (red-team: corpus/red-team).")
-]
-HostOpt = Annotated[str, typer.Option("--host", help="The Host (system under test) by name.")]
-UnlockedOpt = Annotated[
-    bool,
-    typer.Option("--unlocked", help="Run even if the installed plug-ins differ from eval.lock."),
-]
 T = TypeVar("T")
 
 
@@ -71,7 +53,7 @@ def _refuse(message: str, code: int = REFUSED) -> NoReturn:
     from eval_core.safe_text import clean
 
     sys.stderr.write(clean(message.rstrip("\n")) + "\n")
-    raise typer.Exit(code)
+    raise SystemExit(code)
 
 
 def _guarded(work: Callable[[], T]) -> T:
@@ -84,73 +66,81 @@ def _guarded(work: Callable[[], T]) -> T:
         _refuse(str(exc), exc.code)
 
 
-@app.command()
-def check(
-    corpus: CorpusArg = Path("corpus"),
-    host: HostOpt = "agent-runtime",
-    unlocked: UnlockedOpt = False,
-) -> None:
-    """Load and validate a Corpus; print its Cases per tier and its corpusHash."""
+# ----------------------------------------------------------------------------- the arguments
+
+
+def _corpus_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "corpus",
+        nargs="?",
+        type=Path,
+        default=Path("corpus"),
+        metavar="CORPUS",
+        help="The Corpus directory (red-team: corpus/red-team).",
+    )
+
+
+def _host_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default="agent-runtime",
+        metavar="NAME",
+        help="The Host (system under test) by name.",
+    )
+
+
+def _unlocked_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unlocked",
+        action="store_true",
+        help="Run even if the installed plug-ins differ from eval.lock.",
+    )
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+def _check(args: argparse.Namespace) -> int:
     from eval_core.opening import open_corpus
 
-    opened = _guarded(lambda: open_corpus(corpus, host, unlocked))
+    opened = _guarded(lambda: open_corpus(args.corpus, args.host, args.unlocked))
     opened.host.close()
     loaded = opened.corpus
     tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
-    typer.echo(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
-    typer.echo(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
+    print(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
+    print(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
+    return CLEARED
 
 
-@app.command("hash")
-def hash_(
-    corpus: CorpusArg = Path("corpus"),
-    host: HostOpt = "agent-runtime",
-) -> None:
-    """Print the corpusHash (sha256) of a Corpus, and nothing else."""
+def _hash(args: argparse.Namespace) -> int:
     from eval_core.opening import open_corpus
 
-    opened = _guarded(lambda: open_corpus(corpus, host, False, check_lock=False))
+    opened = _guarded(lambda: open_corpus(args.corpus, args.host, False, check_lock=False))
     opened.host.close()
-    typer.echo(opened.corpus.hash)
+    print(opened.corpus.hash)
+    return CLEARED
 
 
-@app.command()
-def plugins(
-    check: Annotated[
-        bool,
-        typer.Option(
-            "--check",
-            help="Check every installed kind and Case field against the plug-in contract "
-            "(hypothesis properties, few examples, a fixed seed); exit 1 if one fails.",
-        ),
-    ] = False,
-    examples: Annotated[
-        int, typer.Option("--examples", help="Examples per kind with --check (1 to 1000).")
-    ] = 10,
-    corpus: Annotated[
-        Path, typer.Option("--corpus", help="Whose eval.lock --check compares schemas with.")
-    ] = Path("corpus"),
-) -> None:
-    """List installed plug-ins: distribution, version, code fingerprint, kinds with their
-    tiers, Case fields; with --check, whether each keeps the plug-in contract."""
+def _plugins(args: argparse.Namespace) -> int:
     from eval_core import opening
     from eval_core.case import json_name
 
     found = _guarded(opening.plugins)
-    if check:
-        raise typer.Exit(_check_plugins(found, examples, corpus))
+    if args.check:
+        return _check_plugins(found, args.examples, args.corpus)
     for info in found.plugins:
-        typer.echo(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
+        print(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
             tiers = "/".join(sorted(found.kinds[kind].tiers))
-            typer.echo(f"    kind   {kind}  ({tiers})")
+            print(f"    kind   {kind}  ({tiers})")
         for name in info.fields:
             tiers = "/".join(sorted(found.fields[name].tiers))
-            typer.echo(f"    field  {json_name(name)}  ({tiers})")
+            print(f"    field  {json_name(name)}  ({tiers})")
     if found.hosts:
-        typer.echo("hosts: " + ", ".join(sorted(found.hosts)))
+        print("hosts: " + ", ".join(sorted(found.hosts)))
     if found.model_source_owner is not None:
-        typer.echo(f"model source: {found.model_source_owner.distribution}")
+        print(f"model source: {found.model_source_owner.distribution}")
+    return CLEARED
 
 
 def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
@@ -169,34 +159,33 @@ def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
         locked = {}
     lines, problems = check_installed(found, examples=examples, locked=locked)
     for line in lines:
-        typer.echo(line)
+        print(line)
     checked = len(found.kinds) + len(found.fields)
     if problems:
-        typer.echo(f"NOT CONFORMING  {problems} problem(s) in {checked} kinds and Case fields")
+        print(f"NOT CONFORMING  {problems} problem(s) in {checked} kinds and Case fields")
         return NOT_CLEARED
-    typer.echo(f"CONFORMING  {checked} kinds and Case fields keep the plug-in contract")
+    print(f"CONFORMING  {checked} kinds and Case fields keep the plug-in contract")
     return CLEARED
 
 
-@app.command("lock")
-def lock_(corpus: CorpusArg = Path("corpus"), host: HostOpt = "agent-runtime") -> None:
-    """Pin the installed plug-in set in <corpus>/eval.lock (refused when that set cannot load
-    the Corpus, or its red-team suite)."""
+def _lock(args: argparse.Namespace) -> int:
     from eval_core import lock, opening
     from eval_core.corpus import RED_TEAM, corpus_root
 
+    corpus: Path = args.corpus
     _guarded(lambda: opening.require_directory(corpus))
     path = corpus_root(corpus) / lock.LOCK_NAME
     _guarded(lambda: _check_output("eval lock", path))
     found = _guarded(opening.plugins)
     for directory in (corpus, corpus / RED_TEAM):
         if directory == corpus or directory.is_dir():
-            _guarded(lambda d=directory: _loads(d, host, found))  # type: ignore[misc]
+            _guarded(lambda d=directory: _loads(d, args.host, found))  # type: ignore[misc]
     try:
         written = lock.write(path, found)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
-    typer.echo(f"locked {len(written.plugins)} plug-ins -> {path}")
+    print(f"locked {len(written.plugins)} plug-ins -> {path}")
+    return CLEARED
 
 
 def _loads(corpus: Path, host: str, found: PluginSet) -> None:
@@ -228,208 +217,64 @@ def _check_output(flag: str, path: Path) -> None:
         raise Refused(f"output refused: {exc}") from None
 
 
-@app.command()
-def schema(
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
-    ] = None,
-) -> None:
-    """Print the JSON Schema of a Case for the installed plug-in set."""
+def _schema(args: argparse.Namespace) -> int:
     from eval_core import opening
     from eval_core.atomic import write_atomic
     from eval_core.schema import render
 
+    output: Path | None = args.output
     if output is not None:
         _guarded(lambda: _check_output("--output", output))
     data = render(_guarded(opening.plugins))
     if output is None:
+        sys.stdout.flush()
         sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     else:
         try:
             write_atomic(output, data)
         except OSError as exc:
             _refuse(f"--output {output} could not be written: {exc.strerror or exc}")
-        typer.echo(f"wrote {output}")
+        print(f"wrote {output}")
+    return CLEARED
 
 
-@app.command()
-def sweep(
-    corpus: CorpusArg = Path("corpus"),
-    case: Annotated[
-        list[str] | None, typer.Option("--case", help="Run only this Case (repeatable).")
-    ] = None,
-    repeat: Annotated[
-        int,
-        typer.Option("--repeat", help="Run every Case N times: the noise floor (1 to 1000)."),
-    ] = 1,
-    output_format: Annotated[
-        str, typer.Option("--format", help="Scorecard on stdout: text or json.")
-    ] = "text",
-    save: Annotated[
-        Path | None, typer.Option("--save", help="Write the Scorecard JSON here (atomic).")
-    ] = None,
-    save_dir: Annotated[
-        Path | None, typer.Option("--save-dir", help="Write DIR/<model>.json per model.")
-    ] = None,
-    junit_xml: Annotated[
-        Path | None, typer.Option("--junit-xml", help="Write JUnit XML for CI here.")
-    ] = None,
-    log: Annotated[
-        Path | None,
-        typer.Option(
-            "--log", help="The trial log (JSON Lines); default scorecards/trials/<model>-<time>."
-        ),
-    ] = None,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", help="Finish the Sweep this trial log began (same flags)."),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose", "-v", help="List every Trial in the text Scorecard, not only failures."
-        ),
-    ] = False,
-    host: HostOpt = "agent-runtime",
-    host_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--host-option",
-            metavar="KEY=VALUE",
-            help="A setting the Host reads, passed to it as is (repeatable); see the Host's "
-            "own documentation for its keys.",
-        ),
-    ] = None,
-    unlocked: UnlockedOpt = False,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            help="Pinned model(s) by name, comma-separated for a Matrix (a control, never a "
-            "contest: legs run one after another); without it the free scripted binding.",
-        ),
-    ] = None,
-    models: Annotated[Path, typer.Option("--models", help="The model pins file.")] = Path(
-        "models.toml"
-    ),
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-tokens", help="Stop before the next Trial once input+output tokens reach N."
-        ),
-    ] = None,
-    max_tokens_per_trial: Annotated[
-        int | None,
-        typer.Option(
-            "--max-tokens-per-trial",
-            help="A token ceiling of N x the Trials planned (exclusive with --max-tokens).",
-        ),
-    ] = None,
-    max_spend: Annotated[
-        float | None,
-        typer.Option(
-            "--max-spend", help="Stop before the next Trial once the priced spend reaches USD."
-        ),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            metavar="[PATH]",
-            help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
-        ),
-    ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            help="Run N Trials at once (default: the pin's max_concurrency for a real model, "
-            "else 4 on the scripted model). A ceiling then overruns by at most N-1 Trials in "
-            "flight.",
-        ),
-    ] = None,
-    executor: Annotated[
-        str | None,
-        typer.Option(
-            "--executor",
-            metavar="NAME",
-            help="Run the Trials on an installed executor instead of this process: ray (the "
-            "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance "
-            "unless --address names a cluster. The trial log, --resume and the ceilings work "
-            "the same.",
-        ),
-    ] = None,
-    address: Annotated[
-        str | None,
-        typer.Option(
-            "--address",
-            help="The executor's cluster: for ray, auto (the running cluster), "
-            "ray://HOST:10001 or HOST:PORT; without it a local instance is started.",
-        ),
-    ] = None,
-    suite: Annotated[
-        str,
-        typer.Option(
-            "--suite",
-            metavar="all",
-            help="all: sweep the Corpus, then its red-team suite (corpus/red-team), one exit "
-            "code; without it, the Corpus given.",
-        ),
-    ] = "one",
-    promote: Annotated[
-        bool,
-        typer.Option(
-            "--promote",
-            help="Make this Sweep the model's Baseline (clean tree, complete, unerrored, "
-            "unregressed, real model only; always the canonical path).",
-        ),
-    ] = False,
-) -> None:
-    """Run a Sweep and print the Scorecard on stdout; progress goes to stderr.
-
-    Without --model the Case scripts answer (free, deterministic). With --model a pinned real
-    model answers: a token ceiling is required; credentials, base-URL overrides and the Judge
-    are checked before the first Trial; the ceiling is checked before each Trial (overrun at
-    most one Trial) and a stopped Sweep never clears. Output paths are checked before the first
-    Trial. Every Trial is appended to a trial log as it finishes; Ctrl-C or SIGTERM ends the
-    Sweep with a partial Scorecard marked aborted, and --resume finishes it.
-    """
+def _sweep(args: argparse.Namespace) -> int:
     from eval_core.release import SweepOptions
     from eval_core.release import sweep as run
 
+    model: str | None = args.model
     options = SweepOptions(
-        corpus=corpus,
-        cases=tuple(case or ()),
-        repeat=repeat,
-        output_format=output_format,
-        save=save,
-        save_dir=save_dir,
-        junit_xml=junit_xml,
-        log=log,
-        resume=resume,
-        quiet=quiet,
-        verbose=verbose,
-        host=host,
-        host_options=tuple(host_option or ()),
-        unlocked=unlocked,
+        corpus=args.corpus,
+        cases=tuple(args.case or ()),
+        repeat=args.repeat,
+        output_format=args.output_format,
+        save=args.save,
+        save_dir=args.save_dir,
+        junit_xml=args.junit_xml,
+        log=args.log,
+        resume=args.resume,
+        quiet=args.quiet,
+        verbose=args.verbose,
+        host=args.host,
+        host_options=tuple(args.host_option or ()),
+        unlocked=args.unlocked,
         models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
-        models_file=models,
-        max_tokens=max_tokens,
-        max_tokens_per_trial=max_tokens_per_trial,
-        max_spend=max_spend,
-        baseline=baseline,
-        promote=promote,
-        jobs=jobs,
-        executor=executor,
-        address=address,
+        models_file=args.models,
+        max_tokens=args.max_tokens,
+        max_tokens_per_trial=args.max_tokens_per_trial,
+        max_spend=args.max_spend,
+        baseline=args.baseline,
+        promote=args.promote,
+        jobs=args.jobs,
+        executor=args.executor,
+        address=args.address,
     )
-    if suite == "all":
-        raise typer.Exit(_guarded(lambda: _both_suites(options)))
-    if suite != "one":
-        _refuse(f"--suite must be all (or left out), not {suite!r}")
-    raise typer.Exit(_guarded(lambda: run(options)))
+    if args.suite == "all":
+        return _guarded(lambda: _both_suites(options))
+    if args.suite != "one":
+        _refuse(f"--suite must be all (or left out), not {args.suite!r}")
+    return _guarded(lambda: run(options))
 
 
 def _both_suites(options: SweepOptions) -> int:
@@ -460,19 +305,11 @@ def _both_suites(options: SweepOptions) -> int:
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
 
 
-@app.command("new-plugin")
-def new_plugin(
-    name: Annotated[str, typer.Argument(help="The distribution name, e.g. acme-tickets.")],
-    directory: Annotated[
-        Path | None,
-        typer.Option("--directory", "-d", help="Where to write it (default: ./NAME)."),
-    ] = None,
-) -> None:
-    """Write a plug-in package: one kind, one Case field, tests on the testing kit, an example
-    Corpus and CI, ready to install, test and sweep (see docs/plugins.md)."""
+def _new_plugin(args: argparse.Namespace) -> int:
     from eval_core.scaffold import ScaffoldRefused, write
 
-    target = directory if directory is not None else Path(name)
+    name: str = args.name
+    target: Path = args.directory if args.directory is not None else Path(name)
     try:
         written = write(name, target)
     except ScaffoldRefused as exc:
@@ -480,59 +317,289 @@ def new_plugin(
     except OSError as exc:
         _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
     for path in written:
-        typer.echo(f"wrote {path}")
-    typer.echo(
+        print(f"wrote {path}")
+    print(
         f"next: install it beside the harness (uv add --editable {target}, or see "
         "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
     )
+    return CLEARED
 
 
-@app.command()
-def compare(
-    before: Annotated[Path, typer.Argument(help="The earlier Scorecard (or Baseline) JSON.")],
-    after: Annotated[Path, typer.Argument(help="The later Scorecard (or Baseline) JSON.")],
-) -> None:
-    """Print the delta between two saved Scorecards; refused across Corpora or models."""
+def _compare(args: argparse.Namespace) -> int:
     from eval_core.release import compare as run
 
-    raise typer.Exit(_guarded(lambda: run(before, after)))
+    return _guarded(lambda: run(args.before, args.after))
 
 
-def _optional_baseline(argv: list[str]) -> list[str]:
-    """``--baseline`` with no PATH means the canonical Baseline (click cannot say optional)."""
-    if "--baseline" not in argv:
-        return argv
-    from eval_core.release import CANONICAL
+SWEEP = """Run a Sweep and print the Scorecard on stdout; progress goes to stderr.
 
-    out: list[str] = []
-    for index, arg in enumerate(argv):
-        out.append(arg)
-        if arg == "--baseline":
-            following = argv[index + 1] if index + 1 < len(argv) else None
-            if following is None or following.startswith("-"):
-                out.append(CANONICAL)
-    return out
+Without --model the Case scripts answer (free, deterministic). With --model a pinned real
+model answers: a token ceiling is required; credentials, base-URL overrides and the Judge are
+checked before the first Trial; the ceiling is checked before each Trial (overrun at most one
+Trial) and a stopped Sweep never clears. Output paths are checked before the first Trial.
+Every Trial is appended to a trial log as it finishes; Ctrl-C or SIGTERM ends the Sweep with
+a partial Scorecard marked aborted, and --resume finishes it."""
 
 
-def _traceback_first(argv: list[str]) -> list[str]:
-    """``--traceback`` belongs to ``eval`` itself; accept it after the command too."""
-    if "--traceback" not in argv:
-        return argv
-    return ["--traceback", *(a for a in argv if a != "--traceback")]
+def _core_commands(commands: Commands) -> None:
+    """The core's own sub-commands, in the order ``eval --help`` lists them."""
+    check = commands.add(
+        "check",
+        help="Validate a Corpus; print its Cases per tier and its corpusHash.",
+        description="Load and validate a Corpus; print its Cases per tier and its corpusHash.",
+        run=_check,
+    )
+    _corpus_argument(check)
+    _host_option(check)
+    _unlocked_option(check)
+
+    hash_ = commands.add(
+        "hash", help="Print the corpusHash (sha256) of a Corpus, and nothing else.", run=_hash
+    )
+    _corpus_argument(hash_)
+    _host_option(hash_)
+
+    plugins = commands.add(
+        "plugins",
+        help="List installed plug-ins; with --check, check their contract.",
+        description="List installed plug-ins: distribution, version, code fingerprint, kinds "
+        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract.",
+        run=_plugins,
+    )
+    plugins.add_argument(
+        "--check",
+        action="store_true",
+        help="Check every installed kind and Case field against the plug-in contract "
+        "(hypothesis properties, few examples, a fixed seed); exit 1 if one fails.",
+    )
+    plugins.add_argument(
+        "--examples",
+        type=int,
+        default=10,
+        metavar="N",
+        help="Examples per kind with --check (1 to 1000).",
+    )
+    plugins.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path("corpus"),
+        metavar="PATH",
+        help="Whose eval.lock --check compares schemas with.",
+    )
+
+    lock = commands.add(
+        "lock",
+        help="Pin the installed plug-in set in <corpus>/eval.lock.",
+        description="Pin the installed plug-in set in <corpus>/eval.lock (refused when that "
+        "set cannot load the Corpus, or its red-team suite).",
+        run=_lock,
+    )
+    _corpus_argument(lock)
+    _host_option(lock)
+
+    schema = commands.add(
+        "schema",
+        help="Print the JSON Schema of a Case for the installed plug-in set.",
+        run=_schema,
+    )
+    schema.add_argument(
+        "-o", "--output", type=Path, metavar="PATH", help="Write here instead of stdout."
+    )
+
+    sweep = commands.add(
+        "sweep",
+        help="Run a Sweep: the Scorecard on stdout, progress on stderr.",
+        description=SWEEP,
+        run=_sweep,
+    )
+    _sweep_arguments(sweep)
+
+    new_plugin = commands.add(
+        "new-plugin",
+        help="Write a plug-in package (one kind, one Case field, tests, CI).",
+        description="Write a plug-in package: one kind, one Case field, tests on the testing "
+        "kit, an example Corpus and CI, ready to install, test and sweep (see docs/plugins.md).",
+        run=_new_plugin,
+    )
+    new_plugin.add_argument(
+        "name", metavar="NAME", help="The distribution name, e.g. acme-tickets."
+    )
+    new_plugin.add_argument(
+        "-d",
+        "--directory",
+        type=Path,
+        metavar="DIR",
+        help="Where to write it (default: ./NAME).",
+    )
+
+    compare = commands.add(
+        "compare",
+        help="The delta between two saved Scorecards (or Baselines).",
+        description="Print the delta between two saved Scorecards; refused across Corpora or "
+        "models.",
+        run=_compare,
+    )
+    compare.add_argument(
+        "before", type=Path, metavar="BEFORE", help="The earlier Scorecard (or Baseline) JSON."
+    )
+    compare.add_argument(
+        "after", type=Path, metavar="AFTER", help="The later Scorecard (or Baseline) JSON."
+    )
+
+
+def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
+    _corpus_argument(sweep)
+    add = sweep.add_argument
+    add("--case", action="append", metavar="ID", help="Run only this Case (repeatable).")
+    add(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="Run every Case N times: the noise floor (1 to 1000).",
+    )
+    add(
+        "--format",
+        dest="output_format",
+        default="text",
+        metavar="text|json",
+        help="Scorecard on stdout: text or json.",
+    )
+    add("--save", type=Path, metavar="PATH", help="Write the Scorecard JSON here (atomic).")
+    add("--save-dir", type=Path, metavar="DIR", help="Write DIR/<model>.json per model.")
+    add("--junit-xml", type=Path, metavar="PATH", help="Write JUnit XML for CI here.")
+    add(
+        "--log",
+        type=Path,
+        metavar="PATH",
+        help="The trial log (JSON Lines); default scorecards/trials/<model>-<time>.",
+    )
+    add(
+        "--resume",
+        type=Path,
+        metavar="LOG",
+        help="Finish the Sweep this trial log began (same flags).",
+    )
+    add("-q", "--quiet", action="store_true", help="No progress on stderr.")
+    add(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="List every Trial in the text Scorecard, not only failures.",
+    )
+    _host_option(sweep)
+    add(
+        "--host-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="A setting the Host reads, passed to it as is (repeatable); see the Host's own "
+        "documentation for its keys.",
+    )
+    _unlocked_option(sweep)
+    add(
+        "--model",
+        metavar="NAME[,NAME...]",
+        help="Pinned model(s) by name, comma-separated for a Matrix (a control, never a "
+        "contest: legs run one after another); without it the free scripted binding.",
+    )
+    add(
+        "--models",
+        type=Path,
+        default=Path("models.toml"),
+        metavar="PATH",
+        help="The model pins file.",
+    )
+    add(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="Stop before the next Trial once input+output tokens reach N.",
+    )
+    add(
+        "--max-tokens-per-trial",
+        type=int,
+        metavar="N",
+        help="A token ceiling of N x the Trials planned (exclusive with --max-tokens).",
+    )
+    add(
+        "--max-spend",
+        type=float,
+        metavar="USD",
+        help="Stop before the next Trial once the priced spend reaches USD.",
+    )
+    add(
+        "--baseline",
+        nargs="?",
+        const=CANONICAL,
+        metavar="PATH",
+        help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+    )
+    add(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="Run N Trials at once (default: the pin's max_concurrency for a real model, else "
+        "4 on the scripted model). A ceiling then overruns by at most N-1 Trials in flight.",
+    )
+    add(
+        "--executor",
+        metavar="NAME",
+        help="Run the Trials on an installed executor instead of this process: ray (the "
+        "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance unless "
+        "--address names a cluster. The trial log, --resume and the ceilings work the same.",
+    )
+    add(
+        "--address",
+        metavar="ADDRESS",
+        help="The executor's cluster: for ray, auto (the running cluster), ray://HOST:10001 "
+        "or HOST:PORT; without it a local instance is started.",
+    )
+    add(
+        "--suite",
+        default="one",
+        metavar="all",
+        help="all: sweep the Corpus, then its red-team suite (corpus/red-team), one exit "
+        "code; without it, the Corpus given.",
+    )
+    add(
+        "--promote",
+        action="store_true",
+        help="Make this Sweep the model's Baseline (clean tree, complete, unerrored, "
+        "unregressed, real model only; always the canonical path).",
+    )
+
+
+# ----------------------------------------------------------------------------- the parser
+
+
+def parser() -> tuple[Parser, dict[str, Command], Commands]:
+    """``eval``'s parser with the core's commands, the table of every command by name, and
+    the registry a command plug-in adds to (see :func:`add_commands`)."""
+    top = Parser(
+        prog="eval",
+        description="Offline eval harness for tool-using LLM agents.",
+        epilog=EXIT_CODES,
+    )
+    top.add_argument("--traceback", action="store_true", help=TRACEBACK_HELP)
+    subparsers = top.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", prog="eval", required=True
+    )
+    table: dict[str, Command] = {}
+    commands = Commands(subparsers, table)
+    _core_commands(commands)
+    return top, table, commands
 
 
 COMMANDS = "eval.commands"
-_commands_added: list[bool] = []  # once per process (tests call main() more than once)
 
 
-def add_commands() -> None:
+def add_commands(commands: Commands) -> None:
     """Let each command plug-in (entry-point group ``eval.commands``) add its sub-commands;
     a broken one is one line naming its distribution and entry point, exit 2. Its hook is
     guarded like a family's (:mod:`eval_core.guard`): one that raises, or a hookimpl no
-    hookspec declares, is one line naming the distribution, its version and the line."""
-    if _commands_added:
-        return
-    _commands_added.append(True)
+    hookspec declares, is one line naming the distribution, its version and the line; a
+    command name that exists already is one line naming both distributions."""
     import pluggy
 
     from eval_core import hookspecs
@@ -546,61 +613,107 @@ def add_commands() -> None:
         name = f"{dist}:{ep.name}"
         versions[name] = (dist, ep.version)
         try:
-            manager.register(ep.load(), name=name)
+            plugin = ep.load()
         except Exception as exc:
-            sys.stderr.write(
+            _fail(
                 f"eval: command plug-in {dist} is broken: entry point {ep.name!r} ({ep.value}) "
-                f"failed to load: {type(exc).__name__}: {exc}\n"
+                f"failed to load: {type(exc).__name__}: {exc}"
             )
-            raise SystemExit(REFUSED) from None
+        try:
+            manager.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:  # a hookimpl's arguments the hook lacks
+            _fail(
+                f"eval: command plug-in {dist} {ep.version} is refused: {exc} (the hook is "
+                "eval_commands(commands))"
+            )
     for hook in vars(manager.hook).values():  # pluggy's check_pending, said per plug-in
         if isinstance(hook, pluggy.HookCaller) and not hook.has_spec():
             impl = hook.get_hookimpls()[0]
             dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
-            sys.stderr.write(
+            _fail(
                 f"eval: command plug-in {dist} {version} is refused: it implements "
-                f"{hook.name!r}, which is not a hook (eval_commands is)\n"
+                f"{hook.name!r}, which is not a hook (eval_commands is)"
             )
-            raise SystemExit(REFUSED)
     for impl in manager.hook.eval_commands.get_hookimpls():
+        dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
+        theirs = commands.by(dist, version, impl.plugin)
         try:
-            impl.function(**{arg: app for arg in impl.argnames})
+            impl.function(**{arg: theirs for arg in impl.argnames})
+        except CommandClash as exc:
+            _fail(
+                f"eval: command plug-in {dist} {version} is refused: it adds the command "
+                f"{exc.name!r}, which {exc.owner} adds already"
+            )
         except Exception as exc:
             from eval_core.code import code_roots
             from eval_core.guard import Origin, fault
 
-            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
             origin = Origin(dist, version, code_roots(impl.plugin))
-            sys.stderr.write(f"eval: {fault(origin, 'eval_commands', exc, impl.function)}\n")
-            raise SystemExit(REFUSED) from None
+            _fail(f"eval: {fault(origin, 'eval_commands', exc, impl.function)}")
 
 
-def main() -> None:
-    """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
-    import click
+def _fail(line: str) -> NoReturn:
+    sys.stderr.write(one_line(line) + "\n")
+    raise SystemExit(REFUSED)
 
-    argv = _traceback_first(_optional_baseline(sys.argv[1:]))
-    if argv[:1] == ["--traceback"]:  # before command plug-ins load: their faults show it too
+
+def _run(command: Command, args: argparse.Namespace) -> int:
+    """The command's exit code; a plug-in command that raises is one line naming it."""
+    try:
+        code = command.run(args)
+    except CommandRefused as exc:
+        sys.stderr.write(one_line(str(exc)) + "\n")
+        return exc.code
+    except Exception as exc:
+        if command.plugin is None:
+            raise  # the core's own bug: its traceback is the report
+        from eval_core.code import code_roots
+        from eval_core.guard import Origin, fault
+
+        origin = Origin(command.owner, command.version, code_roots(command.plugin))
+        _fail(f"eval: {fault(origin, f'the command {command.name!r}', exc, command.run)}")
+    if code is None:
+        return CLEARED
+    if isinstance(code, bool) or not isinstance(code, int):
+        _fail(
+            f"eval: plug-in {command.label}: the command {command.name!r} returned {code!r}, "
+            "not an exit code (an int)"
+        )
+    return code
+
+
+def invoke(argv: Sequence[str]) -> int:
+    """Run ``eval ARGV`` in this process and return its exit code (what :func:`main` exits
+    with): usage errors and refusals are already on stderr, one line each."""
+    try:
+        return _invoke(list(argv))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else REFUSED)
+    except KeyboardInterrupt:
+        sys.stderr.write("eval: interrupted\n")
+        return INTERRUPTED
+
+
+def _invoke(argv: list[str]) -> int:
+    if "--traceback" in argv:  # any position; before command plug-ins load, for their faults
         from eval_core.guard import show_tracebacks
 
         show_tracebacks()
-    add_commands()
-    try:
-        code = app(args=argv, prog_name="eval", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError:
-        raise SystemExit(REFUSED) from None  # the help is already on stdout
-    except click.UsageError as exc:
-        from eval_core.safe_text import clean
+        argv = [arg for arg in argv if arg != "--traceback"]
+    top, table, commands = parser()
+    add_commands(commands)
+    if not argv:
+        top.print_help()
+        return REFUSED
+    args, extras = top.parse_known_args(argv)
+    command = table[args.command]
+    if extras:
+        head = argv[: argv.index(args.command)]
+        owner = top if any(extra in head for extra in extras) else command.parser
+        owner.error(f"unrecognized arguments: {' '.join(extras)}")
+    return _run(command, args)
 
-        command = exc.ctx.command_path if exc.ctx is not None else "eval"
-        hint = f" (see {command} --help)"
-        sys.stderr.write(clean(f"{command}: {exc.format_message()}{hint}").replace("\n", " "))
-        sys.stderr.write("\n")
-        raise SystemExit(REFUSED) from None
-    except click.ClickException as exc:
-        sys.stderr.write(f"eval: {exc.format_message()}\n")
-        raise SystemExit(exc.exit_code) from None
-    except (click.Abort, KeyboardInterrupt):
-        sys.stderr.write("eval: interrupted\n")
-        raise SystemExit(130) from None
-    raise SystemExit(code if isinstance(code, int) else 0)
+
+def main() -> NoReturn:
+    """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
+    raise SystemExit(invoke(sys.argv[1:]))

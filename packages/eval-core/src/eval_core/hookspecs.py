@@ -38,9 +38,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pluggy
 
 if TYPE_CHECKING:
-    import typer
-
     from eval_core.case import Case, CaseField
+    from eval_core.commands import Commands
     from eval_core.executor import ExecutorFactory
     from eval_core.fixtures import TrialFixture
     from eval_core.host import HostFactory, LoadContext
@@ -170,13 +169,17 @@ def eval_models() -> ModelSource:
 
 
 @hookspec
-def eval_commands(app: typer.Typer) -> None:
-    """Add sub-commands to the ``eval`` command line: ``app.command("name")(function)``.
+def eval_commands(commands: Commands) -> None:
+    """Add sub-commands to the ``eval`` command line: ``commands.add(name, help=..., run=...)``.
 
     Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
-    of the group ``eval.commands``. Keep the module light (``eval --help`` loads it): import
-    the command's work inside the command. A command that refuses input writes one line to
-    stderr and exits 2 (``raise typer.Exit(2)``), like the core's own.
+    of the group ``eval.commands``. :meth:`~eval_core.commands.Commands.add` returns the
+    sub-command's :class:`argparse.ArgumentParser`, for the plug-in to add its arguments to;
+    ``run(args)`` gets the parsed :class:`argparse.Namespace` and returns the exit code. Keep
+    the module light (``eval --help`` loads it): import the command's work inside ``run``. A
+    command that refuses input raises :class:`~eval_core.commands.CommandRefused` (one line on
+    stderr, exit 2 unless it says otherwise), like the core's own. A name that exists already
+    (the core's or another plug-in's) is refused, naming both distributions.
     """
     raise NotImplementedError
 

@@ -24,6 +24,7 @@ from eval_core import delta as deltas
 from eval_core import outputs
 from eval_core.atomic import write_atomic
 from eval_core.case import CaseBase
+from eval_core.commands import CANONICAL  # `--baseline` given without a PATH
 from eval_core.evidence import Evidence
 from eval_core.executor import Executor, ExecutorRefused, executor
 from eval_core.input_files import InputRefused, read_json_input
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from eval_core.model_source import ModelLeg, ModelSource
     from eval_core.plugins import PluginSet
 
-CANONICAL = ":canonical:"  # `--baseline` given without a path
 INTERRUPTED = 130  # SIGINT or SIGTERM before the first Trial: no Scorecard to print
 
 
