@@ -1,0 +1,239 @@
+"""The `eval` command line on argparse: every usage error is one line naming the command and the
+problem (exit 2, never argparse's usage dump), ``--traceback`` goes anywhere, ``--baseline``
+takes an optional PATH, a plug-in cannot take a command name twice, and the help lists every
+command and flag the parser has (derived from the parser, not a snapshot).
+
+In process through :func:`eval_core.cli.invoke` (the installed command plug-ins, eval-report's
+among them, are added as ``eval`` adds them); a plug-in of our own in a subprocess where one is
+needed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eval_core import cli, guard
+from eval_core.commands import CANONICAL
+
+ROOT = Path(__file__).resolve().parents[3]
+CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "compare")
+
+
+def ran(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    capfd.readouterr()
+    code = cli.invoke(argv)
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def one_line_usage(argv: list[str], capfd: pytest.CaptureFixture[str], command: str) -> str:
+    code, out, err = ran(argv, capfd)
+    assert (code, out) == (2, ""), (argv, code, out, err)
+    assert len(err.splitlines()) == 1 and err.endswith("\n"), (argv, err)
+    assert err.startswith(f"{command}: ") and err.endswith(f" (see {command} --help)\n"), err
+    assert "usage:" not in err and "Traceback" not in err
+    return err
+
+
+def built() -> tuple[argparse.ArgumentParser, dict[str, cli.Command]]:
+    top, table, commands = cli.parser()
+    cli.add_commands(commands)
+    return top, table
+
+
+def squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_usage_error_is_one_line_naming_the_command_and_the_problem(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    _, table = built()
+    for name, command in table.items():  # an unknown flag, to every command
+        needed = [
+            "x"
+            for action in command.parser._actions
+            if not action.option_strings and action.nargs in (None, "+")
+        ]
+        err = one_line_usage([name, *needed, "--no-such-flag"], capfd, f"eval {name}")
+        assert "unrecognized arguments: --no-such-flag" in err
+    for argv, command, problem in (
+        (
+            ["sweep", "--repeat", "1e12"],
+            "eval sweep",
+            "argument --repeat: invalid int value: '1e12'",
+        ),
+        (["sweep", "-j", "many"], "eval sweep", "argument -j/--jobs: invalid int value: 'many'"),
+        (
+            ["sweep", "--max-spend", "lots"],
+            "eval sweep",
+            "--max-spend: invalid float value: 'lots'",
+        ),
+        (["sweep", "--case"], "eval sweep", "argument --case: expected one argument"),
+        (["sweep", "corpus", "extra"], "eval sweep", "unrecognized arguments: extra"),
+        (["plugins", "--examples", "x"], "eval plugins", "--examples: invalid int value: 'x'"),
+        (["compare", "a.json"], "eval compare", "the following arguments are required: AFTER"),
+        (["new-plugin"], "eval new-plugin", "the following arguments are required: NAME"),
+        (["schema", "-o"], "eval schema", "argument -o/--output: expected one argument"),
+        (["swep"], "eval", "argument COMMAND: invalid choice: 'swep'"),
+        (["--no-such-flag", "check"], "eval", "unrecognized arguments: --no-such-flag"),
+        (["--verb", "sweep"], "eval", "unrecognized arguments: --verb"),
+        (["sweep", "--verb"], "eval sweep", "unrecognized arguments: --verb"),  # no prefixes
+    ):
+        assert problem in one_line_usage(argv, capfd, command), argv
+
+
+def test_no_arguments_print_the_help_and_exit_2(capfd: pytest.CaptureFixture[str]) -> None:
+    code, out, err = ran([], capfd)
+    assert (code, err) == (2, "")
+    assert out.startswith("usage: eval ") and "Exit codes: 0 cleared;" in out
+
+
+def test_traceback_is_accepted_after_the_command(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAL_TRACEBACK", "0")  # both restored after the test
+    monkeypatch.setitem(guard._settings, "tracebacks", False)
+    code, out, err = ran(["compare", "missing.json", "gone.json", "--traceback"], capfd)
+    assert (code, out) == (2, "")
+    assert err.startswith("missing.json: $: no such file")  # the command ran, flag taken
+    assert guard._settings["tracebacks"] is True and os.environ["EVAL_TRACEBACK"] == "1"
+
+
+def test_baseline_without_a_path_then_another_flag_is_the_canonical_baseline(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    top, _ = built()
+    given = top.parse_args(["sweep", "--baseline", "--model", "x"])
+    assert (given.baseline, given.model) == (CANONICAL, "x")
+    assert top.parse_args(["sweep", "--baseline"]).baseline == CANONICAL
+    assert top.parse_args(["sweep", "--baseline", "b.json", "-q"]).baseline == "b.json"
+    assert top.parse_args(["sweep"]).baseline is None
+    split = top.parse_args(["sweep", "--model", "a, b", "--case", "x", "--case", "y"])
+    assert (split.model, split.case) == ("a, b", ["x", "y"])
+    # End to end: the canonical Baseline reaches the Sweep, which refuses it with --case.
+    for argv in (["--baseline", "--quiet"], ["--baseline"], ["--baseline", "b.json"]):
+        code, out, err = ran(["sweep", "nowhere", "--case", "c", *argv], capfd)
+        assert (code, out) == (2, "")
+        assert err == (
+            "--case selects part of the Corpus: a partial Sweep is never compared or promoted\n"
+        )
+
+
+def test_the_help_lists_every_command_and_every_flag_of_the_parser(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    top, table = built()
+    assert set(CORE) | {"report", "rescore"} <= set(table)
+    code, out, _ = ran(["--help"], capfd)
+    assert code == 0
+    listed = squeeze(out)
+    (subparsers,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    summaries = {action.dest: action.help or "" for action in subparsers._choices_actions}
+    assert set(summaries) == set(table)
+    for name, summary in summaries.items():
+        assert f"{name} {squeeze(summary)}" in listed, name
+    assert "--traceback" in listed and squeeze(cli.EXIT_CODES) in listed
+    readme = (ROOT / "README.md").read_text()
+    for name, command in table.items():
+        assert f"`eval {name}" in readme, f"README's CLI table lacks eval {name}"
+        code, out, _ = ran([name, "--help"], capfd)
+        assert code == 0, name
+        shown = squeeze(out)
+        assert squeeze(command.parser.description or "") in shown, name
+        for action in command.parser._actions:
+            for flag in action.option_strings:
+                assert flag in shown, (name, flag)
+            if isinstance(action.metavar, str):
+                assert action.metavar in shown, (name, action.metavar)
+            assert squeeze(action.help or "") in shown, (name, action.dest)
+
+
+def test_the_command_line_imports_no_click_nor_typer() -> None:
+    probe = (
+        "import sys; sys.argv = ['eval', '--help']\n"
+        "from eval_core.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'typer', 'rich')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
+# ----------------------------------------------------------------------------- plug-in commands
+
+PLUGIN = """
+from eval_core.hookspecs import hookimpl
+
+
+def hello(args):
+    if args.name == "stop":
+        raise KeyboardInterrupt
+    if args.name == "boom":
+        raise ValueError("no hello today")
+    print("hello", args.name)
+    return 0
+
+
+@hookimpl
+def eval_commands(commands):
+    commands.add("hello", help="Say hello.", run=hello).add_argument("name")
+    commands.add(NAME, help="Mine now.", run=hello)
+"""
+
+
+def site(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / "site"
+    info = root / "eval_hello-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: eval-hello\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[eval.commands]\nhello = eval_hello\n")
+    (root / "eval_hello.py").write_text(PLUGIN.replace("NAME", repr(name)))
+    return root
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "eval_core", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(("name", "owner"), [("sweep", "eval-core"), ("hello", "eval-hello 0.1.0")])
+def test_a_plugin_command_taking_a_name_that_exists_is_refused_in_one_line(
+    tmp_path: Path, name: str, owner: str
+) -> None:
+    result = run(site(tmp_path, name), "--help")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"eval: command plug-in eval-hello 0.1.0 is refused: it adds the command {name!r}, "
+        f"which {owner} adds already\n"
+    )
+
+
+def test_ctrl_c_and_traceback_after_a_plugin_command(tmp_path: Path) -> None:
+    root = site(tmp_path, "hola")
+    assert run(root, "hello", "Ana").stdout == "hello Ana\n"
+    stopped = run(root, "hello", "stop")
+    assert (stopped.returncode, stopped.stderr) == (130, "eval: interrupted\n")
+    quiet = run(root, "hello", "boom")
+    assert quiet.returncode == 2
+    assert quiet.stderr == (
+        "eval: plug-in eval-hello 0.1.0: the command 'hello' raised ValueError: no hello today "
+        "(at eval_hello.py:9)\n"
+    )
+    traced = run(root, "hello", "boom", "--traceback")  # after the command and its argument
+    assert traced.returncode == 2
+    assert 'eval_hello.py", line 9, in hello' in traced.stderr
+    assert traced.stderr.endswith(quiet.stderr)
