@@ -64,6 +64,17 @@ def dist_info(distribution: str) -> str | None:
     return _scan(_stamp())[1].get(_normalise(distribution))
 
 
+def version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, ``None`` when it is not installed."""
+    info = dist_info(distribution)
+    if info is None:
+        return None
+    meta = _headers(
+        _read(os.path.join(info, "METADATA")) or _read(os.path.join(info, "PKG-INFO")) or ""
+    )
+    return meta.get("version")
+
+
 def _normalise(name: str) -> str:
     return _NORMALISE.sub("_", name).lower()
 
