@@ -1,4 +1,4 @@
-"""Entry points read straight from the installed ``*.dist-info`` directories.
+"""Entry points (and metadata directories) read straight from the installed ``*.dist-info``.
 
 ``importlib.metadata`` costs about 50 ms of every ``eval`` command (its import pulls in the
 ``email`` package, and listing entry points parses every distribution's METADATA). This reads
@@ -45,7 +45,7 @@ class EntryPoint:
 def entry_points(group: str) -> list[EntryPoint]:
     """Every entry point of ``group`` (one of the ``eval.`` groups), sorted by (name, value)."""
     return sorted(
-        (ep for ep in _installed(_stamp()) if ep.group == group), key=lambda e: (e.name, e.value)
+        (ep for ep in _scan(_stamp())[0] if ep.group == group), key=lambda e: (e.name, e.value)
     )
 
 
@@ -59,10 +59,30 @@ def _stamp() -> tuple[tuple[str, int], ...]:
     return tuple(stamp)
 
 
+def dist_info(distribution: str) -> str | None:
+    """The metadata directory of the installed ``distribution`` (first on ``sys.path``)."""
+    return _scan(_stamp())[1].get(_normalise(distribution))
+
+
+def version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, ``None`` when it is not installed."""
+    info = dist_info(distribution)
+    if info is None:
+        return None
+    meta = _headers(
+        _read(os.path.join(info, "METADATA")) or _read(os.path.join(info, "PKG-INFO")) or ""
+    )
+    return meta.get("version")
+
+
+def _normalise(name: str) -> str:
+    return _NORMALISE.sub("_", name).lower()
+
+
 @lru_cache(maxsize=8)
-def _installed(stamp: tuple[tuple[str, int], ...]) -> tuple[EntryPoint, ...]:
+def _scan(stamp: tuple[tuple[str, int], ...]) -> tuple[tuple[EntryPoint, ...], dict[str, str]]:
     found: list[EntryPoint] = []
-    seen: set[str] = set()
+    directories: dict[str, str] = {}
     for entry, _ in stamp:
         try:
             names = sorted(os.listdir(entry or "."))
@@ -71,12 +91,12 @@ def _installed(stamp: tuple[tuple[str, int], ...]) -> tuple[EntryPoint, ...]:
         for name in names:
             if not name.endswith(_DIST_DIR):
                 continue
-            key = _NORMALISE.sub("_", name.rpartition(".")[0].split("-", 1)[0]).lower()
-            if key in seen:
+            key = _normalise(name.rpartition(".")[0].split("-", 1)[0])
+            if key in directories:
                 continue
-            seen.add(key)
-            found.extend(_declared(os.path.join(entry or ".", name)))
-    return tuple(found)
+            directories[key] = os.path.join(entry or ".", name)
+            found.extend(_declared(directories[key]))
+    return tuple(found), directories
 
 
 def _declared(directory: str) -> list[EntryPoint]:
