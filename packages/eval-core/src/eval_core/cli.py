@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from eval_core.commands import (
@@ -26,10 +25,12 @@ from eval_core.commands import (
     Commands,
     Parser,
     one_line,
+    path,
 )
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from eval_core.plugins import PluginSet
     from eval_core.release import SweepOptions
@@ -73,8 +74,8 @@ def _corpus_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "corpus",
         nargs="?",
-        type=Path,
-        default=Path("corpus"),
+        type=path,
+        default="corpus",
         metavar="CORPUS",
         help="The Corpus directory (red-team: corpus/red-team).",
     )
@@ -309,15 +310,15 @@ def _new_plugin(args: argparse.Namespace) -> int:
     from eval_core.scaffold import ScaffoldRefused, write
 
     name: str = args.name
-    target: Path = args.directory if args.directory is not None else Path(name)
+    target: Path = args.directory if args.directory is not None else path(name)
     try:
         written = write(name, target)
     except ScaffoldRefused as exc:
         _refuse(f"eval new-plugin: {exc}")
     except OSError as exc:
         _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
-    for path in written:
-        print(f"wrote {path}")
+    for file in written:
+        print(f"wrote {file}")
     print(
         f"next: install it beside the harness (uv add --editable {target}, or see "
         "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
@@ -381,8 +382,8 @@ def _core_commands(commands: Commands) -> None:
     )
     plugins.add_argument(
         "--corpus",
-        type=Path,
-        default=Path("corpus"),
+        type=path,
+        default="corpus",
         metavar="PATH",
         help="Whose eval.lock --check compares schemas with.",
     )
@@ -403,7 +404,7 @@ def _core_commands(commands: Commands) -> None:
         run=_schema,
     )
     schema.add_argument(
-        "-o", "--output", type=Path, metavar="PATH", help="Write here instead of stdout."
+        "-o", "--output", type=path, metavar="PATH", help="Write here instead of stdout."
     )
 
     sweep = commands.add(
@@ -427,7 +428,7 @@ def _core_commands(commands: Commands) -> None:
     new_plugin.add_argument(
         "-d",
         "--directory",
-        type=Path,
+        type=path,
         metavar="DIR",
         help="Where to write it (default: ./NAME).",
     )
@@ -440,10 +441,10 @@ def _core_commands(commands: Commands) -> None:
         run=_compare,
     )
     compare.add_argument(
-        "before", type=Path, metavar="BEFORE", help="The earlier Scorecard (or Baseline) JSON."
+        "before", type=path, metavar="BEFORE", help="The earlier Scorecard (or Baseline) JSON."
     )
     compare.add_argument(
-        "after", type=Path, metavar="AFTER", help="The later Scorecard (or Baseline) JSON."
+        "after", type=path, metavar="AFTER", help="The later Scorecard (or Baseline) JSON."
     )
 
 
@@ -465,18 +466,18 @@ def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
         metavar="text|json",
         help="Scorecard on stdout: text or json.",
     )
-    add("--save", type=Path, metavar="PATH", help="Write the Scorecard JSON here (atomic).")
-    add("--save-dir", type=Path, metavar="DIR", help="Write DIR/<model>.json per model.")
-    add("--junit-xml", type=Path, metavar="PATH", help="Write JUnit XML for CI here.")
+    add("--save", type=path, metavar="PATH", help="Write the Scorecard JSON here (atomic).")
+    add("--save-dir", type=path, metavar="DIR", help="Write DIR/<model>.json per model.")
+    add("--junit-xml", type=path, metavar="PATH", help="Write JUnit XML for CI here.")
     add(
         "--log",
-        type=Path,
+        type=path,
         metavar="PATH",
         help="The trial log (JSON Lines); default scorecards/trials/<model>-<time>.",
     )
     add(
         "--resume",
-        type=Path,
+        type=path,
         metavar="LOG",
         help="Finish the Sweep this trial log began (same flags).",
     )
@@ -504,8 +505,8 @@ def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     )
     add(
         "--models",
-        type=Path,
-        default=Path("models.toml"),
+        type=path,
+        default="models.toml",
         metavar="PATH",
         help="The model pins file.",
     )

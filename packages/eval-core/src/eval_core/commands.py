@@ -31,8 +31,10 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 REFUSED = 2
 CANONICAL = ":canonical:"
@@ -60,6 +62,14 @@ class CommandClash(Exception):  # noqa: N818 - it names an outcome
         self.owner = owner
 
 
+def path(text: str) -> Path:
+    """An argument naming a file or directory (``type=path``): :mod:`pathlib` is imported when
+    a command reads one, not by ``eval --help``. A string default is converted too."""
+    from pathlib import Path
+
+    return Path(text)
+
+
 def one_line(text: str) -> str:
     """``text`` fit for one line of a terminal: controls made visible, line breaks spaces."""
     from eval_core.safe_text import clean
@@ -67,9 +77,30 @@ def one_line(text: str) -> str:
     return " ".join(clean(text.rstrip("\n")).split("\n"))
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` finds it: ``$COLUMNS``, else
+    stdout's terminal, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Paragraphs (separated by a blank line) filled to the terminal's width, each kept apart;
     a default shown after the help when there is one worth showing."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        kwargs.setdefault("width", _columns() - 2)  # as argparse's, without importing shutil
+        super().__init__(prog, **kwargs)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         paragraphs = (" ".join(p.split()) for p in text.split("\n\n"))
@@ -112,17 +143,23 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(REFUSED)
 
 
-@dataclass(frozen=True, slots=True)
 class Command:
     """One sub-command: its parser, what runs it, and who added it: a distribution, its
     version and the plug-in object (``None`` for the core's own commands)."""
 
-    name: str
-    parser: Parser
-    run: Run
-    owner: str = "eval-core"
-    version: str = ""
-    plugin: object | None = None
+    __slots__ = ("name", "owner", "parser", "plugin", "run", "version")
+
+    def __init__(
+        self,
+        name: str,
+        parser: Parser,
+        run: Run,
+        owner: str = "eval-core",
+        version: str = "",
+        plugin: object | None = None,
+    ) -> None:
+        self.name, self.parser, self.run = name, parser, run
+        self.owner, self.version, self.plugin = owner, version, plugin
 
     @property
     def label(self) -> str:

@@ -8,14 +8,14 @@ an output path, 3 a comparison refused (different Corpora or models), never a tr
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_core.commands import CANONICAL, CommandRefused, Commands
+from eval_core.commands import CANONICAL, CommandRefused, Commands, path
 from eval_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
 
 def report(args: argparse.Namespace) -> int:
@@ -65,7 +65,7 @@ def eval_commands(commands: Commands) -> None:
     parser.add_argument(
         "inputs",
         nargs="+",
-        type=Path,
+        type=path,
         metavar="INPUT",
         help="Trial logs (with their transcripts) and/or saved Scorecards: one per model; a "
         "log and the Scorecard of the same Sweep are read as one.",
@@ -73,15 +73,15 @@ def eval_commands(commands: Commands) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        type=Path,
-        default=Path("report.html"),
+        type=path,
+        default="report.html",
         metavar="PATH",
         help="Where to write the HTML file.",
     )
     parser.add_argument(
         "--baseline",
         action="append",
-        type=Path,
+        type=path,
         metavar="PATH",
         help="A Baseline (or Scorecard) to show the delta against (repeatable).",
     )
@@ -94,5 +94,5 @@ def eval_commands(commands: Commands) -> None:
         run=rescore,
     )
     parser.add_argument(
-        "log", type=Path, metavar="LOG", help="The trial log of the Sweep to re-score."
+        "log", type=path, metavar="LOG", help="The trial log of the Sweep to re-score."
     )
