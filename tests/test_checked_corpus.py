@@ -4,6 +4,7 @@ and any change to what a load reads (a Case's bytes, the Soul, the code) checks 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,11 @@ def test_stored_schema_fingerprints_are_the_derived_ones(cache: Path) -> None:
     assert load_plugins().schemas() == want  # read back
     stored.write_text('{"output_contains": 7}')
     assert load_plugins().schemas() == want  # a damaged entry is derived again
+
+
+def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
+    for n in range(5):
+        (tmp_path / f"{n}.bin").write_bytes(b"x")
+        os.utime(tmp_path / f"{n}.bin", ns=(n * 10**9, n * 10**9))
+    checked.prune(tmp_path, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2.bin", "3.bin", "4.bin"]

@@ -2,7 +2,7 @@
 
 Checking is most of a load's cost, and its answer is a function of what it reads: each Case
 file's name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code and
-the judge. So a clean load is kept (one file per Corpus directory under
+the judge. So a clean load is kept (one file per Corpus directory, the 64 most recent, under
 :func:`eval_core.cachedir.cache_dir`), keyed by a digest of all of those, and the next load with
 the same key decodes its Cases from it instead of checking them. A Host that offers no
 ``fingerprint()`` (what its load-time answers depend on besides the Soul) is never cached, and
@@ -12,6 +12,7 @@ error; only a load without a problem is kept, so every refusal is always compute
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -114,9 +115,26 @@ def write(directory: Path, suite: str, entry_key: str, corpus: Any) -> None:
             hash=corpus.hash,
             plugins=list(corpus.plugins),
         )
-        write_atomic(_path(directory, suite), msgspec.msgpack.encode(entry))
+        path = _path(directory, suite)
+        write_atomic(path, msgspec.msgpack.encode(entry))
     except (OSError, msgspec.MsgspecError, OverflowError, TypeError):
         return
+    prune(path.parent, KEPT)
+
+
+KEPT = 64
+"""Corpus directories kept; the least recently written beyond them are removed."""
+
+
+def prune(directory: Path, kept: int) -> None:
+    """Remove the oldest entries of a cache directory beyond ``kept`` (never an error)."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(directory) if e.is_file()]
+    except OSError:
+        return
+    for _, path in sorted(entries, reverse=True)[kept:]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def host_fingerprint(host: object) -> str | None:

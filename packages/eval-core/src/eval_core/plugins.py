@@ -302,6 +302,7 @@ def _stored_schemas(plugins: PluginSet) -> dict[str, str]:
     if checked.enabled():
         with contextlib.suppress(OSError):
             write_atomic(path, json.dumps(found, sort_keys=True).encode())
+        checked.prune(path.parent, 16)
     return found
 
 
