@@ -40,7 +40,7 @@ class ProviderUnavailable(Exception):  # noqa: N818 - it names a state, not a bu
     """The provider could not be reached, died, or did not answer in time."""
 
 
-class _Broken(Exception):
+class _BrokenAnswerError(Exception):
     """The server answered, but not as the transport says (one line, for the refusal)."""
 
 
@@ -102,7 +102,7 @@ class EventStream:
         try:
             line = raw.decode()
         except UnicodeDecodeError:
-            raise _Broken("the event stream is not UTF-8") from None
+            raise _BrokenAnswerError("the event stream is not UTF-8") from None
         if line.startswith(":"):
             return None
         field, _, value = line.partition(":")
@@ -118,7 +118,7 @@ def _answer_to(message: Any, request_id: int) -> dict[str, Any] | None:
     """The response to ``request_id`` in one JSON-RPC message (or batch), if it is there."""
     for one in message if isinstance(message, list) else [message]:
         if not isinstance(one, dict):
-            raise _Broken("a JSON-RPC message is not an object")
+            raise _BrokenAnswerError("a JSON-RPC message is not an object")
         found = one.get("id")
         if found == request_id and not isinstance(found, bool) and "method" not in one:
             return one
@@ -132,7 +132,7 @@ def _result(response: dict[str, Any]) -> dict[str, Any]:
         raise _RpcError(str(message) if message is not None else json.dumps(error))
     result = response.get("result")
     if not isinstance(result, dict):
-        raise _Broken("the response carries no result object")
+        raise _BrokenAnswerError("the response carries no result object")
     return result
 
 
@@ -140,7 +140,7 @@ def _parse(body: bytes) -> Any:
     try:
         return json.loads(body)
     except (ValueError, RecursionError):
-        raise _Broken("the answer is not JSON") from None
+        raise _BrokenAnswerError("the answer is not JSON") from None
 
 
 class _Session:
@@ -149,13 +149,13 @@ class _Session:
     __slots__ = (
         "authorization",
         "connection",
+        "host",
         "https",
+        "key",
         "lock",
         "next_id",
         "path",
         "port",
-        "host",
-        "key",
         "session_id",
         "url",
         "version",
@@ -257,22 +257,26 @@ class _Session:
             _read(sock, answer, deadline, limit=65536)
             return None
         if answer.status != 200:
-            raise _Broken(_status_line(answer, _read(sock, answer, deadline, limit=65536)))
+            raise _BrokenAnswerError(
+                _status_line(answer, _read(sock, answer, deadline, limit=65536))
+            )
         if message.get("method") == "initialize":
             session_id = answer.getheader("mcp-session-id")
             if session_id is not None and not re.fullmatch(r"[\x21-\x7e]+", session_id):
-                raise _Broken("the session id is not visible ASCII")
+                raise _BrokenAnswerError("the session id is not visible ASCII")
             self.session_id = session_id
         assert isinstance(request_id, int)
         kind = (answer.getheader("content-type") or "").split(";")[0].strip().lower()
         if kind == "application/json":
             found = _answer_to(_parse(_read(sock, answer, deadline)), request_id)
             if found is None:
-                raise _Broken(f"the JSON answer holds no response to request {request_id}")
+                raise _BrokenAnswerError(
+                    f"the JSON answer holds no response to request {request_id}"
+                )
             return found
         if kind == "text/event-stream":
             return _from_events(self, sock, answer, deadline, request_id)
-        raise _Broken(f"unexpected content type {kind or 'none'!r}")
+        raise _BrokenAnswerError(f"unexpected content type {kind or 'none'!r}")
 
     def request(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         self.next_id += 1
@@ -289,18 +293,20 @@ class _Session:
         )
         version = result.get("protocolVersion")
         if version not in SUPPORTED_VERSIONS:
-            raise _Broken(f"the server speaks protocol version {version!r}, not one of ours")
+            raise _BrokenAnswerError(
+                f"the server speaks protocol version {version!r}, not one of ours"
+            )
         self.version = str(version)
         self.exchange({"jsonrpc": "2.0", "method": "notifications/initialized"}, timeout)
 
     def end(self, timeout: float) -> None:
         """DELETE the session (best effort), then close the connection."""
         try:
-            if self.session_id is not None and self.connection is not None:
+            if self.session_id is not None:
                 deadline = time.monotonic() + timeout
                 sock, answer = self._send("DELETE", None, deadline)
                 _read(sock, answer, deadline, limit=65536)
-        except (OSError, ProviderUnavailable, _Broken, _http_errors()):
+        except (OSError, ProviderUnavailable, _BrokenAnswerError, _http_errors()):
             pass  # the server may be gone already: ending it is a courtesy
         finally:
             self.close()
@@ -337,19 +343,20 @@ def _read(
     """The whole body, within the deadline and ``limit`` bytes."""
     length = answer.getheader("content-length")
     if length is not None and length.strip().isdigit() and int(length) > limit:
-        raise _Broken(f"the answer exceeds {limit} bytes ({int(length)} announced)")
-    chunks, size = [], 0
+        raise _BrokenAnswerError(f"the answer exceeds {limit} bytes ({int(length)} announced)")
+    chunks: list[bytes] = []
+    size = 0
     while True:
         sock.settimeout(_left(deadline))
         chunk = answer.read1(65536)
         if not chunk:
             if answer.length:  # the connection ended before the announced length
-                raise _Broken("the answer was cut off")
+                raise _BrokenAnswerError("the answer was cut off")
             answer.close()  # read1 leaves an empty body open; the connection is free again
             return b"".join(chunks)
         size += len(chunk)
         if size > limit:
-            raise _Broken(f"the answer exceeds {limit} bytes")
+            raise _BrokenAnswerError(f"the answer exceeds {limit} bytes")
         chunks.append(chunk)
 
 
@@ -369,19 +376,24 @@ def _from_events(
         chunk = answer.read1(65536)
         size += len(chunk)
         if size > MAX_ANSWER:
-            raise _Broken(f"the answer exceeds {MAX_ANSWER} bytes")
+            raise _BrokenAnswerError(f"the answer exceeds {MAX_ANSWER} bytes")
         for event, data in stream.feed(chunk, final=not chunk):
             if event == "message" and data and found is None:
                 found = _answer_to(_parse(data.encode()), request_id)
         if not chunk and found is None:
-            raise _Broken(f"the event stream ended without a response to request {request_id}")
+            raise _BrokenAnswerError(
+                f"the event stream ended without a response to request {request_id}"
+            )
     drain = min(deadline, time.monotonic() + _DRAIN)
     try:
         while not answer.isclosed():
             sock.settimeout(_left(drain))
             chunk = answer.read1(65536)
             size += len(chunk)
-            if not chunk or size > MAX_ANSWER:
+            if size > MAX_ANSWER:
+                break
+            if not chunk:
+                answer.close()  # the whole body was read (read1 may leave it open)
                 break
     except (OSError, _http_errors()):
         pass
@@ -444,12 +456,15 @@ class McpClients:
                 raise ProviderUnavailable(
                     f"the MCP server {url} did not answer within {self.timeout:g}s"
                 ) from None
-            except (_Broken, OSError, _http_errors()) as error:
+            except (_BrokenAnswerError, OSError, _http_errors()) as error:
                 self._drop(session)
                 reason = str(error) or type(error).__name__
                 raise ProviderUnavailable(
                     f"the MCP server {url} failed: {_one_line(reason)}"
                 ) from None
+            except BaseException:  # an interrupt mid-answer: the connection is unusable
+                self._drop(session)
+                raise
         content = result.get("content")
         parts = content if isinstance(content, list) else []
         text = "".join(

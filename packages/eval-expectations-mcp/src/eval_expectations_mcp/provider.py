@@ -2,11 +2,12 @@
 
 Run as ``python -m eval_expectations_mcp.provider``: it binds a free port of 127.0.0.1, prints
 ``READY <url>`` once it serves, and stays up for a Sweep. It answers each request as an SSE
-stream; ``--json-response`` makes it answer with one JSON body instead (both are the transport). Like a real vendor it knows its
-accounts by credential: each request carries ``Authorization: Bearer <credential>``, which the
-fixture registered for an account beforehand (``PUT /eval/credentials``). It counts the
-``tools/call`` requests it served per credential; the fixture reads its own counters back over
-plain HTTP (``GET /eval/calls?credential=...``), which is never a ``tools/call``.
+stream; ``--json-response`` makes it answer with one JSON body instead (both are the
+transport). Like a real vendor it knows its accounts by credential: each request carries
+``Authorization: Bearer <credential>``, which the fixture registered for an account beforehand
+(``PUT /eval/credentials``). It counts the ``tools/call`` requests it served per credential;
+the fixture reads its own counters back over plain HTTP (``GET /eval/calls?credential=...``),
+which is never a ``tools/call``.
 This is the only module of the package that imports the MCP SDK's server side.
 """
 
