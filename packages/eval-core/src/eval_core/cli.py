@@ -533,19 +533,18 @@ def add_commands() -> None:
     if _commands_added:
         return
     _commands_added.append(True)
-    from importlib.metadata import entry_points
-
     import pluggy
 
     from eval_core import hookspecs
+    from eval_core.entrypoints import entry_points
 
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     versions: dict[str, tuple[str, str]] = {}
-    for ep in sorted(entry_points(group=COMMANDS), key=lambda e: (e.name, e.value)):
-        dist = ep.dist.name if ep.dist is not None else "unknown"
+    for ep in entry_points(COMMANDS):
+        dist = ep.distribution
         name = f"{dist}:{ep.name}"
-        versions[name] = (dist, ep.dist.version if ep.dist is not None else "(no version)")
+        versions[name] = (dist, ep.version)
         try:
             manager.register(ep.load(), name=name)
         except Exception as exc:

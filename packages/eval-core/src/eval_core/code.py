@@ -27,9 +27,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
+
+from eval_core.entrypoints import dist_info
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _RACY_NS = 2_000_000_000
@@ -50,42 +51,44 @@ class CodePrint:
 def fingerprint(distribution: str, plugin: object) -> CodePrint:
     """The code of ``distribution``, whose plug-in object (a module, mostly) is ``plugin``."""
     roots = code_roots(plugin)
-    dist = _distribution(distribution)
-    if dist is not None and not _editable(dist):
-        recorded = _recorded(dist)
+    info = dist_info(distribution)
+    if info is not None and not _editable(info):
+        recorded = _recorded(info)
         if recorded:
             return _digest(recorded, roots, "record")
     return _digest(_tree(roots), roots, "tree")
 
 
-def _distribution(name: str) -> metadata.Distribution | None:
+def _editable(info: str) -> bool:
     try:
-        return metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _editable(dist: metadata.Distribution) -> bool:
-    try:
-        raw = dist.read_text("direct_url.json")
-        info = json.loads(raw) if raw else {}
+        with open(os.path.join(info, "direct_url.json"), "rb") as handle:
+            loaded = json.loads(handle.read())
     except (OSError, ValueError):
         return False
-    return bool(isinstance(info, dict) and info.get("dir_info", {}).get("editable"))
+    return bool(isinstance(loaded, dict) and loaded.get("dir_info", {}).get("editable"))
 
 
-def _recorded(dist: metadata.Distribution) -> list[tuple[str, str]]:
+def _recorded(info: str) -> list[tuple[str, str]]:
     """``(key, absolute path)`` of every installed file the RECORD lists, code and data."""
+    import csv
+
+    try:
+        with open(os.path.join(info, "RECORD"), encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+    base = os.path.dirname(info)
     found: list[tuple[str, str]] = []
-    for item in dist.files or ():
-        parts = item.parts
+    for row in rows:
+        parts = PurePosixPath(row[0]).parts if row and row[0] else ()
         if not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
             continue
-        if len(parts) == 1 and item.name.endswith(".pth"):
+        if len(parts) == 1 and parts[0].endswith(".pth"):
             continue
-        if "__pycache__" in parts or item.name.endswith(_SKIPPED_SUFFIXES):
+        if "__pycache__" in parts or parts[-1].endswith(_SKIPPED_SUFFIXES):
             continue
-        found.append((item.as_posix(), str(dist.locate_file(item))))
+        key = "/".join(parts)
+        found.append((key, os.path.join(base, *parts)))
     return found
 
 
@@ -185,11 +188,10 @@ class _DigestCache:
 
     @property
     def path(self) -> Path:
-        base = os.environ.get("EVAL_CACHE_DIR") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "eval"
-        )
+        from eval_core.cachedir import cache_dir
+
         python = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        return Path(base) / f"code-digests-{python}-v{_FORMAT}.json"
+        return cache_dir() / f"code-digests-{python}-v{_FORMAT}.json"
 
     def entries(self) -> dict[str, list[Any]]:
         if self._entries is None:

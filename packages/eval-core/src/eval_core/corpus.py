@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from eval_core import checked
 from eval_core.case import CaseBase, ToolCallsStep, json_name
 from eval_core.grounding import given_text
 from eval_core.guard import PluginFault, collect
@@ -189,10 +190,18 @@ class Loader:
                 Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
             )
         self._suite = RED_TEAM if directory.name == RED_TEAM else "capability"
+        read = [(path, _read(path)) for path in files]
+        soul = soul_hash(soul_dir) if soul_dir is not None else ""
+        key = self._checked_key(read, soul) if soul_dir is not None else None
+        if key is not None:
+            assert soul_dir is not None
+            hit = self._checked(directory, key, soul_dir, soul)
+            if hit is not None:
+                return hit
         cases: list[CaseBase] = []
         seen: dict[str, str] = {}
-        for path in files:
-            case, found = self.load_file(path)
+        for path, data in read:
+            case, found = self.load_file(path, data)
             problems.extend(found)
             if case is None:
                 continue
@@ -228,9 +237,8 @@ class Loader:
         }
         fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
         decls = [self._platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
-        soul = soul_hash(soul_dir)
         digest = corpus_hash(cases, decls, soul, fingerprint, self.judge)
-        return Corpus(
+        corpus = Corpus(
             directory=directory,
             suite=self._suite,
             cases=tuple(cases),
@@ -240,14 +248,71 @@ class Loader:
             plugins=tuple(fingerprint),
             judge=self.judge,
         )
+        if key is not None:
+            checked.write(directory, self._suite, key, corpus)
+        return corpus
 
-    def load_file(self, path: Path) -> tuple[CaseBase | None, list[Problem]]:
-        """Decode and validate one Case file. Never raises for a user's mistake."""
+    def _checked_key(
+        self, read: Sequence[tuple[Path, bytes | NotReadable]], soul: str
+    ) -> str | None:
+        """The checked-Corpus cache's key for these files, or ``None`` when not cacheable."""
+        host = checked.host_fingerprint(self.host) if checked.enabled() else None
+        if host is None:
+            return None
+        files: list[tuple[str, bytes]] = []
+        for path, data in read:
+            if isinstance(data, NotReadable):
+                return None
+            files.append((path.name, data))
+        rows = [(p.distribution, p.version, p.entry_point, p.code) for p in self.plugins.plugins]
+        kind = type(self.host)
+        rules = self._context
+        answers = msgspec.json.encode(  # what the Host says at load, beside what it is
+            [
+                f"{kind.__module__}.{kind.__qualname__}",
+                self.host.name,
+                host,
+                sorted(self._agents),
+                [(name, self._platform[name]) for name in sorted(self._platform)],
+                [sorted(rules.allowed), sorted(rules.soul_owned), sorted(rules.retired.items())],
+            ]
+        )
+        return checked.key(
+            files,
+            suite=self._suite,
+            soul=soul,
+            plugins=rows,
+            host=answers.decode(),
+            judge=self.judge,
+        )
+
+    def _checked(self, directory: Path, key: str, soul_dir: Path, soul: str) -> Corpus | None:
+        """The Corpus the cache kept for ``key``, or ``None``."""
+        entry = checked.read(directory, self._suite, key)
+        cases = checked.cases(entry, self.case_type) if entry is not None else None
+        if entry is None or cases is None:
+            return None
+        return Corpus(
+            directory=directory,
+            suite=self._suite,
+            cases=cases,
+            hash=entry.hash,
+            soul_dir=soul_dir,
+            soul_hash=soul,
+            plugins=tuple(entry.plugins),
+            judge=self.judge,
+        )
+
+    def load_file(
+        self, path: Path, data: bytes | NotReadable | None = None
+    ) -> tuple[CaseBase | None, list[Problem]]:
+        """Decode and validate one Case file (``data``: its bytes when already read). Never
+        raises for a user's mistake."""
         file = str(path)
-        try:
-            data = read_regular(path)
-        except NotReadable as exc:
-            return None, [Problem(file, "$", str(exc))]
+        if data is None:
+            data = _read(path)
+        if isinstance(data, NotReadable):
+            return None, [Problem(file, "$", str(data))]
         limited = _limit_problem(path, data)
         if limited is not None:
             return None, [limited]
@@ -619,6 +684,13 @@ class Loader:
                     f"{text!r} is not grounded in {where} (context, input, Tool results, File "
                     f"content, Tool descriptions){waiver}",
                 )
+
+
+def _read(path: Path) -> bytes | NotReadable:
+    try:
+        return read_regular(path)
+    except NotReadable as exc:
+        return exc
 
 
 def _limit_problem(path: Path, data: bytes) -> Problem | None:

@@ -123,17 +123,16 @@ def executor(name: str, address: str | None) -> Executor:
     Only the entry points of ``eval.executors`` are loaded, and only here: a Sweep without
     ``--executor`` imports none of them.
     """
-    from importlib.metadata import entry_points
-
     import pluggy
 
     from eval_core import hookspecs
+    from eval_core.entrypoints import entry_points
 
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     factories: dict[str, tuple[str, ExecutorFactory]] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        dist = ep.dist.name if ep.dist is not None else "unknown"
+    for ep in entry_points(GROUP):
+        dist = ep.distribution
         try:
             plugin = ep.load()
             manager.register(plugin, name=f"{dist}:{ep.name}")

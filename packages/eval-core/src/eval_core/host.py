@@ -133,7 +133,13 @@ class HostTrial(Protocol):
 
 
 class Host(Protocol):
-    """The system under test, loaded over an Eval Soul directory."""
+    """The system under test, loaded over an Eval Soul directory.
+
+    A Host may also offer ``fingerprint() -> str``: a digest of everything its load-time
+    answers (agents, platform Tools, context rules, given text, services) depend on besides
+    the Soul, its code mostly. With it, a Corpus loaded before from the same inputs is not
+    checked again (:mod:`eval_core.checked`); without it, every load checks every Case.
+    """
 
     @property
     def name(self) -> str: ...

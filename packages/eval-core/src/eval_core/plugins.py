@@ -15,7 +15,6 @@ import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -25,6 +24,7 @@ from eval_core import hookspecs
 from eval_core.case import CaseBase, CaseField, build_case_type, json_name
 from eval_core.code import CodePrint, code_roots
 from eval_core.code import fingerprint as code_fingerprint
+from eval_core.entrypoints import entry_points
 from eval_core.fixtures import Registered, TrialFixture
 from eval_core.guard import Origin, PluginFault, call, fault
 from eval_core.hookspecs import OWN_CASES
@@ -264,13 +264,6 @@ class PluginSet:
         return rows
 
 
-def _distribution_of(ep: EntryPoint) -> tuple[str, str]:
-    dist = ep.dist
-    if dist is None:
-        return ("unknown", "0")
-    return (dist.metadata["Name"] or dist.name, dist.version)
-
-
 def _plugin_manager() -> pluggy.PluginManager:
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
@@ -285,8 +278,8 @@ def discover() -> list[tuple[str, str, str, object]]:
     """
     found: list[tuple[str, str, str, object]] = []
     seen: set[tuple[str, str]] = set()
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        distribution, version = _distribution_of(ep)
+    for ep in entry_points(GROUP):
+        distribution, version = ep.distribution, ep.version
         if (distribution, ep.name) in seen:
             continue  # the same distribution visible twice on sys.path
         seen.add((distribution, ep.name))

@@ -18,8 +18,9 @@ import os
 import tempfile
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from eval_core.entrypoints import version
 
 FORMAT = 2
 """The fixture generator's own version: raised whenever what a declaration makes changes (2:
@@ -40,10 +41,7 @@ def generator() -> str:
     """Every version that can change the bytes, in one string."""
     found = [f"format={FORMAT}"]
     for name in GENERATORS:
-        try:
-            found.append(f"{name}={version(name)}")
-        except PackageNotFoundError:
-            found.append(f"{name}=absent")
+        found.append(f"{name}={version(name) or 'absent'}")
     return ";".join(found)
 
 

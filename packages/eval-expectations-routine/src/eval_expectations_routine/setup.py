@@ -4,13 +4,15 @@ the Run read back from the Host's database into a :class:`RoutineRecord`."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_expectations_routine.block import FIELD, RoutineBlock
-from eval_expectations_routine.provider import shared_provider
+
+if TYPE_CHECKING:
+    from eval_expectations_routine.provider import FixtureProvider
 
 APPROVER = "user:eval-approver"
 
@@ -66,9 +68,17 @@ class RoutineRecord(msgspec.Struct, frozen=True, kw_only=True):
     provider_effects: int
 
 
+def _provider() -> Iterator[FixtureProvider]:
+    """The Sweep's shared provider; its module (``http.server``, about 20 ms) is imported only
+    by a Sweep that runs a Routine Case."""
+    from eval_expectations_routine.provider import shared_provider
+
+    yield from shared_provider()
+
+
 def _routine(request: FixtureRequest) -> Iterator[None]:
     block: RoutineBlock = request.value
-    provider = request.shared(shared_provider)
+    provider = request.shared(_provider)
     steps = [msgspec.to_builtins(step) for step in block.provider_steps]
     scenario = provider.open(steps)
     desk = request.service(RoutineDesk)
@@ -109,5 +119,5 @@ def _routine(request: FixtureRequest) -> Iterator[None]:
 
 
 FIXTURE = TrialFixture(
-    name="routine", field=FIELD, run=_routine, needs=(RoutineDesk,), warm=shared_provider
+    name="routine", field=FIELD, run=_routine, needs=(RoutineDesk,), warm=_provider
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,21 @@ if TYPE_CHECKING:  # the durable tier loads with the first L3 Case: an L2 Sweep 
     from eval_host_agent_runtime import l3
 
 HOST_NAME = "agent-runtime"
+
+
+@cache
+def _code() -> str:
+    import agent_runtime
+    import eval_host_agent_runtime
+    from eval_core.code import fingerprint
+
+    packages = (
+        ("agent-runtime", agent_runtime),
+        ("eval-host-agent-runtime", eval_host_agent_runtime),
+    )
+    return " ".join(fingerprint(name, module).digest for name, module in packages)
+
+
 STORE_VARIABLE = "EVAL_STORE"
 
 
@@ -65,6 +81,11 @@ class AgentRuntimeHost:
             return l3.DurableTier(self.soul_dir, self.store)
         except StoreError as refused:
             raise HostOptionError(f"store {refused}") from None
+
+    def fingerprint(self) -> str:
+        """What the load-time answers (agents, platform Tools, given text) depend on besides
+        the Soul: the runtime's code and this package's (the checked-Corpus cache's key)."""
+        return _code()
 
     def agents(self) -> frozenset[str]:
         return self._agents
