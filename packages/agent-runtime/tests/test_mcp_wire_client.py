@@ -1,7 +1,10 @@
 """The runtime's own MCP client on the wire: against the real fixture provider (the official SDK's
 server over streamable HTTP, answering as SSE streams, and again as JSON bodies), and against
 loopback servers written here that misbehave on purpose (dying, stalling, trickling, answering too
-much or nonsense). Every failure is a one-line :class:`ProviderUnavailable` within the timeout."""
+much or nonsense). Every failure is a one-line :class:`ProviderUnavailable` within the timeout.
+
+The provider runs as the program the Sweep runs (``python -m eval_expectations_mcp.provider``),
+started here as a server process: the runtime, tests included, imports nothing of the harness."""
 
 from __future__ import annotations
 
@@ -28,9 +31,57 @@ from agent_runtime.mcp_client import (
     McpClients,
     ProviderUnavailable,
 )
-from eval_expectations_mcp.setup import Provider
 
 SLACK = 1.5  # seconds a loaded 2-core machine may add to a bounded wait
+
+
+class Provider:
+    """The fixture provider's process: its URL, its accounts, its own ``tools/call`` count."""
+
+    def __init__(self, *options: str) -> None:
+        self.options = options
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def ensure(self) -> None:
+        """Started, or started again if a test killed it."""
+        if self.process is not None and self.process.poll() is None:
+            return
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "eval_expectations_mcp.provider", *self.options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        ready = self.process.stdout.readline().split()
+        assert len(ready) == 2 and ready[0] == "READY", ready
+        self.url = ready[1]
+
+    def admin(self, method: str, route: str, body: bytes | None = None) -> Any:
+        where = urlsplit(self.url)
+        conn = http.client.HTTPConnection(where.hostname or "", where.port, timeout=5)
+        try:
+            conn.request(method, route, body=body, headers={"Content-Type": "application/json"})
+            answer = conn.getresponse()
+            assert answer.status == 200
+            return json.loads(answer.read())
+        finally:
+            conn.close()
+
+    def register(self, accounts: dict[str, str]) -> None:
+        self.admin("PUT", "/eval/credentials", json.dumps(accounts).encode())
+
+    def calls(self, credentials: list[str]) -> int:
+        query = "&".join(f"credential={c}" for c in credentials)
+        count: int = self.admin("GET", f"/eval/calls?{query}")["toolsCall"]
+        return count
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +98,7 @@ def sse_provider() -> Iterator[Provider]:
 @pytest.fixture(scope="session")
 def json_provider() -> Iterator[Provider]:
     """The same provider (the same SDK server) told to answer with JSON bodies."""
-    found = Provider(options=("--json-response",))
+    found = Provider("--json-response")
     found.ensure()
     try:
         yield found
@@ -108,9 +159,9 @@ def single_line(error: ProviderUnavailable, url: str) -> str:
 
 @pytest.mark.parametrize("answers", ["sse", "json"])
 def test_a_call_returns_the_structured_result_the_provider_computed(
-    answers: str, sse_provider: Provider, json_provider: Provider
+    answers: str, request: pytest.FixtureRequest
 ) -> None:
-    provider = sse_provider if answers == "sse" else json_provider
+    provider: Provider = request.getfixturevalue(f"{answers}_provider")  # only the one needed
     credential = f"cred-{answers}-1"
     url = live(provider, {credential: f"acct-{answers}"})
     status, kind, _ = raw_post(url, INITIALIZE)  # the provider does answer the way named
