@@ -131,3 +131,16 @@ def test_the_shipped_corpus_round_trips(plugins: PluginSet, real_host: object) -
         assert json.dumps(sorted(c.id for c in warm.cases)) == json.dumps(
             sorted(c.id for c in cold.cases)
         )
+
+
+def test_stored_schema_fingerprints_are_the_derived_ones(cache: Path) -> None:
+    from eval_core.plugins import field_schema_hash, kind_schema_hash, load_plugins
+
+    derived = load_plugins()
+    want = {name: kind_schema_hash(spec) for name, spec in derived.kinds.items()}
+    want.update({f"field:{n}": field_schema_hash(f) for n, f in derived.fields.items()})
+    assert derived.schemas() == want  # derived, then stored
+    (stored,) = (cache.parent / "schemas").iterdir()
+    assert load_plugins().schemas() == want  # read back
+    stored.write_text('{"output_contains": 7}')
+    assert load_plugins().schemas() == want  # a damaged entry is derived again

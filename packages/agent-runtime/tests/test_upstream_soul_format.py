@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.loop import run_turn
-from agent_runtime.mcp_integrations import exposed_name, mcp_integrations_from_bundle
+from agent_runtime.mcp_integrations import exposed_name
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.soul import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
@@ -198,7 +198,6 @@ def test_a_disabled_server_publishes_nothing(soul_dir: Path) -> None:
     file = soul_dir / "integrations" / "eval-mcp" / "mcp.yaml"
     file.write_text(file.read_text().replace("enabled: true", "enabled: false"))
     assert load_soul(soul_dir).integrations == {}
-    assert mcp_integrations_from_bundle(soul_dir) == {}
 
 
 @pytest.mark.parametrize(

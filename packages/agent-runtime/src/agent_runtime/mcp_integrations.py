@@ -145,20 +145,6 @@ def load_integration(file: Path) -> list[McpTool]:
     return parse_integration(yaml.load(file.read_text(encoding="utf-8"), Loader=_LOADER))
 
 
-def mcp_integrations_from_bundle(bundle: Path) -> dict[str, McpTool]:
-    """Every published MCP Tool of the bundle, by exposed name (the Soul loader has already
-    refused a malformed file)."""
-    folder = Path(bundle) / "integrations"
-    tools: dict[str, McpTool] = {}
-    if not folder.is_dir():
-        return tools
-    for entry in sorted(folder.iterdir()):
-        file = entry / FILENAME
-        if file.is_file():
-            tools.update((t.exposed, t) for t in load_integration(file))
-    return tools
-
-
 def _mapping(value: Any, key: str, allowed: frozenset[str]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise McpConfigError(key, "must be a mapping")

@@ -91,6 +91,24 @@ class Publication:
     artifacts: tuple[str, ...]
 
 
+_BUNDLES: dict[str, Soul] = {}
+_KEPT = 32
+
+
+def load_bundle(bundle: Path | str) -> Soul:
+    """The Soul of a published bundle. A bundle never changes once checked out (its directory
+    is named by its commit), so each is parsed once per process, not on every Turn that reads
+    the active publication; the last few dozen are kept."""
+    key = str(bundle)
+    soul = _BUNDLES.get(key)
+    if soul is None:
+        soul = load_soul(Path(key))
+        if len(_BUNDLES) >= _KEPT:
+            _BUNDLES.pop(next(iter(_BUNDLES)), None)
+        _BUNDLES[key] = soul
+    return soul
+
+
 def artifact_path(kind: str, slug: str) -> str:
     """Where an artifact lives in the repository: the loader's own layout."""
     folder, filename = KINDS[kind]
@@ -194,7 +212,7 @@ class SoulRepo:
     def publish(self, commit: str) -> Publication:
         """Load the committed tree with the real loader; raises ``SoulError`` if it does not."""
         bundle = self.bundle(commit)
-        soul = load_soul(bundle)
+        soul = load_bundle(bundle)
         return Publication(commit, bundle, artifacts_of(soul))
 
     def log(self, since: str, until: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -39,7 +39,8 @@ def enabled() -> bool:
 
 
 @cache
-def _core_code() -> str:
+def core_code() -> str:
+    """The fingerprint of the core's own code (its checks are part of every answer)."""
     import eval_core
     from eval_core.code import fingerprint
 
@@ -62,7 +63,7 @@ def key(
         FORMAT,
         sys.version_info[:2],
         msgspec.__version__,
-        _core_code(),
+        core_code(),
         sorted(plugins),
         host,
         suite,

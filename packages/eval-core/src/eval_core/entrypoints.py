@@ -64,6 +64,11 @@ def dist_info(distribution: str) -> str | None:
     return _scan(_stamp())[1].get(_normalise(distribution))
 
 
+def installed() -> list[str]:
+    """Every installed distribution's metadata directory name (name and version), sorted."""
+    return sorted(os.path.basename(path) for path in _scan(_stamp())[1].values())
+
+
 def version(distribution: str) -> str | None:
     """The installed version of ``distribution``, ``None`` when it is not installed."""
     info = dist_info(distribution)

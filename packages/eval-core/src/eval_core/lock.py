@@ -17,7 +17,7 @@ import msgspec
 from eval_core.atomic import write_atomic
 from eval_core.case import json_name
 from eval_core.input_files import InputRefused, read_json_input
-from eval_core.plugins import PluginSet, field_schema_hash, kind_schema_hash
+from eval_core.plugins import PluginSet
 
 LOCK_NAME = "eval.lock"
 LOCK_VERSION = 2
@@ -50,8 +50,8 @@ def current(plugins: PluginSet) -> Lock:
                 version=info.version,
                 entry_point=info.entry_point,
                 code=info.code,
-                kinds={k: kind_schema_hash(plugins.kinds[k]) for k in info.kinds},
-                fields={json_name(f): field_schema_hash(plugins.fields[f]) for f in info.fields},
+                kinds={k: plugins.schemas()[k] for k in info.kinds},
+                fields={json_name(f): plugins.schemas()[f"field:{f}"] for f in info.fields},
             )
         )
     rows.sort(key=lambda r: (r.distribution, r.entry_point))

@@ -38,7 +38,6 @@ from agent_runtime.loop import (
 )
 from agent_runtime.mcp_client import McpClients
 from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
-from agent_runtime.mcp_integrations import mcp_integrations_from_bundle
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.publications import active_bundle, publish
 from agent_runtime.replies import deliver_reply
@@ -54,8 +53,15 @@ from agent_runtime.routine_runs import (
 from agent_runtime.routines import RoutineError
 from agent_runtime.routines import parse as parse_definition
 from agent_runtime.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
-from agent_runtime.soul import Soul, load_soul
-from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter, artifacts_of
+from agent_runtime.soul import Soul
+from agent_runtime.soul_repo import (
+    Commit,
+    Publication,
+    SoulRepo,
+    SoulWriter,
+    artifacts_of,
+    load_bundle,
+)
 from agent_runtime.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
@@ -136,7 +142,7 @@ class DurableTier:
         try:
             self.repo = SoulRepo(soul_dir, self.workdir)
             self.base_bundle = self.repo.bundle(self.repo.base)
-            self.base_artifacts = artifacts_of(load_soul(self.base_bundle))
+            self.base_artifacts = artifacts_of(load_bundle(self.base_bundle))
         except BaseException:
             self.close()
             raise
@@ -327,7 +333,7 @@ class L3Trial:
             bundle = active_bundle(store.conn)
             if bundle is None:
                 raise HostError("no active Soul publication")
-            return load_soul(Path(bundle))
+            return load_bundle(bundle)
 
         def executor(soul: Soul, lease: Lease) -> ToolExecutor:
             writer = None
@@ -347,7 +353,7 @@ class L3Trial:
                 dispatcher = McpDispatcher(
                     store.conn,
                     self.conversation,
-                    mcp_integrations_from_bundle(soul.root),
+                    soul.integrations,
                     self.tier.endpoints,
                     self.clients,
                 )
@@ -357,7 +363,7 @@ class L3Trial:
         tools: list[ToolSpec] = tools_of(case)
         bundle = active_bundle(store.conn)
         if mcp and bundle is not None:
-            tools = reviewed(tools, mcp_integrations_from_bundle(Path(bundle)))
+            tools = reviewed(tools, load_bundle(bundle).integrations)
         return TurnRequest(
             conversation_id=self.conversation,
             agent=case.agent,
@@ -473,7 +479,7 @@ class L3Trial:
         bundle = active_bundle(self.conn)
         if bundle is None:
             raise HostError("no active Soul publication")
-        guardrails = load_soul(Path(bundle)).guardrails.merged(extra)
+        guardrails = load_bundle(bundle).guardrails.merged(extra)
         contract = ToolContract(
             job.tool, job.description, job.input_schema, job.mutating, job.requires_approval
         )
