@@ -1,11 +1,13 @@
 """The fixture MCP provider: a real MCP server (official SDK) over streamable HTTP on loopback.
 
 Run as ``python -m eval_expectations_mcp.provider``: it binds a free port of 127.0.0.1, prints
-``READY <url>`` once it serves, and stays up for a Sweep. Like a real vendor it knows its
-accounts by credential: each request carries ``Authorization: Bearer <credential>``, which the
-fixture registered for an account beforehand (``PUT /eval/credentials``). It counts the
-``tools/call`` requests it served per credential; the fixture reads its own counters back over
-plain HTTP (``GET /eval/calls?credential=...``), which is never a ``tools/call``.
+``READY <url>`` once it serves, and stays up for a Sweep. It answers each request as an SSE
+stream; ``--json-response`` makes it answer with one JSON body instead (both are the
+transport). Like a real vendor it knows its accounts by credential: each request carries
+``Authorization: Bearer <credential>``, which the fixture registered for an account beforehand
+(``PUT /eval/credentials``). It counts the ``tools/call`` requests it served per credential;
+the fixture reads its own counters back over plain HTTP (``GET /eval/calls?credential=...``),
+which is never a ``tools/call``.
 This is the only module of the package that imports the MCP SDK's server side.
 """
 
@@ -87,7 +89,14 @@ async def process(_request: Request) -> JSONResponse:
 def main() -> None:
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    options = sys.argv[1:]
+    if any(option != "--json-response" for option in options):
+        sys.exit(f"usage: python -m eval_expectations_mcp.provider [--json-response]: {options}")
+    server.settings.json_response = bool(options)
+
+    # IPPROTO_TCP named, so asyncio sets TCP_NODELAY on every accepted connection (it skips
+    # proto 0): without it, Nagle holds each SSE event until the client's delayed ACK (~40 ms).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -12,7 +12,7 @@ selection and consent; a grant the Case revokes is revoked while the approval wa
 from __future__ import annotations
 
 import contextlib
-import functools
+import json
 import os
 import secrets
 import subprocess
@@ -20,19 +20,17 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import msgspec
 
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_expectations_mcp.fixture import McpFixture
 
-if TYPE_CHECKING:  # imported when a Sweep has MCP Cases, not by every `eval` process
-    import httpx
-
 INTEGRATION = "eval-mcp"
 START_TIMEOUT = 30.0
 READ_TIMEOUT = 5.0
+ADMIN_ANSWER = 1 << 20  # bytes of an admin route's answer
 
 
 class McpHost(Protocol):
@@ -73,25 +71,18 @@ class McpRecord(msgspec.Struct, frozen=True, kw_only=True):
     revoked_grants: list[str] = msgspec.field(default_factory=list)
 
 
-@functools.cache
-def _client() -> httpx.Client:
-    """One client for the provider's loopback HTTP admin routes (plain HTTP: no TLS context
-    to build, no proxy from the environment), shared by every Trial."""
-    import httpx
-
-    return httpx.Client(verify=False, trust_env=False)
-
-
 class ProviderUnavailable(Exception):  # noqa: N818 - it names a state
     """The provider did not start, or stopped answering."""
 
 
 @dataclass(slots=True)
 class Provider:
-    """The provider subprocess, restarted when it died between Trials."""
+    """The provider subprocess, restarted when it died between Trials. ``options`` are its
+    command-line options (``--json-response``: answers as JSON bodies, not SSE streams)."""
 
     process: subprocess.Popen[str] | None = None
     url: str = ""
+    options: tuple[str, ...] = ()
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -109,7 +100,7 @@ class Provider:
 
     def _start(self) -> None:
         process = subprocess.Popen(
-            [sys.executable, "-m", "eval_expectations_mcp.provider"],
+            [sys.executable, "-m", "eval_expectations_mcp.provider", *self.options],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             stdin=subprocess.DEVNULL,
@@ -128,26 +119,42 @@ class Provider:
             raise ProviderUnavailable(f"the MCP provider did not start within {START_TIMEOUT:g}s")
         self.process, self.url = process, ready[1]
 
-    def register(self, credentials: dict[str, str]) -> None:
-        import httpx
+    def _admin(self, method: str, route: str, body: bytes | None = None) -> bytes:
+        """One request to the provider's loopback admin routes (plain HTTP on a connection of
+        its own, no proxy): the answer's body, or :class:`ProviderUnavailable`."""
+        import http.client
+        from urllib.parse import urlsplit
 
+        where = urlsplit(self.base)
+        conn = http.client.HTTPConnection(where.hostname or "", where.port, timeout=READ_TIMEOUT)
         try:
-            _client().put(f"{self.base}/eval/credentials", json=credentials, timeout=READ_TIMEOUT)
-        except httpx.HTTPError as error:
+            headers = {"Content-Type": "application/json"} if body is not None else {}
+            conn.request(method, route, body=body, headers=headers)
+            answer = conn.getresponse()
+            data = answer.read(ADMIN_ANSWER + 1)
+        except (OSError, http.client.HTTPException) as error:
+            raise ProviderUnavailable(f"{error or type(error).__name__}") from error
+        finally:
+            conn.close()
+        if answer.status != 200 or len(data) > ADMIN_ANSWER:
+            raise ProviderUnavailable(f"HTTP {answer.status} {answer.reason}")
+        return data
+
+    def register(self, credentials: dict[str, str]) -> None:
+        body = json.dumps(credentials).encode()
+        try:
+            self._admin("PUT", "/eval/credentials", body)
+        except ProviderUnavailable as error:
             raise ProviderUnavailable(f"the MCP provider refused the accounts: {error}") from error
 
     def calls(self, credentials: list[str]) -> int | None:
         """The provider's own count for these credentials; ``None`` when it cannot be asked."""
-        import httpx
+        from urllib.parse import urlencode
 
+        query = urlencode([("credential", c) for c in credentials])
         try:
-            answer = _client().get(
-                f"{self.base}/eval/calls",
-                params=[("credential", c) for c in credentials],
-                timeout=READ_TIMEOUT,
-            )
-            count = answer.json().get("toolsCall")
-        except (httpx.HTTPError, ValueError, AttributeError):
+            count = json.loads(self._admin("GET", f"/eval/calls?{query}")).get("toolsCall")
+        except (ProviderUnavailable, ValueError, AttributeError):
             return None
         return count if isinstance(count, int) and not isinstance(count, bool) else None
 
