@@ -15,9 +15,12 @@ from __future__ import annotations
 import io
 import math
 import re
-import zipfile
 from dataclasses import dataclass
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported with the first Office File, not by every Sweep
+    import zipfile
+    from xml.etree import ElementTree
 
 MAX_BYTES = 25 * 1024 * 1024
 """The largest File a Turn may carry (25 MiB)."""
@@ -153,6 +156,8 @@ def _pdf(data: bytes) -> Extracted:
 
 
 def _archive(data: bytes) -> zipfile.ZipFile:
+    import zipfile
+
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
@@ -168,6 +173,9 @@ def _archive(data: bytes) -> zipfile.ZipFile:
 
 
 def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element:
+    import zipfile
+    from xml.etree import ElementTree
+
     try:
         return ElementTree.fromstring(archive.read(name))
     except KeyError as error:

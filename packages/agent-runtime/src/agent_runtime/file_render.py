@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 
 import yaml
 
@@ -105,6 +104,8 @@ def _pdf(lines: list[str]) -> bytes:
 
 
 def _zip(entries: list[tuple[str, str]]) -> bytes:
+    import zipfile  # with the first Office File written, not by every Sweep
+
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, body in entries:

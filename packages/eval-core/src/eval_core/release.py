@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -380,7 +379,7 @@ def _log_path(options: SweepOptions, suite: str, model: str) -> Path:
     if options.log is not None:
         return options.log
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    unique = f"{stamp}-{os.getpid()}-{secrets.token_hex(3)}"
+    unique = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
     return options.root / "scorecards" / "trials" / f"{suite}-{model}-{unique}.jsonl"
 
 
