@@ -10,16 +10,15 @@ import gzip
 import time
 from typing import Any
 
-import httpx
 import pytest
 
-from eval_bindings.wire.transport import VendorError, post_json
+from eval_bindings.wire.transport import Connections, VendorError, post_json
 
 BODY = {"model": "m", "messages": []}
 
 
 def call(url: str, timeout: float = 5.0, max_bytes: int = 1 << 20) -> Any:
-    with httpx.Client() as client:
+    with Connections() as client:
         return post_json(client, url + "/chat/completions", {}, BODY, timeout, max_bytes)
 
 

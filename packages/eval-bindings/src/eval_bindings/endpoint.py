@@ -14,13 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
-
 from eval_bindings.pins import ModelPin
 from eval_bindings.retry import with_retry
 from eval_bindings.window import Window
 from eval_bindings.wire import anthropic, openai
-from eval_bindings.wire.transport import VendorError, post_json
+from eval_bindings.wire.transport import Connections, VendorError, post_json
 from eval_core.case import CaseBase
 from eval_core.evidence import ModelRequest, Usage
 from eval_core.host import ModelCallRequest, ModelError, ModelReply
@@ -109,7 +107,12 @@ class EndpointSession:
 
 
 class EndpointBinding:
-    """A pinned model; ``base_delay``/``max_wait``/``sleep`` are injectable so tests are fast."""
+    """A pinned model; ``base_delay``/``max_wait``/``sleep`` are injectable so tests are fast.
+
+    The Trials of ``--jobs N`` share one binding: each thread keeps its own persistent
+    connection in ``client`` (:class:`~eval_bindings.wire.transport.Connections`), and
+    :meth:`close` closes them all.
+    """
 
     scripted = False
 
@@ -121,14 +124,14 @@ class EndpointBinding:
         base_delay: float = 2.0,
         max_wait: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
-        client: httpx.Client | None = None,
+        client: Connections | None = None,
     ) -> None:
         self.pin = pin
         self.api_key = api_key
         self.base_delay = base_delay
         self.max_wait = max_wait
         self.sleep = sleep
-        self.client = client or httpx.Client(trust_env=False)
+        self.client = client or Connections()
         self.window = Window()  # calls at once, narrowed by rate limits
 
     @property
@@ -143,7 +146,7 @@ class EndpointBinding:
 
     def __reduce__(self) -> tuple[type[EndpointBinding], tuple[ModelPin, str]]:
         """Pickled for an executor's workers (``--executor ray``): the pin and the credential
-        travel, and each worker opens its own connection and concurrency window."""
+        travel, and each worker opens its own connections and concurrency window."""
         return (EndpointBinding, (self.pin, self.api_key))
 
     def __repr__(self) -> str:  # never the key

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import threading
 
-import httpx
-
 from eval_bindings.endpoint import plus, redact
 from eval_bindings.preflight import JudgeConfig
 from eval_bindings.retry import with_retry
 from eval_bindings.wire import openai
-from eval_bindings.wire.transport import VendorError, post_json
+from eval_bindings.wire.transport import Connections, VendorError, post_json
 from eval_core.evidence import Usage
 from eval_core.host import ModelCallRequest, ModelError
 from eval_core.judge import JudgeError
@@ -30,11 +28,11 @@ class JudgeClient:
     """A configured Judge. Its calls are tallied here (``usage``, ``calls``), not in a Trial."""
 
     def __init__(
-        self, config: JudgeConfig, *, base_delay: float = 2.0, client: httpx.Client | None = None
+        self, config: JudgeConfig, *, base_delay: float = 2.0, client: Connections | None = None
     ) -> None:
         self.config = config
         self.base_delay = base_delay
-        self.client = client or httpx.Client(trust_env=False)
+        self.client = client or Connections()
         self.usage = Usage()
         self.calls = 0
         self._lock = threading.Lock()

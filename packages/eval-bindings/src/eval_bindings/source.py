@@ -18,9 +18,7 @@ from eval_bindings.spend import Ceiling, CeilingError, settle
 from eval_core.model_source import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
 from eval_core.scorecard import Scorecard
 
-if (
-    TYPE_CHECKING
-):  # the wire (httpx) is imported when a model leg starts, never for a scripted Sweep
+if TYPE_CHECKING:  # the wire is imported when a model leg starts, never for a scripted Sweep
     from eval_bindings.endpoint import EndpointBinding
     from eval_bindings.judge_client import JudgeClient
 

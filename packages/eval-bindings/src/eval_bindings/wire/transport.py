@@ -3,20 +3,30 @@
 A vendor failure is never a verdict: whatever goes wrong on the wire (a status, a timeout, a
 refused connection, a body that is not JSON) becomes a :class:`VendorError` the Host turns into
 an errored Trial. ``transient`` marks the faults worth another attempt.
+
+The standard library's ``http.client`` speaks HTTP/1.1 here: it loads with the first call (a
+scripted Sweep never pays for it), reads no proxy from the environment, and verifies TLS with
+one context per process, made on the first https call. :class:`Connections` keeps each
+thread's persistent connection per (scheme, host, port), so the Trials of ``--jobs N`` that
+share one binding each reuse their own.
 """
 
 from __future__ import annotations
 
-import email.utils
+import functools
 import json
+import threading
 import time
 import zlib
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from eval_core.host import ModelError
 from eval_core.limits import TooDeep, check_json_depth
+
+if TYPE_CHECKING:  # http.client (and ssl with it) loads with the first call, not the binding
+    import http.client
+    import socket
+    import ssl
 
 TRANSIENT = frozenset({"model_rate_limited", "model_provider_unavailable", "model_timeout"})
 
@@ -36,10 +46,72 @@ class VendorError(ModelError):
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 ACCEPTED = "gzip, deflate"  # the encodings ``_read`` inflates itself, under the cap
+CONNECT_TIMEOUT = 10.0  # at most this long to connect, within the call's own deadline
+USER_AGENT = "eval-bindings"
+_CHUNK = 65536
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context per process: loading the CA bundle costs ~0.1 s each time."""
+    import ssl
+
+    return ssl.create_default_context()
+
+
+class Connections:
+    """Persistent HTTP/1.1 connections for the threads sharing one binding.
+
+    Each thread has its own connection per (scheme, host, port), one request at a time on it,
+    so no lock is held across a call. A connection whose thread has ended is closed when the
+    next one opens; :meth:`close` closes them all (a later call opens new ones).
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[tuple[threading.Thread, http.client.HTTPConnection]] = []
+
+    def connection(self, scheme: str, host: str, port: int | None) -> http.client.HTTPConnection:
+        """This thread's connection to the origin (connected or not)."""
+        mine: dict[tuple[str, str, int | None], http.client.HTTPConnection] | None
+        mine = getattr(self._local, "connections", None)
+        if mine is None:
+            mine = self._local.connections = {}
+        key = (scheme, host, port)
+        conn = mine.get(key)
+        if conn is None:
+            import http.client
+
+            if scheme == "https":
+                conn = http.client.HTTPSConnection(host, port, context=_tls())
+            else:
+                conn = http.client.HTTPConnection(host, port)
+            mine[key] = conn
+            with self._lock:
+                ended = [c for t, c in self._open if not t.is_alive()]
+                self._open = [(t, c) for t, c in self._open if t.is_alive()]
+                self._open.append((threading.current_thread(), conn))
+            for old in ended:
+                old.close()
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            open_, self._open = self._open, []
+            self._local = threading.local()
+        for _, conn in open_:
+            conn.close()
+
+    def __enter__(self) -> Connections:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def post_json(
-    client: httpx.Client,
+    client: Connections,
     url: str,
     headers: dict[str, str],
     body: dict[str, Any],
@@ -48,28 +120,35 @@ def post_json(
 ) -> Any:
     """POST ``body`` and return the decoded JSON reply, or raise a :class:`VendorError`.
 
-    ``timeout`` bounds the whole call, not each read: a server that trickles its reply a byte
-    at a time is cut off at the deadline (a read already waiting may add one read timeout).
-    ``max_bytes`` bounds the reply as decompressed, counted while it streams: a small body
-    that inflates to gigabytes is refused before it is held in memory.
+    ``timeout`` bounds the whole call, not each read: every wait (connect, write, status, each
+    read of the body) is given only what is left of it, so a server that trickles its reply a
+    byte at a time is cut off at the deadline. ``max_bytes`` bounds the reply as decompressed,
+    counted while it streams: a small body that inflates to gigabytes is refused before it is
+    held in memory. A kept connection the server closed while idle is replaced before the
+    request is written; a request that may have reached the server is never sent again.
     """
     deadline = time.monotonic() + timeout
-    limits = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+    scheme, host, port, path = _target(url)
+    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    offered = {
+        "Accept": "application/json",
+        "Accept-Encoding": ACCEPTED,
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        **headers,
+    }
+    conn = client.connection(scheme, host, port)
     try:
-        offered = {"Accept-Encoding": ACCEPTED, **headers}
-        with client.stream("POST", url, headers=offered, json=body, timeout=limits) as response:
-            status, retry_after = response.status_code, response.headers.get("retry-after")
-            data = _read(response, url, deadline, timeout, max_bytes)
-    except httpx.TimeoutException as exc:
-        raise VendorError("model_timeout", f"no reply from {url} within {timeout:g}s") from exc
-    except httpx.ConnectError as exc:
-        raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from exc
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.DecodingError) as exc:
-        raise VendorError(
-            "model_malformed_response", f"{url} closed the connection mid-reply: {exc}"
-        ) from exc
-    except httpx.HTTPError as exc:
-        raise VendorError("model_unreachable", f"{url}: {type(exc).__name__}: {exc}") from exc
+        sock = _connected(conn, url, deadline, timeout)
+        answer = _send(conn, sock, path, payload.encode(), offered, url, deadline, timeout)
+        try:
+            status, retry_after = answer.status, answer.getheader("retry-after")
+            data = _read(answer, sock, url, deadline, timeout, max_bytes)
+        finally:
+            answer.close()  # read whole, the connection carries the next request
+    except BaseException:
+        conn.close()  # in an unknown state: the next call connects afresh
+        raise
     if status == 429:
         raise VendorError(
             "model_rate_limited",
@@ -99,14 +178,134 @@ def post_json(
         ) from exc
 
 
+def _target(url: str) -> tuple[str, str, int | None, str]:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise VendorError("model_unreachable", f"cannot connect to {url}: not an http(s) URL")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.scheme, parts.hostname, port, path
+
+
+def _no_reply(url: str, timeout: float) -> VendorError:
+    return VendorError("model_timeout", f"no reply from {url} within {timeout:g}s")
+
+
+def _unfinished(url: str, timeout: float) -> VendorError:
+    return VendorError("model_timeout", f"{url} did not finish its reply within {timeout:g}s")
+
+
+def _left(deadline: float) -> float:
+    """What is left of the call's deadline, for the next wait; none left is a timeout."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+def _connected(
+    conn: http.client.HTTPConnection, url: str, deadline: float, timeout: float
+) -> socket.socket:
+    """The connection's socket, connected now if it has none or the server closed it."""
+    if conn.sock is not None and _closed_by_peer(conn.sock):
+        conn.close()  # nothing was written to it: connecting again sends nothing twice
+    if conn.sock is None:
+        try:
+            conn.timeout = min(CONNECT_TIMEOUT, _left(deadline))
+            conn.connect()
+        except TimeoutError:
+            raise _no_reply(url, timeout) from None
+        except OSError as exc:
+            raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
+    sock = conn.sock
+    assert sock is not None
+    return sock
+
+
+def _send(
+    conn: http.client.HTTPConnection,
+    sock: socket.socket,
+    path: str,
+    payload: bytes,
+    headers: dict[str, str],
+    url: str,
+    deadline: float,
+    timeout: float,
+) -> http.client.HTTPResponse:
+    """Write the request, and the reply's status and headers."""
+    import http.client
+
+    try:
+        sock.settimeout(_left(deadline))
+        conn.request("POST", path, body=payload, headers=headers)
+    except TimeoutError:
+        raise _no_reply(url, timeout) from None
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        raise VendorError("model_unreachable", f"{url}: {type(exc).__name__}: {exc}") from None
+    try:
+        sock.settimeout(_left(deadline))
+        return conn.getresponse()
+    except TimeoutError:
+        raise _no_reply(url, timeout) from None
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        raise _mid_reply(url, exc) from None
+
+
+def _mid_reply(url: str, exc: BaseException) -> VendorError:
+    said = str(exc) or type(exc).__name__
+    return VendorError("model_malformed_response", f"{url} closed the connection mid-reply: {said}")
+
+
+def _closed_by_peer(sock: socket.socket) -> bool:
+    """Whether an idle kept connection has something to read: the server's close (or bytes it
+    should not have sent), either way not a connection to write a request to."""
+    import select
+
+    try:
+        if hasattr(select, "poll"):  # no FD_SETSIZE ceiling
+            poll = select.poll()
+            poll.register(sock, select.POLLIN)
+            return bool(poll.poll(0))
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
 def _read(
-    response: httpx.Response, url: str, deadline: float, timeout: float, max_bytes: int
+    response: http.client.HTTPResponse,
+    sock: socket.socket,
+    url: str,
+    deadline: float,
+    timeout: float,
+    max_bytes: int,
 ) -> bytes:
-    """The reply's bytes, inflated here (not by httpx) so no single chunk can exceed the cap."""
-    inflate = _inflater(response.headers.get("content-encoding", ""), url)
+    """The reply's bytes (de-chunked), inflated here so no single chunk can exceed the cap.
+
+    ``sock`` is the connection's socket, kept: a ``Connection: close`` reply leaves the
+    connection without one while its body is still being read.
+    """
+    import http.client
+
+    inflate = _inflater(response.getheader("content-encoding") or "", url)
     chunks: list[bytes] = []
     size = 0
-    for raw in response.iter_raw():
+    while True:
+        try:
+            sock.settimeout(_left(deadline))
+            raw = response.read1(_CHUNK)
+        except TimeoutError:
+            raise _unfinished(url, timeout) from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            raise _mid_reply(url, exc) from None
+        if not raw:
+            if response.length:  # the connection ended before the announced length
+                raise _mid_reply(url, ValueError(f"{response.length} announced bytes missing"))
+            return b"".join(chunks)
         pending = raw
         while pending:
             if inflate is None:
@@ -128,10 +327,7 @@ def _read(
                 )
             chunks.append(chunk)
         if time.monotonic() > deadline:
-            raise VendorError(
-                "model_timeout", f"{url} did not finish its reply within {timeout:g}s"
-            )
-    return b"".join(chunks)
+            raise _unfinished(url, timeout)
 
 
 def _inflater(encoding: str, url: str) -> Any:
@@ -155,6 +351,8 @@ def _snippet(data: bytes, limit: int = 200) -> str:
 
 def _retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header: a number of seconds or an HTTP date."""
+    import email.utils
+
     if value is None:
         return None
     try:
