@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.wire import transport
 from eval_bindings.wire.transport import Connections, VendorError, post_json
 from eval_core.host import ModelCallRequest
 
@@ -286,6 +290,35 @@ def test_a_stalled_server_is_cut_at_the_deadline(when: str, origin: Any) -> None
     assert 0.3 <= elapsed < 0.3 + 0.25  # the whole call's deadline, not one more read timeout
 
 
+def test_https_verifies_the_certificate_and_keeps_the_connection(
+    origin: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a loopback certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=loopback",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=10,
+    )  # fmt: skip
+    server = origin(reply)
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    url = server.url.replace("http://", "https://")
+    with Connections() as client, pytest.raises(VendorError) as caught:
+        post_json(client, url, {}, BODY, 5.0)  # the process's own trust store: not this one
+    assert caught.value.reason == "model_unreachable"
+    assert "CERTIFICATE_VERIFY_FAILED" in str(caught.value)
+    assert server.served == 0
+    monkeypatch.setattr(transport, "_tls", lambda: ssl.create_default_context(cafile=cert))
+    with Connections() as client:
+        for _ in range(3):
+            assert post_json(client, url, {}, BODY, 5.0)["usage"]
+    assert (server.served, server.accepted) == (3, 1)
+
+
 def test_the_binding_loads_no_httpx_and_http_client_only_with_its_first_call(
     origin: Any, kit: Any
 ) -> None:
@@ -293,6 +326,7 @@ def test_the_binding_loads_no_httpx_and_http_client_only_with_its_first_call(
     script = f"""
 import sys
 from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.wire import transport
 from eval_bindings.judge_client import JudgeClient
 from eval_bindings.pins import ModelPin
 from eval_core.case import CaseBase, Message
