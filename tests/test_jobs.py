@@ -201,3 +201,13 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
     assert [(t["caseId"], t["outcome"]) for t in again["trials"]] == [
         (t["caseId"], t["outcome"]) for t in first["trials"]
     ]
+
+
+def test_the_scripted_default_runs_trials_at_once_only_where_they_wait(corpus: Corpus) -> None:
+    from eval_core.release import SCRIPTED_JOBS, scripted_jobs
+
+    l2 = sorted(c.id for c in corpus.cases if c.tier == "l2")
+    l3 = sorted(c.id for c in corpus.cases if c.tier == "l3")
+    assert scripted_jobs(corpus, []) == SCRIPTED_JOBS  # the shipped Corpus has L3 Cases
+    assert scripted_jobs(corpus, l2) == 1
+    assert scripted_jobs(corpus, [*l2[:3], l3[0]]) == SCRIPTED_JOBS

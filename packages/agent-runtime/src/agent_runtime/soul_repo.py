@@ -24,6 +24,7 @@ from agent_runtime.soul import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
 _ENV = {
     "GIT_AUTHOR_NAME": "soul-writer",
     "GIT_AUTHOR_EMAIL": "soul-writer@localhost",
@@ -144,19 +145,32 @@ class SoulRepo:
         self._written = False
 
     def _git(self, *args: str) -> str:
+        return self._git_bytes(*args).decode()
+
+    def _git_bytes(self, *args: str) -> bytes:
         done = subprocess.run(
             ["git", *args],
             cwd=self.root,
             env={**os.environ, **_ENV},
             capture_output=True,
-            text=True,
             check=False,
         )
         if done.returncode != 0:
-            raise RuntimeError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
+            error = done.stderr.decode(errors="replace").strip()
+            raise RuntimeError(f"git {' '.join(args)} failed: {error}")
         return done.stdout
 
     def head(self) -> str:
+        """The commit ``main`` points at: read from the repository's own files (a process per
+        read is most of a Soul write's cost), asking git when the ref is not a loose file."""
+        try:
+            ref = (self.root / ".git" / "HEAD").read_text().strip()
+            if ref.startswith("ref: "):
+                sha = (self.root / ".git" / ref[5:]).read_text().strip()
+                if _SHA.match(sha):
+                    return sha
+        except OSError:
+            pass
         return self._git("rev-parse", "HEAD").strip()
 
     def write(
@@ -201,12 +215,21 @@ class SoulRepo:
         return Commit(self.head(), (path,))
 
     def bundle(self, commit: str) -> Path:
-        """The tree of ``commit`` checked out on its own (what a publication serves)."""
+        """The tree of ``commit`` exported on its own (what a publication serves); the
+        repository's index and working copy are left as they are."""
         target = self.bundles / commit
         if not target.is_dir():
+            import io
+            import tarfile
+
+            tree = self._git_bytes("archive", "--format=tar", commit)
             target.mkdir(parents=True)
-            self._git("--work-tree", str(target), "checkout", commit, "--", ".")
-            self._git("reset", "-q")  # the index follows HEAD again, not the bundle
+            try:
+                with tarfile.open(fileobj=io.BytesIO(tree)) as archive:
+                    archive.extractall(target, filter="data")
+            except BaseException:
+                shutil.rmtree(target, ignore_errors=True)
+                raise
         return target
 
     def publish(self, commit: str) -> Publication:

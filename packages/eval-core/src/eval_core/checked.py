@@ -106,8 +106,6 @@ def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
 
 def write(directory: Path, suite: str, entry_key: str, corpus: Any) -> None:
     """Keep a clean load; a cache that cannot be written is no error."""
-    from eval_core.atomic import write_atomic
-
     try:
         entry = Entry(
             key=entry_key,
@@ -116,10 +114,27 @@ def write(directory: Path, suite: str, entry_key: str, corpus: Any) -> None:
             plugins=list(corpus.plugins),
         )
         path = _path(directory, suite)
-        write_atomic(path, msgspec.msgpack.encode(entry))
+        replace(path, msgspec.msgpack.encode(entry))
     except (OSError, msgspec.MsgspecError, OverflowError, TypeError):
         return
     prune(path.parent, KEPT)
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write a cache entry whole or not at all (a rename), without waiting for the disk: an
+    entry a crash cuts short decodes as nothing, which is a miss."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 KEPT = 64

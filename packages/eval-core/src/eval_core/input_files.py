@@ -49,8 +49,7 @@ def read_regular(path: Path) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotReadable(kind_of(mode))
-        os.set_blocking(fd, True)
+            raise NotReadable(kind_of(mode))  # O_NONBLOCK kept a FIFO from hanging the open
         chunks: list[bytes] = []
         while True:
             chunk = os.read(fd, 1 << 20)

@@ -281,7 +281,6 @@ def _stored_schemas(plugins: PluginSet) -> dict[str, str]:
     import sys
 
     from eval_core import checked
-    from eval_core.atomic import write_atomic
     from eval_core.cachedir import cache_dir
     from eval_core.entrypoints import installed
 
@@ -301,7 +300,7 @@ def _stored_schemas(plugins: PluginSet) -> dict[str, str]:
     found.update({f"field:{n}": field_schema_hash(f) for n, f in plugins.fields.items()})
     if checked.enabled():
         with contextlib.suppress(OSError):
-            write_atomic(path, json.dumps(found, sort_keys=True).encode())
+            checked.replace(path, json.dumps(found, sort_keys=True).encode())
         checked.prune(path.parent, 16)
     return found
 

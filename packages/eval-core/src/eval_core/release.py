@@ -60,6 +60,7 @@ from eval_core.triallog import (
 )
 
 if TYPE_CHECKING:
+    from eval_core.corpus import Corpus
     from eval_core.host import Binding
     from eval_core.judge import Judge
     from eval_core.model_source import ModelLeg, ModelSource
@@ -113,9 +114,18 @@ class _Run:
 
 
 SCRIPTED_JOBS = 4
-"""Trials at once on the scripted binding unless --jobs says otherwise: a scripted Trial waits
-on its own subprocesses (git, the MCP provider) and databases, and four overlap those waits best
-on two cores (the shipped Corpus: 6.4 s one by one, 5.4 s with two, 4.9 s with four)."""
+"""Trials at once on the scripted binding unless --jobs says otherwise, when an L3 Case runs: a
+durable Trial waits on its own subprocesses (git, the MCP provider) and databases, and four
+overlap those waits best on two cores (the shipped Corpus: 6.4 s one by one, 5.4 s with two,
+4.9 s with four). L2 Trials never wait, so they run one at a time: threads would only take turns
+at the interpreter lock (1,000 synthetic L2 Cases: 1.0 s one at a time, 1.2 s four at a time)."""
+
+
+def scripted_jobs(corpus: Corpus, selected: Sequence[str]) -> int:
+    """The scripted binding's default: :data:`SCRIPTED_JOBS` when an L3 Case runs, else 1."""
+    chosen = set(selected)
+    durable = any(c.tier == "l3" and (not chosen or c.id in chosen) for c in corpus.cases)
+    return SCRIPTED_JOBS if durable else 1
 
 
 def validate(options: SweepOptions) -> None:
@@ -453,7 +463,11 @@ def _sweep_leg(
         progress.note(f"Sweep  {leg.describe()}")
     # an executor picks its own number for the scripted binding (0): its workers' CPUs
     jobs = options.jobs or (
-        leg.concurrency if leg is not None else 0 if elsewhere else SCRIPTED_JOBS
+        leg.concurrency
+        if leg is not None
+        else 0
+        if elsewhere
+        else scripted_jobs(corpus, options.cases)
     )
     if jobs > 1 and (options.jobs or leg is not None):
         progress.note(f"{jobs} Trials at a time")
