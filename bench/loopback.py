@@ -10,6 +10,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # a vendor's backlog, not socketserver's 5: no refused connects
+
+
 class SlowVendor:
     """An OpenAI-wire server on 127.0.0.1 that answers text after ``delay`` seconds, and
     answers 429 while more than ``limit`` requests are in flight."""
@@ -22,6 +26,9 @@ class SlowVendor:
         vendor = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as a vendor's API is
+            disable_nagle_algorithm = True  # else each reply's body waits on a delayed ACK
+
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
@@ -62,7 +69,7 @@ class SlowVendor:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
