@@ -11,9 +11,12 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from eval_bindings import endpoints
-from eval_bindings.pins import ModelPin
+
+if TYPE_CHECKING:  # the models file's parser is not needed to find that no Judge is set
+    from eval_bindings.pins import ModelPin
 
 OVERRIDES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 _VENDOR_HOSTS = ("openai.com", "anthropic.com")

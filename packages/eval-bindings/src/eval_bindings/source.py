@@ -12,25 +12,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_bindings import preflight
-from eval_bindings.pins import ModelPin, PinError, select_pin
-from eval_bindings.spend import Ceiling, CeilingError, settle
 from eval_core.model_source import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
-from eval_core.scorecard import Scorecard
 
-if TYPE_CHECKING:  # the wire is imported when a model leg starts, never for a scripted Sweep
+if TYPE_CHECKING:  # all of it is imported when a model is asked for, never for a scripted Sweep
     from eval_bindings.endpoint import EndpointBinding
     from eval_bindings.judge_client import JudgeClient
+    from eval_bindings.pins import ModelPin
+    from eval_bindings.spend import Ceiling
+    from eval_core.scorecard import Scorecard
 
 
 class PinnedLeg:
     """One pinned model of a Sweep (:class:`eval_core.model_source.ModelLeg`)."""
 
     def __init__(self, pin: ModelPin, api_key: str) -> None:
+        from eval_bindings.spend import Ceiling
+
         self.pin = pin
         self._api_key = api_key
         self._binding: EndpointBinding | None = None
-        self._ceiling = Ceiling()
+        self._ceiling: Ceiling = Ceiling()
         self._planned = 0
 
     @property
@@ -38,6 +39,8 @@ class PinnedLeg:
         return (self._api_key,)
 
     def start(self, ceilings: Ceilings, planned: int) -> EndpointBinding:
+        from eval_bindings.spend import Ceiling, CeilingError
+
         try:
             self._ceiling = Ceiling.from_flags(
                 max_tokens=ceilings.max_tokens,
@@ -69,6 +72,8 @@ class PinnedLeg:
         return self._ceiling.reached(card.trials, self.pin)
 
     def settle(self, card: Scorecard) -> None:
+        from eval_bindings.spend import settle
+
         settle(card, self.pin)
         card.model_dated = self.pin.dated
         card.effort = self.pin.effort
@@ -87,6 +92,9 @@ class PinnedModels:
     """The model source of ``eval-bindings`` (:class:`eval_core.model_source.ModelSource`)."""
 
     def open_leg(self, models_file: Path, name: str) -> PinnedLeg:
+        from eval_bindings import preflight
+        from eval_bindings.pins import PinError, select_pin
+
         try:
             pin = select_pin(models_file, name)
         except PinError as exc:
@@ -99,6 +107,8 @@ class PinnedModels:
         return PinnedLeg(pin, api_key)
 
     def judge(self, legs: Sequence[ModelLeg], warn: Callable[[str], None]) -> JudgeClient | None:
+        from eval_bindings import preflight
+
         pins = [leg.pin for leg in legs if isinstance(leg, PinnedLeg)]
         try:
             config = preflight.judge(pins)

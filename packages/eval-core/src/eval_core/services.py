@@ -95,6 +95,7 @@ def mismatch(offered: type, protocol: type) -> str | None:
     return None
 
 
+@cache  # a pure function of two classes, asked for every service of every Trial
 def satisfies(offered: type, protocol: type) -> bool:
     return mismatch(offered, protocol) is None
 
