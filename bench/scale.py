@@ -5,7 +5,8 @@
 Prints: `eval sweep` of 100, 1,000 and 10,000 synthetic Cases (target at 1,000: under 0.3 s
 wall) and the 10,000-Case Sweep's peak RSS (target under 150 MiB); the shipped Corpus swept
 (best and median of 5, target under 1 s, and its five slowest Cases); load+validate+hash
-Cases/s (target 20,000), every Case checked and a Corpus unchanged since its last load;
+Cases/s (target 20,000): every Case checked, a Corpus unchanged since its last load, and one
+with a Case file edited before each load;
 `eval --help` (target 0.15 s) and a one-Case Sweep (target 0.3 s);
 100 Cases against a loopback OpenAI-wire vendor answering after 300 ms, one at a time vs
 `--jobs 16` (target at least 12x) vs `--executor ray --jobs 16` when that plug-in is installed.
@@ -94,18 +95,28 @@ def shipped() -> None:
 
 
 def load_rate(tmp: Path) -> None:
-    """In-process, best of 5: checking every Case (the checked-Corpus cache off), then the
-    same Corpus again with the cache on (what a second command on an unchanged Corpus pays)."""
+    """In-process, best of 5: checking every Case (the checked-Corpus cache off), the same
+    Corpus again with the cache on (what a second command on an unchanged Corpus pays), and
+    with one Case file edited before each load (only that file is checked again)."""
     corpus = make_corpus(tmp / "load", 10_000)
     plugins = load_plugins()
     loader = Loader(plugins, plugins.hosts["agent-runtime"](corpus / "soul"), judge="no-judge")
+    edited = sorted(corpus.glob("*.json"))[0]
+    versions = [edited.read_bytes()]
+    versions.append(json.dumps({**json.loads(versions[0]), "trials": 2}).encode())
     previous = os.environ.get("EVAL_CACHE")
     try:
-        for label, setting in (("checked", "off"), ("unchanged", "on")):
+        for label, setting, edit in (
+            ("checked", "off", False),
+            ("unchanged", "on", False),
+            ("one Case edited", "on", True),
+        ):
             os.environ["EVAL_CACHE"] = setting
             loader.load(corpus)  # the page cache and the decoders warm (and the cache written)
             walls, cpus = [], []
-            for _ in range(5):
+            for run in range(5):
+                if edit:
+                    edited.write_bytes(versions[(run + 1) % 2])
                 wall, cpu = time.perf_counter(), time.process_time()
                 loaded = loader.load(corpus)
                 walls.append(time.perf_counter() - wall)

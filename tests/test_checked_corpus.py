@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from eval_core import checked
 from eval_core.corpus import CorpusError, Loader
@@ -78,8 +80,9 @@ def test_every_input_moves_the_key() -> None:
         "host": "h",
         "judge": "no-judge",
     }
-    files = [("a.json", b"{}")]
-    keys = {checked.key(files, **base)}  # type: ignore[arg-type]
+    env = checked.environment(**base)  # type: ignore[arg-type]
+    files = [checked.file_key("a.json", b"{}")]
+    keys = {checked.key(env, files)}
     for name, other in [
         ("suite", "red-team"),
         ("soul", "t"),
@@ -87,11 +90,92 @@ def test_every_input_moves_the_key() -> None:
         ("host", "h2"),
         ("judge", "x|y"),
     ]:
-        keys.add(checked.key(files, **{**base, name: other}))  # type: ignore[arg-type]
-    keys.add(checked.key([("b.json", b"{}")], **base))  # type: ignore[arg-type]
-    keys.add(checked.key([("a.json", b"{ }")], **base))  # type: ignore[arg-type]
-    keys.add(checked.key([("a.json", b"{}"), ("b.json", b"")], **base))  # type: ignore[arg-type]
+        keys.add(checked.key(checked.environment(**{**base, name: other}), files))  # type: ignore[arg-type]
+    keys.add(checked.key(env, [checked.file_key("b.json", b"{}")]))
+    keys.add(checked.key(env, [checked.file_key("a.json", b"{ }")]))
+    keys.add(checked.key(env, [*files, checked.file_key("b.json", b"")]))
     assert len(keys) == 9
+
+
+def _count_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the Cases checked from here on."""
+    checked_ids: list[str] = []
+    check = Loader._check
+
+    def counting(self: Loader, file: str, stem: str | None, case: object, *rest: object) -> object:
+        checked_ids.append(case.id)  # type: ignore[attr-defined]
+        return check(self, file, stem, case, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Loader, "_check", counting)
+    return checked_ids
+
+
+def _cold(loader: Loader, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    with monkeypatch.context() as off:
+        off.setenv("EVAL_CACHE", "off")
+        return loader.load(corpus_dir)
+
+
+def test_only_the_changed_files_are_checked_and_the_corpus_is_the_cold_one(
+    loader: Loader, write_case: WriteCase, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(4):
+        write_case(minimal_case(f"c{n}"))
+    loader.load(corpus_dir)
+    write_case(minimal_case("c1", trials=2))  # changed
+    write_case(minimal_case("c4"))  # added
+    (corpus_dir / "c3.json").unlink()  # removed
+    seen = _count_checks(monkeypatch)
+    warm = loader.load(corpus_dir)
+    assert sorted(seen) == ["c1", "c4"]
+    cold = _cold(loader, corpus_dir, monkeypatch)
+    assert warm == cold
+    assert [c.id for c in warm.cases] == ["c0", "c1", "c2", "c4"]
+    assert next(c for c in warm.cases if c.id == "c1").trials == 2
+
+
+def test_a_kept_case_still_meets_a_new_duplicate(
+    loader: Loader, write_case: WriteCase, corpus_dir: Path
+) -> None:
+    write_case(minimal_case("c0"))
+    write_case(minimal_case("c1"))
+    loader.load(corpus_dir)
+    write_case(json.dumps(minimal_case("c0")), name="c0.yaml")  # valid on its own
+    with pytest.raises(
+        CorpusError, match=r"c0\.yaml: \$\.id: duplicate id 'c0' \(also in .*c0\.json\)"
+    ):
+        loader.load(corpus_dir)
+
+
+def test_a_new_environment_checks_every_file(
+    plugins: PluginSet,
+    loader: Loader,
+    write_case: WriteCase,
+    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for n in range(3):
+        write_case(minimal_case(f"c{n}"))
+    loader.load(corpus_dir)
+    write_case(minimal_case("c0", trials=3))
+    seen = _count_checks(monkeypatch)
+    Loader(plugins, loader.host, judge="https://judge.example|j").load(corpus_dir)
+    assert sorted(seen) == ["c0", "c1", "c2"]
+
+
+def test_a_file_that_turns_bad_is_refused_and_the_rest_stay_kept(
+    loader: Loader, write_case: WriteCase, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        write_case(minimal_case(f"c{n}"))
+    first = loader.load(corpus_dir)
+    write_case(minimal_case("c2", agent="nobody"))
+    with pytest.raises(CorpusError, match="unknown agent 'nobody'"):
+        loader.load(corpus_dir)
+    write_case(minimal_case("c2"))
+    seen = _count_checks(monkeypatch)
+    assert loader.load(corpus_dir) == first
+    assert seen == []  # the bytes of the last clean load again: the whole entry answers
 
 
 def test_a_corrupt_entry_is_a_miss(
@@ -102,7 +186,7 @@ def test_a_corrupt_entry_is_a_miss(
     (entry,) = cache.iterdir()
     entry.write_bytes(b"\x93not msgpack at all")
     assert loader.load(corpus_dir) == first
-    assert entry.read_bytes().startswith(b"\x84")  # rewritten whole
+    assert entry.read_bytes().startswith(b"\x86")  # rewritten whole (six fields)
 
 
 def test_no_fingerprint_or_off_means_no_cache(
@@ -153,3 +237,46 @@ def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
         os.utime(tmp_path / f"{n}.bin", ns=(n * 10**9, n * 10**9))
     checked.prune(tmp_path, 3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2.bin", "3.bin", "4.bin"]
+
+
+_EDITS = st.lists(
+    st.tuples(st.sampled_from(["write", "remove"]), st.integers(0, 4), st.integers(0, 3)),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(edits=_EDITS)
+def test_any_edits_load_as_a_cold_load_does(
+    edits: list[tuple[str, int, int]],
+    loader: Loader,
+    write_case: WriteCase,
+    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever the cache kept from earlier loads (of earlier examples too), a load after any
+    edits is the cold load: the same Corpus, or the same refusal."""
+    for old in corpus_dir.glob("*.json"):
+        old.unlink()
+    write_case(minimal_case("c0"))
+    for action, n, variant in edits:
+        if action == "remove":
+            (corpus_dir / f"c{n}.json").unlink(missing_ok=True)
+        elif variant == 3:
+            write_case(minimal_case(f"c{n}", agent="nobody"))  # refused
+        else:
+            write_case(minimal_case(f"c{n}", trials=variant + 1))
+
+        def outcome() -> object:
+            try:
+                return loader.load(corpus_dir)
+            except CorpusError as refused:
+                return sorted(str(p) for p in refused.problems)
+
+        warm = outcome()
+        with monkeypatch.context() as off:
+            off.setenv("EVAL_CACHE", "off")
+            assert outcome() == warm

@@ -4,7 +4,13 @@ Checking is most of a load's cost, and its answer is a function of what it reads
 file's name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code and
 the judge. So a clean load is kept (one file per Corpus directory, the 64 most recent, under
 :func:`eval_core.cachedir.cache_dir`), keyed by a digest of all of those, and the next load with
-the same key decodes its Cases from it instead of checking them. A Host that offers no
+the same key decodes its Cases from it instead of checking them.
+
+A Case file's own checks read only that file and the rest of those inputs (its *environment*:
+all but the other Case files), never another Case file. So when the environment is unchanged
+and only some files changed, the Cases of every file whose name and bytes are the same are
+taken from the entry and only the changed files are checked; what spans files (duplicate ids,
+the planned Trials, corpusHash) is always computed afresh. A Host that offers no
 ``fingerprint()`` (what its load-time answers depend on besides the Soul) is never cached, and
 ``EVAL_CACHE=off`` turns the cache off. A missing, corrupt or foreign entry is a miss, never an
 error; only a load without a problem is kept, so every refusal is always computed afresh.
@@ -16,23 +22,26 @@ import contextlib
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-FORMAT = 1  # bump when what is stored, or how a key is made, changes
+FORMAT = 2  # bump when what is stored, or how a key is made, changes
 
 
 class Entry(msgspec.Struct, frozen=True):
-    """One stored load: its key, the Cases (MessagePack) and what the Corpus records besides."""
+    """One stored load: its key and environment, the Cases (MessagePack, in the Corpus's
+    order), what the Corpus records besides, and which Cases each Case file gave."""
 
     key: str
+    environment: str
     cases: bytes
     hash: str
     plugins: list[dict[str, Any]]
+    files: dict[str, list[int]]  # a file's key -> the positions of its Cases in ``cases``
 
 
 def enabled() -> bool:
@@ -48,8 +57,7 @@ def core_code() -> str:
     return fingerprint("eval-core", eval_core).digest
 
 
-def key(
-    files: Sequence[tuple[str, bytes]],
+def environment(
     *,
     suite: str,
     soul: str,
@@ -57,9 +65,8 @@ def key(
     host: str,
     judge: str,
 ) -> str:
-    """The digest of everything a load reads; ``plugins`` rows are (distribution, version,
-    entry point, code)."""
-    digest = hashlib.sha256()
+    """The digest of everything a load reads but the Case files; ``plugins`` rows are
+    (distribution, version, entry point, code)."""
     head = [
         FORMAT,
         sys.version_info[:2],
@@ -71,11 +78,19 @@ def key(
         soul,
         judge,
     ]
-    digest.update(msgspec.json.encode(head))
-    for name, data in files:
-        digest.update(b"\0%d\0%s\0" % (len(data), name.encode()))
-        digest.update(data)
+    return hashlib.sha256(msgspec.json.encode(head)).hexdigest()
+
+
+def file_key(name: str, data: bytes) -> str:
+    """The digest of one Case file's name and bytes."""
+    digest = hashlib.sha256(b"%d\0%s\0" % (len(data), name.encode()))
+    digest.update(data)
     return digest.hexdigest()
+
+
+def key(environment: str, files: Sequence[str]) -> str:
+    """The digest of a whole load: its environment and every Case file's key, in name order."""
+    return hashlib.sha256("\0".join((environment, *files)).encode()).hexdigest()
 
 
 def _path(directory: Path, suite: str) -> Path:
@@ -85,14 +100,12 @@ def _path(directory: Path, suite: str) -> Path:
     return cache_dir() / "corpora" / f"{where}.bin"
 
 
-def read(directory: Path, suite: str, wanted: str) -> Entry | None:
-    """The stored load of ``directory`` when its key is ``wanted``, else ``None``."""
+def read(directory: Path, suite: str) -> Entry | None:
+    """The stored load of ``directory``, whatever its key (``None`` when there is none)."""
     try:
-        data = _path(directory, suite).read_bytes()
-        entry = msgspec.msgpack.decode(data, type=Entry)
+        return msgspec.msgpack.decode(_path(directory, suite).read_bytes(), type=Entry)
     except (OSError, msgspec.MsgspecError):
         return None
-    return entry if entry.key == wanted else None
 
 
 def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
@@ -104,14 +117,37 @@ def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
         return None
 
 
-def write(directory: Path, suite: str, entry_key: str, corpus: Any) -> None:
+def reusable(entry: Entry | None, environment: str, case_type: type) -> dict[str, list[Any]]:
+    """The Cases each unchanged file gave, by file key, when the entry was made in the same
+    environment (else nothing: every file is checked)."""
+    if entry is None or entry.environment != environment:
+        return {}
+    stored = cases(entry, case_type)
+    if stored is None:
+        return {}
+    try:
+        return {name: [stored[i] for i in at] for name, at in entry.files.items()}
+    except IndexError:  # an entry that does not hold together is a miss
+        return {}
+
+
+def write(
+    directory: Path,
+    suite: str,
+    entry_key: str,
+    environment: str,
+    corpus: Any,
+    files: Mapping[str, list[int]],
+) -> None:
     """Keep a clean load; a cache that cannot be written is no error."""
     try:
         entry = Entry(
             key=entry_key,
+            environment=environment,
             cases=msgspec.msgpack.encode(list(corpus.cases)),
             hash=corpus.hash,
             plugins=list(corpus.plugins),
+            files=dict(files),
         )
         path = _path(directory, suite)
         replace(path, msgspec.msgpack.encode(entry))

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +116,12 @@ def case_files(directory: Path) -> list[Path]:
     skipped: a directory, a dangling symbolic link or a FIFO under such a name is a problem the
     loader reports, never a Case silently left out.
     """
+    return [directory / name for name in _case_names(directory)]
+
+
+def _case_names(directory: Path) -> list[str]:
     with os.scandir(directory) as entries:
-        names = sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
-    return [directory / name for name in names]
+        return sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
 
 
 _UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`$")
@@ -180,8 +184,8 @@ class Loader:
                 else "no such Corpus directory"
             )
             raise CorpusError([Problem(str(directory), "$", reason)])
-        files = case_files(directory)
-        if not files:
+        names = _case_names(directory)  # a Path is made only for a file that is checked
+        if not names:
             raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
         soul_dir = find_soul(directory)
         problems: list[Problem] = []
@@ -190,33 +194,45 @@ class Loader:
                 Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
             )
         self._suite = RED_TEAM if directory.name == RED_TEAM else "capability"
-        read = [(path, _read(path)) for path in files]
+        prefix = os.path.join(directory, "")
+        read = [(name, _read(prefix + name)) for name in names]
         soul = soul_hash(soul_dir) if soul_dir is not None else ""
-        key = self._checked_key(read, soul) if soul_dir is not None else None
+        env = self._environment(soul) if soul_dir is not None else None
+        file_keys = _file_keys(read) if env is not None else None
+        key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
+        kept: dict[str, list[CaseBase]] = {}
         if key is not None:
-            assert soul_dir is not None
-            hit = self._checked(directory, key, soul_dir, soul)
-            if hit is not None:
-                return hit
+            assert soul_dir is not None and env is not None
+            entry = checked.read(directory, self._suite)
+            if entry is not None and entry.key == key:
+                hit = self._checked(directory, entry, soul_dir, soul)
+                if hit is not None:
+                    return hit
+            kept = checked.reusable(entry, env, self.case_type)
         cases: list[CaseBase] = []
+        origin: list[str] = []  # the key of the file each Case came from (for the cache)
         seen: dict[str, str] = {}
-        for path, data in read:
-            case, found = self.load_file(path, data)
-            problems.extend(found)
-            if case is None:
-                continue
-            derived, found = self._variants(str(path), case) if not found else ([], [])
-            problems.extend(found)
-            for one in (case, *derived):
+        for index, (name, data) in enumerate(read):
+            file = prefix + name
+            fkey = file_keys[index] if file_keys is not None else ""
+            given = kept.get(fkey)  # checked when this very file last loaded clean
+            if given is None:
+                case, found = self.load_file(directory / name, data)
+                problems.extend(found)
+                if case is None:
+                    continue
+                derived, found = self._variants(file, case) if not found else ([], [])
+                problems.extend(found)
+                given = [case, *derived]
+            for one in given:
                 if one.id in seen:
                     problems.append(
-                        Problem(
-                            str(path), "$.id", f"duplicate id {one.id!r} (also in {seen[one.id]})"
-                        )
+                        Problem(file, "$.id", f"duplicate id {one.id!r} (also in {seen[one.id]})")
                     )
                     continue
-                seen[one.id] = str(path)
+                seen[one.id] = file
                 cases.append(one)
+                origin.append(fkey)
         planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
         if planned > MAX_PLANNED_TRIALS:
             problems.append(
@@ -230,10 +246,13 @@ class Loader:
         if problems:
             raise CorpusError(problems, directory, self._notes())
         assert soul_dir is not None
-        cases.sort(key=lambda c: c.id)
+        order = sorted(range(len(cases)), key=lambda i: cases[i].id)
+        cases = [cases[i] for i in order]
         used_kinds = {e.kind_name for c in cases for e in c.expect}
-        used_fields = {
-            name for c in cases for name in self.plugins.fields if c.field(name) is not None
+        used_fields = {  # per field, one pass in C over every Case (a field absent is None)
+            name
+            for name in self.plugins.fields
+            if list(map(attrgetter(name), cases)).count(None) < len(cases)
         }
         fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
         decls = [self._platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
@@ -249,21 +268,19 @@ class Loader:
             judge=self.judge,
         )
         if key is not None:
-            checked.write(directory, self._suite, key, corpus)
+            assert env is not None
+            positions: dict[str, list[int]] = {}
+            for at, i in enumerate(order):
+                positions.setdefault(origin[i], []).append(at)
+            checked.write(directory, self._suite, key, env, corpus, positions)
         return corpus
 
-    def _checked_key(
-        self, read: Sequence[tuple[Path, bytes | NotReadable]], soul: str
-    ) -> str | None:
-        """The checked-Corpus cache's key for these files, or ``None`` when not cacheable."""
+    def _environment(self, soul: str) -> str | None:
+        """The checked-Corpus cache's environment of this load (all it reads but the Case
+        files), or ``None`` when it is not cacheable."""
         host = checked.host_fingerprint(self.host) if checked.enabled() else None
         if host is None:
             return None
-        files: list[tuple[str, bytes]] = []
-        for path, data in read:
-            if isinstance(data, NotReadable):
-                return None
-            files.append((path.name, data))
         rows = [(p.distribution, p.version, p.entry_point, p.code) for p in self.plugins.plugins]
         kind = type(self.host)
         rules = self._context
@@ -277,20 +294,16 @@ class Loader:
                 [sorted(rules.allowed), sorted(rules.soul_owned), sorted(rules.retired.items())],
             ]
         )
-        return checked.key(
-            files,
-            suite=self._suite,
-            soul=soul,
-            plugins=rows,
-            host=answers.decode(),
-            judge=self.judge,
+        return checked.environment(
+            suite=self._suite, soul=soul, plugins=rows, host=answers.decode(), judge=self.judge
         )
 
-    def _checked(self, directory: Path, key: str, soul_dir: Path, soul: str) -> Corpus | None:
-        """The Corpus the cache kept for ``key``, or ``None``."""
-        entry = checked.read(directory, self._suite, key)
-        cases = checked.cases(entry, self.case_type) if entry is not None else None
-        if entry is None or cases is None:
+    def _checked(
+        self, directory: Path, entry: checked.Entry, soul_dir: Path, soul: str
+    ) -> Corpus | None:
+        """The Corpus the cache kept whole, or ``None``."""
+        cases = checked.cases(entry, self.case_type)
+        if cases is None:
             return None
         return Corpus(
             directory=directory,
@@ -686,7 +699,17 @@ class Loader:
                 )
 
 
-def _read(path: Path) -> bytes | NotReadable:
+def _file_keys(read: Sequence[tuple[str, bytes | NotReadable]]) -> list[str] | None:
+    """Each Case file's cache key, or ``None`` when one could not be read (never cached)."""
+    keys: list[str] = []
+    for name, data in read:
+        if isinstance(data, NotReadable):
+            return None
+        keys.append(checked.file_key(name, data))
+    return keys
+
+
+def _read(path: str | Path) -> bytes | NotReadable:
     try:
         return read_regular(path)
     except NotReadable as exc:

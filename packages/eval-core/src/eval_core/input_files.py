@@ -35,7 +35,7 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: str | Path) -> bytes:
     """The bytes of ``path``; :class:`NotReadable` with the reason when it is no regular file."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
