@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -280,3 +281,24 @@ def test_any_edits_load_as_a_cold_load_does(
         with monkeypatch.context() as off:
             off.setenv("EVAL_CACHE", "off")
             assert outcome() == warm
+
+
+def test_an_entry_whose_files_do_not_cover_its_cases_is_not_reused(
+    loader: Loader,
+    write_case: WriteCase,
+    corpus_dir: Path,
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_case(minimal_case("c0"))
+    write_case(minimal_case("c1"))
+    loader.load(corpus_dir)
+    (path,) = cache.iterdir()
+    entry = msgspec.msgpack.decode(path.read_bytes(), type=checked.Entry)
+    first, second = entry.files
+    damaged = msgspec.structs.replace(entry, files={first: [-1], second: [0]})
+    path.write_bytes(msgspec.msgpack.encode(damaged))
+    write_case(minimal_case("c2"))  # a changed Corpus: only the per-file reuse could answer
+    seen = _count_checks(monkeypatch)
+    assert [c.id for c in loader.load(corpus_dir).cases] == ["c0", "c1", "c2"]
+    assert sorted(seen) == ["c0", "c1", "c2"]  # nothing taken from the damaged entry

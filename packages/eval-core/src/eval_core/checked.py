@@ -125,10 +125,10 @@ def reusable(entry: Entry | None, environment: str, case_type: type) -> dict[str
     stored = cases(entry, case_type)
     if stored is None:
         return {}
-    try:
-        return {name: [stored[i] for i in at] for name, at in entry.files.items()}
-    except IndexError:  # an entry that does not hold together is a miss
+    positions = sorted(i for at in entry.files.values() for i in at)
+    if positions != list(range(len(stored))):  # each Case from exactly one file, or a miss
         return {}
+    return {name: [stored[i] for i in at] for name, at in entry.files.items()}
 
 
 def write(
