@@ -194,7 +194,7 @@ class Loader:
                 Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
             )
         self._suite = RED_TEAM if directory.name == RED_TEAM else "capability"
-        prefix = os.path.join(directory, "")
+        prefix = "" if directory == Path() else os.path.join(directory, "")  # as str(dir / name)
         read = [(name, _read(prefix + name)) for name in names]
         soul = soul_hash(soul_dir) if soul_dir is not None else ""
         env = self._environment(soul) if soul_dir is not None else None
