@@ -12,7 +12,9 @@ does not move with the neighbours' load the way wall time does. It prints
   runtime's PDF reader (pypdf) and Tool-argument validator (jsonschema);
 - the CPU of one more L2 Trial (1,000 synthetic Cases less 100, per Case);
 - the shipped Corpus's whole CPU (the Sweep, the provider, every git process), and the wall
-  time that CPU allows at best on this machine's cores.
+  time that CPU allows at best on this machine's cores;
+- the shipped Corpus without its MCP Cases (so no provider starts), to show what the provider
+  costs a Sweep and what remains without it.
 """
 
 from __future__ import annotations
@@ -102,6 +104,28 @@ def main() -> None:
     print(f"  at best on {cores} cores            {shipped / cores:6.3f} s wall")
     print(f"  its unavoidable part            {floor:6.3f} s CPU: {floor / cores:.3f} s wall "
           f"on {cores} cores before a single Trial's own work")  # fmt: skip
+    kept, mcp = _without_mcp()
+    started = time.perf_counter()
+    rest = cpu([EVAL, "sweep", "--quiet", *(f"--case={c}" for c in kept)], runs)
+    wall = (time.perf_counter() - started) / runs
+    print(f"  without its {mcp} MCP Cases          {rest:6.3f} s CPU, {wall:.2f} s wall (mean; "
+          "no provider starts)")  # fmt: skip
+
+
+def _without_mcp() -> tuple[list[str], int]:
+    """The shipped Corpus's Case ids but those that connect an MCP integration, and how many
+    those are."""
+    from eval_core.corpus import Loader
+    from eval_core.plugins import load_plugins
+
+    plugins = load_plugins()
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    try:
+        corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+    finally:
+        host.close()
+    kept = [c.id for c in corpus.cases if c.field("mcp") is None]
+    return kept, len(corpus.cases) - len(kept)
 
 
 if __name__ == "__main__":
