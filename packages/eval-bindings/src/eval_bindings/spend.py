@@ -2,8 +2,9 @@
 
 Prices come from the model's pin. A call the pin cannot price (no prices, or the vendor reported
 no usage for it) is counted apart as unpriced, and the total is then only a floor (``$x+``).
-Ceilings are checked before each Trial, so a Sweep overruns by at most one Trial; a dollar
-ceiling that cannot be checked (unpriced calls, no token ceiling to fall back on) stops it.
+Ceilings are checked before each Trial is launched, so a Sweep overruns by at most one Trial
+(by the N-1 Trials in flight with ``--jobs N``); a dollar ceiling that cannot be checked
+(unpriced calls, no token ceiling to fall back on) stops it.
 """
 
 from __future__ import annotations

@@ -336,10 +336,11 @@ SWEEP = """Run a Sweep and print the Scorecard on stdout; progress goes to stder
 
 Without --model the Case scripts answer (free, deterministic). With --model a pinned real
 model answers: a token ceiling is required; credentials, base-URL overrides and the Judge are
-checked before the first Trial; the ceiling is checked before each Trial (overrun at most one
-Trial) and a stopped Sweep never clears. Output paths are checked before the first Trial.
-Every Trial is appended to a trial log as it finishes; Ctrl-C or SIGTERM ends the Sweep with
-a partial Scorecard marked aborted, and --resume finishes it."""
+checked before the first Trial; the ceiling is checked before each Trial is launched (overrun
+at most one Trial, or the N-1 in flight with --jobs N) and a stopped Sweep never clears.
+Output paths are checked before the first Trial. Every Trial is appended to a trial log as it
+finishes; Ctrl-C or SIGTERM ends the Sweep with a partial Scorecard marked aborted, and
+--resume finishes it."""
 
 
 def _core_commands(commands: Commands) -> None:
