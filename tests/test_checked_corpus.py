@@ -1,5 +1,6 @@
-"""The checked-Corpus cache: a second load of the same inputs decodes what the first checked,
-and any change to what a load reads (a Case's bytes, the Soul, the code) checks again."""
+"""The checked-Corpus cache: a second load of the same inputs decodes what the first checked; a
+changed Case file is checked again on its own, and any other change to what a load reads (the
+Soul, the code, the judge) checks every file again."""
 
 from __future__ import annotations
 
