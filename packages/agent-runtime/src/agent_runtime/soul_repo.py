@@ -147,11 +147,13 @@ class SoulRepo:
     def _git(self, *args: str) -> str:
         return self._git_bytes(*args).decode()
 
-    def _git_bytes(self, *args: str) -> bytes:
+    def _git_bytes(self, *args: str, index: Path | None = None) -> bytes:
+        """Run git in the repository (with ``index``: through that index file, not its own)."""
+        own = {} if index is None else {"GIT_INDEX_FILE": str(index)}
         done = subprocess.run(
             ["git", *args],
             cwd=self.root,
-            env={**os.environ, **_ENV},
+            env={**os.environ, **_ENV, **own},
             capture_output=True,
             check=False,
         )
@@ -215,21 +217,23 @@ class SoulRepo:
         return Commit(self.head(), (path,))
 
     def bundle(self, commit: str) -> Path:
-        """The tree of ``commit`` exported on its own (what a publication serves); the
-        repository's index and working copy are left as they are."""
+        """The tree of ``commit`` checked out on its own (what a publication serves). git
+        writes it, through an index of its own, so the repository's index and working copy
+        are left as they are (unpacking an archive here cost the runtime's own process 15 ms
+        of CPU per bundle)."""
         target = self.bundles / commit
         if not target.is_dir():
-            import io
-            import tarfile
-
-            tree = self._git_bytes("archive", "--format=tar", commit)
+            index = self.root.parent / "bundle.index"
             target.mkdir(parents=True)
             try:
-                with tarfile.open(fileobj=io.BytesIO(tree)) as archive:
-                    archive.extractall(target, filter="data")
+                self._git_bytes(
+                    f"--work-tree={target.absolute()}", "checkout", commit, "--", ".", index=index
+                )
             except BaseException:
                 shutil.rmtree(target, ignore_errors=True)
                 raise
+            finally:
+                index.unlink(missing_ok=True)
         return target
 
     def publish(self, commit: str) -> Publication:
