@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from agent_runtime import retry_waits
@@ -211,7 +211,9 @@ class DbCheckpointer:
 
 
 def encode_checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
-    data = asdict(checkpoint)
+    """The checkpoint as JSON data. Its messages are JSON data already and are serialised at
+    once, so they are not copied (``asdict`` deep-copied the whole conversation every time)."""
+    data = {f.name: getattr(checkpoint, f.name) for f in fields(checkpoint)}
     data["batch"] = [asdict(call) for call in checkpoint.batch]
     return data
 
