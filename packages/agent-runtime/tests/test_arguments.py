@@ -1,17 +1,20 @@
 """The argument check: jsonschema decides; the pre-check that spares its import is sound (it
-never accepts what jsonschema refuses), and a schema the subset cannot express goes to it."""
+never accepts what jsonschema refuses, the schema's own check included), and a schema the
+subset cannot express goes to it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, SchemaError
 
 from agent_runtime.arguments import _plainly_valid, problem
 
-scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text(max_size=3)
+scalars = (
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text("ab", max_size=3)
+)
 values = st.recursive(
     scalars,
     lambda inner: (
@@ -23,41 +26,89 @@ values = st.recursive(
 types = st.sampled_from(["object", "array", "string", "integer", "number", "boolean", "null"])
 
 
-def schemas(depth: int = 2) -> st.SearchStrategy[dict[str, Any]]:
-    leaf = st.fixed_dictionaries(
-        {},
-        optional={
-            "type": types,
-            "enum": st.lists(scalars, min_size=1, max_size=3),
-            "minimum": st.integers(-3, 3),
-            "maximum": st.integers(-3, 3),
-            "description": st.text(max_size=3),
-            "pattern": st.just("^a"),  # outside the subset: always jsonschema's
-        },
-    )
-    if depth == 0:
-        return leaf
-    inner = schemas(depth - 1)
-    return st.fixed_dictionaries(
-        {},
-        optional={
-            "type": types,
-            "properties": st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
-            "required": st.lists(st.sampled_from(["a", "b", "c"]), max_size=2, unique=True),
-            "additionalProperties": st.booleans() | inner,
+def mostly(valid: st.SearchStrategy[Any], *invalid: Any) -> st.SearchStrategy[Any]:
+    """Three draws in four a value the meta-schema allows, else one it refuses: the pre-check
+    must not accept under those either."""
+    return st.one_of(valid, valid, valid, st.sampled_from(invalid))
+
+
+bounds = mostly(st.integers(-3, 3) | st.floats(-3, 3), "1", True)
+lengths = mostly(st.integers(0, 3), -1, 1.0, True)
+KEYWORDS: dict[str, st.SearchStrategy[Any]] = {
+    "type": mostly(types, "no-such-type", ["string", "null"]),
+    "enum": mostly(st.lists(values, min_size=1, max_size=3), "a"),
+    "minimum": bounds,
+    "maximum": bounds,
+    "minLength": lengths,
+    "maxLength": lengths,
+    "pattern": mostly(st.sampled_from(["^a", "b$", "a|b", "^$"]), "[", "(?P<x", 0),
+    "minItems": lengths,
+    "maxItems": lengths,
+    "uniqueItems": mostly(st.booleans(), "yes"),
+    "description": mostly(st.text(max_size=3), 0),
+    "format": st.just("email"),
+    "minProperties": st.just(1),  # outside the subset: always jsonschema's
+}
+
+
+def schemas(depth: int = 2) -> st.SearchStrategy[Any]:
+    """Schema nodes of up to three keywords, nested twice."""
+    keywords = dict(KEYWORDS)
+    if depth > 0:
+        inner = schemas(depth - 1)
+        keywords |= {
+            "properties": st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+            "required": mostly(st.lists(st.sampled_from("abc"), max_size=2), "a"),
+            "additionalProperties": mostly(inner, 0),
             "items": inner,
-        },
+        }
+    node = st.lists(st.sampled_from(sorted(keywords)), max_size=3, unique=True).flatmap(
+        lambda chosen: st.fixed_dictionaries({k: keywords[k] for k in chosen})
     )
+    return st.one_of(node, node, node, st.booleans())
 
 
-@settings(max_examples=300, deadline=None)
+def accepts(schema: Any, value: Any) -> bool:
+    """jsonschema's verdict: the schema passes its own check and the value conforms."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError:
+        return False
+    return Draft202012Validator(schema).is_valid(value)
+
+
+@settings(max_examples=600, deadline=None)
 @given(schema=schemas(), value=values)
-def test_the_pre_check_never_accepts_what_jsonschema_refuses(
-    schema: dict[str, Any], value: Any
-) -> None:
+@example(schema={"enum": [[1]]}, value=[True])  # jsonschema tells True from 1 inside lists
+@example(schema={"uniqueItems": True}, value=[1, True])
+def test_the_pre_check_never_accepts_what_jsonschema_refuses(schema: Any, value: Any) -> None:
     if _plainly_valid(schema, value):
-        assert Draft202012Validator(schema).is_valid(value), (schema, value)
-    assert (problem(schema, value) is None) == Draft202012Validator(schema).is_valid(value)
+        assert accepts(schema, value), (schema, value)
+    assert (problem(schema, value) is None) == accepts(schema, value)
+
+
+def test_the_pre_check_accepts_the_common_schemas_alone() -> None:
+    """What the Eval Soul's Tools declare (lengths, patterns, unique lists of strings) never
+    needs jsonschema when the arguments conform."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "ticketId": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^T-"},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "maxItems": 5,
+                "uniqueItems": True,
+            },
+            "amount": {"type": "number", "minimum": 0},
+        },
+        "required": ["ticketId"],
+        "additionalProperties": False,
+    }
+    assert _plainly_valid(schema, {"ticketId": "T-1", "tags": ["a", "b"], "amount": 2.5})
+    assert not _plainly_valid(schema, {"ticketId": "T-1", "tags": ["a", "a"]})
+    assert not _plainly_valid({**schema, "required": ["ticketId", "ticketId"]}, {"ticketId": "T-1"})
 
 
 def test_an_invalid_schema_is_named_as_such() -> None:

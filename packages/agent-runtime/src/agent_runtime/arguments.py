@@ -7,26 +7,17 @@ compiling it to code, which matters because a Case's schemas are untrusted input
 every rejection and every schema outside a small common subset. Importing it costs about a
 quarter of a second, so a conservative pre-check first accepts arguments that plainly conform to
 a schema of that subset (types, properties, required, additionalProperties, enum, bounds,
-items); it never rejects anything itself.
+lengths, pattern, items, unique strings); it never rejects anything itself, and it accepts only
+under keywords whose own values are valid, since it stands in for the schema's check too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
-_ANNOTATIONS = frozenset({"description", "title", "examples", "default", "format", "$comment"})
-_SUBSET = _ANNOTATIONS | {
-    "type",
-    "properties",
-    "required",
-    "additionalProperties",
-    "enum",
-    "minimum",
-    "maximum",
-    "items",
-}
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
     "array": (list,),
@@ -36,52 +27,112 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "boolean": (bool,),
     "null": (type(None),),
 }
+_TEXTS = frozenset({"description", "title", "format", "$comment"})
+_LENGTHS: dict[str, tuple[type, int]] = {
+    "minLength": (str, 1),
+    "maxLength": (str, -1),
+    "minItems": (list, 1),
+    "maxItems": (list, -1),
+}
+_DEPTH = 32
+"""Deeper schemas are left to jsonschema."""
 
 
 def _plainly_valid(schema: Any, value: Any) -> bool:
-    """True only when ``value`` certainly conforms; ``False`` means "ask jsonschema"."""
-    if schema is True or schema == {}:
+    """True only when ``schema`` is sound and ``value`` certainly conforms; ``False`` means
+    "ask jsonschema"."""
+    return _sound(schema, 0) and _conforms(schema, value)
+
+
+def _sound(schema: Any, depth: int) -> bool:
+    """Whether ``schema`` and every subschema, used or not, are of the subset and valid under
+    the meta-schema: the pre-check stands in for jsonschema's check of the schema too."""
+    if isinstance(schema, bool):
         return True
-    if not isinstance(schema, dict) or not schema.keys() <= _SUBSET:
+    if not isinstance(schema, dict) or depth > _DEPTH:
         return False
+    return all(_keyword_sound(key, item, depth + 1) for key, item in schema.items())
+
+
+def _keyword_sound(key: str, item: Any, depth: int) -> bool:
+    if key in _TEXTS:
+        return isinstance(item, str)
+    if key in ("examples", "enum"):
+        return isinstance(item, list)
+    if key == "type":
+        return isinstance(item, str) and item in _TYPES
+    if key in ("minimum", "maximum"):
+        return _number(item)
+    if key in _LENGTHS:
+        return type(item) is int and item >= 0
+    if key == "pattern":
+        return isinstance(item, str) and _compiles(item)
+    if key == "uniqueItems":
+        return isinstance(item, bool)
+    if key == "required":
+        return isinstance(item, list) and _distinct_strings(item)
+    if key == "properties":
+        return isinstance(item, dict) and all(_sound(s, depth) for s in item.values())
+    if key in ("additionalProperties", "items"):
+        return _sound(item, depth)
+    return key == "default"
+
+
+def _conforms(schema: Any, value: Any) -> bool:
+    """Whether ``value`` certainly conforms to a sound ``schema``: each keyword applies to the
+    values it applies to in jsonschema, and where its test is subtler the answer is no."""
+    if isinstance(schema, bool):
+        return schema
     kind = schema.get("type")
-    if kind is not None:
-        wanted = _TYPES.get(kind) if isinstance(kind, str) else None
-        if wanted is None or not isinstance(value, wanted):
-            return False
-        if isinstance(value, bool) and kind in ("integer", "number"):
-            return False
+    if kind is not None and not isinstance(value, _TYPES[kind]):
+        return False
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        return False
     if "enum" in schema and not any(_same(value, e) for e in schema["enum"]):
         return False
-    for bound, sign in (("minimum", 1), ("maximum", -1)):
-        if bound in schema:
-            limit = schema[bound]
-            numbers = (value, limit)
-            if any(not isinstance(n, int | float) or isinstance(n, bool) for n in numbers):
+    if _number(value) and (
+        value < schema.get("minimum", value) or value > schema.get("maximum", value)
+    ):
+        return False
+    if isinstance(value, str | list):
+        for bound, (sized, sign) in _LENGTHS.items():
+            applies = bound in schema and isinstance(value, sized)
+            if applies and (len(value) - schema[bound]) * sign < 0:
                 return False
-            if (value - limit) * sign < 0:
-                return False
+    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
+        return False
     if isinstance(value, dict):
+        if any(name not in value for name in schema.get("required", ())):
+            return False
         properties = schema.get("properties", {})
-        if not isinstance(properties, dict):
-            return False
-        required = schema.get("required", [])
-        if not isinstance(required, list) or any(name not in value for name in required):
-            return False
         extra = schema.get("additionalProperties", True)
-        for name, item in value.items():
-            if name in properties:
-                if not _plainly_valid(properties[name], item):
-                    return False
-            elif extra is False or (extra is not True and not _plainly_valid(extra, item)):
-                return False
-    if isinstance(value, list) and "items" in schema:
-        return all(_plainly_valid(schema["items"], item) for item in value)
+        return all(_conforms(properties.get(name, extra), item) for name, item in value.items())
+    if isinstance(value, list):
+        if schema.get("uniqueItems") and not _distinct_strings(value):
+            return False
+        return all(_conforms(schema.get("items", True), item) for item in value)
     return True
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
+    """Plainly equal scalars (jsonschema's equality of containers is subtler: ask it)."""
+    return type(a) is type(b) and not isinstance(a, list | dict) and a == b
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _distinct_strings(value: list[Any]) -> bool:
+    return all(isinstance(item, str) for item in value) and len(set(value)) == len(value)
 
 
 @lru_cache(maxsize=256)
