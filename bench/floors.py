@@ -11,8 +11,10 @@ does not move with the neighbours' load the way wall time does. It prints
   provider, a process of its own, started until it serves), and in the Sweep's own process the
   runtime's PDF reader (pypdf) and Tool-argument validator (jsonschema);
 - the CPU of one more L2 Trial (1,000 synthetic Cases less 100, per Case);
-- the shipped Corpus's whole CPU (the Sweep, the provider, every git process), and the wall
-  time that CPU allows at best on this machine's cores;
+- the shipped Corpus's whole CPU (the Sweep, the provider, every git process), the wall time
+  that CPU allows at best on this machine's cores, and the part spent in the Sweep's own
+  process: its Trial threads take turns on one GIL, so that part is close to a floor of its
+  own, whatever the cores;
 - the shipped Corpus without its MCP Cases (so no provider starts), to show what the provider
   costs a Sweep and what remains without it.
 """
@@ -37,6 +39,14 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 SWEEP_IMPORTS = (
     "import eval_core.release; from eval_core.plugins import load_plugins; load_plugins()"
 )
+# `eval sweep --quiet` in this interpreter, then the CPU of this process alone (not its children).
+OWN_CPU = """
+import resource, sys
+from eval_core.cli import invoke
+code = invoke(["sweep", "--quiet"])
+own = resource.getrusage(resource.RUSAGE_SELF)
+print(own.ru_utime + own.ru_stime, code, file=sys.stderr)
+"""
 
 
 def cpu(argv: list[str], runs: int, cwd: Path = ROOT) -> float:
@@ -101,15 +111,27 @@ def main() -> None:
     wall = (time.perf_counter() - started) / runs
     floor = bare + imports + sdk + pdf + schema
     print(f"shipped Corpus                    {shipped:6.3f} s CPU, {wall:.2f} s wall (mean)")
-    print(f"  at best on {cores} cores            {shipped / cores:6.3f} s wall")
+    print(f"  at best on {cores} cores              {shipped / cores:6.3f} s wall")
+    own = min(_own_cpu() for _ in range(runs))
+    print(f"  in the Sweep's own process      {own:6.3f} s CPU (one GIL: near a floor of its own)")
     print(f"  its unavoidable part            {floor:6.3f} s CPU: {floor / cores:.3f} s wall "
           f"on {cores} cores before a single Trial's own work")  # fmt: skip
     kept, mcp = _without_mcp()
     started = time.perf_counter()
     rest = cpu([EVAL, "sweep", "--quiet", *(f"--case={c}" for c in kept)], runs)
     wall = (time.perf_counter() - started) / runs
-    print(f"  without its {mcp} MCP Cases          {rest:6.3f} s CPU, {wall:.2f} s wall (mean; "
+    print(f"  without its {mcp} MCP Cases        {rest:6.3f} s CPU, {wall:.2f} s wall (mean; "
           "no provider starts)")  # fmt: skip
+
+
+def _own_cpu() -> float:
+    """CPU seconds of the shipped Sweep's own process, its children (provider, git) left out."""
+    done = subprocess.run(
+        [PYTHON, "-c", OWN_CPU], cwd=ROOT, env=ENV, capture_output=True, text=True, check=True
+    )
+    seconds, code = done.stderr.split()[-2:]
+    assert code == "0", done.stderr
+    return float(seconds)
 
 
 def _without_mcp() -> tuple[list[str], int]:
