@@ -15,7 +15,8 @@ from agent_runtime.arguments import _plainly_valid, problem
 scalars = (
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text("ab", max_size=3)
 )
-values = st.recursive(
+# Half the values are scalars: st.recursive alone draws mostly containers.
+values = scalars | st.recursive(
     scalars,
     lambda inner: (
         st.lists(inner, max_size=3)
@@ -81,6 +82,14 @@ def accepts(schema: Any, value: Any) -> bool:
 @given(schema=schemas(), value=values)
 @example(schema={"enum": [[1]]}, value=[True])  # jsonschema tells True from 1 inside lists
 @example(schema={"uniqueItems": True}, value=[1, True])
+@example(schema={"pattern": "^a"}, value="b")  # each keyword's own refusal, at least once
+@example(schema={"minLength": 2}, value="a")
+@example(schema={"maxLength": 1}, value="ab")
+@example(schema={"minItems": 1}, value=[])
+@example(schema={"maxItems": 0}, value=["a"])
+@example(schema={"minimum": 0}, value=-1)
+@example(schema={"maximum": 0}, value=0.5)
+@example(schema={"uniqueItems": True}, value=["a", "a"])
 def test_the_pre_check_never_accepts_what_jsonschema_refuses(schema: Any, value: Any) -> None:
     if _plainly_valid(schema, value):
         assert accepts(schema, value), (schema, value)

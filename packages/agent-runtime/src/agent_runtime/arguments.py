@@ -28,12 +28,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "null": (type(None),),
 }
 _TEXTS = frozenset({"description", "title", "format", "$comment"})
-_LENGTHS: dict[str, tuple[type, int]] = {
-    "minLength": (str, 1),
-    "maxLength": (str, -1),
-    "minItems": (list, 1),
-    "maxItems": (list, -1),
-}
+_LENGTHS = frozenset({"minLength", "maxLength", "minItems", "maxItems"})
 _DEPTH = 32
 """Deeper schemas are left to jsonschema."""
 
@@ -55,12 +50,18 @@ def _sound(schema: Any, depth: int) -> bool:
 
 
 def _keyword_sound(key: str, item: Any, depth: int) -> bool:
-    if key in _TEXTS:
-        return isinstance(item, str)
-    if key in ("examples", "enum"):
-        return isinstance(item, list)
     if key == "type":
         return isinstance(item, str) and item in _TYPES
+    if key in _TEXTS:
+        return isinstance(item, str)
+    if key == "properties":
+        return isinstance(item, dict) and all(_sound(s, depth) for s in item.values())
+    if key == "required":
+        return isinstance(item, list) and _distinct_strings(item)
+    if key in ("additionalProperties", "items"):
+        return _sound(item, depth)
+    if key in ("examples", "enum"):
+        return isinstance(item, list)
     if key in ("minimum", "maximum"):
         return _number(item)
     if key in _LENGTHS:
@@ -69,12 +70,6 @@ def _keyword_sound(key: str, item: Any, depth: int) -> bool:
         return isinstance(item, str) and _compiles(item)
     if key == "uniqueItems":
         return isinstance(item, bool)
-    if key == "required":
-        return isinstance(item, list) and _distinct_strings(item)
-    if key == "properties":
-        return isinstance(item, dict) and all(_sound(s, depth) for s in item.values())
-    if key in ("additionalProperties", "items"):
-        return _sound(item, depth)
     return key == "default"
 
 
@@ -94,13 +89,10 @@ def _conforms(schema: Any, value: Any) -> bool:
         value < schema.get("minimum", value) or value > schema.get("maximum", value)
     ):
         return False
-    if isinstance(value, str | list):
-        for bound, (sized, sign) in _LENGTHS.items():
-            applies = bound in schema and isinstance(value, sized)
-            if applies and (len(value) - schema[bound]) * sign < 0:
-                return False
-    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
-        return False
+    if isinstance(value, str):
+        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
+            return False
+        return "pattern" not in schema or re.search(schema["pattern"], value) is not None
     if isinstance(value, dict):
         if any(name not in value for name in schema.get("required", ())):
             return False
@@ -108,6 +100,8 @@ def _conforms(schema: Any, value: Any) -> bool:
         extra = schema.get("additionalProperties", True)
         return all(_conforms(properties.get(name, extra), item) for name, item in value.items())
     if isinstance(value, list):
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+            return False
         if schema.get("uniqueItems") and not _distinct_strings(value):
             return False
         return all(_conforms(schema.get("items", True), item) for item in value)
