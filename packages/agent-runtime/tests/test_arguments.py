@@ -125,3 +125,13 @@ def test_an_invalid_schema_is_named_as_such() -> None:
         "the Tool's input schema is itself invalid: 'no-such-type' is not valid under any of "
         "the given schemas"
     )
+
+
+def test_a_schema_that_refers_to_itself_without_end_refuses_the_call() -> None:
+    """An MCP server's schema is untrusted: one that recurses forever is a refusal, not a crash."""
+    reason = "the Tool's input schema cannot be applied: it nests or refers to itself too deeply"
+    assert problem({"$ref": "#"}, {"a": 1}) == reason
+    deep: dict[str, Any] = {}
+    for _ in range(5_000):
+        deep = {"items": deep}
+    assert problem(deep, [1]) == reason

@@ -147,9 +147,11 @@ def problem(schema: dict[str, Any], arguments: Any) -> str | None:
 
     try:
         validator = _validator(json.dumps(schema, sort_keys=True))
+        found = exceptions.best_match(validator.iter_errors(arguments))
     except SchemaError as invalid:
         return f"the Tool's input schema is itself invalid: {invalid.message}"
-    found = exceptions.best_match(validator.iter_errors(arguments))
+    except RecursionError:  # {"$ref": "#"} is a valid schema that never ends
+        return "the Tool's input schema cannot be applied: it nests or refers to itself too deeply"
     if found is None:
         return None
     where = ".".join(str(p) for p in found.absolute_path)
