@@ -6,7 +6,8 @@ Every figure is the CPU (user + system) of fresh processes on this machine, best
 does not move with the neighbours' load the way wall time does. It prints
 
 - the interpreter alone, and the imports every ``eval sweep`` pays (the core, the reference
-  Host and runtime, every installed plug-in);
+  Host and runtime, every installed plug-in), and how much of that is Python building their
+  dataclasses (about 1 ms of CPU each on Python 3.11);
 - the third-party imports the shipped Corpus cannot avoid: the MCP SDK's server (the fixture
   provider, a process of its own, started until it serves), and in the Sweep's own process the
   runtime's PDF reader (pypdf) and Tool-argument validator (jsonschema);
@@ -38,6 +39,25 @@ EVAL = str(Path(sys.executable).parent / "eval")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 SWEEP_IMPORTS = (
     "import eval_core.release; from eval_core.plugins import load_plugins; load_plugins()"
+)
+# The same imports, timing what Python spends building each dataclass they define.
+DATACLASSES = (
+    """
+import dataclasses, sys, time
+build, spent, count = dataclasses._process_class, [0.0], [0]
+def timed(*args, **kwargs):
+    started = time.process_time()
+    try:
+        return build(*args, **kwargs)
+    finally:
+        spent[0] += time.process_time() - started
+        count[0] += 1
+dataclasses._process_class = timed
+"""
+    + SWEEP_IMPORTS
+    + """
+print(spent[0], count[0], file=sys.stderr)
+"""
 )
 # `eval sweep --quiet` in this interpreter, then the CPU of this process alone (not its children).
 OWN_CPU = """
@@ -94,6 +114,9 @@ def main() -> None:
     schema = cpu([PYTHON, "-c", "import jsonschema"], runs) - bare
     print(f"interpreter alone                 {bare:6.3f} s CPU")
     print(f"imports of every eval sweep       {imports:6.3f} s CPU (core, Host, runtime, plug-ins)")
+    built, classes = min(_dataclasses() for _ in range(runs))
+    label = f"  building their {classes} dataclasses"
+    print(f"{label:<34}{built:6.3f} s CPU")
     print(f"MCP SDK provider, start to serve  {sdk:6.3f} s CPU (a process of its own)")
     print(f"import pypdf / jsonschema         {pdf:6.3f} / {schema:.3f} s CPU (in the Sweep)")
     with tempfile.TemporaryDirectory() as name:
@@ -122,6 +145,15 @@ def main() -> None:
     wall = (time.perf_counter() - started) / runs
     print(f"  without its {mcp} MCP Cases        {rest:6.3f} s CPU, {wall:.2f} s wall (mean; "
           "no provider starts)")  # fmt: skip
+
+
+def _dataclasses() -> tuple[float, int]:
+    """CPU seconds Python spends building the dataclasses every Sweep imports, and how many."""
+    done = subprocess.run(
+        [PYTHON, "-c", DATACLASSES], cwd=ROOT, env=ENV, capture_output=True, text=True, check=True
+    )
+    seconds, count = done.stderr.split()[-2:]
+    return float(seconds), int(count)
 
 
 def _own_cpu() -> float:
