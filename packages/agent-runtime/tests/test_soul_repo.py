@@ -79,3 +79,26 @@ def test_reset_returns_to_the_base_and_drops_later_bundles(repo: SoulRepo) -> No
     assert not repo.changed()
     assert not (repo.root / "skills" / "bulb-storage").exists()
     assert [p.name for p in repo.bundles.iterdir()] == []
+
+
+def test_a_bundle_is_its_commits_tree_alone_and_the_repository_is_left_as_it_was(
+    repo: SoulRepo,
+) -> None:
+    import subprocess
+
+    base = repo.base
+    writer(repo, []).execute(call("Skill", "bulb-storage", SKILL))
+    head = repo.head()
+    old = repo.bundle(base)
+    assert not (old / "skills" / "bulb-storage").exists()  # the tree of that commit only
+    assert sorted(p.relative_to(old) for p in old.rglob("*") if p.is_file()) == sorted(
+        p.relative_to(repo.root)
+        for p in repo.root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and "bulb-storage" not in p.parts
+    )
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo.root, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == "" and repo.head() == head  # index, working copy and HEAD as they were
+    assert not (repo.root.parent / "bundle.index").exists()
+    assert (repo.bundle(head) / "skills" / "bulb-storage" / "SKILL.md").read_text() == SKILL
