@@ -8,8 +8,9 @@ wall) and the 10,000-Case Sweep's peak RSS (target under 150 MiB); the shipped C
 Cases/s (target 20,000): every Case checked, a Corpus unchanged since its last load, and one
 with a Case file edited before each load;
 `eval --help` (target 0.15 s) and a one-Case Sweep (target 0.3 s);
-100 Cases against a loopback OpenAI-wire vendor answering after 300 ms, one at a time vs
-`--jobs 16` (target at least 12x) vs `--executor ray --jobs 16` when that plug-in is installed.
+100 Cases against a loopback OpenAI-wire vendor answering after 300 ms, one at a time (once: 30 s)
+vs `--jobs 16` (target at least 12x) vs `--executor ray --jobs 16` when that plug-in is
+installed (`--jobs 16`: best and median of 3).
 `--quick` skips the 10,000-Case Sweep and the sequential real-model Sweep (about 35 s).
 """
 
@@ -55,10 +56,12 @@ def timed(
     return wall, usage.ru_maxrss, out.decode()
 
 
-def best_median(runs: int, *args: str, cwd: Path = ROOT) -> tuple[float, float, str]:
+def best_median(
+    runs: int, *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> tuple[float, float, str]:
     walls, out = [], ""
     for _ in range(runs):
-        wall, _, out = timed(*args, cwd=cwd)
+        wall, _, out = timed(*args, cwd=cwd, env=env)
         walls.append(wall)
     return min(walls), statistics.median(walls), out
 
@@ -147,15 +150,23 @@ def real_model(tmp: Path, quick: bool) -> None:
         ways.insert(0, ("one at a time", ()))
     if find_spec("eval_executor_ray") is not None:
         ways.append(("--executor ray", ("--executor", "ray", "--jobs", "16")))
-    walls: dict[str, float] = {}
+    walls: dict[str, tuple[float, float]] = {}
     try:
         for label, extra in ways:
-            walls[label], _, _ = timed(*base, *extra, cwd=root, env=env)
+            runs = 3 if label == "--jobs 16" else 1  # the target's figure: best and median of 3
+            best, median, _ = best_median(runs, *base, *extra, cwd=root, env=env)
+            walls[label] = best, median
     finally:
         vendor.close()
-    for label, wall in walls.items():
-        speedup = walls.get("one at a time", 100 * 0.3) / wall
-        print(f"100 Cases @300 ms     {label:<14} {wall:7.2f} s  ({speedup:.1f}x one at a time)")
+    sequential = walls.get("one at a time", (100 * 0.3, 0.0))[0]
+    for label, (best, median) in walls.items():
+        line = f"100 Cases @300 ms     {label:<14} {best:7.2f} s"
+        if label == "--jobs 16":
+            line += f" best, {median:.2f} s median of 3"
+            line += f" ({sequential / best:.1f}x, {sequential / median:.1f}x one at a time)"
+        elif label != "one at a time":
+            line += f"  ({sequential / best:.1f}x one at a time)"
+        print(line)
     if quick:
         print("  (one at a time not run: 100 calls x 0.3 s is at least 30 s)")
 
