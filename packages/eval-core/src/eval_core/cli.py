@@ -132,11 +132,16 @@ def _plugins(args: argparse.Namespace) -> int:
     for info in found.plugins:
         print(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
-            tiers = "/".join(sorted(found.kinds[kind].tiers))
-            print(f"    kind   {kind}  ({tiers})")
+            spec = found.kinds[kind]
+            tiers = "/".join(sorted(spec.tiers))
+            witness = spec.witness or "undeclared"
+            print(f"    kind   {kind}  ({tiers})  witness: {witness}")
         for name in info.fields:
             tiers = "/".join(sorted(found.fields[name].tiers))
             print(f"    field  {json_name(name)}  ({tiers})")
+    if found.witness_checks:
+        names = ", ".join(check.name for check in found.witness_checks)
+        print(f"witness checks (besides the core's own): {names}")
     if found.hosts:
         print("hosts: " + ", ".join(sorted(found.hosts)))
     if found.model_source_owner is not None:

@@ -35,12 +35,14 @@ from eval_core.evidence import (
     Evidence,
     GuardDecision,
     ModelRequest,
+    Testimony,
     ToolCall,
     ToolResult,
     Usage,
 )
 from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict
 from eval_core.plugins import PluginSet, structural
+from eval_core.witness import TESTIMONY, WITNESSES
 
 SearchStrategy = st.SearchStrategy
 
@@ -194,6 +196,14 @@ def _evidence(records: tuple[type, ...]) -> SearchStrategy[Evidence]:
         loop_reason=_maybe(texts),
         usage=st.just(Usage()),
         events=_maybe(st.lists(events, max_size=3)),
+        testimony=_maybe(
+            st.builds(
+                Testimony,
+                system_prompt=_maybe(texts),
+                model_calls=_maybe(st.integers(min_value=0, max_value=4)),
+                tool_calls=_maybe(st.lists(calls, max_size=3)),
+            )
+        ),
     )
     if not records:
         return base
@@ -322,6 +332,38 @@ def _score_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence) -
         raise ContractBroken(
             f"the scorer passed with nothing observed ({nothing.detail!r}): missing evidence "
             "must fail with a reason"
+        )
+    _witness_holds(spec, expectation, evidence)
+
+
+def _witness_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence) -> None:
+    """The kind names its witness, and one that is not the runtime's own record never passes
+    on that record alone: what a runtime says it did is not what it did."""
+    if spec.witness is None:
+        raise ContractBroken(
+            "the kind declares no witness: say which one its scorer reads (KindSpec(witness="
+            f"...), one of {', '.join(WITNESSES)})"
+        )
+    if spec.witness == TESTIMONY:
+        return
+    said = Evidence(
+        tier=evidence.tier,
+        events=evidence.events,
+        testimony=evidence.testimony,
+        tool_results=evidence.tool_results,
+        denials=evidence.denials,
+        guard_decisions=evidence.guard_decisions,
+    )
+    try:
+        verdict = spec.scorer(expectation, said)
+    except NoVerdict:
+        return
+    _verdict_holds(spec, verdict)
+    if verdict.passed:
+        raise ContractBroken(
+            f"the scorer passed on the runtime's own record alone ({verdict.detail!r}), yet "
+            f"declares the witness {spec.witness!r}: a kind that asserts what happened reads "
+            "a witness the runtime does not control (or declares witness='events')"
         )
 
 

@@ -109,8 +109,30 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     reasoning_tokens: int = 0
 
 
+class Testimony(msgspec.Struct, frozen=True, kw_only=True):
+    """What the runtime said it did, from its own report and events: never scored as what
+    happened, only checked against the witnesses (:mod:`eval_core.witness`).
+
+    ``tool_calls`` are the calls its events say it dispatched (arguments as its previews show
+    them, ``None`` where cut); ``system_prompt`` and ``model_calls`` what it reports having
+    assembled and sent. ``None`` means the Host has no such report.
+    """
+
+    system_prompt: str | None = None
+    model_calls: int | None = None
+    tool_calls: list[ToolCall] | None = None
+
+
 class Evidence(msgspec.Struct, kw_only=True):
     """What one Trial observed. Built by the Host; read by scorers; never by the Case.
+
+    Each field has one witness (:data:`eval_core.witness.WITNESSES`): ``model_requests``,
+    ``model_calls`` and ``system_prompt`` are the binding's (the core fills them from the
+    model session after the run: each request as put on the wire, the calls counted, the
+    instructions of the last request sent); ``tool_calls`` holds each call as the Tool itself
+    received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
+    ``events``, ``tool_results``, ``denials`` and ``guard_decisions`` are the runtime's own
+    record, and ``testimony`` what it says it did besides.
 
     ``injected_fault`` names a fault the Host injected on the Case's behalf and saw fire: a
     ``model_*`` failure it caused is the scenario under test, scored like any other outcome,
@@ -134,6 +156,7 @@ class Evidence(msgspec.Struct, kw_only=True):
     usage: Usage = msgspec.field(default_factory=Usage)
     events: list[Event] | None = None
     injected_fault: str | None = None
+    testimony: Testimony | None = None
     records: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def put(self, record: object) -> None:

@@ -25,7 +25,7 @@ from eval_core.services import ServiceError, find
 
 if TYPE_CHECKING:
     from eval_core.case import CaseBase
-    from eval_core.evidence import Evidence
+    from eval_core.evidence import Evidence, ToolCall
     from eval_core.host import HostTrial
 
 T = TypeVar("T")
@@ -179,6 +179,12 @@ class FixtureRequest:
     def record(self, record: object) -> None:
         """Put a typed record into the Trial's Evidence (found again by its type)."""
         self.evidence.put(record)
+
+    def received(self, call: ToolCall) -> None:
+        """A call as a Tool this fixture stands behind received it (an external provider's own
+        log): the Tool witness, beside the calls the Host saw at its executor port."""
+        evidence = self.evidence
+        evidence.tool_calls = [*(evidence.tool_calls or ()), call]
 
 
 def run_with_fixtures(

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from eval_core.model_source import ModelSource
     from eval_core.scorecard import Scorecard
     from eval_core.sections import Section
+    from eval_core.witness import WitnessCheck
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROJECT = "eval"
@@ -117,6 +118,20 @@ def eval_fixtures() -> Sequence[TrialFixture]:
     load when the chosen Host lacks one of them, naming the Host, the field and the service.
     Around each Trial the core runs every fixture that applies, in a defined order, like a
     pytest yield fixture: setup, the Host's run, read-back into a typed record, cleanup.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_witness_checks() -> Sequence[WitnessCheck]:
+    """Checks of the runtime's own record against this plug-in's witnesses, run on every Trial.
+
+    Called once at load. Each :class:`~eval_core.witness.WitnessCheck` reads one Trial's
+    Evidence (typically this family's read-back record beside the runtime's events) and returns
+    a line per contradiction, naming both sides: an attachment the runtime announced that the
+    next request did not carry, a write it says was refused that reached the database. Any
+    line fails the Trial, whatever its Expectations say. The core's own checks (the binding's
+    requests, the Tool boundary) always run; see :mod:`eval_core.witness`.
     """
     raise NotImplementedError
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from eval_core.case import CaseBase
 from eval_core.safe_text import clean
 from eval_core.scorecard import Scorecard
+from eval_core.witness import WITNESSED
 
 
 def render(cards: Sequence[Scorecard], planned: Sequence[tuple[CaseBase, int]] = ()) -> bytes:
@@ -51,7 +52,8 @@ def _suite(card: Scorecard, planned: Sequence[tuple[CaseBase, int]]) -> ET.Eleme
         counts["tests"] += 1
         if trial.outcome == "failed":
             counts["failures"] += 1
-            failing = [f"{r.kind}: {r.detail}" for r in trial.expectations if not r.passed]
+            failing = [f"{WITNESSED}: {line}" for line in trial.contradictions]
+            failing += [f"{r.kind}: {r.detail}" for r in trial.expectations if not r.passed]
             node = ET.SubElement(case, "failure", message=failing[0] if failing else "failed")
             node.text = "\n".join(failing)
         elif trial.outcome == "errored":

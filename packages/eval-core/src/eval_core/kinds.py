@@ -101,6 +101,11 @@ class KindSpec:
       before the guard was reached (the Trial is then unexercised, not failed).
     - ``description`` and ``examples`` (documents of the kind, as a Case spells them): shown
       by editors on hover through the JSON Schema; prose, so never part of a fingerprint.
+    - ``witness``: which witness its scorer reads (one of :data:`eval_core.witness.WITNESSES`):
+      who saw what it asserts. Only ``events`` (the runtime's own record) is testimony, for
+      kinds about the record itself; a kind asserting that something did or did not happen
+      reads a witness the runtime does not control. ``eval plugins`` shows it, and the
+      contract check refuses a kind that declares none or passes on testimony alone.
     - ``json_schema``: JSON Schema keywords for what ``check`` enforces and msgspec's types
       cannot say (``{"properties": {"count": {"minimum": 0}}}``), merged into the kind's schema
       so an editor refuses it as it is typed. The loader still enforces it through ``check``.
@@ -121,6 +126,7 @@ class KindSpec:
     description: str = ""
     examples: Sequence[Mapping[str, Any]] = ()
     json_schema: Mapping[str, Any] | None = None
+    witness: str | None = None
     name: str = field(init=False)
     origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 

@@ -33,6 +33,7 @@ from eval_core.host import HostFactory, LoadContext
 from eval_core.kinds import KindSpec
 from eval_core.model_source import ModelSource
 from eval_core.sections import Section
+from eval_core.witness import WITNESSES, WitnessCheck
 
 if TYPE_CHECKING:
     from eval_core.scorecard import Scorecard
@@ -119,6 +120,7 @@ class PluginSet:
     field_owner: dict[str, PluginInfo] = field(default_factory=dict)
     hosts: dict[str, HostFactory] = field(default_factory=dict)
     fixtures: list[Registered] = field(default_factory=list)
+    witness_checks: list[WitnessCheck] = field(default_factory=list)
     model_source: ModelSource | None = None
     model_source_owner: PluginInfo | None = None
     _case_type: type[CaseBase] | None = None
@@ -355,6 +357,7 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
             fields = list(_call(manager, plugin, "eval_case_fields", origin) or [])
             hosts = _call(manager, plugin, "eval_hosts", origin) or {}
             fixtures = list(_call(manager, plugin, "eval_fixtures", origin) or [])
+            checks = list(_call(manager, plugin, "eval_witness_checks", origin) or [])
             source = _call(manager, plugin, "eval_models", origin)
         except PluginFault as exc:
             raise PluginError(f"{exc} (entry point {ep_name!r})") from exc
@@ -406,6 +409,14 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                     f"{fixture.field!r}, which this plug-in does not contribute"
                 )
         result.fixtures.extend(Registered(f, origin) for f in sorted(owned, key=lambda f: f.name))
+        for check in checks:
+            if not isinstance(check, WitnessCheck):
+                raise PluginError(
+                    f"plug-in {label} returned {check!r} from eval_witness_checks, "
+                    "not a WitnessCheck"
+                )
+            object.__setattr__(check, "origin", origin)
+            result.witness_checks.append(check)
         if source is not None:
             checked = _source(source, label)
             if result.model_source_owner is not None:
@@ -503,6 +514,11 @@ def _call(manager: pluggy.PluginManager, plugin: object, hook: str, origin: Orig
 def _kind(spec: object, label: str) -> KindSpec:
     if not isinstance(spec, KindSpec):
         raise PluginError(f"plug-in {label} returned {spec!r} from eval_kinds, not a KindSpec")
+    if spec.witness is not None and spec.witness not in WITNESSES:
+        raise PluginError(
+            f"plug-in {label}: kind {spec.name!r} names the witness {spec.witness!r}; "
+            f"a witness is one of {', '.join(WITNESSES)}"
+        )
     return spec
 
 

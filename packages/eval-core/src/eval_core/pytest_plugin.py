@@ -169,6 +169,7 @@ class CaseItem(pytest.Item):
                 plugins.kinds,
                 plugins.fixtures,
                 self.shared,
+                checks=plugins.witness_checks,
             )
             self.trials.append(admit(result))
         self.user_properties.append(("corpusHash", self.opened.corpus.hash))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from eval_core.scorecard import Scorecard
 from eval_core.trial import TrialResult
+from eval_core.witness import WITNESSED
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR ", "unexercised": "UNEX"}
 
@@ -48,6 +49,8 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
                     lines.append(f"     - {result.kind}: {result.detail}")
             if trial.unexercised:
                 lines.append(f"     unexercised: {trial.unexercised}")
+        if trial.outcome == "failed":
+            lines.extend(f"     - {WITNESSED}: {line}" for line in trial.contradictions)
     totals = f"{card.passed} passed, {card.failed} failed, {card.errored} errored"
     if card.unexercised:
         totals += f", {card.unexercised} unexercised"

@@ -137,7 +137,9 @@ def run_sweep(
     def one(case: CaseBase, number: int) -> Finished:
         seen: list[Evidence] = []
         observe = seen.append if on_evidence is not None else None
-        result = run_trial(case, number, host, binding, kinds, fixtures, shared, observe)
+        result = run_trial(
+            case, number, host, binding, kinds, fixtures, shared, observe, plugins.witness_checks
+        )
         return case, result, seen[-1] if seen else None
 
     def record(index: int, finished: Finished) -> None:

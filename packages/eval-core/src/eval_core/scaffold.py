@@ -317,6 +317,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=TicketFiled,
             scorer=score_filed,
+            witness="tool",  # what the Tool itself filed, never the runtime's events
             check=check_filed,
             json_schema=properties(titleContains=NON_EMPTY),
             seam_independent=True,  # no ticket filed is the failure itself, never unexercised

@@ -139,6 +139,7 @@ def admit(result: TrialResult) -> TrialResult:
         output=clean_optional(result.output),
         error=clean_optional(result.error),
         unexercised=clean_optional(result.unexercised),
+        contradictions=[clean(line) for line in result.contradictions],
         model_version=clean_optional(result.model_version),
     )
 

@@ -13,9 +13,11 @@ from msgspec.structs import replace
 from eval_core.case import CaseBase
 from eval_core.evidence import Evidence, Usage
 from eval_core.fixtures import FixtureError, Registered, Shared, run_with_fixtures
+from eval_core.guard import PluginFault
 from eval_core.host import Binding, Host, ModelError, ModelSession
 from eval_core.kinds import Expectation, KindSpec
 from eval_core.scoring import ExpectationResult, ScorerError, score
+from eval_core.witness import WitnessCheck, contradictions
 
 Outcome = Literal["passed", "failed", "errored", "unexercised"]
 
@@ -32,6 +34,7 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     output: str | None = None
     error: str | None = None
     unexercised: str | None = None
+    contradictions: list[str] = msgspec.field(default_factory=list)
     guarded: bool = False
     vacuous: bool = False
     probabilistic: bool = False
@@ -61,12 +64,14 @@ def run_trial(
     fixtures: Sequence[Registered] = (),
     shared: Shared | None = None,
     observe: Callable[[Evidence], None] | None = None,
+    checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
     """Run the Case through the Host, its fixtures around it, and score it.
 
     Never raises for a Trial's own failure. ``shared`` holds the Sweep's shared fixture
     resources; without it they live for this one Trial. ``observe`` is handed the Evidence
-    once it is read back (the trial log records it as the Trial's transcript).
+    once it is read back (the trial log records it as the Trial's transcript). ``checks``
+    are the installed families' witness checks (the core's own always run).
     """
     started = time.perf_counter()
     session = binding.session(case)
@@ -80,7 +85,11 @@ def run_trial(
         scope = host.open_trial(case, session, trial)
 
         def as_sent(evidence: Evidence) -> None:
-            evidence.model_requests = list(session.sent)
+            """The binding's witness, whatever the Host reported: what was put on the wire."""
+            requests = list(session.sent)
+            evidence.model_requests = requests
+            evidence.model_calls = session.calls
+            evidence.system_prompt = requests[-1].system if requests else None
 
         try:
             evidence = run_with_fixtures(
@@ -114,7 +123,8 @@ def run_trial(
         retries=session.retries,
         model_version=session.model_version,
     )
-    return replace(decide(base, evidence, case.expect, kinds), duration_ms=elapsed())
+    decided = decide(base, evidence, case.expect, kinds, checks)
+    return replace(decided, duration_ms=elapsed())
 
 
 def decide(
@@ -122,14 +132,24 @@ def decide(
     evidence: Evidence,
     expect: Sequence[Expectation],
     kinds: Mapping[str, KindSpec],
+    checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
     """``base`` with its outcome decided from the Evidence: the one rule a Trial is judged by,
     as it runs and when a saved Sweep is re-scored (``eval rescore``).
 
-    A model failure the Host did not inject is errored, never scored; a raising scorer errors
-    the Trial; otherwise every Expectation's verdict, and whether the Trial was exercised.
+    A model failure the Host did not inject is errored, never scored; a raising scorer or
+    witness check errors the Trial; otherwise every Expectation's verdict, and whether the
+    Trial was exercised. A contradiction of the runtime's record by a witness fails the Trial
+    on its own (:mod:`eval_core.witness`), whatever the Expectations say.
     """
-    cleared = replace(base, outcome="errored", expectations=[], unexercised=None, vacuous=False)
+    cleared = replace(
+        base,
+        outcome="errored",
+        expectations=[],
+        unexercised=None,
+        vacuous=False,
+        contradictions=[],
+    )
     if (
         evidence.loop_status == "failed"
         and _is_model_failure(evidence.loop_reason)
@@ -140,17 +160,28 @@ def decide(
         results, unexercised = score(expect, evidence, kinds)
     except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
         return replace(cleared, error=str(exc), expectations=exc.results)
+    try:
+        contradicted = contradictions(evidence, checks)
+    except PluginFault as exc:
+        return replace(cleared, error=str(exc), expectations=results)
     all_passed = all(r.passed for r in results)
     outcome: Outcome = (
-        "passed" if all_passed else "unexercised" if unexercised is not None else "failed"
+        "failed"
+        if contradicted
+        else "passed"
+        if all_passed
+        else "unexercised"
+        if unexercised is not None
+        else "failed"
     )
     return replace(
         cleared,
         outcome=outcome,
         error=None,
         expectations=results,
-        unexercised=unexercised,
-        vacuous=all_passed and not results,
+        unexercised=None if contradicted else unexercised,
+        contradictions=contradicted,
+        vacuous=all_passed and not results and not contradicted,
     )
 
 

@@ -154,6 +154,7 @@ class TrialWorker:
             ready.plugins.fixtures,
             ready.shared,
             seen.append if self._evidence else None,
+            ready.plugins.witness_checks,
         )
         return result, (seen[-1] if seen else None)
 

@@ -158,6 +158,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=DoctorRepaired,
+            witness="store",
             scorer=_score_repaired,
             tiers=L3,
             check=_check_subject,
@@ -166,6 +167,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=DoctorEscalated,
+            witness="store",
             scorer=_score_escalated,
             tiers=L3,
             check=_check_subject,

@@ -143,6 +143,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=ToolBatchReplayed,
+            witness="tool",
             scorer=_score_replayed,
             tiers=L2,
             seam=_batch_reached,

@@ -663,6 +663,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=RunStatus,
+            witness="store",
             scorer=_score_run_status,
             tiers=L3,
             check=_check_status,
@@ -672,6 +673,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=TurnStatus,
+            witness="store",
             scorer=_score_turn_status,
             tiers=L3,
             check=_check_status,
@@ -681,6 +683,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=StateStatus,
+            witness="store",
             scorer=_score_state_status,
             tiers=L3,
             check=_check_status,
@@ -690,6 +693,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=RunEventEmitted,
+            witness="events",
             scorer=_score_event_emitted,
             tiers=L3,
             check=_check_emitted,
@@ -699,6 +703,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=RunEventTextOmits,
+            witness="events",
             scorer=_score_text_omits,
             tiers=L3,
             check=_check_text_omits,
@@ -713,6 +718,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=PersistedMessageMetadataEquals,
+            witness="store",
             scorer=_score_metadata_equals,
             tiers=L3,
             check=_check_metadata,
@@ -722,6 +728,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolResultFieldEquals,
+            witness="events",
             scorer=_score_result_field,
             tiers=L3,
             check=_check_result_field,
@@ -739,6 +746,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolResultReasonContains,
+            witness="events",
             scorer=_score_result_reason,
             tiers=L3,
             check=_check_result_reason,
@@ -754,6 +762,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolDenialContains,
+            witness="events",
             scorer=_score_denial,
             tiers=L3,
             check=_check_denial,
@@ -763,6 +772,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=StaleWritesRefused,
+            witness="store",
             scorer=_score_stale,
             tiers=L3,
             seam=_a_worker_came_back,
@@ -773,6 +783,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=SoulCommitted,
+            witness="store",
             scorer=_score_committed,
             tiers=L3,
             check=_check_committed,
@@ -782,6 +793,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=SoulPublished,
+            witness="store",
             scorer=_score_soul_published,
             tiers=L3,
             check=_check_artifact,
@@ -793,6 +805,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=SoulNotPublished,
+            witness="store",
             scorer=_score_soul_not_published,
             tiers=L3,
             check=_check_artifact,

@@ -295,6 +295,7 @@ def kind_specs() -> list[KindSpec]:
     return [
         KindSpec(
             struct=PromptAttaches,
+            witness="binding",
             scorer=_score_attaches,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
@@ -302,6 +303,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=PromptOmitsAttachment,
+            witness="binding",
             scorer=_score_omits_attachment,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
@@ -309,6 +311,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ProviderPromptContains,
+            witness="binding",
             scorer=_score_contains,
             check=_check_text,
             json_schema=properties(text=NON_EMPTY),
@@ -317,6 +320,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ProviderPromptFileExact,
+            witness="binding",
             scorer=_score_file_exact,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
@@ -326,6 +330,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ProviderPromptOmitsFile,
+            witness="binding",
             scorer=_score_omits_file,
             check=_check_file_id,
             json_schema=properties(fileId=NON_EMPTY),
@@ -335,6 +340,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=PdfInputAccounted,
+            witness="events",
             scorer=_score_pdf,
             tiers=L3,
             check=_check_pdf,
@@ -347,6 +353,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=GeneratedFileReadableBy,
+            witness="store",
             scorer=_score_readable_by,
             tiers=L3,
             check=_check_grantee,
@@ -356,6 +363,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=GeneratedFileNotReadableBy,
+            witness="store",
             scorer=_score_not_readable_by,
             tiers=L3,
             check=_check_grantee,
@@ -365,6 +373,7 @@ def kind_specs() -> list[KindSpec]:
         ),
         KindSpec(
             struct=GeneratedFileDraftCreated,
+            witness="store",
             scorer=_score_draft,
             tiers=L3,
             seam=_file_created,

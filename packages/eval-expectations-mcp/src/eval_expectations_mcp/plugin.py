@@ -21,6 +21,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=McpProviderCallCount,
+            witness="provider",
             scorer=score,
             tiers=L3,
             check=check,

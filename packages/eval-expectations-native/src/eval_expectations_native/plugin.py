@@ -119,6 +119,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=NativeAdmissionEquals,
+            witness="store",
             scorer=_score,
             tiers=L3,
             check=_check,

@@ -36,6 +36,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=StateOutputEquals,
+            witness="store",
             scorer=score,
             tiers=L3,
             check=check,

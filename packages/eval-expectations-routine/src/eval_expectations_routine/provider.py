@@ -5,8 +5,9 @@ it is answered by the next step (the last repeats once they run out): ``success`
 effect and answers ``200`` with the output (after ``paddingBytes`` bytes of leading
 whitespace), ``retry`` answers ``429`` with ``Retry-After`` and ``{"error": {"code",
 "retryAfterMs"}}``. Like a real provider it keeps its own counters: requests served, effects
-applied, the idempotency keys it saw. It does not deduplicate by key: that the effect is
-applied once is the runtime's job, and what this provider counts.
+applied, and each request as it arrived (the Tool, its arguments, its idempotency key). It
+does not deduplicate by key: that the effect is applied once is the runtime's job, and what this
+provider counts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class Received:
+    """One request as the provider received it; ``applied`` when it applied the effect."""
+
+    tool: str
+    arguments: Any
+    key: str
+    applied: bool
+
+
 @dataclass(slots=True)
 class Scenario:
     """One Trial's provider: its steps and what it served."""
@@ -31,13 +42,22 @@ class Scenario:
     requests: int = 0
     effects: int = 0
     keys: list[str] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def answer(self, key: str) -> tuple[int, dict[str, str], bytes]:
+    def answer(self, key: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        try:
+            sent = json.loads(body)
+        except ValueError:
+            sent = None
+        sent = sent if isinstance(sent, dict) else {}
         with self.lock:
             step = self.steps[min(self.requests, len(self.steps) - 1)]
             self.requests += 1
             self.keys.append(key)
+            tool = str(sent.get("tool") or "")
+            applied = step["kind"] != "retry"
+            self.received.append(Received(tool, sent.get("arguments"), key, applied))
             if step["kind"] == "retry":
                 after = int(step["retryAfterMs"])
                 body = {
@@ -62,14 +82,14 @@ class FixtureProvider:
                 pass
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 scenario = provider.scenarios.get(self.path.rsplit("/", 1)[-1])
                 headers: dict[str, str]
                 if scenario is None:
                     status, headers, body = 404, {}, b'{"error": {"code": "no_such_tool"}}'
                 else:
                     key = self.headers.get("Idempotency-Key") or ""
-                    status, headers, body = scenario.answer(key)
+                    status, headers, body = scenario.answer(key, body)
                 self.send_response(status)
                 for name, value in {**headers, "Content-Type": "application/json"}.items():
                     self.send_header(name, value)

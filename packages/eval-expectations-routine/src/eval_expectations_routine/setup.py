@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
+from eval_core.evidence import ToolCall
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_expectations_routine.block import FIELD, RoutineBlock
 
@@ -100,6 +101,14 @@ def _routine(request: FixtureRequest) -> Iterator[None]:
         if block.crash_after is not None:
             desk.crash_after(block.crash_after)
         yield
+        for received in scenario.received:  # the provider is the Routine Tool's witness
+            request.received(
+                ToolCall(
+                    call_id=received.key.partition(":")[0],
+                    name=received.tool,
+                    arguments=received.arguments,
+                )
+            )
         outcome = desk.outcome()
         if outcome is not None:
             request.record(

@@ -79,6 +79,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=RubricScore,
+            witness="answer",
             scorer=_score_rubric,
             check=_check_rubric,
             json_schema=properties(
@@ -89,6 +90,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=RubricDenies,
+            witness="answer",
             scorer=_score_denies,
             check=_check_denies,
             json_schema=properties(question=NON_EMPTY),

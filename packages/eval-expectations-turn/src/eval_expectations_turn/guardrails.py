@@ -80,6 +80,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=GuardrailBlocked,
+            witness="events",
             scorer=_score_blocked,
             seam_independent=True,
             guard_gate=_decline_may_explain,
@@ -87,6 +88,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=GuardrailAllowed,
+            witness="events",
             scorer=_score_allowed,
             seam_independent=True,
             description="Guards checked the stage at least once and none refused there.",

@@ -144,6 +144,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=OutputContains,
+            witness="answer",
             scorer=_score_contains,
             check=_check_text,
             json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
@@ -153,6 +154,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=OutputOmits,
+            witness="answer",
             scorer=_score_omits,
             check=_check_text,
             json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
@@ -162,6 +164,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=OutputMatches,
+            witness="answer",
             scorer=_score_matches,
             check=_check_pattern,
             json_schema=properties(pattern={"minLength": 1}, ungrounded=NON_EMPTY),
@@ -171,6 +174,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=OutputFieldEquals,
+            witness="answer",
             scorer=_score_field_equals,
             check=_check_field,
             json_schema=properties(path=DOT_PATH),

@@ -131,6 +131,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=PromptContains,
+            witness="binding",
             scorer=_score_prompt_contains,
             check=_check_text,
             json_schema=properties(text=NON_EMPTY),
@@ -139,6 +140,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=PromptOmits,
+            witness="binding",
             scorer=_score_prompt_omits,
             check=_check_text,
             json_schema=properties(text=NON_EMPTY),
@@ -147,6 +149,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ModelPromptContains,
+            witness="binding",
             scorer=_score_model_prompt_contains,
             tiers=L2,
             check=_check_text,
@@ -159,6 +162,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ModelNotCalled,
+            witness="binding",
             scorer=_score_model_not_called,
             text_compare="exact",
             seam_independent=True,

@@ -37,6 +37,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=LoopStatus,
+            witness="answer",
             scorer=_score_loop_status,
             check=_check_status,
             json_schema=properties(status=NON_EMPTY, reason=NON_EMPTY),

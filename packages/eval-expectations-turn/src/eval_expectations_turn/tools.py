@@ -265,6 +265,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         KindSpec(
             struct=ToolCalled,
+            witness="tool",
             scorer=_score_called,
             check=_check_name,
             json_schema=properties(name=NON_EMPTY),
@@ -272,6 +273,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolNotCalled,
+            witness="tool",
             scorer=_score_not_called,
             check=_check_name,
             json_schema=properties(name=NON_EMPTY),
@@ -280,6 +282,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolCallOrder,
+            witness="tool",
             scorer=_score_order,
             check=_check_names,
             json_schema=properties(names=non_empty_list(NON_EMPTY)),
@@ -287,6 +290,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolArgumentEquals,
+            witness="tool",
             scorer=_score_argument_equals,
             check=_check_name_path,
             json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
@@ -294,6 +298,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolArgumentPresent,
+            witness="tool",
             scorer=_score_argument_present,
             check=_check_name_path,
             json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
@@ -301,6 +306,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolArgumentAbsent,
+            witness="tool",
             scorer=_score_argument_absent,
             check=_check_name_path,
             json_schema=properties(name=NON_EMPTY, path=DOT_PATH),
@@ -308,6 +314,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolCallCount,
+            witness="tool",
             scorer=_score_count,
             check=_check_count,
             json_schema=properties(count=at_least(0), name=NON_EMPTY),
@@ -316,6 +323,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolCallsBatched,
+            witness="events",
             scorer=_score_batched,
             tiers=L2,
             check=_check_min,
@@ -324,6 +332,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolDenied,
+            witness="events",
             scorer=_score_denied,
             tiers=L2,
             check=_check_name_path,

@@ -2,8 +2,10 @@
 
 The Turn runs the way the runtime runs a Turn without a database: checkpoints kept in memory
 and effects through a ledger (:func:`agent_runtime.recovery.run_recovering`), so a failed
-checkpoint write is survived by the runtime itself. Everything scored is read from what the
-loop emitted and returned.
+checkpoint write is survived by the runtime itself. The Tool calls scored are what the Tools
+behind the executor port received (:class:`~eval_host_agent_runtime.ports.ToolWitness`); the
+answer and status are what the loop returned; its events are kept as its own record, and what it
+says it sent and dispatched as its testimony, which the core checks against the witnesses.
 """
 
 from __future__ import annotations
@@ -16,11 +18,17 @@ from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recov
 from agent_runtime.soul import Soul
 from agent_runtime.tools import ToolExecutor
 from eval_core.case import CaseBase
-from eval_core.evidence import Evidence
+from eval_core.evidence import Evidence, Testimony
 from eval_core.evidence import Usage as EvalUsage
 from eval_core.host import ModelSession
 from eval_host_agent_runtime.events import Decisions, Recorder
-from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.ports import (
+    ModelPort,
+    ScriptedExecutor,
+    ToolWitness,
+    messages,
+    tools_of,
+)
 from eval_host_agent_runtime.services import (
     CheckpointFaultService,
     ContextBudgetService,
@@ -83,8 +91,9 @@ class L2Trial:
             gate = AttachmentGate(found.files.store) if found.files.used else None
             budget = found.budget.tokens
             hosting = found.hosting.hosting()
+        witness = ToolWitness(executor)
         result = run_recovering(
-            executor=executor,
+            executor=witness,
             checkpoints=MemoryCheckpoints(crash),
             soul=self.soul,
             agent_slug=case.agent,
@@ -97,7 +106,7 @@ class L2Trial:
             context_budget=budget,
             hosting=hosting,
         )
-        return evidence_of(result, case.tier, self.recorder)
+        return evidence_of(result, case.tier, self.recorder, witness)
 
     def close(self) -> None:
         pass
@@ -116,18 +125,24 @@ class _Services:
         recorder.subscribers.append(self.events)
 
 
-def evidence_of(result: TurnResult, tier: str, recorder: Recorder) -> Evidence:
-    """One Turn read back: its output and status from the loop, its decisions from its events."""
+def evidence_of(
+    result: TurnResult, tier: str, recorder: Recorder, witness: ToolWitness
+) -> Evidence:
+    """One Turn read back: the calls its Tools received, its output and status from the loop,
+    its own record from its events, and what it reports as its testimony."""
     decisions = Decisions(recorder.events)
     usage = result.usage
     return Evidence(
         tier=tier,
-        system_prompt=result.system_prompt,
-        model_calls=result.model_calls,
+        testimony=Testimony(
+            system_prompt=result.system_prompt,
+            model_calls=result.model_calls,
+            tool_calls=decisions.calls,
+        ),
         output_text=result.output_text,
         output_structured=result.output_structured,
         output_kind=result.output_kind,
-        tool_calls=decisions.calls,
+        tool_calls=witness.received,
         tool_batches=result.batches,
         tool_results=decisions.results,
         denials=decisions.denials,

@@ -8,7 +8,8 @@ store must refuse. A call whose provider asked to be retried parks the Run in a 
 Host restarts (a new connection to the database, nothing kept in memory), lets the Trial's clock
 run to the wait's due time, and the runtime's own timer sweep re-queues it. ``soul_write``
 commits to a real git copy of the Eval Soul. Everything scored is read back from the database
-and the Soul repository, never from the loop's memory.
+and the Soul repository, never from the loop's memory; the Tool calls are what the Tools behind
+the executor port received, in every worker pass (a stale worker's included).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from agent_runtime.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase
-from eval_core.evidence import Event, Evidence
+from eval_core.evidence import Event, Evidence, Testimony
 from eval_core.evidence import Usage as EvalUsage
 from eval_core.host import ModelSession, TurnScripted
 from eval_host_agent_runtime.durable_services import (
@@ -88,7 +89,13 @@ from eval_host_agent_runtime.durable_services import (
     TurnRow,
 )
 from eval_host_agent_runtime.events import Decisions
-from eval_host_agent_runtime.ports import ModelPort, ScriptedExecutor, messages, tools_of
+from eval_host_agent_runtime.ports import (
+    ModelPort,
+    ScriptedExecutor,
+    ToolWitness,
+    messages,
+    tools_of,
+)
 from eval_host_agent_runtime.routine_desk import RoutineDeskService, ScheduledOutcome
 from eval_host_agent_runtime.services import (
     EventStreamService,
@@ -265,6 +272,8 @@ class L3Trial:
             tier.writing.acquire()
         self.model: Any = None
         self.recorded: list[Event] = []
+        self.witness = ToolWitness()
+        self.seeded: set[str] = set()  # call ids of the earlier pass the Host wrote itself
         self.usage = EvalUsage()
         self.system_prompt: str | None = None
 
@@ -358,7 +367,7 @@ class L3Trial:
                     self.clients,
                 )
             inner = executor_chain(scripted, self.registry.tools, self.files.tools)
-            return _DurableTools(inner, writer, dispatcher)
+            return self.witness.around(_DurableTools(inner, writer, dispatcher))
 
         tools: list[ToolSpec] = tools_of(case)
         bundle = active_bundle(store.conn)
@@ -379,6 +388,7 @@ class L3Trial:
         )
 
     def _turn(self, index: int, inputs: Sequence[Any], results: Sequence[Any]) -> None:
+        self.witness.turn_index = index
         minted = start_turn(self.store, self.conversation, index, messages(inputs))
         scripted = ScriptedExecutor(list(results))  # the Tools' providers outlive a restart
         request = self._request(index, scripted, self.model)
@@ -427,6 +437,7 @@ class L3Trial:
         lease = store.claim(minted, owner="worker-1.prior")
         log = EventLog(store, lease)
         for call_id, name, outcome in prior.calls:
+            self.seeded.add(call_id)
             log(
                 "tool.call",
                 {
@@ -617,14 +628,14 @@ class L3Trial:
                 output_structured = json.loads(output_text)
         elif last is not None and last.reason in LIMIT_REASONS:
             output_kind = "tool_calls"
+        said = [c for c in decisions.calls if c.call_id not in self.seeded]
         return Evidence(
             tier=self.case.tier,
-            system_prompt=self.system_prompt,
-            model_calls=self.session.calls,
+            testimony=Testimony(system_prompt=self.system_prompt, tool_calls=said),
             output_text=output_text if isinstance(output_text, str) else None,
             output_structured=output_structured,
             output_kind=output_kind,  # type: ignore[arg-type]
-            tool_calls=decisions.calls,
+            tool_calls=list(self.witness.received),
             tool_results=decisions.results,
             denials=decisions.denials,
             guard_decisions=decisions.guards,

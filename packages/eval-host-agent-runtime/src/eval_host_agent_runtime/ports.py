@@ -7,6 +7,7 @@ harness's model session and scripted Tool results into those two ports, nothing 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -19,8 +20,9 @@ from agent_runtime.model import (
     ToolSpec,
     Usage,
 )
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.tools import PLATFORM_TOOLS, ToolExecutor, ToolOutcome
 from eval_core.case import CaseBase, FilePart, ScriptedResult, TextPart, ToolDecl
+from eval_core.evidence import ToolCall
 from eval_core.host import ModelCallRequest, ModelError, ModelSession
 from eval_core.scripted import ScriptedTools
 
@@ -138,3 +140,38 @@ class ScriptedExecutor:
         self.effects[call.call_id] = self.effects.get(call.call_id, 0) + 1
         outcome = self._tools.execute(call.name, call.arguments)
         return ToolOutcome(outcome.status, outcome.output, outcome.reason, outcome.wait_id)
+
+
+class ToolWitness:
+    """The Tool boundary, on the Host's side of the runtime's executor port: every call as the
+    Tools received it (its arguments copied there and then), whatever the runtime records.
+
+    It wraps the whole executor the Host hands the runtime, so a call the runtime's record says
+    it refused, and ran anyway, is seen here; ``turn_index`` is set by the Host per Turn.
+    """
+
+    __slots__ = ("inner", "received", "turn_index")
+
+    def __init__(self, inner: ToolExecutor | None = None) -> None:
+        self.inner = inner
+        self.received: list[ToolCall] = []
+        self.turn_index = 1
+
+    def around(self, inner: ToolExecutor) -> ToolWitness:
+        """This witness's record, in front of ``inner`` (one executor per worker pass)."""
+        seen = ToolWitness(inner)
+        seen.received, seen.turn_index = self.received, self.turn_index
+        return seen
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.received.append(
+            ToolCall(
+                call_id=call.call_id,
+                name=call.name,
+                arguments=copy.deepcopy(call.arguments),
+                turn_index=self.turn_index,
+            )
+        )
+        if self.inner is None:
+            raise RuntimeError("a ToolWitness with no Tools behind it")
+        return self.inner.execute(call)

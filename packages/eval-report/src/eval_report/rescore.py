@@ -104,7 +104,7 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
             known = _typed(path, stored, types, plugins)
             typed[pointer.sha256] = known
         evidence, expect = known
-        again = admit(decide(recorded, evidence, expect, plugins.kinds))
+        again = admit(decide(recorded, evidence, expect, plugins.kinds, plugins.witness_checks))
         result.trials.append(again)
         flipped = again.outcome != recorded.outcome or [e.passed for e in again.expectations] != [
             e.passed for e in recorded.expectations

@@ -17,6 +17,7 @@ from eval_core import delta as deltas
 from eval_core.matrix import Leg, covered, not_cleared_matrix
 from eval_core.scorecard import COMPARABLE, Scorecard, case_verdict, not_cleared
 from eval_core.trial import TrialResult
+from eval_core.witness import WITNESSED
 from eval_report import payload, plots
 from eval_report.saved import Saved
 
@@ -157,6 +158,8 @@ def _by_case(trials: Sequence[TrialResult]) -> dict[str, list[TrialResult]]:
 def _reason(trial: TrialResult) -> str | None:
     if trial.outcome == "errored":
         return trial.error
+    if trial.contradictions:
+        return f"{WITNESSED}: {trial.contradictions[0]}"
     failed = next((e for e in trial.expectations if not e.passed), None)
     if failed is not None:
         return f"{failed.kind}: {failed.detail}"
@@ -166,7 +169,8 @@ def _reason(trial: TrialResult) -> str | None:
 def _reasons(trial: TrialResult) -> str:
     """Everything the text filter should find a Trial by: each failed reason, its error."""
     failed = [f"{e.kind}: {e.detail}" for e in trial.expectations if not e.passed]
-    return " ".join([*failed, trial.error or "", trial.unexercised or ""])
+    contradicted = [f"{WITNESSED}: {line}" for line in trial.contradictions]
+    return " ".join([*contradicted, *failed, trial.error or "", trial.unexercised or ""])
 
 
 def _families(cards: Sequence[Scorecard]) -> dict[str, str]:

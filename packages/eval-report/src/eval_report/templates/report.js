@@ -128,6 +128,9 @@
     set(node, "meta", meta);
     set(node, "error", trial.error ? "errored: " + trial.error : null);
     set(node, "unex", trial.unexercised ? "unexercised: " + trial.unexercised : null);
+    var contradicted = trial.contradictions || [];
+    set(node, "contradicted", contradicted.length ?
+      "testimony contradicts a witness: " + contradicted.join("; ") : null);
     var expectations = (trial.expectations || []).map(function (e) {
       return { kind: e.kind, passed: e.passed, detail: e.detail, written: e.expectation,
                family: data.families[e.kind] || "unknown",

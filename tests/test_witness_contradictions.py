@@ -1,0 +1,141 @@
+"""The always-on witness check, one test per contradiction, each built from a runtime mutation.
+
+Each mutation makes the runtime's own record disagree with what a witness saw: the runtime
+denies a call and runs it anyway, records arguments it did not pass, records a dispatch no Tool
+received, reports a prompt it did not send, or miscounts its model calls. The Trial must FAIL
+with the contradiction named (both sides), whatever its Expectations say; unmutated, the same
+Cases pass with no contradiction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_runtime import loop, recovery
+from agent_runtime.model import ModelRequest
+from agent_runtime.tools import ToolOutcome
+from eval_core.corpus import Corpus, Loader
+from eval_core.plugins import PluginSet, load_plugins
+from eval_core.render import render_text
+from eval_core.runner import run_sweep
+from eval_core.scripted import ScriptedBinding
+from eval_core.trial import TrialResult
+from eval_core.witness import WITNESSED
+from tests.conftest import ROOT
+
+DENIED = "records-readonly-cannot-comment-on-an-issue"
+DENIED_L3 = "l3-capability-denial-is-read-back-from-the-run"
+CALLS = "support-reads-two-tickets-in-one-batch"
+PLAIN = "support-passes-a-clean-ticket-to-the-model"
+
+
+@pytest.fixture(scope="module")
+def loaded() -> Iterator[tuple[PluginSet, Any, Corpus]]:
+    plugins = load_plugins()
+    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
+    try:
+        yield plugins, host, Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+    finally:
+        host.close()
+
+
+def trials(loaded: tuple[PluginSet, Any, Corpus], *ids: str) -> dict[str, TrialResult]:
+    plugins, host, corpus = loaded
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=ids)
+    return {t.case_id: t for t in card.trials}
+
+
+def contradicted(trial: TrialResult, check: str) -> list[str]:
+    assert trial.outcome == "failed", (trial.outcome, trial.error, trial.contradictions)
+    found = [line for line in trial.contradictions if line.startswith(f"{check}: ")]
+    assert found, trial.contradictions
+    return found
+
+
+def test_unmutated_the_cases_pass_with_no_contradiction(loaded: Any) -> None:
+    for trial in trials(loaded, DENIED, DENIED_L3, CALLS, PLAIN).values():
+        assert trial.outcome == "passed", (trial.case_id, trial.contradictions)
+        assert trial.contradictions == []
+
+
+def test_a_denied_call_that_still_runs_fails_at_both_tiers(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = loop._Turn.deny
+
+    def deny_and_run(self: Any, call: Any, reason: str, source: Any) -> None:
+        real(self, call, reason, source)
+        self.executor.execute(call)  # the regression: the refused call reaches its Tool
+
+    monkeypatch.setattr(loop._Turn, "deny", deny_and_run)
+    for trial in trials(loaded, DENIED, DENIED_L3).values():
+        (line,) = contradicted(trial, "denied call received")
+        assert " as denied by " in line and line.endswith("but the Tool received it")
+
+
+def test_recorded_arguments_that_differ_from_what_the_tool_received_fail(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = loop.preview
+
+    def wrong_preview(value: Any) -> Any:  # the record shows arguments that were never passed
+        return real({**value, "recorded": "only"} if isinstance(value, dict) else value)
+
+    monkeypatch.setattr(loop, "preview", wrong_preview)
+    lines = contradicted(trials(loaded, CALLS)[CALLS], "recorded call not received")
+    assert all('"recorded":"on' in line and "but the Tool received {" in line for line in lines), (
+        lines
+    )
+
+
+def test_a_dispatch_no_tool_received_fails(loaded: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def short_circuit(self: Any, call: Any) -> ToolOutcome:  # believes every effect ran before
+        return ToolOutcome("succeeded", {"cached": True})
+
+    monkeypatch.setattr(recovery.EffectLedger, "execute", short_circuit)
+    lines = contradicted(trials(loaded, CALLS)[CALLS], "recorded call not received")
+    assert lines and all("but no Tool received it" in line for line in lines)
+
+
+def test_a_reported_prompt_that_was_not_sent_fails(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def request(system: str, messages: Any, tools: Any) -> ModelRequest:
+        return ModelRequest(system + "\n(appended after the report)", messages, tools)
+
+    monkeypatch.setattr(loop, "ModelRequest", request)
+    (line,) = contradicted(trials(loaded, PLAIN)[PLAIN], "reported prompt not sent")
+    assert "the binding sent" in line and "appended after the report" in line
+
+
+def test_a_miscounted_model_call_fails(loaded: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Miscounted(loop.TurnResult):  # type: ignore[misc]
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name == "model_calls" and value:
+                value += 1  # counts a call it never made
+            super().__setattr__(name, value)
+
+    monkeypatch.setattr(loop, "TurnResult", Miscounted)
+    (line,) = contradicted(trials(loaded, PLAIN)[PLAIN], "reported model calls not counted")
+    assert "model call(s), but the binding received 2 request(s)" in line
+    assert "reported 2 " not in line
+
+
+def test_the_scorecard_names_the_contradiction(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = loop._Turn.deny
+
+    def deny_and_run(self: Any, call: Any, reason: str, source: Any) -> None:
+        real(self, call, reason, source)
+        self.executor.execute(call)
+
+    monkeypatch.setattr(loop._Turn, "deny", deny_and_run)
+    plugins, host, corpus = loaded
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=[DENIED])
+    text = render_text(card)
+    assert f"FAIL  {DENIED}#1" in text
+    assert f"     - {WITNESSED}: denied call received: the runtime recorded call" in text
