@@ -117,9 +117,36 @@ def generous(e: Shout, ev: Evidence) -> Verdict:
 def test_conformance_finds_a_scorer_that_breaks_the_contract(scorer: Any, reason: str) -> None:
     with pytest.raises(AssertionError) as broken:
         quick = settings(phases=[Phase.generate])  # the failure, not its smallest example
-        assert_kind_conforms(KindSpec(struct=Shout, scorer=scorer), examples=100, settings=quick)
+        spec = KindSpec(struct=Shout, scorer=scorer, witness="answer")
+        assert_kind_conforms(spec, examples=100, settings=quick)
     assert reason in str(broken.value)
     assert "contract(" in str(broken.value)  # hypothesis's failing example
+
+
+def believes(e: Shout, ev: Evidence) -> Verdict:
+    """Takes the runtime's word: any event it recorded counts as the shout."""
+    return passed("the runtime recorded events") if ev.events else failed("nothing recorded")
+
+
+@pytest.mark.parametrize(
+    ("witness", "reason"),
+    [
+        (None, "the kind declares no witness"),
+        ("tool", "passed on the runtime's own record alone"),
+    ],
+)
+def test_conformance_refuses_a_kind_that_takes_the_runtimes_word(
+    witness: str | None, reason: str
+) -> None:
+    with pytest.raises(AssertionError) as broken:
+        quick = settings(phases=[Phase.generate])
+        spec = KindSpec(struct=Shout, scorer=believes, witness=witness)
+        assert_kind_conforms(spec, examples=50, settings=quick)
+    assert reason in str(broken.value)
+
+
+def test_a_kind_about_the_record_itself_may_read_the_events() -> None:
+    assert_kind_conforms(KindSpec(struct=Shout, scorer=believes, witness="events"), examples=30)
 
 
 def test_a_schema_that_moved_from_its_snapshot_fails(tmp_path: Path) -> None:

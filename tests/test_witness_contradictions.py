@@ -30,6 +30,7 @@ DENIED = "records-readonly-cannot-comment-on-an-issue"
 DENIED_L3 = "l3-capability-denial-is-read-back-from-the-run"
 CALLS = "support-reads-two-tickets-in-one-batch"
 PLAIN = "support-passes-a-clean-ticket-to-the-model"
+READ_SCAN = "l3-file-pdf-read-scan-is-attached-to-the-next-request"
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def contradicted(trial: TrialResult, check: str) -> list[str]:
 
 
 def test_unmutated_the_cases_pass_with_no_contradiction(loaded: Any) -> None:
-    for trial in trials(loaded, DENIED, DENIED_L3, CALLS, PLAIN).values():
+    for trial in trials(loaded, DENIED, DENIED_L3, CALLS, PLAIN, READ_SCAN).values():
         assert trial.outcome == "passed", (trial.case_id, trial.contradictions)
         assert trial.contradictions == []
 
@@ -139,3 +140,19 @@ def test_the_scorecard_names_the_contradiction(
     text = render_text(card)
     assert f"FAIL  {DENIED}#1" in text
     assert f"     - {WITNESSED}: denied call received: the runtime recorded call" in text
+
+
+def test_an_announced_attachment_that_is_never_sent_fails(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files family's check: the runtime announces the File a file_read attached, then
+    drops it from the next request."""
+    real = loop._attach_read_files
+
+    def announce_only(*args: Any, **kwargs: Any) -> list[Any]:
+        real(*args, **kwargs)
+        return []
+
+    monkeypatch.setattr(loop, "_attach_read_files", announce_only)
+    (line,) = contradicted(trials(loaded, READ_SCAN)[READ_SCAN], "announced attachment not sent")
+    assert "as attached, but none of the" in line

@@ -34,7 +34,7 @@ def score(expectation: AnswerIsShort, evidence: Evidence) -> Verdict:
 
 @hookimpl
 def eval_kinds():
-    return [KindSpec(struct=AnswerIsShort, scorer=score)]
+    return [KindSpec(struct=AnswerIsShort, scorer=score, witness="answer")]
 """
 
 
@@ -95,6 +95,30 @@ def test_a_plugin_claiming_a_builtin_kind_is_refused(site: Path) -> None:
         PluginError, match=r"claimed twice.*eval-expectations-turn.*thirdparty-clash"
     ):
         load_plugins()
+
+
+def test_a_kind_naming_an_unknown_witness_is_refused(site: Path) -> None:
+    source = GOOD.replace('witness="answer"', 'witness="hearsay"')
+    make_distribution(site, "thirdparty-hearsay", "1.0", "thirdparty_hearsay", source)
+    with pytest.raises(PluginError, match=r"names the witness 'hearsay'; a witness is one of"):
+        load_plugins()
+
+
+def test_a_family_adds_a_witness_check_run_on_every_trial(site: Path) -> None:
+    source = GOOD + textwrap.dedent(
+        """
+        from eval_core.witness import WitnessCheck
+
+
+        @hookimpl
+        def eval_witness_checks():
+            return [WitnessCheck("short answers", lambda evidence: [])]
+        """
+    )
+    make_distribution(site, "thirdparty-checks", "1.0", "thirdparty_checks", source)
+    plugins = load_plugins()
+    (check,) = [c for c in plugins.witness_checks if c.name == "short answers"]
+    assert check.origin is not None and check.origin.distribution == "thirdparty-checks"
 
 
 SOURCE = """

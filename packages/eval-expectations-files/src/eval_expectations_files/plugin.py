@@ -15,10 +15,12 @@ from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
+from eval_core.witness import WitnessCheck
 from eval_expectations_files.fixtures import CaseFile
 from eval_expectations_files.kinds import kind_specs
 from eval_expectations_files.rules import check_case
 from eval_expectations_files.setup import FIXTURE
+from eval_expectations_files.witness import CHECKS
 
 L3: frozenset[Tier] = frozenset({"l3"})
 
@@ -33,6 +35,11 @@ def _content(files: Any) -> Iterator[str]:
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
     return kind_specs()
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return CHECKS
 
 
 @hookimpl
