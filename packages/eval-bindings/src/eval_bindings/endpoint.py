@@ -50,6 +50,7 @@ class EndpointSession:
         self.retries = 0
         self.model_version: str | None = None
         self.sent: list[ModelRequest] = []
+        self.replied: list[list[str]] = []
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         b = self._binding
@@ -72,6 +73,8 @@ class EndpointSession:
             raise VendorError(exc.reason, redact(exc.message, b.api_key)) from None
         if reply.model_version is not None:
             self.model_version = reply.model_version
+        if reply.tool_calls:
+            self.replied.append([c.call_id for c in reply.tool_calls])
         return reply
 
     def _retried(self, _fault: VendorError) -> None:

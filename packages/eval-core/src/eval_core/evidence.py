@@ -127,9 +127,10 @@ class Evidence(msgspec.Struct, kw_only=True):
     """What one Trial observed. Built by the Host; read by scorers; never by the Case.
 
     Each field has one witness (:data:`eval_core.witness.WITNESSES`): ``model_requests``,
-    ``model_calls`` and ``system_prompt`` are the binding's (the core fills them from the
-    model session after the run: each request as put on the wire, the calls counted, the
-    instructions of the last request sent); ``tool_calls`` holds each call as the Tool itself
+    ``model_calls``, ``system_prompt`` and ``tool_batches`` are the binding's (the core fills
+    them from the model session after the run: each request as put on the wire, the calls
+    counted, the instructions of the last request sent, the call ids of each reply that asked
+    for Tools); ``tool_calls`` holds each call as the Tool itself
     received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
     ``events``, ``tool_results``, ``denials`` and ``guard_decisions`` are the runtime's own
     record, and ``testimony`` what it says it did besides.

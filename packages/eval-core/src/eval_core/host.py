@@ -66,7 +66,9 @@ class ModelSession(Protocol):
     The session is the billing record: ``usage`` and ``calls`` count every attempt sent to
     the vendor, failed and retried ones included; ``retries`` counts the retried attempts.
     ``sent`` records each request as the binding put it on its transport (once per call, not
-    per retried attempt): what the provider-prompt kinds score.
+    per retried attempt): what the provider-prompt kinds score. A session may also keep
+    ``replied``: the call ids of each reply that asked for Tools, in order (the batches the
+    model asked for, as the binding received them).
     """
 
     usage: Usage

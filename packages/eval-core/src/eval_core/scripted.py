@@ -45,6 +45,7 @@ class ScriptedSession:
         "calls",
         "model_version",
         "retries",
+        "replied",
         "sent",
         "usage",
     )
@@ -58,6 +59,7 @@ class ScriptedSession:
         self.retries = 0
         self.model_version: str | None = None
         self.sent: list[ModelRequest] = []
+        self.replied: list[list[str]] = []
 
     def begin_turn(self, steps: Sequence[ScriptStep] | None) -> None:
         """A later Turn begins: replay its own steps, or carry on when it has none."""
@@ -82,6 +84,7 @@ class ScriptedSession:
                 ModelToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments)
                 for c in step.calls
             ]
+            self.replied.append([c.call_id for c in calls])
             return ModelReply(text=step.text, tool_calls=calls, finish_reason="tool_calls")
         assert isinstance(step, StructuredStep)
         return ModelReply(structured=step.value)

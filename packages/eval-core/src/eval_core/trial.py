@@ -90,6 +90,8 @@ def run_trial(
             evidence.model_requests = requests
             evidence.model_calls = session.calls
             evidence.system_prompt = requests[-1].system if requests else None
+            replied = getattr(session, "replied", None)
+            evidence.tool_batches = [list(b) for b in replied] if replied is not None else None
 
         try:
             evidence = run_with_fixtures(

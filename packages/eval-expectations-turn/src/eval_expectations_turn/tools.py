@@ -323,12 +323,13 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolCallsBatched,
-            witness="events",
+            witness="binding",
             scorer=_score_batched,
             tiers=L2,
             check=_check_min,
             json_schema=properties(min=at_least(2)),
-            description="The largest batch of calls in one model response had at least min calls.",
+            description="The largest batch of calls in one model response (as the binding "
+            "received it) had at least min calls.",
         ),
         KindSpec(
             struct=ToolDenied,

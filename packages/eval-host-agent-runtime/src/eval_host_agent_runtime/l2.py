@@ -143,7 +143,6 @@ def evidence_of(
         output_structured=result.output_structured,
         output_kind=result.output_kind,
         tool_calls=witness.received,
-        tool_batches=result.batches,
         tool_results=decisions.results,
         denials=decisions.denials,
         guard_decisions=decisions.guards,
