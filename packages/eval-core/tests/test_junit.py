@@ -41,3 +41,18 @@ def test_junitparser_reads_failures_errors_and_skips(tmp_path: Path) -> None:
     assert isinstance(results["unex#1"][0], Skipped)
     assert "unexercised" in results["unex#1"][0].message
     assert "never ran: spend ceiling reached" in results["never#1"][0].message
+
+
+def test_a_contradiction_is_the_failures_first_line(tmp_path: Path) -> None:
+    from msgspec.structs import replace
+
+    from eval_core.witness import WITNESSED
+
+    line = "denied call received: the runtime recorded call c2 as denied, but the Tool received it"
+    card = scorecard([replace(trial("lied", "failed"), contradictions=[line])], corpus_cases=1)
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit.render([card], [(_Case("lied"), 1)]))  # type: ignore[arg-type]
+    [suite] = list(JUnitXml.fromfile(str(path)))
+    [case] = list(suite)
+    assert isinstance(case.result[0], Failure)
+    assert case.result[0].message == f"{WITNESSED}: {line}"
