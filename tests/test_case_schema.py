@@ -174,3 +174,22 @@ def test_kinds_and_fields_carry_their_descriptions_and_examples_for_hover() -> N
     assert by_tag["output_matches"]["properties"]["pattern"]["format"] == "regex"
     assert "(l3 only)" in by_tag["run_status"]["description"]
     assert "(l3 only)" in defs["Case"]["properties"]["journey"]["description"]
+
+
+def test_a_top_level_schema_pointer_is_allowed_and_nothing_else_unknown() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "eval_core", "schema"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    emitted = json.loads(done.stdout)  # what `eval schema` prints now, as the file holds
+    for schema in (emitted, SCHEMA):
+        validator = Draft202012Validator(schema)
+        pointed = {"$schema": "../schema/case.schema.json", **minimal_case()}
+        assert not list(validator.iter_errors(pointed))
+        assert list(validator.iter_errors({**pointed, "$schema": 3}))
+        assert list(validator.iter_errors({**minimal_case(), "$schemas": "x"}))

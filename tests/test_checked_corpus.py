@@ -188,7 +188,7 @@ def test_a_corrupt_entry_is_a_miss(
     (entry,) = cache.iterdir()
     entry.write_bytes(b"\x93not msgpack at all")
     assert loader.load(corpus_dir) == first
-    assert entry.read_bytes().startswith(b"\x86")  # rewritten whole (six fields)
+    assert entry.read_bytes().startswith(b"\x87")  # rewritten whole (seven fields)
 
 
 def test_no_fingerprint_or_off_means_no_cache(

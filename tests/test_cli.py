@@ -75,7 +75,7 @@ def test_the_text_scorecard_shows_failures_and_verbose_lists_every_case(
     assert quiet.returncode == verbose.returncode == 1
     assert "FAIL  fails#1" in quiet.stdout and "PASS  c#1" not in quiet.stdout
     assert "1 passed, 1 failed, 0 errored" in quiet.stdout
-    assert "FAIL  fails#1" in verbose.stdout and "PASS  c#1  [completed]" in verbose.stdout
+    assert "FAIL  fails#1" in verbose.stdout and "PASS  c#1  [loop completed]" in verbose.stdout
     as_json = run("sweep", locked, "--format", "json")
     assert [t["caseId"] for t in json.loads(as_json.stdout)["trials"]] == ["c", "fails"]
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -273,3 +274,31 @@ def test_the_shipped_soul_is_what_is_hashed(loader: Loader, corpus_dir: Path) ->
     shutil.rmtree(corpus_dir / "soul")
     shutil.copytree(SOUL, corpus_dir / "soul")
     assert loader.load(corpus_dir).soul_hash == corpus.soul_hash
+
+
+def test_each_case_digest_moves_with_its_case_alone_and_the_hash_rule_is_unchanged(
+    loader: Loader, corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    from eval_core.hashing import canonical, case_digests, judge_identity
+
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
+    write(corpus_dir, [a_case("a"), a_case("b")])
+    first = loader.load(corpus_dir)  # checked, then kept
+    assert list((tmp_path / "cache").rglob("*.bin"))  # kept: the next load is a cache hit
+    kept = loader.load(corpus_dir)  # the checked-Corpus cache's copy
+    assert first.case_hashes == kept.case_hashes == case_digests(first.cases)
+    assert first.files == kept.files == {"a": "a.json", "b": "b.json"}
+    assert first.file("a") == corpus_dir / "a.json"
+    digest = hashlib.sha256(canonical(sorted(first.cases, key=lambda c: c.id)))
+    for part in (b"\0platform\0", canonical([loader._platform["lookup_ticket"]]), b"\0soul\0"):
+        digest.update(part)
+    digest.update(first.soul_hash.encode())
+    digest.update(b"\0plugins\0" + canonical(list(first.plugins)) + b"\0judge\0")
+    digest.update(judge_identity({}).encode())
+    assert first.hash == digest.hexdigest()  # the digests cost the corpusHash nothing
+    write(corpus_dir, [a_case("a"), a_case("b", text="changed")])
+    edited = loader.load(corpus_dir)
+    assert edited.case_hashes["a"] == first.case_hashes["a"]
+    assert edited.case_hashes["b"] != first.case_hashes["b"]

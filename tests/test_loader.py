@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -290,3 +292,53 @@ def test_arbitrary_json_never_raises_anything_but_the_loaders_error(
         except CorpusError as error:
             assert error.problems
             assert all(p.file.endswith("c.json") and p.path.startswith("$") for p in error.problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "reason"),
+    [
+        (
+            '{\n  "id": "c",\n  "tier": "l2",\n  "input": [{"role": "user", "content": "hi"\n',
+            ":4:45: $: not valid JSON: ",
+            "the file ends before the JSON does (truncated",
+        ),
+        ('{\n  "id": "c",\n  "tier" "l2"\n}\n', ":3:10: $: not valid JSON: ", "expected ':'"),
+        ('{"id": "é", x}', ":1:13: $: not valid JSON: ", "object keys must be strings"),
+        ("  \n", ":1:1: $: not valid JSON: ", "the file is empty"),
+    ],
+)
+def test_json_that_does_not_parse_is_refused_at_its_line_and_column(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase, text: str, where: str, reason: str
+) -> None:
+    write_case(text, name="c.json")
+    with pytest.raises(CorpusError) as error:
+        loader.load(corpus_dir)
+    [problem] = error.value.problems
+    assert str(problem).startswith(f"{corpus_dir / 'c.json'}{where}"), str(problem)
+    assert reason in problem.reason
+    assert (problem.line, problem.column) == tuple(int(n) for n in where.split(":")[1:3])
+
+
+def test_a_schema_pointer_is_accepted_and_ignored(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case())
+    plain = loader.load(corpus_dir)
+    write_case({"$schema": "../schema/case.schema.json", **minimal_case()})
+    pointed = loader.load(corpus_dir)
+    assert pointed.hash == plain.hash  # outside the corpusHash: it changes nothing measured
+    assert pointed.case_hashes == plain.case_hashes
+    assert "$schema" not in json.dumps(msgspec.to_builtins(pointed.cases[0]))
+    (corpus_dir / "c.json").unlink()
+    write_case(
+        "$schema: ../schema/case.schema.json\n" + yaml.safe_dump(minimal_case()), name="c.yaml"
+    )
+    assert loader.load(corpus_dir).hash == plain.hash  # YAML too
+    (corpus_dir / "c.yaml").unlink()
+    write_case({"$schema": 3, **minimal_case()})
+    assert only(refusal(loader, corpus_dir)) == ("c.json", "$.$schema", "Expected `str`, got `int`")
+    write_case({"$schemas": "x", **minimal_case()})
+    assert only(refusal(loader, corpus_dir))[1:] == (
+        "$.$schemas",
+        "unknown Case field '$schemas': no installed plug-in provides it",
+    )

@@ -60,3 +60,17 @@ def test_the_scorecard_keeps_counts_even_when_zero(tmp_path: Path) -> None:
     baseline.write(path, scorecard([trial("a", "failed")]), "abc")
     card = json.loads(path.read_text())["scorecard"]
     assert (card["passed"], card["failed"], card["errored"]) == (0, 1, 0)
+
+
+def test_a_saved_scorecard_is_named_for_what_it_is(tmp_path: Path) -> None:
+    from eval_core.scorecard import encode_json
+
+    path = tmp_path / "card.json"
+    path.write_bytes(encode_json(scorecard([trial("a", "passed")])))
+    assert b'"schemaVersion"' in path.read_bytes()  # it has one: the old reason was wrong
+    with pytest.raises(BaselineError) as caught:
+        baseline.read(path)
+    assert str(caught.value) == (
+        f"{path} is a saved Scorecard, not a Baseline: promote one with --promote, or compare "
+        "two Scorecards with eval compare"
+    )

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from eval_core.delta import ComparisonRefused, compare, render
+from eval_core.scorecard import Scorecard
 from eval_core.trial import Outcome
 from release_fixtures import scorecard, trial
 
@@ -99,3 +103,75 @@ def test_states_partition_the_union_and_swapping_swaps_fixed_and_regressed(
     assert set().union(*by_state.values()) == set(ids)
     assert {c.case_id for c in backward.of("fixed")} == by_state["regressed"]
     assert {c.case_id for c in backward.of("regressed")} == by_state["fixed"]
+
+
+def test_two_scorecards_without_repeat_are_worded_as_scorecards(tmp_path: Path) -> None:
+    from eval_core import baseline
+    from eval_core.release import compare as compare_files
+    from eval_core.scorecard import encode_json
+
+    card = scorecard([trial("a", "passed")])
+    before, after = tmp_path / "A.json", tmp_path / "B.json"
+    before.write_bytes(encode_json(card))
+    after.write_bytes(encode_json(card))
+    out = io.StringIO()
+    assert compare_files(before, after, out) == 0
+    text = out.getvalue()
+    assert "Baseline" not in text
+    assert f"NOTE  the Scorecard {before} was swept without --repeat: it records no noise" in text
+    promoted = tmp_path / "base.json"
+    baseline.write(promoted, card, "abc")
+    out = io.StringIO()
+    assert compare_files(promoted, after, out) == 0
+    assert f"NOTE  the Baseline {promoted} was promoted without --repeat" in out.getvalue()
+    assert "NOTE  the Baseline was promoted without --repeat" in render(compare(card, card))
+
+
+def with_digests(card: Scorecard, digests: dict[str, str], corpus_hash: str) -> Scorecard:
+    card.case_hashes = digests
+    card.corpus_hash = corpus_hash
+    return card
+
+
+def test_a_corpus_hash_refusal_names_the_cases_added_removed_and_changed() -> None:
+    same = {"kept": "1" * 16, "atk": "2" * 16}
+    before = with_digests(
+        scorecard([trial("kept", "passed")]),
+        {**same, "edited": "3" * 16, "dropped": "4" * 16, "atk--base64": "5" * 16},
+        "a" * 64,
+    )
+    after = with_digests(
+        scorecard([trial("kept", "passed")]),
+        {**same, "edited": "6" * 16, "new": "7" * 16, "atk--base64": "8" * 16, "atk": "9" * 16},
+        "b" * 64,
+    )
+    with pytest.raises(ComparisonRefused) as caught:
+        compare(before, after)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == f"different Corpora: corpusHash {'a' * 16} vs {'b' * 16}"
+    assert "  - 3 Case(s) changed: atk (and 1 of its variants), edited" in lines
+    assert "  - 1 Case(s) added: new" in lines
+    assert "  - 1 Case(s) removed: dropped" in lines
+
+
+def test_same_cases_or_scorecards_without_digests_say_so() -> None:
+    digests = {"a": "1" * 16}
+    before = with_digests(scorecard([trial("a", "passed")]), dict(digests), "a" * 64)
+    after = with_digests(scorecard([trial("a", "passed")]), dict(digests), "b" * 64)
+    with pytest.raises(ComparisonRefused, match="the Cases and the plug-ins both used are the"):
+        compare(before, after)
+    before.case_hashes = {}  # a Scorecard saved before digests were recorded
+    with pytest.raises(ComparisonRefused) as caught:
+        compare(before, after)
+    assert "cannot say which Cases differ" in str(caught.value)
+    assert "the plug-ins both used are the same: the Cases, the Eval Soul" in str(caught.value)
+
+
+def test_old_scorecards_without_digests_still_read() -> None:
+    import msgspec
+
+    from eval_core.scorecard import decode_json, encode_json
+
+    raw = msgspec.json.decode(encode_json(scorecard([trial("a", "passed")])))
+    del raw["caseHashes"]
+    assert decode_json(msgspec.json.encode(raw)).case_hashes == {}

@@ -56,3 +56,50 @@ def test_a_contradiction_is_the_failures_first_line(tmp_path: Path) -> None:
     [case] = list(suite)
     assert isinstance(case.result[0], Failure)
     assert case.result[0].message == f"{WITNESSED}: {line}"
+
+
+def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties(
+    tmp_path: Path,
+) -> None:
+    from msgspec.structs import replace
+
+    from eval_core.witness import WITNESSED
+
+    lied = replace(trial("lied", "failed"), contradictions=["denied call received: c2"])
+    card = scorecard([trial("ok", "passed"), trial("bad", "failed"), lied], corpus_cases=4)
+    files = {
+        "ok": "corpus/ok.json",
+        "bad": "corpus/bad.yaml",
+        "lied": "corpus/lied.json",
+        "atk--base64": "corpus/red-team/atk.json",  # a variant: its source Case's file
+    }
+    planned = [(_Case(c), 1) for c in ("ok", "bad", "lied", "atk--base64")]
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit.render([card], planned, files))  # type: ignore[arg-type]
+    [suite] = list(JUnitXml.fromfile(str(path)))
+    properties = {p.name: p.value for p in suite.properties()}
+    assert properties == {
+        "corpusHash": card.corpus_hash,
+        "suite": "capability",
+        "model": "m1",
+        "harnessVersion": "abc",
+    }
+    cases = {case.name: case for case in suite}
+    assert {name: case.classname for name, case in cases.items()} == {
+        "ok#1": "eval.capability.m1.ok",
+        "bad#1": "eval.capability.m1.bad",
+        "lied#1": "eval.capability.m1.lied",
+        "atk--base64#1": "eval.capability.m1.atk",
+    }
+    assert {name: case._elem.get("file") for name, case in cases.items()} == {
+        f"{c}#1": files[c] for c in files
+    }
+    [failed] = cases["bad#1"].result
+    assert isinstance(failed, Failure) and failed.type == "output_contains"
+    [contradicted] = cases["lied#1"].result
+    assert isinstance(contradicted, Failure) and contradicted.type == "witness"
+    assert contradicted.message == f"{WITNESSED}: denied call received: c2"
+    [bare] = list(JUnitXml.fromstring(junit.render([card])))  # no files: classed by Sweep
+    unfiled = list(bare)
+    assert {case.classname for case in unfiled} == {"eval.capability.m1"}
+    assert {case._elem.get("file") for case in unfiled} == {None}

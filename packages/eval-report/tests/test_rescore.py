@@ -145,8 +145,35 @@ def test_rescore_shows_exactly_the_cases_a_scorer_change_flips(recorded: Path) -
         "     - answer_is_short: now pass: answer has 38 characters besides spaces\n"
         "       was fail: answer has 45 characters\n"
     ) in out
-    assert "long-stays-long" not in out and "short-stays-short" not in out
-    assert out.rstrip().endswith("2 Trial(s) unchanged (2 with a reworded reason)")
+    assert "short-stays-short" not in out
+    assert out.endswith(
+        "2 Trial(s) unchanged (2 with a reworded reason)\n"
+        "NOT CLEARED\n  - scripted: 1 Case(s) failed\n"  # long-stays-long still fails
+    )
+
+
+def test_the_exit_code_is_the_rescored_sweeps_gate_not_whether_a_verdict_changed(
+    recorded: Path,
+) -> None:
+    def sweep(case: str, log: str) -> int:
+        done = cli(recorded, "0.1.0", "sweep", "corpus", "--unlocked", "--case", case,
+                   "--log", log, "-q")  # fmt: skip
+        return done.returncode
+
+    assert sweep("short-stays-short", "clean.jsonl") == 0
+    same = cli(recorded, "0.1.0", "rescore", "clean.jsonl")  # nothing changes, it cleared
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert same.stdout.endswith("1 Trial(s) unchanged\nCLEARED\n")
+    assert sweep("near-limit-flips", "flips.jsonl") == 1
+    fixed = cli(recorded, "0.2.0", "rescore", "flips.jsonl")  # a verdict changed: now it clears
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "near-limit-flips  FAIL -> PASS" in fixed.stdout and fixed.stdout.endswith("CLEARED\n")
+    failing = cli(recorded, "0.1.0", "rescore", "log.jsonl")  # nothing changes, it failed
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "CHANGED" not in failing.stdout
+    assert failing.stdout.endswith("NOT CLEARED\n  - scripted: 2 Case(s) failed\n")
+    helped = " ".join(cli(recorded, "0.1.0", "rescore", "--help").stdout.split())
+    assert "Exit 0 it clears (whether or not a verdict changed), 1 it does not clear" in helped
 
 
 def test_a_scorer_edited_without_a_version_bump_is_named_by_its_code(recorded: Path) -> None:

@@ -57,7 +57,7 @@ def read(path: Path) -> Baseline:
     except msgspec.DecodeError as exc:
         raise BaselineError(f"{path}: not a Baseline: corrupt or truncated JSON ({exc})") from None
     if not isinstance(raw, dict) or "schemaVersion" not in raw or "scorecard" not in raw:
-        raise BaselineError(f"{path}: not a Baseline: no schemaVersion and scorecard")
+        raise BaselineError(_what_it_is(path, raw))
     if raw["schemaVersion"] != BASELINE_SCHEMA:
         raise BaselineError(
             f"{path}: Baseline schema {raw['schemaVersion']!r}; this harness reads "
@@ -71,6 +71,26 @@ def read(path: Path) -> Baseline:
         return msgspec.convert(raw, Baseline)
     except msgspec.ValidationError as exc:
         raise BaselineError(f"{path}: not a Baseline: {exc}") from None
+
+
+def is_scorecard(raw: object) -> bool:
+    """A saved Scorecard (``--save``, ``--save-dir``) as decoded JSON: what a Baseline holds
+    under ``scorecard``, on its own."""
+    return isinstance(raw, dict) and "scorecard" not in raw and "corpusHash" in raw
+
+
+def _what_it_is(path: Path, raw: object) -> str:
+    """Why a file is not a Baseline, saying what it is when it is something else we know."""
+    if is_scorecard(raw):
+        return (
+            f"{path} is a saved Scorecard, not a Baseline: promote one with --promote, or "
+            "compare two Scorecards with eval compare"
+        )
+    if not isinstance(raw, dict):
+        kind = "an array" if isinstance(raw, list) else type(raw).__name__
+        return f"{path}: not a Baseline: the JSON is {kind}, not an object"
+    missing = " and ".join(k for k in ("schemaVersion", "scorecard") if k not in raw)
+    return f"{path}: not a Baseline: no {missing}"
 
 
 def write(

@@ -148,6 +148,19 @@ class CaseBase(msgspec.Struct, **_CONFIG):
     platform_tools: list[str] = msgspec.field(default_factory=list)
     tool_results: list[ScriptedResult] = msgspec.field(default_factory=list)
     trials: int = 1
+    editor_schema: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="$schema")
+    """``"$schema"``: the JSON Schema an editor validates the file against (for instance
+    ``../schema/case.schema.json``). Accepted (a string) and then dropped as the Case is
+    decoded, so it is never in the Case: not in the corpusHash, the per-Case digests, the
+    checked-Corpus cache or a transcript. It stays out of the hash because it cannot change
+    what a Case measures (the hashing rule: anything that can is in the hash, nothing else
+    is), and a pointer that differs by where a file sits (``../`` from ``red-team/``) or by
+    whether the author's editor wants one must not make two Sweeps of the same Cases
+    incomparable. The Case file's bytes still key the cache, like its whitespace does."""
+
+    def __post_init__(self) -> None:
+        if self.editor_schema is not msgspec.UNSET:  # accepted, then ignored (see the field)
+            msgspec.structs.force_setattr(self, "editor_schema", msgspec.UNSET)
 
     def field(self, name: str) -> Any:
         """A plug-in field's value (``None`` when absent or not installed)."""

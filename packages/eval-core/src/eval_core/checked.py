@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-FORMAT = 2  # bump when what is stored, or how a key is made, changes
+FORMAT = 3  # bump when what is stored, or how a key is made, changes
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -42,6 +42,7 @@ class Entry(msgspec.Struct, frozen=True):
     hash: str
     plugins: list[dict[str, Any]]
     files: dict[str, list[int]]  # a file's key -> the positions of its Cases in ``cases``
+    case_hashes: dict[str, str] = {}  # each Case's digest by id (the Corpus's case_hashes)
 
 
 def enabled() -> bool:
@@ -148,6 +149,7 @@ def write(
             hash=corpus.hash,
             plugins=list(corpus.plugins),
             files=dict(files),
+            case_hashes=dict(corpus.case_hashes),
         )
         path = _path(directory, suite)
         replace(path, msgspec.msgpack.encode(entry))

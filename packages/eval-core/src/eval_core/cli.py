@@ -24,6 +24,7 @@ from eval_core.commands import (
     CommandRefused,
     Commands,
     Parser,
+    default_log_help,
     one_line,
     path,
 )
@@ -442,8 +443,9 @@ def _core_commands(commands: Commands) -> None:
     compare = commands.add(
         "compare",
         help="The delta between two saved Scorecards (or Baselines).",
-        description="Print the delta between two saved Scorecards; refused across Corpora or "
-        "models.",
+        description="Print the delta between two saved Scorecards (or Baselines); refused "
+        "across models, or across Corpora, naming the Cases added, removed and changed and the "
+        "plug-in differences (exit 3).",
         run=_compare,
     )
     compare.add_argument(
@@ -479,7 +481,7 @@ def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
         "--log",
         type=path,
         metavar="PATH",
-        help="The trial log (JSON Lines); default scorecards/trials/<model>-<time>.",
+        help=f"The trial log (JSON Lines); default {default_log_help()}.",
     )
     add(
         "--resume",
@@ -492,7 +494,9 @@ def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="List every Trial in the text Scorecard, not only failures.",
+        help="List every Trial in the text Scorecard, not only failures. The [loop STATUS] "
+        "after a Trial is how the runtime's tool loop ended (completed, failed, waiting...), "
+        "not the verdict: PASS  c#1  [loop failed] passed a Case that expects the loop to fail.",
     )
     _host_option(sweep)
     add(

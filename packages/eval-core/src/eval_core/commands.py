@@ -39,6 +39,18 @@ if TYPE_CHECKING:
 REFUSED = 2
 CANONICAL = ":canonical:"
 """The value of ``--baseline`` given without a PATH: the model's canonical Baseline."""
+DEFAULT_LOG = "scorecards/trials/{suite}-{model}-{time}-{pid}-{random}.jsonl"
+"""Where a Sweep's trial log goes without ``--log`` (under the working directory): the suite,
+the model, the UTC time it started (``20260130T120000Z``), the process id and six random hex
+digits, so two Sweeps never share one. ``eval sweep --help`` shows it with ``<...>``."""
+
+
+def default_log_help() -> str:
+    """:data:`DEFAULT_LOG` as help text, ``<suite>-<model>-...jsonl in scorecards/trials/``
+    (the name apart from its directory, so a help formatter never cuts the name in two)."""
+    folder, _, name = DEFAULT_LOG.replace("{", "<").replace("}", ">").rpartition("/")
+    return f"{name} in {folder}/"
+
 
 Run = Callable[[argparse.Namespace], "int | None"]
 """A command: its parsed arguments in, its exit code out (``None`` is 0)."""

@@ -14,7 +14,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -45,12 +45,19 @@ RED_TEAM = "red-team"
 
 @dataclass(frozen=True, slots=True)
 class Problem:
+    """One refusal: the file, the JSON path in it, the reason; ``line`` and ``column`` (from
+    1) where the file's text itself is at fault (JSON that does not parse), shown as editors
+    and compilers do, ``file:line:column``."""
+
     file: str
     path: str
     reason: str
+    line: int | None = None
+    column: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.path}: {self.reason}"
+        where = f":{self.line}:{self.column}" if self.line is not None else ""
+        return f"{self.file}{where}: {self.path}: {self.reason}"
 
 
 class CorpusError(Exception):
@@ -84,6 +91,16 @@ class Corpus:
     soul_hash: str
     plugins: tuple[dict[str, Any], ...]
     judge: str
+    case_hashes: Mapping[str, str] = field(default_factory=dict)
+    """Each Case's digest by id (:func:`~eval_core.hashing.case_digests`), as the Scorecard
+    records it so a refused comparison can name the Cases that differ."""
+    files: Mapping[str, str] = field(default_factory=dict)
+    """Each Case's file by id, as named in ``directory`` (a variant's is its source Case's)."""
+
+    def file(self, case_id: str) -> Path | None:
+        """The file a Case was read from (``None`` for a Case this Corpus did not load)."""
+        name = self.files.get(case_id)
+        return self.directory / name if name is not None else None
 
     def case(self, case_id: str) -> CaseBase:
         for case in self.cases:
@@ -202,15 +219,16 @@ class Loader:
         key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
         kept: dict[str, list[CaseBase]] = {}
         if key is not None:
-            assert soul_dir is not None and env is not None
+            assert soul_dir is not None and env is not None and file_keys is not None
             entry = checked.read(directory, self._suite)
             if entry is not None and entry.key == key:
-                hit = self._checked(directory, entry, soul_dir, soul)
+                hit = self._checked(directory, entry, soul_dir, soul, read, file_keys)
                 if hit is not None:
                     return hit
             kept = checked.reusable(entry, env, self.case_type)
         cases: list[CaseBase] = []
         origin: list[str] = []  # the key of the file each Case came from (for the cache)
+        sources: list[str] = []  # the name of the file each Case came from
         seen: dict[str, str] = {}
         for index, (name, data) in enumerate(read):
             file = prefix + name
@@ -233,6 +251,7 @@ class Loader:
                 seen[one.id] = file
                 cases.append(one)
                 origin.append(fkey)
+                sources.append(name)
         planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
         if planned > MAX_PLANNED_TRIALS:
             problems.append(
@@ -256,7 +275,8 @@ class Loader:
         }
         fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
         decls = [self._platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
-        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge)
+        per_case: dict[str, str] = {}
+        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge, per_case)
         corpus = Corpus(
             directory=directory,
             suite=self._suite,
@@ -266,6 +286,8 @@ class Loader:
             soul_hash=soul,
             plugins=tuple(fingerprint),
             judge=self.judge,
+            case_hashes=per_case,
+            files={case.id: sources[i] for case, i in zip(cases, order, strict=True)},
         )
         if key is not None:
             assert env is not None
@@ -299,11 +321,27 @@ class Loader:
         )
 
     def _checked(
-        self, directory: Path, entry: checked.Entry, soul_dir: Path, soul: str
+        self,
+        directory: Path,
+        entry: checked.Entry,
+        soul_dir: Path,
+        soul: str,
+        read: Sequence[tuple[str, bytes | NotReadable]],
+        file_keys: Sequence[str],
     ) -> Corpus | None:
-        """The Corpus the cache kept whole, or ``None``."""
+        """The Corpus the cache kept whole, or ``None``. Its key holds every file's key, so
+        each kept Case's file is the one of these files whose key the entry names for it."""
         cases = checked.cases(entry, self.case_type)
         if cases is None:
+            return None
+        name_of = {key: name for key, (name, _) in zip(file_keys, read, strict=True)}
+        files: dict[str, str] = {}
+        for key, positions in entry.files.items():
+            for at in positions:
+                if key not in name_of or at >= len(cases):
+                    return None
+                files[cases[at].id] = name_of[key]
+        if len(files) != len(cases) or set(entry.case_hashes) != set(files):
             return None
         return Corpus(
             directory=directory,
@@ -314,6 +352,8 @@ class Loader:
             soul_hash=soul,
             plugins=tuple(entry.plugins),
             judge=self.judge,
+            case_hashes=dict(entry.case_hashes),
+            files=files,
         )
 
     def load_file(
@@ -336,7 +376,7 @@ class Loader:
             except msgspec.ValidationError:
                 pass
             except msgspec.DecodeError as exc:
-                return None, [Problem(file, "$", f"not valid JSON: {exc}")]
+                return None, [json_problem(file, data, exc)]
         if case is None:
             raw, problem = _raw(path, data)
             if problem is not None:
@@ -742,7 +782,7 @@ def _raw(path: Path, data: bytes) -> tuple[Any, Problem | None]:
         try:
             return msgspec.json.decode(data), None
         except msgspec.DecodeError as exc:
-            return None, Problem(file, "$", f"not valid JSON: {exc}")
+            return None, json_problem(file, data, exc)
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -752,6 +792,33 @@ def _raw(path: Path, data: bytes) -> tuple[Any, Problem | None]:
         return None, Problem(file, "$", f"not valid YAML: {exc}")
     except (ValueError, OverflowError) as exc:  # a value the constructor cannot build
         return None, Problem(file, "$", f"not valid YAML: {exc}")
+
+
+_AT_BYTE = re.compile(r"^(?:JSON is malformed: )?(?P<reason>.*?) \(byte (?P<at>\d+)\)$")
+
+
+def json_problem(file: str, data: bytes, exc: msgspec.DecodeError) -> Problem:
+    """JSON that does not parse, said where it breaks (line and column, from 1, the column
+    in characters) and why: msgspec names the byte, or says the input was cut short (the
+    place is then just after the file's last character that is not white space)."""
+    message = str(exc)
+    match = _AT_BYTE.match(message)
+    if match is not None:
+        at, reason = min(int(match["at"]), len(data)), match["reason"]
+    elif "truncated" in message:
+        at = len(data.rstrip())  # just after the last of it, not after trailing blank lines
+        reason = (
+            "the file is empty"
+            if not data.strip()
+            else "the file ends before the JSON does (truncated: an object, array or string "
+            "is left open)"
+        )
+    else:
+        at, reason = 0, message
+    line = data.count(b"\n", 0, at) + 1
+    start = data.rfind(b"\n", 0, at) + 1
+    column = len(data[start:at].decode("utf-8", errors="replace")) + 1
+    return Problem(file, "$", f"not valid JSON: {reason}", line=line, column=column)
 
 
 def _type(value: Any) -> str:

@@ -43,20 +43,89 @@ class Delta(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
 
 
 def check_comparable(before: Scorecard, after: Scorecard) -> None:
+    """Refuse two Scorecards that measure different things, saying, as far as they record it,
+    which Cases and plug-ins differ."""
     if before.corpus_hash != after.corpus_hash:
+        named = case_changes(before.case_hashes, after.case_hashes)
+        plugins = plugin_changes(before.plugins, after.plugins, explain=False)
+        lines = [UNRECORDED] if named is None else list(named)
+        lines.extend(plugins)
+        if not plugins and not named:
+            lines.append(
+                "the plug-ins both used are the same: the Cases, the Eval Soul, the platform "
+                "Tools or the Judge differ"
+                if named is None
+                else "the Cases and the plug-ins both used are the same: the Eval Soul, the "
+                "platform Tools or the Judge differ"
+            )
         raise ComparisonRefused(
             f"different Corpora: corpusHash {before.corpus_hash[:16]} vs {after.corpus_hash[:16]}"
-            + "".join(f"\n  - {line}" for line in plugin_changes(before.plugins, after.plugins))
+            + "".join(f"\n  - {line}" for line in lines)
         )
     if before.model_id != after.model_id:
         raise ComparisonRefused(f"different models: {before.model_id} vs {after.model_id}")
 
 
+UNRECORDED = "a Scorecard saved before per-Case digests were recorded cannot say which Cases differ"
+LISTED = 10
+"""Cases named per line of a refusal; the rest are counted."""
+
+
+def case_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[str] | None:
+    """The Cases two Corpora differ by, from the per-Case digests each Scorecard records
+    (:attr:`~eval_core.scorecard.Scorecard.case_hashes`): one line each for those changed,
+    added and removed, by id (a Case's id is its file's stem; a variant ``<case>--<strategy>``
+    is folded into its Case when both are listed). ``[]`` when every Case is the same;
+    ``None`` when a side records no digests (a Scorecard saved by an older harness)."""
+    if not before or not after:
+        return None
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    added = sorted(after.keys() - before.keys())
+    removed = sorted(before.keys() - after.keys())
+    return [
+        f"{len(ids)} Case(s) {title}: {_listed(ids)}"
+        for title, ids in (("changed", changed), ("added", added), ("removed", removed))
+        if ids
+    ]
+
+
+def _listed(ids: Sequence[str]) -> str:
+    """The ids, each variant folded into its Case when that is listed too, the first
+    :data:`LISTED` named and the rest counted."""
+    present = set(ids)
+
+    def source(case_id: str) -> str:
+        parts = case_id.split("--")
+        for n in range(1, len(parts)):  # the shortest listed prefix is the Case
+            head = "--".join(parts[:n])
+            if head in present:
+                return head
+        return case_id
+
+    variants: dict[str, int] = {}
+    shown: list[str] = []
+    for case_id in ids:
+        head = source(case_id)
+        if head == case_id:
+            shown.append(case_id)
+        else:
+            variants[head] = variants.get(head, 0) + 1
+    named = [
+        f"{case_id} (and {variants[case_id]} of its variants)" if case_id in variants else case_id
+        for case_id in shown
+    ]
+    more = f" and {len(named) - LISTED} more" if len(named) > LISTED else ""
+    return ", ".join(named[:LISTED]) + more
+
+
 def plugin_changes(
-    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+    before: Sequence[Mapping[str, Any]],
+    after: Sequence[Mapping[str, Any]],
+    explain: bool = True,
 ) -> list[str]:
     """Why two corpusHashes differ, as far as the plug-ins both Scorecards used can say: per
-    distribution its version or code, and each kind or field only one side used."""
+    distribution its version or code, and each kind or field only one side used. With
+    ``explain`` and no difference, one line saying what else may differ."""
 
     def by_distribution(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
         return {str(r.get("distribution")): r for r in rows}
@@ -94,7 +163,7 @@ def plugin_changes(
         lines.append(f"{name} ({one[name]}) is used only by the first")
     for name in sorted(two.keys() - one.keys()):
         lines.append(f"{name} ({two[name]}) is used only by the second")
-    if not lines:
+    if not lines and explain:
         lines.append(
             "the plug-ins both used are the same: the Cases, the Eval Soul, the platform Tools "
             "or the Judge differ"
@@ -134,7 +203,12 @@ def compare(before: Scorecard, after: Scorecard, baseline_version: str = "") -> 
     )
 
 
-def render(delta: Delta, baseline_dirty: bool = False) -> str:
+def render(
+    delta: Delta, baseline_dirty: bool = False, earlier: str = "the Baseline was promoted"
+) -> str:
+    """The delta for people. ``earlier`` says how the earlier side was made, for the note
+    when it records no noise floor (``eval compare`` of two Scorecards: "the Scorecard A.json
+    was swept")."""
     lines = [
         f"Delta  model={delta.model_id}  corpus={delta.corpus_hash[:16]}"
         + (f"  baseline={delta.baseline_version}" if delta.baseline_version else "")
@@ -151,8 +225,8 @@ def render(delta: Delta, baseline_dirty: bool = False) -> str:
             lines.extend(f"  {c.case_id}  {c.before} -> {c.after}" for c in rows)
     if not delta.floor:
         lines.append(
-            "NOTE  the Baseline was promoted without --repeat: it records no noise floor, "
-            "so no delta here is damped"
+            f"NOTE  {earlier} without --repeat: it records no noise floor, so no delta here "
+            "is damped"
         )
     lines.append(f"{delta.passed_before} passed before, {delta.passed_after} passed after")
     if baseline_dirty:

@@ -6,6 +6,9 @@ Cases sorted by id, the resolved platform Tool declarations, the Eval Soul's has
 fingerprint of the plug-ins whose kinds and fields the Corpus uses (distribution, version, the
 digest of their installed code and each schema, prose excluded), and the Judge's identity.
 Nothing else.
+
+Each Case's own digest (:func:`case_digests`) is recorded beside it, in the Scorecard: never
+a unit of comparability, only the way a refused comparison names the Cases that differ.
 """
 
 from __future__ import annotations
@@ -47,16 +50,41 @@ def judge_identity(environ: Mapping[str, str] | None = None) -> str:
     return f"{url}|{model}" if url or model else "no-judge"
 
 
+CASE_DIGEST = 16
+"""Hex digits kept of a Case's SHA-256: enough to tell that a Case changed, short enough that
+a Scorecard of 10,000 Cases stays small. A Case digest is never what makes two Scorecards
+comparable (corpusHash is)."""
+
+
+def case_digests(cases: Iterable[Any]) -> dict[str, str]:
+    """Each Case's digest by id: the SHA-256 of its canonical encoding, as it enters the
+    corpusHash, cut to :data:`CASE_DIGEST` hex digits."""
+    return {case.id: hashlib.sha256(canonical(case)).hexdigest()[:CASE_DIGEST] for case in cases}
+
+
 def corpus_hash(
     cases: Sequence[Any],
     platform_decls: Iterable[Any],
     soul: str,
     plugins: Sequence[Mapping[str, Any]],
     judge: str,
+    per_case: dict[str, str] | None = None,
 ) -> str:
-    """The corpusHash of already-decoded Cases (sorted here by id, whatever the caller passed)."""
+    """The corpusHash of already-decoded Cases (sorted here by id, whatever the caller passed).
+
+    ``per_case``, when given, receives each Case's digest by id (see :func:`case_digests`): the
+    Cases are encoded one by one and joined as the canonical encoding of their list would be,
+    so the corpusHash is the same either way and the digests cost no second encoding.
+    """
+    ordered = sorted(cases, key=lambda c: c.id)
+    encoded = [canonical(case) for case in ordered]
+    if per_case is not None:
+        per_case.update(
+            (case.id, hashlib.sha256(data).hexdigest()[:CASE_DIGEST])
+            for case, data in zip(ordered, encoded, strict=True)
+        )
     digest = hashlib.sha256()
-    digest.update(canonical(sorted(cases, key=lambda c: c.id)))
+    digest.update(b"[" + b",".join(encoded) + b"]")  # == canonical(ordered), byte for byte
     digest.update(b"\0platform\0")
     digest.update(canonical(sorted(platform_decls, key=lambda d: d.name)))
     digest.update(b"\0soul\0")

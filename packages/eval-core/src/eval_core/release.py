@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +23,7 @@ from eval_core import delta as deltas
 from eval_core import outputs
 from eval_core.atomic import write_atomic
 from eval_core.case import CaseBase
-from eval_core.commands import CANONICAL  # `--baseline` given without a PATH
+from eval_core.commands import CANONICAL, DEFAULT_LOG  # CANONICAL: `--baseline` sans PATH
 from eval_core.evidence import Evidence
 from eval_core.executor import Executor, ExecutorRefused, executor
 from eval_core.input_files import InputRefused, read_json_input
@@ -322,7 +322,8 @@ def _sweep(
             _gate(options, run, version, redactor)
     code = _report(options, opened, runs, redactor, out, err)
     failures = [f for run in runs for f in run.write_failures]
-    failures.extend(_write_outputs(options, runs, trials, redactor))
+    files = _case_files(opened.corpus, options.root) if options.junit_xml and opened else {}
+    failures.extend(_write_outputs(options, runs, trials, redactor, files))
     for failure in failures:
         err.write(clean(redactor.scrub_text(failure)) + "\n")
     err.flush()
@@ -388,9 +389,14 @@ def _log_path(options: SweepOptions, suite: str, model: str) -> Path:
         return options.resume
     if options.log is not None:
         return options.log
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    unique = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
-    return options.root / "scorecards" / "trials" / f"{suite}-{model}-{unique}.jsonl"
+    name = DEFAULT_LOG.format(
+        suite=suite,
+        model=model,
+        time=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"),
+        pid=os.getpid(),
+        random=os.urandom(3).hex(),
+    )
+    return options.root / name
 
 
 def _sweep_leg(
@@ -499,8 +505,9 @@ def _sweep_leg(
                 "(free the space, then --resume it)"
             )
             raise StopSweep(str(exc)) from None
-        progress.trial(index, total, result)
+        progress.trial(result)
 
+    progress.begin(planned, min(len(done), planned))
     try:
         with stopping.running():
             card = run_sweep(
@@ -612,8 +619,30 @@ def _promotion_refused(
     return None
 
 
+def _case_files(corpus: Corpus, root: Path) -> dict[str, str]:
+    """Each Case's file as JUnit names it: its path from the root of the repository the
+    Sweep ran in (else from the working directory ``root``; a file outside it, as given)."""
+    from eval_core.provenance import repository_root
+
+    base = Path(os.path.abspath(repository_root(root) or root))
+    found: dict[str, str] = {}
+    for case_id in corpus.files:
+        file = corpus.file(case_id)
+        assert file is not None
+        absolute = Path(os.path.abspath(file))
+        try:
+            found[case_id] = absolute.relative_to(base).as_posix()
+        except ValueError:
+            found[case_id] = file.as_posix()
+    return found
+
+
 def _write_outputs(
-    options: SweepOptions, runs: Sequence[_Run], trials: Sequence[Any], redactor: Redactor
+    options: SweepOptions,
+    runs: Sequence[_Run],
+    trials: Sequence[Any],
+    redactor: Redactor,
+    files: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Write ``--save``/``--save-dir``/``--junit-xml``; each failure as one line (after the
     Scorecard is on stdout: a failed write never loses the Sweep)."""
@@ -629,7 +658,9 @@ def _write_outputs(
     if options.junit_xml is not None:
         from eval_core import junit
 
-        writes.append(("--junit-xml", options.junit_xml, lambda: junit.render(cards, trials)))
+        writes.append(
+            ("--junit-xml", options.junit_xml, lambda: junit.render(cards, trials, files))
+        )
     failures: list[str] = []
     for flag, path, render in writes:
         try:
@@ -699,18 +730,25 @@ def _report(
 def compare(before: Path, after: Path, out: TextIO | None = None) -> int:
     """`eval compare`: the delta between two saved Scorecards (or Baselines), same refusals."""
     out = out or sys.stdout
-    cards = [_scorecard_of(path) for path in (before, after)]
+    (old, version), (new, _) = (_scorecard_of(path) for path in (before, after))
     try:
-        delta = deltas.compare(cards[0][0], cards[1][0], cards[0][1])
+        delta = deltas.compare(old, new, version or "")
     except deltas.ComparisonRefused as exc:
         raise Refused(f"REFUSED  no delta computed: {exc}", COMPARISON_REFUSED) from None
-    out.write(clean(deltas.render(delta, not is_clean(cards[0][1]) if cards[0][1] else False)))
+    earlier = (
+        f"the Scorecard {before} was swept"
+        if version is None
+        else f"the Baseline {before} was promoted"
+    )
+    dirty = version is not None and not is_clean(version)
+    out.write(clean(deltas.render(delta, dirty, earlier)))
     regressed = delta.of("regressed")
     return 1 if regressed else 0
 
 
-def _scorecard_of(path: Path) -> tuple[Scorecard, str]:
-    """A saved Scorecard, or the Scorecard inside a Baseline (with its harness version)."""
+def _scorecard_of(path: Path) -> tuple[Scorecard, str | None]:
+    """A saved Scorecard (``None``), or the Scorecard inside a Baseline with the Baseline's
+    harness version."""
     import msgspec
 
     try:
@@ -726,6 +764,6 @@ def _scorecard_of(path: Path) -> tuple[Scorecard, str]:
             raise Refused(str(exc)) from None
         return base.scorecard, base.harness_version
     try:
-        return msgspec.convert(raw, Scorecard), ""
+        return msgspec.convert(raw, Scorecard), None
     except msgspec.ValidationError as exc:
         raise Refused(f"{path}: not a Scorecard: {exc}") from None

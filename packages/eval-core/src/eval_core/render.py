@@ -13,12 +13,19 @@ from eval_core.witness import WITNESSED
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR ", "unexercised": "UNEX"}
 
 
+def loop_label(status: str) -> str:
+    """The tool loop's status as the text Scorecard shows it, ``[loop failed]``: how the
+    runtime's loop ended, which is not the verdict (a Case may expect the loop to fail).
+    ``eval sweep --help`` says so under ``--verbose``."""
+    return f"[loop {status}]"
+
+
 def trial_line(trial: TrialResult) -> str:
     label = _LABEL[trial.outcome]
     head = f"{label}  {trial.case_id}#{trial.trial}"
     if trial.outcome == "errored":
         return f"{head}  {trial.error}"
-    extras = f"  [{trial.loop_status}]" if trial.loop_status else ""
+    extras = f"  {loop_label(trial.loop_status)}" if trial.loop_status else ""
     if trial.vacuous:
         extras += "  (vacuous)"
     if trial.probabilistic:

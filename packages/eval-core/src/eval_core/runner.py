@@ -116,6 +116,7 @@ def run_sweep(
         planned=len(trials),
         unlocked=unlocked,
         plugins=[dict(p) for p in corpus.plugins],
+        case_hashes=dict(corpus.case_hashes),
     )
     finished = {(t.case_id, t.trial): admit(t) for t in done}
     order = {(case.id, number): index for index, (case, number) in enumerate(trials)}

@@ -50,6 +50,10 @@ GENERIC: dict[str, dict[str, Any]] = {
     "tools": {"description": "Tools the Case declares (platform Tools go in platformTools)."},
     "platformTools": {"description": "Shipped platform Tools the Case uses, by name."},
     "toolResults": {"description": "Scripted Tool results, consumed in order."},
+    "$schema": {
+        "description": "For editors: the JSON Schema this file validates against (for "
+        "instance ../schema/case.schema.json). Ignored by the loader and not in the corpusHash."
+    },
     "trials": {
         "minimum": 1,
         "maximum": MAX_TRIALS_PER_CASE,

@@ -78,6 +78,10 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     noise: Noise | None = None
     unlocked: bool = False
     plugins: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    case_hashes: dict[str, str] = msgspec.field(default_factory=dict)
+    """Each Case's digest by id (:func:`~eval_core.hashing.case_digests`), every Case of the
+    Corpus: when two corpusHashes differ, the Cases added, removed and changed. Empty in a
+    Scorecard saved before it was recorded (still read; the refusal then says it cannot tell)."""
     model_version: str | None = None
     model_dated: bool | None = None
     effort: str | None = None

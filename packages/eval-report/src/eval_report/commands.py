@@ -1,8 +1,9 @@
 """`eval report` and `eval rescore`, added to the `eval` command line by the commands hook.
 
 Light on import (`eval --help` loads this module): the work is imported inside each command.
-Exit codes follow the core's: 0 done, 1 (rescore) some verdict changed, 2 refused input or
-an output path, 3 a comparison refused (different Corpora or models), never a traceback.
+Exit codes follow the core's: 0 done (for rescore: the re-scored Sweep clears), 1 (rescore)
+the re-scored Sweep does not clear, 2 refused input or an output path, 3 a comparison refused
+(different Corpora or models), never a traceback.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def rescore(args: argparse.Namespace) -> int:
     except Refused as exc:
         raise CommandRefused(str(exc), exc.code) from None
     sys.stdout.write(clean(render(result, args.log)))
-    return 1 if result.changed else 0
+    return 1 if result.reasons() else 0
 
 
 @hookimpl
@@ -89,8 +90,9 @@ def eval_commands(commands: Commands) -> None:
         "rescore",
         help="Re-score a saved Sweep's Evidence with the installed plug-ins.",
         description="Re-score a saved Sweep's recorded Evidence with the installed plug-ins "
-        "(no model, no Host) and print which verdicts change and why. Exit 0 nothing changed, "
-        "1 some verdict changed, 2 refused (an incompatible record schema is named).",
+        "(no model, no Host) and print which verdicts change and why, then whether the "
+        "re-scored Sweep clears. Exit 0 it clears (whether or not a verdict changed), 1 it "
+        "does not clear, 2 refused (an incompatible record schema is named).",
         run=rescore,
     )
     parser.add_argument(

@@ -5,6 +5,9 @@ night's Sweep, at no model cost and with no Host. Each Trial's transcript holds 
 and the Expectations it was scored by; they are decoded with the installed kinds and record
 types and decided by the same rule a running Trial is (:func:`eval_core.trial.decide`).
 
+The exit code is the re-scored Sweep's gate, as ``eval sweep``'s is: 0 when it clears (a
+re-score that changed nothing in a cleared Sweep is 0), 1 when it does not, 2 refused.
+
 Refused (exit 2, one line naming it) when the log records no transcripts, or when anything it
 recorded was written by a schema the installed harness does not read the same way: the
 transcript format, the Evidence struct, a kind's schema, a family record's type. A Trial that
@@ -21,12 +24,14 @@ from types import ModuleType
 from typing import Any
 
 import msgspec
+from msgspec import structs
 
 from eval_core import transcript
 from eval_core.evidence import Evidence
 from eval_core.kinds import Expectation
 from eval_core.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
-from eval_core.scorecard import admit, case_verdict
+from eval_core.render import render_verdict
+from eval_core.scorecard import Scorecard, admit, case_verdict, noise_floor, not_cleared
 from eval_core.transcript import Transcript, TranscriptRefused
 from eval_core.trial import TrialResult, decide
 from eval_report.saved import Refused, Saved, read_log
@@ -44,6 +49,20 @@ class Rescored:
     reworded: int = 0
     skipped: list[tuple[TrialResult, str]] = field(default_factory=list)
     upgrades: list[str] = field(default_factory=list)
+
+    def card(self) -> Scorecard:
+        """The saved Sweep's Scorecard with its Trials as re-scored (counts and noise floor
+        recomputed), so it is gated by the rule the Sweep was."""
+        card = structs.replace(self.saved.card, trials=list(self.trials))
+        card.tally()
+        card.noise = noise_floor(card.trials)
+        return card
+
+    def reasons(self) -> list[str]:
+        """Why the re-scored Sweep does not clear (:func:`~eval_core.scorecard.not_cleared`);
+        empty when it clears. A plug-in's section of the Sweep (a red-team LEAKED) needs its
+        Corpus, which a log does not hold, so it is not computed again."""
+        return not_cleared(self.card())
 
 
 def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
@@ -214,7 +233,7 @@ def render(result: Rescored, path: Path) -> str:
     if result.reworded:
         tail += f" ({result.reworded} with a reworded reason)"
     lines.append(tail)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + render_verdict(result.reasons())
 
 
 def _why(old: TrialResult, new: TrialResult) -> list[str]:

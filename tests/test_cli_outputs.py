@@ -1,0 +1,174 @@
+"""What `eval` writes and says, end to end through a subprocess: the files' modes, the JUnit
+XML, progress, the words of a refused comparison or Baseline, a Case file that does not parse,
+and the help that says what the output means."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from junitparser import Failure, JUnitXml
+
+from tests.conftest import WriteCase, minimal_case
+
+
+def run(cwd: Path, *args: str | Path, umask: int = 0o022) -> subprocess.CompletedProcess[str]:
+    """`eval ARGS` in ``cwd`` under ``umask``."""
+    return subprocess.run(
+        [sys.executable, "-m", "eval_core", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+        umask=umask,
+    )
+
+
+@pytest.fixture
+def project(corpus_dir: Path) -> Path:
+    """The working directory: ``corpus/`` (locked) with one passing Case ``c``."""
+    (corpus_dir / "c.json").write_text(json.dumps(minimal_case()))
+    assert run(corpus_dir.parent, "lock", "corpus").returncode == 0
+    return corpus_dir.parent
+
+
+def failing(case_id: str) -> dict[str, object]:
+    return minimal_case(
+        case_id,
+        script=[{"kind": "text", "text": "I have no idea where it is, sorry."}],
+        expect=[{"kind": "output_contains", "text": "business days"}],
+    )
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_outputs_get_the_mode_the_umask_gives_not_mkstemps_0600(project: Path) -> None:
+    swept = run(project, "sweep", "corpus", "--save", "card.json", "--junit-xml", "j.xml")
+    assert swept.returncode == 0, swept.stderr
+    assert mode(project / "card.json") == mode(project / "j.xml") == 0o644
+    reported = run(project, "report", "card.json", "-o", "report.html")
+    assert reported.returncode == 0, reported.stderr
+    assert mode(project / "report.html") == 0o644
+    private = run(project, "sweep", "corpus", "--save", "private.json", umask=0o077)
+    assert private.returncode == 0 and mode(project / "private.json") == 0o600
+
+
+def test_junit_classes_each_case_by_its_file_with_types_and_properties(
+    project: Path, write_case: WriteCase
+) -> None:
+    write_case(failing("fails"))
+    swept = run(project, "sweep", "corpus", "--junit-xml", "j.xml", "--save", "card.json")
+    assert swept.returncode == 1
+    card = json.loads((project / "card.json").read_text())
+    [suite] = list(JUnitXml.fromfile(str(project / "j.xml")))
+    properties = {p.name: p.value for p in suite.properties()}
+    assert properties["corpusHash"] == card["corpusHash"]
+    assert properties["model"] == "scripted"
+    assert properties["harnessVersion"] == card["harnessVersion"]
+    cases = {case.name: case for case in suite}
+    assert cases["c#1"].classname == "eval.capability.scripted.c"
+    assert cases["c#1"]._elem.get("file") == "corpus/c.json"  # from the repository's root
+    assert cases["fails#1"]._elem.get("file") == "corpus/fails.json"
+    [failure] = cases["fails#1"].result
+    assert isinstance(failure, Failure) and failure.type == "output_contains"
+
+
+def test_progress_counts_trials_as_they_finish_with_rate_and_eta(
+    project: Path, write_case: WriteCase
+) -> None:
+    for case_id in ("a", "b"):
+        write_case(minimal_case(case_id))
+    swept = run(project, "sweep", "corpus", "--log", "log.jsonl")
+    assert swept.returncode == 0, swept.stderr
+    lines = (project / "log.jsonl").read_text().splitlines()
+    [first] = [n for n, line in enumerate(lines) if json.loads(line).get("caseId") == "a"]
+    del lines[first]  # as if the Sweep was cut short before Case a (planned first) finished
+    (project / "log.jsonl").write_text("\n".join(lines) + "\n")
+    resumed = run(project, "sweep", "corpus", "--resume", "log.jsonl")
+    assert resumed.returncode == 0, resumed.stderr
+    counted = [line for line in resumed.stderr.splitlines() if line.startswith("[")]
+    [line] = counted  # Case a, the first planned: the third done of three
+    assert re.fullmatch(r"\[3/3\] a#1 PASS \d+\.\d\ds  [\d.]+ Trials/s  ETA 0s", line), line
+    assert resumed.stdout.startswith("Sweep  model=scripted")  # progress never on stdout
+    assert "[" not in resumed.stdout.split("\n", 1)[0]
+
+
+def test_a_saved_scorecard_given_as_the_baseline_is_named_for_what_it_is(project: Path) -> None:
+    assert run(project, "sweep", "corpus", "--save", "card.json").returncode == 0
+    compared = run(project, "sweep", "corpus", "--baseline", "card.json")
+    assert compared.returncode == 3
+    assert (
+        "REFUSED  no delta computed: card.json is a saved Scorecard, not a Baseline: promote "
+        "one with --promote, or compare two Scorecards with eval compare"
+    ) in compared.stdout
+
+
+def test_compare_words_two_scorecards_and_names_the_cases_that_differ(
+    project: Path, write_case: WriteCase
+) -> None:
+    write_case(minimal_case("gone"))
+    assert run(project, "sweep", "corpus", "--save", "A.json").returncode == 0
+    same = run(project, "compare", "A.json", "A.json")
+    assert same.returncode == 0, same.stderr
+    assert "Baseline" not in same.stdout
+    assert (
+        "NOTE  the Scorecard A.json was swept without --repeat: it records no noise floor, so "
+        "no delta here is damped"
+    ) in same.stdout
+    (project / "corpus" / "gone.json").unlink()
+    write_case(minimal_case(input=[{"role": "user", "content": "Where are my tulip bulbs?"}]))
+    write_case(minimal_case("new"))
+    assert run(project, "sweep", "corpus", "--save", "B.json").returncode == 0
+    refused = run(project, "compare", "A.json", "B.json")
+    assert refused.returncode == 3
+    assert "REFUSED  no delta computed: different Corpora: corpusHash" in refused.stderr
+    for line in ("1 Case(s) changed: c", "1 Case(s) added: new", "1 Case(s) removed: gone"):
+        assert f"  - {line}\n" in refused.stderr, refused.stderr
+
+
+def test_a_truncated_case_file_is_refused_at_its_line_and_column(
+    project: Path, write_case: WriteCase
+) -> None:
+    write_case('{\n  "id": "cut",\n  "tier": "l2",\n  "input": [', name="cut.json")
+    checked = run(project, "check", "corpus")
+    assert checked.returncode == 2
+    assert (
+        "corpus/cut.json:4:13: $: not valid JSON: the file ends before the JSON does (truncated"
+    ) in checked.stderr
+
+
+def test_sweep_help_says_what_the_bracket_is_and_the_real_default_log(project: Path) -> None:
+    from eval_core.commands import DEFAULT_LOG, default_log_help
+
+    helped = run(project, "sweep", "--help").stdout
+    assert "The [loop STATUS] after a Trial is how the runtime's tool loop ended" in one_line(
+        helped
+    )
+    squeezed = "".join(helped.split())  # argparse wraps where it likes
+    assert "".join(f"default {default_log_help()}.".split()) in squeezed
+    swept = run(project, "sweep", "corpus", "-v")
+    assert "PASS  c#1  [loop completed]" in swept.stdout
+    logged = re.search(r"^trial log  (\S+)$", swept.stderr, re.MULTILINE)
+    assert logged is not None, swept.stderr
+    pattern = re.escape(DEFAULT_LOG)
+    for field, value in (
+        ("suite", "capability"),
+        ("model", "scripted"),
+        ("time", r"\d{8}T\d{6}Z"),
+        ("pid", r"\d+"),
+        ("random", "[0-9a-f]{6}"),
+    ):
+        pattern = pattern.replace(re.escape("{" + field + "}"), value)
+    assert re.fullmatch(pattern, logged[1]), (logged[1], DEFAULT_LOG)
