@@ -14,6 +14,7 @@ from agent_runtime.soul_repo import SoulRepo
 from eval_core.corpus import Corpus
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
+from eval_host_agent_runtime import l3  # before any patch: it binds run_doctor at import
 from tests.conftest import outcomes, red
 
 REPAIRED = "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input"
@@ -95,8 +96,6 @@ def test_a_doctor_that_drops_what_it_cannot_repair_fails_the_escalation_cases(
             doctor._record = real_record  # type: ignore[assignment]
 
     monkeypatch.setattr(doctor, "run_doctor", silent)
-    from eval_host_agent_runtime import l3
-
     monkeypatch.setattr(l3, "run_doctor", silent)
     red(corpus, real_host, plugins, [STILL_BROKEN, NO_REPAIR, ANOTHER])
     assert outcomes(corpus, real_host, plugins, [REPAIRED]) == {REPAIRED: "passed"}

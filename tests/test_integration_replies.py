@@ -13,6 +13,7 @@ from eval_core.corpus import Corpus
 from eval_core.host import Host
 from eval_core.plugins import PluginSet
 from eval_expectations_integration_reply.plugin import RepliesHanded
+from eval_host_agent_runtime import l3  # before any patch: it binds deliver_reply at import
 from tests.conftest import outcomes, red
 from tests.test_routine_runs import run_and_read
 
@@ -46,8 +47,6 @@ def test_a_runtime_that_reports_every_reply_as_delivered_fails_the_reply_cases(
         return real(store, run_id, Delivered())
 
     monkeypatch.setattr(replies, "deliver_reply", optimistic)
-    from eval_host_agent_runtime import l3
-
     monkeypatch.setattr(l3, "deliver_reply", optimistic)
     red(corpus, real_host, plugins, ALL)
 

@@ -92,6 +92,20 @@ def test_the_unmutated_corpus_is_green(plugins: PluginSet, copy: Path) -> None:
     assert red_cases(plugins, copy)[1] == set()
 
 
+SCREENED_ROUTINES = {
+    ("tool_result", "untrusted_content"): {
+        "l3-routine-a-provider-reply-its-guard-withholds-fails-the-state"
+    }
+}
+"""Routine Cases whose provider reply the Soul's guard screens: a Routine records no guard
+decision for a reply, so they assert what the guard's refusal did (the State failed, the
+effect applied once), and go red with the guard."""
+
+
+def screened(stage: str, guard: str) -> set[str]:
+    return SCREENED_ROUTINES.get((stage, guard), set())
+
+
 def blocks_with(corpus: Corpus, guard: str) -> set[str]:
     """Cases whose Expectations say this guard refused something."""
     return {
@@ -133,7 +147,7 @@ def test_breaking_a_guards_code_fails_exactly_its_cases(
     corpus, red = red_cases(plugins, copy)
     expected = blocks_with(corpus, guard)
     assert expected, f"no Case asserts that {guard} blocks"
-    assert red == expected
+    assert red == expected | screened("tool_result", guard)
 
 
 @pytest.mark.parametrize(("stage", "guard"), GUARDS, ids=[f"{s}-{g}" for s, g in GUARDS])
@@ -156,7 +170,7 @@ def test_removing_a_guard_from_the_soul_turns_exactly_its_cases_red(
         path.write_text(yaml.safe_dump(GUARDRAILS))
     expected = asserts_guard(corpus, stage, guard)
     assert expected, f"no Case asserts {guard} at {stage}"
-    assert red == expected
+    assert red == expected | screened(stage, guard)
 
 
 def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
@@ -170,6 +184,23 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-journey-statuses-fold-to-the-first-failed-turn",
         "workspace-an-api-request-with-an-unknown-method-is-refused-by-the-schema",
+        "support-a-lookup-without-a-ticket-id-is-refused-by-the-schema",
+        "triage-a-search-with-a-limit-above-fifty-is-refused-by-the-schema",
+        "triage-a-repository-without-its-owner-is-refused-by-the-schema",
+        "triage-an-issue-title-over-256-characters-is-refused-by-the-schema",
+        "support-an-empty-slack-message-is-refused-by-the-schema",
+        "triage-labelling-an-issue-with-no-labels-is-refused-by-the-schema",
+        "triage-a-label-given-twice-is-refused-by-the-schema",
+        "triage-a-label-that-is-not-text-is-refused-by-the-schema",
+        "triage-assigning-more-than-ten-people-is-refused-by-the-schema",
+        "triage-an-issue-number-that-is-a-boolean-is-refused-by-the-schema",
+        "triage-a-plan-round-without-its-tool-is-refused-by-the-schema",
+        "support-a-keyword-outside-the-pre-check-is-still-enforced",
+        "support-a-tool-whose-schema-is-invalid-never-runs",
+        "support-a-third-attempt-after-two-schema-repairs-still-runs",
+        "concierge-a-skill-call-naming-no-skill-is-left-to-the-schema",
+        "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
+        "l3-routine-refuses-arguments-its-tool-contract-does-not-take",
     }
 
 

@@ -33,6 +33,15 @@ CAPABILITY_CASES = {
     "skills-bounded-allowlist-is-checked-before-the-unknown-tool-check",
     "skills-bounded-cannot-look-up-a-ticket",
     "records-readonly-previews-a-delete-but-may-not-delete",
+    "skills-bounded-may-not-read-a-skill-it-was-not-given",
+    "skills-bounded-a-skill-call-naming-no-skill-is-refused",
+    "concierge-may-not-read-a-skill-it-is-denied",
+    "concierge-may-not-run-a-mutating-tool",
+    "concierge-may-not-fetch-a-web-page-it-is-denied",
+    "concierge-may-not-complete-a-task-it-is-denied",
+    "stockroom-may-not-delete-a-bulb-record",
+    "stockroom-a-delete-naming-no-type-is-refused-by-its-restriction",
+    "stockroom-may-not-define-a-resource-type",
 }
 
 
@@ -51,7 +60,14 @@ def subset(tmp_path: Path, *patterns: str) -> Path:
 def test_restrictions_that_allow_everything_fail_the_capability_cases(
     plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    copy = subset(tmp_path, "skills-bounded-*.json", "records-readonly-*.json", "l3-capab*.json")
+    copy = subset(
+        tmp_path,
+        "skills-bounded-*.json",
+        "records-readonly-*.json",
+        "concierge-*.json",
+        "stockroom-*.json",
+        "l3-capab*.json",
+    )
     monkeypatch.setattr(capabilities.CapabilityRestrictions, "denial", lambda *_: None)
     _, red = red_cases(plugins, copy)
     assert red >= CAPABILITY_CASES

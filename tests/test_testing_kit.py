@@ -151,7 +151,7 @@ def test_a_kind_about_the_record_itself_may_read_the_events() -> None:
 
 def test_a_schema_that_moved_from_its_snapshot_fails(tmp_path: Path) -> None:
     snapshot = tmp_path / "acme_shout.schema.json"
-    spec = KindSpec(struct=Shout, scorer=lambda e, ev: failed("never"))
+    spec = KindSpec(struct=Shout, scorer=lambda e, ev: failed("never"), witness="answer")
     assert_kind_conforms(spec, examples=5, snapshot=snapshot)
     snapshot.write_text(snapshot.read_text().replace('"word"', '"words"'))
     with pytest.raises(AssertionError, match="its schema differs from the snapshot"):
@@ -177,7 +177,7 @@ class _Shouting:
                 return failed("no answer observed")
             return passed(ev.output_text.upper())
 
-        return [KindSpec(struct=Shout, scorer=score)]
+        return [KindSpec(struct=Shout, scorer=score, witness="answer")]
 
 
 NONCONFORMING = """
@@ -195,7 +195,7 @@ def score(e, evidence):
 
 @hookimpl
 def eval_kinds():
-    return [KindSpec(struct=Echo, scorer=score)]
+    return [KindSpec(struct=Echo, scorer=score, witness="answer")]
 """
 
 

@@ -71,7 +71,9 @@ class Provider:
             conn.close()
 
     def register(self, accounts: dict[str, str]) -> None:
-        self.admin("PUT", "/eval/credentials", json.dumps(accounts).encode())
+        """The accounts, in a sandbox of their own (as each Trial's are)."""
+        sandbox = f"test-{os.urandom(6).hex()}"
+        self.admin("PUT", f"/eval/sandboxes/{sandbox}", json.dumps(accounts).encode())
 
     def calls(self, credentials: list[str]) -> int:
         query = "&".join(f"credential={c}" for c in credentials)

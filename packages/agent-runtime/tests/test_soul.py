@@ -10,10 +10,12 @@ from agent_runtime.soul import Soul, SoulError, load_soul
 
 def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
     assert set(eval_soul.agents) == {
+        "concierge",
         "finance",
         "records-readonly",
         "skills-bounded",
         "soul-author",
+        "stockroom",
         "support",
         "triage",
         "workspace",
@@ -37,7 +39,7 @@ def test_eval_soul_guardrails_cover_every_stage(eval_soul: Soul) -> None:
     config = eval_soul.guardrails
     assert [s.guard for s in config.input] == ["prompt_injection"]
     assert config.input[0].sensitivity == "high"
-    assert config.tool_call[0].block == ("issue_refund",)
+    assert config.tool_call[0].block == ("issue_refund", "payout_*")
     assert [s.guard for s in config.tool_result] == ["untrusted_content"]
     assert config.output[0].patterns == ("credit_card",)
 

@@ -30,6 +30,8 @@ from eval_expectations_durable.run_events import (
     SoulCommitted,
     SoulNotPublished,
     SoulPublished,
+    StaleWrite,
+    StaleWritesRefused,
     StateStatus,
     ToolDenialContains,
     ToolResultFieldEquals,
@@ -268,6 +270,34 @@ def test_soul_seam_is_unreached_only_until_soul_write_is_called() -> None:
     assert unexercised(failing, called) is None  # once called, a missing artifact fails
 
 
+def late(raised: bool, *landed: str) -> StaleWrite:
+    return StaleWrite(turn_index=1, raised=raised, landed=list(landed), detail="stale generation")
+
+
+def test_stale_writes_are_scored_by_what_landed_not_by_what_was_raised() -> None:
+    e = StaleWritesRefused()
+    assert score(e, with_record(RunRecord(stale_writes=[late(True)]))).passed
+    quiet = score(e, with_record(RunRecord(stale_writes=[late(False)])))
+    assert quiet.passed  # nothing raised, and nothing reached the database either
+    landed = score(e, with_record(RunRecord(stale_writes=[late(False, "run_events: 7, text")])))
+    assert not landed.passed and "1 row(s) landed (nothing raised)" in landed.detail
+    raised = score(e, with_record(RunRecord(stale_writes=[late(True), late(True, "runs: r1")])))
+    assert not raised.passed and "1 of 2 late worker(s)" in raised.detail
+    assert "(raised)" in raised.detail
+    none = score(e, with_record(RunRecord()))
+    assert not none.passed and "no worker came back" in none.detail
+
+
+def test_the_witness_check_names_a_refusal_that_landed() -> None:
+    [line] = run_events.refused_but_landed(
+        with_record(RunRecord(stale_writes=[late(True, "runs: r1")]))
+    )
+    assert "refused the late worker of Turn 1" in line and "1 row(s) of its Run landed" in line
+    for quiet in (late(True), late(False), late(False, "runs: r1")):  # the kind's, not the check's
+        assert not list(run_events.refused_but_landed(with_record(RunRecord(stale_writes=[quiet]))))
+    assert not list(run_events.refused_but_landed(Evidence(tier="l3")))
+
+
 def test_status_kinds_are_seam_independent() -> None:
     for struct in (RunStatus, TurnStatus, StateStatus, RunEventEmitted, RunEventTextOmits,
                    PersistedMessageMetadataEquals):  # fmt: skip
@@ -335,6 +365,8 @@ records = st.builds(
                                paths=st.lists(texts, max_size=2)), max_size=3),
     publications=st.lists(st.builds(ActivePublication, turn_index=st.integers(0, 4), commit=texts,
                                     artifacts=st.lists(texts, max_size=3)), max_size=3),
+    stale_writes=st.lists(st.builds(StaleWrite, turn_index=st.integers(0, 4), raised=st.booleans(),
+                                    landed=st.lists(texts, max_size=2), detail=texts), max_size=2),
 )  # fmt: skip
 replays = st.builds(
     ReplayRecord, crashed=st.booleans(), batch=st.lists(texts, max_size=3),

@@ -1,6 +1,6 @@
 """The fixture provider over its real transport (streamable HTTP on loopback): it knows accounts
-by credential, counts the ``tools/call`` requests it served per credential, and reading the
-count is not itself a ``tools/call``."""
+by credential, counts the ``tools/call`` requests it served per credential, reading the count
+is not itself a ``tools/call``, and each sandbox (a Trial's) keeps its own state."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def call(url: str, credential: str, name: str, arguments: dict[str, Any]) -> tup
 
 
 def test_the_provider_acts_for_the_account_of_the_credential(provider: Provider) -> None:
-    provider.register({"cred-a": "acct-a", "cred-b": "acct-b"})
+    provider.open_sandbox("s-a", {"cred-a": "acct-a", "cred-b": "acct-b"})
     is_error, structured = call(provider.url, "cred-a", "status", {"probe": "x"})
     assert not is_error and structured["accountId"] == "acct-a"
     is_error, structured = call(provider.url, "cred-b", "create_note", {"text": "hi"})
@@ -50,7 +50,7 @@ def test_the_provider_acts_for_the_account_of_the_credential(provider: Provider)
 
 
 def test_the_count_is_per_credential_and_reading_it_is_no_call(provider: Provider) -> None:
-    provider.register({"cred-c": "acct-c"})
+    provider.open_sandbox("s-c", {"cred-c": "acct-c"})
     call(provider.url, "cred-c", "status", {"probe": "p"})
     call(provider.url, "cred-c", "status", {"probe": "p"})
     assert provider.calls(["cred-c"]) == 2
@@ -70,5 +70,34 @@ def test_a_dead_provider_is_not_observed_and_restarts(provider: Provider) -> Non
     provider.process.wait()
     assert provider.calls(["cred-a"]) is None  # not observed is never zero
     provider.ensure()
-    provider.register({"cred-d": "acct-d"})
+    provider.open_sandbox("s-d", {"cred-d": "acct-d"})
     assert call(provider.url, "cred-d", "status", {"probe": "p"})[1]["accountId"] == "acct-d"
+
+
+def note_ids(url: str, credential: str, count: int) -> list[str]:
+    return [call(url, credential, "create_note", {"text": "n"})[1]["noteId"] for _ in range(count)]
+
+
+def test_every_sandbox_starts_empty_on_the_one_process(provider: Provider) -> None:
+    """A Trial's notes never number on from an earlier Trial's: the process is shared by a
+    Sweep, its state is not (``--repeat`` Trials must not see each other)."""
+    provider.open_sandbox("s-first", {"cred-first": "acct-n"})
+    assert note_ids(provider.url, "cred-first", 2) == ["note-1", "note-2"]
+    provider.open_sandbox("s-second", {"cred-second": "acct-n"})
+    assert note_ids(provider.url, "cred-second", 1) == ["note-1"]
+    assert note_ids(provider.url, "cred-first", 1) == ["note-3"]  # still its own, open at once
+    provider.open_sandbox("s-first", {"cred-again": "acct-n"})  # the same id opens afresh
+    assert note_ids(provider.url, "cred-again", 1) == ["note-1"]
+    is_error, _ = call(provider.url, "cred-first", "status", {"probe": "p"})
+    assert is_error  # replaced: its old credentials belong to no account now
+
+
+def test_a_closed_sandbox_forgets_its_accounts_and_counts(provider: Provider) -> None:
+    provider.open_sandbox("s-closed", {"cred-closed": "acct-x"})
+    call(provider.url, "cred-closed", "status", {"probe": "p"})
+    assert provider.calls(["cred-closed"]) == 1
+    provider.close_sandbox("s-closed")
+    assert provider.calls(["cred-closed"]) == 0
+    is_error, _ = call(provider.url, "cred-closed", "status", {"probe": "p"})
+    assert is_error
+    provider.close_sandbox("s-never-opened")  # nothing to forget is no error

@@ -41,7 +41,7 @@ def status(url: str, credential: str, arguments: dict[str, Any]) -> Any:
 
 
 def test_status_answers_operational_for_the_account(provider: Provider) -> None:
-    provider.register({"cred-up": "acct-up"})
+    provider.open_sandbox("s-up", {"cred-up": "acct-up"})
     result = status(provider.url, "cred-up", {"probe": "ping"})
     assert not result.isError
     assert [(c.type, c.text) for c in result.content] == [("text", "operational")]
@@ -53,7 +53,7 @@ def test_status_answers_operational_for_the_account(provider: Provider) -> None:
 
 
 def test_status_without_a_probe_is_refused_before_it_counts(provider: Provider) -> None:
-    provider.register({"cred-np": "acct-np"})
+    provider.open_sandbox("s-np", {"cred-np": "acct-np"})
     result = status(provider.url, "cred-np", {})
     assert result.isError
     assert provider.calls(["cred-np"]) == 0

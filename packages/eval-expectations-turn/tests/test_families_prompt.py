@@ -11,6 +11,7 @@ from eval_core.kinds import Expectation
 from eval_expectations_turn.prompt import (
     ModelNotCalled,
     ModelPromptContains,
+    ModelPromptOmits,
     PromptContains,
     PromptOmits,
     eval_kinds,
@@ -79,6 +80,31 @@ CASES = [
     ),
     (ModelPromptContains(text="x"), ev(model_requests=[]), False, "no request"),
     (ModelPromptContains(text="x"), ev(), False, "not observed"),
+    # model_prompt_omits: EVERY request, its system and messages
+    (
+        ModelPromptOmits(text="withheld secret"),
+        ev(model_requests=[request("s", {"role": "user", "content": "hi"}), request("s2")]),
+        True,
+        "none of the 2 model request(s)",
+    ),
+    (
+        ModelPromptOmits(text="only early"),
+        ev(model_requests=[request("s", {"role": "tool", "content": "only early"}), request("x")]),
+        False,
+        "request #1 of 2",
+    ),
+    (
+        ModelPromptOmits(text="part text"),
+        ev(
+            model_requests=[
+                request("s", {"role": "user", "content": [{"type": "text", "text": "a part text"}]})
+            ]
+        ),
+        False,
+        "message 0",
+    ),
+    (ModelPromptOmits(text="x"), ev(model_requests=[]), False, "no request"),
+    (ModelPromptOmits(text="x"), ev(), False, "not observed"),
     # model_not_called
     (ModelNotCalled(), ev(model_calls=0), True, "not called"),
     (ModelNotCalled(), ev(model_calls=2), False, "2 times"),
@@ -111,9 +137,12 @@ def test_exact_comparison() -> None:
 def test_messages_of_any_shape_never_raise() -> None:
     weird = request("s", 5, None, ["x"], {"content": 3}, {"content": [1, {"text": 2}]}, "plain hit")
     assert score(ModelPromptContains(text="hit"), ev(model_requests=[weird]))[0]
+    assert not score(ModelPromptOmits(text="hit"), ev(model_requests=[weird]))[0]
 
 
-@pytest.mark.parametrize("struct", [PromptContains, PromptOmits, ModelPromptContains])
+@pytest.mark.parametrize(
+    "struct", [PromptContains, PromptOmits, ModelPromptContains, ModelPromptOmits]
+)
 def test_check_refuses_empty_text(struct: type[PromptContains]) -> None:
     check = SPECS[struct].check
     assert check is not None

@@ -22,7 +22,13 @@ MODULES: dict[str, ModuleType] = {
 }
 
 EXPECTED = {
-    "prompt": ["prompt_contains", "prompt_omits", "model_prompt_contains", "model_not_called"],
+    "prompt": [
+        "prompt_contains",
+        "prompt_omits",
+        "model_prompt_contains",
+        "model_prompt_omits",
+        "model_not_called",
+    ],
     "output": ["output_contains", "output_omits", "output_matches", "output_field_equals"],
     "tools": [
         "tool_called",
@@ -38,9 +44,10 @@ EXPECTED = {
     "guardrails": ["guardrail_blocked", "guardrail_allowed"],
     "status": ["loop_status"],
 }
-L2_ONLY = {"model_prompt_contains", "tool_calls_batched", "tool_denied"}
+L2_ONLY = {"model_prompt_contains", "model_prompt_omits", "tool_calls_batched", "tool_denied"}
 SEAM_INDEPENDENT = {
     "model_not_called",
+    "model_prompt_omits",
     "tool_not_called",
     "guardrail_blocked",
     "guardrail_allowed",

@@ -153,16 +153,19 @@ def _injection_in(normalised: str) -> re.Match[str] | None:
     return INJECTION.search(normalised)
 
 
-def _scan(text: str) -> tuple[str, Finding | None]:
+def _scan(text: str) -> tuple[str, Finding | None, list[tuple[str, str]]]:
+    """The text normalised, an injection in it or in its inline base64, and each decoded run
+    with its normalised form (none when the text itself matched)."""
     normalised = normalise(text)
     found = _injection_in(normalised)
     if found is not None:
-        return normalised, Finding(found.group().strip(), "text")
-    for plain in decoded_base64_runs(text):
-        found = _injection_in(normalise(plain))
+        return normalised, Finding(found.group().strip(), "text"), []
+    decoded = [(plain, normalise(plain)) for plain in decoded_base64_runs(text)]
+    for _plain, plain_normalised in decoded:
+        found = _injection_in(plain_normalised)
         if found is not None:
-            return normalised, Finding(found.group().strip(), "base64")
-    return normalised, None
+            return normalised, Finding(found.group().strip(), "base64"), decoded
+    return normalised, None, decoded
 
 
 def find_injection(text: str) -> Finding | None:
@@ -170,10 +173,24 @@ def find_injection(text: str) -> Finding | None:
     return _scan(text)[1]
 
 
-def find_agent_order(text: str) -> Finding | None:
-    """An injection, or an imperative order addressed to the agent (for untrusted content)."""
-    normalised, finding = _scan(text)
-    if finding is not None or _ORDER_ANCHORS.isdisjoint(normalised.split()):
-        return finding
+def _order_in(text: str, normalised: str) -> str | None:
+    if _ORDER_ANCHORS.isdisjoint(normalised.split()):
+        return None
     found = AGENT_ORDER.search(_unleet(text.lower()))
-    return Finding(found.group().strip(), "order") if found is not None else None
+    return found.group().strip() if found is not None else None
+
+
+def find_agent_order(text: str) -> Finding | None:
+    """An injection, or an imperative order addressed to the agent (for untrusted content), in
+    the text itself or in inline base64."""
+    normalised, finding, decoded = _scan(text)
+    if finding is not None:
+        return finding
+    found = _order_in(text, normalised)
+    if found is not None:
+        return Finding(found, "order")
+    for plain, plain_normalised in decoded:
+        found = _order_in(plain, plain_normalised)
+        if found is not None:
+            return Finding(found, "base64")
+    return None

@@ -44,8 +44,8 @@ class ScriptedSession:
         "_steps",
         "calls",
         "model_version",
-        "retries",
         "replied",
+        "retries",
         "sent",
         "usage",
     )

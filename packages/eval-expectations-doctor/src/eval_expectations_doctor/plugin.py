@@ -3,14 +3,16 @@
 ``doctor: {repair?: {slug, content, summary}}`` runs the Host's Soul doctor after each Turn.
 The fixture is the doctor's repair source (what a model would propose): it offers the Case's
 ``repair`` for every finding, and the doctor decides whether it applies (the right Routine, a
-proposal that lints clean, a Soul that has not moved). What the doctor did is read back from
-the Host's database into a :class:`DoctorRecord`.
+proposal that lints clean, a Soul that has not moved). What the doctor did is read back into
+a :class:`DoctorRecord`: its own steps from the Host's database (its record), and the commits
+its passes added to the Soul repository (the witness). An escalation is scored on both: the
+doctor said so, and nothing of the Routine was committed; a repair, on the commit that landed.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -23,6 +25,7 @@ from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import quoted
+from eval_core.witness import WitnessCheck
 
 FIELD = "doctor"
 L3: frozenset[Tier] = frozenset({"l3"})
@@ -55,12 +58,20 @@ class DoctorStep(Protocol):
     commit: str | None
 
 
+class DoctorCommitView(Protocol):
+    sha: str
+    paths: list[str]
+
+
 class SoulDoctor(Protocol):
-    """The Host's Soul doctor: run after each Turn with a repair source; what it did."""
+    """The Host's Soul doctor: run after each Turn with a repair source; what it did, and what
+    its passes committed to the Soul repository."""
 
     def after_each_turn(self, propose: Callable[[str, str], Any]) -> None: ...
 
     def events(self) -> Sequence[DoctorStep]: ...
+
+    def doctor_commits(self) -> Sequence[DoctorCommitView]: ...
 
 
 class DoctorEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,11 +81,26 @@ class DoctorEvent(msgspec.Struct, frozen=True, kw_only=True):
     commit: str | None = None
 
 
+class DoctorCommit(msgspec.Struct, frozen=True, kw_only=True):
+    """A commit a doctor's pass added to the Soul repository, and the paths it touched."""
+
+    sha: str
+    paths: list[str]
+
+
 class DoctorRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """Every step of the doctor, in order, as the Host's database holds them."""
+    """Every step of the doctor, in order, as the Host's database holds them (its record), and
+    the commits its passes added to the Soul repository (the repository's log)."""
 
     events: list[DoctorEvent]
     proposals: int
+    commits: list[DoctorCommit] = msgspec.field(default_factory=list)
+
+    def touching(self, subject: str) -> list[DoctorCommit]:
+        """The doctor's commits that touched a file of the artifact ``Kind:slug``."""
+        kind, _, slug = subject.partition(":")
+        folder = f"{kind.lower()}s/{slug}/"
+        return [c for c in self.commits if any(p.startswith(folder) for p in c.paths)]
 
 
 def _doctor(request: FixtureRequest) -> Iterator[None]:
@@ -95,6 +121,7 @@ def _doctor(request: FixtureRequest) -> Iterator[None]:
                 for e in doctor.events()
             ],
             proposals=len(asked),
+            commits=[DoctorCommit(sha=c.sha, paths=list(c.paths)) for c in doctor.doctor_commits()],
         )
     )
 
@@ -113,9 +140,31 @@ def _verdict(wanted: str, subject: str, ev: Evidence) -> Verdict:
         return failed(f"the doctor's work was not read back (the Case needs 'doctor'); {subject}")
     mine = [e for e in record.events if e.subject == subject]
     done = [e for e in mine if e.kind == wanted]
+    landed = record.touching(subject)
+    if done and wanted == "escalated":
+        if landed:
+            return failed(
+                f"the doctor escalated {quoted(subject)} ({quoted(done[0].detail, 120)}), yet "
+                f"the Soul repository holds its commit {landed[0].sha[:12]} touching "
+                f"{', '.join(landed[0].paths)}"
+            )
+        return passed(
+            f"the doctor escalated {quoted(subject)} and committed nothing of it: "
+            f"{quoted(done[0].detail)}"
+        )
     if done:
-        commit = f" (commit {done[0].commit[:12]})" if done[0].commit else ""
-        return passed(f"the doctor {wanted} {quoted(subject)}{commit}: {quoted(done[0].detail)}")
+        shas = {c.sha for c in landed}
+        kept = [e for e in done if e.commit in shas]
+        if not kept:
+            said = done[0].commit[:12] if done[0].commit else "no commit"
+            return failed(
+                f"the doctor recorded repairing {quoted(subject)} ({said}), but none of its "
+                f"commits in the Soul repository touched it ({len(record.commits)} commit(s))"
+            )
+        return passed(
+            f"the doctor repaired {quoted(subject)} with commit {str(kept[0].commit)[:12]} "
+            f"in the Soul repository: {quoted(kept[0].detail)}"
+        )
     if not mine:
         others = ", ".join(sorted({e.subject for e in record.events})) or "nothing"
         return failed(f"the doctor found nothing about {quoted(subject)}; it found: {others}")
@@ -163,7 +212,10 @@ def eval_kinds() -> list[KindSpec]:
             tiers=L3,
             check=_check_subject,
             seam_independent=True,
-            description="The doctor repaired the subject (Kind:slug) with a commit.",
+            description=(
+                "The doctor repaired the subject (Kind:slug) with a commit the Soul repository "
+                "holds, touching the artifact's files."
+            ),
         ),
         KindSpec(
             struct=DoctorEscalated,
@@ -172,8 +224,48 @@ def eval_kinds() -> list[KindSpec]:
             tiers=L3,
             check=_check_subject,
             seam_independent=True,
-            description="The doctor escalated the subject (Kind:slug) to a person.",
+            description=(
+                "The doctor escalated the subject (Kind:slug) to a person, and the Soul "
+                "repository holds no commit of its passes touching the artifact's files."
+            ),
         ),
+    ]
+
+
+def escalated_but_committed(ev: Evidence) -> Iterable[str]:
+    """The doctor's record says it escalated (wrote nothing); the repository holds its commit."""
+    record = ev.record(DoctorRecord)
+    if record is None:
+        return
+    for subject in dict.fromkeys(e.subject for e in record.events if e.kind == "escalated"):
+        repaired = {e.commit for e in record.events if e.subject == subject and e.commit}
+        for commit in record.touching(subject):
+            if commit.sha not in repaired:
+                yield (
+                    f"the doctor recorded {quoted(subject)} as escalated; the Soul repository "
+                    f"holds its commit {commit.sha[:12]} touching {', '.join(commit.paths)}"
+                )
+
+
+def repaired_but_not_committed(ev: Evidence) -> Iterable[str]:
+    """A repair the doctor recorded with a commit the repository does not hold."""
+    record = ev.record(DoctorRecord)
+    if record is None:
+        return
+    shas = {c.sha for c in record.commits}
+    for event in record.events:
+        if event.kind == "repaired" and event.commit and event.commit not in shas:
+            yield (
+                f"the doctor recorded repairing {quoted(event.subject)} with commit "
+                f"{event.commit[:12]}; the Soul repository holds no such commit of its passes"
+            )
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return [
+        WitnessCheck("doctor escalated but committed", escalated_but_committed),
+        WitnessCheck("doctor repaired but not committed", repaired_but_not_committed),
     ]
 
 

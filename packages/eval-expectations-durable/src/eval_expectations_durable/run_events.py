@@ -35,6 +35,7 @@ from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import deep_equal, quoted, render, resolve
+from eval_core.witness import WitnessCheck
 
 L3: frozenset[Tier] = frozenset({"l3"})
 SOUL_SEAM = "soul_write"
@@ -59,7 +60,8 @@ class MessageView(Protocol):
 
 class StaleWriteView(Protocol):
     turn_index: int
-    refused: bool
+    raised: bool
+    landed: list[str]
     detail: str
 
 
@@ -126,10 +128,13 @@ class ActivePublication(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StaleWrite(msgspec.Struct, frozen=True, kw_only=True):
-    """A worker that lost its lease came back: whether the store refused its write."""
+    """A worker that lost its lease came back. ``landed``: the Run's rows its pass changed, read
+    back from the database (the witness); ``raised``: whether the runtime said it refused the
+    write (raised its stale-generation error), its word only."""
 
     turn_index: int
-    refused: bool
+    raised: bool
+    landed: list[str]
     detail: str
 
 
@@ -189,7 +194,12 @@ def _read_back(request: FixtureRequest) -> Iterator[None]:
                 for p in soul.publications()
             ],
             stale_writes=[
-                StaleWrite(turn_index=w.turn_index, refused=w.refused, detail=w.detail)
+                StaleWrite(
+                    turn_index=w.turn_index,
+                    raised=w.raised,
+                    landed=list(w.landed),
+                    detail=w.detail,
+                )
                 for w in runs.stale_writes()
             ],
         )
@@ -471,21 +481,43 @@ class StaleWritesRefused(Expectation, tag="stale_writes_refused", frozen=True):
 
 
 def _score_stale(_e: StaleWritesRefused, ev: Evidence) -> Verdict:
+    """What reached the database, not what was raised: a row the late worker changed fails,
+    with or without an exception."""
     record = record_of(ev)
     if record is None:
         return failed(f"{_NO_RECORD}; cannot tell whether a stale lease wrote")
     if not record.stale_writes:
         return failed("no worker came back with a stale lease (no Run parked on an approval)")
-    landed = [w for w in record.stale_writes if not w.refused]
+    landed = [w for w in record.stale_writes if w.landed]
     if landed:
         return failed(
             f"{len(landed)} of {len(record.stale_writes)} late worker(s) wrote past the fence: "
-            + "; ".join(f"Turn {w.turn_index}: {quoted(w.detail, 160)}" for w in landed[:5])
+            + "; ".join(
+                f"Turn {w.turn_index}: {len(w.landed)} row(s) landed "
+                f"({'raised' if w.raised else 'nothing raised'}), first {quoted(w.landed[0], 160)}"
+                for w in landed[:5]
+            )
         )
+    said = sum(1 for w in record.stale_writes if w.raised)
     return passed(
-        f"the store refused all {len(record.stale_writes)} write(s) of a worker whose lease "
-        f"had moved on: {quoted(record.stale_writes[0].detail, 160)}"
+        f"no row of the Run changed in any of the {len(record.stale_writes)} pass(es) of a "
+        f"worker whose lease had moved on ({said} refused with "
+        f"{quoted(record.stale_writes[0].detail, 160)})"
     )
+
+
+def refused_but_landed(ev: Evidence) -> Iterable[str]:
+    """The runtime raised its stale-generation refusal, yet a row of the Run changed."""
+    record = record_of(ev)
+    if record is None:
+        return
+    for write in record.stale_writes:
+        if write.raised and write.landed:
+            yield (
+                f"the runtime refused the late worker of Turn {write.turn_index} "
+                f"({quoted(write.detail, 120)}); {len(write.landed)} row(s) of its Run landed, "
+                f"first {quoted(write.landed[0], 160)}"
+            )
 
 
 def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
@@ -498,6 +530,10 @@ def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
 
 
 class SoulCommitted(Expectation, tag="soul_committed", frozen=True):
+    path: str
+
+
+class SoulNotCommitted(Expectation, tag="soul_not_committed", frozen=True):
     path: str
 
 
@@ -526,6 +562,66 @@ def _score_committed(e: SoulCommitted, ev: Evidence) -> Verdict:
         f"no commit in the Soul repository touched {quoted(e.path)}; "
         f"{len(record.commits)} commit(s) touched: {shown}"
     )
+
+
+def _score_not_committed(e: SoulNotCommitted, ev: Evidence) -> Verdict:
+    """The Soul repository's log, not the denial the runtime recorded: a write refused after it
+    landed shows here."""
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot tell whether {quoted(e.path)} was committed")
+    for commit in record.commits:
+        if e.path in commit.paths:
+            return failed(
+                f"commit {commit.sha[:12]} (Turn {commit.turn_index}) touched {quoted(e.path)}"
+            )
+    return passed(
+        f"none of the {len(record.commits)} commit(s) in the Soul repository touched "
+        f"{quoted(e.path)}"
+    )
+
+
+def _folder(arguments: Any) -> str | None:
+    """Where a ``soul_write`` call writes, as the loader's layout folders it; ``None`` unseen."""
+    if not isinstance(arguments, dict):
+        return None
+    kind, slug = arguments.get("kind"), arguments.get("slug")
+    if not isinstance(kind, str) or not isinstance(slug, str) or not kind or not slug:
+        return None
+    return f"{kind.lower()}s/{slug}/"
+
+
+def denied_but_committed(ev: Evidence) -> Iterable[str]:
+    """The Soul repository's commits of a Turn against the ``soul_write`` calls the runtime
+    recorded as writing (not denied): a denied write that landed is a commit nothing accounts
+    for."""
+    record = record_of(ev)
+    if record is None or ev.tool_results is None or not record.commits:
+        return
+    denied = {(d.turn_index, d.call_id) for d in ev.denials or ()}
+    writes: dict[tuple[int, str], int] = {}
+    refused: dict[tuple[int, str], str] = {}
+    for result in ev.tool_results:
+        folder = _folder(result.arguments) if result.name == SOUL_SEAM else None
+        if folder is None:
+            continue
+        key = (result.turn_index, folder)
+        if result.status == "denied" or (result.turn_index, result.call_id) in denied:
+            refused.setdefault(key, result.call_id)
+        else:
+            writes[key] = writes.get(key, 0) + 1
+    for (turn, folder), call_id in refused.items():
+        landed = [
+            c
+            for c in record.commits
+            if c.turn_index == turn and any(p.startswith(folder) for p in c.paths)
+        ]
+        if len(landed) > writes.get((turn, folder), 0):
+            yield (
+                f"the runtime recorded soul_write call {call_id} of Turn {turn} as denied; the "
+                f"Soul repository holds {len(landed)} commit(s) of {folder} that Turn, first "
+                f"{landed[0].sha[:12]} ({', '.join(landed[0].paths)})"
+            )
 
 
 def _publication(record: RunRecord, turn_index: int | None) -> tuple[ActivePublication | None, str]:
@@ -622,7 +718,7 @@ def _check_denial(e: ToolDenialContains, _case: object) -> Problems:
     return non_empty(e.name, ".name") + non_empty(e.text, ".text")
 
 
-def _check_committed(e: SoulCommitted, _case: object) -> Problems:
+def _check_committed(e: SoulCommitted | SoulNotCommitted, _case: object) -> Problems:
     return non_empty(e.path, ".path")
 
 
@@ -792,6 +888,16 @@ def eval_kinds() -> list[KindSpec]:
             description="A commit in the Eval Soul repository touched the path.",
         ),
         KindSpec(
+            struct=SoulNotCommitted,
+            witness="store",
+            scorer=_score_not_committed,
+            tiers=L3,
+            check=_check_committed,
+            json_schema=properties(path=NON_EMPTY),
+            seam=_soul_write_called,
+            description="No commit in the Eval Soul repository touched the path.",
+        ),
+        KindSpec(
             struct=SoulPublished,
             witness="store",
             scorer=_score_soul_published,
@@ -815,6 +921,14 @@ def eval_kinds() -> list[KindSpec]:
             seam=_soul_write_called,
             description="The active Soul publication (after that Turn, or the last) lacks it.",
         ),
+    ]
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return [
+        WitnessCheck("stale write refused but landed", refused_but_landed),
+        WitnessCheck("denied Soul write committed", denied_but_committed),
     ]
 
 

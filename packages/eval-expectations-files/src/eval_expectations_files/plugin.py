@@ -16,6 +16,7 @@ from eval_core.hookspecs import hookimpl
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
 from eval_core.witness import WitnessCheck
+from eval_expectations_files import unreadable
 from eval_expectations_files.fixtures import CaseFile
 from eval_expectations_files.kinds import kind_specs
 from eval_expectations_files.rules import check_case
@@ -34,12 +35,12 @@ def _content(files: Any) -> Iterator[str]:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    return kind_specs()
+    return [*kind_specs(), unreadable.kind_spec()]
 
 
 @hookimpl
 def eval_witness_checks() -> list[WitnessCheck]:
-    return CHECKS
+    return [*CHECKS, *unreadable.CHECKS]
 
 
 @hookimpl
@@ -64,14 +65,39 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description="Role ids assigned to the Agent's principal (real role-assignment rows).",
         ),
+        CaseField(
+            name=unreadable.FIELD,
+            type=list[unreadable.UnreadableFile],
+            tiers=L3,
+            description=(
+                "Text Files another user owns in the same File store, shared only with "
+                "grantees the requester is not: {fileId, mediaType, name, content, owner, "
+                "sharedWith?}. Never given to the model."
+            ),
+            examples=[
+                [
+                    {
+                        "fileId": "payroll-q2",
+                        "mediaType": "text/csv",
+                        "name": "q2-payroll.csv",
+                        "content": "name,salary\nDana,91000",
+                        "owner": "user:dana",
+                        "sharedWith": ["role:finance-leads"],
+                    }
+                ]
+            ],
+        ),
     ]
 
 
 @hookimpl
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-    return check_case(case)
+    mine = case.field(unreadable.FIELD) is not None or any(
+        isinstance(e, unreadable.FileWithheld) for e in case.expect
+    )
+    return [*check_case(case), *(unreadable.problems(case) if mine else ())]
 
 
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
-    return [FIXTURE]
+    return [FIXTURE, unreadable.FIXTURE]

@@ -5,22 +5,28 @@ every reply the runtime hands it is answered ``{delivered: false, outcome, code}
 says, and the channel counts what it was handed. What the runtime made of it (the Run's status
 and reason, a ``delivery.result`` event) is read back by the durable family's kinds
 (``run_status``, ``run_event_emitted``...): a reply that was not delivered must never be
-reported as a success.
+reported as a success. What the channel itself was handed is its own witness
+(``integration_reply_handed``), and the runtime's ``delivery.result`` events are checked
+against it on every Trial.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import msgspec
 
 from eval_core.case import CaseBase, CaseField
+from eval_core.checks import Problems, at_least, properties
+from eval_core.evidence import Evidence
 from eval_core.fixtures import FixtureRequest, TrialFixture
 from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
-from eval_core.kinds import Tier
+from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
+from eval_core.paths import quoted
+from eval_core.witness import WitnessCheck
 
 FIELD = "integration_reply"
 L3: frozenset[Tier] = frozenset({"l3"})
@@ -49,10 +55,19 @@ class Answer:
     code: str
 
 
+class RedeliveryView(Protocol):
+    run_id: str
+    status: str
+    code: str | None
+
+
 class ReplyRoute(Protocol):
-    """The Host's integration channel: where each Turn's reply is delivered."""
+    """The Host's integration channel: where each Turn's reply is delivered, and the
+    redeliveries of undelivered replies its database holds."""
 
     def route_replies(self, deliver: Callable[[str], Any]) -> None: ...
+
+    def redeliveries(self) -> Sequence[RedeliveryView]: ...
 
 
 class Channel:
@@ -68,16 +83,158 @@ class Channel:
 
 
 class RepliesHanded(msgspec.Struct, frozen=True, kw_only=True):
-    """What the integration's channel was handed, by its own count: one text per delivery."""
+    """What the integration's channel was handed, by its own count: one text per delivery;
+    ``delivered``: what it answered each time."""
 
     texts: list[str]
+    delivered: bool = False
+
+
+class Redelivery(msgspec.Struct, frozen=True, kw_only=True):
+    run_id: str
+    status: str
+    code: str | None = None
+
+
+class RedeliveriesStored(msgspec.Struct, frozen=True, kw_only=True):
+    """The redeliveries of undelivered replies, as the Host's database holds them."""
+
+    waits: list[Redelivery]
 
 
 def _channel(request: FixtureRequest) -> Iterator[None]:
     channel = Channel(request.value)
-    request.service(ReplyRoute).route_replies(channel)
+    route = request.service(ReplyRoute)
+    route.route_replies(channel)
     yield
-    request.record(RepliesHanded(texts=list(channel.handed)))
+    request.record(RepliesHanded(texts=list(channel.handed), delivered=channel.answer.delivered))
+    request.record(
+        RedeliveriesStored(
+            waits=[
+                Redelivery(run_id=w.run_id, status=w.status, code=w.code)
+                for w in route.redeliveries()
+            ]
+        )
+    )
+
+
+class IntegrationReplyRedeliveries(Expectation, tag="integration_reply_redeliveries", frozen=True):
+    count: int
+
+
+def _score_redeliveries(e: IntegrationReplyRedeliveries, ev: Evidence) -> Verdict:
+    """What the database holds: a reply the channel may take later waits on a stored
+    redelivery; one that failed, or may have arrived, must never be sent again."""
+    stored = ev.record(RedeliveriesStored)
+    if stored is None:
+        return failed("no redelivery was read back (the Case needs 'integrationReply')")
+    waiting = [w for w in stored.waits if w.status == "waiting"]
+    shown = "; ".join(f"{w.run_id} ({w.code or 'no code'})" for w in waiting[:5]) or "none"
+    detail = (
+        f"the database holds {len(waiting)} waiting redelivery(ies) of a reply, expected "
+        f"{e.count}: {shown}"
+    )
+    return passed(detail) if len(waiting) == e.count else failed(detail)
+
+
+def _check_redeliveries(e: IntegrationReplyRedeliveries, _case: object) -> Problems:
+    return [(".count", "must be an integer ≥ 0")] if e.count < 0 else []
+
+
+class IntegrationReplyHanded(Expectation, tag="integration_reply_handed", frozen=True):
+    count: int = 1
+
+
+def _score_handed(e: IntegrationReplyHanded, ev: Evidence) -> Verdict:
+    """The channel's own count: a reply handed twice, or handed empty, or not the Turn's
+    answer as the database holds it, fails."""
+    handed = ev.record(RepliesHanded)
+    if handed is None:
+        return failed("no integration channel was read back (the Case needs 'integrationReply')")
+    texts = handed.texts
+    if len(texts) != e.count:
+        shown = "; ".join(quoted(t, 60) for t in texts[:5]) or "nothing"
+        return failed(
+            f"the channel was handed {len(texts)} reply(ies), expected {e.count}: {shown}"
+        )
+    empty = [i for i, t in enumerate(texts, 1) if not t.strip()]
+    if empty:
+        return failed(
+            f"the channel was handed an empty reply (delivery {empty[0]} of {len(texts)})"
+        )
+    answer = ev.output_text
+    if answer is None:
+        return failed("the Turn's answer was not read back: cannot tell the reply handed was it")
+    other = [t for t in texts if t != answer]
+    if other:
+        return failed(
+            f"the channel was handed {quoted(other[0], 80)}, not the Turn's answer "
+            f"{quoted(answer, 80)}"
+        )
+    return passed(
+        f"the channel was handed {len(texts)} reply(ies), the Turn's answer {quoted(answer, 80)}"
+    )
+
+
+def _check_handed(e: IntegrationReplyHanded, _case: object) -> Problems:
+    return [(".count", "must be an integer ≥ 1")] if e.count < 1 else []
+
+
+@hookimpl
+def eval_kinds() -> list[KindSpec]:
+    return [
+        KindSpec(
+            struct=IntegrationReplyHanded,
+            witness="channel",
+            scorer=_score_handed,
+            tiers=L3,
+            check=_check_handed,
+            json_schema=properties(count=at_least(1)),
+            seam_independent=True,
+            description=(
+                "The integration's channel was handed exactly count replies (default 1), each "
+                "the Turn's answer, none empty: by the channel's own count."
+            ),
+            examples=[{"kind": "integration_reply_handed"}],
+        ),
+        KindSpec(
+            struct=IntegrationReplyRedeliveries,
+            witness="store",
+            scorer=_score_redeliveries,
+            tiers=L3,
+            check=_check_redeliveries,
+            json_schema=properties(count=at_least(0)),
+            seam_independent=True,
+            description=(
+                "The database holds exactly count waiting redeliveries of an undelivered reply "
+                "(1 for a reply the channel may take later, 0 for one it refused or may have "
+                "received)."
+            ),
+            examples=[{"kind": "integration_reply_redeliveries", "count": 1}],
+        ),
+    ]
+
+
+def deliveries_not_handed(ev: Evidence) -> Iterable[str]:
+    """The runtime's ``delivery.result`` events against what the channel was handed and said."""
+    handed = ev.record(RepliesHanded)
+    if handed is None or ev.events is None:
+        return
+    results = [e for e in ev.events if e.type == "delivery.result"]
+    if len(results) != len(handed.texts):
+        yield (
+            f"the runtime recorded {len(results)} reply delivery(ies); the channel was handed "
+            f"{len(handed.texts)}"
+        )
+    for event in results:
+        said = event.payload.get("delivered") if isinstance(event.payload, dict) else None
+        if said is True and not handed.delivered:
+            yield "the runtime recorded a reply as delivered; the channel answered not delivered"
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return [WitnessCheck("reply deliveries not handed", deliveries_not_handed)]
 
 
 @hookimpl
@@ -100,7 +257,7 @@ def eval_case_fields() -> list[CaseField]:
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
     reply = case.field(FIELD)
     if reply is None:
-        return []
+        return _handed_problems(case)
     assert isinstance(reply, IntegrationReply)
     problems: list[tuple[str, str]] = []
     if reply.delivered:
@@ -116,6 +273,14 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
     if case.field("journey") is not None:
         problems.append(("$.journey", "an integrationReply Case is a single Turn: drop 'journey'"))
     return problems
+
+
+def _handed_problems(case: CaseBase) -> list[tuple[str, str]]:
+    return [
+        (f"$.expect[{i}].kind", f"{e.kind_name!r} needs 'integrationReply'")
+        for i, e in enumerate(case.expect)
+        if isinstance(e, IntegrationReplyHanded | IntegrationReplyRedeliveries)
+    ]
 
 
 @hookimpl

@@ -4,10 +4,13 @@ Run as ``python -m eval_expectations_mcp.provider``: it binds a free port of 127
 ``READY <url>`` once it serves, and stays up for a Sweep. It answers each request as an SSE
 stream; ``--json-response`` makes it answer with one JSON body instead (both are the
 transport). Like a real vendor it knows its accounts by credential: each request carries
-``Authorization: Bearer <credential>``, which the fixture registered for an account beforehand
-(``PUT /eval/credentials``). It counts the ``tools/call`` requests it served per credential;
-the fixture reads its own counters back over plain HTTP (``GET /eval/calls?credential=...``),
-which is never a ``tools/call``.
+``Authorization: Bearer <credential>``, which the fixture registered for an account beforehand.
+Like a vendor's sandbox tenants, every Trial gets a sandbox of its own (``PUT
+/eval/sandboxes/<id>`` with its ``{credential: accountId}`` pairs): the notes its accounts write
+live there, numbered from ``note-1``, so a Trial never sees another's, however many ran before
+it on the same process; ``DELETE /eval/sandboxes/<id>`` forgets it when the Trial ends. It
+counts the ``tools/call`` requests it served per credential; the fixture reads its own counters
+back over plain HTTP (``GET /eval/calls?credential=...``), which is never a ``tools/call``.
 This is the only module of the package that imports the MCP SDK's server side.
 """
 
@@ -24,25 +27,25 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 server = FastMCP("eval-mcp", log_level="WARNING", stateless_http=False)
-_accounts: dict[str, str] = {}
+_accounts: dict[str, tuple[str, str]] = {}  # credential -> (sandbox, account)
 _calls: dict[str, int] = {}
-_notes: list[dict[str, Any]] = []
+_notes: dict[str, list[dict[str, Any]]] = {}  # sandbox -> its notes, in the order written
 
 
 class UnknownCredential(Exception):  # noqa: N818 - what the provider answers
     """The request's credential belongs to no account of this provider."""
 
 
-def _account(ctx: Context[Any, Any, Any]) -> str:
-    """Count the ``tools/call`` for its credential; the account the credential belongs to."""
+def _account(ctx: Context[Any, Any, Any]) -> tuple[str, str]:
+    """Count the ``tools/call`` for its credential; the sandbox and account it belongs to."""
     request = ctx.request_context.request
     header = request.headers.get("authorization", "") if request is not None else ""
     credential = header.removeprefix("Bearer ").strip()
     _calls[credential] = _calls.get(credential, 0) + 1
-    account = _accounts.get(credential)
-    if account is None:
+    found = _accounts.get(credential)
+    if found is None:
         raise UnknownCredential("the credential belongs to no connected account")
-    return account
+    return found
 
 
 @server.tool()
@@ -50,7 +53,7 @@ def status(ctx: Context[Any, Any, Any], probe: str) -> CallToolResult:
     """Read: the status visible to the account the provider acted for (a connection check).
     Answers as the original's fixture does: the text ``operational``, and the arguments echoed
     with ``status`` and ``accountId`` as structured content."""
-    account = _account(ctx)
+    _, account = _account(ctx)
     return CallToolResult(
         content=[TextContent(type="text", text="operational")],
         structuredContent={"probe": probe, "status": "operational", "accountId": account},
@@ -59,18 +62,41 @@ def status(ctx: Context[Any, Any, Any], probe: str) -> CallToolResult:
 
 @server.tool()
 def create_note(ctx: Context[Any, Any, Any], text: str) -> dict[str, Any]:
-    """Mutating: stores a note in the connected workspace, acting for the account."""
-    note = {"noteId": f"note-{len(_notes) + 1}", "accountId": _account(ctx), "text": text}
-    _notes.append(note)
+    """Mutating: stores a note in the account's workspace (its sandbox), acting for the
+    account; ids count the sandbox's own notes."""
+    sandbox, account = _account(ctx)
+    notes = _notes.setdefault(sandbox, [])
+    note = {"noteId": f"note-{len(notes) + 1}", "accountId": account, "text": text}
+    notes.append(note)
     return note
 
 
-@server.custom_route("/eval/credentials", methods=["PUT"])  # type: ignore[untyped-decorator]
-async def credentials(request: Request) -> JSONResponse:
-    """Register ``{credential: accountId}`` pairs (the vendor's sandbox accounts)."""
+@server.custom_route("/eval/sandboxes/{sandbox}", methods=["PUT"])  # type: ignore[untyped-decorator]
+async def open_sandbox(request: Request) -> JSONResponse:
+    """A fresh sandbox (no notes) whose accounts are the ``{credential: accountId}`` pairs;
+    one of the same id is replaced, never continued."""
+    sandbox = str(request.path_params["sandbox"])
     body = await request.json()
-    _accounts.update({str(k): str(v) for k, v in body.items()})
-    return JSONResponse({"accounts": len(_accounts)})
+    if not isinstance(body, dict):
+        return JSONResponse({"error": "expected {credential: accountId}"}, status_code=400)
+    _forget(sandbox)
+    _notes[sandbox] = []
+    _accounts.update({str(k): (sandbox, str(v)) for k, v in body.items()})
+    return JSONResponse({"sandbox": sandbox, "accounts": len(body)})
+
+
+@server.custom_route("/eval/sandboxes/{sandbox}", methods=["DELETE"])  # type: ignore[untyped-decorator]
+async def close_sandbox(request: Request) -> JSONResponse:
+    """Forget a sandbox: its notes, its credentials and their counts (read by then)."""
+    _forget(str(request.path_params["sandbox"]))
+    return JSONResponse({})
+
+
+def _forget(sandbox: str) -> None:
+    _notes.pop(sandbox, None)
+    for credential in [c for c, (owner, _) in _accounts.items() if owner == sandbox]:
+        del _accounts[credential]
+        _calls.pop(credential, None)
 
 
 @server.custom_route("/eval/calls", methods=["GET"])  # type: ignore[untyped-decorator]

@@ -2,9 +2,11 @@
 block becomes the chat's host state, and the provider's own count is read back.
 
 The provider (:mod:`eval_expectations_mcp.provider`) starts once per Sweep as a subprocess on a
-free port of 127.0.0.1. Each Trial gives every declared account a fresh credential, registered
-with the provider as that account's (as a vendor's sandbox would), so a Trial's
-``tools/call`` count is the provider's count for its own credentials and never another Trial's.
+free port of 127.0.0.1. Each Trial opens a sandbox of its own on it, giving every declared
+account a fresh credential there (as a vendor's sandbox tenant would): what the Trial's calls
+write (note ids included) starts empty however many Trials the provider served before, its
+``tools/call`` count is the provider's count for its own credentials, never another Trial's,
+and the sandbox is closed when the Trial ends.
 The Host is told which server serves the integration, the chat's visibility, accounts, grants,
 selection and consent; a grant the Case revokes is revoked while the approval waits.
 """
@@ -21,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
+from urllib.parse import quote
 
 import msgspec
 
@@ -140,12 +143,19 @@ class Provider:
             raise ProviderUnavailable(f"HTTP {answer.status} {answer.reason}")
         return data
 
-    def register(self, credentials: dict[str, str]) -> None:
+    def open_sandbox(self, sandbox: str, credentials: dict[str, str]) -> None:
+        """A fresh sandbox ``sandbox`` whose accounts are the ``{credential: accountId}``
+        pairs: the state one Trial's calls leave never reaches the next one's."""
         body = json.dumps(credentials).encode()
         try:
-            self._admin("PUT", "/eval/credentials", body)
+            self._admin("PUT", f"/eval/sandboxes/{quote(sandbox, safe='')}", body)
         except ProviderUnavailable as error:
             raise ProviderUnavailable(f"the MCP provider refused the accounts: {error}") from error
+
+    def close_sandbox(self, sandbox: str) -> None:
+        """Forget the sandbox (its counts were read); a provider that died kept nothing."""
+        with contextlib.suppress(ProviderUnavailable):
+            self._admin("DELETE", f"/eval/sandboxes/{quote(sandbox, safe='')}")
 
     def calls(self, credentials: list[str]) -> int | None:
         """The provider's own count for these credentials; ``None`` when it cannot be asked."""
@@ -184,39 +194,46 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     host, desk = request.service(McpHost), request.service(ApprovalDesk)
     server = request.shared(provider)
     credentials = {a.id: f"cred_{secrets.token_hex(12)}" for a in fixture.accounts}
+    sandbox = f"trial-{secrets.token_hex(12)}"  # this Trial's own state on the shared provider
     try:
         server.ensure()
-        server.register({credential: account for account, credential in credentials.items()})
+        server.open_sandbox(
+            sandbox, {credential: account for account, credential in credentials.items()}
+        )
         reachable = True
     except ProviderUnavailable:
         reachable = False  # the Trial runs; its calls fail and the count is not observed
-    host.connect_integration(INTEGRATION, server.url or "http://127.0.0.1:9/mcp")
-    host.connect_chat(fixture.visibility)
-    for account in fixture.accounts:
-        host.add_account(
-            account.id,
-            account.scope,
-            account.status,
-            credentials[account.id],
-            account.is_default,
-            account.expires_at,
-        )
-    for account_id in fixture.shared_grants:
-        host.grant(account_id)
-    if fixture.selection is not None:
-        host.select(fixture.selection.account_id, fixture.selection.shared_consent)
-    revoked: list[str] = []
-    revoke = fixture.revoke_grant_before_approval
-    if revoke is not None:
+    try:
+        host.connect_integration(INTEGRATION, server.url or "http://127.0.0.1:9/mcp")
+        host.connect_chat(fixture.visibility)
+        for account in fixture.accounts:
+            host.add_account(
+                account.id,
+                account.scope,
+                account.status,
+                credentials[account.id],
+                account.is_default,
+                account.expires_at,
+            )
+        for account_id in fixture.shared_grants:
+            host.grant(account_id)
+        if fixture.selection is not None:
+            host.select(fixture.selection.account_id, fixture.selection.shared_consent)
+        revoked: list[str] = []
+        revoke = fixture.revoke_grant_before_approval
+        if revoke is not None:
 
-        def revoke_now() -> None:
-            if host.revoke_grant(revoke):
-                revoked.append(revoke)
+            def revoke_now() -> None:
+                if host.revoke_grant(revoke):
+                    revoked.append(revoke)
 
-        desk.while_pending(revoke_now)
-    yield
-    calls = server.calls(list(credentials.values())) if reachable else None
-    request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
+            desk.while_pending(revoke_now)
+        yield
+        calls = server.calls(list(credentials.values())) if reachable else None
+        request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
+    finally:
+        if reachable:
+            server.close_sandbox(sandbox)
 
 
 FIXTURE = TrialFixture(

@@ -25,6 +25,7 @@ _CONFIG: dict[str, Any] = {
     "rename": "camel",
 }
 FIELD = "routine"
+TOOL_PROVIDER = "tool_provider"
 MAX_PADDING = 262_144
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _FROM = "$from"
@@ -72,10 +73,14 @@ class SuccessStep(msgspec.Struct, tag="success", tag_field="kind", **_CONFIG):
 
 
 class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **_CONFIG):
-    """The provider asks to be retried after ``retryAfterMs`` (HTTP 429), with ``code``."""
+    """The provider asks to be retried after ``retryAfterMs``, with ``code``: HTTP ``status``
+    429 (rate limited) or 503 (busy), the wait said in the ``Retry-After`` header (whole
+    seconds, rounded up), in the body's ``error.retryAfterMs``, or both (``retryAfterIn``)."""
 
     retry_after_ms: int
     code: str | None = None
+    status: Literal[429, 503] = 429
+    retry_after_in: Literal["header", "body", "both"] = "both"
 
 
 ProviderStep = SuccessStep | RetryStep
@@ -83,15 +88,57 @@ CrashAfter = Literal["effect_confirmed", "state_succeeded"]
 
 
 class RoutineBlock(msgspec.Struct, **_CONFIG):
-    """The ``routine`` block of a Case."""
+    """The ``routine`` block of a Case. ``approval``: ``approved`` (the approver grants what
+    the Routine asks), ``undecided`` (nobody decides, but the operator re-queues the waiting Run
+    once: its gate must hold), or nobody decides and nothing moves."""
 
     definition: RoutineDefinition
     tool_contract: ToolContract
     provider_steps: list[ProviderStep]
     guardrail: dict[str, Any] | None = None
     inputs: dict[str, Any] = msgspec.field(default_factory=dict)
-    approval: Literal["approved"] | None = None
+    approval: Literal["approved", "undecided"] | None = None
     crash_after: CrashAfter | None = None
+
+
+class ToolProvider(msgspec.Struct, **_CONFIG):
+    """The ``toolProvider`` block of a chat Case: the loopback provider serves ``tool`` (a Tool
+    the Case declares), answering call after call as ``providerSteps`` say."""
+
+    tool: str
+    provider_steps: list[ProviderStep]
+
+
+def step_problems(steps: list[ProviderStep], where: str) -> Iterator[tuple[str, str]]:
+    """What the provider answers: at least one step, each meaning one thing."""
+    if not steps:
+        yield where, "must list what the provider answers, at least once"
+    for index, step in enumerate(steps):
+        path = f"{where}[{index}]"
+        if isinstance(step, SuccessStep):
+            padding = step.padding_bytes
+            if padding is not None and not 1 <= padding <= MAX_PADDING:
+                yield f"{path}.paddingBytes", f"must be an integer from 1 to {MAX_PADDING}"
+        else:
+            if step.retry_after_ms <= 0:
+                yield f"{path}.retryAfterMs", "must be a positive number of milliseconds"
+            if step.code is not None and not step.code.strip():
+                yield f"{path}.code", "when present, must be a non-empty code"
+
+
+def tool_provider_problems(block: ToolProvider, case: CaseBase) -> Iterator[tuple[str, str]]:
+    """The served Tool is one the Case declares, and none of its results is scripted."""
+    where = "$.toolProvider"
+    declared = {t.name for t in case.tools} | set(case.platform_tools)
+    if block.tool not in declared:
+        yield f"{where}.tool", f"{block.tool!r} is not a Tool the Case declares"
+    for index, result in enumerate(case.tool_results):
+        if result.name == block.tool:
+            yield (
+                f"$.toolResults[{index}].name",
+                f"{block.tool!r} is served by its provider: drop its scripted result",
+            )
+    yield from step_problems(block.provider_steps, f"{where}.providerSteps")
 
 
 def block_problems(block: RoutineBlock) -> Iterator[tuple[str, str]]:
@@ -132,19 +179,7 @@ def block_problems(block: RoutineBlock) -> Iterator[tuple[str, str]]:
         yield f"$.routine.inputs.{name}", f"{name!r} is not an input the definition declares"
     if not contract.name:
         yield "$.routine.toolContract.name", "must be a non-empty string"
-    if not block.provider_steps:
-        yield "$.routine.providerSteps", "must list what the provider answers, at least once"
-    for index, step in enumerate(block.provider_steps):
-        path = f"$.routine.providerSteps[{index}]"
-        if isinstance(step, SuccessStep):
-            padding = step.padding_bytes
-            if padding is not None and not 1 <= padding <= MAX_PADDING:
-                yield f"{path}.paddingBytes", f"must be an integer from 1 to {MAX_PADDING}"
-        else:
-            if step.retry_after_ms <= 0:
-                yield f"{path}.retryAfterMs", "must be a positive number of milliseconds"
-            if step.code is not None and not step.code.strip():
-                yield f"{path}.code", "when present, must be a non-empty code"
+    yield from step_problems(block.provider_steps, "$.routine.providerSteps")
     if block.approval is not None and not contract.requires_approval:
         yield (
             "$.routine.approval",

@@ -24,6 +24,8 @@ def score(e: StateOutputEquals, ev: Evidence) -> Verdict:
         )
     if not record.captured:
         reason = f" ({record.reason})" if record.reason else ""
+        if record.raised:
+            reason += f"; its worker raised {record.raised}"
         return failed(
             f"the capture State holds no output: the Run is {record.run_status}{reason}, its "
             f"Tool State {record.state_status}; expected {e.path} = {render(e.value)}"

@@ -1,18 +1,38 @@
-"""Entry point of the routine family: the ``routine`` field (L3, runs no model), its load
-rules, its fixture and the kind ``state_output_equals``."""
+"""Entry point of the routine family: the ``routine`` field (L3, runs no model) and the
+``toolProvider`` field (a chat Tool served by the same loopback provider), their load rules and
+fixtures, the kind ``state_output_equals``, the provider-log kinds and their witness checks."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from eval_core.case import CaseBase, CaseField
 from eval_core.fixtures import TrialFixture
 from eval_core.hookspecs import hookimpl, own_cases
 from eval_core.host import LoadContext
 from eval_core.kinds import KindSpec, Tier
-from eval_expectations_routine.block import FIELD, RoutineBlock, block_problems, case_problems
+from eval_core.witness import WitnessCheck
+from eval_expectations_routine import provider_log
+from eval_expectations_routine.block import (
+    FIELD,
+    TOOL_PROVIDER,
+    RetryStep,
+    RoutineBlock,
+    ToolProvider,
+    block_problems,
+    case_problems,
+    tool_provider_problems,
+)
 from eval_expectations_routine.kind import StateOutputEquals, check, score
-from eval_expectations_routine.setup import FIXTURE
+from eval_expectations_routine.setup import FIXTURE, TOOL_PROVIDER_FIXTURE
 
 L3: frozenset[Tier] = frozenset({"l3"})
+_LOG_KINDS = (
+    provider_log.ToolProviderEffects,
+    provider_log.ToolProviderRequests,
+    provider_log.ToolProviderUntouchedBeforeApproval,
+    provider_log.ToolProviderRetryAfterHonoured,
+)
 
 
 @hookimpl
@@ -27,7 +47,25 @@ def eval_case_fields() -> list[CaseField]:
                 "A Routine run with no model: {definition, toolContract, guardrail?, inputs?, "
                 "providerSteps, approval?, crashAfter?}."
             ),
-        )
+        ),
+        CaseField(
+            name=TOOL_PROVIDER,
+            type=ToolProvider,
+            tiers=L3,
+            description=(
+                "A Tool the Case declares, served by a provider on loopback that answers call "
+                "after call as providerSteps say: {tool, providerSteps}."
+            ),
+            examples=[
+                {
+                    "tool": "send_slack_message",
+                    "providerSteps": [
+                        {"kind": "retry", "retryAfterMs": 3000, "code": "rate_limited"},
+                        {"kind": "success", "output": {"ts": "1714583.000200"}},
+                    ],
+                }
+            ],
+        ),
     ]
 
 
@@ -42,24 +80,67 @@ def eval_kinds() -> list[KindSpec]:
             check=check,
             seam_independent=True,
             description="The Routine's captured output has the value at the path ($: all of it).",
-        )
+        ),
+        *provider_log.kinds(),
     ]
+
+
+def _kind_problems(case: CaseBase) -> Iterator[tuple[str, str]]:
+    routine = case.field(FIELD)
+    served = case.field(TOOL_PROVIDER)
+    steps = (
+        routine.provider_steps
+        if isinstance(routine, RoutineBlock)
+        else served.provider_steps
+        if isinstance(served, ToolProvider)
+        else None
+    )
+    for index, e in enumerate(case.expect):
+        where = f"$.expect[{index}].kind"
+        if isinstance(e, StateOutputEquals) and routine is None:
+            yield where, "'state_output_equals' needs 'routine'"
+        elif isinstance(e, _LOG_KINDS) and steps is None:
+            yield (
+                where,
+                (
+                    f"{e.kind_name!r} reads a Tool provider's log: it needs 'routine' or "
+                    "'toolProvider'"
+                ),
+            )
+        elif isinstance(e, provider_log.ToolProviderUntouchedBeforeApproval) and not (
+            isinstance(routine, RoutineBlock) and routine.tool_contract.requires_approval
+        ):
+            yield (
+                where,
+                (
+                    f"{e.kind_name!r} needs a 'routine' whose Tool requires an approval "
+                    "(toolContract.requiresApproval)"
+                ),
+            )
+        elif isinstance(e, provider_log.ToolProviderRetryAfterHonoured) and not any(
+            isinstance(step, RetryStep) for step in steps or ()
+        ):
+            yield where, f"{e.kind_name!r} needs a provider step that asks for a retry"
 
 
 @hookimpl
 @own_cases
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    problems = list(_kind_problems(case))
     block = case.field(FIELD)
-    if block is None:
-        return [
-            (f"$.expect[{i}].kind", "'state_output_equals' needs 'routine'")
-            for i, e in enumerate(case.expect)
-            if isinstance(e, StateOutputEquals)
-        ]
-    assert isinstance(block, RoutineBlock)
-    return [*block_problems(block), *case_problems(case)]
+    if isinstance(block, RoutineBlock):
+        problems += [*block_problems(block), *case_problems(case)]
+    served = case.field(TOOL_PROVIDER)
+    if isinstance(served, ToolProvider):
+        problems += tool_provider_problems(served, case)
+    return problems
 
 
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
-    return [FIXTURE]
+    return [FIXTURE, TOOL_PROVIDER_FIXTURE]
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return list(provider_log.CHECKS)

@@ -3,11 +3,11 @@
 Each Trial opens a scenario (the Case's ``providerSteps``) at a URL of its own; every POST to
 it is answered by the next step (the last repeats once they run out): ``success`` applies the
 effect and answers ``200`` with the output (after ``paddingBytes`` bytes of leading
-whitespace), ``retry`` answers ``429`` with ``Retry-After`` and ``{"error": {"code",
-"retryAfterMs"}}``. Like a real provider it keeps its own counters: requests served, effects
-applied, and each request as it arrived (the Tool, its arguments, its idempotency key). It
-does not deduplicate by key: that the effect is applied once is the runtime's job, and what this
-provider counts.
+whitespace), ``retry`` answers ``429`` (or ``503``) with ``Retry-After`` and/or ``{"error":
+{"code", "retryAfterMs"}}``. Like a real provider it keeps its own log: requests served, effects
+applied, and each request as it arrived (the Tool, its arguments, its idempotency key, what it
+answered, and when, on the Trial's clock when the scenario has one). It does not deduplicate by
+key: that the effect is applied once is the runtime's job, and what this provider counts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import math
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,12 +24,16 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Received:
-    """One request as the provider received it; ``applied`` when it applied the effect."""
+    """One request as the provider received it; ``applied`` when it applied the effect, else
+    it asked to be retried after ``retry_after_ms``; ``at`` when it arrived (the scenario's
+    clock, ``None`` without one)."""
 
     tool: str
     arguments: Any
     key: str
     applied: bool
+    retry_after_ms: int | None = None
+    at: float | None = None
 
 
 @dataclass(slots=True)
@@ -43,6 +47,7 @@ class Scenario:
     effects: int = 0
     keys: list[str] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
+    clock: Callable[[], float] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, key: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -51,20 +56,25 @@ class Scenario:
         except ValueError:
             sent = None
         sent = sent if isinstance(sent, dict) else {}
+        at = self.clock() if self.clock is not None else None
         with self.lock:
             step = self.steps[min(self.requests, len(self.steps) - 1)]
             self.requests += 1
             self.keys.append(key)
             tool = str(sent.get("tool") or "")
-            applied = step["kind"] != "retry"
-            self.received.append(Received(tool, sent.get("arguments"), key, applied))
-            if step["kind"] == "retry":
-                after = int(step["retryAfterMs"])
-                body = {
-                    "error": {"code": step.get("code") or "rate_limited", "retryAfterMs": after}
-                }
-                headers = {"Retry-After": str(math.ceil(after / 1000))}
-                return 429, headers, json.dumps(body).encode()
+            retry = step["kind"] == "retry"
+            after = int(step["retryAfterMs"]) if retry else None
+            self.received.append(Received(tool, sent.get("arguments"), key, not retry, after, at))
+            if after is not None:
+                said = step.get("retryAfterIn") or "both"
+                error: dict[str, Any] = {"code": step.get("code") or "rate_limited"}
+                if said in ("body", "both"):
+                    error["retryAfterMs"] = after
+                headers = {}
+                if said in ("header", "both"):
+                    headers["Retry-After"] = str(math.ceil(after / 1000))
+                status = int(step.get("status") or 429)
+                return status, headers, json.dumps({"error": error}).encode()
             self.effects += 1
             padding = b" " * int(step.get("paddingBytes") or 0)
             return 200, {}, padding + json.dumps(step["output"]).encode()
@@ -106,9 +116,12 @@ class FixtureProvider:
         )
         self.thread.start()
 
-    def open(self, steps: Sequence[dict[str, Any]]) -> Scenario:
+    def open(
+        self, steps: Sequence[dict[str, Any]], clock: Callable[[], float] | None = None
+    ) -> Scenario:
+        """A scenario of its own; ``clock`` stamps each request as it arrives."""
         key = uuid.uuid4().hex
-        scenario = Scenario(key, f"{self.base}/{key}", steps)
+        scenario = Scenario(key, f"{self.base}/{key}", steps, clock=clock)
         self.scenarios[key] = scenario
         return scenario
 

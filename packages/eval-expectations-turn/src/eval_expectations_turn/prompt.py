@@ -28,6 +28,10 @@ class ModelPromptContains(Expectation, tag="model_prompt_contains", frozen=True)
     text: str
 
 
+class ModelPromptOmits(Expectation, tag="model_prompt_omits", frozen=True):
+    text: str
+
+
 class ModelNotCalled(Expectation, tag="model_not_called", frozen=True):
     pass
 
@@ -113,6 +117,29 @@ def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdic
     return failed(f"{where} does not contain {quoted(e.text)}")
 
 
+def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
+    requests = ev.model_requests
+    if requests is None:
+        return failed(f"model requests not observed; cannot confirm they omit {quoted(e.text)}")
+    if not requests:
+        return failed(f"the model received no request; cannot confirm it omits {quoted(e.text)}")
+    for number, request in enumerate(requests, start=1):
+        pieces: list[tuple[str, str]] = []
+        if isinstance(request.system, str):
+            pieces.append(("system", request.system))
+        messages = request.messages if isinstance(request.messages, list) else []
+        for index, message in enumerate(messages):
+            pieces.extend((f"message {index}", text) for text in _message_texts(message))
+        for label, text in pieces:
+            index = text.find(e.text)
+            if index >= 0:
+                return failed(
+                    f"model request #{number} of {len(requests)} contains {quoted(e.text)} in "
+                    f"its {label}: {_around(text, index, len(e.text))}"
+                )
+    return passed(f"none of the {len(requests)} model request(s) contains {quoted(e.text)}")
+
+
 def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
     calls = ev.model_calls
     if calls is None:
@@ -122,7 +149,9 @@ def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
     return failed(f"the model was called {calls} time{'s' if calls != 1 else ''}")
 
 
-def _check_text(e: PromptContains | PromptOmits | ModelPromptContains, _case: object) -> Problems:
+def _check_text(
+    e: PromptContains | PromptOmits | ModelPromptContains | ModelPromptOmits, _case: object
+) -> Problems:
     return non_empty(e.text, ".text")
 
 
@@ -158,6 +187,20 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The last model request (after compaction) contains the text in its system "
                 "prompt or in one message's string content (exact substring)."
+            ),
+        ),
+        KindSpec(
+            struct=ModelPromptOmits,
+            witness="binding",
+            scorer=_score_model_prompt_omits,
+            tiers=L2,
+            check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
+            text_compare="exact",
+            seam_independent=True,
+            description=(
+                "No model request (each after compaction) contains the text, in its system "
+                "prompt or in any message's string content (exact substring)."
             ),
         ),
         KindSpec(

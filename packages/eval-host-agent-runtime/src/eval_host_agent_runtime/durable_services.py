@@ -18,11 +18,19 @@ from agent_runtime.accounts import AccountAuthority
 from agent_runtime.database import Connection
 from agent_runtime.doctor import Finding, Repair
 from agent_runtime.mcp_dispatch import McpEndpoints
-from agent_runtime.model import ModelFailure, ModelPort, ModelRequest, ModelResponse
+from agent_runtime.model import (
+    ModelFailure,
+    ModelPort,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
 from agent_runtime.native_inbox import NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.replies import Delivery as ReplyDelivery
+from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.case import Message, ScriptedResult, ScriptStep
+from eval_host_agent_runtime.services import REQUESTER, FileStoreService
 
 FAULT_REASON = "model_not_configured"
 Action = Callable[[], None]
@@ -120,6 +128,93 @@ class _FaultyModel:
             faults._fired = True
             return with_(response, finish_reason="length")
         return response
+
+
+class TrialClockService:
+    """The Trial's clock as the runtime reads it: real time, moved forward when the Host lets a
+    wait run out. A fixture stamps what its provider receives with it."""
+
+    __slots__ = ("clock",)
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+
+    def now(self) -> float:
+        return self.clock()
+
+
+class ToolProviderService:
+    """Chat Tools an external provider serves over HTTP, reached with the runtime's own client
+    (:class:`agent_runtime.tool_providers.HttpToolProvider`, the call id as idempotency key).
+    Its answer is translated to the executor port's outcome and nothing more: a success is the
+    output, a retry it asks for parks the call for as long as it said, anything else fails."""
+
+    __slots__ = ("urls",)
+
+    def __init__(self) -> None:
+        self.urls: dict[str, str] = {}
+
+    def serve(self, tool: str, url: str) -> None:
+        if tool in self.urls:
+            raise ValueError(f"Tool {tool!r} is served twice")
+        self.urls[tool] = url
+
+    def tools(self, inner: ToolExecutor) -> ToolExecutor:
+        return _Provided(self.urls, inner) if self.urls else inner
+
+
+class _Provided:
+    __slots__ = ("inner", "urls")
+
+    def __init__(self, urls: Mapping[str, str], inner: ToolExecutor) -> None:
+        self.urls = urls
+        self.inner = inner
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        url = self.urls.get(call.name)
+        if url is None:
+            return self.inner.execute(call)
+        from agent_runtime.tool_providers import HttpToolProvider
+
+        reply = HttpToolProvider(url).call(call.name, call.arguments, call.call_id)
+        if reply.status == "success":
+            return ToolOutcome("succeeded", reply.output)
+        if reply.status == "retry":
+            return ToolOutcome(
+                "awaiting_retry", reason=reply.code, retry_after_ms=reply.retry_after_ms
+            )
+        return ToolOutcome("failed", reason=reply.code)
+
+
+class ForeignFilesService:
+    """Files other users own in the Trial's File store, shared with whom a fixture says: the
+    requester holds no share of them, so the runtime's File Tools (which then run for the
+    Trial) must neither read them nor list them for it."""
+
+    __slots__ = ("files",)
+
+    def __init__(self, files: FileStoreService) -> None:
+        self.files = files
+
+    def put_foreign(
+        self,
+        file_id: str,
+        name: str,
+        media_type: str,
+        data: bytes,
+        owner: str,
+        shared_with: list[str],
+    ) -> None:
+        requester = f"user:{REQUESTER}"
+        if owner == requester or requester in shared_with:
+            raise ValueError(
+                f"{file_id}: a foreign File is neither owned by nor shared with {requester}"
+            )
+        self.files.used = True
+        store = self.files.store
+        store.put(file_id, name, media_type, data, origin="library", owner=owner)
+        for grantee in shared_with:
+            store.share(file_id, grantee)
 
 
 class PriorAttemptService:
@@ -389,11 +484,53 @@ class PublicationRow:
 
 @dataclass(frozen=True, slots=True)
 class StaleWrite:
-    """A worker that lost its lease came back: what its write met."""
+    """A worker that lost its lease came back. ``raised``: the runtime refused it (raised
+    :class:`~agent_runtime.runs.StaleGenerationError`), its word; ``landed``: the rows of the
+    Run that its pass changed, read back from the database (the witness), one line each."""
 
     turn_index: int
-    refused: bool
+    raised: bool
+    landed: list[str]
     detail: str
+
+
+_RUN_ROWS: Mapping[str, str] = {
+    "runs": "SELECT * FROM runs WHERE id = ?",
+    "states": "SELECT * FROM states WHERE run_id = ?",
+    "turns": "SELECT * FROM turns WHERE run_id = ?",
+    "run_events": "SELECT * FROM run_events WHERE run_id = ?",
+    "messages": "SELECT * FROM messages WHERE run_id = ?",
+    "approvals": "SELECT * FROM approvals WHERE run_id = ?",
+    "retry_waits": "SELECT * FROM retry_waits WHERE run_id = ?",
+    "checkpoints": "SELECT c.* FROM checkpoints c JOIN states s ON s.id = c.state_id "
+    "WHERE s.run_id = ?",
+    "tool_effects": "SELECT e.* FROM tool_effects e JOIN states s ON s.id = e.state_id "
+    "WHERE s.run_id = ?",
+}
+RunRows = dict[str, frozenset[tuple[str, ...]]]
+
+
+def run_rows(conn: Connection, run_id: str) -> RunRows:
+    """Every row of the Run as the database holds it, table by table (values as text)."""
+    return {
+        table: frozenset(
+            tuple(repr(value) for value in row) for row in conn.execute(sql, (run_id,)).fetchall()
+        )
+        for table, sql in _RUN_ROWS.items()
+    }
+
+
+def rows_landed(before: RunRows, after: RunRows) -> list[str]:
+    """What changed between two reads of a Run's rows: a line per row that now reads as it did
+    not before (written, or an older row rewritten), and per table the rows gone."""
+    lines: list[str] = []
+    for table in _RUN_ROWS:
+        old, new = before.get(table, frozenset()), after.get(table, frozenset())
+        lines.extend(f"{table}: {', '.join(row)[:160]}" for row in sorted(new - old))
+        gone = len(old) - len(old & new) - len(new - old)
+        if gone > 0:
+            lines.append(f"{table}: {gone} row(s) deleted")
+    return lines
 
 
 class RunLedgerService:
@@ -433,14 +570,25 @@ class SoulHistoryService:
         return list(self.publication_rows)
 
 
+@dataclass(frozen=True, slots=True)
+class RedeliveryRow:
+    """A redelivery of an undelivered reply the runtime stored (a ``retry_waits`` row)."""
+
+    run_id: str
+    status: str
+    code: str | None
+
+
 class ReplyChannelService:
     """The integration the Trial's chat arrived through: each Turn's answer is delivered back
     through the channel a fixture provides (the integration's provider), and the runtime
-    settles the Run by what that channel answers."""
+    settles the Run by what that channel answers; the redeliveries it stored are read back
+    from the database."""
 
-    __slots__ = ("channel",)
+    __slots__ = ("channel", "conn")
 
-    def __init__(self) -> None:
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
         self.channel: Callable[[str], Any] | None = None
 
     def route_replies(self, deliver: Callable[[str], Any]) -> None:
@@ -452,6 +600,14 @@ class ReplyChannelService:
         assert self.channel is not None
         answer = self.channel(text)
         return ReplyDelivery(bool(answer.delivered), answer.outcome, answer.code)
+
+    def redeliveries(self) -> list[RedeliveryRow]:
+        """Every redelivery wait the database holds, in the order stored."""
+        rows = self.conn.execute(
+            "SELECT run_id, status, code FROM retry_waits WHERE kind = 'delivery' "
+            "ORDER BY due_at, id"
+        ).fetchall()
+        return [RedeliveryRow(str(run), str(status), code) for run, status, code in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,13 +622,15 @@ class DoctorRow:
 
 class SoulDoctorService:
     """The Soul doctor, run after each Turn: a fixture provides its repair source (what a model
-    would propose) and reads back what the doctor did."""
+    would propose) and reads back what the doctor did: its own record (``doctor_events``) and
+    the commits its passes added to the Soul repository (the repository's log, a witness)."""
 
-    __slots__ = ("proposer", "rows")
+    __slots__ = ("commit_rows", "proposer", "rows")
 
     def __init__(self) -> None:
         self.proposer: Callable[[str, str], Any] | None = None
         self.rows: list[DoctorRow] = []
+        self.commit_rows: list[CommitRow] = []
 
     def after_each_turn(self, propose: Callable[[str, str], Any]) -> None:
         """Run the doctor after each Turn; ``propose(subject, problem)`` answers a repair with
@@ -487,3 +645,7 @@ class SoulDoctorService:
 
     def events(self) -> list[DoctorRow]:
         return list(self.rows)
+
+    def doctor_commits(self) -> list[CommitRow]:
+        """The commits the doctor's passes made, as the Soul repository's log holds them."""
+        return list(self.commit_rows)

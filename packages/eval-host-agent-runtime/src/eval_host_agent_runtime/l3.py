@@ -75,6 +75,7 @@ from eval_host_agent_runtime.durable_services import (
     CommitRow,
     DependencyFaultService,
     DoctorRow,
+    ForeignFilesService,
     McpHostService,
     MessageRow,
     NativeChannelService,
@@ -85,8 +86,12 @@ from eval_host_agent_runtime.durable_services import (
     SoulDoctorService,
     SoulHistoryService,
     StaleWrite,
+    ToolProviderService,
+    TrialClockService,
     TurnQueueService,
     TurnRow,
+    rows_landed,
+    run_rows,
 )
 from eval_host_agent_runtime.events import Decisions
 from eval_host_agent_runtime.ports import (
@@ -121,6 +126,9 @@ SERVICES: tuple[type, ...] = (
     RoutineDeskService,
     ReplyChannelService,
     SoulDoctorService,
+    TrialClockService,
+    ToolProviderService,
+    ForeignFilesService,
 )
 
 
@@ -263,8 +271,11 @@ class L3Trial:
         self.ledger = RunLedgerService()
         self.history = SoulHistoryService()
         self.desk = RoutineDeskService()
-        self.replies = ReplyChannelService()
+        self.replies = ReplyChannelService(self.conn)
         self.doctor = SoulDoctorService()
+        self.clock_service = TrialClockService(self.clock)
+        self.providers = ToolProviderService()
+        self.foreign = ForeignFilesService(self.files)
         self.clients: McpClients | None = None
         self.head = tier.repo.base
         self.writes_soul = SOUL_WRITE in case.platform_tools
@@ -293,6 +304,9 @@ class L3Trial:
             self.desk,
             self.replies,
             self.doctor,
+            self.clock_service,
+            self.providers,
+            self.foreign,
         )
 
     def close(self) -> None:
@@ -366,7 +380,9 @@ class L3Trial:
                     self.tier.endpoints,
                     self.clients,
                 )
-            inner = executor_chain(scripted, self.registry.tools, self.files.tools)
+            inner = executor_chain(
+                scripted, self.providers.tools, self.registry.tools, self.files.tools
+            )
             return self.witness.around(_DurableTools(inner, writer, dispatcher))
 
         tools: list[ToolSpec] = tools_of(case)
@@ -400,12 +416,11 @@ class L3Trial:
         while self.store.statuses(minted)[1] == "waiting":
             parks += 1
             if parks > MAX_PARKS_PER_TURN:
-                raise HostError(f"Turn {index} parked more than {MAX_PARKS_PER_TURN} times")
+                break  # it parks without end: the Run stays waiting, read back as it is
             due = retry_waits.next_due(self.conn, minted.run_id)
             if due is not None:  # a provider asked to be retried: the wait must survive
                 self._restart()
-                self.clock.advance_to(due)
-                if minted.state_id not in retry_waits.wake_due(self.store):
+                if minted.state_id not in self._wake(due):
                     break  # the restarted runtime lost the wait: the Run stays waiting
                 request = self._request(index, scripted, self.model)
                 lease = self.store.claim(minted, owner=f"worker-{index}.{parks}")
@@ -428,7 +443,7 @@ class L3Trial:
         if self.replies.channel is not None:  # the chat came through an integration
             deliver_reply(self.store, minted.run_id, self.replies)
         if self.doctor.proposer is not None:  # the repair pass that follows a Turn
-            self._doctor(minted.run_id)
+            self._doctor(index, minted.run_id)
         self._read_back(index, minted)
 
     def _prior_attempt(self, minted: Minted) -> None:
@@ -459,21 +474,23 @@ class L3Trial:
         store.requeue(minted)
 
     def _stale(self, index: int, stale: Lease, results: Sequence[Any]) -> None:
-        """The worker that parked comes back late with its old lease: the fence must refuse it."""
+        """The worker that parked comes back late with its old lease: the fence must refuse it.
+        What it met is read from the database: the Run's rows before its pass and after (nothing
+        else writes in between), beside whether the runtime raised."""
         request = self._request(index, ScriptedExecutor(list(results)), StaleWorker())
+        before = run_rows(self.conn, stale.run_id)
         try:
             execute_pass(self.store, stale, request, resume=True)
         except StaleGenerationError as refused:
-            self.ledger.stale.append(StaleWrite(index, True, str(refused)))
+            raised, detail = True, str(refused)
         else:
-            self.ledger.stale.append(
-                StaleWrite(
-                    index,
-                    False,
-                    f"worker {stale.owner} wrote with generation "
-                    f"{stale.generation} after the lease moved on",
-                )
+            raised = False
+            detail = (
+                f"worker {stale.owner} passed with generation {stale.generation} after the "
+                "lease moved on, and nothing refused it"
             )
+        landed = rows_landed(before, run_rows(self.conn, stale.run_id))
+        self.ledger.stale.append(StaleWrite(index, raised, landed, detail))
 
     def _run_scheduled(self) -> None:
         """The scheduled Routine, worker pass after worker pass, until its Run settles or waits
@@ -505,25 +522,41 @@ class L3Trial:
                 self._restart()
                 self.clock.advance_to(self.clock() + LEASE_SECONDS)  # the dead worker's lease
                 continue
+            except Exception as error:  # the runtime's worker broke: a verdict, read back
+                self.desk.raised = f"{type(error).__name__}: {error}"
+                break
             if status != "waiting":
                 break
             due = retry_waits.next_due(self.conn, run_id)
             if due is not None:
                 self._restart()
-                self.clock.advance_to(due)
-                if not retry_waits.wake_due(self.store):
+                if not self._wake(due):
                     break
                 continue
             tool = next(row for row in states(self.conn, run_id) if row.kind == "tool")
             pending = self.store.pending_approvals(tool.state_id)
+            if pending and job.approver is None and self.desk.requeue_once:
+                self.desk.requeue_once = False  # re-queued undecided: the gate must hold
+                self.store.requeue(Minted(run_id, tool.state_id, ""))
+                continue
             if not pending or job.approver is None:
                 break  # nobody in this Trial decides: the Run stays waiting
             for approval_id in pending:
                 self.store.grant(approval_id, by=job.approver)
+                self.desk.granted()
             self.store.requeue(Minted(run_id, tool.state_id, ""))
-        else:
-            raise HostError(f"the Routine parked more than {MAX_PARKS_PER_TURN} times")
+        # past MAX_PARKS_PER_TURN passes it parks without end: read back as it is
         self._read_back_scheduled(run_id)
+
+    def _wake(self, due: float) -> list[str]:
+        """The runtime's timer sweep after a restart: it ticks once before the wait is due (a
+        State it wakes then was woken early, and its provider sees the call come back sooner
+        than it asked), then again once the Trial's clock reached the due time."""
+        early = retry_waits.wake_due(self.store)
+        if early:
+            return early
+        self.clock.advance_to(due)
+        return retry_waits.wake_due(self.store)
 
     def _read_back_scheduled(self, run_id: str) -> None:
         rows = states(self.conn, run_id)
@@ -545,14 +578,22 @@ class L3Trial:
             state_output=capture.output if capture is not None else None,
             captured=captured,
             crashes=self.desk.crashes,
+            raised=self.desk.raised,
         )
 
-    def _doctor(self, run_id: str) -> None:
+    def _doctor(self, index: int, run_id: str) -> None:
         def published(commit: Commit, publication: Publication) -> None:
             with atomic(self.conn):
                 publish(self.conn, commit.sha, str(publication.bundle), publication.artifacts, None)
 
-        run_doctor(self.conn, self.tier.repo, self.doctor, published, run_id)
+        repo = self.tier.repo
+        before = repo.head()
+        run_doctor(self.conn, repo, self.doctor, published, run_id)
+        after = repo.head()
+        if after != before:  # what landed in the repository, whatever the doctor recorded
+            self.doctor.commit_rows.extend(
+                CommitRow(index, sha, list(paths)) for sha, paths in repo.log(before, after)
+            )
         self.doctor.rows = [
             DoctorRow(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
         ]

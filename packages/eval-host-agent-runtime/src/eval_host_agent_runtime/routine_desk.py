@@ -8,7 +8,7 @@ outcome here, read back from the database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,12 +41,23 @@ class ScheduledOutcome:
     state_output: Any
     captured: bool
     crashes: int
+    raised: str | None = None
+    """What the runtime's worker raised when it broke (not a drilled crash), if it did."""
 
 
 class RoutineDeskService:
     """Routines the operator runs in this Trial, their approver, and the worker's fault port."""
 
-    __slots__ = ("crash_point", "crashes", "fired", "job", "result")
+    __slots__ = (
+        "crash_point",
+        "crashes",
+        "fired",
+        "grant_actions",
+        "job",
+        "raised",
+        "requeue_once",
+        "result",
+    )
 
     def __init__(self) -> None:
         self.job: ScheduledJob | None = None
@@ -54,6 +65,9 @@ class RoutineDeskService:
         self.fired = False
         self.crashes = 0
         self.result: ScheduledOutcome | None = None
+        self.grant_actions: list[Callable[[], None]] = []
+        self.raised: str | None = None
+        self.requeue_once = False
 
     def schedule(
         self,
@@ -83,6 +97,21 @@ class RoutineDeskService:
         if point not in CRASH_POINTS:
             raise ValueError(f"no crash point {point!r}; points: {', '.join(CRASH_POINTS)}")
         self.crash_point = point
+
+    def on_grant(self, action: Callable[[], None]) -> None:
+        """Run ``action`` each time the approver grants an approval, right after the grant (a
+        fixture marks where its provider's log stood)."""
+        self.grant_actions.append(action)
+
+    def requeue_undecided(self) -> None:
+        """The operator re-queues the Run once while its approval waits undecided (a retry
+        button pressed): the approval gate must park it again."""
+        self.requeue_once = True
+
+    def granted(self) -> None:
+        """The approver granted an approval (called by the Trial)."""
+        for action in self.grant_actions:
+            action()
 
     def fault(self, point: CrashPoint) -> None:
         """The runtime's fault port: called by the worker at each crash point."""

@@ -95,8 +95,10 @@ def _score_empty(_e: OutboxEmpty, ev: Evidence) -> Verdict:
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
     return [
-        KindSpec(struct=OutboxMessageSent, scorer=_score_sent, seam_independent=True),
-        KindSpec(struct=OutboxEmpty, scorer=_score_empty, seam_independent=True),
+        KindSpec(
+            struct=OutboxMessageSent, scorer=_score_sent, seam_independent=True, witness="tool"
+        ),
+        KindSpec(struct=OutboxEmpty, scorer=_score_empty, seam_independent=True, witness="tool"),
     ]
 
 
