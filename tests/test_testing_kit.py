@@ -116,9 +116,10 @@ def generous(e: Shout, ev: Evidence) -> Verdict:
 )
 def test_conformance_finds_a_scorer_that_breaks_the_contract(scorer: Any, reason: str) -> None:
     with pytest.raises(AssertionError) as broken:
-        quick = settings(phases=[Phase.generate])  # the failure, not its smallest example
+        # the failure, not its smallest example; derandomized, so the search is the same each run
+        quick = settings(phases=[Phase.generate], derandomize=True)
         spec = KindSpec(struct=Shout, scorer=scorer, witness="answer")
-        assert_kind_conforms(spec, examples=100, settings=quick)
+        assert_kind_conforms(spec, examples=400, settings=quick)
     assert reason in str(broken.value)
     assert "contract(" in str(broken.value)  # hypothesis's failing example
 
