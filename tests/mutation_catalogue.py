@@ -424,7 +424,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old=r"(?!000|666|9\d\d)",
         new="",
         breaks="an unassigned SSN area (000, 666, 9xx) is filtered as if it were an SSN",
-        red=(),
+        red=("support-a-platform-hosted-soul-lets-a-number-outside-the-ssn-ranges-through",),
     ),
     Mutation(
         id="card-separators-not-allowed",
@@ -1038,7 +1038,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='    for message in reversed(messages):\n        if message.get("role") != "user":\n',
         new='    for message in messages:\n        if message.get("role") != "user":\n',
         breaks="the input guard screens the first user message, not the latest",
-        red=(),
+        red=("support-refuses-an-injection-in-the-latest-of-several-messages",),
     ),
     Mutation(
         id="loop-read-files-never-attached",
