@@ -2075,7 +2075,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="            t.input_schema,\n            t.mutating,\n",
         new="            t.input_schema,\n            False,\n",
         breaks="the Host does not tell the runtime a Case's hand-declared Tool is mutating",
-        red=(),
+        red=("concierge-may-not-run-a-hand-declared-mutating-tool",),
     ),
     Mutation(
         id="host-finish-reason-dropped",
