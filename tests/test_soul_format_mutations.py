@@ -37,6 +37,7 @@ CAPABILITY_CASES = {
     "skills-bounded-a-skill-call-naming-no-skill-is-refused",
     "concierge-may-not-read-a-skill-it-is-denied",
     "concierge-may-not-run-a-mutating-tool",
+    "concierge-may-not-run-a-hand-declared-mutating-tool",
     "concierge-may-not-fetch-a-web-page-it-is-denied",
     "concierge-may-not-complete-a-task-it-is-denied",
     "stockroom-may-not-delete-a-bulb-record",
