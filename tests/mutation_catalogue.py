@@ -119,6 +119,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "spelt-out-instruction-override--roleplay",
             "support-refuses-a-leetspeak-injection",
             "support-refuses-a-plain-injection",
+            "support-refuses-an-injection-in-the-latest-of-several-messages",
             "system-override-announced",
             "system-override-announced--multilingual-de",
             "system-override-announced--multilingual-es",
@@ -593,6 +594,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        if rule.allow_mutating is True and mutating:\n",
         breaks="allowMutating: false no longer refuses a mutating Tool",
         red=(
+            "concierge-may-not-run-a-hand-declared-mutating-tool",
             "concierge-may-not-run-a-mutating-tool",
             "stockroom-a-delete-naming-no-type-is-refused-by-its-restriction",
             "stockroom-deletes-an-expired-promotion-outside-its-bulb-restriction",
