@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from eval_core.evidence import Evidence, ToolCall
+from eval_core.guard import collect
 from eval_core.paths import deep_equal, quoted, render
 
 if TYPE_CHECKING:
@@ -142,8 +143,6 @@ def contradictions(evidence: Evidence, checks: Sequence[WitnessCheck] = ()) -> l
     The core's checks run first, then ``checks`` (the installed families'); a family check
     that raises is a :class:`~eval_core.guard.PluginFault` naming it (the Trial errors).
     """
-    from eval_core.guard import collect
-
     found: list[str] = []
     for check in (*CORE_CHECKS, *checks):
         lines = collect(check.origin, f"the witness check {check.name!r}", check.check, evidence)

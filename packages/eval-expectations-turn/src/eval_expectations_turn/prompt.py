@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
-from eval_core.evidence import Evidence
+from eval_core.evidence import Evidence, ModelRequest
 from eval_core.hookspecs import hookimpl
 from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
 from eval_core.paths import quote, quoted
@@ -100,13 +100,9 @@ def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdic
     if not requests:
         return failed(f"the model received no request; cannot look for {quoted(e.text)}")
     last = requests[-1]
-    pieces: list[tuple[str, str]] = []
-    if isinstance(last.system, str):
-        pieces.append(("system", last.system))
-    messages = last.messages if isinstance(last.messages, list) else []
-    for number, message in enumerate(messages):
-        pieces.extend((f"message {number}", text) for text in _message_texts(message))
-    where = f"last model request (#{len(requests)}: system + {len(messages)} messages)"
+    pieces = _pieces(last)
+    count = len(last.messages) if isinstance(last.messages, list) else 0
+    where = f"last model request (#{len(requests)}: system + {count} messages)"
     for label, text in pieces:
         index = text.find(e.text)
         if index >= 0:
@@ -117,6 +113,17 @@ def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdic
     return failed(f"{where} does not contain {quoted(e.text)}")
 
 
+def _pieces(request: ModelRequest) -> list[tuple[str, str]]:
+    """A request as sent, as labelled texts: its instructions, then each message's text."""
+    pieces: list[tuple[str, str]] = []
+    if isinstance(request.system, str):
+        pieces.append(("system", request.system))
+    messages = request.messages if isinstance(request.messages, list) else []
+    for number, message in enumerate(messages):
+        pieces.extend((f"message {number}", text) for text in _message_texts(message))
+    return pieces
+
+
 def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
     requests = ev.model_requests
     if requests is None:
@@ -124,13 +131,7 @@ def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
     if not requests:
         return failed(f"the model received no request; cannot confirm it omits {quoted(e.text)}")
     for number, request in enumerate(requests, start=1):
-        pieces: list[tuple[str, str]] = []
-        if isinstance(request.system, str):
-            pieces.append(("system", request.system))
-        messages = request.messages if isinstance(request.messages, list) else []
-        for index, message in enumerate(messages):
-            pieces.extend((f"message {index}", text) for text in _message_texts(message))
-        for label, text in pieces:
+        for label, text in _pieces(request):
             index = text.find(e.text)
             if index >= 0:
                 return failed(
