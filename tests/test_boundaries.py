@@ -113,3 +113,30 @@ def test_the_core_knows_no_executor_but_its_port() -> None:
     assert set(executor["entry-points"]) == {"eval.executors"}  # never a pinned plug-in
     plugin = ast.parse((EXECUTOR / "src" / "eval_executor_ray" / "plugin.py").read_text())
     assert "ray" not in {n.split(".")[0] for n in imported(plugin)}  # Ray loads on use only
+
+
+def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
+    for package in sorted((ROOT / "packages").iterdir()):
+        if package.name == "eval-core" or not (package / "src").is_dir():
+            continue
+        for path, tree in modules(package / "src"):
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    name = node.module
+                elif isinstance(node, ast.Import):
+                    name = next((a.name for a in node.names if a.name.startswith("eval_core")), "")
+                else:
+                    continue
+                if name.split(".")[0] == "eval_core":
+                    where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                    assert name == "eval_core.plugin", f"{where} imports {name}"
+
+
+def test_the_public_api_names_resolve_and_are_listed_once() -> None:
+    import eval_core.plugin as api
+
+    table = api._table()
+    assert set(table) == set(api.__all__), "the TYPE_CHECKING imports and __all__ differ"
+    assert len(api.__all__) == len(set(api.__all__))
+    for name in api.__all__:
+        assert getattr(api, name) is not None, name

@@ -17,6 +17,7 @@ from eval_expectations_files.kinds import (
     PromptOmitsAttachment,
     ProviderPromptContains,
     ProviderPromptFileExact,
+    ProviderPromptOmits,
     ProviderPromptOmitsFile,
     kind_specs,
 )
@@ -80,6 +81,7 @@ EXPECTATIONS = [
     PromptOmitsAttachment(file_id="f"),
     ProviderPromptContains(text="Read this."),
     ProviderPromptFileExact(file_id="f", part="file"),
+    ProviderPromptOmits(text="Private budget"),
     ProviderPromptOmitsFile(file_id="f"),
     PdfInputAccounted(
         file_id="f", pages=[PdfPageSize(width=595, height=842)], text="present", minimum_tokens=1
@@ -210,3 +212,39 @@ def test_omits_file_holds_when_the_host_saw_no_model_call() -> None:
     assert ok and "never called" in detail
     ok, _ = score(ProviderPromptOmitsFile(file_id="f"), record(requests=[]), model_calls=1)
     assert not ok
+
+
+def test_provider_prompt_omits_reads_every_request_but_not_the_assistant() -> None:
+    omits = ProviderPromptOmits(text="Private budget")
+    assert not score(omits, None)[0]
+    ok, detail = score(omits, record(requests=[]), model_calls=0)
+    assert not ok and "no provider request was observed" in detail
+    assert score(omits, record())[0]
+    assert score(ProviderPromptOmits(text="Only the model"), record())[0]  # assistant text
+    data = record()
+    later = {"type": "text", "role": "tool", "text": '{"text":"## Private budget"}'}
+    data["requests"].append([*data["requests"][0], later])
+    ok, detail = score(omits, data)
+    assert not ok and "provider request 2" in detail and "tool text" in detail
+
+
+def test_two_files_with_the_same_bytes_are_told_apart_by_the_file_part_name() -> None:
+    from eval_core.evidence import SentPart
+    from eval_expectations_files.record import SeededFile
+    from eval_expectations_files.setup import _attributed
+
+    seeded = [
+        SeededFile(
+            file_id=i,
+            name=f"{i}.pdf",
+            media_type="application/pdf",
+            origin="library",
+            sha256=SHA,
+            size=10,
+        )
+        for i in ("a", "b")
+    ]
+    part = SentPart(type="file", role="user", filename="b.pdf", sha256=SHA, size=10)
+    assert _attributed(part, seeded).file_id == "b"
+    image = SentPart(type="image", role="user", sha256=SHA, size=10)  # no name: the first
+    assert _attributed(image, seeded).file_id == "a"

@@ -16,9 +16,7 @@ from eval_bindings.preflight import JudgeConfig
 from eval_bindings.retry import with_retry
 from eval_bindings.wire import openai
 from eval_bindings.wire.transport import Connections, VendorError, post_json
-from eval_core.evidence import Usage
-from eval_core.host import ModelCallRequest, ModelError
-from eval_core.judge import JudgeError
+from eval_core.plugin import JudgeError, ModelCallRequest, ModelError, Usage
 
 MAX_OUTPUT = 512
 TIMEOUT = 120.0

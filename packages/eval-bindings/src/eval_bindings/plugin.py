@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from eval_bindings.source import PinnedModels
-from eval_core.hookspecs import hookimpl
-from eval_core.model_source import ModelSource
+from eval_core.plugin import ModelSource, hookimpl
 
 
 @hookimpl

@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_core.model_source import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
+from eval_core.plugin import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
 
 if TYPE_CHECKING:  # all of it is imported when a model is asked for, never for a scripted Sweep
     from eval_bindings.endpoint import EndpointBinding
     from eval_bindings.judge_client import JudgeClient
     from eval_bindings.pins import ModelPin
     from eval_bindings.spend import Ceiling
-    from eval_core.scorecard import Scorecard
+    from eval_core.plugin import Scorecard
 
 
 class PinnedLeg:

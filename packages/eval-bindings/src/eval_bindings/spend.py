@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eval_bindings.pins import ModelPin
-from eval_core.evidence import Usage
-from eval_core.scorecard import Scorecard
-from eval_core.trial import TrialResult
+from eval_core.plugin import Scorecard, TrialResult, Usage
 
 
 class CeilingError(Exception):

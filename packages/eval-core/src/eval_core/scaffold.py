@@ -241,13 +241,22 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import msgspec
-from eval_core.case import CaseBase, CaseField
-from eval_core.checks import NON_EMPTY, properties
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
+from eval_core.plugin import (
+    NON_EMPTY,
+    CaseBase,
+    CaseField,
+    Evidence,
+    Expectation,
+    FixtureRequest,
+    KindSpec,
+    LoadContext,
+    TrialFixture,
+    Verdict,
+    failed,
+    hookimpl,
+    passed,
+    properties,
+)
 
 
 class Tickets(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -370,14 +379,14 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
 '''
 
 TESTS = '''\
-"""Tests of {{distribution}} on the eval testing kit (eval_core.testing)."""
+"""Tests of {{distribution}} on the eval testing kit."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from eval_core.testing import Kit, assert_kind_conforms, evidence
+from eval_core.plugin import Kit, assert_kind_conforms, evidence
 
 from {{package}}.plugin import (
     Filed,

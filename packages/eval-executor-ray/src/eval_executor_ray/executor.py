@@ -25,11 +25,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from eval_core import lock
-from eval_core.case import CaseBase
-from eval_core.evidence import Evidence
-from eval_core.executor import Done, ExecutorRefused, Work, WorkerLost
-from eval_core.trial import TrialResult
+from eval_core.plugin import (
+    CaseBase,
+    Done,
+    Evidence,
+    ExecutorRefused,
+    TrialResult,
+    Work,
+    WorkerLost,
+    current_lock,
+    encode_lock,
+)
 from eval_executor_ray.bundle import key_of, pack
 from eval_executor_ray.worker import Setup, TrialWorker
 
@@ -120,7 +126,7 @@ class RayExecutor:
                 f"the binding {work.binding.model_id!r} cannot travel to Ray workers: {_line(exc)}"
             ) from None
         corpus_key, corpus_bytes = pack(work.corpus)
-        plugins_bytes = lock.encode(lock.current(work.plugins))
+        plugins_bytes = encode_lock(current_lock(work.plugins))
         setup = Setup(
             corpus_hash=work.corpus.hash,
             corpus_key=corpus_key,

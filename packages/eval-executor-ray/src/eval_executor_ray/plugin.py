@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eval_core.executor import Executor, ExecutorFactory
-from eval_core.hookspecs import hookimpl
+from eval_core.plugin import Executor, ExecutorFactory, hookimpl
 
 
 def ray_executor(address: str | None) -> Executor:

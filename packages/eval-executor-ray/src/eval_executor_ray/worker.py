@@ -18,14 +18,26 @@ from dataclasses import dataclass
 
 import msgspec
 
-from eval_core import lock
-from eval_core.case import CaseBase
-from eval_core.corpus import Corpus, CorpusError, Loader, find_soul
-from eval_core.evidence import Evidence
-from eval_core.fixtures import Shared
-from eval_core.host import Binding, Host
-from eval_core.plugins import PluginError, PluginSet, load_plugins
-from eval_core.trial import TrialResult, run_trial
+from eval_core.plugin import (
+    LOCK_NAME,
+    Binding,
+    CaseBase,
+    Corpus,
+    CorpusError,
+    Evidence,
+    Host,
+    Loader,
+    Lock,
+    PluginError,
+    PluginSet,
+    Shared,
+    TrialResult,
+    current_lock,
+    find_soul,
+    load_plugins,
+    lock_differences,
+    run_trial,
+)
 from eval_executor_ray.bundle import BundleError, key_of, place, unpack
 
 
@@ -89,20 +101,20 @@ class TrialWorker:
             plugins = load_plugins()
         except PluginError as exc:
             raise _RefusedError(f"its plug-in set is broken: {exc}") from None
-        installed = lock.current(plugins)
+        installed = current_lock(plugins)
         if setup.unlocked:
-            wanted = msgspec.json.decode(plugins_bytes, type=lock.Lock)
+            wanted = msgspec.json.decode(plugins_bytes, type=Lock)
             against = "the driver's (an --unlocked Sweep)"
         else:
-            data = bundle.files.get(lock.LOCK_NAME)
+            data = bundle.files.get(LOCK_NAME)
             if data is None:
                 raise _RefusedError("the Corpus arrived without its eval.lock")
             try:
-                wanted = msgspec.json.decode(data, type=lock.Lock)
+                wanted = msgspec.json.decode(data, type=Lock)
             except msgspec.MsgspecError as exc:
                 raise _RefusedError(f"the Corpus's eval.lock does not decode: {exc}") from None
-            against = lock.LOCK_NAME
-        diffs = lock.differences(wanted, installed)
+            against = LOCK_NAME
+        diffs = lock_differences(wanted, installed)
         if diffs:
             raise _RefusedError(
                 f"its installed plug-ins differ from {against}: " + "; ".join(diffs)

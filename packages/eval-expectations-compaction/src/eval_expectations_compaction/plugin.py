@@ -10,11 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import Tier
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    FixtureRequest,
+    LoadContext,
+    Tier,
+    TrialFixture,
+    hookimpl,
+    own_cases,
+)
 
 FIELD = "context_token_budget"
 L2: frozenset[Tier] = frozenset({"l2"})

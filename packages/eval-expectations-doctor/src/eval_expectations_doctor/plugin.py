@@ -17,15 +17,26 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.checks import Problems, non_empty
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quoted
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    Evidence,
+    Expectation,
+    FixtureRequest,
+    KindSpec,
+    LoadContext,
+    Problems,
+    Tier,
+    TrialFixture,
+    Verdict,
+    WitnessCheck,
+    failed,
+    hookimpl,
+    non_empty,
+    own_cases,
+    passed,
+    quoted,
+)
 
 FIELD = "doctor"
 L3: frozenset[Tier] = frozenset({"l3"})

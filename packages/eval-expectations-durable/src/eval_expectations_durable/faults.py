@@ -22,12 +22,24 @@ from typing import Literal, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, CaseField, ToolCallsStep
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureError, FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    Evidence,
+    Expectation,
+    FixtureError,
+    FixtureRequest,
+    KindSpec,
+    LoadContext,
+    Tier,
+    ToolCallsStep,
+    TrialFixture,
+    Verdict,
+    failed,
+    hookimpl,
+    own_cases,
+    passed,
+)
 
 L2: frozenset[Tier] = frozenset({"l2"})
 L3: frozenset[Tier] = frozenset({"l3"})

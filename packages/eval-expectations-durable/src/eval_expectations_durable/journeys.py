@@ -13,12 +13,20 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, CaseField, Message, ScriptedResult, ScriptStep, TextPart
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.grounding import strings
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import Tier
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    FixtureRequest,
+    LoadContext,
+    Message,
+    ScriptedResult,
+    ScriptStep,
+    TextPart,
+    Tier,
+    TrialFixture,
+    hookimpl,
+    strings,
+)
 
 L3: frozenset[Tier] = frozenset({"l3"})
 

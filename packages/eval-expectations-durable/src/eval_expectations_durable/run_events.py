@@ -18,24 +18,37 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, ScriptedResult
-from eval_core.checks import (
+from eval_core.plugin import (
     DOT_PATH,
     NON_EMPTY,
+    CaseBase,
+    Event,
+    Evidence,
+    Expectation,
+    FixtureRequest,
+    Grounding,
+    KindSpec,
+    LoadContext,
     Problems,
+    ScriptedResult,
+    Tier,
+    ToolResult,
+    TrialFixture,
+    Verdict,
+    WitnessCheck,
     at_least,
+    deep_equal,
     dot_path,
+    failed,
+    hookimpl,
     non_empty,
     optional_reason,
+    passed,
     properties,
+    quoted,
+    render,
+    resolve,
 )
-from eval_core.evidence import Event, Evidence, ToolResult
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import deep_equal, quoted, render, resolve
-from eval_core.witness import WitnessCheck
 
 L3: frozenset[Tier] = frozenset({"l3"})
 SOUL_SEAM = "soul_write"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from eval_core.entrypoints import version
+from eval_core.plugin import version
 
 FORMAT = 2
 """The fixture generator's own version: raised whenever what a declaration makes changes (2:

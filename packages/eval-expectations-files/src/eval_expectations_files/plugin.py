@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import KindSpec, Tier
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    KindSpec,
+    LoadContext,
+    Tier,
+    TrialFixture,
+    WitnessCheck,
+    hookimpl,
+)
 from eval_expectations_files import unreadable
 from eval_expectations_files.fixtures import CaseFile
 from eval_expectations_files.kinds import kind_specs

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.case import CaseBase, FilePart, ToolCallsStep
+from eval_core.plugin import CaseBase, FilePart, ToolCallsStep
 from eval_expectations_files.fixtures import DOCX, PDF, PPTX, XLSX, CaseFile
 from eval_expectations_files.kinds import (
     GeneratedFileDraftCreated,
@@ -22,6 +22,7 @@ from eval_expectations_files.kinds import (
     PromptOmitsAttachment,
     ProviderPromptContains,
     ProviderPromptFileExact,
+    ProviderPromptOmits,
     ProviderPromptOmitsFile,
 )
 
@@ -68,6 +69,7 @@ _FAMILY = (
     PromptOmitsAttachment,
     ProviderPromptContains,
     ProviderPromptFileExact,
+    ProviderPromptOmits,
     ProviderPromptOmitsFile,
     PdfInputAccounted,
     GeneratedFileReadableBy,

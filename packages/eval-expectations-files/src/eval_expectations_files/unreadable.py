@@ -16,14 +16,28 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, TextPart, TextStep, ToolCallsStep
-from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quoted
-from eval_core.sent import parts_of
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    NON_EMPTY,
+    CaseBase,
+    Evidence,
+    Expectation,
+    FixtureRequest,
+    KindSpec,
+    Problems,
+    TextPart,
+    TextStep,
+    Tier,
+    ToolCallsStep,
+    TrialFixture,
+    Verdict,
+    WitnessCheck,
+    failed,
+    non_empty,
+    parts_of,
+    passed,
+    properties,
+    quoted,
+)
 
 FIELD = "unreadable"
 L3: frozenset[Tier] = frozenset({"l3"})

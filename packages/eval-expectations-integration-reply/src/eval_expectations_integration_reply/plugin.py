@@ -18,15 +18,27 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.checks import Problems, at_least, properties
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quoted
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    Evidence,
+    Expectation,
+    FixtureRequest,
+    KindSpec,
+    LoadContext,
+    Problems,
+    Tier,
+    TrialFixture,
+    Verdict,
+    WitnessCheck,
+    at_least,
+    failed,
+    hookimpl,
+    own_cases,
+    passed,
+    properties,
+    quoted,
+)
 
 FIELD = "integration_reply"
 L3: frozenset[Tier] = frozenset({"l3"})

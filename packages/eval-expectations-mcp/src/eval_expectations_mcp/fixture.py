@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.case import CaseBase
+from eval_core.plugin import CaseBase
 
 _CONFIG: dict[str, Any] = {
     "frozen": True,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, Verdict, failed, passed
+from eval_core.plugin import Evidence, Expectation, Verdict, failed, passed
 from eval_expectations_mcp.setup import McpRecord
 
 

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.checks import at_least, properties
-from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import KindSpec, Tier
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    KindSpec,
+    LoadContext,
+    Tier,
+    TrialFixture,
+    at_least,
+    hookimpl,
+    properties,
+)
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
 from eval_expectations_mcp.kind import McpProviderCallCount, check, score
 from eval_expectations_mcp.setup import FIXTURE

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from eval_core.fixtures import FixtureRequest, TrialFixture
+from eval_core.plugin import FixtureRequest, TrialFixture
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 

@@ -9,14 +9,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.case import CaseBase, CaseField, json_name
-from eval_core.checks import DOT_PATH, Problems, dot_path, non_empty, properties
-from eval_core.evidence import Evidence
-from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import deep_equal, path_segments, render, resolve
+from eval_core.plugin import (
+    DOT_PATH,
+    CaseBase,
+    CaseField,
+    Evidence,
+    Expectation,
+    KindSpec,
+    LoadContext,
+    Problems,
+    Tier,
+    TrialFixture,
+    Verdict,
+    deep_equal,
+    dot_path,
+    failed,
+    hookimpl,
+    json_name,
+    non_empty,
+    own_cases,
+    passed,
+    path_segments,
+    properties,
+    render,
+    resolve,
+)
 from eval_expectations_native.channel import FIXTURE
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import FIELDS, as_plain, observation_of

@@ -15,12 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from eval_core.case import CaseBase, CaseField, TextPart
-from eval_core.grounding import strings
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.scorecard import Scorecard
-from eval_core.sections import Section
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    LoadContext,
+    Scorecard,
+    Section,
+    TextPart,
+    hookimpl,
+    strings,
+)
 from eval_expectations_redteam import safety
 from eval_expectations_redteam.attack import RedTeam
 from eval_expectations_redteam.strategies import GUARD_KINDS, RESISTANCE_KINDS, variants

@@ -18,10 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from eval_core.case import CaseBase
-from eval_core.scorecard import Scorecard
-from eval_core.sections import Section
-from eval_core.trial import TrialResult
+from eval_core.plugin import CaseBase, Scorecard, Section, TrialResult
 from eval_expectations_redteam.attack import SEVERITY, RedTeam
 
 SAFETY, RESISTANCE, LANDED = "safety", "resistance", "landedEverywhere"

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.case import CaseBase, json_name
+from eval_core.plugin import CaseBase, json_name
 
 _CONFIG: dict[str, Any] = {
     "frozen": True,

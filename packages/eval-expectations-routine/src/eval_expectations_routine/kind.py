@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.checks import Problems, dot_path
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, Verdict, failed, passed
-from eval_core.paths import deep_equal, render, resolve
+from eval_core.plugin import (
+    Evidence,
+    Expectation,
+    Problems,
+    Verdict,
+    deep_equal,
+    dot_path,
+    failed,
+    passed,
+    render,
+    resolve,
+)
 from eval_expectations_routine.setup import RoutineRecord
 
 

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.host import LoadContext
-from eval_core.kinds import KindSpec, Tier
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    CaseBase,
+    CaseField,
+    KindSpec,
+    LoadContext,
+    Tier,
+    TrialFixture,
+    WitnessCheck,
+    hookimpl,
+    own_cases,
+)
 from eval_expectations_routine import provider_log
 from eval_expectations_routine.block import (
     FIELD,

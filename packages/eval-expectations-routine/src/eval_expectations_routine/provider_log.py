@@ -15,11 +15,22 @@ from typing import Any
 
 import msgspec
 
-from eval_core.checks import NON_EMPTY, Problems, at_least, non_empty, properties
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quoted
-from eval_core.witness import WitnessCheck
+from eval_core.plugin import (
+    NON_EMPTY,
+    Evidence,
+    Expectation,
+    KindSpec,
+    Problems,
+    Tier,
+    Verdict,
+    WitnessCheck,
+    at_least,
+    failed,
+    non_empty,
+    passed,
+    properties,
+    quoted,
+)
 
 L3: frozenset[Tier] = frozenset({"l3"})
 _NO_LOG = "no Tool provider's log was read back (the Case needs 'routine' or 'toolProvider')"

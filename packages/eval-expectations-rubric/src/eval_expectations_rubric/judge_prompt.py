@@ -14,8 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eval_core.evidence import Evidence
-from eval_core.judge import JudgeError
+from eval_core.plugin import Evidence, JudgeError
 
 SCALE = """1 = does not meet the criteria at all
 2 = meets a small part of the criteria; major gaps

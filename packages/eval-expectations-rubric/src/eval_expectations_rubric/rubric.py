@@ -9,12 +9,24 @@ that is missing is a failure of the model, found without asking the Judge.
 
 from __future__ import annotations
 
-from eval_core.checks import NON_EMPTY, Problems, non_empty, non_empty_list, properties
-from eval_core.evidence import Evidence
-from eval_core.hookspecs import hookimpl
-from eval_core.judge import JudgeError, current
-from eval_core.kinds import Expectation, KindSpec, NoVerdict, Verdict, failed, passed
-from eval_core.paths import quoted
+from eval_core.plugin import (
+    NON_EMPTY,
+    Evidence,
+    Expectation,
+    JudgeError,
+    KindSpec,
+    NoVerdict,
+    Problems,
+    Verdict,
+    failed,
+    hookimpl,
+    non_empty,
+    non_empty_list,
+    passed,
+    properties,
+    quoted,
+)
+from eval_core.plugin import current_judge as current
 from eval_expectations_rubric.judge_prompt import parse, prompt
 from eval_expectations_turn.output import answer_text
 

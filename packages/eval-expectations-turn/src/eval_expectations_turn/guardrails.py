@@ -11,10 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from eval_core.evidence import Evidence, GuardDecision, GuardStage
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
-from eval_core.paths import quote
+from eval_core.plugin import (
+    Evidence,
+    Expectation,
+    GuardDecision,
+    GuardStage,
+    KindSpec,
+    Verdict,
+    failed,
+    hookimpl,
+    passed,
+    quote,
+)
 
 GuardName = Literal["prompt_injection", "tool_blocklist", "content_filter", "untrusted_content"]
 _NOT_OBSERVED = "guard decisions not observed"

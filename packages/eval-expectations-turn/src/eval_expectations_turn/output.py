@@ -11,19 +11,30 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from eval_core.checks import (
+from eval_core.plugin import (
     DOT_PATH,
     NON_EMPTY,
+    Evidence,
+    Expectation,
+    Grounding,
+    KindSpec,
     Problems,
+    Verdict,
+    compact_json,
+    deep_equal,
     dot_path,
+    extract_json,
+    failed,
+    hookimpl,
     non_empty,
     optional_reason,
+    passed,
     properties,
+    quote,
+    quoted,
+    render,
+    resolve,
 )
-from eval_core.evidence import Evidence
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, Grounding, KindSpec, Verdict, failed, passed
-from eval_core.paths import compact_json, deep_equal, extract_json, quote, quoted, render, resolve
 
 
 class OutputContains(Expectation, tag="output_contains", frozen=True):

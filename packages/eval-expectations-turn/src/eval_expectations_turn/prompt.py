@@ -7,11 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
-from eval_core.evidence import Evidence, ModelRequest
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quote, quoted
+from eval_core.plugin import (
+    NON_EMPTY,
+    Evidence,
+    Expectation,
+    KindSpec,
+    ModelRequest,
+    Problems,
+    Tier,
+    Verdict,
+    failed,
+    hookimpl,
+    non_empty,
+    passed,
+    properties,
+    quote,
+    quoted,
+)
 
 L2: frozenset[Tier] = frozenset({"l2"})
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from eval_core.checks import NON_EMPTY, Problems, non_empty, properties
-from eval_core.evidence import Evidence
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
-from eval_core.paths import quoted
+from eval_core.plugin import (
+    NON_EMPTY,
+    Evidence,
+    Expectation,
+    KindSpec,
+    Problems,
+    Verdict,
+    failed,
+    hookimpl,
+    non_empty,
+    passed,
+    properties,
+    quoted,
+)
 
 
 class LoopStatus(Expectation, tag="loop_status", frozen=True):

@@ -10,20 +10,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eval_core.checks import (
+from eval_core.plugin import (
     DOT_PATH,
     NON_EMPTY,
+    Denial,
+    Evidence,
+    Expectation,
+    KindSpec,
     Problems,
+    Tier,
+    ToolCall,
+    Verdict,
     at_least,
+    deep_equal,
     dot_path,
+    failed,
+    hookimpl,
     non_empty,
     non_empty_list,
+    passed,
     properties,
+    quoted,
+    render,
+    resolve,
 )
-from eval_core.evidence import Denial, Evidence, ToolCall
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import deep_equal, quoted, render, resolve
 
 L2: frozenset[Tier] = frozenset({"l2"})
 _NOT_OBSERVED = "tool calls not observed"

@@ -29,7 +29,7 @@ from agent_runtime.native_inbox import NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.replies import Delivery as ReplyDelivery
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from eval_core.case import Message, ScriptedResult, ScriptStep
+from eval_core.plugin import Message, ScriptedResult, ScriptStep
 from eval_host_agent_runtime.services import REQUESTER, FileStoreService
 
 FAULT_REASON = "model_not_configured"

@@ -25,9 +25,15 @@ from agent_runtime.context import (
 )
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.storage import StoreError
-from eval_core.case import CaseBase, ToolDecl
-from eval_core.host import ContextRules, HostOptionError, HostTrial, ModelSession
-from eval_core.kinds import Tier
+from eval_core.plugin import (
+    CaseBase,
+    ContextRules,
+    HostOptionError,
+    HostTrial,
+    ModelSession,
+    Tier,
+    ToolDecl,
+)
 from eval_host_agent_runtime import l2
 from eval_host_agent_runtime.ports import PLATFORM, tools_of
 
@@ -41,7 +47,7 @@ HOST_NAME = "agent-runtime"
 def _code() -> str:
     import agent_runtime
     import eval_host_agent_runtime
-    from eval_core.code import fingerprint
+    from eval_core.plugin import fingerprint
 
     packages = (
         ("agent-runtime", agent_runtime),

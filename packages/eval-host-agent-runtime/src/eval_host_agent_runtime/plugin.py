@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eval_core.hookspecs import hookimpl
-from eval_core.host import HostFactory
+from eval_core.plugin import HostFactory, hookimpl
 from eval_host_agent_runtime.host import HOST_NAME, AgentRuntimeHost
 
 

@@ -21,10 +21,18 @@ from agent_runtime.model import (
     Usage,
 )
 from agent_runtime.tools import PLATFORM_TOOLS, ToolExecutor, ToolOutcome
-from eval_core.case import CaseBase, FilePart, ScriptedResult, TextPart, ToolDecl
-from eval_core.evidence import ToolCall
-from eval_core.host import ModelCallRequest, ModelError, ModelSession
-from eval_core.scripted import ScriptedTools
+from eval_core.plugin import (
+    CaseBase,
+    FilePart,
+    ModelCallRequest,
+    ModelError,
+    ModelSession,
+    ScriptedResult,
+    ScriptedTools,
+    TextPart,
+    ToolCall,
+    ToolDecl,
+)
 
 
 def tool_decl(spec: ToolSpec) -> ToolDecl:

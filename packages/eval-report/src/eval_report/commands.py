@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from eval_core.commands import CANONICAL, CommandRefused, Commands, path
-from eval_core.hookspecs import hookimpl
+from eval_core.plugin import CANONICAL, CommandRefused, Commands, hookimpl
+from eval_core.plugin import path_argument as path
 
 if TYPE_CHECKING:
     import argparse
@@ -40,7 +40,7 @@ def report(args: argparse.Namespace) -> int:
 
 
 def rescore(args: argparse.Namespace) -> int:
-    from eval_core.safe_text import clean
+    from eval_core.plugin import clean
     from eval_report.rescore import render
     from eval_report.rescore import rescore as run
     from eval_report.saved import Refused

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from eval_core import outputs
-from eval_core.atomic import write_atomic
+from eval_core.plugin import Output, OutputRefused, check_outputs, write_atomic
 from eval_report.saved import COMPARISON_REFUSED, Refused, gather, read_any
 from eval_report.view import Report, build
 
@@ -54,11 +53,11 @@ def render(report: Report) -> str:
 def write_report(inputs: list[Path], output: Path, baselines: list[Path]) -> Written:
     """Read the Sweeps, check the output path first, write the page atomically."""
     try:
-        outputs.check_all(
-            [outputs.Output("--output", output)],
+        check_outputs(
+            [Output("--output", output)],
             [("an input", p) for p in [*inputs, *baselines]],
         )
-    except outputs.OutputRefused as exc:
+    except OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
     sweeps = gather(inputs)
     bases = [read_any(path) for path in baselines]

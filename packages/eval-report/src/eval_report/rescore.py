@@ -26,14 +26,29 @@ from typing import Any
 import msgspec
 from msgspec import structs
 
-from eval_core import transcript
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation
-from eval_core.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
-from eval_core.render import render_verdict
-from eval_core.scorecard import Scorecard, admit, case_verdict, noise_floor, not_cleared
-from eval_core.transcript import Transcript, TranscriptRefused
-from eval_core.trial import TrialResult, decide
+from eval_core.plugin import (
+    TRANSCRIPT_FORMAT,
+    Evidence,
+    Expectation,
+    PluginError,
+    PluginSet,
+    RecordTypes,
+    Scorecard,
+    Transcript,
+    TranscriptRefused,
+    TrialResult,
+    admit,
+    case_verdict,
+    decide,
+    kind_schema_hash,
+    load_plugins,
+    noise_floor,
+    not_cleared,
+    render_verdict,
+    transcript_record_types,
+    transcript_schema_hash,
+    typed_records,
+)
 from eval_report.saved import Refused, Saved, read_log
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR", "unexercised": "UNEX"}
@@ -76,12 +91,12 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
             f"{path}: the log records no transcripts (a harness before transcripts wrote it): "
             "there is no Evidence to re-score"
         )
-    if header.transcripts != transcript.FORMAT:
+    if header.transcripts != TRANSCRIPT_FORMAT:
         raise Refused(
             f"{path}: transcript format {header.transcripts}: this harness reads format "
-            f"{transcript.FORMAT}: recorded by an incompatible record schema"
+            f"{TRANSCRIPT_FORMAT}: recorded by an incompatible record schema"
         )
-    installed = transcript.schema_hash(Evidence)
+    installed = transcript_schema_hash(Evidence)
     if header.evidence_schema != installed:
         raise Refused(
             f"{path}: the Evidence was recorded by an incompatible record schema "
@@ -93,7 +108,7 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
         except PluginError as exc:
             raise Refused(f"plug-ins refused: {exc}") from None
     upgrades = _check_kinds(path, header.plugins or [], plugins)
-    types = transcript.record_types(_packages(plugins))
+    types = transcript_record_types(_packages(plugins))
     typed: dict[str, tuple[Evidence, list[Expectation]]] = {}
     assert saved.log is not None and saved.log.pointers is not None
     result = Rescored(saved=saved, trials=[], upgrades=upgrades)
@@ -174,7 +189,7 @@ def _check_kinds(path: Path, rows: list[dict[str, Any]], plugins: PluginSet) -> 
 
 
 def _typed(
-    path: Path, stored: Transcript, types: transcript.RecordTypes, plugins: PluginSet
+    path: Path, stored: Transcript, types: RecordTypes, plugins: PluginSet
 ) -> tuple[Evidence, list[Expectation]]:
     expect: list[Expectation] = []
     for index, raw in enumerate(stored.expect):
@@ -190,7 +205,7 @@ def _typed(
                 f"schema (recorded by an incompatible record schema): {exc}"
             ) from None
     try:
-        evidence = transcript.typed(stored, types)
+        evidence = typed_records(stored, types)
     except TranscriptRefused as exc:
         raise Refused(f"{path}: {exc}") from None
     return evidence, expect

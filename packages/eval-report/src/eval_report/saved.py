@@ -14,11 +14,24 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core import baseline as baselines
-from eval_core import transcript, triallog
-from eval_core.input_files import InputRefused, NotReadable, read_json_input, read_regular
-from eval_core.scorecard import Scorecard, noise_floor
-from eval_core.transcript import Pointer, TranscriptRefused
+from eval_core.plugin import (
+    BaselineError,
+    InputRefused,
+    Logged,
+    LogHeader,
+    NotReadable,
+    Pointer,
+    ResumeRefused,
+    Scorecard,
+    TranscriptReader,
+    TranscriptRefused,
+    noise_floor,
+    read_baseline,
+    read_json_input,
+    read_regular,
+    read_trial_log,
+    transcript_pack_path,
+)
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 
@@ -37,8 +50,8 @@ class Saved:
 
     card: Scorecard
     sources: list[Path]
-    log: triallog.Logged | None = None
-    reader: transcript.Reader | None = None
+    log: Logged | None = None
+    reader: TranscriptReader | None = None
     harness_version: str = ""  # a Baseline's own (its Scorecard was saved from this commit)
 
     def transcripts(self) -> dict[tuple[str, int], Recorded]:
@@ -99,7 +112,7 @@ def is_log(path: Path) -> bool:
         raise Refused(f"{path}: cannot read: {exc}") from None
     first = data.split(b"\n", 1)[0]
     try:
-        header = msgspec.json.decode(first, type=triallog.LogHeader)
+        header = msgspec.json.decode(first, type=LogHeader)
     except msgspec.MsgspecError:
         return False
     return header.kind == "sweep"
@@ -107,14 +120,14 @@ def is_log(path: Path) -> bool:
 
 def read_log(path: Path) -> Saved:
     try:
-        logged = triallog.read(path)
-    except triallog.ResumeRefused as exc:
+        logged = read_trial_log(path)
+    except ResumeRefused as exc:
         raise Refused(str(exc)) from None
     header = logged.header
     reader = None
     if header.transcripts is not None:
         try:
-            reader = transcript.Reader(transcript.pack_path(path))
+            reader = TranscriptReader(transcript_pack_path(path))
         except TranscriptRefused as exc:
             raise Refused(str(exc)) from None
     trials = logged.trials
@@ -152,8 +165,8 @@ def read_card(path: Path) -> Saved:
         raise Refused(f"{path}: $: corrupt or truncated JSON ({exc})") from None
     if isinstance(raw, dict) and "scorecard" in raw:
         try:
-            base = baselines.read(path)
-        except baselines.BaselineError as exc:
+            base = read_baseline(path)
+        except BaselineError as exc:
             raise Refused(str(exc)) from None
         return Saved(card=base.scorecard, sources=[path], harness_version=base.harness_version)
     try:

@@ -13,11 +13,20 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from eval_core import delta as deltas
-from eval_core.matrix import Leg, covered, not_cleared_matrix
-from eval_core.scorecard import COMPARABLE, Scorecard, case_verdict, not_cleared
-from eval_core.trial import TrialResult
-from eval_core.witness import WITNESSED
+from eval_core.plugin import (
+    COMPARABLE,
+    WITNESSED,
+    CaseDelta,
+    ComparisonRefused,
+    Leg,
+    Scorecard,
+    TrialResult,
+    case_verdict,
+    compare_scorecards,
+    covered,
+    not_cleared,
+    not_cleared_matrix,
+)
 from eval_report import payload, plots
 from eval_report.saved import Saved
 
@@ -44,7 +53,7 @@ class DeltaView:
     model: str
     source: str
     refused: str | None = None
-    rows: dict[str, list[deltas.CaseDelta]] = field(default_factory=dict)
+    rows: dict[str, list[CaseDelta]] = field(default_factory=dict)
     passed_before: int = 0
     passed_after: int = 0
     floor: bool = True
@@ -194,10 +203,10 @@ def _delta(cards: Sequence[Scorecard], base: Saved) -> DeltaView:
             refused=f"no Sweep of model {base.card.model_id} was given to compare with",
         )
     try:
-        found = deltas.compare(base.card, after, base.harness_version)
-    except deltas.ComparisonRefused as exc:  # never computed (the command refuses it first)
+        found = compare_scorecards(base.card, after, base.harness_version)
+    except ComparisonRefused as exc:  # never computed (the command refuses it first)
         return DeltaView(model=after.model_id, source=source, refused=str(exc))
-    rows: dict[str, list[deltas.CaseDelta]] = defaultdict(list)
+    rows: dict[str, list[CaseDelta]] = defaultdict(list)
     for case in found.cases:
         rows[case.state].append(case)
     return DeltaView(

@@ -15,9 +15,7 @@ from typing import Any, TypeGuard
 
 from eval_bindings.wire import files, neutral
 from eval_bindings.wire.transport import VendorError
-from eval_core.evidence import ModelRequest, Usage
-from eval_core.host import ModelCallRequest, ModelReply, ModelToolCall
-from eval_core.sent import sent
+from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
 API_VERSION = "2023-06-01"
 

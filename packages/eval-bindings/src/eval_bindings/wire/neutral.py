@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from eval_core.host import ModelError
+from eval_core.plugin import ModelError
 
 
 def role(message: dict[str, Any]) -> str:

@@ -20,8 +20,7 @@ import time
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from eval_core.host import ModelError
-from eval_core.limits import TooDeep, check_json_depth
+from eval_core.plugin import ModelError, TooDeep, check_json_depth
 
 if TYPE_CHECKING:  # http.client (and ssl with it) loads with the first call, not the binding
     import http.client

@@ -1,0 +1,350 @@
+"""The public plug-in API: every name a family, a Host, a model source, an executor or a command
+plug-in may use, and the only module a shipped package imports from the core.
+
+Everything else under ``eval_core`` is the core's own and may change without notice. Names load
+on first use (PEP 562), so a family that needs only the Case and Evidence types does not pay
+for the release gate's import graph; type checkers see the imports below as usual.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from eval_core.atomic import write_atomic
+    from eval_core.baseline import BaselineError
+    from eval_core.baseline import read as read_baseline
+    from eval_core.case import (
+        CaseBase,
+        CaseField,
+        FilePart,
+        Message,
+        ScriptedResult,
+        ScriptStep,
+        TextPart,
+        TextStep,
+        ToolCallsStep,
+        ToolDecl,
+        json_name,
+    )
+    from eval_core.checks import (
+        DOT_PATH,
+        NON_EMPTY,
+        Problems,
+        at_least,
+        dot_path,
+        non_empty,
+        non_empty_list,
+        optional_reason,
+        properties,
+    )
+    from eval_core.code import fingerprint
+    from eval_core.commands import CANONICAL, CommandRefused, Commands
+    from eval_core.commands import path as path_argument
+    from eval_core.corpus import Corpus, CorpusError, Loader, case_files, corpus_root, find_soul
+    from eval_core.delta import CaseDelta, ComparisonRefused
+    from eval_core.delta import compare as compare_scorecards
+    from eval_core.entrypoints import version
+    from eval_core.evidence import (
+        Denial,
+        Event,
+        Evidence,
+        GuardDecision,
+        GuardStage,
+        ModelRequest,
+        SentPart,
+        Testimony,
+        ToolCall,
+        ToolResult,
+        Usage,
+    )
+    from eval_core.executor import (
+        Done,
+        Executor,
+        ExecutorFactory,
+        ExecutorRefused,
+        Work,
+        WorkerLost,
+    )
+    from eval_core.fixtures import FixtureError, FixtureRequest, Shared, TrialFixture
+    from eval_core.grounding import strings
+    from eval_core.hookspecs import hookimpl, own_cases
+    from eval_core.host import (
+        Binding,
+        ContextRules,
+        Host,
+        HostFactory,
+        HostOptionError,
+        HostTrial,
+        LoadContext,
+        ModelCallRequest,
+        ModelError,
+        ModelReply,
+        ModelSession,
+        ModelToolCall,
+        TurnScripted,
+    )
+    from eval_core.input_files import InputRefused, NotReadable, read_json_input, read_regular
+    from eval_core.judge import JudgeError
+    from eval_core.judge import current as current_judge
+    from eval_core.kinds import (
+        Expectation,
+        Grounding,
+        KindSpec,
+        NoVerdict,
+        Tier,
+        Verdict,
+        failed,
+        passed,
+    )
+    from eval_core.limits import TooDeep, check_json_depth
+    from eval_core.lock import LOCK_NAME, Lock
+    from eval_core.lock import current as current_lock
+    from eval_core.lock import differences as lock_differences
+    from eval_core.lock import encode as encode_lock
+    from eval_core.matrix import Leg, covered, not_cleared_matrix
+    from eval_core.model_source import (
+        Ceilings,
+        ModelLeg,
+        ModelRefused,
+        ModelSource,
+        ModelUnavailable,
+    )
+    from eval_core.outputs import Output, OutputRefused
+    from eval_core.outputs import check_all as check_outputs
+    from eval_core.paths import (
+        compact_json,
+        deep_equal,
+        extract_json,
+        path_segments,
+        quote,
+        quoted,
+        render,
+        resolve,
+    )
+    from eval_core.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
+    from eval_core.render import render_verdict
+    from eval_core.safe_text import clean
+    from eval_core.scorecard import (
+        COMPARABLE,
+        Scorecard,
+        admit,
+        case_verdict,
+        noise_floor,
+        not_cleared,
+    )
+    from eval_core.scripted import ScriptedTools
+    from eval_core.sections import Section
+    from eval_core.sent import parts_of, sent
+    from eval_core.testing import (
+        Agent,
+        CaseRefused,
+        Kit,
+        assert_kind_conforms,
+        evidence,
+        write_soul,
+    )
+    from eval_core.transcript import FORMAT as TRANSCRIPT_FORMAT
+    from eval_core.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
+    from eval_core.transcript import Reader as TranscriptReader
+    from eval_core.transcript import pack_path as transcript_pack_path
+    from eval_core.transcript import record_types as transcript_record_types
+    from eval_core.transcript import schema_hash as transcript_schema_hash
+    from eval_core.transcript import typed as typed_records
+    from eval_core.trial import TrialResult, decide, run_trial
+    from eval_core.triallog import Logged, LogHeader, ResumeRefused
+    from eval_core.triallog import read as read_trial_log
+    from eval_core.witness import WITNESSED, WitnessCheck
+
+
+def _table() -> dict[str, tuple[str, str]]:
+    """Where each public name lives: read from the imports above, the one list of them."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If))
+    return {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+
+
+_WHERE: dict[str, tuple[str, str]] = {}
+
+__all__ = [
+    "CANONICAL",
+    "COMPARABLE",
+    "DOT_PATH",
+    "LOCK_NAME",
+    "NON_EMPTY",
+    "TRANSCRIPT_FORMAT",
+    "WITNESSED",
+    "Agent",
+    "BaselineError",
+    "Binding",
+    "CaseBase",
+    "CaseDelta",
+    "CaseField",
+    "CaseRefused",
+    "Ceilings",
+    "CommandRefused",
+    "Commands",
+    "ComparisonRefused",
+    "ContextRules",
+    "Corpus",
+    "CorpusError",
+    "Denial",
+    "Done",
+    "Event",
+    "Evidence",
+    "Executor",
+    "ExecutorFactory",
+    "ExecutorRefused",
+    "Expectation",
+    "FilePart",
+    "FixtureError",
+    "FixtureRequest",
+    "Grounding",
+    "GuardDecision",
+    "GuardStage",
+    "Host",
+    "HostFactory",
+    "HostOptionError",
+    "HostTrial",
+    "InputRefused",
+    "JudgeError",
+    "KindSpec",
+    "Kit",
+    "Leg",
+    "LoadContext",
+    "Loader",
+    "Lock",
+    "LogHeader",
+    "Logged",
+    "Message",
+    "ModelCallRequest",
+    "ModelError",
+    "ModelLeg",
+    "ModelRefused",
+    "ModelReply",
+    "ModelRequest",
+    "ModelSession",
+    "ModelSource",
+    "ModelToolCall",
+    "ModelUnavailable",
+    "NoVerdict",
+    "NotReadable",
+    "Output",
+    "OutputRefused",
+    "PluginError",
+    "PluginSet",
+    "Pointer",
+    "Problems",
+    "RecordTypes",
+    "ResumeRefused",
+    "Scorecard",
+    "ScriptStep",
+    "ScriptedResult",
+    "ScriptedTools",
+    "Section",
+    "SentPart",
+    "Shared",
+    "Testimony",
+    "TextPart",
+    "TextStep",
+    "Tier",
+    "TooDeep",
+    "ToolCall",
+    "ToolCallsStep",
+    "ToolDecl",
+    "ToolResult",
+    "Transcript",
+    "TranscriptReader",
+    "TranscriptRefused",
+    "TrialFixture",
+    "TrialResult",
+    "TurnScripted",
+    "Usage",
+    "Verdict",
+    "WitnessCheck",
+    "Work",
+    "WorkerLost",
+    "admit",
+    "assert_kind_conforms",
+    "at_least",
+    "case_files",
+    "case_verdict",
+    "check_json_depth",
+    "check_outputs",
+    "clean",
+    "compact_json",
+    "compare_scorecards",
+    "corpus_root",
+    "covered",
+    "current_judge",
+    "current_lock",
+    "decide",
+    "deep_equal",
+    "dot_path",
+    "encode_lock",
+    "evidence",
+    "extract_json",
+    "failed",
+    "find_soul",
+    "fingerprint",
+    "hookimpl",
+    "json_name",
+    "kind_schema_hash",
+    "load_plugins",
+    "lock_differences",
+    "noise_floor",
+    "non_empty",
+    "non_empty_list",
+    "not_cleared",
+    "not_cleared_matrix",
+    "optional_reason",
+    "own_cases",
+    "parts_of",
+    "passed",
+    "path_argument",
+    "path_segments",
+    "properties",
+    "quote",
+    "quoted",
+    "read_baseline",
+    "read_json_input",
+    "read_regular",
+    "read_trial_log",
+    "render",
+    "render_verdict",
+    "resolve",
+    "run_trial",
+    "sent",
+    "strings",
+    "transcript_pack_path",
+    "transcript_record_types",
+    "transcript_schema_hash",
+    "typed_records",
+    "version",
+    "write_atomic",
+    "write_soul",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if not _WHERE:
+        _WHERE.update(_table())
+    try:
+        module, attribute = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"eval_core.plugin has no public name {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
