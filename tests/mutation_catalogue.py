@@ -1364,7 +1364,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='        if sheet.get("state") in ("hidden", "veryHidden"):\n',
         new='        if sheet.get("state") in ("veryHidden",):\n',
         breaks="a hidden workbook sheet is read as the document's text",
-        red=(),
+        red=("l3-file-xlsx-hidden-sheet-never-reaches-the-model",),
     ),
     Mutation(
         id="documents-empty-document-accepted",
@@ -1419,7 +1419,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='                    "text": text[:MAX_READ_CHARS],\n',
         new='                    "text": text,\n',
         breaks="file_read returns a text File's characters past its 32 000 limit",
-        red=(),
+        red=("files-a-long-text-file-is-read-only-up-to-its-limit",),
     ),
     Mutation(
         id="file-store-replace-in-place",
@@ -1427,7 +1427,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='        self.conn.execute("UPDATE files SET sha256 = ? WHERE id = ?", (sha, file_id))\n',
         new='        self.conn.execute(\n            "UPDATE file_blobs SET data = ? WHERE sha256 = (SELECT sha256 FROM files WHERE id = ?)",\n            (data, file_id),\n        )\n',
         breaks="replacing a File's bytes overwrites its blob in place (no new blob, old bytes lost)",
-        red=(),
+        red=("l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",),
     ),
     # -- durable.py / runs.py / retry_waits.py / recovery.py ----------------------------------
     Mutation(
@@ -2057,7 +2057,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="            json.loads(content)\n",
         new="            pass\n",
         breaks="file_create writes a JSON draft whose content is not JSON",
-        red=(),
+        red=("files-a-json-draft-whose-content-is-not-json-is-refused",),
     ),
     # -- Host adapter -------------------------------------------------------------------------
     Mutation(

@@ -12,10 +12,22 @@ from typing import Literal
 
 import msgspec
 
-from eval_core.checks import NON_EMPTY, Problems, at_least, non_empty, properties
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, Grounding, KindSpec, Tier, Verdict, failed, passed
-from eval_core.paths import quoted
+from eval_core.plugin import (
+    NON_EMPTY,
+    Evidence,
+    Expectation,
+    Grounding,
+    KindSpec,
+    Problems,
+    Tier,
+    Verdict,
+    at_least,
+    failed,
+    non_empty,
+    passed,
+    properties,
+    quoted,
+)
 from eval_expectations_files.record import FilesRecord, ProviderPart, record_of
 
 L3: frozenset[Tier] = frozenset({"l3"})
@@ -33,6 +45,10 @@ class PromptOmitsAttachment(Expectation, tag="prompt_omits_attachment", frozen=T
 
 
 class ProviderPromptContains(Expectation, tag="provider_prompt_contains", frozen=True):
+    text: str
+
+
+class ProviderPromptOmits(Expectation, tag="provider_prompt_omits", frozen=True):
     text: str
 
 
@@ -124,6 +140,28 @@ def _score_contains(e: ProviderPromptContains, ev: Evidence) -> Verdict:
     return failed(
         f"the first provider request ({len(parts)} parts, assistant text excluded) does not "
         f"contain {quoted(e.text)}"
+    )
+
+
+def _score_omits(e: ProviderPromptOmits, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot confirm {quoted(e.text)} was never sent")
+    if not record.requests:  # nothing observed proves nothing
+        return failed(
+            f"no provider request was observed; cannot confirm {quoted(e.text)} was left out"
+        )
+    for number, parts in enumerate(record.requests, start=1):
+        for part in parts:
+            if part.type == "text" and part.role != "assistant" and e.text in (part.text or ""):
+                of = f" of File {part.file_id}" if part.file_id else ""
+                return failed(
+                    f"provider request {number} carries {quoted(e.text)} in the {part.role} "
+                    f"text{of}: {quoted(part.text or '', 120)}"
+                )
+    return passed(
+        f"none of {len(record.requests)} provider request(s) carries {quoted(e.text)} "
+        "(assistant text excluded)"
     )
 
 
@@ -268,7 +306,7 @@ def _check_file_id(e: PromptAttaches, _case: object) -> Problems:
     return non_empty(e.file_id, ".fileId")
 
 
-def _check_text(e: ProviderPromptContains, _case: object) -> Problems:
+def _check_text(e: ProviderPromptContains | ProviderPromptOmits, _case: object) -> Problems:
     return non_empty(e.text, ".text")
 
 
@@ -317,6 +355,18 @@ def kind_specs() -> list[KindSpec]:
             json_schema=properties(text=NON_EMPTY),
             grounding=Grounding(field="text", waivable=False, scope="first_request"),
             description="The first provider request's non-assistant text contains the text.",
+        ),
+        KindSpec(
+            struct=ProviderPromptOmits,
+            witness="binding",
+            scorer=_score_omits,
+            check=_check_text,
+            json_schema=properties(text=NON_EMPTY),
+            seam_independent=True,
+            description="No provider request carries the text in a non-assistant text part "
+            "(exact substring; a Tool result included): what a document hides, such as a "
+            "workbook's hidden sheet, never reaches the model.",
+            examples=[{"kind": "provider_prompt_omits", "text": "Private budget"}],
         ),
         KindSpec(
             struct=ProviderPromptFileExact,

@@ -6,8 +6,9 @@ Agent principal gets its Roles; a File the Case replaces after a read is replace
 uploading over it, once the runtime's ``file_read`` of it succeeded. After the Trial:
 
 - each request the binding sent, part by part, a part attributed to the File it carries: a
-  binary part by its exact bytes (SHA-256 of a seeded File), a text part by the line the
-  runtime writes before a document's text, ``<name>:`` and a blank line;
+  binary part by its exact bytes (SHA-256 of a seeded File; of two Files with the same bytes,
+  a ``file`` part goes to the one its file name names), a text part by the line the runtime
+  writes before a document's text, ``<name>:`` and a blank line;
 - each PDF that reached the model, with its pages as the runtime measured them: its
   ``file.attached`` events (``source`` ``prompt`` for an attachment, ``file_read`` for a File a
   ``file_read`` attached to the next request);
@@ -21,9 +22,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from eval_core.evidence import Evidence, SentPart
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.sent import parts_of
+from eval_core.plugin import Evidence, FixtureRequest, SentPart, TrialFixture, parts_of
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,
@@ -154,7 +153,9 @@ def _files(request: FixtureRequest) -> Iterator[None]:
 def _attributed(part: SentPart, seeded: Sequence[SeededFile]) -> ProviderPart:
     file_id: str | None = None
     if part.type in ("file", "image"):
-        file_id = next((f.file_id for f in seeded if f.sha256 == part.sha256), None)
+        same = [f for f in seeded if f.sha256 == part.sha256]  # two Files may hold one blob
+        named = [f for f in same if f.name == part.filename]  # a file part names its File
+        file_id = next((f.file_id for f in (named or same)), None)
     elif part.text is not None and part.role == "user":
         file_id = next((f.file_id for f in seeded if part.text.startswith(f"{f.name}:\n\n")), None)
     return ProviderPart(
