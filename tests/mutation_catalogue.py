@@ -167,7 +167,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old=" or tool_category(tool) in self.category",
         new="",
         breaks="tool_blocklist ignores its 'category' list (system/platform/integration tiers)",
-        red=(),
+        red=(
+            "l3-routine-a-platform-category-blocklist-blocks-its-tool-before-the-provider",
+            "l3-routine-an-integration-category-blocklist-blocks-an-mcp-tool-before-the-provider",
+        ),
     ),
     Mutation(
         id="mcp-tools-are-not-integration-category",
@@ -175,7 +178,9 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='    if name.startswith("mcp_"):\n',
         new='    if name.startswith("mcp."):\n',
         breaks="a published mcp_* Tool is not in the 'integration' category of tool_blocklist",
-        red=(),
+        red=(
+            "l3-routine-an-integration-category-blocklist-blocks-an-mcp-tool-before-the-provider",
+        ),
     ),
     Mutation(
         id="tool-result-screen-skips-keys",
@@ -252,7 +257,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='category = "encoded_instruction" if finding.via == "base64" else "instruction_override"',
         new='category = "instruction_override"',
         breaks="an input block of a base64 instruction is reasoned as a plain override",
-        red=(),
+        red=("l3-input-guard-records-a-base64-order-as-an-encoded-instruction",),
     ),
     # -- injection.py -------------------------------------------------------------------------
     Mutation(
@@ -663,7 +668,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='self.resource_types, RESOURCE_TYPE_ACTIONS, "name")',
         new='self.resource_types, RESOURCE_TYPE_ACTIONS, "type")',
         breaks="a resourceTypes restriction reads the wrong argument for the type's name",
-        red=(),
+        red=("catalogue-architect-defines-a-grower-type-outside-its-bulb-restriction",),
     ),
     Mutation(
         id="autonomy-ceiling-needs-explicit-opt-in",
@@ -771,12 +776,12 @@ CATALOGUE: tuple[Mutation, ...] = (
         ),
     ),
     Mutation(
-        id="loop-unknown-tool-reaches-executor",
+        id="loop-unknown-tool-answered-as-success",
         file=RUNTIME + "loop.py",
-        old="        if spec is None:\n            outcome = ToolOutcome(",
-        new='        if spec is None and call.name.startswith("-"):\n            outcome = ToolOutcome(',
-        breaks="a call of an undeclared Tool reaches the executor",
-        red=(),
+        old='            outcome = ToolOutcome("failed", reason=f"unknown tool {call.name}: not declared")\n',
+        new='            outcome = ToolOutcome("succeeded", {"ok": True})\n',
+        breaks="a call of an undeclared Tool is answered as if it had run",
+        red=("finance-undeclared-tool-fails-before-the-executor",),
     ),
     Mutation(
         id="loop-side-effect-repeat-allowed",
@@ -1131,6 +1136,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        if key in TURN_CONTEXT_KEYS or key in SOUL_OWNED_CONTEXT_KEYS:\n            continue\n",
         breaks="a Turn may set a Soul-owned context key (personality)",
         red=(),
+        equivalent="a Turn's context comes only from the Case's context, and the loader refuses a "
+        "Soul-owned key there (the same SOUL_OWNED_CONTEXT_KEYS) before any Trial runs; the "
+        "assembler never renders the key, so no admitted Case can tell (unit-tested in "
+        "agent-runtime's test_context.py)",
     ),
     Mutation(
         id="compaction-budget-doubled",
@@ -1511,7 +1520,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='        conn = self.store.conn\n        conn.execute("COMMIT")\n        conn.execute("BEGIN")\n',
         new="",
         breaks="a durable checkpoint is not committed when written (a crash loses it)",
-        red=(),
+        red=("l3-a-worker-killed-mid-batch-is-replaced-and-resumes-from-its-checkpoint",),
     ),
     Mutation(
         id="runs-fence-accepts-older-generation",
@@ -1562,7 +1571,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='            "SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY seq",\n',
         new='            "SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY seq DESC",\n',
         breaks="a durable Turn reads its conversation history newest first",
-        red=(),
+        red=(
+            "l3-an-injection-in-the-latest-of-several-stored-messages-is-refused",
+            "l3-journey-sends-the-stored-history-oldest-first",
+        ),
     ),
     Mutation(
         id="runs-settle-rechecks-generation",
@@ -1684,7 +1696,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="    if tools != 1:\n",
         new="    if tools < 1:\n",
         breaks="the Routine lint lets a Routine have more than one tool State",
-        red=(),
+        red=("l3-doctor-escalates-a-routine-with-two-tool-states",),
     ),
     Mutation(
         id="provider-reply-read-in-part",
@@ -1763,7 +1775,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        if is_error:\n",
         new="        if is_error and structured is not None:\n",
         breaks="an MCP provider's isError answer is reported as a success",
-        red=(),
+        red=("l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",),
     ),
     Mutation(
         id="mcp-credential-not-sent",
@@ -1901,7 +1913,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="\"WHERE id = ? AND run_id IS NULL AND \"\n                \"(status = 'pending' OR (status = 'claimed' AND lease_expires_at <= ?))\"",
         new="\"WHERE id = ? AND \"\n                \"(status IN ('pending', 'admitted') OR (status = 'claimed' AND lease_expires_at <= ?))\"",
         breaks="an already admitted inbox event can be claimed again",
-        red=(),
+        red=("l3-native-routine-an-admitted-event-is-never-claimed-again",),
     ),
     # -- replies.py / publications.py / soul_repo.py / doctor.py ------------------------------
     Mutation(
@@ -2005,7 +2017,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="    return tools if enabled else []\n",
         new="    return tools\n",
         breaks="a disabled MCP server's reviewed Tools are still published",
-        red=(),
+        red=("l3-mcp-a-disabled-servers-tool-never-reaches-its-server",),
     ),
     Mutation(
         id="mcp-requires-approval-read-from-mutating",
@@ -2085,7 +2097,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="            finish_reason=reply.finish_reason,\n",
         new='            finish_reason="stop",\n',
         breaks="the Host translates every model reply as finished normally (no 'length')",
-        red=(),
+        red=("l3-fault-output-limit-is-caught-by-the-completion-guard",),
     ),
     Mutation(
         id="host-message-files-dropped",
@@ -2207,7 +2219,18 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="                self._stale(index, stale, results)\n",
         new="",
         breaks="the Host never lets the worker that lost its lease come back (no fence test)",
-        red=(),
+        red=(
+            "l3-a-provider-approval-parks-the-run-and-posts-once-granted",
+            "l3-approval-parks-the-run-and-the-comment-posts-once",
+            "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
+            "l3-mcp-a-revoked-grant-blocks-an-approved-call",
+            "l3-mcp-consented-shared-account-can-call",
+            "l3-mcp-every-approval-is-its-own-durable-event",
+            "l3-mcp-the-exact-selected-account-is-used",
+            "l3-mcp-the-personal-default-is-preferred",
+            "l3-mcp-the-personal-default-is-preferred-over-a-shared-default",
+            "l3-two-approvals-emit-two-distinct-durable-events",
+        ),
     ),
     Mutation(
         id="host-l3-restart-keeps-connection",
@@ -2215,7 +2238,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        self.conn.inner = self.tier.template.reopen(self.conn.inner)\n",
         new="",
         breaks="a Host 'restart' keeps the same database connection (nothing is re-read)",
-        red=(),
+        red=(
+            "l3-a-rate-limited-post-is-picked-up-by-a-host-that-really-restarted",
+            "l3-a-worker-killed-mid-batch-is-replaced-and-resumes-from-its-checkpoint",
+        ),
     ),
     Mutation(
         id="host-routine-desk-fault-never-fires",
@@ -2223,7 +2249,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        if point == self.crash_point and not self.fired:\n",
         new="        if point == self.crash_point and self.fired:\n",
         breaks="the Routine worker's fault port never kills the worker",
-        red=(),
+        red=(
+            "l3-routine-a-worker-killed-after-its-tool-state-really-died-and-was-replaced",
+            "l3-routine-a-worker-killed-after-the-effect-really-died-and-was-replaced",
+        ),
     ),
     Mutation(
         id="host-provider-retry-not-parked",

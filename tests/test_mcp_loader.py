@@ -123,6 +123,16 @@ def test_an_mcp_case_loads_with_its_block_typed(
             "$.mcp.accounts[0].expiresAt",
             "'soon' is not an ISO 8601 timestamp",
         ),
+        (
+            mcp_case(expect=[{"kind": "mcp_provider_call_count", "count": 1, "refused": 2}]),
+            "$.expect[0].refused",
+            "must be an integer from 0 to count (1)",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "operatorEndpoints": ["eval-mcp-archive", "eval-mcp-archive"]}),
+            "$.mcp.operatorEndpoints[1]",
+            "duplicate server id 'eval-mcp-archive'",
+        ),
     ],
 )
 def test_an_mcp_rule_is_refused_with_file_path_and_reason(

@@ -10,6 +10,7 @@ from agent_runtime.soul import Soul, SoulError, load_soul
 
 def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
     assert set(eval_soul.agents) == {
+        "catalogue-architect",
         "concierge",
         "finance",
         "records-readonly",

@@ -20,9 +20,11 @@ from eval_expectations_durable import faults, run_events
 from eval_expectations_durable.faults import ReplayRecord, ToolBatchReplayed
 from eval_expectations_durable.run_events import (
     ActivePublication,
+    HostRestarts,
     PersistedMessage,
     PersistedMessageMetadataEquals,
     RunEventEmitted,
+    RunEventFieldEquals,
     RunEventTextOmits,
     RunRecord,
     RunStatus,
@@ -117,6 +119,24 @@ def test_text_omits_fails_without_participant_text() -> None:
     only_runtime = RunRecord(events=[delta(1, "secret", participant="operator")])
     verdict = score(RunEventTextOmits(text="anything"), with_record(only_runtime))
     assert not verdict.passed and "no durable participant text.delta" in verdict.detail
+
+
+def test_event_field_reads_the_payload_path_of_any_event_of_that_type() -> None:
+    decision = {"stage": "input", "reason": "prompt_injection:encoded_instruction"}
+    events = [
+        RunEvent(turn_index=1, seq=1, type="guardrail.checked", payload={"reason": "x"}),
+        RunEvent(turn_index=1, seq=2, type="guardrail.decision", payload=decision),
+    ]
+    ev = with_record(RunRecord(events=events))
+    typed = "guardrail.decision"
+    reason = decision["reason"]
+    assert score(RunEventFieldEquals(event_type=typed, path="reason", value=reason), ev).passed
+    verdict = score(RunEventFieldEquals(event_type=typed, path="reason", value="x"), ev)
+    assert not verdict.passed and "#2: " in verdict.detail  # only events of that type are read
+    verdict = score(RunEventFieldEquals(event_type=typed, path="missing", value=None), ev)
+    assert not verdict.passed and "(missing)" in verdict.detail
+    none = score(RunEventFieldEquals(event_type="x.y", path="reason", value="x"), ev)
+    assert not none.passed and "no durable" in none.detail
 
 
 def test_message_metadata_reads_any_assistant_message() -> None:
@@ -286,6 +306,26 @@ def test_stale_writes_are_scored_by_what_landed_not_by_what_was_raised() -> None
     assert "(raised)" in raised.detail
     none = score(e, with_record(RunRecord()))
     assert not none.passed and "no worker came back" in none.detail
+
+
+def test_a_granted_approval_reaches_the_fence_seam_whether_or_not_a_worker_came_back() -> None:
+    seam = SPECS[StaleWritesRefused].seam
+    assert seam is not None
+    granted = RunEvent(turn_index=1, seq=3, type="approval.granted", participant="operator")
+    unreturned = with_record(RunRecord(events=[granted]))
+    assert seam(StaleWritesRefused(), unreturned)
+    verdict = score(StaleWritesRefused(), unreturned)
+    assert not verdict.passed and "the fence was never tested" in verdict.detail
+    assert not seam(StaleWritesRefused(), with_record(RunRecord()))
+    assert seam(StaleWritesRefused(), with_record(RunRecord(stale_writes=[late(True)])))
+
+
+def test_host_restarts_counts_the_restarts_the_host_recorded() -> None:
+    e = HostRestarts(count=1)
+    assert score(e, with_record(RunRecord(turns=[turn(1, "succeeded")], restarts=1))).passed
+    none = score(e, with_record(RunRecord(turns=[turn(1, "succeeded")])))
+    assert not none.passed and "restarted 0 time(s)" in none.detail
+    assert not score(e, Evidence(tier="l3")).passed
 
 
 def test_the_witness_check_names_a_refusal_that_landed() -> None:

@@ -101,3 +101,17 @@ def test_a_closed_sandbox_forgets_its_accounts_and_counts(provider: Provider) ->
     is_error, _ = call(provider.url, "cred-closed", "status", {"probe": "p"})
     assert is_error
     provider.close_sandbox("s-never-opened")  # nothing to forget is no error
+
+
+def test_a_blank_note_is_refused_counted_and_counted_as_refused(provider: Provider) -> None:
+    """The workspace's own rule, which no schema states: an ``isError`` answer with no
+    structured content, one served call and one refusal for the credential."""
+    provider.open_sandbox("s-blank", {"cred-blank": "acct-b"})
+    is_error, structured = call(provider.url, "cred-blank", "create_note", {"text": "  "})
+    assert is_error and structured is None
+    assert provider.calls(["cred-blank"]) == 1
+    assert provider.refusals(["cred-blank"]) == 1
+    assert not call(provider.url, "cred-blank", "create_note", {"text": "bulbs"})[0]
+    assert (provider.calls(["cred-blank"]), provider.refusals(["cred-blank"])) == (2, 1)
+    provider.close_sandbox("s-blank")
+    assert provider.refusals(["cred-blank"]) == 0

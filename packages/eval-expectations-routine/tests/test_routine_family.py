@@ -15,7 +15,12 @@ import pytest
 from eval_core.evidence import Event, Evidence, Testimony, ToolCall, ToolResult
 from eval_core.testing import assert_kind_conforms, evidence
 from eval_expectations_routine import provider_log
-from eval_expectations_routine.kind import StateOutputEquals, score
+from eval_expectations_routine.kind import (
+    RoutineWorkerCrashes,
+    StateOutputEquals,
+    score,
+    score_crashes,
+)
 from eval_expectations_routine.provider import FixtureProvider
 from eval_expectations_routine.provider_log import (
     ProviderLog,
@@ -90,6 +95,17 @@ def test_state_output_equals_reads_the_captured_output_and_fails_over_nothing() 
     assert not verdict.passed and "the Run is waiting" in verdict.detail
     evidence.put(record(state_output={"receipt": {}}))
     assert "has no receipt.id" in score(e, evidence).detail
+
+
+def test_routine_worker_crashes_reads_the_hosts_record_of_its_workers() -> None:
+    e = RoutineWorkerCrashes(count=1)
+    assert not score_crashes(e, Evidence(tier="l3")).passed
+    evidence = Evidence(tier="l3")
+    evidence.put(record(crashes=1))
+    assert score_crashes(e, evidence).passed
+    evidence.put(record(crashes=0))
+    verdict = score_crashes(e, evidence)
+    assert not verdict.passed and "0 worker(s) of the Routine died" in verdict.detail
 
 
 class Clock:

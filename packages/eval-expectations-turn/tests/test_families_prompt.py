@@ -9,6 +9,7 @@ import pytest
 from eval_core.evidence import Evidence, ModelRequest
 from eval_core.kinds import Expectation
 from eval_expectations_turn.prompt import (
+    ModelMessagesInOrder,
     ModelNotCalled,
     ModelPromptContains,
     ModelPromptOmits,
@@ -105,6 +106,45 @@ CASES = [
     ),
     (ModelPromptOmits(text="x"), ev(model_requests=[]), False, "no request"),
     (ModelPromptOmits(text="x"), ev(), False, "not observed"),
+    # model_messages_in_order: the LAST request, each text in a later message
+    (
+        ModelMessagesInOrder(texts=["order 61", "look into it", "before Saturday"]),
+        ev(
+            model_requests=[
+                request("s", {"role": "user", "content": "before Saturday"}),
+                request(
+                    "s",
+                    {"role": "user", "content": "my order 61"},
+                    {"role": "assistant", "content": "I will look into it"},
+                    {"role": "user", "content": [{"type": "text", "text": "before Saturday?"}]},
+                ),
+            ]
+        ),
+        True,
+        "in message 2",
+    ),
+    (
+        ModelMessagesInOrder(texts=["order 61", "before Saturday"]),
+        ev(
+            model_requests=[
+                request(
+                    "s",
+                    {"role": "user", "content": "before Saturday?"},
+                    {"role": "user", "content": "my order 61"},
+                )
+            ]
+        ),
+        False,
+        "is in message 0, before",
+    ),
+    (
+        ModelMessagesInOrder(texts=["a", "missing"]),
+        ev(model_requests=[request("missing", {"role": "user", "content": "a"})]),
+        False,
+        "no message from 1 on holds",
+    ),
+    (ModelMessagesInOrder(texts=["a", "b"]), ev(model_requests=[]), False, "no request"),
+    (ModelMessagesInOrder(texts=["a", "b"]), ev(), False, "not observed"),
     # model_not_called
     (ModelNotCalled(), ev(model_calls=0), True, "not called"),
     (ModelNotCalled(), ev(model_calls=2), False, "2 times"),

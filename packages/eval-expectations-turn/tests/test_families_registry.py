@@ -27,6 +27,7 @@ EXPECTED = {
         "prompt_omits",
         "model_prompt_contains",
         "model_prompt_omits",
+        "model_messages_in_order",
         "model_not_called",
     ],
     "output": ["output_contains", "output_omits", "output_matches", "output_field_equals"],

@@ -116,8 +116,6 @@ class ScriptedCall(msgspec.Struct, **_CONFIG):
 
 class TextStep(msgspec.Struct, tag="text", tag_field="kind", **_CONFIG):
     text: str
-    finish_reason: Literal["stop", "length"] = "stop"
-    """How the reply ended: ``length`` is an answer the model cut at its output limit."""
 
 
 class ToolCallsStep(msgspec.Struct, tag="tool_calls", tag_field="kind", **_CONFIG):

@@ -64,14 +64,6 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
     "ToolDecl": {"properties": {"name": _NAMED}},
     "ScriptedCall": {"properties": {"callId": _NAMED, "name": _NAMED}},
     "ToolCallsStep": {"properties": {"calls": {"minItems": 1}}},
-    "TextStep": {
-        "properties": {
-            "finishReason": {
-                "description": "How the reply ended: length is an answer the model cut at its "
-                "output limit (stop, the default, a whole one)."
-            }
-        }
-    },
     "ScriptedResult": {
         "properties": {"denied": _NAMED, "error": _NAMED, "invalidArguments": _NAMED},
         "not": {

@@ -1,7 +1,6 @@
 """The scripted binding and scripted Tools: the Case's own data, replayed, so CI runs free.
 
-The binding replays ``script`` one step per model call with zero usage (a text step's
-``finishReason`` is the reply's: ``length`` an answer cut at the output limit); an exhausted script
+The binding replays ``script`` one step per model call with zero usage; an exhausted script
 errors the Trial. Scripted Tools follow the dispatch semantics exactly: a call consumes the
 next unconsumed result of its name (only results whose ``when`` deep-equals the arguments, when
 set); once exhausted the last served result repeats; a Tool with no scripted result fails,
@@ -79,7 +78,7 @@ class ScriptedSession:
         self.calls += 1
         self.sent.append(sent(request.system, request.messages, [t.name for t in request.tools]))
         if isinstance(step, TextStep):
-            return ModelReply(text=step.text, finish_reason=step.finish_reason)
+            return ModelReply(text=step.text)
         if isinstance(step, ToolCallsStep):
             calls = [
                 ModelToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments)

@@ -3,8 +3,10 @@
 - ``fault`` (L3) breaks a dependency before or during a Turn, through the Host's fault ports:
   ``context`` (context resolution fails), ``model`` (the model port throws
   ``model_not_configured``), ``model_after_checkpoint`` (the first pass parks on an approval
-  checkpoint, is re-queued, then the model fails) and ``model_output_limit`` (the runtime's
-  completion guard sees finish reason ``length``).
+  checkpoint, is re-queued, then the model fails), ``model_output_limit`` (the runtime's
+  completion guard sees finish reason ``length``) and ``worker_crash`` (the chat worker dies
+  as it hands its second Tool call to the Tools, the first one's result checkpointed; the Host
+  restarts and a new worker resumes the Run from its latest committed checkpoint).
 - ``attemptHistory {text, toolCalls[{callId, name, outcome}]}`` (L3): the Turn's attempt already
   released ``text`` and finished these Tool calls in an earlier pass, which then stopped (its
   worker gone); the Trial drives the pass that follows, through the Host's prior-attempt port.
@@ -43,7 +45,7 @@ from eval_core.plugin import (
 
 L2: frozenset[Tier] = frozenset({"l2"})
 L3: frozenset[Tier] = frozenset({"l3"})
-Fault = Literal["context", "model", "model_after_checkpoint", "model_output_limit"]
+Fault = Literal["context", "model", "model_after_checkpoint", "model_output_limit", "worker_crash"]
 CheckpointCrash = Literal["after_first_tool_result"]
 
 
@@ -58,7 +60,8 @@ class CheckpointFaults(Protocol):
 
 
 class DependencyFaults(Protocol):
-    """The fault ports of the Host's dependencies (L3): context service and model port."""
+    """The fault ports of the Host's dependencies (L3): context service, model port, and the
+    chat worker's process."""
 
     def fail_context(self) -> None: ...
 
@@ -67,6 +70,8 @@ class DependencyFaults(Protocol):
     def fail_model_after_requeue(self) -> None: ...
 
     def limit_output(self) -> None: ...
+
+    def kill_worker(self) -> None: ...
 
     def fired(self) -> bool: ...
 
@@ -247,6 +252,7 @@ _INJECT = {
     "model": "unconfigure_model",
     "model_after_checkpoint": "fail_model_after_requeue",
     "model_output_limit": "limit_output",
+    "worker_crash": "kill_worker",
 }
 
 
@@ -263,6 +269,11 @@ def _fault(request: FixtureRequest) -> Iterator[None]:
         raise FixtureError(
             "fault model_after_checkpoint: the first pass never parked on an approval "
             "checkpoint, so there was nothing to resume before failing the model"
+        )
+    elif request.value == "worker_crash":
+        raise FixtureError(
+            "fault worker_crash: the worker never handed a second Tool call to its Tools, so "
+            "it never died"
         )
 
 

@@ -99,6 +99,8 @@ class DurableRuns(Protocol):
 
     def stale_writes(self) -> Sequence[StaleWriteView]: ...
 
+    def restarts(self) -> int: ...
+
 
 class SoulHistory(Protocol):
     """The Eval Soul repository's commits and active publication after each Turn."""
@@ -160,6 +162,8 @@ class RunRecord(msgspec.Struct, kw_only=True):
     commits: list[SoulCommit] = msgspec.field(default_factory=list)
     publications: list[ActivePublication] = msgspec.field(default_factory=list)
     stale_writes: list[StaleWrite] = msgspec.field(default_factory=list)
+    restarts: int = 0
+    """How often the Host's process restarted mid-Trial, each time a new database session."""
 
     def folded(self) -> TurnRecord | None:
         """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
@@ -215,6 +219,7 @@ def _read_back(request: FixtureRequest) -> Iterator[None]:
                 )
                 for w in runs.stale_writes()
             ],
+            restarts=runs.restarts(),
         )
     )
 
@@ -304,6 +309,12 @@ class RunEventTextOmits(Expectation, tag="run_event_text_omits", frozen=True):
     ungrounded: str | None = None
 
 
+class RunEventFieldEquals(Expectation, tag="run_event_field_equals", frozen=True):
+    event_type: str
+    path: str
+    value: Any
+
+
 class PersistedMessageMetadataEquals(
     Expectation, tag="persisted_message_metadata_equals", frozen=True
 ):
@@ -330,6 +341,31 @@ def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
         return failed(f"no durable {quoted(e.event_type)} event; {seen}")
     detail = f"{found} durable {quoted(e.event_type)} event(s), expected exactly {e.count}; {seen}"
     return passed(detail) if found == e.count else failed(detail)
+
+
+def _score_event_field(e: RunEventFieldEquals, ev: Evidence) -> Verdict:
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot read {quoted(e.event_type)} events")
+    looked: list[str] = []
+    for event in record.events:
+        if event.type != e.event_type:
+            continue
+        ok, value = resolve(event.payload, e.path)
+        if ok and deep_equal(value, e.value):
+            return passed(
+                f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index}) "
+                f"has {e.path} = {render(value)}"
+            )
+        looked.append(f"#{event.seq}: {render(value, 60) if ok else '(missing)'}")
+    if not looked:
+        return failed(
+            f"no durable {quoted(e.event_type)} event; events: {_event_types(record.events)}"
+        )
+    return failed(
+        f"no durable {quoted(e.event_type)} event has {e.path} = {render(e.value)}; "
+        + "; ".join(looked[:10])
+    )
 
 
 def participant_text(record: RunRecord) -> str | None:
@@ -500,6 +536,12 @@ def _score_stale(_e: StaleWritesRefused, ev: Evidence) -> Verdict:
     if record is None:
         return failed(f"{_NO_RECORD}; cannot tell whether a stale lease wrote")
     if not record.stale_writes:
+        granted = sum(1 for e in record.events if e.type == "approval.granted")
+        if granted:
+            return failed(
+                f"{granted} approval(s) were granted and their Runs resumed, yet no worker came "
+                "back with the lease it parked under: the fence was never tested"
+            )
         return failed("no worker came back with a stale lease (no Run parked on an approval)")
     landed = [w for w in record.stale_writes if w.landed]
     if landed:
@@ -519,6 +561,31 @@ def _score_stale(_e: StaleWritesRefused, ev: Evidence) -> Verdict:
     )
 
 
+class HostRestarts(Expectation, tag="host_restarts", frozen=True):
+    count: int
+
+
+def _score_restarts(e: HostRestarts, ev: Evidence) -> Verdict:
+    """The Host's record of its own process: a restart counts only when it left the old
+    database session behind (one that kept it restarted nothing, and a Run that "survived" it
+    proved nothing)."""
+    record = record_of(ev)
+    if record is None:
+        return failed(f"{_NO_RECORD}; cannot tell how often the Host restarted")
+    folded = record.folded()
+    status = f"; the Run is {folded.run_status}" if folded is not None else ""
+    detail = (
+        f"the Host restarted {record.restarts} time(s) mid-Trial, each with a new database "
+        f"session, expected {e.count}{status}"
+    )
+    return passed(detail) if record.restarts == e.count else failed(detail)
+
+
+def _check_restarts(e: HostRestarts, _case: object) -> Problems:
+    ok = isinstance(e.count, int) and e.count >= 0
+    return [] if ok else [(".count", "must be an integer ≥ 0")]
+
+
 def refused_but_landed(ev: Evidence) -> Iterable[str]:
     """The runtime raised its stale-generation refusal, yet a row of the Run changed."""
     record = record_of(ev)
@@ -534,9 +601,13 @@ def refused_but_landed(ev: Evidence) -> Iterable[str]:
 
 
 def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
-    """The seam of the fence: a Run parked and a worker came back late."""
+    """The seam of the fence: a Run parked on an approval the operator granted, so the worker
+    that parked it had a lease to come back with. Whether it came back is the Host's part and
+    the scorer's to fail (a Host that never brings it back tested no fence), not the seam's."""
     record = record_of(ev)
-    return record is not None and bool(record.stale_writes)
+    return record is not None and (
+        bool(record.stale_writes) or any(e.type == "approval.granted" for e in record.events)
+    )
 
 
 # -- Souls --------------------------------------------------------------------------------------
@@ -703,6 +774,10 @@ def _check_text_omits(e: RunEventTextOmits, _case: object) -> Problems:
     return non_empty(e.text, ".text") + optional_reason(e.ungrounded)
 
 
+def _check_event_field(e: RunEventFieldEquals, _case: object) -> Problems:
+    return non_empty(e.event_type, ".eventType") + dot_path(e.path)
+
+
 def _check_metadata(e: PersistedMessageMetadataEquals, _case: object) -> Problems:
     return dot_path(e.path)
 
@@ -811,6 +886,19 @@ def eval_kinds() -> list[KindSpec]:
             description="Durable run events of that type: at least one, or exactly count.",
         ),
         KindSpec(
+            struct=RunEventFieldEquals,
+            witness="events",
+            scorer=_score_event_field,
+            tiers=L3,
+            check=_check_event_field,
+            json_schema=properties(eventType=NON_EMPTY, path=DOT_PATH),
+            seam_independent=True,
+            description=(
+                "Some durable run event of that type has the value at the payload path (the "
+                "runtime's own record: what it wrote down, such as a guard decision's reason)."
+            ),
+        ),
+        KindSpec(
             struct=RunEventTextOmits,
             witness="events",
             scorer=_score_text_omits,
@@ -888,6 +976,20 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "Every worker that came back holding a lease another claim had replaced was "
                 "refused by the store's generation fence: none of its writes landed."
+            ),
+        ),
+        KindSpec(
+            struct=HostRestarts,
+            witness="answer",
+            scorer=_score_restarts,
+            tiers=L3,
+            check=_check_restarts,
+            json_schema=properties(count=at_least(0)),
+            seam_independent=True,
+            description=(
+                "The Host's process restarted exactly count times mid-Trial (after a retry wait, "
+                "a worker's death), each time with a new database session: the Runs it picked "
+                "up came back from what the database had committed."
             ),
         ),
         KindSpec(

@@ -1,5 +1,5 @@
-"""The ``mcp`` Case field: a chat's MCP accounts, grants, consent and selection, and its load
-rules.
+"""The ``mcp`` Case field: a chat's MCP accounts, grants, consent and selection, the servers
+the operator points at the fixture provider, and its load rules.
 
 Everything here is host state the Host installs before the first Turn; nothing of it reaches
 the model as an argument. The rules refuse a fixture that could not mean one thing: duplicate
@@ -52,6 +52,9 @@ class McpFixture(msgspec.Struct, **_CONFIG):
     selection: McpSelection | None = None
     shared_grants: list[str] = msgspec.field(default_factory=list)
     revoke_grant_before_approval: str | None = None
+    operator_endpoints: list[str] = msgspec.field(default_factory=list)
+    """Further integrations (server ids) whose endpoint the operator points at the fixture
+    provider, whatever the Soul says of them; the fixture's own server always is."""
 
 
 def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
@@ -92,6 +95,13 @@ def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
         if account_id in granted:
             yield f"$.mcp.sharedGrants[{index}]", f"duplicate grant {account_id!r}"
         granted.add(account_id)
+    served: set[str] = set()
+    for index, server_id in enumerate(fixture.operator_endpoints):
+        if not server_id:
+            yield f"$.mcp.operatorEndpoints[{index}]", "must be a non-empty server id"
+        elif server_id in served:
+            yield f"$.mcp.operatorEndpoints[{index}]", f"duplicate server id {server_id!r}"
+        served.add(server_id)
     revoked = fixture.revoke_grant_before_approval
     if revoked is not None and revoked not in granted:
         yield (

@@ -1,5 +1,6 @@
-"""Entry point of the mcp family: the ``mcp`` Case field, its load rules, and the
-``mcp_provider_call_count`` kind."""
+"""Entry point of the mcp family: the ``mcp`` Case field, its load rules, the
+``mcp_provider_call_count`` kind, and its witness check (a provider refusal recorded as a
+success)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from eval_core.plugin import (
     LoadContext,
     Tier,
     TrialFixture,
+    WitnessCheck,
     at_least,
     hookimpl,
     properties,
 )
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
-from eval_expectations_mcp.kind import McpProviderCallCount, check, score
+from eval_expectations_mcp.kind import CHECKS, McpProviderCallCount, check, score
 from eval_expectations_mcp.setup import FIXTURE
 
 L3: frozenset[Tier] = frozenset({"l3"})
@@ -30,9 +32,12 @@ def eval_kinds() -> list[KindSpec]:
             scorer=score,
             tiers=L3,
             check=check,
-            json_schema=properties(count=at_least(0)),
+            json_schema=properties(count=at_least(0), refused=at_least(0)),
             seam_independent=True,  # an unobserved count is a failure, never unexercised
-            description="tools/call requests the MCP provider actually served: {count}",
+            description=(
+                "tools/call requests the MCP provider actually served: {count}; with "
+                "{refused}, how many of them it answered isError"
+            ),
         )
     ]
 
@@ -46,7 +51,8 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description=(
                 "MCP host state: {visibility, accounts, selection?, sharedGrants?, "
-                "revokeGrantBeforeApproval?}."
+                "revokeGrantBeforeApproval?, operatorEndpoints?}; operatorEndpoints: further "
+                "server ids the operator points at the fixture provider (eval-mcp always is)."
             ),
         )
     ]
@@ -72,3 +78,8 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
 @hookimpl
 def eval_fixtures() -> list[TrialFixture]:
     return [FIXTURE]
+
+
+@hookimpl
+def eval_witness_checks() -> list[WitnessCheck]:
+    return list(CHECKS)

@@ -8,9 +8,11 @@ transport). Like a real vendor it knows its accounts by credential: each request
 Like a vendor's sandbox tenants, every Trial gets a sandbox of its own (``PUT
 /eval/sandboxes/<id>`` with its ``{credential: accountId}`` pairs): the notes its accounts write
 live there, numbered from ``note-1``, so a Trial never sees another's, however many ran before
-it on the same process; ``DELETE /eval/sandboxes/<id>`` forgets it when the Trial ends. It
-counts the ``tools/call`` requests it served per credential; the fixture reads its own counters
-back over plain HTTP (``GET /eval/calls?credential=...``), which is never a ``tools/call``.
+it on the same process; ``DELETE /eval/sandboxes/<id>`` forgets it when the Trial ends. Like a
+vendor it refuses what its own rules forbid (a blank note) with an ``isError`` answer. It
+counts the ``tools/call`` requests it served per credential, and of those the ones it refused;
+the fixture reads its own counters back over plain HTTP (``GET /eval/calls?credential=...``),
+which is never a ``tools/call``.
 This is the only module of the package that imports the MCP SDK's server side.
 """
 
@@ -29,6 +31,7 @@ from starlette.responses import JSONResponse
 server = FastMCP("eval-mcp", log_level="WARNING", stateless_http=False)
 _accounts: dict[str, tuple[str, str]] = {}  # credential -> (sandbox, account)
 _calls: dict[str, int] = {}
+_refused: dict[str, int] = {}  # credential -> the tools/call requests answered with isError
 _notes: dict[str, list[dict[str, Any]]] = {}  # sandbox -> its notes, in the order written
 
 
@@ -36,16 +39,31 @@ class UnknownCredential(Exception):  # noqa: N818 - what the provider answers
     """The request's credential belongs to no account of this provider."""
 
 
-def _account(ctx: Context[Any, Any, Any]) -> tuple[str, str]:
-    """Count the ``tools/call`` for its credential; the sandbox and account it belongs to."""
+class BlankNote(Exception):  # noqa: N818 - what the provider answers
+    """A note without text: the workspace refuses to store it."""
+
+
+def _credential(ctx: Context[Any, Any, Any]) -> str:
     request = ctx.request_context.request
     header = request.headers.get("authorization", "") if request is not None else ""
-    credential = header.removeprefix("Bearer ").strip()
+    return header.removeprefix("Bearer ").strip()
+
+
+def _account(ctx: Context[Any, Any, Any]) -> tuple[str, str]:
+    """Count the ``tools/call`` for its credential; the sandbox and account it belongs to."""
+    credential = _credential(ctx)
     _calls[credential] = _calls.get(credential, 0) + 1
     found = _accounts.get(credential)
     if found is None:
+        _refuse(ctx)
         raise UnknownCredential("the credential belongs to no connected account")
     return found
+
+
+def _refuse(ctx: Context[Any, Any, Any]) -> None:
+    """Count the ``tools/call`` its answer refuses (``isError``) for its credential."""
+    credential = _credential(ctx)
+    _refused[credential] = _refused.get(credential, 0) + 1
 
 
 @server.tool()
@@ -63,8 +81,12 @@ def status(ctx: Context[Any, Any, Any], probe: str) -> CallToolResult:
 @server.tool()
 def create_note(ctx: Context[Any, Any, Any], text: str) -> dict[str, Any]:
     """Mutating: stores a note in the account's workspace (its sandbox), acting for the
-    account; ids count the sandbox's own notes."""
+    account; ids count the sandbox's own notes. A blank note is refused (``isError``, no
+    structured content): the workspace's own rule, which no schema states."""
     sandbox, account = _account(ctx)
+    if not text.strip():
+        _refuse(ctx)
+        raise BlankNote("a note needs text")
     notes = _notes.setdefault(sandbox, [])
     note = {"noteId": f"note-{len(notes) + 1}", "accountId": account, "text": text}
     notes.append(note)
@@ -97,13 +119,20 @@ def _forget(sandbox: str) -> None:
     for credential in [c for c, (owner, _) in _accounts.items() if owner == sandbox]:
         del _accounts[credential]
         _calls.pop(credential, None)
+        _refused.pop(credential, None)
 
 
 @server.custom_route("/eval/calls", methods=["GET"])  # type: ignore[untyped-decorator]
 async def calls(request: Request) -> JSONResponse:
-    """The ``tools/call`` requests served for the given credentials (read-only)."""
+    """The ``tools/call`` requests served for the given credentials, and of those the ones
+    answered ``isError`` (read-only)."""
     wanted = request.query_params.getlist("credential")
-    return JSONResponse({"toolsCall": sum(_calls.get(c, 0) for c in wanted)})
+    return JSONResponse(
+        {
+            "toolsCall": sum(_calls.get(c, 0) for c in wanted),
+            "refused": sum(_refused.get(c, 0) for c in wanted),
+        }
+    )
 
 
 @server.custom_route("/eval/process", methods=["GET"])  # type: ignore[untyped-decorator]

@@ -7,8 +7,9 @@ account a fresh credential there (as a vendor's sandbox tenant would): what the 
 write (note ids included) starts empty however many Trials the provider served before, its
 ``tools/call`` count is the provider's count for its own credentials, never another Trial's,
 and the sandbox is closed when the Trial ends.
-The Host is told which server serves the integration, the chat's visibility, accounts, grants,
-selection and consent; a grant the Case revokes is revoked while the approval waits.
+The Host is told which server serves the integration (and each further one the Case's
+``operatorEndpoints`` names), the chat's visibility, accounts, grants, selection and consent; a
+grant the Case revokes is revoked while the approval waits.
 """
 
 from __future__ import annotations
@@ -68,10 +69,12 @@ class ApprovalDesk(Protocol):
 
 class McpRecord(msgspec.Struct, frozen=True, kw_only=True):
     """``provider_calls``: the provider's own count of ``tools/call`` requests for this Trial's
-    credentials, ``None`` when it could not be asked (not observed is never zero)."""
+    credentials, ``None`` when it could not be asked (not observed is never zero);
+    ``provider_refusals``: of those, the ones it answered ``isError``, observed the same way."""
 
     provider_calls: int | None
     revoked_grants: list[str] = msgspec.field(default_factory=list)
+    provider_refusals: int | None = None
 
 
 class ProviderUnavailable(Exception):  # noqa: N818 - it names a state
@@ -159,11 +162,19 @@ class Provider:
 
     def calls(self, credentials: list[str]) -> int | None:
         """The provider's own count for these credentials; ``None`` when it cannot be asked."""
+        return self._count(credentials, "toolsCall")
+
+    def refusals(self, credentials: list[str]) -> int | None:
+        """How many of those calls the provider answered ``isError``; ``None`` when it cannot
+        be asked."""
+        return self._count(credentials, "refused")
+
+    def _count(self, credentials: list[str], counter: str) -> int | None:
         from urllib.parse import urlencode
 
         query = urlencode([("credential", c) for c in credentials])
         try:
-            count = json.loads(self._admin("GET", f"/eval/calls?{query}")).get("toolsCall")
+            count = json.loads(self._admin("GET", f"/eval/calls?{query}")).get(counter)
         except (ProviderUnavailable, ValueError, AttributeError):
             return None
         return count if isinstance(count, int) and not isinstance(count, bool) else None
@@ -204,7 +215,8 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     except ProviderUnavailable:
         reachable = False  # the Trial runs; its calls fail and the count is not observed
     try:
-        host.connect_integration(INTEGRATION, server.url or "http://127.0.0.1:9/mcp")
+        for integration in (INTEGRATION, *fixture.operator_endpoints):
+            host.connect_integration(integration, server.url or "http://127.0.0.1:9/mcp")
         host.connect_chat(fixture.visibility)
         for account in fixture.accounts:
             host.add_account(
@@ -229,8 +241,12 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
 
             desk.while_pending(revoke_now)
         yield
-        calls = server.calls(list(credentials.values())) if reachable else None
-        request.record(McpRecord(provider_calls=calls, revoked_grants=revoked))
+        held = list(credentials.values())
+        calls = server.calls(held) if reachable else None
+        refusals = server.refusals(held) if reachable else None
+        request.record(
+            McpRecord(provider_calls=calls, revoked_grants=revoked, provider_refusals=refusals)
+        )
     finally:
         if reachable:
             server.close_sandbox(sandbox)

@@ -6,7 +6,8 @@ destination to the Routine for the participant ``eval`` (host state), delivers t
 ``issues.opened`` event ``eval-native-event`` claiming an approved sender (only the authority
 knows), and breaks one dependency when the Case's ``fault`` says so:
 the route changes or the account is revoked between the claim and admission, or the operator
-takes the claim back from the worker while admission's transaction is open.
+takes the claim back from the worker while admission's transaction is open, or a second worker
+tries to claim the event once it was admitted (a redelivery, a stale queue listing).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class AdmissionRows(Protocol):
     inbox_run_id: str | None
     inbox_correlated: bool
     error: str | None
+    inbox_status: str | None
 
 
 class NativeChannel(Protocol):
@@ -63,6 +65,8 @@ class NativeChannel(Protocol):
     def during_admission(self, event_id: str, action: Callable[[], None]) -> None: ...
 
     def revoke_claim(self, event_id: str) -> None: ...
+
+    def claim_again(self, event_id: str) -> None: ...
 
     def admission(self, event_id: str) -> AdmissionRows: ...
 
@@ -102,6 +106,8 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
         channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))
     elif block.fault == "lease_lost":
         channel.during_admission(event, lambda: channel.revoke_claim(event))
+    elif block.fault == "claimed_again":
+        channel.claim_again(event)
     yield
     rows = channel.admission(event)
     request.record(
@@ -117,6 +123,7 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
             inbox_run_id=rows.inbox_run_id,
             inbox_correlated=rows.inbox_correlated,
             error=rows.error,
+            inbox_status=rows.inbox_status,
         )
     )
 

@@ -2,7 +2,8 @@
 
 The Host persists an event for ``destination`` sent by ``accountId``, claims it from the
 durable inbox and admits the Routine it routes to; ``fault`` breaks one dependency of that
-admission (the claim's lease, the route, the account) to show what admission refuses.
+admission (the claim's lease, the route, the account) to show what admission refuses, or
+(``claimed_again``) has a second worker try to claim the event once it was admitted.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Literal
 
 import msgspec
 
-NativeFault = Literal["lease_lost", "route_changed", "account_revoked"]
+NativeFault = Literal["lease_lost", "route_changed", "account_revoked", "claimed_again"]
 
 
 class NativeRoutine(

@@ -14,7 +14,8 @@ from eval_core.plugin import Evidence
 
 
 class NativeAdmission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    """Counts of the admission rows, the admitted Run, and the inbox row's correlation."""
+    """Counts of the admission rows, the admitted Run, and the inbox row's correlation and
+    status (``None`` when the Host reads back no status)."""
 
     run_count: int
     state_count: int
@@ -27,6 +28,7 @@ class NativeAdmission(msgspec.Struct, frozen=True, kw_only=True, rename="camel")
     inbox_run_id: str | None
     inbox_correlated: bool
     error: str | None
+    inbox_status: str | None = None
 
 
 FIELDS: frozenset[str] = frozenset(

@@ -124,7 +124,7 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description=(
                 "A native event for a destination from an account, admitted from the durable "
-                "inbox; fault: lease_lost | route_changed | account_revoked."
+                "inbox; fault: lease_lost | route_changed | account_revoked | claimed_again."
             ),
             runs_model=False,
         )
@@ -145,7 +145,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The native admission observation (runCount, stateCount, artifactCount, "
                 "invocationCount, run, stateStatus, request, accountId, inboxRunId, "
-                "inboxCorrelated, error) has the value at the path."
+                "inboxCorrelated, error, inboxStatus) has the value at the path."
             ),
         )
     ]

@@ -1,4 +1,5 @@
-"""``state_output_equals``: the value at a path of the Routine's captured output."""
+"""``state_output_equals``: the value at a path of the Routine's captured output;
+``routine_worker_crashes``: how many of the Routine's workers died at the fault port."""
 
 from __future__ import annotations
 
@@ -47,3 +48,28 @@ def score(e: StateOutputEquals, ev: Evidence) -> Verdict:
 
 def check(e: StateOutputEquals, _case: object) -> Problems:
     return dot_path(e.path)
+
+
+class RoutineWorkerCrashes(Expectation, tag="routine_worker_crashes", frozen=True):
+    count: int
+
+
+def score_crashes(e: RoutineWorkerCrashes, ev: Evidence) -> Verdict:
+    """The Host's record of its workers: each death the fault port caused, caught as the worker
+    raised it (a crash scripted with crashAfter that never happened proves nothing)."""
+    record = ev.record(RoutineRecord)
+    if record is None:
+        return failed(
+            f"no Routine Run was read back (the Case needs 'routine'); expected {e.count} "
+            "worker crash(es)"
+        )
+    detail = (
+        f"{record.crashes} worker(s) of the Routine died at the fault port, expected {e.count}; "
+        f"the Run is {record.run_status}"
+    )
+    return passed(detail) if record.crashes == e.count else failed(detail)
+
+
+def check_crashes(e: RoutineWorkerCrashes, _case: object) -> Problems:
+    ok = isinstance(e.count, int) and e.count >= 0
+    return [] if ok else [(".count", "must be an integer ≥ 0")]

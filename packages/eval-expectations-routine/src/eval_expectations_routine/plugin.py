@@ -1,6 +1,7 @@
 """Entry point of the routine family: the ``routine`` field (L3, runs no model) and the
 ``toolProvider`` field (a chat Tool served by the same loopback provider), their load rules and
-fixtures, the kind ``state_output_equals``, the provider-log kinds and their witness checks."""
+fixtures, the kinds ``state_output_equals`` and ``routine_worker_crashes``, the provider-log
+kinds and their witness checks."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from eval_core.plugin import (
     Tier,
     TrialFixture,
     WitnessCheck,
+    at_least,
     hookimpl,
     own_cases,
+    properties,
 )
 from eval_expectations_routine import provider_log
 from eval_expectations_routine.block import (
@@ -28,7 +31,14 @@ from eval_expectations_routine.block import (
     case_problems,
     tool_provider_problems,
 )
-from eval_expectations_routine.kind import StateOutputEquals, check, score
+from eval_expectations_routine.kind import (
+    RoutineWorkerCrashes,
+    StateOutputEquals,
+    check,
+    check_crashes,
+    score,
+    score_crashes,
+)
 from eval_expectations_routine.setup import FIXTURE, TOOL_PROVIDER_FIXTURE
 
 L3: frozenset[Tier] = frozenset({"l3"})
@@ -86,6 +96,19 @@ def eval_kinds() -> list[KindSpec]:
             seam_independent=True,
             description="The Routine's captured output has the value at the path ($: all of it).",
         ),
+        KindSpec(
+            struct=RoutineWorkerCrashes,
+            witness="answer",
+            scorer=score_crashes,
+            tiers=L3,
+            check=check_crashes,
+            json_schema=properties(count=at_least(0)),
+            seam_independent=True,
+            description=(
+                "Exactly count of the Routine's workers died at the fault port (crashAfter), as "
+                "the Host caught each one's death."
+            ),
+        ),
         *provider_log.kinds(),
     ]
 
@@ -104,6 +127,8 @@ def _kind_problems(case: CaseBase) -> Iterator[tuple[str, str]]:
         where = f"$.expect[{index}].kind"
         if isinstance(e, StateOutputEquals) and routine is None:
             yield where, "'state_output_equals' needs 'routine'"
+        elif isinstance(e, RoutineWorkerCrashes) and routine is None:
+            yield where, "'routine_worker_crashes' needs 'routine'"
         elif isinstance(e, _LOG_KINDS) and steps is None:
             yield (
                 where,

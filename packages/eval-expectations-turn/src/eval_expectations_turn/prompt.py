@@ -48,6 +48,10 @@ class ModelNotCalled(Expectation, tag="model_not_called", frozen=True):
     pass
 
 
+class ModelMessagesInOrder(Expectation, tag="model_messages_in_order", frozen=True):
+    texts: list[str]
+
+
 def _around(haystack: str, index: int, length: int, margin: int = 40) -> str:
     """A one-line excerpt of ``haystack`` around a match, to show where it sits."""
     start = max(index - margin, 0)
@@ -153,6 +157,62 @@ def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
     return passed(f"none of the {len(requests)} model request(s) contains {quoted(e.text)}")
 
 
+def _score_messages_in_order(e: ModelMessagesInOrder, ev: Evidence) -> Verdict:
+    """The last request as sent: each text in a message after the one that held the text
+    before it (the conversation in the order it was held, whatever the runtime read)."""
+    requests = ev.model_requests
+    if requests is None:
+        return failed("model requests not observed; cannot read the order of their messages")
+    if not requests:
+        return failed("the model received no request; cannot read the order of its messages")
+    last = requests[-1]
+    messages = last.messages if isinstance(last.messages, list) else []
+    where = f"last model request (#{len(requests)}: {len(messages)} messages)"
+    found: list[str] = []
+    start = 0
+    for text in e.texts:
+        at = next(
+            (
+                n
+                for n in range(start, len(messages))
+                if any(text in piece for piece in _message_texts(messages[n]))
+            ),
+            None,
+        )
+        if at is None:
+            earlier = next(
+                (
+                    n
+                    for n in range(0, start)
+                    if any(text in piece for piece in _message_texts(messages[n]))
+                ),
+                None,
+            )
+            seen = "; ".join(found) or "nothing yet"
+            if earlier is not None:
+                return failed(
+                    f"{where}: {quoted(text)} is in message {earlier}, before the text that "
+                    f"precedes it ({seen})"
+                )
+            return failed(f"{where}: no message from {start} on holds {quoted(text)} ({seen})")
+        found.append(f"{quoted(text, 40)} in message {at}")
+        start = at + 1
+    return passed(f"{where} holds the texts in order: " + "; ".join(found))
+
+
+def _check_in_order(e: ModelMessagesInOrder, _case: object) -> Problems:
+    texts = e.texts if isinstance(e.texts, list) else []
+    problems: Problems = []
+    if len(texts) < 2:
+        problems.append((".texts", "must list at least two texts (an order needs two)"))
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            problems.append((f".texts[{index}]", "must be a string"))
+        else:
+            problems += non_empty(text, f".texts[{index}]")
+    return problems
+
+
 def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
     calls = ev.model_calls
     if calls is None:
@@ -214,6 +274,18 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "No model request (each after compaction) contains the text, in its system "
                 "prompt or in any message's string content (exact substring)."
+            ),
+        ),
+        KindSpec(
+            struct=ModelMessagesInOrder,
+            witness="binding",
+            scorer=_score_messages_in_order,
+            check=_check_in_order,
+            json_schema=properties(texts={"minItems": 2, "items": NON_EMPTY}),
+            text_compare="exact",
+            description=(
+                "The last model request, as the binding sent it, holds each text in one of its "
+                "messages (exact substring), each in a later message than the text before it."
             ),
         ),
         KindSpec(

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from dataclasses import replace as with_
 from typing import Any
+
+import msgspec
 
 from agent_runtime import admission, mcp_accounts
 from agent_runtime.accounts import AccountAuthority
@@ -25,11 +26,18 @@ from agent_runtime.model import (
     ModelResponse,
     ToolCallRequest,
 )
-from agent_runtime.native_inbox import NativeInbox
+from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.replies import Delivery as ReplyDelivery
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from eval_core.plugin import Message, ScriptedResult, ScriptStep
+from eval_core.plugin import (
+    Message,
+    ModelCallRequest,
+    ModelReply,
+    ModelSession,
+    ScriptedResult,
+    ScriptStep,
+)
 from eval_host_agent_runtime.services import REQUESTER, FileStoreService
 
 FAULT_REASON = "model_not_configured"
@@ -61,15 +69,22 @@ class TurnQueueService:
         self.turns.append(FurtherTurn(input, tool_results, script))
 
 
-class DependencyFaultService:
-    """The fault ports of the runtime's dependencies: its context service and its model port."""
+class WorkerDiedError(Exception):
+    """The chat worker's process died (the fault port's drill): it runs no more of its code, and
+    what its transaction had not committed is gone."""
 
-    __slots__ = ("_armed", "_fault", "_fired")
+
+class DependencyFaultService:
+    """The fault ports of the runtime's dependencies: its context service, its model port, and
+    the process of the chat worker."""
+
+    __slots__ = ("_armed", "_fault", "_fired", "_kill")
 
     def __init__(self) -> None:
         self._fault: str | None = None
         self._armed = False
         self._fired = False
+        self._kill = 0  # 1: the worker dies at its second Tool call; 2: its first went through
 
     def fail_context(self) -> None:
         """Context resolution fails: the Run fails before the model is called."""
@@ -84,7 +99,8 @@ class DependencyFaultService:
         self._fault = "model_after_requeue"
 
     def limit_output(self) -> None:
-        """Every text answer comes back cut at the output limit (finish reason ``length``)."""
+        """Every text answer comes back cut at the output limit (finish reason ``length``), as
+        the binding's reply: the Host translates it to the runtime like any model's reply."""
         self._fault = "output_limit"
 
     def fired(self) -> bool:
@@ -103,8 +119,62 @@ class DependencyFaultService:
         if self._fault == "model_after_requeue":
             self._armed = True
 
+    def kill_worker(self) -> None:
+        """The chat worker dies once, as it hands its second Tool call to the Tools (the first
+        call's result checkpointed): the Host restarts, and a new worker takes the Run over."""
+        self._kill = 1
+
+    def worker(self, inner: ToolExecutor) -> ToolExecutor:
+        """The worker's side of its executor port: where the armed worker dies."""
+        return _DyingWorker(inner, self) if self._kill else inner
+
+    def session(self, inner: ModelSession) -> ModelSession:
+        """The binding's session, its replies cut when the fault says so (before the Host's
+        translation, where a vendor's truncated reply enters)."""
+        return _CutSession(inner, self) if self._fault == "output_limit" else inner
+
     def model(self, inner: ModelPort) -> ModelPort:
-        return _FaultyModel(inner, self) if self._fault is not None else inner
+        faulty = self._fault is not None and self._fault != "output_limit"
+        return _FaultyModel(inner, self) if faulty else inner
+
+
+class _DyingWorker:
+    __slots__ = ("faults", "inner")
+
+    def __init__(self, inner: ToolExecutor, faults: DependencyFaultService) -> None:
+        self.inner = inner
+        self.faults = faults
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        faults = self.faults
+        if faults._kill == 2 and not faults._fired:
+            faults._fired = True
+            raise WorkerDiedError(
+                f"the worker died handing call {call.call_id} to its Tool (fault port)"
+            )
+        faults._kill = 2  # the first call reached its Tool: the worker dies at the next
+        return self.inner.execute(call)
+
+
+class _CutSession:
+    """A binding's session whose every text reply comes back with finish reason ``length``;
+    anything else it answers (its record of what was sent included) is the session's own."""
+
+    __slots__ = ("faults", "inner")
+
+    def __init__(self, inner: ModelSession, faults: DependencyFaultService) -> None:
+        self.inner = inner
+        self.faults = faults
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def complete(self, request: ModelCallRequest) -> ModelReply:
+        reply = self.inner.complete(request)
+        if reply.tool_calls:
+            return reply
+        self.faults._fired = True
+        return msgspec.structs.replace(reply, finish_reason="length")
 
 
 class _FaultyModel:
@@ -123,11 +193,7 @@ class _FaultyModel:
         if faults._armed:
             faults._fired = True
             raise ModelFailure(FAULT_REASON, "no model is configured (fault port)")
-        response = self.inner.complete(request)
-        if faults._fault == "output_limit" and not response.tool_calls:
-            faults._fired = True
-            return with_(response, finish_reason="length")
-        return response
+        return self.inner.complete(request)
 
 
 class TrialClockService:
@@ -311,6 +377,7 @@ class Admission:
     inbox_run_id: str | None
     inbox_correlated: bool
     error: str | None
+    inbox_status: str | None
 
 
 @dataclass(slots=True)
@@ -318,6 +385,7 @@ class Delivery:
     event_id: str
     after_claim: list[Action] = field(default_factory=list)
     during_admission: list[Action] = field(default_factory=list)
+    claimed_again: bool = False
 
 
 class NativeChannelService:
@@ -364,6 +432,11 @@ class NativeChannelService:
         """The operator takes the event's claim back from its worker (the fence moves)."""
         NativeInbox(self.conn).revoke_claim(event_id)
 
+    def claim_again(self, event_id: str) -> None:
+        """Once the event was admitted, a second worker tries to claim it (a redelivery, a
+        stale listing of the queue) and, when the inbox lets it, goes on to admit it."""
+        self._delivery(event_id).claimed_again = True
+
     def admission(self, event_id: str) -> Admission:
         return _admission(self.conn, event_id)
 
@@ -387,6 +460,14 @@ class NativeChannelService:
                     hook()
 
             admission.admit(self.conn, claim, on_run_inserted=during if hooks else None)
+        for delivery in self.deliveries:
+            if not delivery.claimed_again:
+                continue
+            try:
+                again = inbox.claim(delivery.event_id, owner="worker-b")
+            except InboxClaimRefusedError:
+                continue  # the inbox held the admitted event: nothing more to do
+            admission.admit(self.conn, again)
 
 
 def _count(conn: Connection, table: str) -> int:
@@ -443,6 +524,7 @@ def _admission(conn: Connection, event_id: str) -> Admission:
         inbox_run_id=inbox_run,
         inbox_correlated=inbox_run is not None and run is not None and inbox_run == run["id"],
         error=None if event is None else event.error_code,
+        inbox_status=None if event is None else event.status,
     )
 
 
@@ -534,14 +616,20 @@ def rows_landed(before: RunRows, after: RunRows) -> list[str]:
 
 
 class RunLedgerService:
-    """The Trial's Runs read back from the database, Turn by Turn."""
+    """The Trial's Runs read back from the database, Turn by Turn, and the Host restarts they
+    were picked up after."""
 
-    __slots__ = ("message_rows", "stale", "turn_rows")
+    __slots__ = ("message_rows", "restart_count", "stale", "turn_rows")
 
     def __init__(self) -> None:
         self.turn_rows: list[TurnRow] = []
         self.message_rows: list[MessageRow] = []
         self.stale: list[StaleWrite] = []
+        self.restart_count = 0
+
+    def restarts(self) -> int:
+        """How often the Host's process restarted mid-Trial (each a new database session)."""
+        return self.restart_count
 
     def turns(self) -> list[TurnRow]:
         return list(self.turn_rows)

@@ -6,7 +6,9 @@ durable executor runs under a lease; approvals park it ``waiting``, the operator
 re-queues it, and the worker that parked it comes back late holding its stale lease, which the
 store must refuse. A call whose provider asked to be retried parks the Run in a retry wait: the
 Host restarts (a new connection to the database, nothing kept in memory), lets the Trial's clock
-run to the wait's due time, and the runtime's own timer sweep re-queues it. ``soul_write``
+run to the wait's due time, and the runtime's own timer sweep re-queues it. A worker the fault
+port kills mid-Turn is followed by a restart and, once its lease ran out, a new worker that
+resumes the Run from its latest committed checkpoint. ``soul_write``
 commits to a real git copy of the Eval Soul. Everything scored is read back from the database
 and the Soul repository, never from the loop's memory; the Tool calls are what the Tools behind
 the executor port received, in every worker pass (a stale worker's included).
@@ -88,6 +90,7 @@ from eval_host_agent_runtime.durable_services import (
     TrialClockService,
     TurnQueueService,
     TurnRow,
+    WorkerDiedError,
     rows_landed,
     run_rows,
 )
@@ -330,7 +333,7 @@ class L3Trial:
         if self.doctor.proposer is not None and not self.writes_soul:
             self.tier.writing.acquire()  # the doctor commits: one writer of the repository
             self.writes_soul = True
-        self.model = self.faults.model(ModelPort(self.session))
+        self.model = self.faults.model(ModelPort(self.faults.session(self.session)))
         self._turn(1, self.case.input, self.case.tool_results)
         for index, further in enumerate(self.turns.turns, start=2):
             if isinstance(self.session, TurnScripted):
@@ -381,7 +384,8 @@ class L3Trial:
             inner = executor_chain(
                 scripted, self.providers.tools, self.registry.tools, self.files.tools
             )
-            return self.witness.around(_DurableTools(inner, writer, dispatcher))
+            tools = self.witness.around(_DurableTools(inner, writer, dispatcher))
+            return self.faults.worker(tools)  # where a worker the fault port kills dies
 
         tools: list[ToolSpec] = tools_of(case)
         bundle = active_bundle(store.conn)
@@ -409,7 +413,7 @@ class L3Trial:
         if index == 1 and self.prior.seeded():
             self._prior_attempt(minted)
         lease = self.store.claim(minted, owner=f"worker-{index}")
-        result = execute_pass(self.store, lease, request)
+        result, lease = self._execute(index, minted, scripted, lease, request)
         parks = 0
         while self.store.statuses(minted)[1] == "waiting":
             parks += 1
@@ -434,7 +438,7 @@ class L3Trial:
                 stale, lease = lease, store.claim(minted, owner=f"worker-{index}.{parks}")
                 self._stale(index, stale, results)
                 self.faults.requeued()
-            result = execute_pass(self.store, lease, request, resume=True)
+            result, lease = self._execute(index, minted, scripted, lease, request, resume=True)
         if result is not None:
             self.usage = _plus(self.usage, result.usage)
             self.system_prompt = result.system_prompt
@@ -443,6 +447,28 @@ class L3Trial:
         if self.doctor.proposer is not None:  # the repair pass that follows a Turn
             self._doctor(index, minted.run_id)
         self._read_back(index, minted)
+
+    def _execute(
+        self,
+        index: int,
+        minted: Minted,
+        scripted: ScriptedExecutor,
+        lease: Lease,
+        request: TurnRequest,
+        resume: bool = False,
+    ) -> tuple[Any, Lease]:
+        """One worker's pass. A worker that dies in it (the fault port) is followed by a restart
+        of the Host and, once its lease has run out, a new worker that resumes the Run from the
+        State's latest checkpoint (or runs the Turn afresh when none was committed)."""
+        try:
+            return execute_pass(self.store, lease, request, resume=resume), lease
+        except WorkerDiedError:
+            self._restart()
+            self.clock.advance_to(self.clock() + LEASE_SECONDS)  # the dead worker's lease
+            lease = self.store.claim(minted, owner=f"{lease.owner}.replaced")
+            request = self._request(index, scripted, self.model)
+            resume = self.store.latest_checkpoint(minted.state_id) is not None
+            return execute_pass(self.store, lease, request, resume=resume), lease
 
     def _prior_attempt(self, minted: Minted) -> None:
         """The earlier pass: its events, in the runtime's own form, then its worker is gone."""
@@ -602,9 +628,12 @@ class L3Trial:
         if self.clients is not None:
             self.clients.close()
             self.clients = None
+        dying = self.conn.inner
         self.conn.inner = self.tier.template.reopen(self.conn.inner)
         self.store = RunStore(self.conn, self.clock)
-        self.restarts += 1
+        if self.conn.inner is not dying:  # a restart that kept its session restarted nothing
+            self.restarts += 1
+            self.ledger.restart_count = self.restarts
 
     def _read_back(self, index: int, minted: Minted) -> None:
         """What this Turn left in the database and the Soul repository."""
