@@ -38,7 +38,8 @@ PYTHON = sys.executable
 EVAL = str(Path(sys.executable).parent / "eval")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 SWEEP_IMPORTS = (
-    "import eval_core.release; from eval_core.plugins import load_plugins; load_plugins()"
+    "import eval_core._release.release; "
+    "from eval_core._plugins.plugins import load_plugins; load_plugins()"
 )
 # The same imports, timing what Python spends building each dataclass they define.
 DATACLASSES = (
@@ -62,7 +63,7 @@ print(spent[0], count[0], file=sys.stderr)
 # `eval sweep --quiet` in this interpreter, then the CPU of this process alone (not its children).
 OWN_CPU = """
 import resource, sys
-from eval_core.cli import invoke
+from eval_core._cli.cli import invoke
 code = invoke(["sweep", "--quiet"])
 own = resource.getrusage(resource.RUSAGE_SELF)
 print(own.ru_utime + own.ru_stime, code, file=sys.stderr)
@@ -171,8 +172,8 @@ def _last_two(script: str) -> list[str]:
 def _without_mcp() -> tuple[list[str], int]:
     """The shipped Corpus's Case ids but those that connect an MCP integration, and how many
     those are."""
-    from eval_core.corpus import Loader
-    from eval_core.plugins import load_plugins
+    from eval_core._loading.corpus import Loader
+    from eval_core._plugins.plugins import load_plugins
 
     plugins = load_plugins()
     host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")

@@ -21,15 +21,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_core import transcript
-from eval_core.case import CaseBase
-from eval_core.corpus import Loader
-from eval_core.evidence import Evidence
-from eval_core.plugins import load_plugins
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult
-from eval_core.triallog import LogHeader, TrialLog
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Loader
+from eval_core._plugins.plugins import load_plugins
+from eval_core._recording import transcript
+from eval_core._recording.triallog import LogHeader, TrialLog
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult
 from synthetic import ROOT, make_corpus
 
 

@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from eval_core.corpus import Loader
-from eval_core.fixtures import Shared
-from eval_core.plugins import load_plugins
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult, run_trial
+from eval_core._loading.corpus import Loader
+from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.plugins import load_plugins
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult, run_trial
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {

@@ -151,7 +151,7 @@ def scorecards(stdout: str) -> list[dict[str, object]]:
 
 
 def verdict(trials: list[dict[str, object]]) -> str:
-    """A Case's verdict over its Trials, as ``eval_core.scorecard.case_verdict`` gives it."""
+    """A Case's verdict over its Trials, as the Scorecard's ``case_verdict`` gives it."""
     outcomes = [t["outcome"] for t in trials]
     if "errored" in outcomes:
         return "ERR"

@@ -101,10 +101,10 @@ def in_process(root: Path, n: int) -> None:
         os.environ.setdefault(name, value)
     import ray
 
-    from eval_core.corpus import Loader
-    from eval_core.plugins import load_plugins
-    from eval_core.runner import run_sweep
-    from eval_core.scripted import ScriptedBinding
+    from eval_core._loading.corpus import Loader
+    from eval_core._plugins.plugins import load_plugins
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
 
     started = time.perf_counter()
     ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)

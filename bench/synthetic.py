@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from eval_core import lock
-from eval_core.plugins import load_plugins
+from eval_core._plugins import lock
+from eval_core._plugins.plugins import load_plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 

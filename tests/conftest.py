@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from eval_core.corpus import Corpus, Loader
-from eval_core.host import Host
-from eval_core.plugins import PluginSet, load_plugins
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet, load_plugins
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 
 ROOT = Path(__file__).resolve().parent.parent
 SOUL = ROOT / "corpus" / "soul"

@@ -18,8 +18,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from eval_core.case import json_name
-from eval_core.plugins import PluginSet
+from eval_core._case.case import json_name
+from eval_core._plugins.plugins import PluginSet
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
@@ -140,3 +140,75 @@ def test_the_public_api_names_resolve_and_are_listed_once() -> None:
     assert len(api.__all__) == len(set(api.__all__))
     for name in api.__all__:
         assert getattr(api, name) is not None, name
+
+
+LAYERS = (
+    "_util",
+    "_case",
+    "_plugins",
+    "_loading",
+    "_running",
+    "_recording",
+    "_release",
+    "_kit",
+    "_cli",
+)
+"""The core's subpackages, lowest first: a module imports only from its own layer or below."""
+
+
+def runtime_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every ``eval_core`` module imported, at the top or inside a function, but not for types."""
+
+    def walk(nodes: list[ast.stmt] | list[ast.AST]) -> Iterator[tuple[int, str]]:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+                yield from walk(node.orelse)
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module == "eval_core":
+                    yield from ((node.lineno, f"eval_core.{a.name}") for a in node.names)
+                else:
+                    yield node.lineno, node.module
+            elif isinstance(node, ast.Import):
+                yield from ((node.lineno, a.name) for a in node.names)
+            yield from walk(list(ast.iter_child_nodes(node)))
+
+    yield from walk(tree.body)
+
+
+def test_the_core_imports_one_way() -> None:
+    src = CORE / "src" / "eval_core"
+    found = {p.name for p in src.iterdir() if p.is_dir() and not p.name.startswith("__")}
+    assert found == set(LAYERS), f"a subpackage is missing from LAYERS: {found ^ set(LAYERS)}"
+    for layer, name in enumerate(LAYERS):
+        for path, tree in modules(src / name):
+            for line, module in runtime_imports(tree):
+                parts = module.split(".")
+                if parts[0] != "eval_core" or len(parts) < 2:
+                    continue
+                where = f"{path.relative_to(ROOT)}:{line}"
+                assert parts[1] in LAYERS, f"{where} imports {module} (not a subpackage)"
+                assert LAYERS.index(parts[1]) <= layer, f"{where} imports upward: {module}"
+
+
+def test_no_core_module_is_flat_but_the_public_ones() -> None:
+    src = CORE / "src" / "eval_core"
+    flat = sorted(p.name for p in src.glob("*.py"))
+    assert flat == ["__init__.py", "__main__.py", "_compat.py", "plugin.py"]
+
+
+def test_an_old_flat_path_still_imports_for_one_release_with_a_warning() -> None:
+    import importlib
+    import sys
+    import warnings
+
+    import eval_core._loading.grounding as new
+
+    sys.modules.pop("eval_core.grounding", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = importlib.import_module("eval_core.grounding")
+    assert old is new
+    assert old.__name__ == "eval_core._loading.grounding"
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert "eval_core.plugin" in str(caught[0].message)

@@ -2,7 +2,7 @@
 
 Every shipped Case is valid; every loader refusal the schema can express is refused by both;
 the rules it cannot express (an id that is not the file stem, grounding...) are documented in
-``eval_core/schema.py`` and shown here to pass the schema but not the loader.
+``eval_core/_loading/schema.py`` and shown here to pass the schema but not the loader.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from eval_core.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError, Loader
 from tests.conftest import ROOT, WriteCase, minimal_case
 
 SCHEMA = json.loads((ROOT / "schema" / "case.schema.json").read_text())

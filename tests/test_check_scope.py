@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.corpus import CorpusError, Loader
-from eval_core.plugins import load_plugins
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugins import load_plugins
 from tests.conftest import Site, WriteCase, minimal_case
 
 OWNED = """
-from eval_core.case import CaseField
-from eval_core.hookspecs import hookimpl, own_cases
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._case.case import CaseField
+from eval_core._plugins.hookspecs import hookimpl, own_cases
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 SEEN = []
 
@@ -48,7 +48,7 @@ def eval_check_case(case, context):
 """
 
 EVERY = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 SEEN = []
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core import checked
-from eval_core.corpus import CorpusError, Loader
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugins import PluginSet
+from eval_core._util import checked
 
 from .conftest import WriteCase, minimal_case
 
@@ -221,7 +221,7 @@ def test_the_shipped_corpus_round_trips(plugins: PluginSet, real_host: object) -
 
 
 def test_stored_schema_fingerprints_are_the_derived_ones(cache: Path) -> None:
-    from eval_core.plugins import field_schema_hash, kind_schema_hash, load_plugins
+    from eval_core._plugins.plugins import field_schema_hash, kind_schema_hash, load_plugins
 
     derived = load_plugins()
     want = {name: kind_schema_hash(spec) for name, spec in derived.kinds.items()}

@@ -150,7 +150,7 @@ def test_a_truncated_case_file_is_refused_at_its_line_and_column(
 
 
 def test_sweep_help_says_what_the_bracket_is_and_the_real_default_log(project: Path) -> None:
-    from eval_core.commands import DEFAULT_LOG, default_log_help
+    from eval_core._plugins.commands import DEFAULT_LOG, default_log_help
 
     helped = run(project, "sweep", "--help").stdout
     assert "The [loop STATUS] after a Trial is how the runtime's tool loop ended" in one_line(

@@ -16,16 +16,16 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.code import fingerprint
-from eval_core.kinds import Expectation, KindSpec, Verdict
-from eval_core.plugins import kind_schema_hash
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
+from eval_core._plugins.plugins import kind_schema_hash
+from eval_core._util.code import fingerprint
 from tests.conftest import Site, WriteCase, minimal_case
 
 SHORT = '''
 """A family of one kind: the answer is short."""
 
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 
 class AnswerIsShort(Expectation, tag="acme_answer_is_short", frozen=True):

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agent_runtime import compaction, loop
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import outcomes, red
 
 COMPACTED = [

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from eval_core.corpus import Corpus
+from eval_core._loading.corpus import Corpus
 from tests.conftest import ROOT, WriteCase, minimal_case
 
 

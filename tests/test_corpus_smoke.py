@@ -18,16 +18,16 @@ import pytest
 import yaml
 
 from agent_runtime.guardrails import STAGE_KEYS
-from eval_core import transcript
-from eval_core.case import CaseBase
-from eval_core.corpus import Corpus, Loader, case_files, find_soul
-from eval_core.evidence import Evidence
-from eval_core.plugins import PluginSet, load_plugins
-from eval_core.runner import run_sweep
-from eval_core.scorecard import Scorecard
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult
-from eval_core.triallog import LogHeader, TrialLog, read
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Corpus, Loader, case_files, find_soul
+from eval_core._plugins.plugins import PluginSet, load_plugins
+from eval_core._recording import transcript
+from eval_core._recording.triallog import LogHeader, TrialLog, read
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult
 from eval_report.html import write_report
 from eval_report.rescore import rescore
 

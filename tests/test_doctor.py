@@ -11,9 +11,9 @@ import pytest
 from agent_runtime import doctor
 from agent_runtime.doctor import DoctorEvent, Finding, Repair
 from agent_runtime.soul_repo import SoulRepo
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from eval_host_agent_runtime import l3  # before any patch: it binds run_doctor at import
 from tests.conftest import outcomes, red
 

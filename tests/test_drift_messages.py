@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import lock
-from eval_core.corpus import CorpusError, Loader
-from eval_core.opening import Refused, open_corpus
-from eval_core.plugins import load_plugins
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.opening import Refused, open_corpus
+from eval_core._plugins import lock
+from eval_core._plugins.plugins import load_plugins
 from tests.conftest import Site, WriteCase, minimal_case
 from tests.test_code_pins import SHORT
 

@@ -16,12 +16,12 @@ from agent_runtime import durable, recovery, soul_repo
 from agent_runtime.runs import RunStore
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.pins import ModelPin
-from eval_core.case import ToolCallsStep
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding, ScriptedSession
+from eval_core._case.case import ToolCallsStep
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding, ScriptedSession
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import ROOT, ScriptedVendor, outcomes, red
 

@@ -29,13 +29,13 @@ from agent_runtime.mcp_client import McpClients
 from agent_runtime.runs import RunStore
 from agent_runtime.tool_providers import HttpToolProvider, ProviderReply
 from agent_runtime.tools import ToolOutcome
-from eval_core.corpus import Corpus, Loader
-from eval_core.evidence import Evidence
-from eval_core.fixtures import Shared
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult, run_trial
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult, run_trial
 from eval_expectations_doctor.plugin import DoctorRecord
 from eval_expectations_durable.faults import ReplayRecord
 from eval_expectations_durable.run_events import RunRecord

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from eval_core.corpus import CorpusError, Loader
-from eval_core.plugins import PluginSet, build, discover
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugins import PluginSet, build, discover
 from tests.conftest import ROOT, WriteCase
 
 PDF = "application/pdf"

@@ -12,7 +12,7 @@ import pytest
 
 from agent_runtime import attachments, file_tools
 from agent_runtime.file_store import FileStore, StoredFile
-from eval_core.plugins import PluginSet
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
 

@@ -19,11 +19,11 @@ from agent_runtime import attachments
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.pins import ModelPin
 from eval_bindings.wire import files
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scorecard import Scorecard
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard
 from tests.conftest import ScriptedVendor
 
 CASES = [

@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_bindings.source import PinnedModels
-from eval_core import baseline
-from eval_core.corpus import Loader
-from eval_core.opening import Refused
-from eval_core.plugins import PluginSet
-from eval_core.release import SweepOptions, _legs, _scorecard_of
-from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, read
+from eval_core._loading.corpus import Loader
+from eval_core._loading.opening import Refused
+from eval_core._plugins.plugins import PluginSet
+from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
+from eval_core._release import baseline
+from eval_core._release.release import SweepOptions, _legs, _scorecard_of
 from release_fixtures import scorecard, trial
 from tests.conftest import SOUL, minimal_case
 

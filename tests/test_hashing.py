@@ -13,11 +13,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.case import ToolDecl
-from eval_core.corpus import Loader
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
-from eval_core.plugins import PluginSet, build, discover
+from eval_core._case.case import ToolDecl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
+from eval_core._loading.corpus import Loader
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._plugins.plugins import PluginSet, build, discover
 from tests.conftest import SOUL
 
 TEXT = st.text(
@@ -281,7 +281,7 @@ def test_each_case_digest_moves_with_its_case_alone_and_the_hash_rule_is_unchang
 ) -> None:
     import hashlib
 
-    from eval_core.hashing import canonical, case_digests, judge_identity
+    from eval_core._util.hashing import canonical, case_digests, judge_identity
 
     monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
     write(corpus_dir, [a_case("a"), a_case("b")])

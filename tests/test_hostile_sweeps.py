@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from eval_core.transcript import pack_path
-from eval_core.triallog import read
+from eval_core._recording.transcript import pack_path
+from eval_core._recording.triallog import read
 from tests.conftest import ROOT, minimal_case
 
 KEY = "sk-hostile-0123456789abcdef"

@@ -12,9 +12,9 @@ from agent_runtime import guardrails, hosting
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.hosting import PLATFORM_FLOOR, Hosting
 from agent_runtime.sensitive import PATTERNS, Pattern
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import outcomes, red
 
 HELD_PUSH = [
@@ -126,9 +126,9 @@ HELD_BY_THE_FLOOR = {
 def test_without_the_floor_the_hosted_attacks_land_and_their_classes_leak(
     plugins: PluginSet, real_host: Host, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from eval_core.corpus import Loader
-    from eval_core.runner import run_sweep
-    from eval_core.scripted import ScriptedBinding
+    from eval_core._loading.corpus import Loader
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
     from tests.conftest import ROOT
 
     attacks = Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus" / "red-team")

@@ -9,9 +9,9 @@ import pytest
 from agent_runtime import replies
 from agent_runtime.replies import Delivery
 from agent_runtime.runs import RunStore
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from eval_expectations_integration_reply.plugin import RepliesHanded
 from eval_host_agent_runtime import l3  # before any patch: it binds deliver_reply at import
 from tests.conftest import outcomes, red

@@ -16,15 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.loopback import SlowVendor
-from eval_core.case import CaseBase
-from eval_core.corpus import Corpus
-from eval_core.evidence import Evidence
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scorecard import Scorecard
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult
 from tests.conftest import ROOT
 
 KEY = "sk-jobs-test-0123456789abcdef"
@@ -204,7 +204,7 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
 
 
 def test_the_scripted_default_runs_trials_at_once_only_where_they_wait(corpus: Corpus) -> None:
-    from eval_core.release import SCRIPTED_JOBS, scripted_jobs
+    from eval_core._release.release import SCRIPTED_JOBS, scripted_jobs
 
     l2 = sorted(c.id for c in corpus.cases if c.tier == "l2")
     l3 = sorted(c.id for c in corpus.cases if c.tier == "l3")

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError, Loader
 from tests.conftest import WriteCase, minimal_case
 
 

@@ -19,9 +19,9 @@ import pytest
 from agent_runtime import mcp_accounts, mcp_dispatch
 from agent_runtime.mcp_accounts import Decision
 from agent_runtime.mcp_client import McpClients
-from eval_core.corpus import Corpus, Loader
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from eval_expectations_mcp.setup import Provider
 from tests.conftest import ROOT, outcomes, red
 

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval_core.case import CaseBase
-from eval_core.corpus import Corpus
-from eval_core.fixtures import Shared
-from eval_core.host import Host, ModelCallRequest, ModelReply
-from eval_core.plugins import PluginSet
-from eval_core.scripted import ScriptedBinding, ScriptedSession
-from eval_core.trial import TrialResult, run_trial
+from eval_core._case.case import CaseBase
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.host import Host, ModelCallRequest, ModelReply
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.scripted import ScriptedBinding, ScriptedSession
+from eval_core._running.trial import TrialResult, run_trial
 
 CASE = "l3-mcp-consented-shared-account-can-call"
 BOUND = 30.0

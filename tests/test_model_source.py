@@ -20,16 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import lock
-from eval_core.plugins import build, discover
+from eval_core._plugins import lock
+from eval_core._plugins.plugins import build, discover
 from tests.conftest import ROOT, minimal_case
 
 ECHO = """
-from eval_core.evidence import Usage
-from eval_core.hookspecs import hookimpl
-from eval_core.host import ModelReply
-from eval_core.model_source import ModelRefused
-from eval_core.sent import sent
+from eval_core._case.evidence import Usage
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._plugins.host import ModelReply
+from eval_core._plugins.model_source import ModelRefused
+from eval_core._case.sent import sent
 
 
 class Session:
@@ -128,7 +128,7 @@ def run(cwd: Path, sites: list[Path], *args: str) -> subprocess.CompletedProcess
     boot = (
         "import site, sys\n"
         f"for path in {[str(s) for s in sites]!r}: site.addsitedir(path)\n"
-        "from eval_core.cli import main\n"
+        "from eval_core._cli.cli import main\n"
         f"sys.argv = ['eval', *{list(args)!r}]\n"
         "main()\n"
     )

@@ -18,8 +18,8 @@ from types import ModuleType
 
 import pytest
 
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.mutation_catalogue import CATALOGUE, HOST, RUNTIME, Mutation
 
@@ -53,7 +53,7 @@ def host(plugins: PluginSet) -> Iterator[Host]:
 @pytest.fixture(scope="module")
 def case_ids(plugins: PluginSet, host: Host) -> set[str]:
     """Every Case id of both suites, the red-team's derived variants included."""
-    from eval_core.corpus import Loader
+    from eval_core._loading.corpus import Loader
 
     loader = Loader(plugins, host, judge="no-judge")
     suites = (ROOT / "corpus", ROOT / "corpus" / "red-team")

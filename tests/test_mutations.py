@@ -26,10 +26,10 @@ from agent_runtime.guardrails import (
 from agent_runtime.hosting import PLATFORM_FLOOR
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.sensitive import PATTERNS
-from eval_core.corpus import Corpus, Loader
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 from tests.conftest import ROOT
 
 GUARDRAILS = yaml.safe_load((ROOT / "corpus" / "soul" / "guardrails.yaml").read_text())

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from eval_core.corpus import Loader
+from eval_core._loading.corpus import Loader
 from tests.conftest import WriteCase, minimal_case
 from tests.test_loader import only, refusal
 

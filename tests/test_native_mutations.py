@@ -16,9 +16,9 @@ from agent_runtime import admission
 from agent_runtime.accounts import ResolvedAccount
 from agent_runtime.native_inbox import InboxEvent
 from agent_runtime.native_routes import Route
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import outcomes
 
 APPROVED = "l3-native-routine-approved-route-account"

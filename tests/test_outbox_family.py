@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from eval_core.case import CaseBase, ToolDecl
-from eval_core.corpus import CorpusError, Loader
-from eval_core.host import ContextRules, HostTrial, ModelSession
-from eval_core.plugins import build, discover, load_plugins
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._case.case import CaseBase, ToolDecl
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.host import ContextRules, HostTrial, ModelSession
+from eval_core._plugins.plugins import build, discover, load_plugins
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 from tests.conftest import SOUL
 
 OUTBOX = Path(__file__).resolve().parent / "outbox"

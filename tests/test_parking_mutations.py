@@ -16,9 +16,9 @@ import pytest
 from agent_runtime import loop, retry_waits
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.runs import Lease, RunStore
-from eval_core.corpus import Corpus
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import outcomes, red
 

@@ -18,19 +18,19 @@ from typing import Any
 
 import pytest
 
-from eval_core.corpus import CorpusError, Loader
-from eval_core.plugins import PluginError, load_plugins
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugins import PluginError, load_plugins
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 from tests.conftest import Site, WriteCase, minimal_case
 
 FAULTY = """
 from collections.abc import Iterator
 
-from eval_core.case import CaseField
-from eval_core.fixtures import TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._case.case import CaseField
+from eval_core._plugins.fixtures import TrialFixture
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 
 class Boom(Expectation, tag="acme_boom", frozen=True):
@@ -276,7 +276,7 @@ def test_the_cli_refuses_with_exit_2_and_one_line_and_traceback_shows_the_trace(
 HOOKLESS = {
     "misspelt": (
         """
-        from eval_core.hookspecs import hookimpl
+        from eval_core._plugins.hookspecs import hookimpl
 
         @hookimpl
         def eval_kind():
@@ -291,7 +291,7 @@ HOOKLESS = {
             return []
         """,
         "plug-in acme-typo 0.1 (entry point 'acme_typo') defines eval_kinds: mark it @hookimpl "
-        "(from eval_core.hookspecs import hookimpl) (at acme_typo.py:2)",
+        "(from eval_core._plugins.hookspecs import hookimpl) (at acme_typo.py:2)",
     ),
     "empty": (
         """
@@ -301,7 +301,7 @@ HOOKLESS = {
     ),
     "raising hook": (
         """
-        from eval_core.hookspecs import hookimpl
+        from eval_core._plugins.hookspecs import hookimpl
 
         @hookimpl
         def eval_kinds():
@@ -328,8 +328,8 @@ def test_a_third_party_may_not_use_the_reserved_prefix(site: Site) -> None:
         "0.1",
         "acme_squatter",
         """
-        from eval_core.hookspecs import hookimpl
-        from eval_core.kinds import Expectation, KindSpec, Verdict
+        from eval_core._plugins.hookspecs import hookimpl
+        from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
         class Squat(Expectation, tag="eval_answer", frozen=True):
             pass

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from agent_runtime import durable
-from eval_core.corpus import Corpus, Loader
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import ROOT, SOUL
 from tests.postgres_cluster import ThrowawayCluster

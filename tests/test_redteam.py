@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_runtime.sensitive import PATTERNS
-from eval_core.corpus import CorpusError, Loader
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scorecard import Scorecard, not_cleared
-from eval_core.scripted import ScriptedBinding
-from eval_core.trial import TrialResult
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard, not_cleared
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult
 from eval_expectations_redteam import safety
 from tests.conftest import ROOT, SOUL
 

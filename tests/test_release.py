@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from junitparser import JUnitXml
 
-from eval_core.provenance import harness_version, is_clean
+from eval_core._util.provenance import harness_version, is_clean
 from tests.conftest import ROOT, ScriptedVendor
 
 CASES = [

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core.corpus import Corpus, Loader
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scorecard import Scorecard
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.scripted import ScriptedBinding
 from tests.conftest import ROOT, SOUL
 
 MCP_APPROVALS = "l3-mcp-every-approval-is-its-own-durable-event"

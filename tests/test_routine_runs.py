@@ -15,12 +15,12 @@ import pytest
 from agent_runtime import routine_runs, tool_providers
 from agent_runtime.runs import RunStore
 from agent_runtime.tool_providers import ProviderReply
-from eval_core.corpus import Corpus
-from eval_core.evidence import Evidence
-from eval_core.fixtures import Shared, run_with_fixtures
-from eval_core.host import Host
-from eval_core.plugins import PluginSet
-from eval_core.scripted import ScriptedBinding
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.fixtures import Shared, run_with_fixtures
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.scripted import ScriptedBinding
 from eval_expectations_routine.setup import RoutineRecord
 from tests.conftest import outcomes, red
 

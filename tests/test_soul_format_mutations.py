@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent_runtime import capabilities, loop, mcp_integrations
-from eval_core.corpus import Loader
-from eval_core.plugins import PluginSet
-from eval_core.runner import run_sweep
-from eval_core.scripted import ScriptedBinding
+from eval_core._loading.corpus import Loader
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
 

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis import strategies as st
 
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
-from eval_core.testing import Agent, CaseRefused, Kit, assert_kind_conforms, evidence
+from eval_core._case.evidence import Evidence
+from eval_core._case.kinds import Expectation, KindSpec, Verdict, failed, passed
+from eval_core._kit.testing import Agent, CaseRefused, Kit, assert_kind_conforms, evidence
 from tests.conftest import Site
 from tests.test_outbox_family import CONFIRM, SEND, SENT
 from tests.test_outbox_family import installed as installed  # noqa: PLC0414 - a fixture
@@ -169,7 +169,7 @@ def test_a_plugin_under_test_need_not_be_installed(tmp_path: Path) -> None:
 
 
 class _Shouting:
-    from eval_core.hookspecs import hookimpl
+    from eval_core._plugins.hookspecs import hookimpl
 
     @hookimpl
     def eval_kinds(self) -> list[KindSpec]:
@@ -182,8 +182,8 @@ class _Shouting:
 
 
 NONCONFORMING = """
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 
 class Echo(Expectation, tag="acme_echo", frozen=True):

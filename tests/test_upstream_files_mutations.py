@@ -14,7 +14,7 @@ import pytest
 from agent_runtime import attachments, documents
 from agent_runtime.attachments import Attached, AttachmentGate, Rendered
 from agent_runtime.file_store import SqlFileStore
-from eval_core.plugins import PluginSet
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_runtime import durable, guardrails, loop
-from eval_core.plugins import PluginSet
+from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
 

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from eval_bindings.pins import ModelPin
-from eval_core.case import CaseBase, Message, ToolDecl
-from eval_core.evidence import Evidence, ToolCall
-from eval_core.host import ContextRules, ModelCallRequest, ModelSession
-from eval_core.kinds import Expectation
+from eval_core._case.case import CaseBase, Message, ToolDecl
+from eval_core._case.evidence import Evidence, ToolCall
+from eval_core._case.kinds import Expectation
+from eval_core._plugins.host import ContextRules, ModelCallRequest, ModelSession
 
 FAKE_KEY = "sk-test-FAKE-4f1c9b2e7d6a"
 

@@ -15,9 +15,9 @@ import pytest
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.judge_client import JudgeClient
 from eval_bindings.preflight import JudgeConfig
-from eval_core import judge as judge_module
-from eval_core.plugins import load_plugins
-from eval_core.trial import run_trial
+from eval_core._plugins import judge as judge_module
+from eval_core._plugins.plugins import load_plugins
+from eval_core._running.trial import run_trial
 from eval_expectations_rubric.rubric import RubricDenies, RubricScore
 
 

@@ -14,11 +14,11 @@ import pytest
 
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.spend import Ceiling, CeilingError, settle
-from eval_core.corpus import Corpus
-from eval_core.plugins import load_plugins
-from eval_core.render import render_text
-from eval_core.runner import run_sweep
-from eval_core.scorecard import not_cleared
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.plugins import load_plugins
+from eval_core._release.render import render_text
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import not_cleared
 
 
 def reply(tokens: tuple[int, int], cached: int = 0) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from eval_bindings.endpoint import EndpointBinding
-from eval_core.host import ModelCallRequest, ModelError
-from eval_core.kinds import Expectation
-from eval_core.plugins import load_plugins
-from eval_core.trial import run_trial
+from eval_core._case.kinds import Expectation
+from eval_core._plugins.host import ModelCallRequest, ModelError
+from eval_core._plugins.plugins import load_plugins
+from eval_core._running.trial import run_trial
 
 WIRES = ["openai", "anthropic"]
 

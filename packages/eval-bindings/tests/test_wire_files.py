@@ -13,8 +13,8 @@ import hashlib
 from typing import Any
 
 from eval_bindings.endpoint import EndpointBinding
-from eval_core.host import ModelCallRequest
-from eval_core.sent import parts_of, sent
+from eval_core._case.sent import parts_of, sent
+from eval_core._plugins.host import ModelCallRequest
 
 PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\n\x00\xff trailer\n%%EOF\n"
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from eval_bindings.endpoint import EndpointBinding
-from eval_core.host import ModelCallRequest
-from eval_core.plugins import load_plugins
-from eval_core.trial import run_trial
+from eval_core._plugins.host import ModelCallRequest
+from eval_core._plugins.plugins import load_plugins
+from eval_core._running.trial import run_trial
 
 
 def openai_reply(

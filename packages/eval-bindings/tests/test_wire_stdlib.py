@@ -25,7 +25,7 @@ import pytest
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.wire import transport
 from eval_bindings.wire.transport import Connections, VendorError, post_json
-from eval_core.host import ModelCallRequest
+from eval_core._plugins.host import ModelCallRequest
 
 REQUEST = ModelCallRequest(system="s", messages=[{"role": "user", "content": "hi"}], tools=[])
 BODY = {"model": "m", "messages": []}
@@ -360,8 +360,8 @@ from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.wire import transport
 from eval_bindings.judge_client import JudgeClient
 from eval_bindings.pins import ModelPin
-from eval_core.case import CaseBase, Message
-from eval_core.host import ModelCallRequest
+from eval_core._case.case import CaseBase, Message
+from eval_core._plugins.host import ModelCallRequest
 pin = ModelPin(name="t", wire="openai", model="test-model-2025-01-01",
     base_url={server.url.removesuffix("/chat/completions")!r}, credential_env="K", dated=True,
     price_input_per_mtok=1.0, price_output_per_mtok=1.0)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from eval_core.scorecard import Scorecard, noise_floor
-from eval_core.scoring import ExpectationResult
-from eval_core.trial import Outcome, TrialResult
+from eval_core._running.scorecard import Scorecard, noise_floor
+from eval_core._running.scoring import ExpectationResult
+from eval_core._running.trial import Outcome, TrialResult
 
 HASH = "a" * 64
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.atomic import umask, write_atomic
+from eval_core._util.atomic import umask, write_atomic
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import baseline
-from eval_core.baseline import BaselineError
+from eval_core._release import baseline
+from eval_core._release.baseline import BaselineError
 from release_fixtures import scorecard, trial
 
 
@@ -63,7 +63,7 @@ def test_the_scorecard_keeps_counts_even_when_zero(tmp_path: Path) -> None:
 
 
 def test_a_saved_scorecard_is_named_for_what_it_is(tmp_path: Path) -> None:
-    from eval_core.scorecard import encode_json
+    from eval_core._running.scorecard import encode_json
 
     path = tmp_path / "card.json"
     path.write_bytes(encode_json(scorecard([trial("a", "passed")])))

@@ -3,7 +3,7 @@ problem (exit 2, never argparse's usage dump), ``--traceback`` goes anywhere, ``
 takes an optional PATH, a plug-in cannot take a command name twice, and the help lists every
 command and flag the parser has (derived from the parser, not a snapshot).
 
-In process through :func:`eval_core.cli.invoke` (the installed command plug-ins, eval-report's
+In process through :func:`eval_core._cli.cli.invoke` (the installed command plug-ins, eval-report's
 among them, are added as ``eval`` adds them); a plug-in of our own in a subprocess where one is
 needed."""
 
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import cli, guard
-from eval_core.commands import CANONICAL
+from eval_core._cli import cli
+from eval_core._plugins.commands import CANONICAL
+from eval_core._util import guard
 
 ROOT = Path(__file__).resolve().parents[3]
 CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "compare")
@@ -157,7 +158,7 @@ def test_the_help_lists_every_command_and_every_flag_of_the_parser(
 def test_the_command_line_imports_no_click_nor_typer() -> None:
     probe = (
         "import sys; sys.argv = ['eval', '--help']\n"
-        "from eval_core.cli import main\n"
+        "from eval_core._cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'typer', 'rich')))"
     )
@@ -170,7 +171,7 @@ def test_the_command_line_imports_no_click_nor_typer() -> None:
 # ----------------------------------------------------------------------------- plug-in commands
 
 PLUGIN = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 
 def hello(args):

@@ -33,8 +33,8 @@ def run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 HELLO = """
-from eval_core.commands import CommandRefused
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.commands import CommandRefused
+from eval_core._plugins.hookspecs import hookimpl
 
 
 def hello(args):
@@ -106,7 +106,7 @@ def test_a_broken_command_plugin_is_one_line_naming_it(tmp_path: Path) -> None:
 
 
 RAISING = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 
 @hookimpl
@@ -115,7 +115,7 @@ def eval_commands(commands):
 """
 
 TYPER_STYLE = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 
 @hookimpl
@@ -124,7 +124,7 @@ def eval_commands(app):
 """
 
 MISSPELT = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 
 @hookimpl

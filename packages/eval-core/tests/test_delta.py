@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval_core.delta import ComparisonRefused, compare, render
-from eval_core.scorecard import Scorecard
-from eval_core.trial import Outcome
+from eval_core._release.delta import ComparisonRefused, compare, render
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.trial import Outcome
 from release_fixtures import scorecard, trial
 
 
@@ -106,9 +106,9 @@ def test_states_partition_the_union_and_swapping_swaps_fixed_and_regressed(
 
 
 def test_two_scorecards_without_repeat_are_worded_as_scorecards(tmp_path: Path) -> None:
-    from eval_core import baseline
-    from eval_core.release import compare as compare_files
-    from eval_core.scorecard import encode_json
+    from eval_core._release import baseline
+    from eval_core._release.release import compare as compare_files
+    from eval_core._running.scorecard import encode_json
 
     card = scorecard([trial("a", "passed")])
     before, after = tmp_path / "A.json", tmp_path / "B.json"
@@ -170,7 +170,7 @@ def test_same_cases_or_scorecards_without_digests_say_so() -> None:
 def test_old_scorecards_without_digests_still_read() -> None:
     import msgspec
 
-    from eval_core.scorecard import decode_json, encode_json
+    from eval_core._running.scorecard import decode_json, encode_json
 
     raw = msgspec.json.decode(encode_json(scorecard([trial("a", "passed")])))
     del raw["caseHashes"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.entrypoints import entry_points
+from eval_core._util.entrypoints import entry_points
 
 
 @pytest.mark.parametrize("group", ["eval.plugins", "eval.commands", "eval.executors"])

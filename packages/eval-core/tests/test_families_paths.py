@@ -1,4 +1,4 @@
-"""eval_core.paths: dot paths, JSON found in model text, JSON equality, quoting."""
+"""eval_core._util.paths: dot paths, JSON found in model text, JSON equality, quoting."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval_core.paths import (
+from eval_core._util.paths import (
     compact_json,
     deep_equal,
     extract_json,

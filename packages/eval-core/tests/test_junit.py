@@ -6,7 +6,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from eval_core import junit
+from eval_core._release import junit
 from release_fixtures import scorecard, trial
 
 
@@ -46,7 +46,7 @@ def test_junitparser_reads_failures_errors_and_skips(tmp_path: Path) -> None:
 def test_a_contradiction_is_the_failures_first_line(tmp_path: Path) -> None:
     from msgspec.structs import replace
 
-    from eval_core.witness import WITNESSED
+    from eval_core._case.witness import WITNESSED
 
     line = "denied call received: the runtime recorded call c2 as denied, but the Tool received it"
     card = scorecard([replace(trial("lied", "failed"), contradictions=[line])], corpus_cases=1)
@@ -63,7 +63,7 @@ def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties
 ) -> None:
     from msgspec.structs import replace
 
-    from eval_core.witness import WITNESSED
+    from eval_core._case.witness import WITNESSED
 
     lied = replace(trial("lied", "failed"), contradictions=["denied call received: c2"])
     card = scorecard([trial("ok", "passed"), trial("bad", "failed"), lied], corpus_cases=4)

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import baseline, lock
-from eval_core.input_files import InputRefused, NotReadable, read_json_input, read_regular
-from eval_core.limits import MAX_DEPTH, TooDeep, check_json_depth, check_yaml
+from eval_core._plugins import lock
+from eval_core._release import baseline
+from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
+from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth, check_yaml
 
 
 def nested(depth: int, inner: bytes = b"1") -> bytes:

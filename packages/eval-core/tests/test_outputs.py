@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.outputs import Output, OutputRefused, check_all, check_directory
+from eval_core._util.outputs import Output, OutputRefused, check_all, check_directory
 
 
 def refused(tmp_path: Path, *outputs: Output, inputs: tuple[tuple[str, Path], ...] = ()) -> str:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.plugins import PluginError, load_plugins
+from eval_core._plugins.plugins import PluginError, load_plugins
 
 GOOD = """
-from eval_core.evidence import Evidence
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._case.evidence import Evidence
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 
 class AnswerIsShort(Expectation, tag="answer_is_short"):
@@ -107,7 +107,7 @@ def test_a_kind_naming_an_unknown_witness_is_refused(site: Path) -> None:
 def test_a_family_adds_a_witness_check_run_on_every_trial(site: Path) -> None:
     source = GOOD + textwrap.dedent(
         """
-        from eval_core.witness import WitnessCheck
+        from eval_core._case.witness import WitnessCheck
 
 
         @hookimpl
@@ -122,7 +122,7 @@ def test_a_family_adds_a_witness_check_run_on_every_trial(site: Path) -> None:
 
 
 SOURCE = """
-from eval_core.hookspecs import hookimpl
+from eval_core._plugins.hookspecs import hookimpl
 
 
 class Source:

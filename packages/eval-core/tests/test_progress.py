@@ -7,8 +7,8 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
-from eval_core.progress import Progress, duration
-from eval_core.trial import Outcome, TrialResult
+from eval_core._running.progress import Progress, duration
+from eval_core._running.trial import Outcome, TrialResult
 
 
 def result(case_id: str, outcome: Outcome = "passed") -> TrialResult:
@@ -75,8 +75,8 @@ def test_a_terminal_gets_a_rich_bar_with_done_of_total_and_rate() -> None:
 def test_rich_is_imported_only_for_a_terminal() -> None:
     code = (
         "import io, sys\n"
-        "from eval_core.progress import Progress\n"
-        "from eval_core.trial import TrialResult\n"
+        "from eval_core._running.progress import Progress\n"
+        "from eval_core._running.trial import TrialResult\n"
         "p = Progress(io.StringIO())\n"
         "p.begin(1)\n"
         "p.trial(TrialResult(case_id='a', trial=1, outcome='passed'))\n"

@@ -8,9 +8,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core.safe_text import clean, clean_value
-from eval_core.scorecard import admit
-from eval_core.trial import TrialResult
+from eval_core._running.scorecard import admit
+from eval_core._running.trial import TrialResult
+from eval_core._util.safe_text import clean, clean_value
 
 
 def test_a_lone_surrogate_becomes_the_replacement_character() -> None:

@@ -5,9 +5,15 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from eval_core.case import ScriptedCall, ScriptedResult, StructuredStep, TextStep, ToolCallsStep
-from eval_core.host import ModelCallRequest
-from eval_core.scripted import ScriptedSession, ScriptedTools, ScriptExhaustedError
+from eval_core._case.case import (
+    ScriptedCall,
+    ScriptedResult,
+    StructuredStep,
+    TextStep,
+    ToolCallsStep,
+)
+from eval_core._plugins.host import ModelCallRequest
+from eval_core._running.scripted import ScriptedSession, ScriptedTools, ScriptExhaustedError
 
 
 def results(*raw: dict[str, object]) -> list[ScriptedResult]:

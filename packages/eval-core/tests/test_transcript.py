@@ -8,11 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from eval_core import transcript
-from eval_core.evidence import Evidence, GuardDecision, ModelRequest, ToolCall, Usage, record_key
-from eval_core.redaction import Redactor
-from eval_core.transcript import MAX_CHARS, Reader, TranscriptRefused, pack_path
-from eval_core.triallog import LogHeader, TrialLog, read
+from eval_core._case.evidence import (
+    Evidence,
+    GuardDecision,
+    ModelRequest,
+    ToolCall,
+    Usage,
+    record_key,
+)
+from eval_core._recording import transcript
+from eval_core._recording.transcript import MAX_CHARS, Reader, TranscriptRefused, pack_path
+from eval_core._recording.triallog import LogHeader, TrialLog, read
+from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
 KEY = "sk-transcript-test-0123456789"

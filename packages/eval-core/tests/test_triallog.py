@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.redaction import Redactor
-from eval_core.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
+from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
+from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
 HEADER = LogHeader(

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from eval_core.conformance import evidence_strategy
-from eval_core.evidence import Denial, Evidence, ModelRequest, Testimony, ToolCall
-from eval_core.trial import TrialResult, decide
-from eval_core.witness import WitnessCheck, contradictions
+from eval_core._case.evidence import Denial, Evidence, ModelRequest, Testimony, ToolCall
+from eval_core._case.witness import WitnessCheck, contradictions
+from eval_core._kit.conformance import evidence_strategy
+from eval_core._running.trial import TrialResult, decide
 
 CALL = ToolCall(call_id="c1", name="lookup_ticket", arguments={"ticketId": "T-1"})
 SENT = ModelRequest(system="You are the support agent.", messages=[], tools=[])

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from bench.loopback import SlowVendor
-from eval_core.opening import Refused
-from eval_core.release import SweepOptions, sweep
+from eval_core._loading.opening import Refused
+from eval_core._release.release import SweepOptions, sweep
 from tests.conftest import ROOT
 from tests.test_jobs import KEY, project
 
@@ -107,7 +107,7 @@ def _extra_distribution(where: Path) -> Path:
     where.mkdir()
     (where / "eval_extra_family.py").write_text(
         '"""A family the lock does not know."""\n\n'
-        "from eval_core.hookspecs import hookimpl\n\n\n"
+        "from eval_core._plugins.hookspecs import hookimpl\n\n\n"
         "@hookimpl\ndef eval_kinds():\n    return []\n"
     )
     info = where / "eval_extra_family-0.1.dist-info"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.evidence import Evidence
-from eval_core.kinds import KindSpec
-from eval_core.testing import assert_kind_conforms, evidence
+from eval_core._case.evidence import Evidence
+from eval_core._case.kinds import KindSpec
+from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_doctor.plugin import (
     DoctorCommit,
     DoctorEscalated,

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.evidence import Denial, Evidence, ToolCall, ToolResult
-from eval_core.evidence import Event as RunEvent
-from eval_core.kinds import Expectation, KindSpec, Verdict
-from eval_core.scoring import unexercised
+from eval_core._case.evidence import Denial, Evidence, ToolCall, ToolResult
+from eval_core._case.evidence import Event as RunEvent
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
+from eval_core._running.scoring import unexercised
 from eval_expectations_durable import faults, run_events
 from eval_expectations_durable.faults import ReplayRecord, ToolBatchReplayed
 from eval_expectations_durable.run_events import (

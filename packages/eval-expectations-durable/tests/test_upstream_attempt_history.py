@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from eval_core.fixtures import FixtureError
+from eval_core._plugins.fixtures import FixtureError
 from eval_expectations_durable.faults import (
     AttemptHistory,
     PriorAttempts,

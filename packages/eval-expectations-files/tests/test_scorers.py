@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core.evidence import Evidence, ToolCall
+from eval_core._case.evidence import Evidence, ToolCall
 from eval_expectations_files.kinds import (
     GeneratedFileDraftCreated,
     GeneratedFileNotReadableBy,
@@ -229,7 +229,7 @@ def test_provider_prompt_omits_reads_every_request_but_not_the_assistant() -> No
 
 
 def test_two_files_with_the_same_bytes_are_told_apart_by_the_file_part_name() -> None:
-    from eval_core.evidence import SentPart
+    from eval_core._case.evidence import SentPart
     from eval_expectations_files.record import SeededFile
     from eval_expectations_files.setup import _attributed
 

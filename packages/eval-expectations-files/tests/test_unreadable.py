@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval_core.evidence import Evidence, ModelRequest, ToolCall
-from eval_core.sent import sent
-from eval_core.testing import assert_kind_conforms, evidence
+from eval_core._case.evidence import Evidence, ModelRequest, ToolCall
+from eval_core._case.sent import sent
+from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_files.unreadable import (
     FileWithheld,
     UnreadableRecord,
@@ -148,7 +148,7 @@ def test_the_load_rules(eval_kit: Any) -> None:
 
 
 def test_the_witness_check_names_a_refusal_the_binding_contradicts() -> None:
-    from eval_core.evidence import ToolResult
+    from eval_core._case.evidence import ToolResult
     from eval_expectations_files.unreadable import refused_but_sent
 
     refused = ToolResult(

@@ -14,7 +14,7 @@ from openpyxl import load_workbook  # type: ignore[import-untyped]
 from pptx import Presentation
 from pypdf import PageObject, PdfReader
 
-from eval_core.evidence import Evidence
+from eval_core._case.evidence import Evidence
 from eval_expectations_files import bytes_cache, synthesis
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.kinds import (

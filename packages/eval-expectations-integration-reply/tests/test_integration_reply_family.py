@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval_core.evidence import Event, Evidence
-from eval_core.kinds import Verdict
-from eval_core.testing import assert_kind_conforms, evidence
+from eval_core._case.evidence import Event, Evidence
+from eval_core._case.kinds import Verdict
+from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_integration_reply.plugin import (
     Channel,
     IntegrationReply,

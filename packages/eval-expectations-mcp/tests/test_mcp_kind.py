@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval_core.evidence import Evidence, ToolResult
+from eval_core._case.evidence import Evidence, ToolResult
 from eval_expectations_mcp.kind import McpProviderCallCount, refused_but_succeeded, score
 from eval_expectations_mcp.setup import McpRecord
 

@@ -10,8 +10,8 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval_core.evidence import Evidence
-from eval_core.kinds import Verdict
+from eval_core._case.evidence import Evidence
+from eval_core._case.kinds import Verdict
 from eval_expectations_native.observation import NativeAdmission
 from eval_expectations_native.plugin import NativeAdmissionEquals, _check, _score
 

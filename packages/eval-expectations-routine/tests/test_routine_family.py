@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from eval_core.evidence import Event, Evidence, Testimony, ToolCall, ToolResult
-from eval_core.testing import assert_kind_conforms, evidence
+from eval_core._case.evidence import Event, Evidence, Testimony, ToolCall, ToolResult
+from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_routine import provider_log
 from eval_expectations_routine.kind import (
     RoutineWorkerCrashes,

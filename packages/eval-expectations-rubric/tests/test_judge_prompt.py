@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from eval_core.evidence import Evidence, ToolCall
-from eval_core.judge import JudgeError
-from eval_core.plugins import load_plugins
+from eval_core._case.evidence import Evidence, ToolCall
+from eval_core._plugins.judge import JudgeError
+from eval_core._plugins.plugins import load_plugins
 from eval_expectations_rubric.judge_prompt import parse, prompt
 from eval_expectations_rubric.rubric import RubricScore
 

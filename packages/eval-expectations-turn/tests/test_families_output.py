@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from eval_core.evidence import Evidence
-from eval_core.kinds import Expectation
+from eval_core._case.evidence import Evidence
+from eval_core._case.kinds import Expectation
 from eval_expectations_turn.output import (
     OutputContains,
     OutputFieldEquals,

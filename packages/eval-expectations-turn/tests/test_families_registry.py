@@ -8,7 +8,7 @@ from types import ModuleType
 import msgspec
 import pytest
 
-from eval_core.kinds import ALL_TIERS, Expectation, KindSpec
+from eval_core._case.kinds import ALL_TIERS, Expectation, KindSpec
 from eval_expectations_turn import guardrails, output, prompt, status, tools
 from eval_expectations_turn.output import OutputContains, OutputFieldEquals
 from eval_expectations_turn.tools import ToolCallOrder

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from eval_core.evidence import Denial, Evidence, ToolCall
-from eval_core.kinds import Expectation
+from eval_core._case.evidence import Denial, Evidence, ToolCall
+from eval_core._case.kinds import Expectation
 from eval_expectations_turn.tools import (
     ToolArgumentAbsent,
     ToolArgumentEquals,

@@ -8,8 +8,15 @@ from typing import Any, get_args
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.evidence import Denial, Evidence, GuardDecision, GuardStage, ModelRequest, ToolCall
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._case.evidence import (
+    Denial,
+    Evidence,
+    GuardDecision,
+    GuardStage,
+    ModelRequest,
+    ToolCall,
+)
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 from eval_expectations_turn import guardrails, output, prompt, status, tools
 
 SPECS: dict[type[Expectation], KindSpec] = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_core.evidence import Evidence, ToolCall
+from eval_core._case.evidence import Evidence, ToolCall
 from eval_expectations_turn.tools import ToolCallCount, eval_kinds
 
 SPEC = next(s for s in eval_kinds() if s.struct is ToolCallCount)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from eval_core.commands import CANONICAL
+from eval_core._plugins.commands import CANONICAL
 from eval_report.html import write_report
 from eval_report.saved import Refused
 from report_fixtures import CASES, KEY, WRONG, Matrix, eval_cli
@@ -89,7 +89,7 @@ def test_what_cannot_be_reported_is_one_line(
     missing = eval_cli(matrix.root, "report", "missing.jsonl")  # the real command line, once
     assert missing.returncode == 2
     assert missing.stderr == "missing.jsonl: cannot read: no such file\n"
-    from eval_core.cli import invoke
+    from eval_core._cli.cli import invoke
 
     card = str(matrix.cards[0])
     for args, code, words in (  # in process, the plug-in command added as `eval` adds it

@@ -21,16 +21,16 @@ from types import ModuleType
 import msgspec
 import pytest
 
-from eval_core.plugins import PluginSet, build, discover
-from eval_core.triallog import LogHeader, TrialLog
+from eval_core._plugins.plugins import PluginSet, build, discover
+from eval_core._recording.triallog import LogHeader, TrialLog
 from eval_report.rescore import rescore
 from eval_report.saved import Refused
 from release_fixtures import HASH, trial
 from tests.conftest import SOUL
 
 FAMILY = """
-from eval_core.hookspecs import hookimpl
-from eval_core.kinds import Expectation, KindSpec, Verdict
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._case.kinds import Expectation, KindSpec, Verdict
 
 
 class AnswerIsShort(Expectation, tag="answer_is_short", frozen=True):

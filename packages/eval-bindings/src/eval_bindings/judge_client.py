@@ -1,9 +1,9 @@
 """The Judge client: the pinned third model, reached over the OpenAI-compatible wire.
 
-It implements :class:`eval_core.judge.Judge`. It is configured by the environment
+It implements :class:`eval_core.plugin.Judge`. It is configured by the environment
 (``EVAL_JUDGE_BASE_URL``, ``EVAL_JUDGE_MODEL``, ``EVAL_JUDGE_API_KEY``, checked by
 :func:`eval_bindings.preflight.judge`); what it is asked, and the rules of its reply, belong to
-the family that asks. Any vendor fault is :class:`~eval_core.judge.JudgeError`: a Judge failure
+the family that asks. Any vendor fault is :class:`~eval_core.plugin.JudgeError`: a Judge failure
 errors the Trial, it never scores low. Retries are the harness's, as for a model under test.
 """
 

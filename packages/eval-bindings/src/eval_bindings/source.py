@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # all of it is imported when a model is asked for, never for 
 
 
 class PinnedLeg:
-    """One pinned model of a Sweep (:class:`eval_core.model_source.ModelLeg`)."""
+    """One pinned model of a Sweep (:class:`eval_core.plugin.ModelLeg`)."""
 
     def __init__(self, pin: ModelPin, api_key: str) -> None:
         from eval_bindings.spend import Ceiling
@@ -89,7 +89,7 @@ class PinnedLeg:
 
 
 class PinnedModels:
-    """The model source of ``eval-bindings`` (:class:`eval_core.model_source.ModelSource`)."""
+    """The model source of ``eval-bindings`` (:class:`eval_core.plugin.ModelSource`)."""
 
     def open_leg(self, models_file: Path, name: str) -> PinnedLeg:
         from eval_bindings import preflight

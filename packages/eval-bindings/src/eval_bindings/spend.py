@@ -111,7 +111,7 @@ class Ceiling:
 
 @dataclass(frozen=True, slots=True)
 class _Guard:
-    """The ``should_stop`` callable :func:`eval_core.runner.run_sweep` checks before each Trial."""
+    """The ``should_stop`` callable :func:`eval_core.plugin.run_sweep` checks before each Trial."""
 
     ceiling: Ceiling
     pin: ModelPin | None

@@ -14,10 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from eval_core.atomic import write_atomic
-    from eval_core.baseline import BaselineError
-    from eval_core.baseline import read as read_baseline
-    from eval_core.case import (
+    from eval_core._case.case import (
         CaseBase,
         CaseField,
         FilePart,
@@ -30,25 +27,7 @@ if TYPE_CHECKING:
         ToolDecl,
         json_name,
     )
-    from eval_core.checks import (
-        DOT_PATH,
-        NON_EMPTY,
-        Problems,
-        at_least,
-        dot_path,
-        non_empty,
-        non_empty_list,
-        optional_reason,
-        properties,
-    )
-    from eval_core.code import fingerprint
-    from eval_core.commands import CANONICAL, CommandRefused, Commands
-    from eval_core.commands import path as path_argument
-    from eval_core.corpus import Corpus, CorpusError, Loader, case_files, corpus_root, find_soul
-    from eval_core.delta import CaseDelta, ComparisonRefused
-    from eval_core.delta import compare as compare_scorecards
-    from eval_core.entrypoints import version
-    from eval_core.evidence import (
+    from eval_core._case.evidence import (
         Denial,
         Event,
         Evidence,
@@ -61,7 +40,39 @@ if TYPE_CHECKING:
         ToolResult,
         Usage,
     )
-    from eval_core.executor import (
+    from eval_core._case.kinds import (
+        Expectation,
+        Grounding,
+        KindSpec,
+        NoVerdict,
+        Tier,
+        Verdict,
+        failed,
+        passed,
+    )
+    from eval_core._case.sections import Section
+    from eval_core._case.sent import parts_of, sent
+    from eval_core._case.witness import WITNESSED, WitnessCheck
+    from eval_core._kit.testing import (
+        Agent,
+        CaseRefused,
+        Kit,
+        assert_kind_conforms,
+        evidence,
+        write_soul,
+    )
+    from eval_core._loading.corpus import (
+        Corpus,
+        CorpusError,
+        Loader,
+        case_files,
+        corpus_root,
+        find_soul,
+    )
+    from eval_core._loading.grounding import strings
+    from eval_core._plugins.commands import CANONICAL, CommandRefused, Commands
+    from eval_core._plugins.commands import path as path_argument
+    from eval_core._plugins.executor import (
         Done,
         Executor,
         ExecutorFactory,
@@ -69,10 +80,9 @@ if TYPE_CHECKING:
         Work,
         WorkerLost,
     )
-    from eval_core.fixtures import FixtureError, FixtureRequest, Shared, TrialFixture
-    from eval_core.grounding import strings
-    from eval_core.hookspecs import hookimpl, own_cases
-    from eval_core.host import (
+    from eval_core._plugins.fixtures import FixtureError, FixtureRequest, Shared, TrialFixture
+    from eval_core._plugins.hookspecs import hookimpl, own_cases
+    from eval_core._plugins.host import (
         Binding,
         ContextRules,
         Host,
@@ -87,35 +97,64 @@ if TYPE_CHECKING:
         ModelToolCall,
         TurnScripted,
     )
-    from eval_core.input_files import InputRefused, NotReadable, read_json_input, read_regular
-    from eval_core.judge import JudgeError
-    from eval_core.judge import current as current_judge
-    from eval_core.kinds import (
-        Expectation,
-        Grounding,
-        KindSpec,
-        NoVerdict,
-        Tier,
-        Verdict,
-        failed,
-        passed,
-    )
-    from eval_core.limits import TooDeep, check_json_depth
-    from eval_core.lock import LOCK_NAME, Lock
-    from eval_core.lock import current as current_lock
-    from eval_core.lock import differences as lock_differences
-    from eval_core.lock import encode as encode_lock
-    from eval_core.matrix import Leg, covered, not_cleared_matrix
-    from eval_core.model_source import (
+    from eval_core._plugins.judge import JudgeError
+    from eval_core._plugins.judge import current as current_judge
+    from eval_core._plugins.lock import LOCK_NAME, Lock
+    from eval_core._plugins.lock import current as current_lock
+    from eval_core._plugins.lock import differences as lock_differences
+    from eval_core._plugins.lock import encode as encode_lock
+    from eval_core._plugins.model_source import (
         Ceilings,
         ModelLeg,
         ModelRefused,
         ModelSource,
         ModelUnavailable,
     )
-    from eval_core.outputs import Output, OutputRefused
-    from eval_core.outputs import check_all as check_outputs
-    from eval_core.paths import (
+    from eval_core._plugins.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
+    from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
+    from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
+    from eval_core._recording.transcript import Reader as TranscriptReader
+    from eval_core._recording.transcript import pack_path as transcript_pack_path
+    from eval_core._recording.transcript import record_types as transcript_record_types
+    from eval_core._recording.transcript import schema_hash as transcript_schema_hash
+    from eval_core._recording.transcript import typed as typed_records
+    from eval_core._recording.triallog import Logged, LogHeader, ResumeRefused
+    from eval_core._recording.triallog import read as read_trial_log
+    from eval_core._release.baseline import BaselineError
+    from eval_core._release.baseline import read as read_baseline
+    from eval_core._release.delta import CaseDelta, ComparisonRefused
+    from eval_core._release.delta import compare as compare_scorecards
+    from eval_core._release.matrix import Leg, covered, not_cleared_matrix
+    from eval_core._release.render import render_verdict
+    from eval_core._running.scorecard import (
+        COMPARABLE,
+        Scorecard,
+        admit,
+        case_verdict,
+        noise_floor,
+        not_cleared,
+    )
+    from eval_core._running.scripted import ScriptedTools
+    from eval_core._running.trial import TrialResult, decide, run_trial
+    from eval_core._util.atomic import write_atomic
+    from eval_core._util.checks import (
+        DOT_PATH,
+        NON_EMPTY,
+        Problems,
+        at_least,
+        dot_path,
+        non_empty,
+        non_empty_list,
+        optional_reason,
+        properties,
+    )
+    from eval_core._util.code import fingerprint
+    from eval_core._util.entrypoints import version
+    from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
+    from eval_core._util.limits import TooDeep, check_json_depth
+    from eval_core._util.outputs import Output, OutputRefused
+    from eval_core._util.outputs import check_all as check_outputs
+    from eval_core._util.paths import (
         compact_json,
         deep_equal,
         extract_json,
@@ -125,39 +164,7 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
-    from eval_core.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
-    from eval_core.render import render_verdict
-    from eval_core.safe_text import clean
-    from eval_core.scorecard import (
-        COMPARABLE,
-        Scorecard,
-        admit,
-        case_verdict,
-        noise_floor,
-        not_cleared,
-    )
-    from eval_core.scripted import ScriptedTools
-    from eval_core.sections import Section
-    from eval_core.sent import parts_of, sent
-    from eval_core.testing import (
-        Agent,
-        CaseRefused,
-        Kit,
-        assert_kind_conforms,
-        evidence,
-        write_soul,
-    )
-    from eval_core.transcript import FORMAT as TRANSCRIPT_FORMAT
-    from eval_core.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
-    from eval_core.transcript import Reader as TranscriptReader
-    from eval_core.transcript import pack_path as transcript_pack_path
-    from eval_core.transcript import record_types as transcript_record_types
-    from eval_core.transcript import schema_hash as transcript_schema_hash
-    from eval_core.transcript import typed as typed_records
-    from eval_core.trial import TrialResult, decide, run_trial
-    from eval_core.triallog import Logged, LogHeader, ResumeRefused
-    from eval_core.triallog import read as read_trial_log
-    from eval_core.witness import WITNESSED, WitnessCheck
+    from eval_core._util.safe_text import clean
 
 
 def _table() -> dict[str, tuple[str, str]]:

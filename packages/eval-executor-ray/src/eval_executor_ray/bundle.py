@@ -5,7 +5,7 @@ loaded: its Case files, the Eval Soul's files and ``eval.lock``, each under its 
 to the Corpus root (the directory that holds ``soul/``). Its key is the SHA-256 of its
 encoding; the driver puts the encoding in Ray's object store once per Sweep, and a worker
 checks the bytes against the key before it writes a single file. The plug-in set travels the
-same way, as the driver's lock encoding (``eval_core.lock``).
+same way, as the driver's lock encoding (``eval_core._plugins.lock``).
 
 On the worker the files land in a directory named by the key (under the system's temporary
 directory, per user), so workers of one node share it; what they then load is held to the

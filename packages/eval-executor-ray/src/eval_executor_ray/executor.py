@@ -56,7 +56,7 @@ def _line(exc: BaseException) -> str:
 
 
 class RayExecutor:
-    """The executor ``ray`` (:class:`eval_core.executor.Executor`)."""
+    """The executor ``ray`` (:class:`eval_core.plugin.Executor`)."""
 
     name = "ray"
 
@@ -194,7 +194,7 @@ def _probe(address: str) -> None:
 
 
 class RayLauncher:
-    """A leg's Trials in flight on its workers (:class:`eval_core.executor.Launcher`)."""
+    """A leg's Trials in flight on its workers (:class:`eval_core.plugin.Launcher`)."""
 
     def __init__(self, ray: Any, workers: list[Any], per: int) -> None:
         self._ray = ray

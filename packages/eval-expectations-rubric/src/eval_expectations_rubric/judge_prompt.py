@@ -2,7 +2,7 @@
 
 The prompt is fixed: numbered criteria, an anchored 1–5 scale, what the agent was given and
 did, its answer. The reply must be a ``REASONING:`` line, then ``SCORE:`` last. Anything else is
-:class:`~eval_core.judge.JudgeError`: a Judge that breaks the rules never scores low. The prompt
+:class:`~eval_core.plugin.JudgeError`: a Judge that breaks the rules never scores low. The prompt
 lives with the kinds that use it, so changing it changes the family's version, which is in
 corpusHash.
 """

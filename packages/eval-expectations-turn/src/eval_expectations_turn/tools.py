@@ -2,7 +2,7 @@
 
 ``evidence.tool_calls`` holds only the calls that reached the Tool; a call a gate refused is in
 ``evidence.denials`` instead. Arguments are whatever the model sent, so they are read with the
-total helpers of :mod:`eval_core.paths`.
+total helpers of :mod:`eval_core._util.paths`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each class wraps one capability of the runtime (its File store, its event stream, its Tool
 dispatch, its checkpoint store's fault port). None names a family: fixtures find them by the
-Protocols they declare (see :mod:`eval_core.services`).
+Protocols they declare (see :mod:`eval_core._plugins.services`).
 """
 
 from __future__ import annotations

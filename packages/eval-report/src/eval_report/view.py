@@ -1,8 +1,9 @@
 """What the report shows, computed once: the gate, the Sweeps, the Cases, delta and Matrix.
 
 The template only lays this out. Verdicts, the gate's reasons, the delta and DISAGREEMENT are
-the core's own rules (:mod:`eval_core.scorecard`, :mod:`eval_core.delta`,
-:mod:`eval_core.matrix`), never recomputed here another way. Each Trial and its transcript go
+the core's own rules (:mod:`eval_core._running.scorecard`, :mod:`eval_core._release.delta`,
+:mod:`eval_core._release.matrix`), never recomputed here another way. Each Trial and its transcript
+go
 to the page as recorded (:mod:`eval_report.payload`); the page lays a transcript out when its
 Case is opened.
 """
@@ -220,7 +221,7 @@ def _delta(cards: Sequence[Scorecard], base: Saved) -> DeltaView:
 
 
 def _matrix(legs: Sequence[Leg], case_ids: Sequence[str]) -> MatrixView:
-    """The grid's verdicts as :func:`eval_core.matrix.render` reads them, for a page."""
+    """The grid's verdicts as :func:`eval_core.plugin.render` reads them, for a page."""
     grid = {
         case: [leg.card.verdicts().get(case, "-") if leg.card else "n/a" for leg in legs]
         for case in case_ids

@@ -15,12 +15,12 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.case import CaseBase, CaseField
-from eval_core.evidence import Evidence
-from eval_core.fixtures import FixtureRequest, TrialFixture
-from eval_core.hookspecs import hookimpl
-from eval_core.host import LoadContext
-from eval_core.kinds import Expectation, KindSpec, Verdict, failed, passed
+from eval_core._case.case import CaseBase, CaseField
+from eval_core._case.evidence import Evidence
+from eval_core._case.kinds import Expectation, KindSpec, Verdict, failed, passed
+from eval_core._plugins.fixtures import FixtureRequest, TrialFixture
+from eval_core._plugins.hookspecs import hookimpl
+from eval_core._plugins.host import LoadContext
 
 
 class Outbox(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

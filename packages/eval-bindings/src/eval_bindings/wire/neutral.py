@@ -1,4 +1,4 @@
-"""Reading the neutral chat shape of :class:`~eval_core.host.ModelCallRequest` messages.
+"""Reading the neutral chat shape of :class:`~eval_core.plugin.ModelCallRequest` messages.
 
 Both wire formats read the same three roles; this module is the one place that knows the
 neutral spelling (``call_id`` or ``tool_call_id``, a user message's parts), so a change to

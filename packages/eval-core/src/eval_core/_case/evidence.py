@@ -1,0 +1,173 @@
+"""Evidence: everything a Trial observed, read back from the Host, that Expectations score.
+
+The Host fills it after the Trial; nothing here is predicted from the Case. A field left at
+``None`` means "not observed", which every scorer treats as a failure with a reason.
+A family's own read-back is a typed record its fixture puts here (:meth:`Evidence.put`) and its
+scorers find again by type (:meth:`Evidence.record`), so this struct never grows a field per
+family and no two packages agree on a key by convention.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+import msgspec
+
+R = TypeVar("R")
+
+
+def record_key(kind: type) -> str:
+    """Where a record of this type lives in ``Evidence.records``: owned by its module."""
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+GuardStage = Literal["input", "tool_call", "tool_result", "output"]
+
+
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
+    """A call that reached the Tool (a call refused by a gate is a denial, not a call)."""
+
+    call_id: str
+    name: str
+    arguments: Any
+    turn_index: int = 1
+
+
+class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a Tool returned to the loop (succeeded, failed, denied or invalid_arguments)."""
+
+    call_id: str
+    name: str
+    arguments: Any
+    status: str
+    output: Any = None
+    reason: str | None = None
+    turn_index: int = 1
+
+
+class Denial(msgspec.Struct, frozen=True, kw_only=True):
+    """A call refused before or at the Tool, as the model saw it."""
+
+    call_id: str
+    name: str
+    arguments: Any
+    reason: str
+    source: str
+    turn_index: int = 1
+
+
+class GuardDecision(msgspec.Struct, frozen=True, kw_only=True):
+    """One guard's decision at one stage; ``blocked`` false means it looked and let it pass."""
+
+    stage: GuardStage
+    guard: str
+    blocked: bool
+    detail: str = ""
+    turn_index: int = 1
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True):
+    """One event the runtime emitted during a Turn (read back from its store at L3)."""
+
+    turn_index: int
+    seq: int
+    type: str
+    participant: str = "runtime"
+    payload: Any = None
+
+
+class SentPart(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One part of a request as the binding sent it: text, or a binary ``file`` / ``image``.
+
+    Binary parts keep the digest and size of the bytes sent, never the bytes themselves.
+    """
+
+    type: Literal["text", "file", "image"]
+    role: str
+    text: str | None = None
+    media_type: str | None = None
+    filename: str | None = None
+    sha256: str | None = None
+    size: int | None = None
+
+
+class ModelRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One request as the binding sent it: the assembled prompt, messages and Tools. A binary
+    part keeps the digest and size of its bytes (``sha256``, ``size``), never the bytes;
+    :func:`eval_core._case.sent.parts_of` reads the request as the provider's parts."""
+
+    system: str
+    messages: list[Any]
+    tools: list[str]
+
+
+class Usage(msgspec.Struct, frozen=True, kw_only=True):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+class Testimony(msgspec.Struct, frozen=True, kw_only=True):
+    """What the runtime said it did, from its own report and events: never scored as what
+    happened, only checked against the witnesses (:mod:`eval_core._case.witness`).
+
+    ``tool_calls`` are the calls its events say it dispatched (arguments as its previews show
+    them, ``None`` where cut); ``system_prompt`` and ``model_calls`` what it reports having
+    assembled and sent. ``None`` means the Host has no such report.
+    """
+
+    system_prompt: str | None = None
+    model_calls: int | None = None
+    tool_calls: list[ToolCall] | None = None
+
+
+class Evidence(msgspec.Struct, kw_only=True):
+    """What one Trial observed. Built by the Host; read by scorers; never by the Case.
+
+    Each field has one witness (:data:`eval_core._case.witness.WITNESSES`): ``model_requests``,
+    ``model_calls``, ``system_prompt`` and ``tool_batches`` are the binding's (the core fills
+    them from the model session after the run: each request as put on the wire, the calls
+    counted, the instructions of the last request sent, the call ids of each reply that asked
+    for Tools); ``tool_calls`` holds each call as the Tool itself
+    received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
+    ``events``, ``tool_results``, ``denials`` and ``guard_decisions`` are the runtime's own
+    record, and ``testimony`` what it says it did besides.
+
+    ``injected_fault`` names a fault the Host injected on the Case's behalf and saw fire: a
+    ``model_*`` failure it caused is the scenario under test, scored like any other outcome,
+    not a vendor failure.
+    """
+
+    tier: str
+    system_prompt: str | None = None
+    model_requests: list[ModelRequest] | None = None
+    model_calls: int | None = None
+    output_text: str | None = None
+    output_structured: Any = None
+    output_kind: Literal["text", "structured", "tool_calls", "none"] | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_batches: list[list[str]] | None = None
+    tool_results: list[ToolResult] | None = None
+    denials: list[Denial] | None = None
+    guard_decisions: list[GuardDecision] | None = None
+    loop_status: str | None = None
+    loop_reason: str | None = None
+    usage: Usage = msgspec.field(default_factory=Usage)
+    events: list[Event] | None = None
+    injected_fault: str | None = None
+    testimony: Testimony | None = None
+    records: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def put(self, record: object) -> None:
+        """Keep a family's typed read-back; one record per type."""
+        self.records[record_key(type(record))] = record
+
+    def record(self, kind: type[R]) -> R | None:
+        """The record of exactly this type, or ``None`` when none was read back."""
+        found = self.records.get(record_key(kind))
+        return found if isinstance(found, kind) else None
+
+    def guards_fired(self) -> list[GuardDecision]:
+        return [d for d in self.guard_decisions or [] if d.blocked]

@@ -1,0 +1,150 @@
+"""Witnesses: who saw what a Trial did, and the always-on check of testimony against them.
+
+The runtime's own events and reports are its *testimony*. A regression can make testimony and
+behaviour disagree (a denial recorded and the call run anyway), so every kind says which
+*witness* it reads (:attr:`eval_core._case.kinds.KindSpec.witness`), and every Trial is checked,
+whatever its Expectations ask: where the runtime's record contradicts a witness, the Trial
+fails with a reason naming both sides. The core checks what every Host's Evidence holds (the
+binding's requests and count, the Tool boundary); a family adds checks over its own records
+through ``eval_witness_checks`` (an announced attachment never sent, a stale write that landed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from eval_core._case.evidence import Evidence, ToolCall
+from eval_core._util.guard import collect
+from eval_core._util.paths import deep_equal, quoted, render
+
+if TYPE_CHECKING:
+    from eval_core._util.guard import Origin
+
+WITNESSES: Mapping[str, str] = {
+    "binding": "each model request as the binding put it on the wire, and its call count",
+    "tool": "each call as the Tool itself received it",
+    "provider": "an external provider's own log (an MCP server, a Routine's provider)",
+    "channel": "what an integration channel or native channel was handed",
+    "store": "rows read back from the database, the File store or the Soul repository",
+    "answer": "what the Host returned to its caller: the answer and how the loop ended",
+    "events": "the runtime's own record (testimony): for kinds about the record itself",
+}
+"""Every witness a kind may name, and what it is. Only ``events`` is the runtime's word."""
+
+TESTIMONY = "events"
+WITNESSED = "testimony contradicts a witness"
+"""How a contradiction of the runtime's record by a witness is named wherever it is shown."""
+
+Check = Callable[[Evidence], Iterable[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class WitnessCheck:
+    """A family's check of the runtime's record against one of its witnesses.
+
+    ``check`` returns one line per contradiction, naming both sides ("the runtime recorded
+    ...; the provider received ..."); nothing when they agree or when either side was not
+    observed (a missing record is for the kinds to fail, not for this check). Called on every
+    Trial that ran, guarded like a scorer: one that raises errors the Trial.
+    """
+
+    name: str
+    check: Check
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+
+
+def _listed(calls: Sequence[ToolCall]) -> dict[str, ToolCall]:
+    return {c.call_id: c for c in calls}
+
+
+def denied_but_received(evidence: Evidence) -> Iterable[str]:
+    """A call the runtime recorded as refused before its Tool, which the Tool received."""
+    if evidence.tool_calls is None:
+        return
+    received = _listed(evidence.tool_calls)
+    for denial in evidence.denials or ():
+        if denial.source == "tool":  # the Tool itself refused it: it did receive it
+            continue
+        if denial.call_id in received:
+            yield (
+                f"the runtime recorded call {denial.call_id} of {quoted(denial.name)} as denied "
+                f"by {denial.source}, but the Tool received it"
+            )
+
+
+def recorded_but_not_received(evidence: Evidence) -> Iterable[str]:
+    """A call the runtime's events say it dispatched: the Tool must have received it, as
+    recorded (the same Tool, the same arguments where the record shows them)."""
+    said = evidence.testimony.tool_calls if evidence.testimony is not None else None
+    if said is None or evidence.tool_calls is None:
+        return
+    received = _listed(evidence.tool_calls)
+    for call in said:
+        got = received.get(call.call_id)
+        if got is None:
+            yield (
+                f"the runtime recorded dispatching call {call.call_id} of {quoted(call.name)}, "
+                "but no Tool received it"
+            )
+        elif got.name != call.name:
+            yield (
+                f"the runtime recorded call {call.call_id} as {quoted(call.name)}, but "
+                f"{quoted(got.name)} received it"
+            )
+        elif call.arguments is not None and not deep_equal(call.arguments, got.arguments):
+            yield (
+                f"the runtime recorded call {call.call_id} of {quoted(call.name)} with "
+                f"{render(call.arguments, 80)}, but the Tool received {render(got.arguments, 80)}"
+            )
+
+
+def reported_prompt_not_sent(evidence: Evidence) -> Iterable[str]:
+    """The prompt the runtime says it assembled is the one the binding sent."""
+    said = evidence.testimony.system_prompt if evidence.testimony is not None else None
+    requests = evidence.model_requests
+    if said is None or not requests:
+        return
+    sent = requests[-1].system
+    if said != sent:
+        at = next((i for i, (a, b) in enumerate(zip(said, sent, strict=False)) if a != b), None)
+        where = min(len(said), len(sent)) if at is None else at
+        yield (
+            f"the runtime reported a system prompt of {len(said)} chars, but the binding sent "
+            f"{len(sent)} chars; they differ from offset {where}: reported "
+            f"{render(said[where : where + 40])}, sent {render(sent[where : where + 40])}"
+        )
+
+
+def reported_calls_not_counted(evidence: Evidence) -> Iterable[str]:
+    """The model calls the runtime reports are the requests the binding received."""
+    said = evidence.testimony.model_calls if evidence.testimony is not None else None
+    requests = evidence.model_requests
+    if said is None or requests is None or said == len(requests):
+        return
+    yield (
+        f"the runtime reported {said} model call(s), but the binding received "
+        f"{len(requests)} request(s)"
+    )
+
+
+CORE_CHECKS: tuple[WitnessCheck, ...] = (
+    WitnessCheck("denied call received", denied_but_received),
+    WitnessCheck("recorded call not received", recorded_but_not_received),
+    WitnessCheck("reported prompt not sent", reported_prompt_not_sent),
+    WitnessCheck("reported model calls not counted", reported_calls_not_counted),
+)
+
+
+def contradictions(evidence: Evidence, checks: Sequence[WitnessCheck] = ()) -> list[str]:
+    """Every contradiction of the runtime's record by a witness, each ``<check>: <line>``.
+
+    The core's checks run first, then ``checks`` (the installed families'); a family check
+    that raises is a :class:`~eval_core._util.guard.PluginFault` naming it (the Trial errors).
+    """
+    found: list[str] = []
+    for check in (*CORE_CHECKS, *checks):
+        lines = collect(check.origin, f"the witness check {check.name!r}", check.check, evidence)
+        found.extend(f"{check.name}: {line}" for line in lines)
+    return found

@@ -1,0 +1,1 @@
+"""The eval command line."""

@@ -1,0 +1,169 @@
+"""Opening a Corpus for a command: the plug-in set, the lock, the Host, the loaded Corpus.
+
+Each step either succeeds or is a :class:`Refused` naming what and why; the CLI prints the
+message and exits with its code, never a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
+from eval_core._plugins.host import Host, HostFactory, HostOptionError
+from eval_core._plugins.plugins import PluginError, PluginSet, load_plugins
+
+REFUSED, COMPARISON_REFUSED = 2, 3
+
+
+class Refused(Exception):  # noqa: N818 - it names an outcome
+    """A refusal with its exit code: 2 for input or usage, 3 for a comparison."""
+
+    def __init__(self, message: str, code: int = REFUSED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def plugins() -> PluginSet:
+    try:
+        return load_plugins()
+    except PluginError as exc:
+        raise Refused(f"plug-in set refused: {exc}") from None
+
+
+def pinned(found: PluginSet, corpus: Path, unlocked: bool) -> bool:
+    """Refuse a plug-in set that differs from eval.lock; True when running unlocked."""
+    from eval_core._plugins import lock
+
+    path = corpus_root(corpus) / lock.LOCK_NAME
+    try:
+        diffs = lock.differences(lock.read(path), lock.current(found))
+    except lock.LockError as exc:
+        diffs = [str(exc)]
+    if not diffs:
+        return False
+    if unlocked:
+        sys.stderr.write(f"UNLOCKED  running with plug-ins that differ from {path}\n")
+        return True
+    raise Refused(
+        f"the installed plug-ins differ from {path}:\n"
+        + "\n".join(f"  - {d}" for d in diffs)
+        + "\neach line says its next step; --unlocked runs anyway (the Scorecard records it)"
+    )
+
+
+def locked_owners(corpus: Path) -> dict[str, str]:
+    """Which distribution eval.lock says owns each kind and field (empty without a lock)."""
+    from eval_core._plugins import lock
+
+    try:
+        return lock.owners(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
+    except lock.LockError:
+        return {}
+
+
+def host(
+    found: PluginSet, name: str, corpus: Path, options: Mapping[str, str] | None = None
+) -> Host:
+    factory = found.hosts.get(name)
+    if factory is None:
+        known = ", ".join(sorted(found.hosts)) or "none installed"
+        raise Refused(f"unknown Host {name!r}; installed Hosts: {known}")
+    soul = find_soul(corpus)
+    if soul is None:
+        raise Refused(
+            f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it"
+        )
+    options = dict(options or {})
+    _takes(factory, name, soul, options)
+    try:
+        return factory(soul, **options)
+    except HostOptionError as exc:
+        raise Refused(f"the Host {name!r} refused its options: {exc}") from None
+    except Exception as exc:
+        raise Refused(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}") from None
+
+
+def _takes(factory: HostFactory, name: str, soul: Path, options: Mapping[str, str]) -> None:
+    """Refuse an option the Host's factory does not declare, before anything is built."""
+    if not options:
+        return
+    try:
+        inspect.signature(factory).bind(soul, **options)
+    except TypeError:
+        parameters = inspect.signature(factory).parameters.values()
+        takes = sorted(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        unknown = sorted(set(options) - set(takes))
+        offered = ", ".join(takes) or "none"
+        raise Refused(
+            f"the Host {name!r} takes no option {', '.join(map(repr, unknown))}; "
+            f"its options: {offered}"
+        ) from None
+
+
+def host_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` settings for the Host; a pair without ``=`` or a repeated key is refused."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise Refused(f"--host-option {pair.split('=')[0]!r}: expected KEY=VALUE")
+        if key in options:
+            raise Refused(f"--host-option {key!r} given twice")
+        options[key] = value
+    return options
+
+
+def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
+    try:
+        return Loader(found, the_host, locked=locked_owners(corpus)).load(corpus)
+    except CorpusError as exc:
+        raise Refused(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    plugins: PluginSet
+    host: Host
+    corpus: Corpus
+    unlocked: bool
+
+
+def require_directory(corpus: Path) -> None:
+    """A Corpus is a directory: a file, a missing path or anything else is refused up front."""
+    if corpus.is_dir():
+        return
+    if os.path.lexists(corpus):
+        what = "a file" if corpus.is_file() else "not a directory"
+        reason = f"{what}: a Corpus is a directory of Case files"
+    else:
+        reason = "no such Corpus directory"
+    raise Refused(f"Corpus refused: {corpus}: $: {reason}")
+
+
+def open_corpus(
+    corpus: Path,
+    host_name: str,
+    unlocked: bool,
+    *,
+    check_lock: bool = True,
+    found: PluginSet | None = None,
+    host_options: Mapping[str, str] | None = None,
+) -> Opened:
+    """The Corpus opened for a command; ``found`` is the plug-in set when already loaded,
+    ``host_options`` the ``--host-option`` settings for the Host's factory."""
+    require_directory(corpus)
+    found = found if found is not None else plugins()
+    is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
+    the_host = host(found, host_name, corpus, host_options)
+    try:
+        loaded = load(found, the_host, corpus)
+    except Refused:
+        the_host.close()
+        raise
+    return Opened(found, the_host, loaded, is_unlocked)

@@ -1,0 +1,191 @@
+"""The ports: what a Host (the system under test) and a model binding implement.
+
+The Host runs one Case through its real context assembler and real tool loop and returns the
+Evidence it read back. A binding is how that loop reaches a model: the Case's own script, or a
+real endpoint. Both are plain protocols so that another team's runtime plugs in unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import msgspec
+
+from eval_core._case.case import CaseBase, CaseField, ScriptStep, ToolDecl
+from eval_core._case.evidence import Evidence, ModelRequest, Usage
+
+if TYPE_CHECKING:
+    from eval_core._case.kinds import KindSpec, Tier
+
+
+class ModelError(Exception):
+    """A vendor failure. ``reason`` starts with ``model_``; it errors a Trial, never fails it."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(f"{reason}: {message}" if message else reason)
+        self.reason = reason
+        self.message = message
+
+
+class ModelCallRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One model call: the assembled system prompt, the conversation, the declared Tools.
+
+    ``messages`` use a neutral chat shape: ``{"role": "user", "content": str | [part...]}``,
+    ``{"role": "assistant", "content": str | None, "tool_calls"?: [{"call_id", "name",
+    "arguments"}]}`` and ``{"role": "tool", "tool_call_id": str, "name": str, "content": str}``
+    (the Tool outcome the model sees, as compact JSON). A part is ``{"type": "text", "text"}``
+    or ``{"type": "file" | "image", "mediaType", "filename", "data": <base64>}``: a File the
+    runtime attached, which a binding sends as the vendor's own binary part.
+    """
+
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[ToolDecl]
+
+
+class ModelToolCall(msgspec.Struct, frozen=True, kw_only=True):
+    call_id: str
+    name: str
+    arguments: Any
+
+
+class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
+    text: str | None = None
+    tool_calls: list[ModelToolCall] = msgspec.field(default_factory=list)
+    structured: Any = None
+    usage: Usage = msgspec.field(default_factory=Usage)
+    finish_reason: str = "stop"
+    model_version: str | None = None
+
+
+class ModelSession(Protocol):
+    """A binding's state for one Trial (the scripted binding keeps its cursor here).
+
+    The session is the billing record: ``usage`` and ``calls`` count every attempt sent to
+    the vendor, failed and retried ones included; ``retries`` counts the retried attempts.
+    ``sent`` records each request as the binding put it on its transport (once per call, not
+    per retried attempt): what the provider-prompt kinds score. A session may also keep
+    ``replied``: the call ids of each reply that asked for Tools, in order (the batches the
+    model asked for, as the binding received them).
+    """
+
+    usage: Usage
+    calls: int
+    retries: int
+    model_version: str | None
+    sent: list[ModelRequest]
+
+    def complete(self, request: ModelCallRequest) -> ModelReply: ...
+
+
+@runtime_checkable
+class TurnScripted(Protocol):
+    """A session that replays a script per Turn (the scripted binding).
+
+    A Host running a later Turn of one conversation calls ``begin_turn`` with that Turn's own
+    script; ``None`` keeps replaying where the previous Turn stopped. A real model's session
+    does not implement it: it answers each Turn on its own.
+    """
+
+    def begin_turn(self, steps: Sequence[ScriptStep] | None) -> None: ...
+
+
+class Binding(Protocol):
+    """How Trials reach a model. ``scripted`` is free and deterministic."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def scripted(self) -> bool: ...
+
+    def session(self, case: CaseBase) -> ModelSession: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRules:
+    """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping.
+
+    ``retired`` maps each key an older runtime accepted to where that information lives now
+    (the hint a refusal gives)."""
+
+    allowed: frozenset[str]
+    soul_owned: frozenset[str]
+    retired: Mapping[str, str] = field(default_factory=dict)
+
+
+class HostTrial(Protocol):
+    """One Trial inside the Host: its services for fixtures, then the run itself.
+
+    The core opens it, lets the Case's fixtures set up through :meth:`services`, calls
+    :meth:`run` once, lets the fixtures read back, and always calls :meth:`close`.
+    """
+
+    def services(self) -> Sequence[object]:
+        """The service objects fixtures of this Trial may ask for (matched by Protocol)."""
+        ...
+
+    def run(self) -> Evidence:
+        """Run the Case through the real assembler and loop; the Evidence read back."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Host(Protocol):
+    """The system under test, loaded over an Eval Soul directory.
+
+    A Host may also offer ``fingerprint() -> str``: a digest of everything its load-time
+    answers (agents, platform Tools, context rules, given text, services) depend on besides
+    the Soul, its code mostly. With it, a Corpus loaded before from the same inputs is not
+    checked again (:mod:`eval_core._util.checked`); without it, every load checks every Case.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def agents(self) -> frozenset[str]: ...
+
+    def platform_tools(self) -> Mapping[str, ToolDecl]: ...
+
+    def context_rules(self) -> ContextRules: ...
+
+    def given_text(self, case: CaseBase) -> Sequence[str]:
+        """Soul material the model is given for this Case (the agent's personality...)."""
+        ...
+
+    def services(self, tier: Tier) -> Sequence[type]:
+        """The classes of the services a Trial of this tier offers (checked at load)."""
+        ...
+
+    def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
+        """Prepare one Trial of the Case, calling ``model``; nothing runs before ``run()``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+HostFactory = Callable[..., Host]
+"""Called with the Eval Soul's directory, and with each ``--host-option KEY=VALUE`` as the
+keyword argument ``KEY`` (a string); a factory declares the options it takes as keyword
+parameters, and one it does not declare is refused before it is called."""
+
+
+class HostOptionError(Exception):
+    """A Host cannot work with an option it was given (malformed, or naming something it cannot
+    reach or use). The message is one line, for people, and never carries a secret."""
+
+
+@dataclass(slots=True)
+class LoadContext:
+    """What a load-time check may consult: the Host, the installed kinds, the Case's file and
+    the suite it belongs to (``capability`` or ``red-team``)."""
+
+    host: Host
+    kinds: Mapping[str, KindSpec]
+    file: str = ""
+    suite: str = "capability"
+    fields: Mapping[str, CaseField] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,275 @@
+"""The trial log: every Trial appended as a JSON line the moment it finishes, flushed.
+
+A killed Sweep still leaves every finished Trial readable; ``eval sweep --resume LOG`` finishes
+the same Sweep (same corpusHash, model, selection and harness commit) without re-running what
+is done. The first line is the Sweep's header, which records the harness version: a log made
+by another commit (or by a harness too old to record it) is refused, so a Scorecard never
+mixes Trials of two harnesses.
+
+A new log is created exclusively (it never overwrites a file, and two Sweeps never share one).
+A torn last line (the process died mid-write) is dropped when resuming: the file is truncated
+to the end of the last complete record, and :attr:`Logged.torn` says how many bytes went.
+Every record passes through the caller's ``scrub`` (credential redaction) before it is written.
+
+A log whose header records ``transcripts`` (the format version) keeps each Trial's whole
+Evidence in a side file beside it (:mod:`eval_core._recording.transcript`); its line points there.
+The
+header also says what a reader needs to judge the Sweep without the Corpus at hand (suite,
+binding, Host, Trials planned, Cases in the Corpus, the plug-ins whose kinds it uses).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from eval_core._case.evidence import Evidence
+from eval_core._recording import transcript
+from eval_core._recording.transcript import Pointer
+from eval_core._running.trial import TrialResult
+from eval_core._util.input_files import NotReadable, read_regular
+from eval_core._util.limits import TooDeep, check_json_depth
+
+
+class LogHeader(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    kind: str = "sweep"
+    corpus_hash: str
+    model_id: str
+    selected: list[str]
+    repeat: int
+    started_at: str
+    harness_version: str | None = None
+    transcripts: int | None = None
+    evidence_schema: str | None = None
+    suite: str | None = None
+    binding: str | None = None
+    host: str | None = None
+    planned: int | None = None
+    corpus_cases: int | None = None
+    plugins: list[dict[str, Any]] | None = None
+
+
+class LoggedTrial(TrialResult, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """A log line: the Trial as the Scorecard keeps it, and where its transcript is."""
+
+    transcript: Pointer | None = None
+
+
+class _Line(msgspec.Struct, frozen=True):
+    transcript: Pointer | None = None
+
+
+class ResumeRefused(Exception):  # noqa: N818 - it names an outcome
+    """The log belongs to another Sweep, or cannot be read as a trial log."""
+
+
+class LogWriteFailed(Exception):  # noqa: N818 - it names an outcome
+    """Appending to the log failed (a full disk, a file size limit...): the message says why."""
+
+
+Scrub = Callable[[bytes], bytes]
+
+
+def _unchanged(data: bytes) -> bytes:
+    return data
+
+
+class TrialLog:
+    """An open trial log, appending.
+
+    ``TrialLog.create`` makes a new log (exclusive create: an existing file is an error);
+    ``TrialLog.resume`` appends to a log :func:`read` accepted, first cutting a torn tail.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        handle: IO[bytes],
+        scrub: Scrub | None = None,
+        pack: transcript.Pack | None = None,
+    ) -> None:
+        self.path = path
+        self._file = handle
+        self._encoder = msgspec.json.Encoder()
+        self._scrub = scrub or _unchanged
+        self._pack = pack
+
+    @classmethod
+    def create(cls, path: Path, header: LogHeader, scrub: Scrub | None = None) -> TrialLog:
+        """A new log at ``path`` with its header (and its transcripts' side file when the
+        header records them); ``FileExistsError`` if anything is at either path."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pack = None
+        if header.transcripts is not None:
+            pack = transcript.Pack.create(transcript.pack_path(path))
+        try:
+            handle = path.open("xb")
+        except OSError:
+            if pack is not None:
+                pack.close()
+                pack.path.unlink()  # made exclusively a moment ago: ours to remove
+            raise
+        log = cls(path, handle, scrub, pack)
+        try:
+            log._write(log._encoder.encode(header))
+        except LogWriteFailed:
+            log.close()
+            raise
+        return log
+
+    @classmethod
+    def resume(cls, path: Path, logged: Logged, scrub: Scrub | None = None) -> TrialLog:
+        """Append to ``path`` after its last complete record (a torn tail is cut off)."""
+        handle = path.open("r+b")
+        pack = None
+        try:
+            handle.truncate(logged.end)
+            handle.seek(logged.end)
+            if logged.end and logged.needs_newline:
+                handle.write(b"\n")
+                handle.flush()
+            if logged.header.transcripts is not None:
+                pack = transcript.Pack.resume(transcript.pack_path(path))
+        except OSError:
+            handle.close()
+            raise
+        return cls(path, handle, scrub, pack)
+
+    def _write(self, line: bytes) -> None:
+        try:
+            self._file.write(self._scrub(line) + b"\n")
+            self._file.flush()
+        except OSError as exc:
+            raise LogWriteFailed(
+                f"the trial log {self.path} could not be written: {exc.strerror or exc}"
+            ) from None
+
+    def append(
+        self, result: TrialResult, expect: Any = (), evidence: Evidence | None = None
+    ) -> None:
+        """Append one Trial; with its Evidence (and the Expectations it was scored by), its
+        transcript goes to the side file first, so a line never points at nothing."""
+        if evidence is None or self._pack is None:
+            self._write(self._encoder.encode(result))
+            return
+        try:
+            pointer = self._pack.put(transcript.encode(expect, evidence, self._scrub))
+        except OSError as exc:
+            raise LogWriteFailed(
+                f"the trial log {self.path} could not be written: {exc.strerror or exc} (its "
+                f"transcripts, {self._pack.path.name})"
+            ) from None
+        fields = {name: getattr(result, name) for name in result.__struct_fields__}
+        self._write(self._encoder.encode(LoggedTrial(**fields, transcript=pointer)))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):  # a failed flush was reported by its append
+            self._file.close()
+            if self._pack is not None:
+                self._pack.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """A trial log as read: its header, its complete Trials, and where they end."""
+
+    header: LogHeader
+    trials: list[TrialResult]
+    end: int
+    torn: int = 0
+    needs_newline: bool = False
+    pointers: list[Pointer | None] | None = None  # each Trial's transcript, when recorded
+
+
+def read(path: Path) -> Logged:
+    """Read a trial log; :class:`ResumeRefused` naming the file, line and reason otherwise."""
+    try:
+        data = read_regular(path)
+    except NotReadable as exc:
+        raise ResumeRefused(f"{path}: cannot read the trial log: {exc}") from None
+    lines = data.split(b"\n")
+    # The last element is what follows the last line break: b"" when the file ends with one.
+    tail = lines.pop()
+    try:
+        check_json_depth(lines[0] if lines else tail)
+        header = msgspec.json.decode(lines[0] if lines else tail, type=LogHeader)
+    except (msgspec.MsgspecError, TooDeep):
+        raise ResumeRefused(f"{path}: line 1: not a trial log (no Sweep header)") from None
+    decoder = msgspec.json.Decoder(TrialResult)
+    trials: list[TrialResult] = []
+    pointers: list[Pointer | None] = []
+    end = len(lines[0]) + 1 if lines else len(tail)
+    for number, line in enumerate(lines[1:], start=2):
+        end += len(line) + 1
+        if not line.strip():
+            continue
+        trials.append(_record(path, decoder, number, line))
+        pointers.append(_pointer(path, number, line))
+    torn = 0
+    needs_newline = False
+    if lines and tail.strip():
+        try:
+            trials.append(_record(path, decoder, len(lines) + 1, tail))
+        except ResumeRefused:
+            torn = len(tail)  # a torn last line: the Sweep died while writing it
+        else:
+            pointers.append(_pointer(path, len(lines) + 1, tail))
+            end += len(tail)
+            needs_newline = True
+    elif not lines:
+        needs_newline = True  # a header without its line break
+    return Logged(header, trials, end, torn, needs_newline, pointers)
+
+
+_POINTER = msgspec.json.Decoder(_Line)
+
+
+def _pointer(path: Path, number: int, line: bytes) -> Pointer | None:
+    try:
+        return _POINTER.decode(line).transcript
+    except msgspec.MsgspecError as exc:
+        raise ResumeRefused(f"{path}: line {number}: $.transcript: {exc}") from None
+
+
+def _record(
+    path: Path, decoder: msgspec.json.Decoder[TrialResult], number: int, line: bytes
+) -> TrialResult:
+    try:
+        check_json_depth(line)
+        return decoder.decode(line)
+    except TooDeep as exc:
+        raise ResumeRefused(f"{path}: line {number}: {exc.path}: {exc.reason}") from None
+    except msgspec.MsgspecError as exc:
+        raise ResumeRefused(f"{path}: line {number}: not a Trial record ({exc})") from None
+
+
+def check_resumable(
+    header: LogHeader,
+    corpus_hash: str,
+    model_id: str,
+    selected: list[str],
+    repeat: int,
+    harness_version: str | None = None,
+) -> None:
+    """Refuse a log of another Sweep: Corpus, model, selection, ``--repeat``, harness commit."""
+    if harness_version is not None and header.harness_version is None:
+        raise ResumeRefused(
+            "the log does not record the harness version it was made with (an older harness "
+            "wrote it): its Trials cannot be shown to be of this harness"
+        )
+    checks: list[tuple[str, object, object]] = [
+        ("corpusHash", header.corpus_hash, corpus_hash),
+        ("model", header.model_id, model_id),
+        ("selection (--case)", sorted(header.selected), sorted(selected)),
+        ("--repeat", header.repeat, repeat),
+    ]
+    if harness_version is not None:
+        checks.append(("the harness version", header.harness_version, harness_version))
+    for what, logged, now in checks:
+        if logged != now:
+            raise ResumeRefused(f"the log is of another Sweep: {what} was {logged!r}, now {now!r}")

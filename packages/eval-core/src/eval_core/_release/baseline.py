@@ -1,0 +1,111 @@
+"""Baselines: a promoted Scorecard that later Sweeps of the same model are compared with.
+
+Nothing becomes the Baseline on its own. A Baseline records which harness made it (the git
+commit, ``-dirty`` when the tree had changes) and when; it lives at a canonical path per model
+and suite. A file that is missing, corrupt, truncated or foreign is refused with its reason,
+and never overwritten by accident: promotion always writes the canonical path, atomically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from eval_core._running.scorecard import Scorecard
+from eval_core._util.atomic import write_atomic
+from eval_core._util.input_files import InputRefused, read_json_input
+
+BASELINE_SCHEMA = 2
+MODEL_ID = re.compile(r"^[a-zA-Z0-9._-]+$")
+REQUIRED = ("corpusHash", "modelId", "trials", "passed", "failed", "errored", "corpusCases")
+
+
+class BaselineError(Exception):
+    """A Baseline that cannot be used, with the file and the reason."""
+
+
+class Baseline(msgspec.Struct, kw_only=True, rename="camel"):
+    schema_version: int
+    harness_version: str
+    saved_at: str
+    scorecard: Scorecard
+
+
+def canonical_path(root: Path, suite: str, model_id: str) -> Path:
+    """``baselines/<model>.json``, or ``baselines/red-team/<model>.json`` for the red-team suite."""
+    if not MODEL_ID.fullmatch(model_id):
+        raise BaselineError(f"model id {model_id!r} is not a safe file name ([a-zA-Z0-9._-]+)")
+    folder = root / "baselines"
+    if suite == "red-team":
+        folder = folder / "red-team"
+    return folder / f"{model_id}.json"
+
+
+def read(path: Path) -> Baseline:
+    if not path.exists() and not path.is_symlink():
+        raise BaselineError(f"{path}: no Baseline here")
+    try:
+        data = read_json_input(path)
+    except InputRefused as exc:
+        raise BaselineError(str(exc)) from None
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise BaselineError(f"{path}: not a Baseline: corrupt or truncated JSON ({exc})") from None
+    if not isinstance(raw, dict) or "schemaVersion" not in raw or "scorecard" not in raw:
+        raise BaselineError(_what_it_is(path, raw))
+    if raw["schemaVersion"] != BASELINE_SCHEMA:
+        raise BaselineError(
+            f"{path}: Baseline schema {raw['schemaVersion']!r}; this harness reads "
+            f"{BASELINE_SCHEMA}"
+        )
+    card = raw["scorecard"]
+    missing = [k for k in REQUIRED if not isinstance(card, dict) or k not in card]
+    if missing:
+        raise BaselineError(f"{path}: the Baseline's Scorecard lacks {', '.join(missing)}")
+    try:
+        return msgspec.convert(raw, Baseline)
+    except msgspec.ValidationError as exc:
+        raise BaselineError(f"{path}: not a Baseline: {exc}") from None
+
+
+def is_scorecard(raw: object) -> bool:
+    """A saved Scorecard (``--save``, ``--save-dir``) as decoded JSON: what a Baseline holds
+    under ``scorecard``, on its own."""
+    return isinstance(raw, dict) and "scorecard" not in raw and "corpusHash" in raw
+
+
+def _what_it_is(path: Path, raw: object) -> str:
+    """Why a file is not a Baseline, saying what it is when it is something else we know."""
+    if is_scorecard(raw):
+        return (
+            f"{path} is a saved Scorecard, not a Baseline: promote one with --promote, or "
+            "compare two Scorecards with eval compare"
+        )
+    if not isinstance(raw, dict):
+        kind = "an array" if isinstance(raw, list) else type(raw).__name__
+        return f"{path}: not a Baseline: the JSON is {kind}, not an object"
+    missing = " and ".join(k for k in ("schemaVersion", "scorecard") if k not in raw)
+    return f"{path}: not a Baseline: no {missing}"
+
+
+def write(
+    path: Path,
+    card: Scorecard,
+    harness_version: str,
+    scrub: Callable[[bytes], bytes] | None = None,
+) -> Baseline:
+    """Write the Baseline atomically; ``scrub`` (credential redaction) sees the bytes first."""
+    baseline = Baseline(
+        schema_version=BASELINE_SCHEMA,
+        harness_version=harness_version,
+        saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        scorecard=card,
+    )
+    data = msgspec.json.format(msgspec.json.encode(baseline), indent=2) + b"\n"
+    write_atomic(path, scrub(data) if scrub is not None else data)
+    return baseline

@@ -1,0 +1,300 @@
+"""A Sweep: a Corpus (or a selection) run against one model: one Trial after another, N at
+once on threads (``--jobs N``), or on an executor (:mod:`eval_core._plugins.executor`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from datetime import UTC, datetime
+
+from msgspec.structs import replace
+
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence
+from eval_core._loading.corpus import Corpus
+from eval_core._plugins.executor import Executor, Launcher, Work, WorkerLost
+from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.host import Binding, Host
+from eval_core._plugins.plugins import PluginSet
+from eval_core._running.scorecard import Scorecard, admit, noise_floor
+from eval_core._running.trial import TrialResult, run_trial
+from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
+
+
+class SelectionError(Exception):
+    """``--case`` named a Case the Corpus does not have, or the plan is over a limit."""
+
+
+class StopSweep(Exception):  # noqa: N818 - it names an outcome
+    """Raised by ``on_trial`` to end the Sweep before the next Trial (the message says why)."""
+
+
+def plan(corpus: Corpus, select: Sequence[str], repeat: int) -> list[tuple[CaseBase, int]]:
+    """Every Trial to run, in Corpus order: ``max(1, trials) * max(1, repeat)`` per Case.
+
+    The size is checked before anything is allocated: ``--repeat`` and the whole plan are held
+    to :data:`~eval_core._util.limits.MAX_REPEAT` and
+    :data:`~eval_core._util.limits.MAX_PLANNED_TRIALS`.
+    """
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise SelectionError(f"--repeat must be between 1 and {MAX_REPEAT}, not {repeat}")
+    if select:
+        known = {c.id for c in corpus.cases}
+        unknown = [s for s in select if s not in known]
+        if unknown:
+            raise SelectionError(f"no such Case in {corpus.directory}: {', '.join(unknown)}")
+    chosen = [c for c in corpus.cases if not select or c.id in select]
+    total = sum(max(1, c.trials) for c in chosen) * repeat
+    if total > MAX_PLANNED_TRIALS:
+        raise SelectionError(
+            f"the Sweep would plan {total} Trials (Cases x trials x --repeat {repeat}); "
+            f"the limit is {MAX_PLANNED_TRIALS}"
+        )
+    return [
+        (case, n) for case in chosen for n in range(1, max(1, case.trials) * max(1, repeat) + 1)
+    ]
+
+
+OnTrial = Callable[[int, int, TrialResult], None]
+OnEvidence = Callable[[CaseBase, Evidence], None]
+ShouldStop = Callable[[Scorecard], str | None]
+
+
+def run_sweep(
+    corpus: Corpus,
+    host: Host,
+    binding: Binding,
+    plugins: PluginSet,
+    *,
+    select: Sequence[str] = (),
+    repeat: int = 1,
+    harness_version: str = "unknown",
+    unlocked: bool = False,
+    on_trial: OnTrial | None = None,
+    should_stop: ShouldStop | None = None,
+    done: Sequence[TrialResult] = (),
+    jobs: int = 1,
+    abandon: Callable[[], None] | None = None,
+    on_evidence: OnEvidence | None = None,
+    executor: Executor | None = None,
+    host_options: Mapping[str, str] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Scorecard:
+    """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core._util.stopping`), a ceiling
+    or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
+
+    ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
+    Trial enters the Scorecard through :func:`~eval_core._running.scorecard.admit` (its text made
+    safe)
+    before ``on_trial`` sees it, and ``on_evidence`` is handed that Trial's Evidence (when it got
+    that far) just before. With ``jobs`` > 1 up to that many Trials run at once (threads:
+    a Trial mostly waits on its model); ``should_stop`` is asked before each launch, so a
+    ceiling overruns by at most ``jobs - 1`` Trials in flight; on an interruption the Trials in
+    flight are abandoned (``abandon`` cuts their model calls short) and never recorded, so a
+    resumed Sweep runs them again. The Scorecard keeps the planned order whatever the order of
+    completion; both callbacks run on the calling thread.
+
+    With an ``executor`` (:mod:`eval_core._plugins.executor`) the Trials run on it instead, ``jobs``
+    (``None`` or 0: the executor's choice) of them in flight, under the same loop: the same
+    ceilings before each launch, the same recording here, the same order, and on an
+    interruption the same abandonment (the executor cancels what it has in flight).
+    ``host_options`` are the Host's ``--host-option`` settings, for an executor that makes the
+    Host again where it runs; ``note`` takes its progress lines.
+    :class:`~eval_core._plugins.executor.ExecutorRefused` propagates (nothing more is launched);
+    :class:`~eval_core._plugins.executor.WorkerLost` ends the Sweep partial.
+    """
+    trials = plan(corpus, select, repeat)
+    card = Scorecard(
+        corpus_hash=corpus.hash,
+        suite=corpus.suite,
+        model_id=binding.model_id,
+        binding="scripted" if binding.scripted else "model",
+        host=host.name,
+        harness_version=harness_version,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        corpus_cases=len(corpus.cases),
+        selected=sorted(select),
+        planned=len(trials),
+        unlocked=unlocked,
+        plugins=[dict(p) for p in corpus.plugins],
+        case_hashes=dict(corpus.case_hashes),
+    )
+    finished = {(t.case_id, t.trial): admit(t) for t in done}
+    order = {(case.id, number): index for index, (case, number) in enumerate(trials)}
+    card.trials.extend(t for key, t in finished.items() if key in order)
+    pending = [
+        (index, case, number)
+        for index, (case, number) in enumerate(trials, start=1)
+        if (case.id, number) not in finished
+    ]
+    started = time.perf_counter()
+    kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
+    rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
+    planned_cases = {case.id: case for _, case, _ in pending}.values()
+    for registered in fixtures:
+        warm = registered.fixture.warm
+        if warm is not None and any(registered.fixture.applies_to(c) for c in planned_cases):
+            shared.warm(warm)
+
+    def one(case: CaseBase, number: int) -> Finished:
+        seen: list[Evidence] = []
+        observe = seen.append if on_evidence is not None else None
+        result = run_trial(
+            case, number, host, binding, kinds, fixtures, shared, observe, plugins.witness_checks
+        )
+        return case, result, seen[-1] if seen else None
+
+    def record(index: int, finished: Finished) -> None:
+        case, result, evidence = finished
+        result = admit(result)
+        if case.id in rates:
+            result = replace(result, probabilistic=True)
+        if on_evidence is not None and evidence is not None:
+            on_evidence(case, evidence)
+        card.trials.append(result)
+        card.spend.add(result.usage, 0 if binding.scripted else result.model_calls)
+        if on_trial is not None:
+            on_trial(index, len(trials), result)
+
+    def stop() -> str | None:
+        return should_stop(card) if should_stop is not None else None
+
+    try:
+        if executor is not None and pending:
+            work = Work(
+                corpus=corpus,
+                plugins=plugins,
+                host=host.name,
+                binding=binding,
+                unlocked=unlocked,
+                host_options=dict(host_options or {}),
+                evidence=on_evidence is not None,
+                jobs=jobs or None,
+                note=note,
+                planned=frozenset(case.id for _, case, _ in pending),
+            )
+            cases = {case.id: case for _, case, _ in pending}
+            reason = _at_once(pending, _Remote(executor.open(work), cases), record, stop, abandon)
+        elif jobs <= 1 or executor is not None:
+            reason = _one_by_one(pending, one, record, stop)
+        else:
+            reason = _at_once(pending, _Threads(one, jobs), record, stop, abandon)
+        if reason:
+            card.aborted_reason = f"{reason} after {len(card.trials)} of {len(trials)} Trials"
+    except KeyboardInterrupt:
+        card.aborted_reason = f"interrupted after {len(card.trials)} of {len(trials)} Trials"
+    except (StopSweep, WorkerLost) as exc:
+        card.aborted_reason = f"{exc} after {len(card.trials)} of {len(trials)} Trials"
+    finally:
+        shared.close()
+    card.trials.sort(key=lambda t: order.get((t.case_id, t.trial), len(order)))
+    card.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+    card.tally()
+    card.noise = noise_floor(card.trials)
+    card.sections = plugins.sections(card, corpus.cases)
+    return card
+
+
+Pending = Sequence[tuple[int, CaseBase, int]]
+Finished = tuple[CaseBase, TrialResult, Evidence | None]
+
+
+def _one_by_one(
+    pending: Pending,
+    one: Callable[[CaseBase, int], Finished],
+    record: Callable[[int, Finished], None],
+    stop: Callable[[], str | None],
+) -> str | None:
+    for index, case, number in pending:
+        reason = stop()
+        if reason:
+            return reason
+        record(index, one(case, number))
+    return None
+
+
+class _Threads:
+    """The core's own executor: ``jobs`` Trials at once on threads of this process (a Trial
+    mostly waits on its model)."""
+
+    def __init__(self, one: Callable[[CaseBase, int], Finished], jobs: int) -> None:
+        self._one = one
+        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
+        self._in_flight: dict[Future[Finished], int] = {}
+        self.capacity = jobs
+
+    def launch(self, key: int, case: CaseBase, trial: int) -> None:
+        self._in_flight[self._pool.submit(self._one, case, trial)] = key
+
+    def wait(self) -> list[tuple[int, Finished]]:
+        finished, _ = wait(self._in_flight, return_when=FIRST_COMPLETED)
+        return [(self._in_flight.pop(f), f.result()) for f in finished]
+
+    def abandon(self) -> None:
+        pass  # the binding's ``abandon`` cuts the model calls short; the pool drains on close
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Remote:
+    """An executor's :class:`~eval_core._plugins.executor.Launcher`, its finished Trials paired with
+    their Case again (a Case does not travel back)."""
+
+    def __init__(self, launcher: Launcher, cases: Mapping[str, CaseBase]) -> None:
+        self._launcher = launcher
+        self._cases = cases
+        self.capacity = max(1, launcher.capacity)
+
+    def launch(self, key: int, case: CaseBase, trial: int) -> None:
+        self._launcher.launch(key, case, trial)
+
+    def wait(self) -> list[tuple[int, Finished]]:
+        return [
+            (key, (self._cases[result.case_id], result, evidence))
+            for key, result, evidence in self._launcher.wait()
+        ]
+
+    def abandon(self) -> None:
+        self._launcher.abandon()
+
+    def close(self) -> None:
+        self._launcher.close()
+
+
+def _at_once(
+    pending: Pending,
+    running: _Threads | _Remote,
+    record: Callable[[int, Finished], None],
+    stop: Callable[[], str | None],
+    abandon: Callable[[], None] | None,
+) -> str | None:
+    """Keep ``running.capacity`` Trials in flight; record each as it finishes, on this
+    thread, in launch order among those that finished together."""
+    in_flight = 0
+    queue = iter(pending)
+    reason: str | None = None
+    try:
+        while True:
+            while reason is None and in_flight < running.capacity:
+                item = next(queue, None)
+                if item is None:
+                    break
+                reason = stop()
+                if reason is None:
+                    index, case, number = item
+                    running.launch(index, case, number)
+                    in_flight += 1
+            if not in_flight:
+                return reason
+            for index, finished in sorted(running.wait(), key=lambda done: done[0]):
+                in_flight -= 1
+                record(index, finished)
+    except BaseException:
+        running.abandon()  # the Trials in flight end now; they are never recorded
+        if abandon is not None:
+            abandon()
+        raise
+    finally:
+        running.close()

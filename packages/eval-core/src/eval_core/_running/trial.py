@@ -1,0 +1,211 @@
+"""A Trial: one Case run once against one model, and what became of it."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence, Usage
+from eval_core._case.kinds import Expectation, KindSpec
+from eval_core._case.witness import WitnessCheck, contradictions
+from eval_core._plugins.fixtures import FixtureError, Registered, Shared, run_with_fixtures
+from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
+from eval_core._running.scoring import ExpectationResult, ScorerError, score
+from eval_core._util.guard import PluginFault
+
+Outcome = Literal["passed", "failed", "errored", "unexercised"]
+
+
+class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """One Trial's record, as the Scorecard and the trial log keep it."""
+
+    case_id: str
+    trial: int
+    outcome: Outcome
+    expectations: list[ExpectationResult] = msgspec.field(default_factory=list)
+    loop_status: str | None = None
+    loop_reason: str | None = None
+    output: str | None = None
+    error: str | None = None
+    unexercised: str | None = None
+    contradictions: list[str] = msgspec.field(default_factory=list)
+    guarded: bool = False
+    vacuous: bool = False
+    probabilistic: bool = False
+    retries: int = 0
+    model_calls: int = 0
+    model_version: str | None = None
+    usage: Usage = msgspec.field(default_factory=Usage)
+    duration_ms: float = 0.0
+
+    @property
+    def scoreable(self) -> bool:
+        """A verdict about the system a Baseline can compare: not errored, not vacuous, and
+        not a rate (a probabilistic Trial is reported by its plug-in's section instead)."""
+        return self.outcome in ("passed", "failed") and not self.vacuous and not self.probabilistic
+
+
+def _is_model_failure(reason: str | None) -> bool:
+    return reason is not None and (reason.startswith("model_") or reason == "empty_model_output")
+
+
+def run_trial(
+    case: CaseBase,
+    trial: int,
+    host: Host,
+    binding: Binding,
+    kinds: Mapping[str, KindSpec],
+    fixtures: Sequence[Registered] = (),
+    shared: Shared | None = None,
+    observe: Callable[[Evidence], None] | None = None,
+    checks: Sequence[WitnessCheck] = (),
+) -> TrialResult:
+    """Run the Case through the Host, its fixtures around it, and score it.
+
+    Never raises for a Trial's own failure. ``shared`` holds the Sweep's shared fixture
+    resources; without it they live for this one Trial. ``observe`` is handed the Evidence
+    once it is read back (the trial log records it as the Trial's transcript). ``checks``
+    are the installed families' witness checks (the core's own always run).
+    """
+    started = time.perf_counter()
+    session = binding.session(case)
+    own = shared is None
+    resources = Shared() if shared is None else shared
+
+    def elapsed() -> float:
+        return round((time.perf_counter() - started) * 1000, 3)
+
+    try:
+        scope = host.open_trial(case, session, trial)
+
+        def as_sent(evidence: Evidence) -> None:
+            """The binding's witness, whatever the Host reported: what was put on the wire."""
+            requests = list(session.sent)
+            evidence.model_requests = requests
+            evidence.model_calls = session.calls
+            evidence.system_prompt = requests[-1].system if requests else None
+            replied = getattr(session, "replied", None)
+            evidence.tool_batches = [list(b) for b in replied] if replied is not None else None
+
+        try:
+            evidence = run_with_fixtures(
+                case, trial, scope, host.name, fixtures, resources, as_sent
+            )
+        finally:
+            scope.close()
+    except ModelError as exc:
+        return _errored(case.id, trial, session, str(exc), elapsed())
+    except FixtureError as exc:
+        return _errored(case.id, trial, session, str(exc), elapsed())
+    except Exception as exc:
+        return _errored(
+            case.id, trial, session, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
+        )
+    finally:
+        if own:
+            resources.close()
+    if observe is not None:
+        observe(evidence)
+    base = TrialResult(
+        case_id=case.id,
+        trial=trial,
+        outcome="errored",
+        loop_status=evidence.loop_status,
+        loop_reason=evidence.loop_reason,
+        output=evidence.output_text,
+        guarded=bool(evidence.guards_fired()),
+        model_calls=session.calls,
+        usage=session.usage,
+        retries=session.retries,
+        model_version=session.model_version,
+    )
+    decided = decide(base, evidence, case.expect, kinds, checks)
+    return replace(decided, duration_ms=elapsed())
+
+
+def decide(
+    base: TrialResult,
+    evidence: Evidence,
+    expect: Sequence[Expectation],
+    kinds: Mapping[str, KindSpec],
+    checks: Sequence[WitnessCheck] = (),
+) -> TrialResult:
+    """``base`` with its outcome decided from the Evidence: the one rule a Trial is judged by,
+    as it runs and when a saved Sweep is re-scored (``eval rescore``).
+
+    A model failure the Host did not inject is errored, never scored; a raising scorer or
+    witness check errors the Trial; otherwise every Expectation's verdict, and whether the
+    Trial was exercised. A contradiction of the runtime's record by a witness fails the Trial
+    on its own (:mod:`eval_core._case.witness`), whatever the Expectations say.
+    """
+    cleared = replace(
+        base,
+        outcome="errored",
+        expectations=[],
+        unexercised=None,
+        vacuous=False,
+        contradictions=[],
+    )
+    if (
+        evidence.loop_status == "failed"
+        and _is_model_failure(evidence.loop_reason)
+        and evidence.injected_fault is None
+    ):
+        return replace(cleared, error=evidence.loop_reason)
+    try:
+        results, unexercised = score(expect, evidence, kinds)
+    except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
+        return replace(cleared, error=str(exc), expectations=exc.results)
+    try:
+        contradicted = contradictions(evidence, checks)
+    except PluginFault as exc:
+        return replace(cleared, error=str(exc), expectations=results)
+    all_passed = all(r.passed for r in results)
+    outcome: Outcome = (
+        "failed"
+        if contradicted
+        else "passed"
+        if all_passed
+        else "unexercised"
+        if unexercised is not None
+        else "failed"
+    )
+    return replace(
+        cleared,
+        outcome=outcome,
+        error=None,
+        expectations=results,
+        unexercised=None if contradicted else unexercised,
+        contradictions=contradicted,
+        vacuous=all_passed and not results and not contradicted,
+    )
+
+
+def _errored(
+    case_id: str, trial: int, session: ModelSession, error: str, duration_ms: float
+) -> TrialResult:
+    return TrialResult(
+        case_id=case_id,
+        trial=trial,
+        outcome="errored",
+        error=error,
+        model_calls=session.calls,
+        usage=session.usage,
+        retries=session.retries,
+        duration_ms=duration_ms,
+    )
+
+
+def _origin(exc: BaseException) -> str:
+    """Where a harness or Host exception came from: the innermost frame, one line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"

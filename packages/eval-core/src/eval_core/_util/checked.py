@@ -1,0 +1,203 @@
+"""The checked-Corpus cache: a Corpus loaded before from the same inputs is not checked again.
+
+Checking is most of a load's cost, and its answer is a function of what it reads: each Case
+file's name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code and
+the judge. So a clean load is kept (one file per Corpus directory, the 64 most recent, under
+:func:`eval_core._util.cachedir.cache_dir`), keyed by a digest of all of those, and the next load
+with
+the same key decodes its Cases from it instead of checking them.
+
+A Case file's own checks read only that file and the rest of those inputs (its *environment*:
+all but the other Case files), never another Case file. So when the environment is unchanged
+and only some files changed, the Cases of every file whose name and bytes are the same are
+taken from the entry and only the changed files are checked; what spans files (duplicate ids,
+the planned Trials, corpusHash) is always computed afresh. A Host that offers no
+``fingerprint()`` (what its load-time answers depend on besides the Soul) is never cached, and
+``EVAL_CACHE=off`` turns the cache off. A missing, corrupt or foreign entry is a miss, never an
+error; only a load without a problem is kept, so every refusal is always computed afresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+FORMAT = 3  # bump when what is stored, or how a key is made, changes
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """One stored load: its key and environment, the Cases (MessagePack, in the Corpus's
+    order), what the Corpus records besides, and which Cases each Case file gave."""
+
+    key: str
+    environment: str
+    cases: bytes
+    hash: str
+    plugins: list[dict[str, Any]]
+    files: dict[str, list[int]]  # a file's key -> the positions of its Cases in ``cases``
+    case_hashes: dict[str, str] = {}  # each Case's digest by id (the Corpus's case_hashes)
+
+
+def enabled() -> bool:
+    return os.environ.get("EVAL_CACHE", "").lower() not in ("off", "0", "no", "false")
+
+
+@cache
+def core_code() -> str:
+    """The fingerprint of the core's own code (its checks are part of every answer)."""
+    import eval_core
+    from eval_core._util.code import fingerprint
+
+    return fingerprint("eval-core", eval_core).digest
+
+
+def environment(
+    *,
+    suite: str,
+    soul: str,
+    plugins: Sequence[tuple[str, str, str, str]],
+    host: str,
+    judge: str,
+) -> str:
+    """The digest of everything a load reads but the Case files; ``plugins`` rows are
+    (distribution, version, entry point, code)."""
+    head = [
+        FORMAT,
+        sys.version_info[:2],
+        msgspec.__version__,
+        core_code(),
+        sorted(plugins),
+        host,
+        suite,
+        soul,
+        judge,
+    ]
+    return hashlib.sha256(msgspec.json.encode(head)).hexdigest()
+
+
+def file_key(name: str, data: bytes) -> str:
+    """The digest of one Case file's name and bytes."""
+    digest = hashlib.sha256(b"%d\0%s\0" % (len(data), name.encode()))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def key(environment: str, files: Sequence[str]) -> str:
+    """The digest of a whole load: its environment and every Case file's key, in name order."""
+    return hashlib.sha256("\0".join((environment, *files)).encode()).hexdigest()
+
+
+def _path(directory: Path, suite: str) -> Path:
+    from eval_core._util.cachedir import cache_dir
+
+    where = hashlib.sha256(f"{directory.resolve()}\0{suite}".encode()).hexdigest()[:32]
+    return cache_dir() / "corpora" / f"{where}.bin"
+
+
+def read(directory: Path, suite: str) -> Entry | None:
+    """The stored load of ``directory``, whatever its key (``None`` when there is none)."""
+    try:
+        return msgspec.msgpack.decode(_path(directory, suite).read_bytes(), type=Entry)
+    except (OSError, msgspec.MsgspecError):
+        return None
+
+
+def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
+    """The stored Cases, decoded into the installed Case type (``None`` when they no longer
+    decode: a miss)."""
+    try:
+        return tuple(msgspec.msgpack.decode(entry.cases, type=list[case_type]))  # type: ignore[valid-type]
+    except msgspec.MsgspecError:
+        return None
+
+
+def reusable(entry: Entry | None, environment: str, case_type: type) -> dict[str, list[Any]]:
+    """The Cases each unchanged file gave, by file key, when the entry was made in the same
+    environment (else nothing: every file is checked)."""
+    if entry is None or entry.environment != environment:
+        return {}
+    stored = cases(entry, case_type)
+    if stored is None:
+        return {}
+    positions = sorted(i for at in entry.files.values() for i in at)
+    if positions != list(range(len(stored))):  # each Case from exactly one file, or a miss
+        return {}
+    return {name: [stored[i] for i in at] for name, at in entry.files.items()}
+
+
+def write(
+    directory: Path,
+    suite: str,
+    entry_key: str,
+    environment: str,
+    corpus: Any,
+    files: Mapping[str, list[int]],
+) -> None:
+    """Keep a clean load; a cache that cannot be written is no error."""
+    try:
+        entry = Entry(
+            key=entry_key,
+            environment=environment,
+            cases=msgspec.msgpack.encode(list(corpus.cases)),
+            hash=corpus.hash,
+            plugins=list(corpus.plugins),
+            files=dict(files),
+            case_hashes=dict(corpus.case_hashes),
+        )
+        path = _path(directory, suite)
+        replace(path, msgspec.msgpack.encode(entry))
+    except (OSError, msgspec.MsgspecError, OverflowError, TypeError):
+        return
+    prune(path.parent, KEPT)
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write a cache entry whole or not at all (a rename), without waiting for the disk: an
+    entry a crash cuts short decodes as nothing, which is a miss."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+KEPT = 64
+"""Corpus directories kept; the least recently written beyond them are removed."""
+
+
+def prune(directory: Path, kept: int) -> None:
+    """Remove the oldest entries of a cache directory beyond ``kept`` (never an error)."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(directory) if e.is_file()]
+    except OSError:
+        return
+    for _, path in sorted(entries, reverse=True)[kept:]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def host_fingerprint(host: object) -> str | None:
+    """The Host's own ``fingerprint()``, or ``None`` (never cache) when it has none or fails."""
+    method: Callable[[], object] | None = getattr(host, "fingerprint", None)
+    if method is None:
+        return None
+    try:
+        value = method()
+    except Exception:
+        return None
+    return value if isinstance(value, str) and value else None

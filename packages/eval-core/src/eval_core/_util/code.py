@@ -1,0 +1,253 @@
+"""A plug-in's installed code as one digest: releases pin code, not prose.
+
+A scorer edited without a version bump changes what a Case measures; the lock and the
+corpusHash must see it. A reworded docstring or comment changes nothing a Case measures; they
+must not. So a Python file is fingerprinted by its syntax tree without docstrings (comments and
+line numbers are not in it), any other file by its bytes.
+
+A wheel install is fingerprinted from the files its RECORD lists; an editable or workspace
+install (``direct_url.json`` says editable), or a distribution without a RECORD, from the source
+tree of the package its plug-in module belongs to. Never ``__pycache__``, compiled files, hidden
+files or the ``.dist-info``; each file keyed by its path from the import root, so one source
+gives one fingerprint however it was installed.
+
+Every command that loads the plug-in set pays for this, so it stays cheap: parsing is paid once
+per file version. A file's digest is cached, keyed by its path, mtime and size, in memory and in
+``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``); see ``bench/startup.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from eval_core._util.entrypoints import dist_info
+
+_SKIPPED_SUFFIXES = (".pyc", ".pyo")
+_RACY_NS = 2_000_000_000
+_FORMAT = 1  # bump when the normalisation changes: old cache entries are then ignored
+
+
+@dataclass(frozen=True, slots=True)
+class CodePrint:
+    """``digest``: 16 hex characters; ``roots``: where the code lives (for file:line);
+    ``source``: ``record`` (a wheel's RECORD) or ``tree`` (an editable install's sources)."""
+
+    digest: str
+    roots: tuple[str, ...]
+    source: Literal["record", "tree"]
+    files: int
+
+
+def fingerprint(distribution: str, plugin: object) -> CodePrint:
+    """The code of ``distribution``, whose plug-in object (a module, mostly) is ``plugin``."""
+    roots = code_roots(plugin)
+    info = dist_info(distribution)
+    if info is not None and not _editable(info):
+        recorded = _recorded(info)
+        if recorded:
+            return _digest(recorded, roots, "record")
+    return _digest(_tree(roots), roots, "tree")
+
+
+def _editable(info: str) -> bool:
+    try:
+        with open(os.path.join(info, "direct_url.json"), "rb") as handle:
+            loaded = json.loads(handle.read())
+    except (OSError, ValueError):
+        return False
+    return bool(isinstance(loaded, dict) and loaded.get("dir_info", {}).get("editable"))
+
+
+def _recorded(info: str) -> list[tuple[str, str]]:
+    """``(key, absolute path)`` of every installed file the RECORD lists, code and data."""
+    import csv
+
+    try:
+        with open(os.path.join(info, "RECORD"), encoding="utf-8", newline="") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+    base = os.path.dirname(info)
+    found: list[tuple[str, str]] = []
+    for row in rows:
+        parts = PurePosixPath(row[0]).parts if row and row[0] else ()
+        if not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
+            continue
+        if len(parts) == 1 and parts[0].endswith(".pth"):
+            continue
+        if "__pycache__" in parts or parts[-1].endswith(_SKIPPED_SUFFIXES):
+            continue
+        key = "/".join(parts)
+        found.append((key, os.path.join(base, *parts)))
+    return found
+
+
+def code_roots(plugin: object) -> tuple[str, ...]:
+    """The package directories (or the module file) the plug-in object's code lives in."""
+    name = plugin.__name__ if inspect.ismodule(plugin) else type(plugin).__module__
+    top = sys.modules.get(name.partition(".")[0])
+    if top is None:
+        return ()
+    paths = getattr(top, "__path__", None)
+    if paths is not None:
+        return tuple(str(Path(p).resolve()) for p in paths)
+    file = getattr(top, "__file__", None)
+    return (str(Path(file).resolve()),) if file else ()
+
+
+def _tree(roots: tuple[str, ...]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for root in roots:
+        base = Path(root)
+        if base.is_file():
+            found.append((base.name, str(base)))
+            continue
+        for directory, subdirs, files in os.walk(base):
+            subdirs[:] = [d for d in subdirs if d != "__pycache__" and not d.startswith(".")]
+            rel = Path(directory).relative_to(base.parent).as_posix()
+            for file in files:
+                if file.startswith(".") or file.endswith(_SKIPPED_SUFFIXES):
+                    continue
+                found.append((f"{rel}/{file}", os.path.join(directory, file)))
+    return found
+
+
+def _digest(
+    files: list[tuple[str, str]], roots: tuple[str, ...], source: Literal["record", "tree"]
+) -> CodePrint:
+    digest = hashlib.sha256()
+    for key, path in sorted(files):
+        digest.update(key.encode())
+        digest.update(b"\0")
+        digest.update(file_digest(path).encode())
+        digest.update(b"\0")
+    _CACHE.save()
+    return CodePrint(digest.hexdigest()[:16], roots, source, len(files))
+
+
+def normalised(path: str, data: bytes) -> str:
+    """The digest of what a file does: a Python file's syntax tree without docstrings (so
+    prose and comments never move it), any other file's bytes."""
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(data, filename=path)
+        except (SyntaxError, ValueError):
+            pass
+        else:
+            return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
+    return hashlib.sha256(data).hexdigest()
+
+
+def _canonical(node: Any) -> Any:
+    """A syntax tree as nested tuples: node type and fields, no positions, no docstrings, and
+    no empty field (so a field a newer Python adds, empty, changes nothing)."""
+    if isinstance(node, ast.AST):
+        body = getattr(node, "body", None)
+        fields = []
+        for name, value in ast.iter_fields(node):
+            kept = body[1:] if name == "body" and body and _has_docstring(node) else value
+            if kept is None or kept == []:
+                continue
+            fields.append((name, _canonical(kept)))
+        return (type(node).__name__, tuple(fields))
+    if isinstance(node, list):
+        return tuple(_canonical(item) for item in node)
+    return node
+
+
+def _has_docstring(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    first = node.body[0] if node.body else None
+    return (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+
+
+class _DigestCache:
+    """File digests by path, valid while the file's mtime and size stay the same: kept for the
+    process and in a JSON file shared by every process (written atomically; losing a race only
+    costs a re-parse). A file written in the last two seconds is never cached: an edit within
+    the clock's tick could keep both (git's racy-clean rule)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, list[Any]] | None = None
+        self._dirty = False
+
+    @property
+    def path(self) -> Path:
+        from eval_core._util.cachedir import cache_dir
+
+        python = f"py{sys.version_info[0]}{sys.version_info[1]}"
+        return cache_dir() / f"code-digests-{python}-v{_FORMAT}.json"
+
+    def entries(self) -> dict[str, list[Any]]:
+        if self._entries is None:
+            try:
+                loaded = json.loads(self.path.read_bytes())
+                self._entries = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._entries = {}
+        return self._entries
+
+    def get(self, path: str, stat: os.stat_result) -> str | None:
+        found = self.entries().get(path)
+        if isinstance(found, list) and found[:2] == [stat.st_mtime_ns, stat.st_size]:
+            return str(found[2])
+        return None
+
+    def put(self, path: str, stat: os.stat_result, digest: str) -> None:
+        if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
+            self.entries()[path] = [stat.st_mtime_ns, stat.st_size, digest]
+            self._dirty = True
+
+    def save(self) -> None:
+        if not self._dirty or self._entries is None:
+            return
+        self._dirty = False
+        live = {k: v for k, v in self._entries.items() if os.path.exists(k)}
+        target = self.path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(
+                "w", dir=target.parent, prefix=".code-digests-", delete=False
+            ) as handle:
+                json.dump(live, handle)
+            os.replace(handle.name, target)
+        except OSError:
+            pass  # a cache that cannot be written is only slower
+
+
+_CACHE = _DigestCache()
+
+
+def file_digest(path: str) -> str:
+    """:func:`normalised` digest of a file, from the cache while it is unchanged; a file that
+    is gone or unreadable digests as its reason (the fingerprint still moves)."""
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    known = _CACHE.get(path, stat)
+    if known is not None:
+        return known
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    value = normalised(path, data)
+    _CACHE.put(path, stat, value)
+    return value
