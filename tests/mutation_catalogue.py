@@ -84,7 +84,10 @@ CATALOGUE: tuple[Mutation, ...] = (
             "jailbreak-announced--multilingual-es",
             "jailbreak-announced--multilingual-fr",
             "jailbreak-announced--roleplay",
+            "l3-an-injection-in-the-latest-of-several-stored-messages-is-refused",
             "l3-input-guard-decision-is-read-from-durable-events",
+            "l3-input-guard-records-a-base64-order-as-an-encoded-instruction",
+            "l3-input-guard-records-a-plain-order-as-an-instruction-override",
             "leet-symbol-instruction-override",
             "leet-symbol-instruction-override--multilingual-de",
             "leet-symbol-instruction-override--multilingual-es",
@@ -238,6 +241,8 @@ CATALOGUE: tuple[Mutation, ...] = (
             "hosted-platform-tool-floor--multilingual-es",
             "hosted-platform-tool-floor--multilingual-fr",
             "hosted-platform-tool-floor--roleplay",
+            "l3-routine-a-platform-category-blocklist-blocks-its-tool-before-the-provider",
+            "l3-routine-an-integration-category-blocklist-blocks-an-mcp-tool-before-the-provider",
             "l3-routine-its-own-guardrail-blocks-the-tool-before-the-provider",
             "support-a-platform-hosted-soul-filters-a-github-fine-grained-token-from-the-answer",
             "support-a-platform-hosted-soul-filters-a-github-token-from-the-answer",
@@ -271,6 +276,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "fetched-page-carries-an-order--base64",
             "injection-after-a-real-question--base64",
             "issue-body-carries-an-order--base64",
+            "l3-input-guard-records-a-base64-order-as-an-encoded-instruction",
             "plain-instruction-override--base64",
             "ticket-note-carries-a-base64-order",
             "ticket-note-carries-a-base64-order--multilingual-de",
@@ -599,6 +605,8 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        if rule.allow_mutating is True and mutating:\n",
         breaks="allowMutating: false no longer refuses a mutating Tool",
         red=(
+            "catalogue-architect-defines-a-grower-type-outside-its-bulb-restriction",
+            "catalogue-architect-may-not-redefine-the-bulb-type",
             "concierge-may-not-run-a-hand-declared-mutating-tool",
             "concierge-may-not-run-a-mutating-tool",
             "stockroom-a-delete-naming-no-type-is-refused-by-its-restriction",
@@ -639,6 +647,8 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="if rule.scope is not None and target is not None and target in rule.scope:",
         breaks="a records restriction scoped to named types applies to every other type instead",
         red=(
+            "catalogue-architect-defines-a-grower-type-outside-its-bulb-restriction",
+            "catalogue-architect-may-not-redefine-the-bulb-type",
             "stockroom-deletes-an-expired-promotion-outside-its-bulb-restriction",
             "stockroom-may-not-delete-a-bulb-record",
         ),
@@ -658,6 +668,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="    if action in rule.actions.deny and rule.actions.allow is not None:\n",
         breaks="records/resourceTypes actions.deny is honoured only beside an allow list",
         red=(
+            "catalogue-architect-may-not-redefine-the-bulb-type",
             "stockroom-a-delete-naming-no-type-is-refused-by-its-restriction",
             "stockroom-may-not-delete-a-bulb-record",
         ),
@@ -695,9 +706,11 @@ CATALOGUE: tuple[Mutation, ...] = (
         new='            if meta.get("capabilityrestrictions") is None\n',
         breaks="an Agent's capabilityRestrictions are never loaded (every Agent unrestricted)",
         red=(
+            "catalogue-architect-may-not-redefine-the-bulb-type",
             "concierge-may-not-complete-a-task-it-is-denied",
             "concierge-may-not-fetch-a-web-page-it-is-denied",
             "concierge-may-not-read-a-skill-it-is-denied",
+            "concierge-may-not-run-a-hand-declared-mutating-tool",
             "concierge-may-not-run-a-mutating-tool",
             "l3-capability-denial-is-read-back-from-the-run",
             "records-readonly-previews-a-delete-but-may-not-delete",
@@ -758,6 +771,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        if (forbidden := agent.denial(call.name, mutating, {})) is not None:\n",
         breaks="the capability gate is not shown the call's arguments (Skill and record scopes)",
         red=(
+            "catalogue-architect-defines-a-grower-type-outside-its-bulb-restriction",
             "concierge-may-not-read-a-skill-it-is-denied",
             "skills-bounded-indexes-skills-and-reads-one-on-demand",
             "skills-bounded-may-not-read-a-skill-it-was-not-given",
@@ -1045,7 +1059,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old='    for message in reversed(messages):\n        if message.get("role") != "user":\n',
         new='    for message in messages:\n        if message.get("role") != "user":\n',
         breaks="the input guard screens the first user message, not the latest",
-        red=("support-refuses-an-injection-in-the-latest-of-several-messages",),
+        red=(
+            "l3-an-injection-in-the-latest-of-several-stored-messages-is-refused",
+            "support-refuses-an-injection-in-the-latest-of-several-messages",
+        ),
     ),
     Mutation(
         id="loop-read-files-never-attached",
@@ -1053,7 +1070,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        if turn.pending:\n",
         new="        if turn.pending and attachments is None:\n",
         breaks="Files a file_read attached never reach the next model request",
-        red=("l3-file-pdf-read-scan-is-attached-to-the-next-request",),
+        red=(
+            "l3-file-pdf-read-scan-is-attached-to-the-next-request",
+            "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
+        ),
     ),
     Mutation(
         id="loop-attachment-refusal-ignored",
@@ -1274,11 +1294,13 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="    return stored is not None\n",
         breaks="a library File the message only mentions is attached as if sent with the Turn",
         red=(
+            "files-a-long-text-file-is-read-only-up-to-its-limit",
             "l3-file-another-users-file-is-not-listed-for-the-requester",
             "l3-file-pdf-read-scan-is-attached-to-the-next-request",
             "l3-file-pdf-read-then-replaced-by-encrypted-never-reaches-the-model",
             "l3-file-pdf-read-then-replaced-by-malformed-never-reaches-the-model",
             "l3-file-readable-notes-are-reached-only-through-file-read",
+            "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
         ),
     ),
     Mutation(
@@ -1333,6 +1355,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         red=(
             "l3-file-pdf-read-then-replaced-by-encrypted-never-reaches-the-model",
             "l3-file-pdf-read-then-replaced-by-malformed-never-reaches-the-model",
+            "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
         ),
     ),
     Mutation(
@@ -1475,6 +1498,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-chat-generated-pdf-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
             "l3-mcp-a-personal-account-cannot-enter-a-shared-chat",
+            "l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",
             "l3-mcp-a-revoked-grant-blocks-an-approved-call",
             "l3-mcp-a-shared-default-acts-only-when-selected",
             "l3-mcp-ambiguous-accounts-require-selection",
@@ -1547,7 +1571,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="\"(status = 'queued' OR (status = 'running' AND lease_expires_at <= ?))\"",
         new="\"(status = 'queued' OR (status = 'running' AND lease_expires_at >= ?))\"",
         breaks="a State running under a live lease is claimable (and an expired one is not)",
-        red=("l3-routine-crash-after-effect-confirmed-applies-it-once",),
+        red=(
+            "l3-routine-a-worker-killed-after-the-effect-really-died-and-was-replaced",
+            "l3-routine-crash-after-effect-confirmed-applies-it-once",
+        ),
     ),
     Mutation(
         id="runs-waiting-turn-marked-completed",
@@ -1628,7 +1655,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="            recorded = store.effect(lease.state_id, EFFECT)\n",
         new="            recorded = None\n",
         breaks="a Routine worker resuming after a confirmed effect calls the provider again",
-        red=("l3-routine-crash-after-effect-confirmed-applies-it-once",),
+        red=(
+            "l3-routine-a-worker-killed-after-the-effect-really-died-and-was-replaced",
+            "l3-routine-crash-after-effect-confirmed-applies-it-once",
+        ),
     ),
     Mutation(
         id="routine-approval-bypassed",
@@ -1649,6 +1679,8 @@ CATALOGUE: tuple[Mutation, ...] = (
         new='        if blocked is not None and blocked.stage != "tool_call":\n            reason = denial_reason(blocked)\n',
         breaks="a Routine's tool_call block is recorded but the provider is called anyway",
         red=(
+            "l3-routine-a-platform-category-blocklist-blocks-its-tool-before-the-provider",
+            "l3-routine-an-integration-category-blocklist-blocks-an-mcp-tool-before-the-provider",
             "l3-routine-its-own-guardrail-blocks-the-tool-before-the-provider",
             "l3-routine-the-souls-blocklist-holds-for-a-routine-tool",
         ),
@@ -1762,6 +1794,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        url = tool.url or self.endpoints.url(tool.integration)\n",
         breaks="the Soul's declared server URL wins over the operator's endpoint configuration",
         red=(
+            "l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",
             "l3-mcp-consented-shared-account-can-call",
             "l3-mcp-every-approval-is-its-own-durable-event",
             "l3-mcp-the-exact-selected-account-is-used",
@@ -1784,6 +1817,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new='                url, "", tool.tool, arguments\n',
         breaks="an MCP call is not authenticated with the chosen account's credential",
         red=(
+            "l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",
             "l3-mcp-consented-shared-account-can-call",
             "l3-mcp-every-approval-is-its-own-durable-event",
             "l3-mcp-the-exact-selected-account-is-used",
@@ -2007,6 +2041,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-doctor-escalates-a-finding-it-has-no-repair-for",
             "l3-doctor-escalates-a-repair-proposed-for-another-routine",
             "l3-doctor-escalates-a-repair-that-still-does-not-lint",
+            "l3-doctor-escalates-a-routine-with-two-tool-states",
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
         ),
     ),
@@ -2120,6 +2155,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-pdf-scan-is-sent-without-a-text-layer",
             "l3-file-pdf-text-is-sent-with-its-exact-bytes",
             "l3-file-pptx-speaker-notes-reach-the-provider-prompt",
+            "l3-file-xlsx-hidden-sheet-never-reaches-the-model",
             "l3-file-xlsx-last-row-reaches-the-model-as-full-text",
         ),
     ),
@@ -2183,6 +2219,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
             "l3-approval-parks-the-run-and-the-comment-posts-once",
             "l3-mcp-a-personal-account-cannot-enter-a-shared-chat",
+            "l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",
             "l3-mcp-a-revoked-grant-blocks-an-approved-call",
             "l3-mcp-a-shared-default-acts-only-when-selected",
             "l3-mcp-ambiguous-accounts-require-selection",
@@ -2277,6 +2314,8 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        if self.used:\n            return inner\n        return FileTools(",
         breaks="the runtime's real File Tools never run for a Trial that has Files",
         red=(
+            "files-a-json-draft-whose-content-is-not-json-is-refused",
+            "files-a-long-text-file-is-read-only-up-to-its-limit",
             "l3-file-another-users-file-is-not-listed-for-the-requester",
             "l3-file-another-users-file-is-not-read-for-the-requester",
             "l3-file-chat-generated-pdf-is-a-draft",
@@ -2285,6 +2324,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-pdf-read-then-replaced-by-encrypted-never-reaches-the-model",
             "l3-file-pdf-read-then-replaced-by-malformed-never-reaches-the-model",
             "l3-file-readable-notes-are-reached-only-through-file-read",
+            "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
         ),
     ),
 )

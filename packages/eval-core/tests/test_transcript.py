@@ -121,7 +121,9 @@ def test_a_changed_or_foreign_record_is_refused_naming_it(tmp_path: Path) -> Non
     assert pointer is not None
     stale = reader.get(pointer)
     stale.record_schemas[record_key(Usage)] = "0123456789abcdef"
-    with pytest.raises(TranscriptRefused, match=r"eval_core\.evidence:Usage was recorded by an"):
+    with pytest.raises(
+        TranscriptRefused, match=r"eval_core\._case\.evidence:Usage was recorded by an"
+    ):
         transcript.typed(stale, TYPES)
     foreign = reader.get(pointer)
     foreign.evidence.records = {"os:system": {}}  # a log never names code for us to import

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import yaml
 
+from agent_runtime import soul_files
 from agent_runtime.database import Connection
 from agent_runtime.routines import lint
 from agent_runtime.soul import ROUTINE_FILE, SoulError
@@ -24,7 +25,6 @@ from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriteRefu
 from agent_runtime.storage import atomic
 
 EventKind = Literal["finding", "repaired", "escalated"]
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ Published = Callable[[Commit, Publication], None]
 def problems(content: str) -> list[str]:
     """The lint's findings of a Routine's YAML (an unreadable document is one)."""
     try:
-        data = yaml.load(content, Loader=_LOADER)
+        data = soul_files.load_yaml(content)
     except yaml.YAMLError as error:
         return [f"not YAML: {' '.join(str(error).split())}"]
     return [str(finding) for finding in lint(data)]
@@ -77,7 +77,10 @@ def examine(repo: SoulRepo) -> list[Finding]:
         file = entry / ROUTINE_FILE
         if not file.is_file():
             continue
-        wrong = problems(file.read_text(encoding="utf-8", errors="replace"))
+        try:
+            wrong = problems(soul_files.read_text(file))
+        except soul_files.SoulFileError as error:
+            wrong = [error.reason]
         if wrong:
             found.append(Finding(f"Routine:{entry.name}", entry.name, "; ".join(wrong)))
     return found

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from agent_runtime import soul_files
 
 FILENAME = "mcp.yaml"
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # read on every L3 Turn
 _LABEL_CHARS = re.compile(r"[^a-z0-9_]")
 _DIGEST = re.compile(r"^(?:sha256:)?[0-9a-f]{64}$")
 _TOP = frozenset({"server", "enabled", "reviewed"})
@@ -142,7 +141,7 @@ def parse_integration(data: Any) -> list[McpTool]:
 
 def load_integration(file: Path) -> list[McpTool]:
     """Parse one ``mcp.yaml`` file (``McpConfigError`` or ``OSError``/``yaml.YAMLError``)."""
-    return parse_integration(yaml.load(file.read_text(encoding="utf-8"), Loader=_LOADER))
+    return parse_integration(soul_files.load_yaml(soul_files.read_text(file)))
 
 
 def _mapping(value: Any, key: str, allowed: frozenset[str]) -> dict[str, Any]:

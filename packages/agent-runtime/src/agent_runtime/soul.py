@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import yaml
 
+from agent_runtime import soul_files
 from agent_runtime.capabilities import (
     Autonomy,
     CapabilityRestrictions,
@@ -37,16 +38,13 @@ from agent_runtime.routines import parse as parse_routine
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-# libyaml's safe loader when it is installed (same schema, a fraction of the cost): a durable
-# Turn reloads the Soul with a fresh loader every time, so this is on the hot path.
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @functools.lru_cache(maxsize=512)
 def _yaml(text: str) -> Any:
     """A YAML document parsed once per distinct text: a durable Turn reloads the Soul, and
     its files rarely change between Turns. Callers only read what it returns."""
-    return yaml.load(text, Loader=_YAML_LOADER)
+    return soul_files.load_yaml(text)
 
 
 _AGENT_FIELDS = frozenset(
@@ -159,6 +157,14 @@ def load_soul(path: Path) -> Soul:
     root = Path(path)
     if not root.is_dir():
         raise SoulError(root, "not a directory")
+    try:
+        soul_files.check_tree(root)
+        return _load(root)
+    except soul_files.SoulFileError as error:
+        raise SoulError(error.path, error.reason) from None
+
+
+def _load(root: Path) -> Soul:
     agents = {
         slug: _load_agent(slug, file) for slug, file in _documents(root / "agents", "AGENT.md")
     }
@@ -191,7 +197,7 @@ def _load_business(file: Path) -> Business:
     if not file.exists():
         return Business()
     try:
-        data = _yaml(file.read_text(encoding="utf-8"))
+        data = _yaml(soul_files.read_text(file))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise SoulError(file, f"unreadable: {error}") from None
     if data is None:
@@ -222,7 +228,7 @@ def _documents(folder: Path, filename: str) -> list[tuple[str, Path]]:
 
 def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
     try:
-        text = file.read_text(encoding="utf-8")
+        text = soul_files.read_text(file)
     except (OSError, UnicodeDecodeError) as error:
         raise SoulError(file, f"unreadable: {error}") from None
     match = _FRONT_MATTER.match(text)
@@ -305,7 +311,7 @@ ROUTINE_FILE = "routine.yaml"
 
 def _load_routine(file: Path) -> Routine:
     try:
-        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        data = _yaml(soul_files.read_text(file))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise SoulError(file, f"unreadable: {error}") from None
     try:
@@ -318,7 +324,7 @@ def _load_guardrails(file: Path) -> GuardrailConfig:
     if not file.exists():
         return GuardrailConfig()
     try:
-        data = _yaml(file.read_text(encoding="utf-8"))
+        data = _yaml(soul_files.read_text(file))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise SoulError(file, f"unreadable: {error}") from None
     try:

@@ -1,0 +1,90 @@
+"""The Soul's files are read by one rule: regular files inside the Soul, bounded in size, YAML
+without anchors or aliases and not nested without end. Each hostile tree is refused at once,
+naming the file, where it used to block, read a device to the end or walk an expansion."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_runtime import soul_files
+from agent_runtime.doctor import problems
+from agent_runtime.soul import Soul, SoulError, load_soul
+
+
+def refused(soul: Path) -> SoulError:
+    started = time.monotonic()
+    with pytest.raises(SoulError) as caught:
+        load_soul(soul)
+    assert time.monotonic() - started < 5, "a refusal is immediate"
+    return caught.value
+
+
+def test_a_named_pipe_for_soul_yaml_is_refused_without_opening_it(soul_copy: Path) -> None:
+    (soul_copy / "soul.yaml").unlink(missing_ok=True)
+    os.mkfifo(soul_copy / "soul.yaml")
+    error = refused(soul_copy)
+    assert error.path == soul_copy / "soul.yaml"
+    assert "not a regular file" in str(error)
+
+
+def test_a_soul_file_linked_to_a_device_is_refused(soul_copy: Path) -> None:
+    (soul_copy / "guardrails.yaml").unlink()
+    (soul_copy / "guardrails.yaml").symlink_to("/dev/zero")
+    assert "links outside the Soul" in str(refused(soul_copy))
+
+
+def test_any_file_of_the_tree_linked_outside_is_refused_even_one_never_read(
+    soul_copy: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("edited where no reviewer of the Soul looks\n")
+    (soul_copy / "NOTES.md").symlink_to(outside)
+    error = refused(soul_copy)
+    assert error.path == soul_copy / "NOTES.md" and "links outside the Soul" in str(error)
+
+
+def test_an_agent_folder_linked_outside_is_refused(soul_copy: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "agent"
+    (soul_copy / "agents" / "finance").rename(elsewhere)
+    (soul_copy / "agents" / "finance").symlink_to(elsewhere, target_is_directory=True)
+    assert "links outside the Soul" in str(refused(soul_copy))
+
+
+def test_a_link_inside_the_soul_is_read_where_it_points(soul_copy: Path, eval_soul: Soul) -> None:
+    guards = soul_copy / "guardrails.yaml"
+    (soul_copy / "shared-guardrails.yaml").write_bytes(guards.read_bytes())
+    guards.unlink()
+    guards.symlink_to("shared-guardrails.yaml")
+    assert load_soul(soul_copy).guardrails == eval_soul.guardrails
+
+
+def test_an_oversized_soul_file_is_refused_before_it_is_read(soul_copy: Path) -> None:
+    with (soul_copy / "soul.yaml").open("a") as handle:
+        handle.write("#" * (soul_files.MAX_FILE_BYTES + 1))
+    assert "over the" in str(refused(soul_copy))
+
+
+def test_anchors_and_aliases_are_refused_in_the_souls_yaml(soul_copy: Path) -> None:
+    (soul_copy / "soul.yaml").write_text("name: &n Tulip Farm\ndescription: *n\n")
+    error = refused(soul_copy)
+    assert error.path == soul_copy / "soul.yaml"
+    assert "anchors and aliases are not allowed" in str(error)
+
+
+def test_yaml_nested_past_the_bound_is_refused(soul_copy: Path) -> None:
+    depth = soul_files.MAX_YAML_DEPTH + 1
+    (soul_copy / "guardrails.yaml").write_text("[" * depth + "]" * depth + "\n")
+    assert "nested deeper than" in str(refused(soul_copy))
+
+
+def test_the_routine_lint_refuses_an_alias_chain_instead_of_walking_its_expansion() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]" for i in range(1, 30)]
+    started = time.monotonic()
+    found = problems("\n".join(lines) + "\n")
+    assert time.monotonic() - started < 2
+    assert found and "anchors and aliases are not allowed" in found[0]
