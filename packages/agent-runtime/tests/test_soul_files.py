@@ -88,3 +88,8 @@ def test_the_routine_lint_refuses_an_alias_chain_instead_of_walking_its_expansio
     found = problems("\n".join(lines) + "\n")
     assert time.monotonic() - started < 2
     assert found and "anchors and aliases are not allowed" in found[0]
+
+
+def test_an_agent_folder_whose_name_ends_in_a_newline_is_not_a_slug(soul_copy: Path) -> None:
+    (soul_copy / "agents" / "finance").rename(soul_copy / "agents" / "finance\n")
+    assert "is not a lowercase-hyphenated slug" in str(refused(soul_copy))

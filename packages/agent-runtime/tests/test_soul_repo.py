@@ -66,6 +66,8 @@ def test_an_agent_may_not_rewrite_itself_and_bad_slugs_are_denied(repo: SoulRepo
         "VALIDATION_FAILED: slug 'Bad Slug' is not a lowercase-hyphenated slug — "
         "invalid_slug at skills/Bad Slug",
     )
+    newline = w.execute(call("Skill", "bulb-storage\n", SKILL))  # `$` matched before a "\n"
+    assert newline.status == "denied" and "invalid_slug" in (newline.reason or "")
     kind = w.execute(call("Guardrail", "x", SKILL))
     assert kind.status == "denied"
     assert kind.reason is not None and kind.reason.startswith("VALIDATION_FAILED: kind must be")

@@ -31,7 +31,7 @@ from agent_runtime import soul_files
 
 FILENAME = "mcp.yaml"
 _LABEL_CHARS = re.compile(r"[^a-z0-9_]")
-_DIGEST = re.compile(r"^(?:sha256:)?[0-9a-f]{64}$")
+_DIGEST = re.compile(r"^(?:sha256:)?[0-9a-f]{64}\Z")
 _TOP = frozenset({"server", "enabled", "reviewed"})
 _SERVER = frozenset({"id", "label", "authentication", "transport"})
 _AUTHENTICATION_TYPES = frozenset({"none"})

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 StateType = Literal["tool", "capture"]
 FROM = "$from"
-_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,63}\Z")
 _TOP = frozenset({"description", "inputs", "states"})
 _STATE_FIELDS: Mapping[str, frozenset[str]] = {
     "tool": frozenset({"key", "type", "tool", "arguments"}),

@@ -37,7 +37,7 @@ from agent_runtime.routines import Routine, RoutineError
 from agent_runtime.routines import parse as parse_routine
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 
 @functools.lru_cache(maxsize=512)

@@ -23,8 +23,8 @@ from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
 
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z")
 _ENV = {
     "GIT_AUTHOR_NAME": "soul-writer",
     "GIT_AUTHOR_EMAIL": "soul-writer@localhost",

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from eval_bindings import endpoints
 
 Wire = Literal["openai", "anthropic"]
-NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
-_ENV_REF = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
+NAME = re.compile(r"^[a-zA-Z0-9._-]+\Z")
+_ENV_REF = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)\Z")
 _KNOWN = frozenset(
     {
         "wire",

@@ -20,7 +20,7 @@ from eval_core._util.atomic import write_atomic
 from eval_core._util.input_files import InputRefused, read_json_input
 
 BASELINE_SCHEMA = 2
-MODEL_ID = re.compile(r"^[a-zA-Z0-9._-]+$")
+MODEL_ID = re.compile(r"^[a-zA-Z0-9._-]+\Z")
 REQUIRED = ("corpusHash", "modelId", "trials", "passed", "failed", "errored", "corpusCases")
 
 

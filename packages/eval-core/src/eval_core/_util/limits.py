@@ -32,7 +32,7 @@ _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
-_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
 class TooDeep(Exception):  # noqa: N818 - it names an outcome
