@@ -4,6 +4,7 @@ when a reader cannot decode it faithfully."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from eval_core._case.evidence import (
 )
 from eval_core._recording import transcript
 from eval_core._recording.transcript import MAX_CHARS, Reader, TranscriptRefused, pack_path
-from eval_core._recording.triallog import LogHeader, TrialLog, read
+from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
 from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
@@ -141,3 +142,19 @@ def test_a_changed_side_file_or_format_is_refused(tmp_path: Path) -> None:
         Reader(pack).get(pointer)
     with pytest.raises(TranscriptRefused, match="transcript format 99, and this harness reads 1"):
         transcript.decode(b'{"format": 99, "expect": [], "evidence": {"tier": "l2"}}', "x")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_a_side_file_that_is_a_link_or_a_pipe_is_refused_on_resume(
+    tmp_path: Path, kind: str
+) -> None:
+    path, _ = logged(tmp_path, ("a", evidence()))
+    side = pack_path(path)
+    side.unlink()
+    if kind == "symlink":
+        side.symlink_to(tmp_path / "elsewhere")
+    else:
+        os.mkfifo(side)
+    with pytest.raises(ResumeRefused, match="cannot append its transcripts"):
+        TrialLog.resume(path, read(path))
+    assert not (tmp_path / "elsewhere").exists()

@@ -142,3 +142,32 @@ def test_the_log_goes_through_the_redactor(tmp_path: Path) -> None:
     log.close()
     assert key not in path.read_text()
     assert read(path).trials[0].output == "your key is [credential redacted], right?"
+
+
+def test_one_writer_per_log_a_second_resume_is_refused_while_the_first_writes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "log.jsonl"
+    first = TrialLog.create(path, HEADER)
+    first.append(trial("a", "passed"))
+    with pytest.raises(ResumeRefused, match="being written by another eval process"):
+        TrialLog.resume(path, read(path))
+    first.append(trial("b", "passed"))
+    first.close()
+    again = TrialLog.resume(path, read(path))  # the writer is gone: the log is free
+    again.close()
+    assert [t.case_id for t in read(path).trials] == ["a", "b"]
+
+
+def test_a_log_that_grew_after_it_was_read_is_not_cut_back(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER)
+    log.append(trial("a", "passed"))
+    log.close()
+    stale = read(path)
+    log = TrialLog.resume(path, read(path))
+    log.append(trial("b", "passed"))
+    log.close()
+    with pytest.raises(ResumeRefused, match="changed while it was read"):
+        TrialLog.resume(path, stale)
+    assert [t.case_id for t in read(path).trials] == ["a", "b"]

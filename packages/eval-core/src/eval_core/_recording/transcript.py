@@ -23,9 +23,12 @@ versioned by :data:`FORMAT`. A reader refuses what it cannot decode faithfully, 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
@@ -189,8 +192,16 @@ class Pack:
 
     @classmethod
     def resume(cls, path: Path) -> Pack:
-        """Append to ``path`` (made if missing); a torn tail is unreferenced, and stays so."""
-        handle = path.open("ab")
+        """Append to ``path`` (made if missing); a torn tail is unreferenced, and stays so.
+        Never through a link and never to anything but a regular file (``OSError``): a named
+        pipe would block the Sweep, a link would send the Evidence wherever it points."""
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        descriptor = os.open(path, flags, 0o644)
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(descriptor, True)
+        handle = os.fdopen(descriptor, "ab")
         return cls(path, handle, handle.seek(0, 2))
 
     def put(self, data: bytes) -> Pointer:

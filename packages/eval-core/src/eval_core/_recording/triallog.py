@@ -12,15 +12,19 @@ to the end of the last complete record, and :attr:`Logged.torn` says how many by
 Every record passes through the caller's ``scrub`` (credential redaction) before it is written.
 
 A log whose header records ``transcripts`` (the format version) keeps each Trial's whole
-Evidence in a side file beside it (:mod:`eval_core._recording.transcript`); its line points there.
-The
-header also says what a reader needs to judge the Sweep without the Corpus at hand (suite,
-binding, Host, Trials planned, Cases in the Corpus, the plug-ins whose kinds it uses).
+Evidence in a side file beside it (:mod:`eval_core._recording.transcript`); its line points
+there. The header also says what a reader needs to judge the Sweep without the Corpus at hand
+(suite, binding, Host, Trials planned, Cases in the Corpus, the plug-ins whose kinds it uses).
+
+One process writes a log at a time: the writer holds an exclusive lock on it (``flock``) from
+create or resume to close, and a second ``--resume`` of the same log is refused in one line
+instead of interleaving its lines with the first's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +118,7 @@ class TrialLog:
                 pack.close()
                 pack.path.unlink()  # made exclusively a moment ago: ours to remove
             raise
+        _lock(handle, path)  # made exclusively: no one else holds it
         log = cls(path, handle, scrub, pack)
         try:
             log._write(log._encoder.encode(header))
@@ -128,14 +133,22 @@ class TrialLog:
         handle = path.open("r+b")
         pack = None
         try:
+            _lock(handle, path)
+            if read(path).end != logged.end:
+                raise ResumeRefused(f"{path} changed while it was read: resume it again")
             handle.truncate(logged.end)
             handle.seek(logged.end)
             if logged.end and logged.needs_newline:
                 handle.write(b"\n")
                 handle.flush()
             if logged.header.transcripts is not None:
-                pack = transcript.Pack.resume(transcript.pack_path(path))
-        except OSError:
+                side = transcript.pack_path(path)
+                try:
+                    pack = transcript.Pack.resume(side)
+                except OSError as exc:
+                    why = exc.strerror or str(exc)
+                    raise ResumeRefused(f"{side}: cannot append its transcripts: {why}") from None
+        except (OSError, ResumeRefused):
             handle.close()
             raise
         return cls(path, handle, scrub, pack)
@@ -172,6 +185,16 @@ class TrialLog:
             self._file.close()
             if self._pack is not None:
                 self._pack.close()
+
+
+def _lock(handle: IO[bytes], path: Path) -> None:
+    """Hold the log's writer lock until ``handle`` closes, or refuse: someone else writes it."""
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ResumeRefused(
+            f"{path} is being written by another eval process: one writer per trial log"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
