@@ -5,16 +5,22 @@ shown the key by a misconfigured tool, or guess a key-shaped string that is one)
 of a Sweep is scrubbed by the same :class:`Redactor` just before it is written: the trial log
 (each record), the Scorecard on stdout (text or JSON), ``--save``/``--save-dir``, JUnit XML,
 a promoted Baseline, and the notes on stderr. The key is replaced in the forms an output may
-carry it: as is, JSON-escaped and XML-escaped.
+carry it: as is, JSON-escaped and XML-escaped, and so is any prefix of it of
+:data:`MIN_PREFIX` characters or more: a detail shortened for display (``quoted(text, 120)``)
+can cut a key anywhere, and 19 characters of a 31-character key are most of a leak.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import msgspec
 
 REDACTED = "[credential redacted]"
+MIN_PREFIX = 12
+"""The shortest prefix of a secret redacted on its own (a secret this long or shorter is
+redacted whole only)."""
 
 
 def _xml_escape(text: str) -> str:
@@ -25,30 +31,35 @@ def _xml_escape(text: str) -> str:
 
 
 class Redactor:
-    """Replaces each of ``secrets`` (empty ones ignored) wherever it appears."""
+    """Replaces each of ``secrets`` (empty ones ignored), and every long prefix of one, wherever
+    it appears: one pass of one pattern, longest match first."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         forms: set[str] = set()
         for secret in secrets:
             if not secret:
                 continue
-            forms.add(secret)
-            forms.add(msgspec.json.encode(secret).decode()[1:-1])
-            forms.add(_xml_escape(secret))
-            forms.add(_xml_escape(secret).replace('"', "&quot;"))
+            cuts = [secret[:n] for n in range(MIN_PREFIX, len(secret))]
+            for form in (secret, *cuts):
+                forms.add(form)
+                forms.add(msgspec.json.encode(form).decode()[1:-1])
+                forms.add(_xml_escape(form))
+                forms.add(_xml_escape(form).replace('"', "&quot;"))
         # Longest first, so a form that contains another is replaced whole.
-        self._text = sorted(forms, key=len, reverse=True)
-        self._bytes = [form.encode("utf-8", "surrogatepass") for form in self._text]
+        ordered = sorted(forms, key=len, reverse=True)
+        self._any = bool(ordered)
+        self._text = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._bytes = (
+            re.compile(b"|".join(re.escape(f.encode("utf-8", "surrogatepass")) for f in ordered))
+            if ordered
+            else None
+        )
 
     def __bool__(self) -> bool:
-        return bool(self._text)
+        return self._any
 
     def scrub_text(self, value: str) -> str:
-        for form in self._text:
-            value = value.replace(form, REDACTED)
-        return value
+        return value if self._text is None else self._text.sub(REDACTED, value)
 
     def scrub_bytes(self, data: bytes) -> bytes:
-        for form in self._bytes:
-            data = data.replace(form, REDACTED.encode())
-        return data
+        return data if self._bytes is None else self._bytes.sub(REDACTED.encode(), data)
