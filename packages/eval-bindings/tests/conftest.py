@@ -32,7 +32,8 @@ FAKE_KEY = "sk-test-FAKE-4f1c9b2e7d6a"
 @dataclass
 class Reply:
     """One scripted HTTP answer: ``body`` dict is JSON-encoded; ``truncate`` cuts it short;
-    ``trickle`` sends it one byte per that many seconds."""
+    ``trickle`` sends it one byte per that many seconds; ``trickle_headers`` does the same
+    with its status line and headers."""
 
     body: Any = None
     status: int = 200
@@ -40,6 +41,7 @@ class Reply:
     delay: float = 0.0
     truncate: bool = False
     trickle: float = 0.0
+    trickle_headers: float = 0.0
 
 
 @dataclass
@@ -71,6 +73,17 @@ def _handler(vendor: Vendor) -> type[BaseHTTPRequestHandler]:
                 time.sleep(reply.delay)
             body = reply.body
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            if reply.trickle_headers:
+                head = f"HTTP/1.1 {reply.status} OK\r\nContent-Type: application/json\r\n"
+                try:
+                    for index in range(len(head)):
+                        self.wfile.write(head[index : index + 1].encode())
+                        self.wfile.flush()
+                        time.sleep(reply.trickle_headers)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+                return
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")

@@ -33,6 +33,18 @@ def test_a_trickling_reply_is_cut_off_at_the_deadline(vendor: Any, kit: Any) -> 
     assert time.monotonic() - started < 0.6 + 0.6 + 0.5  # deadline + at most one read timeout
 
 
+def test_headers_trickled_a_byte_at_a_time_are_cut_off_at_the_deadline(
+    vendor: Any, kit: Any
+) -> None:
+    server = vendor(kit.Reply(body={}, trickle_headers=0.05))
+    started = time.monotonic()
+    with pytest.raises(VendorError) as caught:
+        call(server.url, timeout=0.6)
+    assert caught.value.reason == "model_timeout"
+    assert "no reply from" in str(caught.value)
+    assert time.monotonic() - started < 0.6 + 0.5
+
+
 def test_a_gzip_bomb_is_refused_before_it_is_held(vendor: Any, kit: Any) -> None:
     bomb = gzip.compress(b"[" + b" " * (64 * 1024 * 1024) + b"]", compresslevel=9)
     assert len(bomb) < 128 * 1024  # small on the wire

@@ -13,6 +13,7 @@ share one binding each reuse their own.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
@@ -246,13 +247,29 @@ def _send(
         raise _no_reply(url, timeout) from None
     except (OSError, ValueError, http.client.HTTPException) as exc:
         raise VendorError("model_unreachable", f"{url}: {type(exc).__name__}: {exc}") from None
+    # A timeout bounds each read, and headers trickled a byte at a time never trip it: at the
+    # deadline the socket is shut, which ends whatever read is waiting.
+    cutoff = threading.Timer(_left(deadline), _shut, (sock,))
+    cutoff.daemon = True
+    cutoff.start()
     try:
         sock.settimeout(_left(deadline))
         return conn.getresponse()
     except TimeoutError:
         raise _no_reply(url, timeout) from None
     except (OSError, ValueError, http.client.HTTPException) as exc:
+        if time.monotonic() >= deadline:
+            raise _no_reply(url, timeout) from None
         raise _mid_reply(url, exc) from None
+    finally:
+        cutoff.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    import socket
+
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _mid_reply(url: str, exc: BaseException) -> VendorError:
