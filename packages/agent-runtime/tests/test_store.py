@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from agent_runtime import durable
-from agent_runtime.durable import TurnRequest, execute_pass, start_turn
-from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from agent_runtime.durable import execute_pass, start_turn
+from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.runs import ClaimRefusedError, Lease, Minted, RunStore, StaleGenerationError
 from agent_runtime.soul import Soul
-from agent_runtime.storage import MIGRATIONS, StoreTemplate, connect, migrate
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.storage import MIGRATIONS, StoreTemplate, connect, migrate, shown
+from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, platform, turn_request
 
 
 class Clock:
@@ -88,50 +88,16 @@ def test_a_stale_generation_write_is_refused(store: RunStore, clock: Clock) -> N
         store.claim(run, "c")
 
 
-class Script:
-    """A model port replaying responses; a cursor shared across passes like a real model's."""
-
-    def __init__(self, *responses: ModelResponse) -> None:
-        self.responses = list(responses)
-        self.calls = 0
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        self.calls += 1
-        return self.responses.pop(0)
-
-
-class Tickets:
-    def __init__(self) -> None:
-        self.effects = 0
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        self.effects += 1
-        return ToolOutcome("succeeded", {"ticketId": "T-1", "status": "shipped"})
-
-
-def request(soul: Soul, conversation: str, model: Script, tools: Tickets) -> TurnRequest:
-    return TurnRequest(
-        conversation_id=conversation,
-        agent="support",
-        turn_index=1,
-        load_soul=lambda: soul,
-        resolve_context=dict,
-        tools=[PLATFORM_TOOLS["lookup_ticket"]],
-        model=model,
-        executor=lambda _soul, _lease: tools,
-    )
-
-
 def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
     store: RunStore, clock: Clock, eval_soul: Soul, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     conversation, run = minted(store)
-    model = Script(
+    model = ScriptedModel(
         ModelResponse(tool_calls=[ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})]),
         ModelResponse(text="Ticket T-1 has shipped."),
         ModelResponse(text="Ticket T-1 has shipped."),  # the retry asks the model again
     )
-    tools = Tickets()
+    tools = ScriptedTools(lookup_ticket=SHIPPED)
     real_log = durable.EventLog.__call__
 
     def dies_on_text(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
@@ -142,7 +108,7 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
     monkeypatch.setattr(durable.EventLog, "__call__", dies_on_text)
     lease = store.claim(run, "a", ttl=30)
     with pytest.raises(KeyboardInterrupt):
-        execute_pass(store, lease, request(eval_soul, conversation, model, tools))
+        execute_pass(store, lease, turn_request(eval_soul, conversation, model, tools))
     # the Run is neither settled nor carrying a half-written answer
     assert store.statuses(run)[:3] == ("running", "running", None)
     kinds = [e[1] for e in store.events(run.run_id)]
@@ -154,12 +120,12 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
     monkeypatch.setattr(durable.EventLog, "__call__", real_log)
     clock.now += 31
     successor: Lease = store.claim(run, "b", ttl=30)
-    execute_pass(store, successor, request(eval_soul, conversation, model, tools), resume=True)
+    execute_pass(store, successor, turn_request(eval_soul, conversation, model, tools), resume=True)
     assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
-    assert tools.effects == 1
+    assert len(tools.executed) == 1
     assert [m[0] for m in store.messages(run.run_id)] == ["user", "assistant"]
     with pytest.raises(StaleGenerationError):
-        execute_pass(store, lease, request(eval_soul, conversation, model, tools), resume=True)
+        execute_pass(store, lease, turn_request(eval_soul, conversation, model, tools), resume=True)
 
 
 def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
@@ -170,21 +136,26 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     call = ToolCallRequest(
         "c1", "github_issue_comment", {"repository": "a/b", "issueNumber": 212, "body": "x"}
     )
-    model = Script(ModelResponse(tool_calls=[call]), ModelResponse(text="Commented on 212."))
-    tools = Tickets()
-    req = request(eval_soul, conversation, model, tools)
-    req.agent = "records-readonly"
-    req.tools = [PLATFORM_TOOLS["github_issue_comment"]]
-    req.approval = lambda _call: "park"
+    model = ScriptedModel(ModelResponse(tool_calls=[call]), ModelResponse(text="Commented on 212."))
+    tools = ScriptedTools(github_issue_comment=SHIPPED)
+    req = turn_request(
+        eval_soul,
+        conversation,
+        model,
+        tools,
+        platform("github_issue_comment"),
+        agent="records-readonly",
+        approval=lambda _call: "park",
+    )
     execute_pass(store, store.claim(run, "a"), req)
     assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # the Turn: not completed
-    assert tools.effects == 0
+    assert len(tools.executed) == 0
     [approval] = store.pending_approvals(run.state_id)
     store.grant(approval)
     store.requeue(run)
     execute_pass(store, store.claim(run, "b"), req, resume=True)
     assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
-    assert tools.effects == 1
+    assert len(tools.executed) == 1
     kinds = [e[1] for e in store.events(run.run_id)]
     assert kinds.count("approval.requested") == 1 and kinds.count("approval.granted") == 1
     [asked] = [e[3] for e in store.events(run.run_id) if e[1] == "approval.requested"]
@@ -218,3 +189,22 @@ except StoreError as refused:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert "needs psycopg 3, the extra agent-runtime[postgresql]" in done.stdout, done
+
+
+@pytest.mark.parametrize(
+    ("url", "printed"),
+    [
+        ("postgresql://u:s3cret@h/x", "postgresql://u:***@h/x"),
+        ("postgresql://u:p@ss/w0rd@host/db", "postgresql://u:***@host/db"),
+        (
+            "postgresql://u@h/x?password=s3cret&sslmode=off",
+            "postgresql://u@h/x?password=***&sslmode=off",
+        ),
+        ("host=h password='se cr3t' dbname=x", "host=h password=*** dbname=x"),
+        ("host=h PASSWORD = s3cret dbname=x", "host=h PASSWORD = *** dbname=x"),
+        ("store mysql://u:s3cret@h/x: not a store", "store mysql://u:***@h/x: not a store"),
+    ],
+)
+def test_a_store_url_is_printed_without_its_password_in_any_form(url: str, printed: str) -> None:
+    assert shown(url) == printed
+    assert "s3cret" not in shown(url) and "cr3t" not in shown(url)

@@ -353,6 +353,14 @@ def open_template(store: str | None = None) -> StoreTemplate:
     raise StoreError(f"{shown(store)}: not a store: expected sqlite or a postgresql:// URL")
 
 
-def shown(url: str) -> str:
-    """A store URL fit to print: any password replaced by ``***``."""
-    return re.sub(r"//([^/@:]*):[^/@]*@", r"//\1:***@", url)
+# The password of a URL's user info runs to the token's last "@" (a password may hold an
+# unescaped "/" or "@"; a host never does); one given as a parameter (``?password=``, or the
+# keyword form ``password=... host=...``) runs to the next "&" or space, or is quoted.
+_URL_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^\s:/@]*):\S*@(?=[^\s@]*(?:\s|$))", re.I)
+_PARAMETER_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|[^\s&]+)", re.I)
+
+
+def shown(text: str) -> str:
+    """A store URL (or a message that quotes one) fit to print: every password ``***``."""
+    text = _URL_PASSWORD.sub(r"\g<head>:***@", text)
+    return _PARAMETER_PASSWORD.sub(r"\g<head>***", text)
