@@ -208,3 +208,10 @@ except StoreError as refused:
 def test_a_store_url_is_printed_without_its_password_in_any_form(url: str, printed: str) -> None:
     assert shown(url) == printed
     assert "s3cret" not in shown(url) and "cr3t" not in shown(url)
+
+
+def test_a_reply_holding_a_lone_surrogate_is_stored_and_read_back_whole(store: RunStore) -> None:
+    conversation, run = minted(store)
+    lease = store.claim(run, "a", ttl=30)
+    store.add_message(lease, conversation, "assistant", "half a pair: \ud800 kept", {"n": "\udfff"})
+    assert store.messages(run.run_id)[-1][1:] == ("half a pair: \ud800 kept", {"n": "\udfff"})

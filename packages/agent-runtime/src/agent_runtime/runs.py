@@ -66,7 +66,14 @@ class Lease:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    """A row's JSON: readable text, or escaped where it holds what UTF-8 cannot (a lone
+    surrogate, as a model's reply can carry from a JSON ``\\ud800``), never an error."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":"), default=str)
+    return text
 
 
 def _new_id(prefix: str) -> str:
