@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -88,3 +90,36 @@ def test_killing_the_provider_mid_turn_records_a_tool_failure_without_hanging(
         assert out["again"].outcome == "passed", out["again"]
     finally:
         shared.close()
+
+
+def exited(pid: int) -> bool:
+    """Gone, or a zombie waiting for init to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state == "Z"
+
+
+def test_the_provider_dies_with_a_sweep_that_was_killed(tmp_path: Path) -> None:
+    """A SIGKILLed Sweep runs no clean-up: the provider must notice on its own, at once."""
+    script = tmp_path / "sweep.py"
+    script.write_text(
+        "import time\n"
+        "from eval_expectations_mcp.setup import Provider\n"
+        "p = Provider()\n"
+        "p.ensure()\n"
+        "print(p.process.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    sweep = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert sweep.stdout is not None
+    provider = int(sweep.stdout.readline())
+    sweep.kill()
+    sweep.wait()
+    deadline = time.monotonic() + 5
+    while not exited(provider) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not exited(provider):
+        os.kill(provider, signal.SIGKILL)
+        raise AssertionError("the provider outlived the Sweep that started it by 5 s")

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import sys
+import threading
 from typing import Any
 
 from mcp.server.fastmcp import Context, FastMCP
@@ -141,8 +143,25 @@ async def process(_request: Request) -> JSONResponse:
     return JSONResponse({"pid": os.getpid()})
 
 
+def _die_with_the_sweep() -> None:
+    """Exit when the Sweep that started us is gone, however it went (a SIGKILL included):
+    it holds the write end of our stdin, so its death is our end of file. Only when stdin is
+    a pipe: started by hand or with /dev/null, the provider runs until it is stopped."""
+    if not stat.S_ISFIFO(os.fstat(0).st_mode):
+        return
+
+    def watch() -> None:
+        while sys.stdin.buffer.read(4096):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch, name="sweep-watch", daemon=True).start()
+
+
 def main() -> None:
     import uvicorn
+
+    _die_with_the_sweep()
 
     options = sys.argv[1:]
     if any(option != "--json-response" for option in options):

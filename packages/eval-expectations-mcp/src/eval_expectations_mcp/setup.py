@@ -109,7 +109,7 @@ class Provider:
             [sys.executable, "-m", "eval_expectations_mcp.provider", *self.options],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # never written: it closes when the Sweep dies, however
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
@@ -182,9 +182,12 @@ class Provider:
     def stop(self) -> None:
         """Kill the provider: it keeps nothing worth a graceful shutdown (its counters were
         read by each Trial), and a terminated uvicorn polls open streams for up to ~0.5 s."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            if self.process.stdin is not None:
+                self.process.stdin.close()
         self.process = None
 
 
