@@ -226,3 +226,21 @@ def test_a_dollar_ceiling_on_ray_stops_within_the_trials_in_flight(
     # 1100 tokens at $10/Mtok: $0.011 a Trial; $0.05 is crossed by the 5th, then at most 3 more
     assert 5 <= len(card["trials"]) <= 5 + 3
     assert card["spend"]["costUsd"] <= 0.05 + 4 * 0.011
+
+
+def test_an_address_that_accepts_and_never_answers_is_refused_within_the_probe() -> None:
+    """Ray itself would retry such a GCS for minutes; the probe's handshake refuses it."""
+    import socket
+
+    from eval_executor_ray.executor import PROBE_S
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    try:
+        address = f"127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        with pytest.raises(Refused) as refused:
+            sweep(SweepOptions(executor="ray", address=address), io.StringIO(), io.StringIO())
+        assert time.monotonic() - started < PROBE_S + 5
+        assert "does not answer as a Ray GCS" in str(refused.value)
+    finally:
+        silent.close()

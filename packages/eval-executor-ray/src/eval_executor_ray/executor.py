@@ -185,12 +185,28 @@ def _probe(address: str) -> None:
             f"--address {address!r}: expected auto, ray://HOST:PORT or HOST:PORT (the GCS)"
         )
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_S) as sock:
+            # The GCS is a gRPC server: to HTTP/2's client preface it answers with a frame of
+            # its own. A port that accepts and stays silent would keep Ray retrying for minutes.
+            sock.sendall(_H2_PREFACE)
+            answered = sock.recv(9)
+    except TimeoutError:
+        answered = b""
     except OSError as exc:
         raise ExecutorRefused(
             f"nothing answers at {address} ({exc.strerror or exc}): is a Ray head running "
             "there (ray start --head)?"
         ) from None
+    if not answered:
+        raise ExecutorRefused(
+            f"{address} accepts connections but does not answer as a Ray GCS within "
+            f"{PROBE_S:g} s: is this the head's GCS port (ray start --head prints it)?"
+        )
+
+
+PROBE_S = 5.0
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+"""HTTP/2's client connection preface, then an empty SETTINGS frame."""
 
 
 class RayLauncher:
