@@ -101,3 +101,25 @@ def test_a_failed_cases_transcript_shows_its_reason_beside_the_evidence(
     opened.click(f'[id="case-{WRONG}"]')  # closes again
     assert detail.is_hidden()
     assert errors == []
+
+
+def test_a_report_of_saved_scorecards_alone_opens_every_case_and_says_why_no_transcript(
+    browser: Any, matrix: Matrix
+) -> None:
+    from report_fixtures import eval_cli
+
+    made = eval_cli(matrix.root, "report", *matrix.cards, "-o", "cards-only.html")
+    assert made.returncode == 0, made.stderr
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda e: errors.append(str(e)))
+    opened.goto((matrix.root / "cards-only.html").as_uri())
+    opened.wait_for_selector('body[data-loaded="true"]')
+    for case in CASES:
+        opened.click(f'[id="case-{case}"]')
+        detail = opened.locator(f'[id="case-{case}"] + .case-detail')
+        assert "No transcript: this Trial was read from a Scorecard" in detail.inner_text()
+    context.close()
+    assert errors == []  # a note used to throw: its template's root is its own field

@@ -25,7 +25,8 @@
     return document.getElementById(id).content.firstElementChild.cloneNode(true);
   }
   function field(node, name) {
-    return node.querySelector('[data-f="' + name + '"]');
+    var selector = '[data-f="' + name + '"]';  // the node itself, or one inside it
+    return node.matches(selector) ? node : node.querySelector(selector);
   }
   // Text only (textContent): nothing recorded is ever read as markup.
   function set(node, name, value) {
