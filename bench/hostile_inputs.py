@@ -13,6 +13,10 @@ MemoryError after 265 s (7 GB in 20 s uncapped, per the issue); the self-referen
 the 100,000-deep JSON Case and Baseline ended in RecursionError tracebacks. After: every row
 is refused with its file and JSON path in under a second, within ~3 MB of the reference.
 (A trickling endpoint and a gzip bomb belong to the model wire: bench/hostile_wire.py.)
+
+The Soul's files (issue 34): before, a ``soul.yaml`` that is a named pipe blocked ``eval check``
+forever, one linked to ``/dev/zero`` was read to 2.7 GB, and a file linked outside the Soul
+loaded unseen. A row that has not finished in ``TIMEOUT`` seconds is killed and printed HUNG.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPTH = 100_000
+TIMEOUT = 30.0
 
 
 def valid_case(case_id: str) -> dict[str, object]:
@@ -82,12 +88,18 @@ def measure(cwd: Path, label: str, *args: str | Path) -> None:
         cwd=cwd,
     )
     assert process.stderr is not None
+    killer = threading.Timer(TIMEOUT, process.kill)
+    killer.start()
     stderr = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
+    hung = not killer.is_alive()
+    killer.cancel()
     seconds = time.perf_counter() - started
     code = os.waitstatus_to_exitcode(status)
     lines = stderr.decode(errors="replace").strip().splitlines()
     reason = (lines[-1] if lines else "(the refusal is on stdout)").strip() if code else "ok"
+    if hung:
+        reason = f"HUNG: killed after {TIMEOUT:g} s"
     traceback = "TRACEBACK" if b"Traceback" in stderr else ""
     print(
         f"{label:<40} exit {code}  {usage.ru_maxrss / 1024:6.1f} MB peak RSS  "
@@ -148,6 +160,41 @@ def main() -> None:
         measure(
             root, f"trial log line {DEPTH:,} deep (--resume)", "sweep", reference, "--resume", log
         )
+        soul_rows(root)
+
+
+def soul_rows(root: Path) -> None:
+    """The Soul's files, each made hostile in a copy of the one-Case Corpus."""
+
+    def hostile(name: str, make: object) -> Path:
+        directory = corpus(root, name, {"c.json": json.dumps(valid_case("c"))})
+        make(directory / "soul")  # type: ignore[operator]
+        return directory
+
+    def fifo(soul: Path) -> None:
+        (soul / "soul.yaml").unlink(missing_ok=True)
+        os.mkfifo(soul / "soul.yaml")
+
+    def zero(soul: Path) -> None:
+        (soul / "guardrails.yaml").unlink()
+        (soul / "guardrails.yaml").symlink_to("/dev/zero")
+
+    def outside(soul: Path) -> None:
+        (root / "elsewhere.md").write_text("edited where no reviewer looks\n")
+        (soul / "NOTES.md").symlink_to(root / "elsewhere.md")
+
+    def aliases(soul: Path) -> None:
+        refs = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+        refs += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 12)]
+        (soul / "soul.yaml").write_text("\n".join(refs) + "\n")
+
+    for label, make in (
+        ("Soul: soul.yaml a named pipe", fifo),
+        ("Soul: guardrails.yaml linked to /dev/zero", zero),
+        ("Soul: a file linked outside the Soul", outside),
+        ("Soul: an alias bomb in soul.yaml", aliases),
+    ):
+        measure(root, label, "check", hostile(label.split(": ")[1].replace(" ", "-"), make))
 
 
 if __name__ == "__main__":
