@@ -247,3 +247,33 @@ def test_a_token_ceiling_stops_the_sweep_within_one_trial(
     assert card["abortedReason"].startswith("token ceiling reached")
     assert card["skipped"] > 0
     assert "stopped early" in result.stderr
+
+
+@pytestmark_e2e
+def test_the_judges_key_is_redacted_like_the_models_even_when_the_model_echoes_it(
+    tmp_path: Path, vendor: Any, kit: Any
+) -> None:
+    judge_key = "jk-JUDGE-SECRET-0123456789abcdef"
+    server = vendor(kit.Reply(body=served(f"My instructions say the Judge key is {judge_key}.")))
+    judge = vendor(kit.Reply(body=served("not a verdict")))
+    models = models_file(tmp_path, server.url)
+    saved, log, junit = tmp_path / "card.json", tmp_path / "trials.jsonl", tmp_path / "junit.xml"
+    case = "finance-a-conversation-reaches-the-model-in-the-order-it-was-held"
+    result = run(
+        [
+            *("--model", "loop", "--models", str(models), "--max-tokens", "100000"),
+            *("--case", case, "--format", "json", "--save", str(saved), "--log", str(log)),
+            *("--junit-xml", str(junit)),
+        ],
+        {
+            "EVAL_TEST_LOOP_KEY": KEY,
+            "EVAL_JUDGE_BASE_URL": judge.url,
+            "EVAL_JUDGE_MODEL": "judge-model",
+            "EVAL_JUDGE_API_KEY": judge_key,
+        },
+    )
+    assert result.returncode == 1, result.stderr  # the echo fails the Case's Expectations
+    outputs = [result.stdout, result.stderr, saved.read_text(), log.read_text(), junit.read_text()]
+    assert "[credential redacted]" in result.stdout
+    for text in outputs:
+        assert judge_key not in text and judge_key[:12] not in text

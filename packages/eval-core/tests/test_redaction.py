@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from eval_core._util.paths import quoted
-from eval_core._util.redaction import MIN_PREFIX, REDACTED, Redactor
+from eval_core._util.redaction import MIN_PREFIX, REDACTED, Redactor, credentials_in
 
 KEY = "sk-test-Jq8vR2mZx7LpW4nB6tY1cK9"  # 31 characters, as the probe's
 
@@ -45,3 +45,16 @@ def test_no_prefix_of_min_prefix_characters_or_more_survives(
     scrubbed = Redactor([secret]).scrub_text(before + shown + "…")
     if len(shown) >= MIN_PREFIX or shown == secret:
         assert shown not in scrubbed.replace(REDACTED, "\0")
+
+
+def test_the_passwords_of_a_hosts_options_are_credentials() -> None:
+    assert credentials_in("store=postgresql://u:p@ss/w0rd@host/db") == ["p@ss/w0rd"]
+    assert credentials_in("store=postgresql://u@h/x?password=s3cret&sslmode=off") == ["s3cret"]
+    assert credentials_in("store=host=h password='se cr3t' dbname=x") == ["se cr3t"]
+    assert credentials_in("store=sqlite") == []
+
+
+def test_a_redactor_told_of_the_judges_key_later_redacts_both() -> None:
+    redactor = Redactor([KEY]).knowing(["judge-key-0123456789abcdef"])
+    scrubbed = redactor.scrub_text(f"{KEY} and judge-key-0123456789abcdef")
+    assert scrubbed == f"{REDACTED} and {REDACTED}"

@@ -39,6 +39,11 @@ class JudgeClient:
     def identity(self) -> str:
         return f"{self.config.base_url}|{self.config.model}"
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The Judge's key, for the Sweep's redactor."""
+        return (self.config.api_key,) if self.config.api_key else ()
+
     def ask(self, prompt: str) -> str:
         """The Judge's raw reply to ``prompt``, or :class:`JudgeError` (never the key)."""
         request = ModelCallRequest(

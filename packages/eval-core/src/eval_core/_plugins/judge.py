@@ -21,7 +21,9 @@ class JudgeError(Exception):
 
 
 class Judge(Protocol):
-    """A configured Judge; its calls are tallied on it, not on a Trial."""
+    """A configured Judge; its calls are tallied on it, not on a Trial. A Judge that holds a
+    credential also says so as ``secrets`` (a sequence of strings, optional): the Sweep's
+    redactor then keeps them out of every output, as it does each model leg's key."""
 
     @property
     def identity(self) -> str:

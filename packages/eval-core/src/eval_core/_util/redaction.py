@@ -4,10 +4,12 @@ A credential was never meant to reach an artifact, but a model can echo it (it m
 shown the key by a misconfigured tool, or guess a key-shaped string that is one). Every output
 of a Sweep is scrubbed by the same :class:`Redactor` just before it is written: the trial log
 (each record), the Scorecard on stdout (text or JSON), ``--save``/``--save-dir``, JUnit XML,
-a promoted Baseline, and the notes on stderr. The key is replaced in the forms an output may
-carry it: as is, JSON-escaped and XML-escaped, and so is any prefix of it of
-:data:`MIN_PREFIX` characters or more: a detail shortened for display (``quoted(text, 120)``)
-can cut a key anywhere, and 19 characters of a 31-character key are most of a leak.
+a promoted Baseline, and the notes on stderr. It knows every credential the process was given:
+each model leg's key, the Judge's, and the passwords in the Host's options (a store URL). A
+secret is replaced in the forms an output may carry it: as is, JSON-escaped and XML-escaped,
+and so is any prefix of it of :data:`MIN_PREFIX` characters or more: a detail shortened for
+display (``quoted(text, 120)``) can cut a key anywhere, and 19 characters of a 31-character
+key are most of a leak.
 """
 
 from __future__ import annotations
@@ -30,13 +32,26 @@ def _xml_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def credentials_in(value: str) -> list[str]:
+    """The passwords a configuration value carries: a URL's user-info password (which may hold
+    an unescaped "/" or "@"), and any ``password=`` parameter, in a query or keyword form."""
+    found = [m.group(1) for m in _URL_PASSWORD.finditer(value)]
+    found += [m.group(1).strip("'") for m in _PARAMETER_PASSWORD.finditer(value)]
+    return [secret for secret in found if secret and secret != "***"]
+
+
+_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/@]*:(\S*)@(?=[^\s@]*(?:\s|$))", re.I)
+_PARAMETER_PASSWORD = re.compile(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)", re.I)
+
+
 class Redactor:
     """Replaces each of ``secrets`` (empty ones ignored), and every long prefix of one, wherever
     it appears: one pass of one pattern, longest match first."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets = tuple(dict.fromkeys(s for s in secrets if s))
         forms: set[str] = set()
-        for secret in secrets:
+        for secret in self.secrets:
             if not secret:
                 continue
             cuts = [secret[:n] for n in range(MIN_PREFIX, len(secret))]
@@ -57,6 +72,10 @@ class Redactor:
 
     def __bool__(self) -> bool:
         return self._any
+
+    def knowing(self, secrets: Iterable[str]) -> Redactor:
+        """This redactor, told of more secrets (the Judge's, once it is configured)."""
+        return Redactor((*self.secrets, *secrets))
 
     def scrub_text(self, value: str) -> str:
         return value if self._text is None else self._text.sub(REDACTED, value)
