@@ -212,3 +212,22 @@ def test_an_old_flat_path_still_imports_for_one_release_with_a_warning() -> None
     assert old.__name__ == "eval_core._loading.grounding"
     assert [w.category for w in caught] == [DeprecationWarning]
     assert "eval_core.plugin" in str(caught[0].message)
+
+
+MODULE_LINES, CLASS_LINES = 400, 250
+"""A core module says one concept, a class one responsibility: past these, split by concept."""
+
+
+def test_no_core_module_or_class_is_too_long() -> None:
+    for path, tree in modules(CORE / "src"):
+        where = path.relative_to(ROOT)
+        lines = len(path.read_text().splitlines())
+        assert lines <= MODULE_LINES, f"{where} is {lines} lines (at most {MODULE_LINES})"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                assert node.end_lineno is not None
+                length = node.end_lineno - node.lineno + 1
+                assert length <= CLASS_LINES, (
+                    f"{where}:{node.lineno} class {node.name} is {length} lines "
+                    f"(at most {CLASS_LINES})"
+                )

@@ -107,7 +107,7 @@ def test_states_partition_the_union_and_swapping_swaps_fixed_and_regressed(
 
 def test_two_scorecards_without_repeat_are_worded_as_scorecards(tmp_path: Path) -> None:
     from eval_core._release import baseline
-    from eval_core._release.release import compare as compare_files
+    from eval_core._release.compare import compare as compare_files
     from eval_core._running.scorecard import encode_json
 
     card = scorecard([trial("a", "passed")])

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from eval_core._case.evidence import Denial, Evidence, ModelRequest, Testimony, ToolCall
 from eval_core._case.witness import WitnessCheck, contradictions
-from eval_core._kit.conformance import evidence_strategy
+from eval_core._kit.strategies import evidence_strategy
 from eval_core._running.trial import TrialResult, decide
 
 CALL = ToolCall(call_id="c1", name="lookup_ticket", arguments={"ticketId": "T-1"})

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import KindSpec
 from eval_core._loading.corpus import Corpus, CorpusError, Loader
-from eval_core._plugins.plugins import PluginSet, build, discover
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._plugins.plugins import build, discover
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding

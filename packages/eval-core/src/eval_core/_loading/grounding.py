@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from eval_core._case.case import CaseBase, CaseField, TextPart, ToolDecl, json_name
+from eval_core._case.kinds import KindSpec
 from eval_core._util.guard import collect
 
 
@@ -194,3 +195,43 @@ def given_text(
     raised by :meth:`GivenText.plugin_text` (the loader asks it first, so a fault is a
     refusal whichever source a needle is found in)."""
     return GivenText(case, platform, fields, soul_text)
+
+
+def grounded_text(spec: KindSpec, expectation: object) -> str | None:
+    """The text an Expectation must find in what the model was given, or ``None``: its kind
+    grounds nothing, the text is empty, or the Case gives a waivable kind an ``ungrounded``
+    reason."""
+    grounding = spec.grounding
+    if grounding is None:
+        return None
+    text = getattr(expectation, grounding.field, None)
+    if not isinstance(text, str) or not text:
+        return None
+    if grounding.waivable and getattr(expectation, "ungrounded", None):
+        return None
+    return text
+
+
+def ungrounded(given: GivenText, spec: KindSpec, text: str) -> tuple[str, str] | None:
+    """Where (the JSON path under the Expectation) and why ``text`` is not grounded, or
+    ``None`` when it is."""
+    grounding = spec.grounding
+    assert grounding is not None
+    if grounding.regex:
+        ok = given.matches(text)
+    else:
+        ok = given.contains(
+            text,
+            casefold=spec.text_compare == "casefold",
+            first_request=grounding.scope == "first_request",
+        )
+    if ok:
+        return None
+    first = grounding.scope == "first_request"
+    where = "the first request" if first else "what the model was given"
+    waiver = " or give an `ungrounded` reason" if grounding.waivable else ""
+    return (
+        f".{json_name(grounding.field)}",
+        f"{text!r} is not grounded in {where} (context, input, Tool results, File "
+        f"content, Tool descriptions){waiver}",
+    )

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
 from eval_core._plugins.host import Host, HostFactory, HostOptionError
-from eval_core._plugins.plugins import PluginError, PluginSet, load_plugins
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._plugins.plugins import PluginError, load_plugins
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 

@@ -23,7 +23,7 @@ import msgspec
 
 from eval_core._case.case import json_name
 from eval_core._case.kinds import ALL_TIERS, KindSpec
-from eval_core._plugins.plugins import PluginSet
+from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util.limits import MAX_TRIALS_PER_CASE
 
 SCHEMA_PATH = "schema/case.schema.json"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from eval_core._case.evidence import Evidence
     from eval_core._loading.corpus import Corpus
     from eval_core._plugins.host import Binding
-    from eval_core._plugins.plugins import PluginSet
+    from eval_core._plugins.plugin_set import PluginSet
     from eval_core._running.trial import TrialResult
 
 GROUP = "eval.executors"

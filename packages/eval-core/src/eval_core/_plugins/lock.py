@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from eval_core._case.case import json_name
-from eval_core._plugins.plugins import PluginSet
+from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util.atomic import write_atomic
 from eval_core._util.input_files import InputRefused, read_json_input
 

@@ -16,7 +16,7 @@ from eval_core._loading.corpus import Corpus
 from eval_core._plugins.executor import Executor, Launcher, Work, WorkerLost
 from eval_core._plugins.fixtures import Shared
 from eval_core._plugins.host import Binding, Host
-from eval_core._plugins.plugins import PluginSet
+from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.scorecard import Scorecard, admit, noise_floor
 from eval_core._running.trial import TrialResult, run_trial
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_REPEAT

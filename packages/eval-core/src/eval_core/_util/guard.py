@@ -120,6 +120,7 @@ def defined_at(function: object, origin: Origin) -> str:
     """file:line where a callable was defined (a lambda's line, a method's ``def``)."""
     target = inspect.unwrap(function) if callable(function) else None
     target = getattr(target, "func", target)  # functools.partial
+    target = inspect.unwrap(target) if callable(target) else None  # a decorated one's
     code = getattr(target, "__code__", None)
     if code is None:
         return ""

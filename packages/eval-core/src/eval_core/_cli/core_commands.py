@@ -1,0 +1,277 @@
+"""What each of the core's sub-commands does once its flags are parsed (the flags: :mod:`flags`).
+
+A refusal is its message on stderr and its exit code, never a traceback; the work is imported
+only when the command runs, so `eval --help` answers at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, NOT_CLEARED
+from eval_core._plugins.commands import REFUSED, path
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from eval_core._plugins.plugin_set import PluginSet
+    from eval_core._release.options import SweepOptions
+
+T = TypeVar("T")
+
+
+def _refuse(message: str, code: int = REFUSED) -> NoReturn:
+    from eval_core._util.safe_text import clean
+
+    sys.stderr.write(clean(message.rstrip("\n")) + "\n")
+    raise SystemExit(code)
+
+
+def _guarded(work: Callable[[], T]) -> T:
+    """Run ``work``; a refusal becomes its message on stderr and its exit code."""
+    from eval_core._loading.opening import Refused
+
+    try:
+        return work()
+    except Refused as exc:
+        _refuse(str(exc), exc.code)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from eval_core._loading.opening import open_corpus
+
+    opened = _guarded(lambda: open_corpus(args.corpus, args.host, args.unlocked))
+    opened.host.close()
+    loaded = opened.corpus
+    tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
+    print(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
+    print(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
+    return CLEARED
+
+
+def run_hash(args: argparse.Namespace) -> int:
+    from eval_core._loading.opening import open_corpus
+
+    opened = _guarded(lambda: open_corpus(args.corpus, args.host, False, check_lock=False))
+    opened.host.close()
+    print(opened.corpus.hash)
+    return CLEARED
+
+
+def run_plugins(args: argparse.Namespace) -> int:
+    from eval_core._case.case import json_name
+    from eval_core._loading import opening
+
+    found = _guarded(opening.plugins)
+    if args.check:
+        return _check_plugins(found, args.examples, args.corpus)
+    for info in found.plugins:
+        print(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
+        for kind in info.kinds:
+            spec = found.kinds[kind]
+            tiers = "/".join(sorted(spec.tiers))
+            witness = spec.witness or "undeclared"
+            print(f"    kind   {kind}  ({tiers})  witness: {witness}")
+        for name in info.fields:
+            tiers = "/".join(sorted(found.fields[name].tiers))
+            print(f"    field  {json_name(name)}  ({tiers})")
+    if found.witness_checks:
+        names = ", ".join(check.name for check in found.witness_checks)
+        print(f"witness checks (besides the core's own): {names}")
+    if found.hosts:
+        print("hosts: " + ", ".join(sorted(found.hosts)))
+    if found.model_source_owner is not None:
+        print(f"model source: {found.model_source_owner.distribution}")
+    return CLEARED
+
+
+def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
+    from eval_core._loading.corpus import corpus_root
+    from eval_core._plugins import lock
+
+    if not 1 <= examples <= 1000:
+        _refuse(f"--examples must be between 1 and 1000, not {examples}")
+    try:
+        from eval_core._kit.conformance import check_installed
+    except ImportError as exc:
+        _refuse(f"eval plugins --check needs {exc.name}: pip install 'eval-core[testing]'")
+    try:
+        locked = lock.schemas(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
+    except lock.LockError:
+        locked = {}
+    lines, problems = check_installed(found, examples=examples, locked=locked)
+    for line in lines:
+        print(line)
+    checked = len(found.kinds) + len(found.fields)
+    if problems:
+        print(f"NOT CONFORMING  {problems} problem(s) in {checked} kinds and Case fields")
+        return NOT_CLEARED
+    print(f"CONFORMING  {checked} kinds and Case fields keep the plug-in contract")
+    return CLEARED
+
+
+def run_lock(args: argparse.Namespace) -> int:
+    from eval_core._loading import opening
+    from eval_core._loading.corpus import RED_TEAM, corpus_root
+    from eval_core._plugins import lock
+
+    corpus: Path = args.corpus
+    _guarded(lambda: opening.require_directory(corpus))
+    path = corpus_root(corpus) / lock.LOCK_NAME
+    _guarded(lambda: _check_output("eval lock", path))
+    found = _guarded(opening.plugins)
+    for directory in (corpus, corpus / RED_TEAM):
+        if directory == corpus or directory.is_dir():
+            _guarded(lambda d=directory: _loads(d, args.host, found))  # type: ignore[misc]
+    try:
+        written = lock.write(path, found)
+    except OSError as exc:
+        _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
+    print(f"locked {len(written.plugins)} plug-ins -> {path}")
+    return CLEARED
+
+
+def _loads(corpus: Path, host: str, found: PluginSet) -> None:
+    """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
+    no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
+    from eval_core._loading.corpus import case_files
+    from eval_core._loading.opening import Refused, open_corpus
+
+    if not case_files(corpus):
+        return
+    try:
+        opened = open_corpus(corpus, host, False, check_lock=False, found=found)
+    except Refused as exc:
+        raise Refused(
+            f"eval lock refused: the installed plug-ins cannot load {corpus}, so pinning them "
+            f"would pin a broken release:\n{exc}"
+        ) from None
+    opened.host.close()
+
+
+def _check_output(flag: str, path: Path) -> None:
+    """Refuse an output path before any work (see :mod:`eval_core._util.outputs`)."""
+    from eval_core._loading.opening import Refused
+    from eval_core._util import outputs
+
+    try:
+        outputs.check_all([outputs.Output(flag, path)])
+    except outputs.OutputRefused as exc:
+        raise Refused(f"output refused: {exc}") from None
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from eval_core._loading import opening
+    from eval_core._loading.schema import render
+    from eval_core._util.atomic import write_atomic
+
+    output: Path | None = args.output
+    if output is not None:
+        _guarded(lambda: _check_output("--output", output))
+    data = render(_guarded(opening.plugins))
+    if output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            write_atomic(output, data)
+        except OSError as exc:
+            _refuse(f"--output {output} could not be written: {exc.strerror or exc}")
+        print(f"wrote {output}")
+    return CLEARED
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    from eval_core._release.options import SweepOptions
+    from eval_core._release.release import sweep as run
+
+    model: str | None = args.model
+    options = SweepOptions(
+        corpus=args.corpus,
+        cases=tuple(args.case or ()),
+        repeat=args.repeat,
+        output_format=args.output_format,
+        save=args.save,
+        save_dir=args.save_dir,
+        junit_xml=args.junit_xml,
+        log=args.log,
+        resume=args.resume,
+        quiet=args.quiet,
+        verbose=args.verbose,
+        host=args.host,
+        host_options=tuple(args.host_option or ()),
+        unlocked=args.unlocked,
+        models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
+        models_file=args.models,
+        max_tokens=args.max_tokens,
+        max_tokens_per_trial=args.max_tokens_per_trial,
+        max_spend=args.max_spend,
+        baseline=args.baseline,
+        promote=args.promote,
+        jobs=args.jobs,
+        executor=args.executor,
+        address=args.address,
+    )
+    if args.suite == "all":
+        return _guarded(lambda: _both_suites(options))
+    if args.suite != "one":
+        _refuse(f"--suite must be all (or left out), not {args.suite!r}")
+    return _guarded(lambda: run(options))
+
+
+def _both_suites(options: SweepOptions) -> int:
+    """``--suite all``: the capability Corpus, then its red-team suite; each its own Sweep,
+    Scorecard and Baseline (two hashes are never one comparison), one exit code."""
+    from dataclasses import replace
+
+    from eval_core._loading.corpus import RED_TEAM
+    from eval_core._loading.opening import Refused
+    from eval_core._release.release import sweep as run
+
+    single: dict[str, object] = {
+        "--save": options.save,
+        "--log": options.log,
+        "--resume": options.resume,
+        "--junit-xml": options.junit_xml,
+        "--case": options.cases or None,
+    }
+    for flag, value in single.items():
+        if value is not None:
+            raise Refused(f"{flag} names one Sweep's output or Cases: --suite all runs two")
+    red = replace(
+        options,
+        corpus=options.corpus / RED_TEAM,
+        save_dir=options.save_dir / RED_TEAM if options.save_dir is not None else None,
+    )
+    codes = [run(options), run(red)]
+    return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
+
+
+def run_new_plugin(args: argparse.Namespace) -> int:
+    from eval_core._kit.scaffold import ScaffoldRefused, write
+
+    name: str = args.name
+    target: Path = args.directory if args.directory is not None else path(name)
+    try:
+        written = write(name, target)
+    except ScaffoldRefused as exc:
+        _refuse(f"eval new-plugin: {exc}")
+    except OSError as exc:
+        _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
+    for file in written:
+        print(f"wrote {file}")
+    print(
+        f"next: install it beside the harness (uv add --editable {target}, or see "
+        "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
+    )
+    return CLEARED
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from eval_core._release.compare import compare as run
+
+    return _guarded(lambda: run(args.before, args.after))

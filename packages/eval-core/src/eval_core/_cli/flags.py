@@ -1,0 +1,292 @@
+"""The core's sub-commands and their flags, in the order `eval --help` lists them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from eval_core._cli.core_commands import (
+    run_check,
+    run_compare,
+    run_hash,
+    run_lock,
+    run_new_plugin,
+    run_plugins,
+    run_schema,
+    run_sweep,
+)
+from eval_core._plugins.commands import CANONICAL, Commands, default_log_help, path
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def _corpus_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "corpus",
+        nargs="?",
+        type=path,
+        default="corpus",
+        metavar="CORPUS",
+        help="The Corpus directory (red-team: corpus/red-team).",
+    )
+
+
+def _host_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default="agent-runtime",
+        metavar="NAME",
+        help="The Host (system under test) by name.",
+    )
+
+
+def _unlocked_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unlocked",
+        action="store_true",
+        help="Run even if the installed plug-ins differ from eval.lock.",
+    )
+
+
+SWEEP = """Run a Sweep and print the Scorecard on stdout; progress goes to stderr.
+
+Without --model the Case scripts answer (free, deterministic). With --model a pinned real
+model answers: a token ceiling is required; credentials, base-URL overrides and the Judge are
+checked before the first Trial; the ceiling is checked before each Trial is launched (overrun
+at most one Trial, or the N-1 in flight with --jobs N) and a stopped Sweep never clears.
+Output paths are checked before the first Trial. Every Trial is appended to a trial log as it
+finishes; Ctrl-C or SIGTERM ends the Sweep with a partial Scorecard marked aborted, and
+--resume finishes it."""
+
+
+def add_core_commands(commands: Commands) -> None:
+    """The core's own sub-commands, in the order ``eval --help`` lists them."""
+    check = commands.add(
+        "check",
+        help="Validate a Corpus; print its Cases per tier and its corpusHash.",
+        description="Load and validate a Corpus; print its Cases per tier and its corpusHash.",
+        run=run_check,
+    )
+    _corpus_argument(check)
+    _host_option(check)
+    _unlocked_option(check)
+
+    hash_ = commands.add(
+        "hash", help="Print the corpusHash (sha256) of a Corpus, and nothing else.", run=run_hash
+    )
+    _corpus_argument(hash_)
+    _host_option(hash_)
+
+    plugins = commands.add(
+        "plugins",
+        help="List installed plug-ins; with --check, check their contract.",
+        description="List installed plug-ins: distribution, version, code fingerprint, kinds "
+        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract.",
+        run=run_plugins,
+    )
+    plugins.add_argument(
+        "--check",
+        action="store_true",
+        help="Check every installed kind and Case field against the plug-in contract "
+        "(hypothesis properties, few examples, a fixed seed); exit 1 if one fails.",
+    )
+    plugins.add_argument(
+        "--examples",
+        type=int,
+        default=10,
+        metavar="N",
+        help="Examples per kind with --check (1 to 1000).",
+    )
+    plugins.add_argument(
+        "--corpus",
+        type=path,
+        default="corpus",
+        metavar="PATH",
+        help="Whose eval.lock --check compares schemas with.",
+    )
+
+    lock = commands.add(
+        "lock",
+        help="Pin the installed plug-in set in <corpus>/eval.lock.",
+        description="Pin the installed plug-in set in <corpus>/eval.lock (refused when that "
+        "set cannot load the Corpus, or its red-team suite).",
+        run=run_lock,
+    )
+    _corpus_argument(lock)
+    _host_option(lock)
+
+    schema = commands.add(
+        "schema",
+        help="Print the JSON Schema of a Case for the installed plug-in set.",
+        run=run_schema,
+    )
+    schema.add_argument(
+        "-o", "--output", type=path, metavar="PATH", help="Write here instead of stdout."
+    )
+
+    sweep = commands.add(
+        "sweep",
+        help="Run a Sweep: the Scorecard on stdout, progress on stderr.",
+        description=SWEEP,
+        run=run_sweep,
+    )
+    _sweep_arguments(sweep)
+
+    new_plugin = commands.add(
+        "new-plugin",
+        help="Write a plug-in package (one kind, one Case field, tests, CI).",
+        description="Write a plug-in package: one kind, one Case field, tests on the testing "
+        "kit, an example Corpus and CI, ready to install, test and sweep (see docs/plugins.md).",
+        run=run_new_plugin,
+    )
+    new_plugin.add_argument(
+        "name", metavar="NAME", help="The distribution name, e.g. acme-tickets."
+    )
+    new_plugin.add_argument(
+        "-d",
+        "--directory",
+        type=path,
+        metavar="DIR",
+        help="Where to write it (default: ./NAME).",
+    )
+
+    compare = commands.add(
+        "compare",
+        help="The delta between two saved Scorecards (or Baselines).",
+        description="Print the delta between two saved Scorecards (or Baselines); refused "
+        "across models, or across Corpora, naming the Cases added, removed and changed and the "
+        "plug-in differences (exit 3).",
+        run=run_compare,
+    )
+    compare.add_argument(
+        "before", type=path, metavar="BEFORE", help="The earlier Scorecard (or Baseline) JSON."
+    )
+    compare.add_argument(
+        "after", type=path, metavar="AFTER", help="The later Scorecard (or Baseline) JSON."
+    )
+
+
+def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
+    _corpus_argument(sweep)
+    add = sweep.add_argument
+    add("--case", action="append", metavar="ID", help="Run only this Case (repeatable).")
+    add(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="Run every Case N times: the noise floor (1 to 1000).",
+    )
+    add(
+        "--format",
+        dest="output_format",
+        default="text",
+        metavar="text|json",
+        help="Scorecard on stdout: text or json.",
+    )
+    add("--save", type=path, metavar="PATH", help="Write the Scorecard JSON here (atomic).")
+    add("--save-dir", type=path, metavar="DIR", help="Write DIR/<model>.json per model.")
+    add("--junit-xml", type=path, metavar="PATH", help="Write JUnit XML for CI here.")
+    add(
+        "--log",
+        type=path,
+        metavar="PATH",
+        help=f"The trial log (JSON Lines); default {default_log_help()}.",
+    )
+    add(
+        "--resume",
+        type=path,
+        metavar="LOG",
+        help="Finish the Sweep this trial log began (same flags).",
+    )
+    add("-q", "--quiet", action="store_true", help="No progress on stderr.")
+    add(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="List every Trial in the text Scorecard, not only failures. The [loop STATUS] "
+        "after a Trial is how the runtime's tool loop ended (completed, failed, waiting...), "
+        "not the verdict: PASS  c#1  [loop failed] passed a Case that expects the loop to fail.",
+    )
+    _host_option(sweep)
+    add(
+        "--host-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="A setting the Host reads, passed to it as is (repeatable); see the Host's own "
+        "documentation for its keys.",
+    )
+    _unlocked_option(sweep)
+    add(
+        "--model",
+        metavar="NAME[,NAME...]",
+        help="Pinned model(s) by name, comma-separated for a Matrix (a control, never a "
+        "contest: legs run one after another); without it the free scripted binding.",
+    )
+    add(
+        "--models",
+        type=path,
+        default="models.toml",
+        metavar="PATH",
+        help="The model pins file.",
+    )
+    add(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="Stop before the next Trial once input+output tokens reach N.",
+    )
+    add(
+        "--max-tokens-per-trial",
+        type=int,
+        metavar="N",
+        help="A token ceiling of N x the Trials planned (exclusive with --max-tokens).",
+    )
+    add(
+        "--max-spend",
+        type=float,
+        metavar="USD",
+        help="Stop before the next Trial once the priced spend reaches USD.",
+    )
+    add(
+        "--baseline",
+        nargs="?",
+        const=CANONICAL,
+        metavar="PATH",
+        help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+    )
+    add(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="Run N Trials at once (default: the pin's max_concurrency for a real model; on "
+        "the scripted model 4 when an L3 Case runs, else 1). A ceiling then overruns by at most "
+        "N-1 Trials in flight.",
+    )
+    add(
+        "--executor",
+        metavar="NAME",
+        help="Run the Trials on an installed executor instead of this process: ray (the "
+        "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance unless "
+        "--address names a cluster. The trial log, --resume and the ceilings work the same.",
+    )
+    add(
+        "--address",
+        metavar="ADDRESS",
+        help="The executor's cluster: for ray, auto (the running cluster), ray://HOST:10001 "
+        "or HOST:PORT; without it a local instance is started.",
+    )
+    add(
+        "--suite",
+        default="one",
+        metavar="all",
+        help="all: sweep the Corpus, then its red-team suite (corpus/red-team), one exit "
+        "code; without it, the Corpus given.",
+    )
+    add(
+        "--promote",
+        action="store_true",
+        help="Make this Sweep the model's Baseline (clean tree, complete, unerrored, "
+        "unregressed, real model only; always the canonical path).",
+    )

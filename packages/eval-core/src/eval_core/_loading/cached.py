@@ -1,0 +1,84 @@
+"""The checked-Corpus cache from the loader's side (the cache: :mod:`eval_core._util.checked`).
+
+What a load's environment is (everything it reads but the Case files, the Host's answers
+included), which file each Case of a kept Corpus came from, and where each file's Cases sit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from eval_core._loading.resolve import Resolver
+from eval_core._plugins.host import Host
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._util import checked
+from eval_core._util.input_files import NotReadable
+
+
+def environment(
+    plugins: PluginSet, host: Host, resolver: Resolver, *, suite: str, soul: str, judge: str
+) -> str | None:
+    """The checked-Corpus cache's environment of this load (all it reads but the Case
+    files), or ``None`` when it is not cacheable."""
+    fingerprint = checked.host_fingerprint(host) if checked.enabled() else None
+    if fingerprint is None:
+        return None
+    rows = [(p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins]
+    kind = type(host)
+    rules = resolver.context
+    platform = resolver.platform
+    answers = msgspec.json.encode(  # what the Host says at load, beside what it is
+        [
+            f"{kind.__module__}.{kind.__qualname__}",
+            host.name,
+            fingerprint,
+            sorted(resolver.agents),
+            [(name, platform[name]) for name in sorted(platform)],
+            [sorted(rules.allowed), sorted(rules.soul_owned), sorted(rules.retired.items())],
+        ]
+    )
+    return checked.environment(
+        suite=suite, soul=soul, plugins=rows, host=answers.decode(), judge=judge
+    )
+
+
+def file_keys(read: Sequence[tuple[str, bytes | NotReadable]]) -> list[str] | None:
+    """Each Case file's cache key, or ``None`` when one could not be read (never cached)."""
+    keys: list[str] = []
+    for name, data in read:
+        if isinstance(data, NotReadable):
+            return None
+        keys.append(checked.file_key(name, data))
+    return keys
+
+
+def kept_files(
+    entry: checked.Entry,
+    cases: Sequence[Any],
+    read: Sequence[tuple[str, bytes | NotReadable]],
+    keys: Sequence[str],
+) -> dict[str, str] | None:
+    """Each kept Case's file by id, or ``None`` when the entry does not account for them all.
+    Its key holds every file's key, so each kept Case's file is the one of these files whose
+    key the entry names for it."""
+    name_of = {key: name for key, (name, _) in zip(keys, read, strict=True)}
+    files: dict[str, str] = {}
+    for key, positions in entry.files.items():
+        for at in positions:
+            if key not in name_of or at >= len(cases):
+                return None
+            files[cases[at].id] = name_of[key]
+    if len(files) != len(cases) or set(entry.case_hashes) != set(files):
+        return None
+    return files
+
+
+def positions(order: Sequence[int], origin: Sequence[str]) -> dict[str, list[int]]:
+    """Where each file's Cases sit in the sorted Corpus, by the file's key."""
+    found: dict[str, list[int]] = {}
+    for at, i in enumerate(order):
+        found.setdefault(origin[i], []).append(at)
+    return found

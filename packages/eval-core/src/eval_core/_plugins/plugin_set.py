@@ -1,0 +1,214 @@
+"""The installed plug-in set: who shipped which kinds, Case fields, Hosts and fixtures, and
+the hooks the loader and the Scorecard ask of it (each guarded: a plug-in that raises is named,
+never a crash). It is built by :func:`eval_core._plugins.plugins.build`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import pluggy
+
+from eval_core._case.case import CaseBase, CaseField, build_case_type, json_name
+from eval_core._case.kinds import KindSpec
+from eval_core._case.sections import Section
+from eval_core._case.witness import WitnessCheck
+from eval_core._plugins.fixtures import Registered
+from eval_core._plugins.hookspecs import OWN_CASES
+from eval_core._plugins.host import HostFactory, LoadContext
+from eval_core._plugins.model_source import ModelSource
+from eval_core._plugins.schemas import stored_schemas
+from eval_core._util.guard import Origin, call, fault
+
+if TYPE_CHECKING:
+    from eval_core._running.scorecard import Scorecard
+
+
+@dataclass(frozen=True, slots=True)
+class PluginInfo:
+    """One registered plug-in: its entry point and the distribution that shipped it."""
+
+    entry_point: str
+    distribution: str
+    version: str
+    kinds: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    code: str = ""
+    origin: Origin = field(default_factory=lambda: Origin("", ""))
+
+    @property
+    def label(self) -> str:
+        return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
+
+
+@dataclass(slots=True)
+class PluginSet:
+    """The installed plug-ins, their kinds, Case fields and Hosts."""
+
+    manager: pluggy.PluginManager
+    plugins: list[PluginInfo] = field(default_factory=list)
+    kinds: dict[str, KindSpec] = field(default_factory=dict)
+    kind_owner: dict[str, PluginInfo] = field(default_factory=dict)
+    fields: dict[str, CaseField] = field(default_factory=dict)
+    field_owner: dict[str, PluginInfo] = field(default_factory=dict)
+    hosts: dict[str, HostFactory] = field(default_factory=dict)
+    fixtures: list[Registered] = field(default_factory=list)
+    witness_checks: list[WitnessCheck] = field(default_factory=list)
+    model_source: ModelSource | None = None
+    model_source_owner: PluginInfo | None = None
+    _case_type: type[CaseBase] | None = None
+    _checks: list[tuple[Any, frozenset[str] | None]] | None = None
+    _hooks: dict[str, list[Any]] = field(default_factory=dict)
+    _origins: dict[str, Origin] = field(default_factory=dict)
+    _schemas: dict[str, str] | None = None
+
+    @property
+    def case_type(self) -> type[CaseBase]:
+        if self._case_type is None:
+            structs = [spec.struct for spec in self.kinds.values()]
+            self._case_type = build_case_type(structs, list(self.fields.values()))
+        return self._case_type
+
+    def check_case(
+        self, case: CaseBase, context: LoadContext, uses: frozenset[str] | None = None
+    ) -> list[tuple[str, str]]:
+        """Every plug-in's cross-field rules for one Case; a raising check is itself a problem
+        (naming the plug-in, its version and where it raised), never a crash. ``uses`` (the
+        Case's plug-in fields and kinds) skips the checks marked
+        :func:`~eval_core._plugins.hookspecs.
+        own_cases` of plug-ins the Case does not use."""
+        problems: list[tuple[str, str]] = []
+        if self._checks is None:
+            self._checks = [
+                (impl, self._owned(impl))
+                for impl in self.manager.hook.eval_check_case.get_hookimpls()
+            ]
+        for impl, owned in self._checks:
+            if owned is not None and uses is not None and owned.isdisjoint(uses):
+                continue
+            try:
+                found = cast(
+                    Iterable[tuple[str, str]], impl.function(case=case, context=context) or ()
+                )
+                problems.extend((str(path), str(reason)) for path, reason in found)
+            except Exception as exc:  # a plug-in bug must not hide the Corpus's other problems
+                what = "eval_check_case"
+                problems.append(("$", str(fault(self.origin(impl), what, exc, impl.function))))
+        return problems
+
+    def _owned(self, impl: Any) -> frozenset[str] | None:
+        """The fields and kinds of a check marked ``own_cases`` (None: it sees every Case)."""
+        if not getattr(impl.function, OWN_CASES, False):
+            return None
+        distribution, _, entry_point = str(impl.plugin_name).partition(":")
+        for info in self.plugins:
+            if (info.distribution, info.entry_point) == (distribution, entry_point):
+                return frozenset(info.fields) | frozenset(info.kinds)
+        return None
+
+    def origin(self, impl: Any) -> Origin:
+        """Who registered a hookimpl (its distribution, version and code roots)."""
+        found = self._origins.get(impl.plugin_name)
+        if found is None:
+            distribution, _, entry_point = str(impl.plugin_name).partition(":")
+            found = Origin(str(impl.plugin_name), "(not registered)")
+            for info in self.plugins:
+                if (info.distribution, info.entry_point) == (distribution, entry_point):
+                    found = info.origin
+            self._origins[impl.plugin_name] = found
+        return found
+
+    def _impls(self, hook: str) -> list[Any]:
+        cached = self._hooks.get(hook)
+        if cached is None:
+            cached = self._hooks[hook] = list(getattr(self.manager.hook, hook).get_hookimpls())
+        return cached
+
+    def _label(self, impl: Any) -> str:
+        distribution, _, entry_point = str(impl.plugin_name).partition(":")
+        for info in self.plugins:
+            if (info.distribution, info.entry_point) == (distribution, entry_point):
+                return info.label
+        return str(impl.plugin_name)
+
+    def variants(self, case: CaseBase) -> list[tuple[str, Any]]:
+        """Every plug-in's derived Cases of ``case``: ``(plug-in label, document)`` pairs; a
+        plug-in that raises gives ``(label, a PluginFault)`` for the loader to report."""
+        found: list[tuple[str, Any]] = []
+        for impl in self._impls("eval_variants"):
+            try:
+                found.extend((self._label(impl), doc) for doc in impl.function(case=case) or ())
+            except Exception as exc:
+                found.append((self._label(impl), fault(self.origin(impl), "eval_variants", exc)))
+        return found
+
+    def probabilistic(self, case: CaseBase) -> bool:
+        """Whether a plug-in says the Case measures a rate rather than a gate. The loader asks
+        first, so a raising hook is a refusal at load (a :class:`PluginFault`)."""
+        return any(
+            call(self.origin(impl), "eval_probabilistic", impl.function, case)
+            for impl in self._impls("eval_probabilistic")
+        )
+
+    def sections(self, card: Scorecard, cases: Sequence[CaseBase]) -> list[Section]:
+        """Every plug-in's section of a finished Sweep; one that raises blocks clearing."""
+        return self._sections("eval_scorecard_sections", card=card, cases=cases)
+
+    def matrix_sections(self, cards: Sequence[Scorecard]) -> list[Section]:
+        return self._sections("eval_matrix_sections", cards=cards)
+
+    def _sections(self, hook: str, **kwargs: Any) -> list[Section]:
+        found: list[Section] = []
+        for impl in self._impls(hook):
+            label = self._label(impl)
+            try:
+                made = list(impl.function(**kwargs) or ())
+                bad = [s for s in made if not isinstance(s, Section)]
+                if bad:
+                    raise TypeError(f"{hook} returned {bad[0]!r}, not a Section")
+            except Exception as exc:
+                reason = (
+                    f"plug-in {label} could not summarise the Sweep: {type(exc).__name__}: {exc}"
+                )
+                made = [Section(name=label, reasons=[reason])]
+            found.extend(made)
+        return found
+
+    def schemas(self) -> dict[str, str]:
+        """The schema fingerprint of every kind (by name) and field (``field:`` + name).
+
+        Deriving them costs about 40 ms of every command, and they change only with code: so
+        they are kept under :func:`eval_core._util.cachedir.cache_dir`, keyed by Python, msgspec,
+        the core's and every plug-in's code and every installed distribution's version."""
+        if self._schemas is None:
+            self._schemas = stored_schemas(self)
+        return self._schemas
+
+    def fingerprint(self, kinds: Iterable[str], fields: Iterable[str]) -> list[dict[str, Any]]:
+        """Distribution, version, code and schema of every used kind and field (corpusHash)."""
+        rows: list[dict[str, Any]] = []
+        for name in sorted(set(kinds)):
+            owner = self.kind_owner[name]
+            rows.append(
+                {
+                    "kind": name,
+                    "distribution": owner.distribution,
+                    "version": owner.version,
+                    "code": owner.code,
+                    "schema": self.schemas()[name],
+                }
+            )
+        for name in sorted(set(fields)):
+            owner = self.field_owner[name]
+            rows.append(
+                {
+                    "field": json_name(name),
+                    "distribution": owner.distribution,
+                    "version": owner.version,
+                    "code": owner.code,
+                    "schema": self.schemas()[f"field:{name}"],
+                }
+            )
+        return rows

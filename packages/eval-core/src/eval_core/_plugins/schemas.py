@@ -1,0 +1,96 @@
+"""Schema fingerprints: what the lock and the corpusHash pin of a kind or Case field.
+
+A fingerprint is the hash of the type's JSON Schema without its prose, so a reworded docstring
+moves neither; deriving them all costs every command tens of milliseconds, so the set of them
+is kept in the cache directory, keyed by everything they could change with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from eval_core._case.case import CaseField
+from eval_core._case.kinds import KindSpec
+
+if TYPE_CHECKING:
+    from eval_core._plugins.plugin_set import PluginSet
+
+
+ANNOTATIONS = frozenset({"title", "description", "examples", "$comment", "deprecated"})
+
+_SUBSCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
+
+
+def structural(schema: Any) -> Any:
+    """A JSON Schema without its prose (titles, descriptions, examples): what it accepts.
+
+    A docstring on an Expectation class or a reworded description changes no Case's meaning,
+    so it must move neither the lock nor the corpusHash. Property names are kept (a field
+    called ``description`` is structure).
+    """
+    if isinstance(schema, list):
+        return [structural(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ANNOTATIONS:
+            continue
+        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+            kept[key] = {name: structural(sub) for name, sub in value.items()}
+        elif key in ("enum", "const", "default", "discriminator"):
+            kept[key] = value
+        else:
+            kept[key] = structural(value)
+    return kept
+
+
+@cache
+def _schema_hash(type_: Any) -> str:
+    """A short, stable fingerprint of a type's JSON Schema without its prose, canonically
+    encoded. Cached: the lock check and corpusHash both ask for it on every command's start.
+    """
+    schema = structural(msgspec.json.schema(type_))
+    return hashlib.sha256(msgspec.json.encode(schema, order="sorted")).hexdigest()[:16]
+
+
+def kind_schema_hash(spec: KindSpec) -> str:
+    return _schema_hash(spec.struct)
+
+
+def field_schema_hash(case_field: CaseField) -> str:
+    return _schema_hash(case_field.type)
+
+
+def stored_schemas(plugins: PluginSet) -> dict[str, str]:
+    import json
+    import sys
+
+    from eval_core._util import checked
+    from eval_core._util.cachedir import cache_dir
+    from eval_core._util.entrypoints import installed
+
+    rows = sorted((p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins)
+    head = [sys.version_info[:2], msgspec.__version__, checked.core_code(), rows, installed()]
+    key = hashlib.sha256(msgspec.json.encode(head)).hexdigest()[:32]
+    path = cache_dir() / "schemas" / f"{key}.json"
+    wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
+    if checked.enabled():
+        try:
+            stored = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            stored = None
+        if isinstance(stored, dict) and all(isinstance(stored.get(n), str) for n in wanted):
+            return {name: stored[name] for name in wanted}
+    found = {name: kind_schema_hash(spec) for name, spec in plugins.kinds.items()}
+    found.update({f"field:{n}": field_schema_hash(f) for n, f in plugins.fields.items()})
+    if checked.enabled():
+        with contextlib.suppress(OSError):
+            checked.replace(path, json.dumps(found, sort_keys=True).encode())
+        checked.prune(path.parent, 16)
+    return found

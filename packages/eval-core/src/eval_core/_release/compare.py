@@ -1,0 +1,57 @@
+"""`eval compare`: the delta between two saved Scorecards (or Baselines), refused alike."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from eval_core._loading.opening import COMPARISON_REFUSED, Refused
+from eval_core._release import baseline as baselines
+from eval_core._release import delta as deltas
+from eval_core._running.scorecard import Scorecard
+from eval_core._util.input_files import InputRefused, read_json_input
+from eval_core._util.provenance import is_clean
+from eval_core._util.safe_text import clean
+
+
+def compare(before: Path, after: Path, out: TextIO | None = None) -> int:
+    """`eval compare`: the delta between two saved Scorecards (or Baselines), same refusals."""
+    out = out or sys.stdout
+    (old, version), (new, _) = (_scorecard_of(path) for path in (before, after))
+    try:
+        delta = deltas.compare(old, new, version or "")
+    except deltas.ComparisonRefused as exc:
+        raise Refused(f"REFUSED  no delta computed: {exc}", COMPARISON_REFUSED) from None
+    earlier = (
+        f"the Scorecard {before} was swept"
+        if version is None
+        else f"the Baseline {before} was promoted"
+    )
+    dirty = version is not None and not is_clean(version)
+    out.write(clean(deltas.render(delta, dirty, earlier)))
+    regressed = delta.of("regressed")
+    return 1 if regressed else 0
+
+
+def _scorecard_of(path: Path) -> tuple[Scorecard, str | None]:
+    """A saved Scorecard (``None``), or the Scorecard inside a Baseline with the Baseline's
+    harness version."""
+    import msgspec
+
+    try:
+        raw = msgspec.json.decode(read_json_input(path))
+    except InputRefused as exc:
+        raise Refused(str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise Refused(f"{path}: $: corrupt or truncated JSON ({exc})") from None
+    if isinstance(raw, dict) and "scorecard" in raw:
+        try:
+            base = baselines.read(path)
+        except baselines.BaselineError as exc:
+            raise Refused(str(exc)) from None
+        return base.scorecard, base.harness_version
+    try:
+        return msgspec.convert(raw, Scorecard), None
+    except msgspec.ValidationError as exc:
+        raise Refused(f"{path}: not a Scorecard: {exc}") from None

@@ -1,0 +1,89 @@
+"""The gate of one leg: its Scorecard compared with the Baseline, then promoted if asked.
+
+A comparison across Corpora or models is refused, never computed. Promotion happens only for a
+complete, unerrored, unregressed Sweep of a real model from a clean tree, and always to the
+canonical path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eval_core._plugins.commands import CANONICAL  # CANONICAL: `--baseline` sans PATH
+from eval_core._release import baseline as baselines
+from eval_core._release import delta as deltas
+from eval_core._release.leg import Run
+from eval_core._release.options import SweepOptions
+from eval_core._running.scorecard import Scorecard
+from eval_core._util.provenance import is_clean
+from eval_core._util.redaction import Redactor
+
+
+def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> None:
+    """Compare with the Baseline, then promote if asked and allowed."""
+    card = run.card
+    assert card is not None
+    regressed = 0
+    if options.baseline is not None:
+        path = (
+            baselines.canonical_path(options.root, card.suite, card.model_id)
+            if options.baseline == CANONICAL
+            else Path(options.baseline)
+        )
+        try:
+            base = baselines.read(path)
+            delta = deltas.compare(base.scorecard, card, base.harness_version)
+        except (baselines.BaselineError, deltas.ComparisonRefused) as exc:
+            run.refused = True
+            run.notes.append(f"REFUSED  no delta computed: {exc}")
+            run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
+        else:
+            run.notes.append(deltas.render(delta, not is_clean(base.harness_version)).rstrip())
+            regressed = len(delta.of("regressed"))
+            if regressed:
+                run.reasons.append(
+                    f"{run.name}: {regressed} Case(s) regressed against the Baseline"
+                )
+    if not options.promote:
+        return
+    why = _promotion_refused(options, card, version, run.refused, regressed)
+    if why:
+        run.notes.append(f"NOT PROMOTED  {run.name}: {why}")
+        run.reasons.append(f"{run.name}: promotion refused: {why}")
+        return
+    try:
+        target = baselines.canonical_path(options.root, card.suite, card.model_id)
+    except baselines.BaselineError as exc:
+        run.reasons.append(f"{run.name}: promotion refused: {exc}")
+        return
+    try:
+        baselines.write(target, card, version, redactor.scrub_bytes)
+    except OSError as exc:
+        run.notes.append(f"NOT PROMOTED  {run.name}: {target} could not be written")
+        run.write_failures.append(
+            f"eval: the Baseline {target} could not be written: {exc.strerror or exc}"
+        )
+        return
+    if card.noise is None:
+        run.notes.append("NOTE  promoted without --repeat: this Baseline records no noise floor")
+    run.notes.append(f"Promoted  {card.model_id} Baseline at {version} -> {target}")
+
+
+def _promotion_refused(
+    options: SweepOptions, card: Scorecard, version: str, refused: bool, regressed: int
+) -> str | None:
+    if card.binding == "scripted":
+        return "the scripted binding is told what to say: it is never a Baseline"
+    if not is_clean(version):
+        return f"the tree is not clean (harness {version}): commit first"
+    if card.partial:
+        return "the Sweep is partial (a selection, aborted, or Trials never ran)"
+    if card.errored:
+        return f"{card.errored} Trial(s) errored"
+    if refused:
+        return "the Baseline comparison was refused"
+    if regressed:
+        return f"{regressed} Case(s) regressed against the Baseline"
+    if card.noise is not None and len(card.noise.measured) < card.corpus_cases:
+        return "the noise floor did not measure every Case"
+    return None

@@ -1,0 +1,241 @@
+"""One leg of a Sweep: one model's Trials, each appended to its trial log as it finishes.
+
+A leg starts fresh (a new trial log, its header naming what the Trials will be compared on) or
+resumes one (the log's header must match); the ceilings, the stop on Ctrl-C or SIGTERM and the
+concurrency are the leg's own, so a Matrix runs its legs strictly one after another.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from eval_core._case.case import CaseBase
+from eval_core._case.evidence import Evidence
+from eval_core._loading.opening import Opened, Refused, host_options
+from eval_core._plugins.commands import DEFAULT_LOG
+from eval_core._plugins.executor import Executor, ExecutorRefused
+from eval_core._plugins.model_source import Ceilings, ModelRefused
+from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
+from eval_core._recording.transcript import pack_path, schema_hash
+from eval_core._recording.triallog import (
+    LogHeader,
+    LogWriteFailed,
+    ResumeRefused,
+    TrialLog,
+    check_resumable,
+    read,
+)
+from eval_core._release.options import SweepOptions
+from eval_core._running.progress import Progress
+from eval_core._running.runner import StopSweep, run_sweep
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult
+from eval_core._util.redaction import Redactor
+from eval_core._util.stopping import Stopping
+
+if TYPE_CHECKING:
+    from eval_core._loading.corpus import Corpus
+    from eval_core._plugins.host import Binding
+    from eval_core._plugins.model_source import ModelLeg
+
+
+@dataclass(slots=True)
+class Run:
+    """One leg as it ran, and what the gate made of it."""
+
+    name: str
+    leg: ModelLeg | None
+    card: Scorecard | None = None
+    unavailable: str | None = None
+    notes: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    refused: bool = False
+    log_path: Path | None = None
+    write_failures: list[str] = field(default_factory=list)
+
+
+SCRIPTED_JOBS = 4
+"""Trials at once on the scripted binding unless --jobs says otherwise, when an L3 Case runs: a
+durable Trial waits on its own subprocesses (git, the MCP provider) and databases, and four
+overlap those waits best on two cores (the shipped Corpus: 6.4 s one by one, 5.4 s with two,
+4.9 s with four). L2 Trials never wait, so they run one at a time: threads would only take turns
+at the interpreter lock (1,000 synthetic L2 Cases: 1.0 s one at a time, 1.2 s four at a time)."""
+
+
+def scripted_jobs(corpus: Corpus, selected: Sequence[str]) -> int:
+    """The scripted binding's default: :data:`SCRIPTED_JOBS` when an L3 Case runs, else 1."""
+    chosen = set(selected)
+    durable = any(c.tier == "l3" and (not chosen or c.id in chosen) for c in corpus.cases)
+    return SCRIPTED_JOBS if durable else 1
+
+
+def trial_log_path(options: SweepOptions, suite: str, model: str) -> Path:
+    """The leg's trial log; a default name is unique (time, process id, random suffix)."""
+    if options.resume is not None:
+        return options.resume
+    if options.log is not None:
+        return options.log
+    name = DEFAULT_LOG.format(
+        suite=suite,
+        model=model,
+        time=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"),
+        pid=os.getpid(),
+        random=os.urandom(3).hex(),
+    )
+    return options.root / name
+
+
+def sweep_leg(
+    options: SweepOptions,
+    opened: Opened,
+    run: Run,
+    planned: int,
+    version: str,
+    progress: Progress,
+    redactor: Redactor,
+    stopping: Stopping,
+    elsewhere: Executor | None = None,
+) -> Scorecard:
+    corpus = opened.corpus
+    path = run.log_path
+    assert path is not None
+    done: list[TrialResult] = []
+    if options.resume is not None:
+        try:
+            logged = read(path)
+            check_resumable(
+                logged.header, corpus.hash, run.name, list(options.cases), options.repeat, version
+            )
+            log = TrialLog.resume(path, logged, redactor.scrub_bytes)
+        except ResumeRefused as exc:
+            raise Refused(f"--resume refused: {exc}") from None
+        except OSError as exc:
+            raise Refused(f"--resume refused: {path}: cannot append: {exc.strerror}") from None
+        if logged.torn:
+            progress.warn(
+                f"repaired {path}: dropped a torn last line ({logged.torn} bytes, a Trial that "
+                "was being written when the Sweep died); it runs again"
+            )
+        done = logged.trials
+        progress.note(f"resuming {path}: {len(done)} of {planned} Trials already done")
+    else:
+        header = LogHeader(
+            corpus_hash=corpus.hash,
+            model_id=run.name,
+            selected=sorted(options.cases),
+            repeat=options.repeat,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            harness_version=version,
+            transcripts=TRANSCRIPT_FORMAT,
+            evidence_schema=schema_hash(Evidence),
+            suite=corpus.suite,
+            binding="scripted" if run.leg is None else "model",
+            host=opened.host.name,
+            planned=planned,
+            corpus_cases=len(corpus.cases),
+            plugins=[dict(p) for p in corpus.plugins],
+        )
+        try:
+            log = TrialLog.create(path, header, redactor.scrub_bytes)
+        except FileExistsError:
+            raise Refused(f"output refused: the trial log {path}: already exists") from None
+        except (OSError, LogWriteFailed) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise Refused(f"output refused: the trial log {path}: {reason}") from None
+    progress.note(f"trial log  {path}")
+    binding: Binding = ScriptedBinding()
+    leg = run.leg
+    if leg is not None:
+        ceilings = Ceilings(options.max_tokens, options.max_tokens_per_trial, options.max_spend)
+        try:
+            binding = leg.start(ceilings, planned)
+        except ModelRefused as exc:
+            log.close()
+            raise Refused(str(exc)) from None
+        progress.note(f"Sweep  {leg.describe()}")
+    # an executor picks its own number for the scripted binding (0): its workers' CPUs
+    jobs = options.jobs or (
+        leg.concurrency
+        if leg is not None
+        else 0
+        if elsewhere
+        else scripted_jobs(corpus, options.cases)
+    )
+    if jobs > 1 and (options.jobs or leg is not None):
+        progress.note(f"{jobs} Trials at a time")
+
+    def should_stop(card: Scorecard) -> str | None:
+        if stopping.received is not None:
+            return f"interrupted by {stopping.name}"
+        return leg.should_stop(card) if leg is not None else None
+
+    observed: list[tuple[CaseBase, Evidence]] = []
+
+    def on_evidence(case: CaseBase, evidence: Evidence) -> None:
+        observed.append((case, evidence))
+
+    recorded: list[int] = []
+
+    def on_trial(index: int, total: int, result: TrialResult) -> None:
+        recorded.append(index)
+        seen = observed.pop() if observed else None
+        observed.clear()
+        try:
+            if seen is None:
+                log.append(result)
+            else:
+                log.append(result, seen[0].expect, seen[1])
+        except LogWriteFailed as exc:
+            run.write_failures.append(
+                f"{exc}; the Sweep stopped, and the Trials before this one are in the log "
+                "(free the space, then --resume it)"
+            )
+            raise StopSweep(str(exc)) from None
+        progress.trial(result)
+
+    progress.begin(planned, min(len(done), planned))
+    try:
+        with stopping.running():
+            card = run_sweep(
+                corpus,
+                opened.host,
+                binding,
+                opened.plugins,
+                select=options.cases,
+                repeat=options.repeat,
+                harness_version=version,
+                unlocked=opened.unlocked,
+                on_trial=on_trial,
+                should_stop=should_stop,
+                done=done,
+                jobs=jobs,
+                abandon=leg.close if leg is not None else None,
+                on_evidence=on_evidence,
+                executor=elsewhere,
+                host_options=host_options(options.host_options),
+                note=progress.note,
+            )
+    except ExecutorRefused as exc:
+        log.close()
+        kept = len(done) + len(recorded)
+        resume = f"; the trial log {path} keeps {kept} Trial(s): --resume it" if kept else ""
+        if not kept and options.resume is None:  # the log this Sweep made holds nothing
+            for made in (path, pack_path(path)):
+                made.unlink(missing_ok=True)
+        name = elsewhere.name if elsewhere is not None else "executor"
+        raise Refused(f"--executor {name} refused: {exc}{resume}") from None
+    finally:
+        log.close()
+        if leg is not None:
+            leg.close()
+    if card.aborted_reason:
+        progress.note(f"stopped early: {card.aborted_reason}")
+    if leg is not None:
+        leg.settle(card)
+    return card
