@@ -13,18 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_core._loading.corpus import CorpusError, Loader
-from tests.conftest import WriteCase, minimal_case
-
-
-def refusal(loader: Loader, corpus_dir: Path) -> list[tuple[str, str, str]]:
-    with pytest.raises(CorpusError) as error:
-        loader.load(corpus_dir)
-    return [(Path(p.file).name, p.path, p.reason) for p in error.value.problems]
-
-
-def only(problems: list[tuple[str, str, str]]) -> tuple[str, str, str]:
-    assert len(problems) == 1, problems
-    return problems[0]
+from tests.conftest import Refuses, WriteCase, minimal_case, only, refusal
 
 
 def test_a_valid_case_loads_with_input_normalised_to_parts(
@@ -143,18 +132,9 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
     ],
 )
 def test_each_refusal_names_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
 ) -> None:
-    write_case(case, name="c.json")
-    file, got_path, got_reason = only(refusal(loader, corpus_dir))
-    assert file == "c.json"
-    assert got_path == path
-    assert reason in got_reason
+    refuses(case, path, reason)
 
 
 def test_grounding_ignores_the_script_and_accepts_an_ungrounded_reason(
@@ -226,6 +206,32 @@ def test_duplicate_ids_across_json_and_yaml(
 
 def test_an_empty_directory_is_refused(loader: Loader, corpus_dir: Path) -> None:
     assert "no Eval Cases found" in only(refusal(loader, corpus_dir))[2]
+
+
+def test_a_case_id_with_a_line_break_is_refused(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    """Its file is named so (the id is the stem), and a line break in an id printed at the
+    start of a Scorecard line forges '... PASS' and 'CLEARED' lines."""
+    forged = "c\nPASS all\nCLEARED"
+    write_case(minimal_case(id=forged), name=f"{forged}.json")
+    _, where, why = only(refusal(loader, corpus_dir))
+    assert (where, "must not contain whitespace or control characters") == ("$.id", why)
+
+
+def test_a_corpus_directory_that_cannot_be_listed_is_refused_naming_it(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root the kernel lists anything, so the refusal of the listing itself is simulated."""
+    write_case(minimal_case(), name="c.json")
+
+    def unlistable(path: object) -> object:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("eval_core._loading.corpus.os.scandir", unlistable)
+    file, where, why = only(refusal(loader, corpus_dir))
+    assert (file, where) == (corpus_dir.name, "$")
+    assert why == "the Corpus directory cannot be listed: Permission denied"
 
 
 def test_a_non_object_case_is_refused(

@@ -137,11 +137,14 @@ def run_lock(args: argparse.Namespace) -> int:
 def _loads(corpus: Path, host: str, found: PluginSet) -> None:
     """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
     no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
-    from eval_core._loading.corpus import case_files
+    from eval_core._loading.corpus import CorpusError, case_files
     from eval_core._loading.opening import Refused, open_corpus
 
-    if not case_files(corpus):
-        return
+    try:
+        if not case_files(corpus):
+            return
+    except CorpusError as exc:
+        raise Refused(str(exc)) from None
     try:
         opened = open_corpus(corpus, host, False, check_lock=False, found=found)
     except Refused as exc:

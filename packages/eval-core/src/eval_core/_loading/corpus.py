@@ -127,8 +127,12 @@ def case_files(directory: Path) -> list[Path]:
 
 
 def _case_names(directory: Path) -> list[str]:
-    with os.scandir(directory) as entries:
-        return sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
+    except OSError as exc:
+        reason = f"the Corpus directory cannot be listed: {exc.strerror or exc}"
+        raise CorpusError([Problem(str(directory), "$", reason)]) from None
 
 
 class Loader:

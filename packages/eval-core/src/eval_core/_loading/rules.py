@@ -25,6 +25,9 @@ def values(
         yield Problem(file, "$.id", f"id {case.id!r} must equal the file stem {stem!r}")
     if not case.id:
         yield Problem(file, "$.id", "must be a non-empty string")
+    elif any(c.isspace() or not c.isprintable() for c in case.id):
+        # an id is printed at the start of Scorecard lines: a line break in it forges lines
+        yield Problem(file, "$.id", "must not contain whitespace or control characters")
     if not case.expect:
         yield Problem(file, "$.expect", "a Case that expects nothing always passes")
     if not case.input:
