@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -14,20 +15,12 @@ from pathlib import Path
 import pytest
 from junitparser import Failure, JUnitXml
 
-from tests.conftest import WriteCase, minimal_case
+from tests.conftest import ROOT, WriteCase, minimal_case, run_eval
 
 
 def run(cwd: Path, *args: str | Path, umask: int = 0o022) -> subprocess.CompletedProcess[str]:
     """`eval ARGS` in ``cwd`` under ``umask``."""
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-        umask=umask,
-    )
+    return run_eval(*args, cwd=cwd, umask=umask)
 
 
 @pytest.fixture
@@ -172,3 +165,35 @@ def test_sweep_help_says_what_the_bracket_is_and_the_real_default_log(project: P
     ):
         pattern = pattern.replace(re.escape("{" + field + "}"), value)
     assert re.fullmatch(pattern, logged[1]), (logged[1], DEFAULT_LOG)
+
+
+@pytest.mark.parametrize(
+    "target", ["eval.lock", "finance-refund-is-blocklisted.json", "soul/soul.yaml", "new.json"]
+)
+def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str) -> None:
+    """--save onto eval.lock, a Case file or a Soul file overwrote it; a new file there would
+    be read as a Case next time."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
+    before = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()}
+    for flag in ("--save", "--junit-xml", "--log"):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "eval_core",
+                "sweep",
+                str(corpus),
+                "--unlocked",
+                flag,
+                f"corpus/{target}",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "an output never goes among the Sweep's inputs" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()} == before

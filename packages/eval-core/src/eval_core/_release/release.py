@@ -155,7 +155,7 @@ def _sweep(
                     trials = plan(opened.corpus, options.cases, options.repeat)
                 except SelectionError as exc:
                     raise Refused(str(exc)) from None
-                check_outputs(options, opened.corpus.suite, runs)
+                check_outputs(options, opened.corpus.suite, runs, opened.corpus.directory)
         except KeyboardInterrupt:
             raise Refused(
                 f"eval: interrupted by {stopping.name or 'SIGINT'} before the first Trial: "

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eval_core._loading.corpus import corpus_root
 from eval_core._loading.opening import Refused
 from eval_core._plugins.commands import CANONICAL
 from eval_core._recording.transcript import pack_path
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     from eval_core._loading.corpus import Corpus
 
 
-def check_outputs(options: SweepOptions, suite: str, runs: Sequence[Run]) -> None:
+def check_outputs(
+    options: SweepOptions, suite: str, runs: Sequence[Run], corpus: Path | None = None
+) -> None:
     """Every output path of the Sweep, checked before the first Trial (see ``_util.outputs``)."""
     planned: list[outputs.Output] = []
     if options.save is not None:
@@ -54,7 +57,10 @@ def check_outputs(options: SweepOptions, suite: str, runs: Sequence[Run]) -> Non
                 planned.append(
                     outputs.Output(f"{flag}'s transcripts", pack_path(run.log_path), fresh=True)
                 )
-        outputs.check_all(planned, inputs, options.root)
+        trees = [] if corpus is None else [("the Corpus", corpus)]
+        if corpus is not None and (root := corpus_root(corpus)) != corpus:
+            trees.append(("the Corpus", root))  # red-team/'s Soul and lock live beside it
+        outputs.check_all(planned, inputs, options.root, trees)
     except outputs.OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
 

@@ -11,7 +11,9 @@ check theirs before writing. The rules:
   between are created when the file is written);
 - no two outputs name the same file, and no output names an input of the same command (the
   ``--baseline`` compared with, the models file, the log being resumed);
-- nothing is written under ``baselines/``: only ``--promote`` writes a Baseline there.
+- nothing is written under ``baselines/``: only ``--promote`` writes a Baseline there;
+- nothing is written inside a protected tree (a Sweep's Corpus: its Case files, its Soul and
+  its ``eval.lock``), where an output would overwrite an input or be read as one next time.
 """
 
 from __future__ import annotations
@@ -104,16 +106,27 @@ def check_directory(flag: str, directory: Path) -> None:
 
 
 def check_all(
-    outputs: Iterable[Output], inputs: Iterable[tuple[str, Path]] = (), root: Path = Path(".")
+    outputs: Iterable[Output],
+    inputs: Iterable[tuple[str, Path]] = (),
+    root: Path = Path("."),
+    protected: Iterable[tuple[str, Path]] = (),
 ) -> None:
-    """Each output on its own, then no collisions, then nothing under ``baselines/``."""
+    """Each output on its own, then no collisions, then nothing under ``baselines/`` or in a
+    ``protected`` tree (named, directory)."""
     seen: dict[Path, str] = {}
     for name, path in inputs:
         seen.setdefault(_canonical(path), name)
     baselines = _canonical(root / "baselines" / "x").parent
+    trees = [(name, _canonical(directory / "x").parent) for name, directory in protected]
     for output in outputs:
-        check_file(output)
         where = _canonical(output.path)
+        for name, tree in trees:
+            if tree in where.parents:
+                raise OutputRefused(
+                    f"{output.flag} {output.path}: inside {name} ({tree}): an output never "
+                    "goes among the Sweep's inputs"
+                )
+        check_file(output)
         if baselines in where.parents:
             raise OutputRefused(
                 f"{output.flag} {output.path}: inside {root / 'baselines'}: only --promote "
