@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_eval
 
 WORKSPACE = {"agent-runtime", "eval-workspace"} | {
     p.parent.name for p in (ROOT / "packages").glob("*/pyproject.toml")
@@ -43,7 +43,7 @@ def run(
 
 
 def eval_cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run(sys.executable, "-m", "eval_core", *args, cwd=cwd)
+    return run_eval(*args, cwd=cwd, timeout=600)
 
 
 def test_new_plugin_writes_a_package_with_one_kind_one_field_tests_and_ci(tmp_path: Path) -> None:
@@ -90,6 +90,9 @@ def test_the_generated_code_is_ruff_clean_whatever_the_name_length(
     [
         ("eval-tickets", "the eval- prefix (and kind names starting eval_) is reserved"),
         ("Acme_Tickets", "is not a distribution name"),
+        ("acme\n", "is not a distribution name"),  # a `$` matched before the line break
+        ("class", "is a Python keyword"),
+        ("json", "would shadow the standard library's module"),
     ],
 )
 def test_new_plugin_refuses_a_reserved_or_malformed_name(

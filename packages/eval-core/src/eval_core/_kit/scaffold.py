@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import keyword
 import re
 import sys
 from importlib.resources import files as package_files
@@ -23,7 +24,7 @@ import msgspec
 from eval_core._kit.testing import Agent, write_soul
 from eval_core._plugins.schemas import structural
 
-NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # whole name: fullmatch, never `$`
 
 
 class ScaffoldRefused(Exception):  # noqa: N818 - it names an outcome
@@ -33,7 +34,7 @@ class ScaffoldRefused(Exception):  # noqa: N818 - it names an outcome
 def names(distribution: str) -> dict[str, str]:
     """What a distribution name implies: its import package, the kind and field prefix (its
     first word: ``acme-tickets`` names kinds ``acme_...``), the kind, the field."""
-    if not NAME.match(distribution):
+    if not NAME.fullmatch(distribution):
         raise ScaffoldRefused(
             f"{distribution!r} is not a distribution name: lowercase words joined by '-' "
             "(acme-tickets)"
@@ -43,10 +44,21 @@ def names(distribution: str) -> dict[str, str]:
             f"{distribution!r}: the eval- prefix (and kind names starting eval_) is reserved "
             "for this project's own distributions; name yours after your team (acme-tickets)"
         )
+    package = distribution.replace("-", "_")
+    if keyword.iskeyword(package) or keyword.issoftkeyword(package):
+        raise ScaffoldRefused(
+            f"{distribution!r}: {package!r} is a Python keyword, so the package could not be "
+            "imported; add a word (acme-tickets)"
+        )
+    if package in sys.stdlib_module_names:
+        raise ScaffoldRefused(
+            f"{distribution!r}: the package {package!r} would shadow the standard library's "
+            "module of that name; add a word (acme-tickets)"
+        )
     prefix = distribution.split("-", maxsplit=1)[0]
     return {
         "distribution": distribution,
-        "package": distribution.replace("-", "_"),
+        "package": package,
         "prefix": prefix,
         "kind": f"{prefix}_ticket_filed",
         "field": f"{prefix}_tickets",
