@@ -4,10 +4,13 @@ when a reader cannot decode it faithfully."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from eval_core._case.evidence import (
     Evidence,
@@ -18,7 +21,13 @@ from eval_core._case.evidence import (
     record_key,
 )
 from eval_core._recording import transcript
-from eval_core._recording.transcript import MAX_CHARS, Reader, TranscriptRefused, pack_path
+from eval_core._recording.transcript import (
+    MAX_CHARS,
+    Pointer,
+    Reader,
+    TranscriptRefused,
+    pack_path,
+)
 from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
 from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
@@ -158,3 +167,19 @@ def test_a_side_file_that_is_a_link_or_a_pipe_is_refused_on_resume(
     with pytest.raises(ResumeRefused, match="cannot append its transcripts"):
         TrialLog.resume(path, read(path))
     assert not (tmp_path / "elsewhere").exists()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(data=st.binary(max_size=400) | st.text(max_size=200).map(str.encode))
+def test_a_side_file_of_any_content_is_read_or_refused_never_raises(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    """A transcript whose bytes match its pointer (so the checksum passes) but hold anything."""
+    side = tmp_path_factory.mktemp("side") / "log.jsonl.transcripts"
+    side.write_bytes(data + b"\n")
+    pointer = Pointer(sha256=hashlib.sha256(data).hexdigest(), at=0, size=len(data))
+    try:
+        stored = Reader(side).get(pointer)
+        transcript.typed(stored, TYPES)
+    except TranscriptRefused as refused:
+        assert str(refused).startswith(str(side))
