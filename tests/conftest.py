@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus, CorpusError, Loader
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from eval_core._running.scorecard import Scorecard
 
 ROOT = Path(__file__).resolve().parent.parent
 SOUL = ROOT / "corpus" / "soul"
@@ -58,6 +64,18 @@ def minimal_case(case_id: str = "c", **overrides: Any) -> dict[str, Any]:
     return case
 
 
+def exhausted_case(case_id: str = "exhausted") -> dict[str, Any]:
+    """A Case whose script runs out: its one step calls a Tool, and nothing answers the result
+    (its Trial errors, ``script exhausted``)."""
+    return minimal_case(
+        case_id,
+        platformTools=["lookup_ticket"],
+        toolResults=[{"name": "lookup_ticket", "output": {}}],
+        script=[{"kind": "tool_calls", "calls": [{"callId": "1", "name": "lookup_ticket"}]}],
+        expect=[{"kind": "tool_called", "name": "lookup_ticket"}],
+    )
+
+
 WriteCase = Callable[..., Path]
 
 
@@ -77,7 +95,70 @@ def write_case(corpus_dir: Path) -> WriteCase:
     return write
 
 
-class ScriptedVendor:
+def refusal(loader: Loader, corpus_dir: Path) -> list[tuple[str, str, str]]:
+    """Loading the Corpus is refused: each problem's file name, JSON path and reason."""
+    with pytest.raises(CorpusError) as error:
+        loader.load(corpus_dir)
+    return [(Path(p.file).name, p.path, p.reason) for p in error.value.problems]
+
+
+def only(problems: list[tuple[str, str, str]]) -> tuple[str, str, str]:
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+Refuses = Callable[..., None]
+
+
+@pytest.fixture
+def refuses(loader: Loader, corpus_dir: Path, write_case: WriteCase) -> Refuses:
+    """``refuses(case, path, reason)``: the Case, written as ``c.json``, is refused at ``path``
+    with ``reason`` in the reason, its only problem; ``alone=False``: one of its problems."""
+
+    def check(case: dict[str, Any], path: str, reason: str, *, alone: bool = True) -> None:
+        write_case(case, name="c.json")
+        problems = refusal(loader, corpus_dir)
+        if alone:
+            file, where, why = only(problems)
+            assert (file, where) == ("c.json", path), why
+            assert reason in why
+        else:
+            assert any(p[:2] == ("c.json", path) and reason in p[2] for p in problems), problems
+
+    return check
+
+
+class JsonServer:
+    """A real HTTP server on 127.0.0.1: each POST's JSON body is answered with the JSON
+    ``answer(path, body)`` returns. ``url`` is its base, ending in ``/v1``."""
+
+    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                data = json.dumps(answer(self.path, body)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class ScriptedVendor(JsonServer):
     """A real HTTP server on 127.0.0.1 that answers as each Case's script says, speaking the
     OpenAI wire (``/chat/completions``) or the Anthropic wire (``/messages``).
 
@@ -94,9 +175,6 @@ class ScriptedVendor:
         wrong: frozenset[str] = frozenset(),
         replies: dict[str, dict[str, Any]] | None = None,
     ) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []
         table = {}
@@ -107,40 +185,22 @@ class ScriptedVendor:
             if not isinstance(content, str):
                 content = "\n".join(p["text"] for p in content if p.get("type") == "text")
             table[content] = (case["id"], prior, case["script"])
-        vendor = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
+        def answer(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            self.requests += 1
+            self.bodies.append(body)
+            messages = body["messages"]
+            first = next(m for m in messages if m["role"] == "user")
+            case_id, prior, steps = table[_first_text(first["content"])]
+            index = sum(m["role"] == "assistant" for m in messages) - prior
+            step = steps[min(index, len(steps) - 1)]
+            if case_id in wrong:
+                step = {"kind": "text", "text": "I am not sure."}
+            step = (replies or {}).get(case_id, step)
+            anthropic = path.endswith("/messages")
+            return (_message if anthropic else _completion)(body["model"], step)
 
-            def do_POST(self) -> None:
-                vendor.requests += 1
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                vendor.bodies.append(body)
-                messages = body["messages"]
-                first = next(m for m in messages if m["role"] == "user")
-                case_id, prior, steps = table[_first_text(first["content"])]
-                index = sum(m["role"] == "assistant" for m in messages) - prior
-                step = steps[min(index, len(steps) - 1)]
-                if case_id in wrong:
-                    step = {"kind": "text", "text": "I am not sure."}
-                step = (replies or {}).get(case_id, step)
-                anthropic = self.path.endswith("/messages")
-                reply = (_message if anthropic else _completion)(body["model"], step)
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(answer)
 
 
 def _first_text(content: Any) -> str:
@@ -202,18 +262,67 @@ def _message(model: str, step: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def real_host(plugins: PluginSet) -> Iterator[Host]:
+@contextlib.contextmanager
+def reference_host(plugins: PluginSet, soul: Path = SOUL) -> Iterator[Host]:
+    """The reference runtime over ``soul`` (the shipped Eval Soul), closed after."""
+    host = plugins.hosts["agent-runtime"](soul)
+    try:
+        yield host
+    finally:
+        host.close()
+
+
+def over_the_soul(plugins: PluginSet) -> Iterator[Host]:
     """The reference runtime over the shipped Eval Soul."""
-    host = plugins.hosts["agent-runtime"](SOUL)
-    yield host
-    host.close()
+    with reference_host(plugins) as host:
+        yield host
 
 
-@pytest.fixture
-def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
+def sweep_dir(plugins: PluginSet, directory: Path, soul: Path | None = None) -> Scorecard:
+    """The Corpus in ``directory`` loaded and swept in-process on the scripted binding, through
+    a reference Host over ``soul`` (the directory's own by default)."""
+    with reference_host(plugins, soul or directory / "soul") as host:
+        corpus = Loader(plugins, host, judge="no-judge").load(directory)
+        return run_sweep(corpus, host, ScriptedBinding(), plugins)
+
+
+def load_refused(plugins: PluginSet, directory: Path, soul: Path | None = None) -> CorpusError:
+    """Loading the Corpus in ``directory`` through a reference Host over ``soul`` (the
+    directory's own by default) is refused: the error."""
+    soul = soul or directory / "soul"
+    with reference_host(plugins, soul) as host, pytest.raises(CorpusError) as refused:
+        Loader(plugins, host, judge="no-judge").load(directory)
+    return refused.value
+
+
+def shipped_corpus(plugins: PluginSet, real_host: Host) -> Corpus:
     """The shipped capability Corpus, loaded through the real Host."""
     return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
+
+
+real_host = pytest.fixture(over_the_soul, name="real_host")
+corpus = pytest.fixture(shipped_corpus, name="corpus")
+"""A module whose tests share one Host and Corpus binds both again, wider:
+``real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")``."""
+
+
+def ids_where(directory: Path, predicate: Callable[[dict[str, Any]], bool]) -> set[str]:
+    """The ids of the Case files in ``directory`` whose JSON satisfies ``predicate``."""
+    cases = (json.loads(path.read_text()) for path in directory.glob("*.json"))
+    return {case["id"] for case in cases if predicate(case)}
+
+
+@pytest.fixture(scope="module")
+def files_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files Cases alone, with the Eval Soul: every shipped Case that declares Files or
+    Roles."""
+    directory = tmp_path_factory.mktemp("files") / "corpus"
+    directory.mkdir()
+    shutil.copytree(SOUL, directory / "soul")
+    for path in (ROOT / "corpus").glob("*.json"):
+        if {"attachments", "readable", "agentRoles"} & json.loads(path.read_text()).keys():
+            shutil.copy(path, directory / path.name)
+    return directory
 
 
 def outcomes(
@@ -229,6 +338,150 @@ def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) ->
     found = outcomes(corpus, host, plugins, cases)
     assert set(found) == set(cases), found
     assert all(outcome == "failed" for outcome in found.values()), found
+
+
+class Sweep:
+    """The shipped Corpus swept in-process through the real Host on the scripted binding: a
+    mutation test breaks the runtime, then asks which Cases turn red and which stay green."""
+
+    def __init__(self, corpus: Corpus, host: Host, plugins: PluginSet) -> None:
+        self.corpus, self.host, self.plugins = corpus, host, plugins
+
+    def outcomes(self, cases: Sequence[str]) -> dict[str, str]:
+        return outcomes(self.corpus, self.host, self.plugins, cases)
+
+    def red(self, cases: Sequence[str]) -> None:
+        """Every named Case fails."""
+        red(self.corpus, self.host, self.plugins, cases)
+
+    def green(self, cases: Sequence[str]) -> None:
+        """Every named Case passes."""
+        assert self.outcomes(cases) == dict.fromkeys(cases, "passed")
+
+    def over_the_wire(self, cases: Sequence[str], wire: str = "openai") -> tuple[Scorecard, Any]:
+        """The named Cases swept with the model reached over ``wire`` (``openai`` or
+        ``anthropic``) on loopback, a :class:`ScriptedVendor` answering as their scripts say:
+        the Scorecard, and the vendor (its ``bodies``, what went on the wire)."""
+        import msgspec
+
+        from eval_bindings.endpoint import EndpointBinding
+        from eval_bindings.pins import ModelPin
+
+        vendor = ScriptedVendor([msgspec.to_builtins(self.corpus.case(c)) for c in cases])
+        pin = ModelPin(
+            name=f"loopback-{wire}",
+            wire="openai" if wire == "openai" else "anthropic",
+            model="loopback-2025-01-01",
+            base_url=vendor.url,
+            credential_env="UNUSED",
+            dated=True,
+        )
+        binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
+        try:
+            card = run_sweep(self.corpus, self.host, binding, self.plugins, select=list(cases))
+        finally:
+            binding.close()
+            vendor.close()
+        return card, vendor
+
+
+@pytest.fixture
+def sweep(corpus: Corpus, real_host: Host, plugins: PluginSet) -> Sweep:
+    return Sweep(corpus, real_host, plugins)
+
+
+def grant_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runtime's approval gate finds every call granted, whoever granted nothing."""
+    from agent_runtime.runs import RunStore
+
+    class Everything(frozenset[str]):
+        def __contains__(self, item: object) -> bool:
+            return True
+
+    monkeypatch.setattr(RunStore, "granted_calls", lambda self, state_id: Everything())
+
+
+def killed_mid_turn_then_rerun(
+    corpus: Corpus,
+    host: Host,
+    plugins: PluginSet,
+    monkeypatch: pytest.MonkeyPatch,
+    read: Callable[[Any], object],
+) -> list[object]:
+    """Sweep one durable Case twice; the runtime's worker dies once, at the first ``text.delta``
+    it logs. The first Trial errored saying so, the second passed; what ``read`` saw of each
+    Trial's own database (``read(trial)``, an ``L3Trial``) when its Evidence was read back."""
+    from agent_runtime import durable
+    from eval_host_agent_runtime.l3 import L3Trial
+
+    real_log, real_evidence = durable.EventLog.__call__, L3Trial._evidence
+    kills = {"left": 1}
+    seen: list[object] = []
+
+    def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "text.delta" and kills["left"]:
+            kills["left"] -= 1
+            raise RuntimeError("worker killed mid-Turn")
+        real_log(self, kind, payload)
+
+    def reading(self: L3Trial) -> Any:
+        seen.append(read(self))
+        return real_evidence(self)
+
+    monkeypatch.setattr(durable.EventLog, "__call__", killed)
+    monkeypatch.setattr(L3Trial, "_evidence", reading)
+    case = ["l3-support-answers-from-a-durable-lookup"]
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=case, repeat=2)
+    first, second = card.trials
+    assert first.outcome == "errored" and "worker killed mid-Turn" in (first.error or "")
+    assert second.outcome == "passed"
+    return seen
+
+
+def run_eval(
+    *args: str | Path, cwd: Path, timeout: float = 120, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python -m eval_core ARGS`` in ``cwd``, its output captured as text; ``options`` go to
+    :func:`subprocess.run` (``env``, ``umask``, ``preexec_fn``...)."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "eval_core", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+        **options,
+    )
+
+
+def judgeless_env(**extra: str) -> dict[str, str]:
+    """This process's environment without a judge (no ``EVAL_JUDGE_*``), and ``extra``."""
+    import os
+
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}, **extra}
+
+
+def loopback_models(path: Path, credential_env: str, **urls: str) -> None:
+    """A ``models.toml`` at ``path``: for each ``NAME=URL`` a dated OpenAI-wire pin
+    ``NAME-2026-01-01`` at that URL, its key in ``credential_env``."""
+    lines: list[str] = []
+    for name, url in urls.items():
+        lines += [
+            f"[models.{name}]",
+            'wire = "openai"',
+            f'model = "{name}-2026-01-01"',
+            f'base_url = "{url}"',
+            f'credential = "env://{credential_env}"',
+            "dated = true",
+            "price_input_per_mtok = 1.0",
+            "price_output_per_mtok = 4.0",
+            "timeout_s = 5",
+            "",
+        ]
+    path.write_text("\n".join(lines))
 
 
 class Site:
@@ -258,6 +511,12 @@ class Site:
         import os
 
         return {**os.environ, "PYTHONPATH": str(self.root)}
+
+    def eval(
+        self, *args: str | Path, cwd: Path | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        """``python -m eval_core ARGS`` with this site on its path, run in ``cwd`` (the site)."""
+        return run_eval(*args, cwd=cwd or self.root, timeout=timeout, env=self.env())
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.plugins import load_plugins
-from tests.conftest import Site, WriteCase, minimal_case
+from tests.conftest import Site, WriteCase, minimal_case, reference_host
 
 OWNED = """
 from eval_core._case.case import CaseField
@@ -62,11 +62,8 @@ def eval_check_case(case, context):
 
 def _load(corpus_dir: Path) -> None:
     plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
-    try:
+    with reference_host(plugins, corpus_dir / "soul") as host:
         Loader(plugins, host, judge="no-judge").load(corpus_dir)
-    finally:
-        host.close()
 
 
 @pytest.fixture

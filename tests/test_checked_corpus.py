@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import Corpus, CorpusError, Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._util import checked
 
@@ -27,6 +27,14 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "corpora"
 
 
+@pytest.fixture
+def kept(loader: Loader, write_case: WriteCase, corpus_dir: Path) -> Corpus:
+    """Three valid Cases, ``c0`` to ``c2``, loaded once (and so kept)."""
+    for n in range(3):
+        write_case(minimal_case(f"c{n}"))
+    return loader.load(corpus_dir)
+
+
 def _no_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     """From here on a Case that is checked fails the test: only the cache can answer."""
 
@@ -37,15 +45,12 @@ def _no_checks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_second_load_is_the_same_corpus_without_checking(
-    loader: Loader, write_case: WriteCase, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+    loader: Loader, kept: Corpus, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for n in range(3):
-        write_case(minimal_case(f"c{n}"))
-    first = loader.load(corpus_dir)
     _no_checks(monkeypatch)
     second = loader.load(corpus_dir)
-    assert second == first
-    assert second.hash == first.hash and second.cases == first.cases
+    assert second == kept
+    assert second.hash == kept.hash and second.cases == kept.cases
 
 
 def test_a_changed_case_is_checked_again(
@@ -149,6 +154,7 @@ def test_a_kept_case_still_meets_a_new_duplicate(
         loader.load(corpus_dir)
 
 
+@pytest.mark.usefixtures("kept")
 def test_a_new_environment_checks_every_file(
     plugins: PluginSet,
     loader: Loader,
@@ -156,9 +162,6 @@ def test_a_new_environment_checks_every_file(
     corpus_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for n in range(3):
-        write_case(minimal_case(f"c{n}"))
-    loader.load(corpus_dir)
     write_case(minimal_case("c0", trials=3))
     seen = _count_checks(monkeypatch)
     Loader(plugins, loader.host, judge="https://judge.example|j").load(corpus_dir)
@@ -166,17 +169,18 @@ def test_a_new_environment_checks_every_file(
 
 
 def test_a_file_that_turns_bad_is_refused_and_the_rest_stay_kept(
-    loader: Loader, write_case: WriteCase, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+    loader: Loader,
+    kept: Corpus,
+    write_case: WriteCase,
+    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for n in range(3):
-        write_case(minimal_case(f"c{n}"))
-    first = loader.load(corpus_dir)
     write_case(minimal_case("c2", agent="nobody"))
     with pytest.raises(CorpusError, match="unknown agent 'nobody'"):
         loader.load(corpus_dir)
     write_case(minimal_case("c2"))
     seen = _count_checks(monkeypatch)
-    assert loader.load(corpus_dir) == first
+    assert loader.load(corpus_dir) == kept
     assert seen == []  # the bytes of the last clean load again: the whole entry answers
 
 

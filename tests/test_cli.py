@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, WriteCase, minimal_case
+from tests.conftest import ROOT, WriteCase, exhausted_case, minimal_case, run_eval
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """`eval ARGS` from a throwaway working directory (a Sweep writes its trial log there)."""
     with tempfile.TemporaryDirectory() as cwd:
-        return subprocess.run(
-            [sys.executable, "-m", "eval_core", *map(str, args)],
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            timeout=60,
-            check=False,
-        )
+        return run_eval(*args, cwd=Path(cwd), timeout=60)
 
 
 @pytest.fixture
@@ -83,15 +75,7 @@ def test_the_text_scorecard_shows_failures_and_verbose_lists_every_case(
 def test_an_errored_trial_is_not_a_failure_and_does_not_clear(
     locked: Path, write_case: WriteCase
 ) -> None:
-    write_case(
-        minimal_case(
-            "exhausted",
-            platformTools=["lookup_ticket"],
-            toolResults=[{"name": "lookup_ticket", "output": {}}],
-            script=[{"kind": "tool_calls", "calls": [{"callId": "1", "name": "lookup_ticket"}]}],
-            expect=[{"kind": "tool_called", "name": "lookup_ticket"}],
-        )
-    )
+    write_case(exhausted_case())
     result = run("sweep", locked, "--format", "json")
     assert result.returncode == 1
     card = json.loads(result.stdout)

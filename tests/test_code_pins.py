@@ -9,8 +9,6 @@ installed from a wheel (its RECORD) or editable (its source tree).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -46,45 +44,33 @@ def eval_kinds():
 '''
 
 
-def run_eval(site: Site, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=site.env(),
-        cwd=site.root,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_a_scorer_edit_is_refused_and_moves_the_hash_but_prose_moves_nothing(
     site: Site, corpus_dir: Path, write_case: WriteCase
 ) -> None:
     module = site.install("acme-short", "1.0", "acme_short", SHORT)
     write_case(minimal_case(expect=[{"kind": "acme_answer_is_short", "maxChars": 200}]))
-    assert run_eval(site, "lock", corpus_dir).returncode == 0
-    locked = run_eval(site, "check", corpus_dir)
+    assert site.eval("lock", corpus_dir).returncode == 0
+    locked = site.eval("check", corpus_dir)
     assert locked.returncode == 0, locked.stderr
     digest = locked.stdout.splitlines()[-1].removeprefix("corpusHash ")  # `eval check` says it
-    assert digest == run_eval(site, "hash", corpus_dir).stdout.strip()
+    assert digest == site.eval("hash", corpus_dir).stdout.strip()
 
     module.write_text(
         SHORT.replace('"""Total: never raises."""', '"""Total, and it never raises: reworded."""')
         .replace("# at most max_chars", "# reworded comment")
         .replace('"""A family of one kind', '"""One family, one kind')
     )
-    prose = run_eval(site, "check", corpus_dir)
+    prose = site.eval("check", corpus_dir)
     assert prose.returncode == 0, prose.stderr
     assert prose.stdout.splitlines()[-1] == f"corpusHash {digest}"
 
     module.write_text(SHORT.replace("n <= e.max_chars", "n < e.max_chars"))
-    refused = run_eval(site, "check", corpus_dir)
+    refused = site.eval("check", corpus_dir)
     assert refused.returncode == 2
     assert "Traceback" not in refused.stderr
     assert "acme-short 1.0: its installed code differs from the lock" in refused.stderr
     assert "bump its version and run `eval lock`" in refused.stderr
-    assert run_eval(site, "hash", corpus_dir).stdout.strip() != digest
+    assert site.eval("hash", corpus_dir).stdout.strip() != digest
 
 
 def kind(doc: str | None, description: str = "") -> KindSpec:

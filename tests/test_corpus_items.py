@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from eval_core._loading.corpus import Corpus
-from tests.conftest import ROOT, WriteCase, minimal_case
+from tests.conftest import ROOT, WriteCase, exhausted_case, minimal_case
 
 
 def pytest_run(
@@ -65,15 +65,7 @@ def test_a_failed_case_shows_its_reasons_and_a_fault_is_an_error_under_xdist(
             ],
         )
     )
-    write_case(
-        minimal_case(
-            "exhausted",
-            platformTools=["lookup_ticket"],
-            toolResults=[{"name": "lookup_ticket", "output": {}}],
-            script=[{"kind": "tool_calls", "calls": [{"callId": "1", "name": "lookup_ticket"}]}],
-            expect=[{"kind": "tool_called", "name": "lookup_ticket"}],
-        )
-    )
+    write_case(exhausted_case())
     result = pytest_run(tmp_path, "--eval-corpus", corpus_dir, "--eval-unlocked", "-n", "2")
     assert result.returncode == 1, result.stdout
     out = result.stdout

@@ -11,11 +11,8 @@ import pytest
 from agent_runtime import doctor
 from agent_runtime.doctor import DoctorEvent, Finding, Repair
 from agent_runtime.soul_repo import SoulRepo
-from eval_core._loading.corpus import Corpus
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
 from eval_host_agent_runtime import l3  # before any patch: it binds run_doctor at import
-from tests.conftest import outcomes, red
+from tests.conftest import Sweep
 
 REPAIRED = "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input"
 STILL_BROKEN = "l3-doctor-escalates-a-repair-that-still-does-not-lint"
@@ -24,21 +21,19 @@ ANOTHER = "l3-doctor-escalates-a-repair-proposed-for-another-routine"
 ALL = [REPAIRED, STILL_BROKEN, NO_REPAIR, ANOTHER]
 
 
-def test_the_doctor_cases_pass_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ALL) == dict.fromkeys(ALL, "passed")
+def test_the_doctor_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
+    sweep.green(ALL)
 
 
 def test_a_doctor_that_never_runs_fails_every_doctor_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(doctor, "examine", lambda repo: [])
-    red(corpus, real_host, plugins, ALL)
+    sweep.red(ALL)
 
 
 def test_a_doctor_that_trusts_any_proposal_fails_the_still_broken_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The proposal is committed without the lint, and reported repaired."""
 
@@ -52,11 +47,11 @@ def test_a_doctor_that_trusts_any_proposal_fails_the_still_broken_case(
         return DoctorEvent("repaired", finding.subject, proposal.summary, commit.sha)
 
     monkeypatch.setattr(doctor, "_treat", trusting)
-    red(corpus, real_host, plugins, [STILL_BROKEN])
+    sweep.red([STILL_BROKEN])
 
 
 def test_a_doctor_that_ignores_which_routine_a_repair_is_for_fails_that_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_treat = doctor._treat
 
@@ -74,12 +69,12 @@ def test_a_doctor_that_ignores_which_routine_a_repair_is_for_fails_that_case(
         return real_treat(repo, Anyone(source, finding.slug), finding, published, head)
 
     monkeypatch.setattr(doctor, "_treat", careless)
-    red(corpus, real_host, plugins, [ANOTHER])
-    assert outcomes(corpus, real_host, plugins, [REPAIRED]) == {REPAIRED: "passed"}
+    sweep.red([ANOTHER])
+    sweep.green([REPAIRED])
 
 
 def test_a_doctor_that_drops_what_it_cannot_repair_fails_the_escalation_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_run = doctor.run_doctor
 
@@ -97,5 +92,5 @@ def test_a_doctor_that_drops_what_it_cannot_repair_fails_the_escalation_cases(
 
     monkeypatch.setattr(doctor, "run_doctor", silent)
     monkeypatch.setattr(l3, "run_doctor", silent)
-    red(corpus, real_host, plugins, [STILL_BROKEN, NO_REPAIR, ANOTHER])
-    assert outcomes(corpus, real_host, plugins, [REPAIRED]) == {REPAIRED: "passed"}
+    sweep.red([STILL_BROKEN, NO_REPAIR, ANOTHER])
+    sweep.green([REPAIRED])

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -125,24 +123,12 @@ def test_installed_but_not_locked_and_an_old_lock_format(site: Site, pinned: Pat
     ) in refusal(pinned)
 
 
-def run_eval(site: Site, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=site.env(),
-        cwd=site.root,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_eval_lock_refuses_to_pin_a_set_that_cannot_load_the_corpus(
     site: Site, pinned: Path
 ) -> None:
     before = (pinned / lock.LOCK_NAME).read_bytes()
     uninstall(site)
-    refused = run_eval(site, "lock", pinned)
+    refused = site.eval("lock", pinned)
     assert refused.returncode == 2
     assert "Traceback" not in refused.stderr
     assert refused.stderr.startswith(
@@ -157,20 +143,20 @@ def test_compare_explains_a_corpus_hash_mismatch_by_the_plugins(
     site: Site, pinned: Path, tmp_path: Path
 ) -> None:
     first = tmp_path / "first.json"
-    swept = run_eval(site, "sweep", pinned, "--save", first, "--log", tmp_path / "1.jsonl")
+    swept = site.eval("sweep", pinned, "--save", first, "--log", tmp_path / "1.jsonl")
     assert swept.returncode == 0, swept.stderr
     install(site, "1.1")
     second = tmp_path / "second.json"
-    run_eval(site, "sweep", pinned, "--unlocked", "--save", second, "--log", tmp_path / "2.jsonl")
+    site.eval("sweep", pinned, "--unlocked", "--save", second, "--log", tmp_path / "2.jsonl")
     (site.root / "acme_short.py").write_text(SHORT.replace("n <= e.max_chars", "n < e.max_chars"))
     third = tmp_path / "third.json"
-    run_eval(site, "sweep", pinned, "--unlocked", "--save", third, "--log", tmp_path / "3.jsonl")
+    site.eval("sweep", pinned, "--unlocked", "--save", third, "--log", tmp_path / "3.jsonl")
 
-    bumped = run_eval(site, "compare", first, second)
+    bumped = site.eval("compare", first, second)
     assert bumped.returncode == 3
     assert "REFUSED  no delta computed: different Corpora: corpusHash" in bumped.stderr
     assert "  - plug-in acme-short: version 1.0 -> 1.1" in bumped.stderr
-    edited = run_eval(site, "compare", second, third)
+    edited = site.eval("compare", second, third)
     assert edited.returncode == 3
     assert (
         "  - plug-in acme-short 1.1: its code changed without a version bump (code "

@@ -14,16 +14,13 @@ import pytest
 
 from agent_runtime import durable, recovery, soul_repo
 from agent_runtime.runs import RunStore
-from eval_bindings.endpoint import EndpointBinding
-from eval_bindings.pins import ModelPin
 from eval_core._case.case import ToolCallsStep
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding, ScriptedSession
-from eval_host_agent_runtime.l3 import L3Trial
-from tests.conftest import ROOT, ScriptedVendor, outcomes, red
+from tests.conftest import ROOT, Sweep, killed_mid_turn_then_rerun
 
 HISTORY = ["l3-journey-rereads-the-history-from-the-database"]
 FENCE = sorted(
@@ -42,14 +39,12 @@ WRITER = ["l3-journey-a-committed-skill-is-what-the-next-turn-loads"]
 ALL = HISTORY + FENCE + STREAM + WRITER
 
 
-def test_the_guarding_cases_pass_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert set(outcomes(corpus, real_host, plugins, ALL).values()) == {"passed"}
+def test_the_guarding_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
+    assert set(sweep.outcomes(ALL).values()) == {"passed"}
 
 
 def test_history_kept_in_memory_turns_the_journey_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory: list[dict[str, Any]] = []
     real_run_turn, real_history = durable.run_turn, RunStore.history
@@ -65,46 +60,29 @@ def test_history_kept_in_memory_turns_the_journey_red(
 
     monkeypatch.setattr(durable, "run_turn", remembering)
     monkeypatch.setattr(RunStore, "history", from_memory)
-    red(corpus, real_host, plugins, HISTORY)
+    sweep.red(HISTORY)
 
 
 def test_skipping_the_lease_fence_turns_the_approval_cases_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert len(FENCE) >= 6
     monkeypatch.setattr(RunStore, "fence", lambda self, lease: None)
-    red(corpus, real_host, plugins, FENCE)
+    sweep.red(FENCE)
 
 
 def test_skipping_the_lease_fence_fails_the_approval_cases_over_a_real_wire(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same mutation, the model reached over the OpenAI wire on loopback: FAIL, not ERR."""
-    import msgspec
-
-    cases = [msgspec.to_builtins(corpus.case(c)) for c in FENCE]
-    vendor = ScriptedVendor(cases)
-    pin = ModelPin(
-        name="loopback",
-        wire="openai",
-        model="loopback-2025-01-01",
-        base_url=vendor.url,
-        credential_env="UNUSED",
-        dated=True,
-    )
-    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
     monkeypatch.setattr(RunStore, "fence", lambda self, lease: None)
-    try:
-        card = run_sweep(corpus, real_host, binding, plugins, select=FENCE)
-    finally:
-        binding.close()
-        vendor.close()
+    card, _ = sweep.over_the_wire(FENCE)
     found = {t.case_id: t.outcome for t in card.trials}
     assert found == dict.fromkeys(FENCE, "failed"), found
 
 
 def test_dropping_text_delta_persistence_turns_the_stream_cases_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_log = durable.EventLog.__call__
 
@@ -113,11 +91,11 @@ def test_dropping_text_delta_persistence_turns_the_stream_cases_red(
             real_log(self, kind, payload)
 
     monkeypatch.setattr(durable.EventLog, "__call__", forgetful)
-    red(corpus, real_host, plugins, STREAM)
+    sweep.red(STREAM)
 
 
 def test_a_writer_the_loader_cannot_see_turns_the_skill_journey_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_path = soul_repo.artifact_path
     monkeypatch.setattr(
@@ -125,46 +103,26 @@ def test_a_writer_the_loader_cannot_see_turns_the_skill_journey_red(
         "artifact_path",
         lambda kind, slug: real_path(kind, slug).replace("skills/", "skill/"),
     )
-    red(corpus, real_host, plugins, WRITER)
+    sweep.red(WRITER)
 
 
 def test_a_trial_killed_mid_turn_leaves_no_run_for_the_next_trial(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_log = durable.EventLog.__call__
-    kills = {"left": 1}
-
-    def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
-        if kind == "text.delta" and kills["left"]:
-            kills["left"] -= 1
-            raise RuntimeError("worker killed mid-Turn")
-        real_log(self, kind, payload)
-
-    seen: list[int] = []
-    real_evidence = L3Trial._evidence
-
-    def counting(self: L3Trial) -> Any:
-        seen.append(self.store.run_count())
-        return real_evidence(self)
-
-    monkeypatch.setattr(durable.EventLog, "__call__", killed)
-    monkeypatch.setattr(L3Trial, "_evidence", counting)
-    case = ["l3-support-answers-from-a-durable-lookup"]
-    card = run_sweep(corpus, real_host, ScriptedBinding(), plugins, select=case, repeat=2)
-    first, second = card.trials
-    assert first.outcome == "errored" and "worker killed mid-Turn" in (first.error or "")
-    assert second.outcome == "passed"
+    seen = killed_mid_turn_then_rerun(
+        corpus, real_host, plugins, monkeypatch, lambda trial: trial.store.run_count()
+    )
     assert seen == [1]  # the second Trial's database held its own Run and nothing else
 
 
 def test_a_ledger_that_reruns_effects_turns_the_crash_case_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def every_time(self: recovery.EffectLedger, call: Any) -> Any:
         return self.inner.execute(call)
 
     monkeypatch.setattr(recovery.EffectLedger, "execute", every_time)
-    red(corpus, real_host, plugins, ["checkpoint-crash-replays-the-first-batch"])
+    sweep.red(["checkpoint-crash-replays-the-first-batch"])
 
 
 class _Unbatched(ScriptedBinding):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -30,7 +30,7 @@ from agent_runtime.runs import RunStore
 from agent_runtime.tool_providers import HttpToolProvider, ProviderReply
 from agent_runtime.tools import ToolOutcome
 from eval_core._case.evidence import Evidence
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
 from eval_core._plugins.fixtures import Shared
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
@@ -46,19 +46,11 @@ from eval_expectations_native.observation import NativeAdmission
 from eval_expectations_routine.provider_log import ProviderLog
 from eval_expectations_routine.setup import RoutineRecord
 from eval_host_agent_runtime import l3
-from tests.conftest import ROOT
+from tests.conftest import grant_every_call, over_the_soul, shipped_corpus
+from tests.test_mcp_mutations import selected_account
 
-
-@pytest.fixture(scope="module")
-def host(plugins: PluginSet) -> Iterator[Host]:
-    found = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
-    yield found
-    found.close()
-
-
-@pytest.fixture(scope="module")
-def corpus(plugins: PluginSet, host: Host) -> Corpus:
-    return Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")
+corpus = pytest.fixture(shipped_corpus, scope="module", name="corpus")
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +65,7 @@ Run = Callable[[str], tuple[str, Evidence]]
 
 
 @pytest.fixture
-def trial(plugins: PluginSet, host: Host, corpus: Corpus, shared: Shared) -> Run:
+def trial(plugins: PluginSet, real_host: Host, corpus: Corpus, shared: Shared) -> Run:
     """One Trial of a Case in-process on the scripted binding: its outcome and the Evidence
     its fixtures read back."""
 
@@ -83,7 +75,7 @@ def trial(plugins: PluginSet, host: Host, corpus: Corpus, shared: Shared) -> Run
         result: TrialResult = run_trial(
             case,
             1,
-            host,
+            real_host,
             ScriptedBinding(),
             plugins.kinds,
             plugins.fixtures,
@@ -97,6 +89,28 @@ def trial(plugins: PluginSet, host: Host, corpus: Corpus, shared: Shared) -> Run
     return run
 
 
+T = TypeVar("T")
+
+
+class Failed(Protocol):
+    def __call__(self, case_id: str, kind: type[T]) -> T: ...
+
+
+@pytest.fixture
+def failed(trial: Run) -> Failed:
+    """``failed(case_id, Record)``: the Case's Trial FAILed; the ``Record`` its fixtures read
+    back (there is one)."""
+
+    def run(case_id: str, kind: type[T]) -> T:
+        outcome, ev = trial(case_id)
+        record = ev.record(kind)
+        assert record is not None, ev.records
+        assert outcome == "failed"
+        return record
+
+    return run
+
+
 def test_the_cases_pass_against_the_real_runtime(trial: Run) -> None:
     found = {case: trial(case)[0] for case in CASES}
     assert set(found.values()) == {"passed"}, found
@@ -106,7 +120,7 @@ def test_the_cases_pass_against_the_real_runtime(trial: Run) -> None:
 
 
 def test_an_mcp_call_that_never_left_the_runtime_is_counted_zero(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The client answers for the provider: the runtime believes its call was served."""
 
@@ -114,14 +128,12 @@ def test_an_mcp_call_that_never_left_the_runtime_is_counted_zero(
         return False, {"accountId": "personal-second", "status": "operational"}, "operational"
 
     monkeypatch.setattr(McpClients, "call_tool", answered_locally)
-    outcome, ev = trial(MCP_SERVED)
-    record = ev.record(McpRecord)
-    assert record is not None and record.provider_calls == 0, record
-    assert outcome == "failed"
+    record = failed(MCP_SERVED, McpRecord)
+    assert record.provider_calls == 0, record
 
 
 def test_an_mcp_call_the_authority_should_have_refused_is_counted(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The authority lets the selected account act whatever its grant says."""
     real = mcp_accounts.resolve
@@ -130,22 +142,15 @@ def test_an_mcp_call_the_authority_should_have_refused_is_counted(
         conn: Connection, conversation_id: str, now: datetime | None = None
     ) -> Decision:
         decision = real(conn, conversation_id, now)
-        row = conn.execute(
-            "SELECT s.account_id, a.credential FROM mcp_selections s JOIN mcp_accounts a "
-            "ON a.conversation_id = s.conversation_id AND a.id = s.account_id "
-            "WHERE s.conversation_id = ?",
-            (conversation_id,),
-        ).fetchone()
+        row = selected_account(conn, conversation_id)
         if decision.account_id is not None or row is None:
             return decision
         return Decision(row[0], credential=row[1])
 
     monkeypatch.setattr(mcp_dispatch, "resolve", any_selected)
-    outcome, ev = trial(MCP_REFUSED)
-    record = ev.record(McpRecord)
-    assert record is not None and record.provider_calls is not None, record
+    record = failed(MCP_REFUSED, McpRecord)
+    assert record.provider_calls is not None, record
     assert record.provider_calls >= 1, record
-    assert outcome == "failed"
 
 
 # -- a Tool provider's own log ------------------------------------------------------------------
@@ -173,54 +178,43 @@ def test_a_routine_effect_the_provider_never_applied_is_not_in_its_log(
 
 
 def test_a_routine_effect_that_skipped_its_approval_is_in_the_providers_log(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every call counts as approved: the Routine reaches the provider with nobody's grant."""
 
-    class Everything(frozenset[str]):
-        def __contains__(self, _item: object) -> bool:
-            return True
-
-    monkeypatch.setattr(RunStore, "granted_calls", lambda _self, _state: Everything())
-    outcome, ev = trial(ROUTINE_UNAPPROVED)
-    record = ev.record(RoutineRecord)
-    assert record is not None and record.provider_effects >= 1, record
-    assert outcome == "failed"
+    grant_every_call(monkeypatch)
+    record = failed(ROUTINE_UNAPPROVED, RoutineRecord)
+    assert record.provider_effects >= 1, record
 
 
 def test_a_chat_tool_call_that_never_reached_its_provider_is_not_in_its_log(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     posted = {"ok": True, "channel": "C024BE91L", "ts": "1714583.000200"}
     monkeypatch.setattr(HttpToolProvider, "call", _answered_locally(posted))
-    outcome, ev = trial(CHAT_PROVIDER)
-    log = ev.record(ProviderLog)
-    assert log is not None and log.requests == [], log
-    assert outcome == "failed"
+    log = failed(CHAT_PROVIDER, ProviderLog)
+    assert log.requests == [], log
 
 
 # -- the native inbox's admission rows ----------------------------------------------------------
 
 
 def test_an_admission_that_wrote_nothing_is_read_back_empty(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Admission reports a Run it never wrote."""
     monkeypatch.setattr(
         admission, "admit", lambda _conn, _claim, **_kw: admission.Admitted("run_x", "state_x")
     )
-    outcome, ev = trial(NATIVE_ADMITTED)
-    record = ev.record(NativeAdmission)
-    assert record is not None, ev.records
+    record = failed(NATIVE_ADMITTED, NativeAdmission)
     assert (record.run_count, record.invocation_count, record.inbox_correlated) == (0, 0, False)
-    assert outcome == "failed"
 
 
 # -- the integration channel's handed replies ---------------------------------------------------
 
 
 def test_a_reply_never_handed_to_the_channel_is_not_counted(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The runtime records a refused delivery and settles the Run without asking the channel."""
 
@@ -239,28 +233,24 @@ def test_a_reply_never_handed_to_the_channel_is_not_counted(
         return "failed"
 
     monkeypatch.setattr(l3, "deliver_reply", unhanded)
-    outcome, ev = trial(REPLY_HANDED)
-    record = ev.record(RepliesHanded)
-    assert record is not None and record.texts == [], record
-    assert outcome == "failed"
+    record = failed(REPLY_HANDED, RepliesHanded)
+    assert record.texts == [], record
 
 
 def test_a_redelivery_never_stored_is_not_read_back(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The runtime settles the Run waiting on a redelivery it never wrote."""
     monkeypatch.setattr(retry_waits, "schedule_redelivery", lambda *_args: ("wait_x", 0.0))
-    outcome, ev = trial(REPLY_REDELIVERED)
-    record = ev.record(RedeliveriesStored)
-    assert record is not None and record.waits == [], record
-    assert outcome == "failed"
+    record = failed(REPLY_REDELIVERED, RedeliveriesStored)
+    assert record.waits == [], record
 
 
 # -- the binding's requests and the File store --------------------------------------------------
 
 
 def test_a_pdf_whose_bytes_never_went_on_the_wire_is_not_attributed(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The attachment gate renders the PDF as a note instead of its bytes."""
     from agent_runtime import attachments
@@ -268,16 +258,13 @@ def test_a_pdf_whose_bytes_never_went_on_the_wire_is_not_attributed(
     monkeypatch.setattr(
         attachments, "_binary", lambda stored: {"type": "text", "text": f"[{stored.name}]"}
     )
-    outcome, ev = trial(FILE_SENT)
-    record = ev.record(FilesRecord)
-    assert record is not None, ev.records
+    record = failed(FILE_SENT, FilesRecord)
     sent = [p for request in record.requests for p in request if p.file_id == "pdf-text"]
     assert sent == [], sent
-    assert outcome == "failed"
 
 
 def test_a_generated_file_never_stored_is_not_read_back(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """file_create answers a draft it never put in the store."""
 
@@ -294,53 +281,44 @@ def test_a_generated_file_never_stored_is_not_read_back(
         )
 
     monkeypatch.setattr(FileTools, "create", create)
-    outcome, ev = trial(FILE_GENERATED)
-    record = ev.record(FilesRecord)
-    assert record is not None and record.generated == [], record
-    assert outcome == "failed"
+    record = failed(FILE_GENERATED, FilesRecord)
+    assert record.generated == [], record
 
 
 # -- database rows ------------------------------------------------------------------------------
 
 
 def test_a_stale_workers_writes_that_landed_are_read_back(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The generation fence refuses nothing: the worker that lost its lease writes."""
     monkeypatch.setattr(RunStore, "fence", lambda _self, _lease: None)
-    outcome, ev = trial(STALE_REFUSED)
-    record = ev.record(RunRecord)
-    assert record is not None and record.stale_writes, record
+    record = failed(STALE_REFUSED, RunRecord)
+    assert record.stale_writes, record
     assert all(w.landed for w in record.stale_writes), record.stale_writes
-    assert outcome == "failed"
 
 
 def test_a_doctor_that_never_ran_has_no_steps_read_back(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(l3, "run_doctor", lambda *_args, **_kw: [])
-    outcome, ev = trial(DOCTOR_REPAIRED)
-    record = ev.record(DoctorRecord)
-    assert record is not None, ev.records
+    record = failed(DOCTOR_REPAIRED, DoctorRecord)
     assert (record.events, record.commits) == ([], []), record
-    assert outcome == "failed"
 
 
 # -- the effects the Tools really ran -----------------------------------------------------------
 
 
 def test_an_effect_run_twice_by_a_forgetful_ledger_is_counted_twice(
-    trial: Run, monkeypatch: pytest.MonkeyPatch
+    failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The in-memory effect ledger forgets: the replayed batch runs its first effect again."""
     monkeypatch.setattr(
         recovery.EffectLedger, "execute", lambda self, call: self.inner.execute(call)
     )
-    outcome, ev = trial(CHECKPOINT_REPLAYED)
-    record = ev.record(ReplayRecord)
-    assert record is not None and record.batch, record
+    record = failed(CHECKPOINT_REPLAYED, ReplayRecord)
+    assert record.batch, record
     assert record.effects.get(record.batch[0]) == 2, record
-    assert outcome == "failed"
 
 
 MCP_SERVED = "l3-mcp-the-exact-selected-account-is-used"

@@ -11,7 +11,7 @@ import pytest
 
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.plugins import PluginSet, build, discover
-from tests.conftest import ROOT, WriteCase
+from tests.conftest import ROOT, WriteCase, load_refused
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -179,13 +179,7 @@ def test_without_the_plugin_the_core_names_the_unknown_kind_and_field(
         (ROOT / "corpus" / "l3-file-pptx-speaker-notes-reach-the-provider-prompt.json").read_text()
     )
     (corpus / f"{case['id']}.json").write_text(json.dumps(case))
-    host = without.hosts["agent-runtime"](corpus / "soul")
-    try:
-        with pytest.raises(CorpusError) as caught:
-            Loader(without, host, judge="no-judge").load(corpus)
-    finally:
-        host.close()
-    found = "\n".join(f"{p.path}: {p.reason}" for p in caught.value.problems)
+    found = "\n".join(f"{p.path}: {p.reason}" for p in load_refused(without, corpus).problems)
     assert "unknown kind 'prompt_attaches'" in found
     assert "unknown Case field 'attachments'" in found
 

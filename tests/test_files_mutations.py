@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,32 +11,10 @@ import pytest
 from agent_runtime import attachments, file_tools
 from agent_runtime.file_store import FileStore, StoredFile
 from eval_core._plugins.plugins import PluginSet
-from tests.conftest import ROOT
+from tests.conftest import ids_where
 from tests.test_mutations import red_cases
 
 SOUL_ROLES = ["auditor", "billing", "engineering", "guide", "maintainer", "records", "support"]
-
-
-def _cases_with(directory: Path, predicate: Any) -> set[str]:
-    ids = set()
-    for path in directory.glob("*.json"):
-        case = json.loads(path.read_text())
-        if predicate(case):
-            ids.add(case["id"])
-    return ids
-
-
-@pytest.fixture(scope="module")
-def files_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The files Cases alone (with the Eval Soul): every Case that declares Files or Roles."""
-    directory = tmp_path_factory.mktemp("files") / "corpus"
-    directory.mkdir()
-    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
-    for path in (ROOT / "corpus").glob("*.json"):
-        case = json.loads(path.read_text())
-        if {"attachments", "readable", "agentRoles"} & case.keys():
-            shutil.copy(path, directory / path.name)
-    return directory
 
 
 def test_the_files_cases_are_green_and_enough(plugins: PluginSet, files_corpus: Path) -> None:
@@ -54,7 +30,7 @@ def test_sharing_generated_files_with_every_role_turns_the_audience_cases_red(
         return [f"user:{requester}", *(f"role:{r}" for r in SOUL_ROLES)]
 
     monkeypatch.setattr(file_tools, "audience", everyone)
-    audience = _cases_with(
+    audience = ids_where(
         files_corpus,
         lambda c: any(e["kind"] == "generated_file_not_readable_by" for e in c["expect"]),
     )
@@ -66,7 +42,7 @@ def test_attaching_readable_files_turns_the_re_read_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(attachments, "attachable", lambda stored: stored is not None)
-    re_reads = _cases_with(files_corpus, lambda c: "readable" in c)
+    re_reads = ids_where(files_corpus, lambda c: "readable" in c)
     assert len(re_reads) >= 2
     assert red_cases(plugins, files_corpus)[1] == re_reads
 
@@ -81,7 +57,7 @@ def test_flipping_one_sent_byte_turns_the_file_exact_cases_red(
         return real(dataclasses.replace(stored, data=data))
 
     monkeypatch.setattr(attachments, "_binary", flipped)
-    exact = _cases_with(
+    exact = ids_where(
         files_corpus,
         lambda c: any(e["kind"] == "provider_prompt_file_exact" for e in c["expect"]),
     )

@@ -12,42 +12,16 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import msgspec
 import pytest
 
 from agent_runtime import attachments
-from eval_bindings.endpoint import EndpointBinding
-from eval_bindings.pins import ModelPin
 from eval_bindings.wire import files
-from eval_core._loading.corpus import Corpus
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
-from eval_core._running.runner import run_sweep
-from eval_core._running.scorecard import Scorecard
-from tests.conftest import ScriptedVendor
+from tests.conftest import Sweep
 
 CASES = [
     "l3-file-pdf-text-is-sent-with-its-exact-bytes",
     "files-text-and-image-attachments-reach-the-provider-prompt",
 ]
-
-
-def swept(corpus: Corpus, host: Host, plugins: PluginSet, wire: str) -> tuple[Scorecard, Any]:
-    vendor = ScriptedVendor([msgspec.to_builtins(corpus.case(c)) for c in CASES])
-    pin = ModelPin(
-        name=f"loopback-{wire}",
-        wire="openai" if wire == "openai" else "anthropic",
-        model="loopback-2025-01-01",
-        base_url=vendor.url,
-        credential_env="UNUSED",
-        dated=True,
-    )
-    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
-    try:
-        return run_sweep(corpus, host, binding, plugins, select=CASES), vendor
-    finally:
-        binding.close()
-        vendor.close()
 
 
 def flip_one_byte(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,9 +39,9 @@ def flip_one_byte(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_the_files_cases_pass_over_the_wire_on_the_bytes_it_carried(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, wire: str
+    sweep: Sweep, wire: str
 ) -> None:
-    card, vendor = swept(corpus, real_host, plugins, wire)
+    card, vendor = sweep.over_the_wire(CASES, wire)
     found = {t.case_id: (t.outcome, t.error, t.expectations) for t in card.trials}
     assert {c: o for c, (o, _, _) in found.items()} == dict.fromkeys(CASES, "passed"), found
     kinds = {
@@ -82,14 +56,10 @@ def test_the_files_cases_pass_over_the_wire_on_the_bytes_it_carried(
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_a_flipped_byte_fails_the_exact_bytes_expectation(
-    corpus: Corpus,
-    real_host: Host,
-    plugins: PluginSet,
-    monkeypatch: pytest.MonkeyPatch,
-    wire: str,
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch, wire: str
 ) -> None:
     flip_one_byte(monkeypatch)
-    card, _ = swept(corpus, real_host, plugins, wire)
+    card, _ = sweep.over_the_wire(CASES, wire)
     failing = {t.case_id: {e.kind for e in t.expectations if not e.passed} for t in card.trials}
     assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(CASES, "failed"), failing
     assert failing == {  # a PDF, like an image, goes as its bytes alone: nothing else names it
@@ -100,15 +70,11 @@ def test_a_flipped_byte_fails_the_exact_bytes_expectation(
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_a_wire_that_sends_files_as_text_fails_the_exact_bytes_expectation(
-    corpus: Corpus,
-    real_host: Host,
-    plugins: PluginSet,
-    monkeypatch: pytest.MonkeyPatch,
-    wire: str,
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch, wire: str
 ) -> None:
     """The record is the body on the wire, not the request the runtime handed the binding."""
     monkeypatch.setattr(files, "sent_as", lambda part: "text")
-    card, _ = swept(corpus, real_host, plugins, wire)
+    card, _ = sweep.over_the_wire(CASES, wire)
     failing = {t.case_id: {e.kind for e in t.expectations if not e.passed} for t in card.trials}
     assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(CASES, "failed"), failing
     assert all("provider_prompt_file_exact" in kinds for kinds in failing.values()), failing

@@ -27,7 +27,9 @@ from eval_core._loading.opening import Refused
 from eval_core._plugins.plugins import PluginSet
 from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
 from eval_core._release import baseline
-from eval_core._release.release import SweepOptions, _legs, _scorecard_of
+from eval_core._release.compare import _scorecard_of
+from eval_core._release.options import SweepOptions
+from eval_core._release.release import _legs
 from release_fixtures import scorecard, trial
 from tests.conftest import SOUL, minimal_case
 

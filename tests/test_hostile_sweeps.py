@@ -9,18 +9,15 @@ size limit, ``RLIMIT_FSIZE``, set in the child before it starts).
 from __future__ import annotations
 
 import json
-import os
 import resource
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +25,7 @@ import pytest
 
 from eval_core._recording.transcript import pack_path
 from eval_core._recording.triallog import read
-from tests.conftest import ROOT, minimal_case
+from tests.conftest import ROOT, JsonServer, judgeless_env, minimal_case, run_eval
 
 KEY = "sk-hostile-0123456789abcdef"
 ANSWER = f"Sorry \ud83d \x1b[31mRED\x1b[0m\x07\x00 \x9b2J your key is {KEY} \r overwritten"
@@ -47,64 +44,29 @@ def eval_cmd(*args: str | Path) -> list[str]:
     return [sys.executable, "-m", "eval_core", *map(str, args)]
 
 
-def env(**extra: str) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}
-    return {**base, **extra}
-
-
 def run(
     cwd: Path, *args: str | Path, preexec: Callable[[], None] | None = None, **extra: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        eval_cmd(*args),
-        cwd=cwd,
-        env=env(**extra),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        preexec_fn=preexec,
-    )
+    return run_eval(*args, cwd=cwd, timeout=60, env=judgeless_env(**extra), preexec_fn=preexec)
 
 
 # --------------------------------------------------------------- a model with a hostile answer
 
 
-class HostileModel:
-    """Answers every Chat Completions call with ``ANSWER`` (JSON-escaped, as a vendor sends)."""
+class HostileModel(JsonServer):
+    """Answers every Chat Completions call with ``ANSWER`` (JSON-escaped, as a vendor sends: the
+    lone surrogate travels as \\ud83d)."""
 
     def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["content-length"]))
-                body = json.dumps(  # ensure_ascii: the lone surrogate travels as \\ud83d
-                    {
-                        "model": "hostile-2026-01-01",
-                        "choices": [
-                            {
-                                "message": {"role": "assistant", "content": ANSWER},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(
+            lambda _path, _body: {
+                "model": "hostile-2026-01-01",
+                "choices": [
+                    {"message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            }
+        )
 
 
 @dataclass
@@ -197,7 +159,7 @@ def start_l3_sweep(root: Path, tmp: Path, log: Path) -> subprocess.Popen[str]:
     process = subprocess.Popen(
         eval_cmd("sweep", "corpus", "--verbose", "--log", log),
         cwd=root,
-        env=env(TMPDIR=str(tmp)),
+        env=judgeless_env(TMPDIR=str(tmp)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -302,7 +264,7 @@ def test_two_sweeps_started_together_each_get_their_own_trial_log(tmp_path: Path
         subprocess.Popen(
             eval_cmd("sweep", "corpus", "--quiet"),
             cwd=tmp_path,
-            env=env(),
+            env=judgeless_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

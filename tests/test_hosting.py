@@ -12,10 +12,9 @@ from agent_runtime import guardrails, hosting
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.hosting import PLATFORM_FLOOR, Hosting
 from agent_runtime.sensitive import PATTERNS, Pattern
-from eval_core._loading.corpus import Corpus
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
-from tests.conftest import outcomes, red
+from tests.conftest import Sweep, outcomes
 
 HELD_PUSH = [
     "soul-author-a-platform-hosted-soul-repository-is-never-pushed-by-an-agent",
@@ -34,69 +33,63 @@ OWN = ["finance-a-platform-hosted-soul-keeps-its-own-refund-blocklist"]
 ALL = HELD_PUSH + FREE_PUSH + FLOOR + OFF_FLOOR + OWN
 
 
-def test_the_hosting_cases_pass_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ALL) == dict.fromkeys(ALL, "passed")
+def test_the_hosting_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
+    sweep.green(ALL)
 
 
 def test_a_gate_that_ignores_who_hosts_the_repository_pushes_it(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Hosting, "refusal", lambda self, tool: None)
-    red(corpus, real_host, plugins, HELD_PUSH)
-    assert outcomes(corpus, real_host, plugins, FREE_PUSH) == {FREE_PUSH[0]: "passed"}
+    sweep.red(HELD_PUSH)
+    sweep.green(FREE_PUSH)
 
 
 def test_a_gate_that_refuses_every_push_fails_the_independent_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Hosting, "refusal", lambda self, tool: "held" if "push" in tool else None)
-    red(corpus, real_host, plugins, FREE_PUSH)
-    assert outcomes(corpus, real_host, plugins, HELD_PUSH) == dict.fromkeys(HELD_PUSH, "passed")
+    sweep.red(FREE_PUSH)
+    sweep.green(HELD_PUSH)
 
 
 def test_a_gate_that_holds_every_repository_write_fails_the_commit_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broad(self: Hosting, tool: str) -> str | None:
         return "held" if self.repository == "platform" and tool.startswith("soul_") else None
 
     monkeypatch.setattr(Hosting, "refusal", broad)
-    red(corpus, real_host, plugins, [HELD_PUSH[1]])
-    assert outcomes(corpus, real_host, plugins, HELD_PUSH[:1]) == {HELD_PUSH[0]: "passed"}
+    sweep.red([HELD_PUSH[1]])
+    sweep.green(HELD_PUSH[:1])
 
 
 def test_a_runtime_without_the_platform_floor_fails_the_floor_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(hosting, "floored", lambda soul: soul)
-    red(corpus, real_host, plugins, FLOOR)
-    assert outcomes(corpus, real_host, plugins, OFF_FLOOR + OWN) == dict.fromkeys(
-        OFF_FLOOR + OWN, "passed"
-    )
+    sweep.red(FLOOR)
+    sweep.green(OFF_FLOOR + OWN)
 
 
 def test_a_floor_applied_to_every_soul_fails_the_independent_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Hosting, "guardrails", lambda self, soul: hosting.floored(soul))
-    red(corpus, real_host, plugins, OFF_FLOOR)
+    sweep.red(OFF_FLOOR)
 
 
 def test_a_floor_that_replaces_the_souls_guardrails_fails_the_blocklist_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(hosting, "floored", lambda soul: PLATFORM_FLOOR)
-    red(corpus, real_host, plugins, OWN)
-    assert outcomes(corpus, real_host, plugins, FLOOR) == dict.fromkeys(FLOOR, "passed")
+    sweep.red(OWN)
+    sweep.green(FLOOR)
 
 
 @pytest.mark.parametrize(("pattern", "case"), [("email", EMAIL), ("api_key", API_KEY)])
 def test_a_content_filter_blind_to_a_pattern_fails_its_case(
-    corpus: Corpus,
-    real_host: Host,
-    plugins: PluginSet,
+    sweep: Sweep,
     monkeypatch: pytest.MonkeyPatch,
     pattern: str,
     case: str,
@@ -104,9 +97,9 @@ def test_a_content_filter_blind_to_a_pattern_fails_its_case(
     blind: dict[str, Pattern] = dict(PATTERNS)
     blind[pattern] = Pattern(lambda text: [], PATTERNS[pattern].label, PATTERNS[pattern].shown)
     monkeypatch.setattr(guardrails, "PATTERNS", blind)
-    red(corpus, real_host, plugins, [case])
+    sweep.red([case])
     other = API_KEY if case == EMAIL else EMAIL
-    assert outcomes(corpus, real_host, plugins, [other]) == {other: "passed"}
+    sweep.green([other])
 
 
 def test_the_floor_is_a_union_that_keeps_the_souls_guards_first() -> None:

@@ -9,12 +9,9 @@ import pytest
 from agent_runtime import replies
 from agent_runtime.replies import Delivery
 from agent_runtime.runs import RunStore
-from eval_core._loading.corpus import Corpus
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
 from eval_expectations_integration_reply.plugin import RepliesHanded
 from eval_host_agent_runtime import l3  # before any patch: it binds deliver_reply at import
-from tests.conftest import outcomes, red
+from tests.conftest import Sweep
 from tests.test_routine_runs import run_and_read
 
 FAILED = "l3-a-reply-the-integration-refused-fails-the-run"
@@ -23,18 +20,16 @@ AMBIGUOUS = "l3-a-reply-that-may-not-have-arrived-needs-reconciliation"
 ALL = [FAILED, RETRYABLE, AMBIGUOUS]
 
 
-def test_the_reply_cases_pass_and_the_channel_was_handed_the_answer(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ALL) == dict.fromkeys(ALL, "passed")
-    evidence, _ = run_and_read(corpus, real_host, plugins, RETRYABLE)
+def test_the_reply_cases_pass_and_the_channel_was_handed_the_answer(sweep: Sweep) -> None:
+    sweep.green(ALL)
+    evidence, _ = run_and_read(sweep, RETRYABLE)
     handed = evidence.record(RepliesHanded)
     assert handed is not None
     assert handed.texts == ["Your replacement bulbs for order 5512 ship tomorrow from Lisse."]
 
 
 def test_a_runtime_that_reports_every_reply_as_delivered_fails_the_reply_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = replies.deliver_reply
 
@@ -48,15 +43,12 @@ def test_a_runtime_that_reports_every_reply_as_delivered_fails_the_reply_cases(
 
     monkeypatch.setattr(replies, "deliver_reply", optimistic)
     monkeypatch.setattr(l3, "deliver_reply", optimistic)
-    red(corpus, real_host, plugins, ALL)
+    sweep.red(ALL)
 
 
 def test_a_runtime_that_redelivers_an_ambiguous_reply_fails_the_ambiguous_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(replies._SETTLED, "ambiguous", "waiting")
-    red(corpus, real_host, plugins, [AMBIGUOUS])
-    assert outcomes(corpus, real_host, plugins, [FAILED, RETRYABLE]) == {
-        FAILED: "passed",
-        RETRYABLE: "passed",
-    }
+    sweep.red([AMBIGUOUS])
+    sweep.green([FAILED, RETRYABLE])

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from eval_core._loading.corpus import Loader
-from tests.conftest import WriteCase, minimal_case
-from tests.test_loader import only, refusal
+from tests.conftest import Refuses, WriteCase, minimal_case, refusal
 
 TICKET = {"name": "lookup_ticket", "output": {"ticketId": "T-1", "status": "shipped"}}
 BATCH = {
@@ -132,17 +131,9 @@ def test_valid_l3_and_crash_cases_load(
     ],
 )
 def test_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
 ) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
+    refuses(case, path, reason)
 
 
 def test_journey_inputs_ground_run_event_text_omits(

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from eval_core._loading.corpus import Loader
-from tests.conftest import WriteCase, minimal_case
-from tests.test_loader import only, refusal
+from tests.conftest import Refuses, WriteCase, minimal_case, refusal
 
 TICKET = {"name": "lookup_ticket", "output": {"ticketId": "T-1", "status": "shipped"}}
 
@@ -94,21 +93,6 @@ CORE_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
         "Invalid enum value 'loud'",
     ),
 ]
-
-
-@pytest.mark.parametrize(("case", "path", "reason"), CORE_REFUSALS)
-def test_core_surface_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
 
 
 SPEC_RETIRED = [
@@ -318,20 +302,6 @@ ROUTINE_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("case", "path", "reason"), ROUTINE_REFUSALS)
-def test_routine_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    problems = refusal(loader, corpus_dir)
-    assert any(p[:2] == ("c.json", path) and reason in p[2] for p in problems), problems
-
-
 def test_a_routine_case_loads_without_a_script(
     loader: Loader, corpus_dir: Path, write_case: WriteCase
 ) -> None:
@@ -380,21 +350,6 @@ REPLY_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
         "an integrationReply Case is a single Turn: drop 'journey'",
     ),
 ]
-
-
-@pytest.mark.parametrize(("case", "path", "reason"), REPLY_REFUSALS)
-def test_integration_reply_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
 
 
 def test_a_routine_case_may_not_carry_an_integration_reply(
@@ -449,21 +404,6 @@ DOCTOR_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("case", "path", "reason"), DOCTOR_REFUSALS)
-def test_doctor_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
-
-
 # -- contextTokenBudget -------------------------------------------------------------------------
 
 BUDGET_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
@@ -475,21 +415,6 @@ BUDGET_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
     (minimal_case(contextTokenBudget="600"), "$.contextTokenBudget", "Expected `int | null`"),
     (l3(contextTokenBudget=600), "$.contextTokenBudget", "'contextTokenBudget' is l2-only"),
 ]
-
-
-@pytest.mark.parametrize(("case", "path", "reason"), BUDGET_REFUSALS)
-def test_context_budget_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
 
 
 # -- hostingAuthority, safetyHostingAuthority ---------------------------------------------------
@@ -540,21 +465,6 @@ HOSTING_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("case", "path", "reason"), HOSTING_REFUSALS)
-def test_hosting_refusals_name_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
-) -> None:
-    write_case(case)
-    file, where, why = only(refusal(loader, corpus_dir))
-    assert (file, where) == ("c.json", path), why
-    assert reason in why
-
-
 def test_the_hosting_fields_load_typed(
     loader: Loader, corpus_dir: Path, write_case: WriteCase
 ) -> None:
@@ -570,53 +480,48 @@ NATIVE = {"destination": "eval/native#1", "accountId": "a"}
 MCP = {"visibility": "private", "accounts": [{"id": "a", "scope": "personal", "status": "active"}]}
 
 
-@pytest.mark.parametrize(
-    ("case", "path", "reason"),
-    [
-        (routine(mcp=MCP), "$.mcp", "an MCP Case cannot also be a Routine"),
-        (
-            without_script(
-                tier="l3",
-                nativeRoutine=NATIVE,
-                routine=routine()["routine"],
-                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
-            ),
-            "$.routine",
-            "a 'nativeRoutine' Case may not carry 'routine'",
-        ),
-        (
-            without_script(
-                tier="l3",
-                nativeRoutine=NATIVE,
-                integrationReply=REPLY,
-                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
-            ),
-            "$.integrationReply",
-            "a 'nativeRoutine' Case may not carry 'integrationReply'",
-        ),
-        (
-            without_script(
-                tier="l3",
-                nativeRoutine=NATIVE,
-                doctor={},
-                expect=[{"kind": "native_admission_equals", "path": "runCount", "value": 1}],
-            ),
-            "$.doctor",
-            "a 'nativeRoutine' Case may not carry 'doctor'",
-        ),
-    ],
-)
-def test_fixture_blocks_that_exclude_each_other_are_refused(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
+def native(**blocks: Any) -> dict[str, Any]:
+    """A nativeRoutine Case that also carries ``blocks``."""
+    admitted = {"kind": "native_admission_equals", "path": "runCount", "value": 1}
+    return without_script(tier="l3", nativeRoutine=NATIVE, expect=[admitted], **blocks)
+
+
+EXCLUSIONS: list[tuple[dict[str, Any], str, str]] = [
+    (routine(mcp=MCP), "$.mcp", "an MCP Case cannot also be a Routine"),
+    (
+        native(routine=routine()["routine"]),
+        "$.routine",
+        "a 'nativeRoutine' Case may not carry 'routine'",
+    ),
+    (
+        native(integrationReply=REPLY),
+        "$.integrationReply",
+        "a 'nativeRoutine' Case may not carry 'integrationReply'",
+    ),
+    (native(doctor={}), "$.doctor", "a 'nativeRoutine' Case may not carry 'doctor'"),
+]
+
+
+# -- every table above --------------------------------------------------------------------------
+
+ALONE = [*CORE_REFUSALS, *REPLY_REFUSALS, *DOCTOR_REFUSALS, *BUDGET_REFUSALS, *HOSTING_REFUSALS]
+"""Each refusal is its Case's only problem."""
+AMONG = [*ROUTINE_REFUSALS, *EXCLUSIONS]
+"""Each refusal is one of its Case's problems."""
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), ALONE)
+def test_each_refusal_alone_names_file_path_and_reason(
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
 ) -> None:
-    write_case(case)
-    problems = refusal(loader, corpus_dir)
-    assert any(p[:2] == ("c.json", path) and reason in p[2] for p in problems), problems
+    refuses(case, path, reason)
+
+
+@pytest.mark.parametrize(("case", "path", "reason"), AMONG)
+def test_each_refusal_among_others_names_file_path_and_reason(
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
+) -> None:
+    refuses(case, path, reason, alone=False)
 
 
 # -- the generated schema ----------------------------------------------------------------------

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from eval_core._loading.corpus import Loader
-from tests.conftest import WriteCase, minimal_case
-from tests.test_loader import refusal
+from tests.conftest import Refuses, WriteCase, minimal_case
 
 STATUS = "mcp_eval_mcp_status_51b1cdd4ae261c34"
 DECL = {"name": STATUS, "inputSchema": {"type": "object"}}
@@ -136,15 +135,6 @@ def test_an_mcp_case_loads_with_its_block_typed(
     ],
 )
 def test_an_mcp_rule_is_refused_with_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
 ) -> None:
-    write_case(case)
-    problems = refusal(loader, corpus_dir)
-    assert any(
-        (file, where) == ("c.json", path) and reason in why for file, where, why in problems
-    ), problems
+    refuses(case, path, reason, alone=False)

@@ -10,7 +10,6 @@ expected.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -19,11 +18,8 @@ import pytest
 from agent_runtime import mcp_accounts, mcp_dispatch
 from agent_runtime.mcp_accounts import Decision
 from agent_runtime.mcp_client import McpClients
-from eval_core._loading.corpus import Corpus, Loader
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
 from eval_expectations_mcp.setup import Provider
-from tests.conftest import ROOT, outcomes, red
+from tests.conftest import ROOT, Sweep, over_the_soul, shipped_corpus
 
 FALLBACK = [
     "l3-mcp-an-expired-personal-account-never-falls-back",
@@ -43,28 +39,29 @@ ONE_CALL = sorted(
 ALL = sorted({p.stem for p in (ROOT / "corpus").glob("l3-mcp-*.json")})
 
 
-@pytest.fixture(scope="module")
-def real_host(plugins: PluginSet) -> Iterator[Host]:
-    host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul")
-    yield host
-    host.close()
+real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")
+corpus = pytest.fixture(shipped_corpus, scope="module", name="corpus")
 
 
-@pytest.fixture(scope="module")
-def corpus(plugins: PluginSet, real_host: Host) -> Corpus:
-    return Loader(plugins, real_host, judge="no-judge").load(ROOT / "corpus")
+def selected_account(conn: Any, conversation_id: str) -> tuple[str, str] | None:
+    """The account the conversation selected, and its credential (``None``: none selected)."""
+    row = conn.execute(
+        "SELECT s.account_id, a.credential FROM mcp_selections s JOIN mcp_accounts a "
+        "ON a.conversation_id = s.conversation_id AND a.id = s.account_id "
+        "WHERE s.conversation_id = ?",
+        (conversation_id,),
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
-def test_every_mcp_case_passes_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
+def test_every_mcp_case_passes_against_the_real_runtime(sweep: Sweep) -> None:
     assert len(ALL) >= 10
-    found = outcomes(corpus, real_host, plugins, ALL)
+    found = sweep.outcomes(ALL)
     assert set(found.values()) == {"passed"}, found
 
 
 def test_an_authority_that_falls_back_turns_the_fallback_cases_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = mcp_accounts.resolve
 
@@ -83,11 +80,11 @@ def test_an_authority_that_falls_back_turns_the_fallback_cases_red(
         return decision
 
     monkeypatch.setattr(mcp_dispatch, "resolve", falling_back)
-    red(corpus, real_host, plugins, FALLBACK)
+    sweep.red(FALLBACK)
 
 
 def test_an_authority_that_skips_the_grant_check_turns_the_grant_cases_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = mcp_accounts.resolve
 
@@ -97,21 +94,17 @@ def test_an_authority_that_skips_the_grant_check_turns_the_grant_cases_red(
         decision = real(conn, conversation_id, now)
         reason = decision.reason or ""
         if "grant" in reason:
-            row = conn.execute(
-                "SELECT s.account_id, a.credential FROM mcp_selections s JOIN mcp_accounts a "
-                "ON a.conversation_id = s.conversation_id AND a.id = s.account_id "
-                "WHERE s.conversation_id = ?",
-                (conversation_id,),
-            ).fetchone()
+            row = selected_account(conn, conversation_id)
+            assert row is not None
             return Decision(row[0], credential=row[1])
         return decision
 
     monkeypatch.setattr(mcp_dispatch, "resolve", no_grant_check)
-    red(corpus, real_host, plugins, GRANT)
+    sweep.red(GRANT)
 
 
 def test_a_dispatcher_that_sends_a_call_twice_turns_the_count_cases_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_call = McpClients.call_tool
 
@@ -121,11 +114,11 @@ def test_a_dispatcher_that_sends_a_call_twice_turns_the_count_cases_red(
 
     monkeypatch.setattr(McpClients, "call_tool", twice)
     assert len(ONE_CALL) >= 3
-    red(corpus, real_host, plugins, ONE_CALL)
+    sweep.red(ONE_CALL)
 
 
 def test_a_provider_count_not_observed_fails_even_when_zero_is_expected(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Provider, "calls", lambda _self, _credentials: None)
-    red(corpus, real_host, plugins, REVOKED)
+    sweep.red(REVOKED)

@@ -10,7 +10,6 @@ with its own entry point) runs a real-binding leg through the same release gate.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import pytest
 
 from eval_core._plugins import lock
 from eval_core._plugins.plugins import build, discover
-from tests.conftest import ROOT, minimal_case
+from tests.conftest import ROOT, judgeless_env, minimal_case
 
 ECHO = """
 from eval_core._case.evidence import Usage
@@ -132,7 +131,7 @@ def run(cwd: Path, sites: list[Path], *args: str) -> subprocess.CompletedProcess
         f"sys.argv = ['eval', *{list(args)!r}]\n"
         "main()\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}
+    env = judgeless_env()
     return subprocess.run(
         [sys.executable, "-S", "-c", boot],
         cwd=cwd,

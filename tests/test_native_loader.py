@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from eval_core._loading.corpus import Loader
-from tests.conftest import WriteCase, minimal_case
-from tests.test_loader import only, refusal
+from tests.conftest import Refuses, WriteCase, minimal_case
 
 BLOCK = {"destination": "eval/native#42", "accountId": "approved-native-account"}
 RUNS = {"kind": "native_admission_equals", "path": "runCount", "value": 1}
@@ -88,17 +87,6 @@ def test_a_native_case_loads_with_its_block_typed(
     ],
 )
 def test_a_native_rule_is_refused_with_file_path_and_reason(
-    loader: Loader,
-    corpus_dir: Path,
-    write_case: WriteCase,
-    case: dict[str, Any],
-    path: str,
-    reason: str,
+    refuses: Refuses, case: dict[str, Any], path: str, reason: str
 ) -> None:
-    write_case(case)
-    problems = refusal(loader, corpus_dir)
-    if case["tier"] == "l3":
-        only(problems)
-    assert any(
-        (file, where) == ("c.json", path) and reason in why for file, where, why in problems
-    ), problems
+    refuses(case, path, reason, alone=case["tier"] == "l3")

@@ -16,10 +16,7 @@ from agent_runtime import admission
 from agent_runtime.accounts import ResolvedAccount
 from agent_runtime.native_inbox import InboxEvent
 from agent_runtime.native_routes import Route
-from eval_core._loading.corpus import Corpus
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
-from tests.conftest import outcomes
+from tests.conftest import Sweep
 
 APPROVED = "l3-native-routine-approved-route-account"
 LEASE = "l3-native-routine-lost-lease-rolls-back-everything"
@@ -28,14 +25,12 @@ ROUTE = "l3-native-routine-route-changed-is-denied"
 ALL = [APPROVED, LEASE, REVOKED, ROUTE]
 
 
-def test_the_native_cases_pass_against_the_real_admission(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ALL) == dict.fromkeys(ALL, "passed")
+def test_the_native_cases_pass_against_the_real_admission(sweep: Sweep) -> None:
+    sweep.green(ALL)
 
 
 def test_committing_the_run_before_the_fence_check_turns_the_lease_case_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_insert = admission._insert_run
 
@@ -46,12 +41,12 @@ def test_committing_the_run_before_the_fence_check_turns_the_lease_case_red(
         return run_id
 
     monkeypatch.setattr(admission, "_insert_run", committed_early)
-    found = outcomes(corpus, real_host, plugins, [LEASE, APPROVED])
+    found = sweep.outcomes([LEASE, APPROVED])
     assert found == {LEASE: "failed", APPROVED: "passed"}
 
 
 def test_trusting_the_event_payload_for_the_account_turns_the_revoked_case_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def from_payload(_conn: sqlite3.Connection, event: InboxEvent) -> ResolvedAccount:
         claimed = event.payload["sender"]["account"]
@@ -60,15 +55,15 @@ def test_trusting_the_event_payload_for_the_account_turns_the_revoked_case_red(
         return ResolvedAccount(claimed["id"], "approved")
 
     monkeypatch.setattr(admission, "_resolve_account", from_payload)
-    found = outcomes(corpus, real_host, plugins, [REVOKED, APPROVED])
+    found = sweep.outcomes([REVOKED, APPROVED])
     assert found == {REVOKED: "failed", APPROVED: "passed"}
 
 
 def test_skipping_the_route_check_turns_the_route_case_red(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def any_route(_conn: sqlite3.Connection, event: InboxEvent) -> Route:
         return Route(event.destination, event.routine, "support")
 
     monkeypatch.setattr(admission, "_current_route", any_route)
-    assert outcomes(corpus, real_host, plugins, [ROUTE]) == {ROUTE: "failed"}
+    assert sweep.outcomes([ROUTE]) == {ROUTE: "failed"}

@@ -24,9 +24,7 @@ from eval_core._case.case import CaseBase, ToolDecl
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.host import ContextRules, HostTrial, ModelSession
 from eval_core._plugins.plugins import build, discover, load_plugins
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
-from tests.conftest import SOUL
+from tests.conftest import SOUL, load_refused, sweep_dir
 
 OUTBOX = Path(__file__).resolve().parent / "outbox"
 SEND = {
@@ -117,13 +115,7 @@ def corpus_dir(tmp_path: Path) -> Path:
 def test_its_cases_pass_and_fail_for_the_right_reasons(installed: Path, corpus_dir: Path) -> None:
     plugins = load_plugins()
     assert plugins.field_owner["outbox"].distribution == "eval-expectations-outbox"
-    host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
-    try:
-        corpus = Loader(plugins, host, judge="no-judge").load(corpus_dir)
-        card = run_sweep(corpus, host, ScriptedBinding(), plugins)
-    finally:
-        host.close()
-    found = {t.case_id: t for t in card.trials}
+    found = {t.case_id: t for t in sweep_dir(plugins, corpus_dir).trials}
     assert {k: t.outcome for k, t in found.items()} == {
         "outbox-the-confirmation-is-sent": "passed",
         "outbox-an-agent-without-the-tool-sends-nothing": "passed",
@@ -140,18 +132,15 @@ def test_its_cases_pass_and_fail_for_the_right_reasons(installed: Path, corpus_d
 
 
 def test_uninstalled_its_cases_are_refused_at_load(corpus_dir: Path) -> None:
-    plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
-    with pytest.raises(CorpusError) as refused:
-        Loader(plugins, host, judge="no-judge").load(corpus_dir)
-    reasons = {(p.file.rsplit("/", 1)[-1], p.path): p.reason for p in refused.value.problems}
+    refused = load_refused(load_plugins(), corpus_dir)
+    reasons = {(p.file.rsplit("/", 1)[-1], p.path): p.reason for p in refused.problems}
     assert reasons[("outbox-the-confirmation-is-sent.json", "$.outbox")] == (
         "unknown Case field 'outbox': no installed plug-in provides it"
     )
     assert reasons[
         ("outbox-a-message-without-an-address-is-not-sent.json", "$.expect[0].kind")
     ] == ("unknown kind 'outbox_empty': no installed plug-in provides it")
-    assert refused.value.notes  # the next step is said once, after every problem
+    assert refused.notes  # the next step is said once, after every problem
 
 
 class BareHost:

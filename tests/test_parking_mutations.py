@@ -16,11 +16,8 @@ import pytest
 from agent_runtime import loop, retry_waits
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.runs import Lease, RunStore
-from eval_core._loading.corpus import Corpus
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
 from eval_host_agent_runtime.l3 import L3Trial
-from tests.conftest import outcomes, red
+from tests.conftest import Sweep
 
 RETRY = [
     "support-a-busy-slack-parks-the-post-awaiting-retry",
@@ -48,22 +45,20 @@ NO_ACTIVITY = [  # a Tool that declares no participant activity, alone or beside
 ALL = RETRY + APPROVAL + REPEAT + NEW_ARGUMENTS + ACTIVITY + NO_ACTIVITY
 
 
-def test_the_parking_cases_pass_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ALL) == dict.fromkeys(ALL, "passed")
+def test_the_parking_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
+    sweep.green(ALL)
 
 
 def test_a_runtime_that_reports_a_waiting_provider_as_an_answer_fails_the_parking_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(loop, "PARKED", frozenset())
-    red(corpus, real_host, plugins, RETRY + APPROVAL)
-    assert outcomes(corpus, real_host, plugins, REPEAT) == dict.fromkeys(REPEAT, "passed")
+    sweep.red(RETRY + APPROVAL)
+    sweep.green(REPEAT)
 
 
 def test_a_retry_wait_the_worker_keeps_in_memory_does_not_survive_the_restart(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The row is written, but the timer sweep trusts what its own store scheduled: after the
     Host restarts, nothing wakes and the Run stays waiting."""
@@ -81,19 +76,19 @@ def test_a_retry_wait_the_worker_keeps_in_memory_does_not_survive_the_restart(
     monkeypatch.setattr(retry_waits, "schedule", remembered)
     monkeypatch.setattr(retry_waits, "wake_due", from_memory)
     woken = ["l3-a-rate-limited-post-waits-and-posts-after-a-restart"]
-    red(corpus, real_host, plugins, woken)
+    sweep.red(woken)
 
 
 def test_a_runtime_that_repeats_side_effects_fails_the_repeat_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(loop._Turn, "ran_before", lambda self, call: None)
-    red(corpus, real_host, plugins, REPEAT)
-    assert outcomes(corpus, real_host, plugins, NEW_ARGUMENTS) == {NEW_ARGUMENTS[0]: "passed"}
+    sweep.red(REPEAT)
+    sweep.green(NEW_ARGUMENTS)
 
 
 def test_a_runtime_that_compares_only_tool_names_fails_the_new_arguments_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def by_name(self: Any, call: ToolCallRequest) -> str | None:
         for message in self.result.messages:
@@ -103,12 +98,12 @@ def test_a_runtime_that_compares_only_tool_names_fails_the_new_arguments_case(
         return None
 
     monkeypatch.setattr(loop._Turn, "ran_before", by_name)
-    red(corpus, real_host, plugins, NEW_ARGUMENTS)
-    assert outcomes(corpus, real_host, plugins, REPEAT) == dict.fromkeys(REPEAT, "passed")
+    sweep.red(NEW_ARGUMENTS)
+    sweep.green(REPEAT)
 
 
 def test_a_message_persisted_without_the_tool_activity_fails_the_activity_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_add = RunStore.add_message
 
@@ -118,11 +113,11 @@ def test_a_message_persisted_without_the_tool_activity_fails_the_activity_cases(
         real_add(self, lease, conversation, role, content, kept)
 
     monkeypatch.setattr(RunStore, "add_message", forgetful)
-    red(corpus, real_host, plugins, ACTIVITY + NO_ACTIVITY)
+    sweep.red(ACTIVITY + NO_ACTIVITY)
 
 
 def test_a_runtime_that_shows_every_tool_as_visible_fails_the_undeclared_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_execute = loop._Turn.execute
 
@@ -133,13 +128,12 @@ def test_a_runtime_that_shows_every_tool_as_visible_fails_the_undeclared_case(
         return real_execute(self, call)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(loop._Turn, "execute", visible)
-    red(corpus, real_host, plugins, NO_ACTIVITY)
-    found = outcomes(corpus, real_host, plugins, ACTIVITY)
-    assert found == {ACTIVITY[0]: "passed", ACTIVITY[1]: "passed"}
+    sweep.red(NO_ACTIVITY)
+    sweep.green(ACTIVITY)
 
 
 def test_the_host_restarts_between_the_wait_and_the_retry(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Between the wait and the retry the Trial's connection is a new session (the database
     reopened) and its store a new one: what the retry finds was read back from the database."""
@@ -154,5 +148,5 @@ def test_the_host_restarts_between_the_wait_and_the_retry(
 
     monkeypatch.setattr(L3Trial, "_restart", watched)
     case = "l3-a-rate-limited-post-waits-and-posts-after-a-restart"
-    assert outcomes(corpus, real_host, plugins, [case]) == {case: "passed"}
+    sweep.green([case])
     assert seen == [(True, True, "waiting")]

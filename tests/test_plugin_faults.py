@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.plugins import PluginError, load_plugins
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
-from tests.conftest import Site, WriteCase, minimal_case
+from tests.conftest import Site, WriteCase, load_refused, minimal_case, sweep_dir
 
 FAULTY = """
 from collections.abc import Iterator
@@ -152,25 +147,11 @@ def boom(where: str = "", case_id: str = "c", **overrides: Any) -> dict[str, Any
 
 
 def refusals(corpus_dir: Path) -> list[tuple[str, str]]:
-    plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
-    try:
-        with pytest.raises(CorpusError) as refused:
-            Loader(plugins, host, judge="no-judge").load(corpus_dir)
-    finally:
-        host.close()
-    return [(p.path, p.reason) for p in refused.value.problems]
+    return [(p.path, p.reason) for p in load_refused(load_plugins(), corpus_dir).problems]
 
 
 def sweep(corpus_dir: Path) -> dict[str, Any]:
-    plugins = load_plugins()
-    host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
-    try:
-        corpus = Loader(plugins, host, judge="no-judge").load(corpus_dir)
-        card = run_sweep(corpus, host, ScriptedBinding(), plugins)
-    finally:
-        host.close()
-    return {t.case_id: t for t in card.trials}
+    return {t.case_id: t for t in sweep_dir(load_plugins(), corpus_dir).trials}
 
 
 @pytest.mark.parametrize(
@@ -245,28 +226,16 @@ def test_a_raising_fixture_errors_its_trial_naming_the_plugin_and_line(
     )
 
 
-def run_eval(site: Site, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=site.env(),
-        timeout=120,
-        check=False,
-    )
-
-
 def test_the_cli_refuses_with_exit_2_and_one_line_and_traceback_shows_the_trace(
     faulty: Site, corpus_dir: Path, write_case: WriteCase
 ) -> None:
     write_case(boom("check"))
-    refused = run_eval(faulty, "check", str(corpus_dir), "--unlocked", cwd=corpus_dir.parent)
+    refused = faulty.eval("check", str(corpus_dir), "--unlocked", cwd=corpus_dir.parent)
     assert refused.returncode == 2  # refused, not "not cleared"
     assert "Traceback" not in refused.stderr
     assert f"{LABEL}: the check of kind 'acme_boom' raised RuntimeError" in refused.stderr
-    traced = run_eval(
-        faulty, "check", str(corpus_dir), "--unlocked", "--traceback", cwd=corpus_dir.parent
+    traced = faulty.eval(
+        "check", str(corpus_dir), "--unlocked", "--traceback", cwd=corpus_dir.parent
     )
     assert traced.returncode == 2
     assert "Traceback (most recent call last)" in traced.stderr
@@ -347,8 +316,8 @@ def test_an_errored_trial_keeps_every_verdict_in_the_scorecard_json(
     faulty: Site, corpus_dir: Path, write_case: WriteCase
 ) -> None:
     write_case(boom("scorer"))
-    result = run_eval(
-        faulty, "sweep", str(corpus_dir), "--unlocked", "--format", "json", cwd=corpus_dir.parent
+    result = faulty.eval(
+        "sweep", str(corpus_dir), "--unlocked", "--format", "json", cwd=corpus_dir.parent
     )
     assert result.returncode == 1, result.stderr  # an errored Trial does not clear
     [trial] = json.loads(result.stdout)["trials"]

@@ -14,14 +14,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
 from eval_host_agent_runtime.l3 import L3Trial
-from tests.conftest import ROOT, SOUL
+from tests.conftest import ROOT, SOUL, killed_mid_turn_then_rerun
 from tests.postgres_cluster import ThrowawayCluster
 
 
@@ -49,30 +46,11 @@ def test_a_trial_killed_mid_turn_leaves_no_run_on_postgresql(
     postgres_cluster: ThrowawayCluster,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_log = durable.EventLog.__call__
-    kills = {"left": 1}
+    def runs(trial: L3Trial) -> tuple[int, list[str | None]]:
+        statuses = [r[0] for r in trial.conn.execute("SELECT status FROM runs")]
+        return trial.store.run_count(), statuses
 
-    def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
-        if kind == "text.delta" and kills["left"]:
-            kills["left"] -= 1
-            raise RuntimeError("worker killed mid-Turn")
-        real_log(self, kind, payload)
-
-    seen: list[tuple[int, list[str | None]]] = []
-    real_evidence = L3Trial._evidence
-
-    def counting(self: L3Trial) -> Any:
-        statuses = [r[0] for r in self.conn.execute("SELECT status FROM runs")]
-        seen.append((self.store.run_count(), statuses))
-        return real_evidence(self)
-
-    monkeypatch.setattr(durable.EventLog, "__call__", killed)
-    monkeypatch.setattr(L3Trial, "_evidence", counting)
-    case = ["l3-support-answers-from-a-durable-lookup"]
-    card = run_sweep(pg_corpus, pg_host, ScriptedBinding(), plugins, select=case, repeat=2)
-    first, second = card.trials
-    assert first.outcome == "errored" and "worker killed mid-Turn" in (first.error or "")
-    assert second.outcome == "passed"
+    seen = killed_mid_turn_then_rerun(pg_corpus, pg_host, plugins, monkeypatch, runs)
     assert seen == [(1, ["succeeded"])]  # the second Trial's database: its own Run, nothing else
     pg_host.close()
     assert eval_databases(postgres_cluster) == []  # every clone and the template were dropped

@@ -8,7 +8,6 @@ rule is the real one.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -22,7 +21,7 @@ import pytest
 from junitparser import JUnitXml
 
 from eval_core._util.provenance import harness_version, is_clean
-from tests.conftest import ROOT, ScriptedVendor
+from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
 
 CASES = [
     "finance-refund-is-blocklisted",
@@ -54,38 +53,15 @@ class Project:
         git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "corpus")
 
     def models(self, **urls: str) -> None:
-        lines = []
-        for name, url in urls.items():
-            lines += [
-                f"[models.{name}]",
-                'wire = "openai"',
-                f'model = "{name}-2026-01-01"',
-                f'base_url = "{url}"',
-                'credential = "env://EVAL_RELEASE_KEY"',
-                "dated = true",
-                "price_input_per_mtok = 1.0",
-                "price_output_per_mtok = 4.0",
-                "timeout_s = 5",
-                "",
-            ]
-        (self.root / "models.toml").write_text("\n".join(lines))
+        loopback_models(self.root / "models.toml", "EVAL_RELEASE_KEY", **urls)
 
     def commit(self) -> None:
         git(self.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
         git(self.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x")
 
     def sweep(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}
-        env["EVAL_RELEASE_KEY"] = KEY
-        return subprocess.run(
-            [sys.executable, "-m", "eval_core", "sweep", "corpus", "--quiet", *args],
-            cwd=self.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        env = judgeless_env(EVAL_RELEASE_KEY=KEY)
+        return run_eval("sweep", "corpus", "--quiet", *args, cwd=self.root, env=env)
 
     def close(self) -> None:
         self.good.close()

@@ -16,13 +16,10 @@ from agent_runtime import routine_runs, tool_providers
 from agent_runtime.runs import RunStore
 from agent_runtime.tool_providers import ProviderReply
 from eval_core._case.evidence import Evidence
-from eval_core._loading.corpus import Corpus
 from eval_core._plugins.fixtures import Shared, run_with_fixtures
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scripted import ScriptedBinding
 from eval_expectations_routine.setup import RoutineRecord
-from tests.conftest import outcomes, red
+from tests.conftest import Sweep, grant_every_call
 
 CRASHES = {
     "effect_confirmed": "l3-routine-crash-after-effect-confirmed-applies-it-once",
@@ -41,11 +38,10 @@ PLAIN = ["l3-routine-books-an-invoice-and-captures-the-receipt"]
 ROUTINES = [*CRASHES.values(), *RETRIES, *APPROVALS, *LARGE, *PLAIN]
 
 
-def run_and_read(
-    corpus: Corpus, host: Host, plugins: PluginSet, case_id: str
-) -> tuple[Evidence, dict[str, Any]]:
+def run_and_read(sweep: Sweep, case_id: str) -> tuple[Evidence, dict[str, Any]]:
     """Run one Trial through its fixtures; the Evidence and the rows its database holds."""
-    case = corpus.case(case_id)
+    host, plugins = sweep.host, sweep.plugins
+    case = sweep.corpus.case(case_id)
     binding = ScriptedBinding()
     scope = host.open_trial(case, binding.session(case), 1)
     shared = Shared()
@@ -70,9 +66,9 @@ def run_and_read(
 
 @pytest.mark.parametrize("point", sorted(CRASHES))
 def test_a_crash_resumes_the_routine_with_the_effect_applied_exactly_once(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, point: str
+    sweep: Sweep, point: str
 ) -> None:
-    evidence, rows = run_and_read(corpus, real_host, plugins, CRASHES[point])
+    evidence, rows = run_and_read(sweep, CRASHES[point])
     record = evidence.record(RoutineRecord)
     assert record is not None
     assert record.crashes == 1  # the worker did die at the point
@@ -87,22 +83,20 @@ def test_a_crash_resumes_the_routine_with_the_effect_applied_exactly_once(
     assert rows["generations"] == [2 if point == "effect_confirmed" else 1]
 
 
-def test_the_routine_cases_pass_against_the_real_runtime(
-    corpus: Corpus, real_host: Host, plugins: PluginSet
-) -> None:
-    assert outcomes(corpus, real_host, plugins, ROUTINES) == dict.fromkeys(ROUTINES, "passed")
+def test_the_routine_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
+    sweep.green(ROUTINES)
 
 
 def test_a_runtime_that_never_records_the_confirmed_effect_applies_it_twice(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(RunStore, "record_effect", lambda self, lease, call_id, outcome: None)
-    red(corpus, real_host, plugins, [CRASHES["effect_confirmed"]])
-    assert outcomes(corpus, real_host, plugins, PLAIN) == {PLAIN[0]: "passed"}
+    sweep.red([CRASHES["effect_confirmed"]])
+    sweep.green(PLAIN)
 
 
 def test_a_capture_built_from_the_workers_memory_loses_the_output_after_a_crash(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The capture reads what its own worker saw the Tool return, not the database."""
     seen: dict[int, tuple[RunStore, dict[str, Any]]] = {}  # stores stay alive: ids unique
@@ -123,11 +117,11 @@ def test_a_capture_built_from_the_workers_memory_loses_the_output_after_a_crash(
 
     monkeypatch.setattr(routine_runs._Worker, "settle", remembering)
     monkeypatch.setattr(routine_runs._Worker, "capture", from_memory)
-    red(corpus, real_host, plugins, [CRASHES["state_succeeded"]])
+    sweep.red([CRASHES["state_succeeded"]])
 
 
 def test_a_runtime_that_fails_a_call_its_provider_asked_to_retry_fails_the_retry_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_classify = tool_providers.classify
 
@@ -136,24 +130,20 @@ def test_a_runtime_that_fails_a_call_its_provider_asked_to_retry_fails_the_retry
         return ProviderReply("failure", code=reply.code) if reply.status == "retry" else reply
 
     monkeypatch.setattr(tool_providers, "classify", no_retry)
-    red(corpus, real_host, plugins, RETRIES)
-    assert outcomes(corpus, real_host, plugins, PLAIN) == {PLAIN[0]: "passed"}
+    sweep.red(RETRIES)
+    sweep.green(PLAIN)
 
 
 def test_a_runtime_that_skips_the_approval_fails_the_approval_cases(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class Everything(frozenset[str]):
-        def __contains__(self, item: object) -> bool:
-            return True
-
-    monkeypatch.setattr(RunStore, "granted_calls", lambda self, state_id: Everything())
-    red(corpus, real_host, plugins, APPROVALS)
+    grant_every_call(monkeypatch)
+    sweep.red(APPROVALS)
 
 
 def test_a_runtime_that_reads_only_the_head_of_a_reply_fails_the_large_reply_case(
-    corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tool_providers, "read_whole", lambda response: response.read(65536))
-    red(corpus, real_host, plugins, LARGE)
-    assert outcomes(corpus, real_host, plugins, PLAIN) == {PLAIN[0]: "passed"}
+    sweep.red(LARGE)
+    sweep.green(PLAIN)

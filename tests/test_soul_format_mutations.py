@@ -10,22 +10,15 @@ from pathlib import Path
 import pytest
 
 from agent_runtime import capabilities, loop, mcp_integrations
-from eval_core._loading.corpus import Loader
 from eval_core._plugins.plugins import PluginSet
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
-from tests.conftest import ROOT
+from tests.conftest import ROOT, sweep_dir
 from tests.test_mutations import red_cases
 
 
 def not_passing(plugins: PluginSet, directory: Path) -> dict[str, str]:
     """Every Case that did not PASS, with its verdict (a fixture that needs the mutated path
     may error rather than fail: it is red all the same)."""
-    host = plugins.hosts["agent-runtime"](directory / "soul")
-    corpus = Loader(plugins, host, judge="no-judge").load(directory)
-    card = run_sweep(corpus, host, ScriptedBinding(), plugins)
-    host.close()
-    return {case: v for case, v in card.verdicts().items() if v != "PASS"}
+    return {case: v for case, v in sweep_dir(plugins, directory).verdicts().items() if v != "PASS"}
 
 
 CAPABILITY_CASES = {

@@ -6,8 +6,6 @@ family of ``tests/outbox``, installed as a real distribution.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -209,15 +207,7 @@ def nonconforming(site: Site) -> Iterator[Site]:
 def test_eval_plugins_check_runs_the_contract_over_every_installed_plugin(
     nonconforming: Site,
 ) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "eval_core", "plugins", "--check", "--examples", "3"],
-        capture_output=True,
-        text=True,
-        env=nonconforming.env(),
-        cwd=nonconforming.root,
-        timeout=300,
-        check=False,
-    )
+    result = nonconforming.eval("plugins", "--check", "--examples", "3", timeout=300)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert "acme-echo 0.3  [acme_echo]  code " in result.stdout

@@ -3,8 +3,6 @@ exactly the Cases that assert that row go red (issue 21, section 4)."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,17 +13,8 @@ from agent_runtime import attachments, documents
 from agent_runtime.attachments import Attached, AttachmentGate, Rendered
 from agent_runtime.file_store import SqlFileStore
 from eval_core._plugins.plugins import PluginSet
-from tests.conftest import ROOT
+from tests.conftest import ids_where
 from tests.test_mutations import red_cases
-
-
-def _ids(directory: Path, predicate: Any) -> set[str]:
-    found = set()
-    for path in directory.glob("*.json"):
-        case = json.loads(path.read_text())
-        if predicate(case):
-            found.add(case["id"])
-    return found
 
 
 def _expects(kind: str, **fields: Any) -> Any:
@@ -34,23 +23,11 @@ def _expects(kind: str, **fields: Any) -> Any:
     )
 
 
-@pytest.fixture(scope="module")
-def files_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every shipped Case that declares Files or Roles, with the Eval Soul."""
-    directory = tmp_path_factory.mktemp("upstream-files") / "corpus"
-    directory.mkdir()
-    shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
-    for path in (ROOT / "corpus").glob("*.json"):
-        if {"attachments", "readable", "agentRoles"} & json.loads(path.read_text()).keys():
-            shutil.copy(path, directory / path.name)
-    return directory
-
-
 def test_measuring_pdf_pages_in_points_turns_the_accounting_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(documents, "PIXELS_PER_POINT", 1)
-    accounted = _ids(files_corpus, _expects("pdf_input_accounted"))
+    accounted = ids_where(files_corpus, _expects("pdf_input_accounted"))
     assert len(accounted) >= 5
     assert red_cases(plugins, files_corpus)[1] == accounted
 
@@ -66,7 +43,7 @@ def test_accepting_a_partial_text_layer_turns_the_mixed_case_red(
         return announced
 
     monkeypatch.setattr(attachments, "pdf_input", partial_text_accepted)
-    mixed = _ids(
+    mixed = ids_where(
         files_corpus,
         lambda c: (
             any(p.get("pdf", {}).get("variant") == "mixed" for p in c.get("attachments", []))
@@ -85,7 +62,7 @@ def test_the_old_refusal_wording_turns_the_refusal_cases_red(
         "refusal_message",
         lambda name, reason: f"I can't read the attached File {name} ({reason}).",
     )
-    refused = _ids(  # refused for the File, not by a guard
+    refused = ids_where(  # refused for the File, not by a guard
         files_corpus,
         lambda c: _expects("model_not_called")(c) and not _expects("guardrail_blocked")(c),
     )
@@ -97,7 +74,7 @@ def test_a_preview_instead_of_the_whole_document_turns_the_full_text_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(attachments, "DOCUMENT_TEXT_CHARS", 2000)
-    whole = _ids(files_corpus, lambda c: "full-text" in c["id"])
+    whole = ids_where(files_corpus, lambda c: "full-text" in c["id"])
     assert len(whole) >= 2
     assert red_cases(plugins, files_corpus)[1] == whole
 
@@ -110,7 +87,7 @@ def test_attaching_a_read_file_without_reading_it_again_turns_the_re_read_cases_
         return Attached([attachments._binary(s) for s in stored if s is not None], [])
 
     monkeypatch.setattr(AttachmentGate, "attach", unchecked)
-    re_read = _ids(
+    re_read = ids_where(
         files_corpus, lambda c: any(e.get("name") == "file_read" for e in c["expect"])
         and any(f["mediaType"] == "application/pdf" for f in c.get("readable", []))
     )  # fmt: skip
@@ -129,7 +106,7 @@ def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(SqlFileStore, "put", saved)
-    drafts = _ids(files_corpus, _expects("generated_file_draft_created"))
+    drafts = ids_where(files_corpus, _expects("generated_file_draft_created"))
     assert len(drafts) >= 2
     assert red_cases(plugins, files_corpus)[1] == drafts
 

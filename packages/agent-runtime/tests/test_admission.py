@@ -19,10 +19,7 @@ from agent_runtime.database import Connection
 from agent_runtime.native_inbox import InboxClaim, InboxClaimRefusedError, NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.storage import StoreTemplate, connect, migrate
-
-DESTINATION = "eval/native#42"
-ACCOUNT = "approved-native-account"
-ROUTINE = "native-issue-triage"
+from runtime_doubles import ACCOUNT, DESTINATION, ROUTINE, approve_and_route, lease_taken_over
 
 
 def _count(conn: Connection, table: str) -> int:
@@ -46,8 +43,7 @@ def observe(conn: Connection, event_id: str) -> dict[str, Any]:
 
 
 def seed(conn: Connection) -> str:
-    AccountAuthority(conn).set_status(ACCOUNT, "approved")
-    NativeRoutes(conn).set(Route(DESTINATION, ROUTINE, "support"))
+    approve_and_route(conn)
     return NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {"action": "opened"})
 
 
@@ -186,14 +182,7 @@ def test_a_stale_claimer_admitting_first_is_fenced_out_of_its_own_transaction(
     slow, fast = connect(str(database)), connect(str(database))
     try:
         stale = NativeInbox(slow).claim(event_id, "slow")
-
-        def taken_over(_conn: object) -> None:
-            slow.execute(
-                "UPDATE native_inbox SET fence = fence + 1, lease_owner = 'fast' WHERE id = ?",
-                (event_id,),
-            )
-
-        late = admit(slow, stale, on_run_inserted=taken_over)
+        late = admit(slow, stale, on_run_inserted=lease_taken_over(slow, event_id))
         assert isinstance(late, Refused) and late.code == admission.LEASE_LOST
         seen = observe(fast, event_id)
         assert [seen["runCount"], seen["inboxRunId"], seen["error"]] == [

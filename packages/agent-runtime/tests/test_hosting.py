@@ -6,44 +6,22 @@ from __future__ import annotations
 import pytest
 
 from agent_runtime.hosting import Hosting
-from agent_runtime.loop import run_turn
-from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.soul import Soul
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.tools import ToolOutcome
+from runtime_doubles import ScriptedModel, ScriptedTools, platform, turn
 
 PUSH = ToolCallRequest("c1", "soul_repo_push", {})
 
 
-class Model:
-    def __init__(self, *steps: ModelResponse) -> None:
-        self.steps = list(steps)
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        return self.steps.pop(0)
-
-
-class Pushes:
-    def __init__(self) -> None:
-        self.executed: list[str] = []
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        self.executed.append(call.name)
-        return ToolOutcome("succeeded", {"pushed": False})
-
-
 def push(soul: Soul, hosting: Hosting) -> tuple[list[str], list[tuple[str, str]]]:
-    tools = Pushes()
-    result = run_turn(
-        soul,
-        "soul-author",
-        context={},
-        messages=[{"role": "user", "content": "Publish the Soul."}],
-        tools=[PLATFORM_TOOLS["soul_repo_push"]],
-        model=Model(ModelResponse(tool_calls=[PUSH]), ModelResponse(text="Done.")),
-        executor=tools,
-        hosting=hosting,
-    )
-    return tools.executed, [(d.source, d.reason) for d in result.denials]
+    tools = ScriptedTools(soul_repo_push=ToolOutcome("succeeded", {"pushed": False}))
+    model = ScriptedModel(ModelResponse(tool_calls=[PUSH]), ModelResponse(text="Done."))
+    result = turn(
+        soul, "soul-author", model, platform("soul_repo_push"), tools,
+        text="Publish the Soul.", hosting=hosting,
+    )  # fmt: skip
+    return tools.names(), [(d.source, d.reason) for d in result.denials]
 
 
 def test_a_platform_hosted_repository_is_never_pushed(eval_soul: Soul) -> None:

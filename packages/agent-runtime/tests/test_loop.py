@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -10,17 +9,11 @@ import pytest
 
 from agent_runtime.context import assemble_system_prompt
 from agent_runtime.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTICE
-from agent_runtime.loop import REPAIR_HINT, LoopLimits, TurnResult, run_turn, text_chunks
-from agent_runtime.model import (
-    ModelFailure,
-    ModelRequest,
-    ModelResponse,
-    ToolCallRequest,
-    ToolSpec,
-    Usage,
-)
+from agent_runtime.loop import REPAIR_HINT, LoopLimits, TurnResult, text_chunks
+from agent_runtime.model import ModelFailure, ModelResponse, ToolSpec, Usage
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from runtime_doubles import ScriptedModel, ScriptedTools, call, platform, say, turn, user
 
 ISSUE_REFUND = ToolSpec(
     "issue_refund",
@@ -28,78 +21,6 @@ ISSUE_REFUND = ToolSpec(
     {"type": "object", "properties": {"order": {"type": "integer"}}, "required": ["order"]},
     mutating=True,
 )
-
-
-class ScriptedModel:
-    """Test double of the model port: replays responses (or failures) in order."""
-
-    def __init__(self, *steps: ModelResponse | ModelFailure) -> None:
-        self.steps = list(steps)
-        self.seen: list[ModelRequest] = []
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        self.seen.append(request)
-        step = self.steps.pop(0)
-        if isinstance(step, ModelFailure):
-            raise step
-        return step
-
-
-class ScriptedTools:
-    """Test double of the executor: each Tool serves its outcomes in order, repeating the last."""
-
-    def __init__(self, **outcomes: ToolOutcome | list[ToolOutcome]) -> None:
-        self.outcomes = {k: v if isinstance(v, list) else [v] for k, v in outcomes.items()}
-        self.executed: list[ToolCallRequest] = []
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        self.executed.append(call)
-        queue = self.outcomes.get(call.name)
-        if not queue:
-            return ToolOutcome("failed", reason=f"{call.name} was never scripted")
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-
-def say(text: str, tokens: int = 0) -> ModelResponse:
-    return ModelResponse(text=text, usage=Usage(input_tokens=tokens, output_tokens=1))
-
-
-def call(*calls: tuple[str, Any], text: str | None = None) -> ModelResponse:
-    return ModelResponse(
-        text=text,
-        tool_calls=[
-            ToolCallRequest(f"c{i}-{name}", name, args) for i, (name, args) in enumerate(calls)
-        ],
-    )
-
-
-def user(text: str, **extra: Any) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": text, **extra}]
-
-
-def platform(*names: str) -> list[ToolSpec]:
-    return [PLATFORM_TOOLS[n] for n in names]
-
-
-def turn(
-    soul: Soul,
-    agent: str,
-    model: ScriptedModel,
-    tools: Iterable[ToolSpec] = (),
-    executor: ScriptedTools | None = None,
-    text: str = "Where is my order? Ticket T-1042.",
-    **kwargs: Any,
-) -> TurnResult:
-    return run_turn(
-        soul,
-        agent,
-        context=kwargs.pop("context", {}),
-        messages=kwargs.pop("messages", user(text)),
-        tools=list(tools),
-        model=model,
-        executor=executor or ScriptedTools(),
-        **kwargs,
-    )
 
 
 def seen_by_model(result: TurnResult, call_id: str) -> dict[str, Any]:

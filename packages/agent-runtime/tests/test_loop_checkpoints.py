@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, run_turn
-from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
+from typing import Any
+
+from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, TurnResult
+from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.recovery import (
     CheckpointWriteError,
     EffectLedger,
@@ -12,18 +14,11 @@ from agent_runtime.recovery import (
 )
 from agent_runtime.soul import Soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from runtime_doubles import ScriptedModel, platform, turn
 
 COMMENT = ToolCallRequest(
     "c1", "github_issue_comment", {"repository": "a/b", "issueNumber": 1, "body": "x"}
 )
-
-
-class Replies:
-    def __init__(self, *responses: ModelResponse) -> None:
-        self.responses = list(responses)
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        return self.responses.pop(0)
 
 
 class Counting:
@@ -43,43 +38,38 @@ class Saved:
         self.checkpoints.append(checkpoint)
 
 
-def turn(soul: Soul, model: Replies, executor: object, **kwargs: object) -> object:
-    return run_turn(
-        soul,
-        "records-readonly",
-        context={},
-        messages=[{"role": "user", "content": "Comment on issue 1."}],
-        tools=[PLATFORM_TOOLS["github_issue_comment"]],
-        model=model,
-        executor=executor,  # type: ignore[arg-type]
-        **kwargs,  # type: ignore[arg-type]
-    )
+def commenting(soul: Soul, model: ScriptedModel, executor: Any, **kwargs: Any) -> TurnResult:
+    """A Turn of ``records-readonly`` asked to comment on an issue."""
+    tools = platform("github_issue_comment")
+    return turn(soul, "records-readonly", model, tools, executor, "Comment on issue 1.", **kwargs)
 
 
 def test_without_a_policy_the_ceiling_denies_as_before(eval_soul: Soul) -> None:
     tools = Counting()
-    result = turn(
-        eval_soul, Replies(ModelResponse(tool_calls=[COMMENT]), ModelResponse(text="No.")), tools
+    result = commenting(
+        eval_soul,
+        ScriptedModel(ModelResponse(tool_calls=[COMMENT]), ModelResponse(text="No.")),
+        tools,
     )
-    assert result.status == "completed" and tools.runs == 0  # type: ignore[attr-defined]
-    assert result.denials[0].source == "autonomy"  # type: ignore[attr-defined]
+    assert result.status == "completed" and tools.runs == 0
+    assert result.denials[0].source == "autonomy"
 
 
 def test_a_parked_call_checkpoints_and_resumes_once_approved(eval_soul: Soul) -> None:
     tools, saved = Counting(), Saved()
-    parked = turn(
-        eval_soul, Replies(ModelResponse(tool_calls=[COMMENT])), tools,
+    parked = commenting(
+        eval_soul, ScriptedModel(ModelResponse(tool_calls=[COMMENT])), tools,
         approval=lambda _c: "park", checkpoints=saved,
     )  # fmt: skip
-    assert (parked.status, parked.reason) == ("waiting", "approval_required")  # type: ignore[attr-defined]
+    assert (parked.status, parked.reason) == ("waiting", "approval_required")
     last = saved.checkpoints[-1]
     assert last.awaiting == "c1" and last.next_call == 0 and tools.runs == 0
-    resumed = turn(
-        eval_soul, Replies(ModelResponse(text="Commented.")), tools,
+    resumed = commenting(
+        eval_soul, ScriptedModel(ModelResponse(text="Commented.")), tools,
         approval=lambda _c: "park", checkpoints=saved, resume=last, approved=frozenset({"c1"}),
     )  # fmt: skip
-    assert resumed.status == "completed" and tools.runs == 1  # type: ignore[attr-defined]
-    assert resumed.model_calls == 2  # type: ignore[attr-defined]
+    assert resumed.status == "completed" and tools.runs == 1
+    assert resumed.model_calls == 2
 
 
 def test_a_replayed_batch_runs_each_effect_once(eval_soul: Soul) -> None:
@@ -112,7 +102,7 @@ def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_ag
         context={},
         messages=[{"role": "user", "content": "Compare T-1 and T-2."}],
         tools=[PLATFORM_TOOLS["lookup_ticket"]],
-        model=Replies(ModelResponse(tool_calls=[first, second]), ModelResponse(text="Done.")),
+        model=ScriptedModel(ModelResponse(tool_calls=[first, second]), ModelResponse(text="Done.")),
         listener=lambda kind, payload: events.append((kind, payload)),
     )
     assert result.status == "completed" and result.model_calls == 2
@@ -122,8 +112,8 @@ def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_ag
 
 
 def test_the_completion_guard_refuses_a_truncated_answer(eval_soul: Soul) -> None:
-    result = turn(
-        eval_soul, Replies(ModelResponse(text="Half an", finish_reason="length")), Counting()
+    result = commenting(
+        eval_soul, ScriptedModel(ModelResponse(text="Half an", finish_reason="length")), Counting()
     )
-    assert (result.status, result.reason) == ("failed", OUTPUT_LIMIT_REASON)  # type: ignore[attr-defined]
-    assert result.output_text is None  # type: ignore[attr-defined]
+    assert (result.status, result.reason) == ("failed", OUTPUT_LIMIT_REASON)
+    assert result.output_text is None

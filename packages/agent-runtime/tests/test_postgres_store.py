@@ -18,18 +18,15 @@ from typing import Any
 import pytest
 
 from agent_runtime import admission, postgres
-from agent_runtime.accounts import AccountAuthority
 from agent_runtime.admission import Admitted, Refused, admit
 from agent_runtime.durable import start_turn
 from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
-from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.postgres import PostgresConnection, PostgresTemplate
 from agent_runtime.runs import ClaimRefusedError, Lease, RunStore, StaleGenerationError
 from agent_runtime.storage import MIGRATIONS, StoreError, migrate, open_template
+from runtime_doubles import ACCOUNT, DESTINATION, approve_and_route, lease_taken_over
 
 RACES = 100
-DESTINATION = "eval/native#42"
-ACCOUNT = "approved-native-account"
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +149,7 @@ def test_100_races_for_one_inbox_event_each_admit_it_exactly_once(
     template: PostgresTemplate,
 ) -> None:
     conn = template.fresh()
-    AccountAuthority(conn).set_status(ACCOUNT, "approved")
-    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    approve_and_route(conn)
     inbox = NativeInbox(conn)
     events = [inbox.receive("github", DESTINATION, ACCOUNT, {"n": i}) for i in range(RACES)]
     a, b = worker(template, conn), worker(template, conn)
@@ -229,8 +225,7 @@ def test_a_claimer_whose_lease_was_taken_over_is_fenced_out_of_admission(
     template: PostgresTemplate,
 ) -> None:
     conn = template.fresh()
-    AccountAuthority(conn).set_status(ACCOUNT, "approved")
-    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    approve_and_route(conn)
     event_id = NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {})
     slow, fast = worker(template, conn), worker(template, conn)
     stale = NativeInbox(slow).claim(event_id, "slow", ttl=0.0)  # expires at once
@@ -252,19 +247,11 @@ def test_a_stale_claimer_admitting_first_leaves_nothing_of_its_transaction(
     """Another worker takes the lease while the stale claimer's admission is mid-transaction:
     the fenced correlation refuses it and nothing it wrote survives."""
     conn = template.fresh()
-    AccountAuthority(conn).set_status(ACCOUNT, "approved")
-    NativeRoutes(conn).set(Route(DESTINATION, "native-issue-triage", "support"))
+    approve_and_route(conn)
     event_id = NativeInbox(conn).receive("github", DESTINATION, ACCOUNT, {})
     slow = worker(template, conn)
     stale = NativeInbox(slow).claim(event_id, "slow")
-
-    def taken_over(_conn: object) -> None:
-        slow.execute(
-            "UPDATE native_inbox SET fence = fence + 1, lease_owner = 'fast' WHERE id = ?",
-            (event_id,),
-        )
-
-    late = admit(slow, stale, on_run_inserted=taken_over)
+    late = admit(slow, stale, on_run_inserted=lease_taken_over(slow, event_id))
     assert isinstance(late, Refused) and late.code == admission.LEASE_LOST
     assert count(conn, "runs") == 0 and count(conn, "conversations") == 0
     event = NativeInbox(conn).get(event_id)

@@ -10,14 +10,15 @@ from typing import Any
 
 from agent_runtime import retry_waits
 from agent_runtime.database import Connection
-from agent_runtime.durable import TurnRequest, execute_pass, start_turn
-from agent_runtime.loop import run_turn
+from agent_runtime.durable import execute_pass, start_turn
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.runs import Minted, RunStore
 from agent_runtime.soul import Soul
 from agent_runtime.storage import StoreTemplate, Template, connect, migrate
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.tools import ToolOutcome
+from runtime_doubles import ScriptedTools, platform, turn, turn_request
 
+SLACK = platform("send_slack_message")
 CALL = ToolCallRequest("c1", "send_slack_message", {"channel": "#ops", "text": "Bulbs shipped."})
 
 
@@ -55,19 +56,6 @@ class Slack:
         return ToolOutcome("succeeded", {"ts": "1714.0001"})
 
 
-def turn_request(soul: Soul, conversation: str, model: Model, slack: Slack) -> TurnRequest:
-    return TurnRequest(
-        conversation_id=conversation,
-        agent="support",
-        turn_index=1,
-        load_soul=lambda: soul,
-        resolve_context=dict,
-        tools=[PLATFORM_TOOLS["send_slack_message"]],
-        model=model,
-        executor=lambda _soul, _lease: slack,
-    )
-
-
 class Parked:
     """What a run of the helper below left: the store after the last restart, the Run, the
     provider."""
@@ -92,7 +80,9 @@ def restart_between_wait_and_retry(
     store = RunStore(conn, clock)
     conversation = store.start_conversation("support")
     run = start_turn(store, conversation, 1, [{"role": "user", "content": "Tell #ops."}])
-    execute_pass(store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack))
+    execute_pass(
+        store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack, SLACK)
+    )
     for attempt in range(waits):
         assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # not completed
         due = retry_waits.next_due(store.conn, run.run_id)
@@ -101,7 +91,7 @@ def restart_between_wait_and_retry(
         assert retry_waits.wake_due(store) == []  # not due yet: nothing moves
         clock.now = due
         assert retry_waits.wake_due(store) == [run.state_id]
-        request = turn_request(eval_soul, conversation, model, slack)
+        request = turn_request(eval_soul, conversation, model, slack, SLACK)
         execute_pass(store, store.claim(run, f"b{attempt}"), request, resume=True)
     return Parked(store, run, slack)
 
@@ -149,15 +139,7 @@ def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(
 
 def test_in_memory_a_retry_parks_the_turn_awaiting_retry(eval_soul: Soul) -> None:
     slack = Slack(busy=1)
-    result = run_turn(
-        eval_soul,
-        "support",
-        context={},
-        messages=[{"role": "user", "content": "Tell #ops."}],
-        tools=[PLATFORM_TOOLS["send_slack_message"]],
-        model=Model(),
-        executor=slack,
-    )
+    result = turn(eval_soul, "support", Model(), SLACK, slack, text="Tell #ops.")
     assert (result.status, result.reason) == ("awaiting_retry", "retry_wait")
     assert result.output_text is None and slack.posted == 0
 
@@ -170,15 +152,6 @@ SEND = ToolSpec(
     side_effecting=True,
     participant_activity="visible",
 )
-
-
-class Mail:
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        self.sent.append(call.call_id)
-        return ToolOutcome("succeeded", {"sent": True})
 
 
 class Twice:
@@ -200,12 +173,9 @@ class Twice:
 def test_a_side_effecting_call_is_not_repeated_in_one_turn(eval_soul: Soul) -> None:
     assert eval_soul.agents["support"].restrictions is None  # every Tool the Turn is given
     soul = eval_soul
-    mail = Mail()
-    result = run_turn(
-        soul, "support", context={}, messages=[{"role": "user", "content": "Send it."}],
-        tools=[SEND], model=Twice(), executor=mail,
-    )  # fmt: skip
-    assert mail.sent == ["a", "c"]
+    mail = ScriptedTools(send_invoice=ToolOutcome("succeeded", {"sent": True}))
+    result = turn(soul, "support", Twice(), [SEND], mail, text="Send it.")
+    assert [c.call_id for c in mail.executed] == ["a", "c"]
     [denial] = result.denials
     assert (denial.call.call_id, denial.source) == ("b", "repeat")
     assert denial.reason.startswith("repeated_side_effect: send_invoice already ran")

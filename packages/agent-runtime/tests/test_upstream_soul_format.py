@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.loop import run_turn
 from agent_runtime.mcp_integrations import exposed_name
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
 from agent_runtime.soul import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
+from runtime_doubles import ScriptedTools, turn
 
 AGENT = """---
 label: Clerk
@@ -121,35 +121,21 @@ class Script:
         return ModelResponse(text="Done.")
 
 
-class Tools:
-    def __init__(self) -> None:
-        self.executed: list[str] = []
-
-    def execute(self, call: ToolCallRequest) -> ToolOutcome:
-        self.executed.append(call.name)
-        return ToolOutcome("succeeded", {"ok": True})
+OK = ToolOutcome("succeeded", {"ok": True})
 
 
 def denied(soul: Soul, agent: str, tool: ToolSpec, arguments: dict[str, Any]) -> str | None:
     """Run one Turn whose model calls ``tool``; the denial reason the model was sent back (read
     from the tool message of its second request), None when the call ran."""
-    model, tools = Script(tool.name, arguments), Tools()
-    result = run_turn(
-        soul,
-        agent,
-        context={},
-        messages=[{"role": "user", "content": "Please go ahead."}],
-        tools=[tool],
-        model=model,
-        executor=tools,
-    )
+    model, tools = Script(tool.name, arguments), ScriptedTools(**{tool.name: OK})
+    result = turn(soul, agent, model, [tool], tools, "Please go ahead.")
     [message] = [m for m in model.requests[-1].messages if m.get("role") == "tool"]
     seen = json.loads(message["content"])
     if seen.get("status") == "denied":
-        assert tools.executed == [] and result.tool_calls == []  # never reached the dispatcher
+        assert tools.names() == [] and result.tool_calls == []  # never reached the dispatcher
         assert result.denials[0].reason == seen["reason"]
         return str(seen["reason"])
-    assert tools.executed == [tool.name]
+    assert tools.names() == [tool.name]
     return None
 
 
@@ -173,15 +159,7 @@ def test_the_original_layout_loads(soul_dir: Path) -> None:
 def test_only_the_body_reaches_the_prompt(soul_dir: Path) -> None:
     soul = load_soul(soul_dir)
     model = Script("note_read", {})
-    run_turn(
-        soul,
-        "clerk",
-        context={},
-        messages=[{"role": "user", "content": "hi"}],
-        tools=[],
-        model=model,
-        executor=Tools(),
-    )
+    turn(soul, "clerk", model, [], ScriptedTools(note_read=OK), "hi")
     system = model.requests[0].system
     assert "You are the clerk." in system
     assert "Files notes and reads records." not in system and "Clerk" not in system
@@ -268,16 +246,9 @@ def test_approval_required_holds_a_mutating_tool_for_a_person(soul_dir: Path) ->
     )
     assert denied(soul, "clerk", spec("note_read"), {}) is None  # reading needs no one
     model = Script("note_create", {})
-    parked = run_turn(
-        soul,
-        "clerk",
-        context={},
-        messages=[{"role": "user", "content": "File it."}],
-        tools=[spec("note_create", mutating=True)],
-        model=model,
-        executor=Tools(),
-        approval=lambda _call: "park",
-    )
+    tools = [spec("note_create", mutating=True)]
+    executor = ScriptedTools(note_create=OK)
+    parked = turn(soul, "clerk", model, tools, executor, "File it.", approval=lambda _call: "park")
     assert parked.status == "waiting" and parked.awaiting is not None
 
 

@@ -4,44 +4,31 @@ is not itself a ``tools/call``, and each sandbox (a Trial's) keeps its own state
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from eval_expectations_mcp.setup import Provider
 
-
-@pytest.fixture(scope="module")
-def provider() -> Iterator[Provider]:
-    found = Provider()
-    found.ensure()
-    try:
-        yield found
-    finally:
-        found.stop()
+Call = Callable[[str, str, str, dict[str, Any]], tuple[bool, Any]]
 
 
-def call(url: str, credential: str, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
-    async def once() -> tuple[bool, Any]:
-        http = httpx.AsyncClient(headers={"Authorization": f"Bearer {credential}"})
-        async with (
-            http,
-            streamable_http_client(url, http_client=http) as (read, write, _),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            result = await session.call_tool(name, arguments)
-            return bool(result.isError), result.structuredContent
+@pytest.fixture
+def call(call_tool: Callable[..., Any]) -> Call:
+    """``call(url, credential, name, arguments)``: whether the answer is an error, and its
+    structured content."""
 
-    return asyncio.run(once())
+    def answered(url: str, credential: str, name: str, arguments: dict[str, Any]) -> Any:
+        result = call_tool(url, credential, name, arguments)
+        return bool(result.isError), result.structuredContent
+
+    return answered
 
 
-def test_the_provider_acts_for_the_account_of_the_credential(provider: Provider) -> None:
+def test_the_provider_acts_for_the_account_of_the_credential(
+    provider: Provider, call: Call
+) -> None:
     provider.open_sandbox("s-a", {"cred-a": "acct-a", "cred-b": "acct-b"})
     is_error, structured = call(provider.url, "cred-a", "status", {"probe": "x"})
     assert not is_error and structured["accountId"] == "acct-a"
@@ -49,7 +36,9 @@ def test_the_provider_acts_for_the_account_of_the_credential(provider: Provider)
     assert not is_error and structured["accountId"] == "acct-b"
 
 
-def test_the_count_is_per_credential_and_reading_it_is_no_call(provider: Provider) -> None:
+def test_the_count_is_per_credential_and_reading_it_is_no_call(
+    provider: Provider, call: Call
+) -> None:
     provider.open_sandbox("s-c", {"cred-c": "acct-c"})
     call(provider.url, "cred-c", "status", {"probe": "p"})
     call(provider.url, "cred-c", "status", {"probe": "p"})
@@ -58,13 +47,13 @@ def test_the_count_is_per_credential_and_reading_it_is_no_call(provider: Provide
     assert provider.calls(["cred-unused"]) == 0
 
 
-def test_an_unknown_credential_is_refused_but_counted(provider: Provider) -> None:
+def test_an_unknown_credential_is_refused_but_counted(provider: Provider, call: Call) -> None:
     is_error, _ = call(provider.url, "cred-nobody", "status", {"probe": "p"})
     assert is_error
     assert provider.calls(["cred-nobody"]) == 1
 
 
-def test_a_dead_provider_is_not_observed_and_restarts(provider: Provider) -> None:
+def test_a_dead_provider_is_not_observed_and_restarts(provider: Provider, call: Call) -> None:
     assert provider.process is not None
     provider.process.kill()
     provider.process.wait()
@@ -74,25 +63,27 @@ def test_a_dead_provider_is_not_observed_and_restarts(provider: Provider) -> Non
     assert call(provider.url, "cred-d", "status", {"probe": "p"})[1]["accountId"] == "acct-d"
 
 
-def note_ids(url: str, credential: str, count: int) -> list[str]:
+def note_ids(call: Call, url: str, credential: str, count: int) -> list[str]:
     return [call(url, credential, "create_note", {"text": "n"})[1]["noteId"] for _ in range(count)]
 
 
-def test_every_sandbox_starts_empty_on_the_one_process(provider: Provider) -> None:
+def test_every_sandbox_starts_empty_on_the_one_process(provider: Provider, call: Call) -> None:
     """A Trial's notes never number on from an earlier Trial's: the process is shared by a
     Sweep, its state is not (``--repeat`` Trials must not see each other)."""
     provider.open_sandbox("s-first", {"cred-first": "acct-n"})
-    assert note_ids(provider.url, "cred-first", 2) == ["note-1", "note-2"]
+    assert note_ids(call, provider.url, "cred-first", 2) == ["note-1", "note-2"]
     provider.open_sandbox("s-second", {"cred-second": "acct-n"})
-    assert note_ids(provider.url, "cred-second", 1) == ["note-1"]
-    assert note_ids(provider.url, "cred-first", 1) == ["note-3"]  # still its own, open at once
+    assert note_ids(call, provider.url, "cred-second", 1) == ["note-1"]
+    assert note_ids(call, provider.url, "cred-first", 1) == [
+        "note-3"
+    ]  # still its own, open at once
     provider.open_sandbox("s-first", {"cred-again": "acct-n"})  # the same id opens afresh
-    assert note_ids(provider.url, "cred-again", 1) == ["note-1"]
+    assert note_ids(call, provider.url, "cred-again", 1) == ["note-1"]
     is_error, _ = call(provider.url, "cred-first", "status", {"probe": "p"})
     assert is_error  # replaced: its old credentials belong to no account now
 
 
-def test_a_closed_sandbox_forgets_its_accounts_and_counts(provider: Provider) -> None:
+def test_a_closed_sandbox_forgets_its_accounts_and_counts(provider: Provider, call: Call) -> None:
     provider.open_sandbox("s-closed", {"cred-closed": "acct-x"})
     call(provider.url, "cred-closed", "status", {"probe": "p"})
     assert provider.calls(["cred-closed"]) == 1
@@ -103,7 +94,9 @@ def test_a_closed_sandbox_forgets_its_accounts_and_counts(provider: Provider) ->
     provider.close_sandbox("s-never-opened")  # nothing to forget is no error
 
 
-def test_a_blank_note_is_refused_counted_and_counted_as_refused(provider: Provider) -> None:
+def test_a_blank_note_is_refused_counted_and_counted_as_refused(
+    provider: Provider, call: Call
+) -> None:
     """The workspace's own rule, which no schema states: an ``isError`` answer with no
     structured content, one served call and one refusal for the credential."""
     provider.open_sandbox("s-blank", {"cred-blank": "acct-b"})

@@ -9,14 +9,12 @@ would: sweeps with their trial logs and saved Scorecards, then ``eval report``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import ROOT, ScriptedVendor
+from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
 
 CASES = [
     "finance-refund-is-blocklisted",
@@ -28,35 +26,11 @@ KEY = "sk-report-test-0123456789"
 
 
 def eval_cli(root: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}
-    env["EVAL_REPORT_KEY"] = KEY
-    return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_eval(*args, cwd=root, env=judgeless_env(EVAL_REPORT_KEY=KEY))
 
 
 def write_models(root: Path, **urls: str) -> None:
-    lines: list[str] = []
-    for name, url in urls.items():
-        lines += [
-            f"[models.{name}]",
-            'wire = "openai"',
-            f'model = "{name}-2026-01-01"',
-            f'base_url = "{url}"',
-            'credential = "env://EVAL_REPORT_KEY"',
-            "dated = true",
-            "price_input_per_mtok = 1.0",
-            "price_output_per_mtok = 4.0",
-            "timeout_s = 5",
-            "",
-        ]
-    (root / "models.toml").write_text("\n".join(lines))
+    loopback_models(root / "models.toml", "EVAL_REPORT_KEY", **urls)
 
 
 @dataclass(frozen=True)
