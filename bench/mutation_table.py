@@ -331,6 +331,7 @@ def report(rows: list[Row], baseline: Outcome, seconds: float) -> None:
     print("\nsurvivors:")
     for row in survivors:
         why = f" [equivalent: {row.mutation.equivalent}]" if row.mutation.equivalent else ""
+        why += f" [gap: {row.mutation.gap}]" if row.mutation.gap else ""
         errs = f" [{len(row.errored)} Case(s) errored]" if row.errored else ""
         for verdict in sorted(set(row.moved.values())):
             moved = {c for c, v in row.moved.items() if v == verdict}

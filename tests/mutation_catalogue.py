@@ -30,6 +30,8 @@ class Mutation:
     red: tuple[str, ...] = ()
     equivalent: str = ""
     """Why the mutation cannot change observable behaviour (a survivor that is no gap)."""
+    gap: str = ""
+    """Why a survivor that is a gap has no red Case yet (what killing it would take)."""
 
 
 CATALOGUE: tuple[Mutation, ...] = (
@@ -1469,6 +1471,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        recorded = None\n",
         breaks="a replayed call of a durable Turn runs its effect again",
         red=(),
+        gap="a recorded effect commits only with the checkpoint after it, and a resumed worker starts from that checkpoint, so the ledger is consulted only when a model reuses a call id in one Turn; the mutant then runs the Tool again and fails on the ledger's unique key, an ERR, never a FAIL. The underlying gap is the runtime's: a crash between an effect and its checkpoint runs the effect again (the effect record should commit on its own, as the Routine worker's does)",
     ),
     Mutation(
         id="durable-retry-budget-off-by-one",
@@ -2306,6 +2309,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new='            return ToolOutcome("succeeded", {"error": str(exc)})\n',
         breaks="a fixture Tool that raises is translated as a success",
         red=(),
+        gap="no shipped family registers a fixture Tool (only the scaffold's template and the test-only outbox plug-in do), so no Corpus Case reaches the translation; a family that registers a Tool that can raise would kill it",
     ),
     Mutation(
         id="host-file-tools-not-installed",
