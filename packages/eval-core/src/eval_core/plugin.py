@@ -14,6 +14,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from eval_core._case.blocks import (
+        BLOCK,
+        L2,
+        L3,
+        PATH,
+        REASON,
+        TEXT,
+        Claim,
+        Rule,
+        absent,
+        first_equal,
+        minimum,
+        need,
+        present,
+        rules,
+        scorer,
+        values_at,
+    )
     from eval_core._case.case import (
         CaseBase,
         CaseField,
@@ -110,7 +128,9 @@ if TYPE_CHECKING:
         ModelSource,
         ModelUnavailable,
     )
-    from eval_core._plugins.plugins import PluginError, PluginSet, kind_schema_hash, load_plugins
+    from eval_core._plugins.plugin_set import PluginSet
+    from eval_core._plugins.plugins import PluginError, load_plugins
+    from eval_core._plugins.schemas import kind_schema_hash
     from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
     from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
     from eval_core._recording.transcript import Reader as TranscriptReader
@@ -182,11 +202,17 @@ def _table() -> dict[str, tuple[str, str]]:
 _WHERE: dict[str, tuple[str, str]] = {}
 
 __all__ = [
+    "BLOCK",
     "CANONICAL",
     "COMPARABLE",
     "DOT_PATH",
+    "L2",
+    "L3",
     "LOCK_NAME",
     "NON_EMPTY",
+    "PATH",
+    "REASON",
+    "TEXT",
     "TRANSCRIPT_FORMAT",
     "WITNESSED",
     "Agent",
@@ -197,6 +223,7 @@ __all__ = [
     "CaseField",
     "CaseRefused",
     "Ceilings",
+    "Claim",
     "CommandRefused",
     "Commands",
     "ComparisonRefused",
@@ -252,6 +279,7 @@ __all__ = [
     "Problems",
     "RecordTypes",
     "ResumeRefused",
+    "Rule",
     "Scorecard",
     "ScriptStep",
     "ScriptedResult",
@@ -279,6 +307,7 @@ __all__ = [
     "WitnessCheck",
     "Work",
     "WorkerLost",
+    "absent",
     "admit",
     "assert_kind_conforms",
     "at_least",
@@ -302,11 +331,14 @@ __all__ = [
     "failed",
     "find_soul",
     "fingerprint",
+    "first_equal",
     "hookimpl",
     "json_name",
     "kind_schema_hash",
     "load_plugins",
     "lock_differences",
+    "minimum",
+    "need",
     "noise_floor",
     "non_empty",
     "non_empty_list",
@@ -318,6 +350,7 @@ __all__ = [
     "passed",
     "path_argument",
     "path_segments",
+    "present",
     "properties",
     "quote",
     "quoted",
@@ -328,13 +361,16 @@ __all__ = [
     "render",
     "render_verdict",
     "resolve",
+    "rules",
     "run_trial",
+    "scorer",
     "sent",
     "strings",
     "transcript_pack_path",
     "transcript_record_types",
     "transcript_schema_hash",
     "typed_records",
+    "values_at",
     "version",
     "write_atomic",
     "write_soul",

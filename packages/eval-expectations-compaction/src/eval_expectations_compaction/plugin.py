@@ -11,18 +11,17 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from eval_core.plugin import (
+    L2,
     CaseBase,
     CaseField,
     FixtureRequest,
     LoadContext,
-    Tier,
     TrialFixture,
     hookimpl,
     own_cases,
 )
 
 FIELD = "context_token_budget"
-L2: frozenset[Tier] = frozenset({"l2"})
 
 
 class ContextBudget(Protocol):

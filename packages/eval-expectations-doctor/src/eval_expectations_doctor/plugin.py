@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 import msgspec
 
 from eval_core.plugin import (
+    BLOCK,
+    L3,
     CaseBase,
     CaseField,
     Evidence,
@@ -26,31 +29,24 @@ from eval_core.plugin import (
     KindSpec,
     LoadContext,
     Problems,
-    Tier,
     TrialFixture,
     Verdict,
     WitnessCheck,
     failed,
     hookimpl,
+    need,
     non_empty,
     own_cases,
     passed,
     quoted,
+    scorer,
 )
 
 FIELD = "doctor"
-L3: frozenset[Tier] = frozenset({"l3"})
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 
 
-class ProposedRepair(msgspec.Struct, **_CONFIG):
+class ProposedRepair(msgspec.Struct, **BLOCK):
     """The new content the repair source proposes for the Routine ``slug``, and why."""
 
     slug: str
@@ -58,7 +54,7 @@ class ProposedRepair(msgspec.Struct, **_CONFIG):
     summary: str
 
 
-class DoctorBlock(msgspec.Struct, **_CONFIG):
+class DoctorBlock(msgspec.Struct, **BLOCK):
     repair: ProposedRepair | None = None
 
 
@@ -127,28 +123,32 @@ def _doctor(request: FixtureRequest) -> Iterator[None]:
     yield
     request.record(
         DoctorRecord(
-            events=[
-                DoctorEvent(kind=e.kind, subject=e.subject, detail=e.detail, commit=e.commit)
-                for e in doctor.events()
-            ],
+            events=[msgspec.convert(e, DoctorEvent, from_attributes=True) for e in doctor.events()],
             proposals=len(asked),
-            commits=[DoctorCommit(sha=c.sha, paths=list(c.paths)) for c in doctor.doctor_commits()],
+            commits=[
+                msgspec.convert(c, DoctorCommit, from_attributes=True)
+                for c in doctor.doctor_commits()
+            ],
         )
     )
 
 
-class DoctorRepaired(Expectation, tag="doctor_repaired", frozen=True):
+class _Subject(Expectation, frozen=True):
     subject: str
 
 
-class DoctorEscalated(Expectation, tag="doctor_escalated", frozen=True):
-    subject: str
+class DoctorRepaired(_Subject, tag="doctor_repaired", frozen=True): ...
 
 
-def _verdict(wanted: str, subject: str, ev: Evidence) -> Verdict:
-    record = ev.record(DoctorRecord)
-    if record is None:
-        return failed(f"the doctor's work was not read back (the Case needs 'doctor'); {subject}")
+class DoctorEscalated(_Subject, tag="doctor_escalated", frozen=True): ...
+
+
+@scorer
+def _score(wanted: str, e: _Subject, ev: Evidence) -> Verdict:
+    """``doctor_repaired`` (``wanted`` ``repaired``) and ``doctor_escalated``."""
+    subject = e.subject
+    why = f"the doctor's work was not read back (the Case needs 'doctor'); {subject}"
+    record = need(ev.record(DoctorRecord), why)
     mine = [e for e in record.events if e.subject == subject]
     done = [e for e in mine if e.kind == wanted]
     landed = record.touching(subject)
@@ -183,15 +183,7 @@ def _verdict(wanted: str, subject: str, ev: Evidence) -> Verdict:
     return failed(f"the doctor did not mark {quoted(subject)} {wanted}: {outcome or 'no outcome'}")
 
 
-def _score_repaired(e: DoctorRepaired, ev: Evidence) -> Verdict:
-    return _verdict("repaired", e.subject, ev)
-
-
-def _score_escalated(e: DoctorEscalated, ev: Evidence) -> Verdict:
-    return _verdict("escalated", e.subject, ev)
-
-
-def _check_subject(e: DoctorRepaired | DoctorEscalated, _case: object) -> Problems:
+def _check_subject(e: _Subject, _case: object) -> Problems:
     kind, _, slug = e.subject.partition(":")
     if not kind or not slug:
         return [(".subject", f"{e.subject!r} must be Kind:slug, for example Routine:daily-sweep")]
@@ -215,26 +207,21 @@ def eval_case_fields() -> list[CaseField]:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    of_subject = partial(
+        KindSpec, witness="store", tiers=L3, check=_check_subject, seam_independent=True
+    )
     return [
-        KindSpec(
+        of_subject(
             struct=DoctorRepaired,
-            witness="store",
-            scorer=_score_repaired,
-            tiers=L3,
-            check=_check_subject,
-            seam_independent=True,
+            scorer=partial(_score, "repaired"),
             description=(
                 "The doctor repaired the subject (Kind:slug) with a commit the Soul repository "
                 "holds, touching the artifact's files."
             ),
         ),
-        KindSpec(
+        of_subject(
             struct=DoctorEscalated,
-            witness="store",
-            scorer=_score_escalated,
-            tiers=L3,
-            check=_check_subject,
-            seam_independent=True,
+            scorer=partial(_score, "escalated"),
             description=(
                 "The doctor escalated the subject (Kind:slug) to a person, and the Soul "
                 "repository holds no commit of its passes touching the artifact's files."

@@ -25,6 +25,8 @@ from typing import Literal, Protocol
 import msgspec
 
 from eval_core.plugin import (
+    L2,
+    L3,
     CaseBase,
     CaseField,
     Evidence,
@@ -33,18 +35,17 @@ from eval_core.plugin import (
     FixtureRequest,
     KindSpec,
     LoadContext,
-    Tier,
     ToolCallsStep,
     TrialFixture,
     Verdict,
     failed,
     hookimpl,
+    need,
     own_cases,
     passed,
+    scorer,
 )
 
-L2: frozenset[Tier] = frozenset({"l2"})
-L3: frozenset[Tier] = frozenset({"l3"})
 Fault = Literal["context", "model", "model_after_checkpoint", "model_output_limit", "worker_crash"]
 CheckpointCrash = Literal["after_first_tool_result"]
 
@@ -119,10 +120,11 @@ def _record(ev: Evidence) -> ReplayRecord | None:
     return ev.record(ReplayRecord)
 
 
+@scorer
 def _score_replayed(_e: ToolBatchReplayed, ev: Evidence) -> Verdict:
-    record = _record(ev)
-    if record is None:
-        return failed("no checkpoint replay was read back (the Case needs checkpointCrash)")
+    record = need(
+        _record(ev), "no checkpoint replay was read back (the Case needs checkpointCrash)"
+    )
     if not record.crashed:
         return failed("the checkpoint crash never fired: no Tool result was checkpointed")
     batch = record.batch

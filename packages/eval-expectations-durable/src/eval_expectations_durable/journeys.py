@@ -14,6 +14,8 @@ from typing import Any, Protocol
 import msgspec
 
 from eval_core.plugin import (
+    BLOCK,
+    L3,
     CaseBase,
     CaseField,
     FixtureRequest,
@@ -22,23 +24,13 @@ from eval_core.plugin import (
     ScriptedResult,
     ScriptStep,
     TextPart,
-    Tier,
     TrialFixture,
     hookimpl,
     strings,
 )
 
-L3: frozenset[Tier] = frozenset({"l3"})
 
-
-class JourneyTurn(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    omit_defaults=True,
-    rename="camel",
-):
+class JourneyTurn(msgspec.Struct, **BLOCK):
     """One further Turn: what the user says, and (scripted binding) what Tools and model do."""
 
     input: list[Message]

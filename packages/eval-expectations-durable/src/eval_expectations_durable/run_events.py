@@ -14,13 +14,16 @@ last Turn's; events, Messages, commits and Tool results accumulate over the Turn
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
 from eval_core.plugin import (
-    DOT_PATH,
-    NON_EMPTY,
+    L3,
+    PATH,
+    REASON,
+    TEXT,
     CaseBase,
     Event,
     Evidence,
@@ -31,27 +34,31 @@ from eval_core.plugin import (
     LoadContext,
     Problems,
     ScriptedResult,
-    Tier,
     ToolResult,
     TrialFixture,
     Verdict,
     WitnessCheck,
+    absent,
     at_least,
     deep_equal,
-    dot_path,
     failed,
+    first_equal,
     hookimpl,
-    non_empty,
-    optional_reason,
+    minimum,
+    need,
     passed,
+    present,
     properties,
     quoted,
     render,
     resolve,
+    rules,
+    scorer,
+    values_at,
 )
 
-L3: frozenset[Tier] = frozenset({"l3"})
 SOUL_SEAM = "soul_write"
+R = TypeVar("R")
 _NO_RECORD = "no durable Run was read back (not an L3 Trial?)"
 
 
@@ -177,51 +184,30 @@ def record_of(ev: Evidence) -> RunRecord | None:
     return ev.record(RunRecord)
 
 
+def _record(ev: Evidence, cannot: str) -> RunRecord:
+    """The record read back, or the scorer fails: none, and what it ``cannot`` do."""
+    return need(record_of(ev), f"{_NO_RECORD}; {cannot}")
+
+
 def _read_back(request: FixtureRequest) -> Iterator[None]:
     runs, soul = request.service(DurableRuns), request.service(SoulHistory)
     yield
     request.record(
         RunRecord(
-            turns=[
-                TurnRecord(
-                    turn_index=t.turn_index,
-                    run_id=t.run_id,
-                    run_status=t.run_status,
-                    state_status=t.state_status,
-                    turn_status=t.turn_status,
-                    reason=t.reason,
-                )
-                for t in runs.turns()
-            ],
+            turns=_copied(runs.turns(), TurnRecord),
             events=list(request.evidence.events or ()),
-            messages=[
-                PersistedMessage(
-                    turn_index=m.turn_index, role=m.role, content=m.content, metadata=m.metadata
-                )
-                for m in runs.messages()
-            ],
-            commits=[
-                SoulCommit(turn_index=c.turn_index, sha=c.sha, paths=list(c.paths))
-                for c in soul.commits()
-            ],
-            publications=[
-                ActivePublication(
-                    turn_index=p.turn_index, commit=p.commit, artifacts=list(p.artifacts)
-                )
-                for p in soul.publications()
-            ],
-            stale_writes=[
-                StaleWrite(
-                    turn_index=w.turn_index,
-                    raised=w.raised,
-                    landed=list(w.landed),
-                    detail=w.detail,
-                )
-                for w in runs.stale_writes()
-            ],
+            messages=_copied(runs.messages(), PersistedMessage),
+            commits=_copied(soul.commits(), SoulCommit),
+            publications=_copied(soul.publications(), ActivePublication),
+            stale_writes=_copied(runs.stale_writes(), StaleWrite),
             restarts=runs.restarts(),
         )
     )
+
+
+def _copied(views: Sequence[object], record: type[R]) -> list[R]:
+    """The Host's views as this family's records, field by field (their attributes)."""
+    return [msgspec.convert(view, record, from_attributes=True) for view in views]
 
 
 def _uses_family(case: CaseBase) -> bool:
@@ -243,19 +229,18 @@ def eval_fixtures() -> list[TrialFixture]:
 # -- statuses ---------------------------------------------------------------------------------
 
 
-class RunStatus(Expectation, tag="run_status", frozen=True):
+class _Status(Expectation, frozen=True):
     status: str
     turn_index: int | None = None
 
 
-class TurnStatus(Expectation, tag="turn_status", frozen=True):
-    status: str
-    turn_index: int | None = None
+class RunStatus(_Status, tag="run_status", frozen=True): ...
 
 
-class StateStatus(Expectation, tag="state_status", frozen=True):
-    status: str
-    turn_index: int | None = None
+class TurnStatus(_Status, tag="turn_status", frozen=True): ...
+
+
+class StateStatus(_Status, tag="state_status", frozen=True): ...
 
 
 def _turn(record: RunRecord, turn_index: int | None) -> tuple[TurnRecord | None, str]:
@@ -268,12 +253,10 @@ def _turn(record: RunRecord, turn_index: int | None) -> tuple[TurnRecord | None,
     return None, f"Turn {turn_index} was not stored ({len(record.turns)} Turn(s) were)"
 
 
-def _status_verdict(
-    which: str, attr: str, e: RunStatus | TurnStatus | StateStatus, ev: Evidence
-) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot read the {which} status")
+@scorer
+def _score_status(which: str, attr: str, e: _Status, ev: Evidence) -> Verdict:
+    """The ``which`` status (a TurnRecord's ``attr``) of the Turn asked for, or the folded one."""
+    record = _record(ev, f"cannot read the {which} status")
     turn, where = _turn(record, e.turn_index)
     if turn is None:
         return failed(f"{where}; expected {which} status {quoted(e.status)}")
@@ -281,19 +264,7 @@ def _status_verdict(
     shown = "not completed" if actual is None else actual
     reason = f" (reason: {quoted(turn.reason, 160)})" if turn.reason else ""
     detail = f"{where}: {which} status {quoted(shown)}{reason}, expected {quoted(e.status)}"
-    return passed(detail) if shown == e.status else failed(detail)
-
-
-def _score_run_status(e: RunStatus, ev: Evidence) -> Verdict:
-    return _status_verdict("Run", "run_status", e, ev)
-
-
-def _score_turn_status(e: TurnStatus, ev: Evidence) -> Verdict:
-    return _status_verdict("Turn", "turn_status", e, ev)
-
-
-def _score_state_status(e: StateStatus, ev: Evidence) -> Verdict:
-    return _status_verdict("invoke State", "state_status", e, ev)
+    return Verdict(shown == e.status, detail)
 
 
 # -- events, durable text, Messages ------------------------------------------------------------
@@ -329,10 +300,9 @@ def _event_types(events: Sequence[Event]) -> str:
     return ", ".join(f"{k}×{v}" for k, v in sorted(counts.items())) or "none"
 
 
+@scorer
 def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot count {quoted(e.event_type)} events")
+    record = _record(ev, f"cannot count {quoted(e.event_type)} events")
     found = sum(1 for event in record.events if event.type == e.event_type)
     seen = f"events: {_event_types(record.events)}"
     if e.count is None:
@@ -340,32 +310,33 @@ def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
             return passed(f"{found} durable {quoted(e.event_type)} event(s); {seen}")
         return failed(f"no durable {quoted(e.event_type)} event; {seen}")
     detail = f"{found} durable {quoted(e.event_type)} event(s), expected exactly {e.count}; {seen}"
-    return passed(detail) if found == e.count else failed(detail)
+    return Verdict(found == e.count, detail)
 
 
+@scorer
 def _score_event_field(e: RunEventFieldEquals, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot read {quoted(e.event_type)} events")
-    looked: list[str] = []
-    for event in record.events:
-        if event.type != e.event_type:
-            continue
-        ok, value = resolve(event.payload, e.path)
-        if ok and deep_equal(value, e.value):
-            return passed(
-                f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index}) "
-                f"has {e.path} = {render(value)}"
-            )
-        looked.append(f"#{event.seq}: {render(value, 60) if ok else '(missing)'}")
-    if not looked:
+    record = _record(ev, f"cannot read {quoted(e.event_type)} events")
+    events = [event for event in record.events if event.type == e.event_type]
+    if not events:
         return failed(
             f"no durable {quoted(e.event_type)} event; events: {_event_types(record.events)}"
         )
+    hit = first_equal(events, _payload, e.path, e.value)
+    if hit is not None:
+        event, value = hit
+        return passed(
+            f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index}) "
+            f"has {e.path} = {render(value)}"
+        )
+    looked = values_at(events, _payload, e.path, lambda event: f"#{event.seq}")
     return failed(
         f"no durable {quoted(e.event_type)} event has {e.path} = {render(e.value)}; "
         + "; ".join(looked[:10])
     )
+
+
+def _payload(event: Event) -> Any:
+    return event.payload
 
 
 def participant_text(record: RunRecord) -> str | None:
@@ -381,59 +352,58 @@ def participant_text(record: RunRecord) -> str | None:
     return "".join(texts) if texts else None
 
 
+@scorer
 def _score_text_omits(e: RunEventTextOmits, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot confirm the streamed text omits {quoted(e.text)}")
-    text = participant_text(record)
-    if text is None:
-        return failed(
-            f"no durable participant text.delta events; cannot confirm it omits {quoted(e.text)}"
-        )
-    if e.text.casefold() in text.casefold():
-        return failed(f"durable streamed text {quoted(text)} contains {quoted(e.text)}")
-    return passed(f"durable streamed text {quoted(text)} omits {quoted(e.text)}")
+    record = _record(ev, f"cannot confirm the streamed text omits {quoted(e.text)}")
+    text = need(
+        participant_text(record),
+        f"no durable participant text.delta events; cannot confirm it omits {quoted(e.text)}",
+    )
+    said = f"durable streamed text {quoted(text)}"
+    hit = f"{said} contains {quoted(e.text)}" if e.text.casefold() in text.casefold() else None
+    return absent(hit, f"{said} omits {quoted(e.text)}")
 
 
+@scorer
 def _score_metadata_equals(e: PersistedMessageMetadataEquals, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot read persisted Message metadata")
+    record = _record(ev, "cannot read persisted Message metadata")
     assistant = [m for m in record.messages if m.role == "assistant"]
     if not assistant:
         return failed(f"no assistant Message was persisted; cannot read {e.path}")
-    looked: list[str] = []
-    for message in assistant:
-        ok, value = resolve(message.metadata, e.path)
-        if ok and deep_equal(value, e.value):
-            return passed(
-                f"the Turn {message.turn_index} assistant Message has {e.path} = {render(value)}"
-            )
-        looked.append(f"Turn {message.turn_index}: {render(value, 60) if ok else '(missing)'}")
+    hit = first_equal(assistant, _metadata, e.path, e.value)
+    if hit is not None:
+        message, value = hit
+        return passed(
+            f"the Turn {message.turn_index} assistant Message has {e.path} = {render(value)}"
+        )
+    looked = values_at(assistant, _metadata, e.path, lambda m: f"Turn {m.turn_index}")
     return failed(
         f"no persisted assistant Message has {e.path} = {render(e.value)}; "
         + "; ".join(looked[:10])
     )
 
 
+def _metadata(message: PersistedMessage) -> Any:
+    return message.metadata
+
+
 # -- real Tool results and denials -------------------------------------------------------------
 
 
-class ToolResultFieldEquals(Expectation, tag="tool_result_field_equals", frozen=True):
+class _Targeted(Expectation, frozen=True):
     name: str
     argument_path: str
     argument_value: Any
     status: str
+
+
+class ToolResultFieldEquals(_Targeted, tag="tool_result_field_equals", frozen=True):
     output_path: str
     value: Any
     turn_index: int | None = None
 
 
-class ToolResultReasonContains(Expectation, tag="tool_result_reason_contains", frozen=True):
-    name: str
-    argument_path: str
-    argument_value: Any
-    status: str
+class ToolResultReasonContains(_Targeted, tag="tool_result_reason_contains", frozen=True):
     text: str
     turn_index: int | None = None
 
@@ -444,57 +414,61 @@ class ToolDenialContains(Expectation, tag="tool_denial_contains", frozen=True):
 
 
 def _targeted(
-    e: ToolResultFieldEquals | ToolResultReasonContains, ev: Evidence
-) -> tuple[list[ToolResult], str]:
-    """Results of the Tool whose argument matches, in the Turn asked for; else why none."""
-    if ev.tool_results is None:
-        return [], "Tool results not observed"
-    named = [r for r in ev.tool_results if r.name == e.name]
+    e: ToolResultFieldEquals | ToolResultReasonContains, ev: Evidence, cannot: str
+) -> list[ToolResult]:
+    """Results of the Tool whose argument matches, in the Turn asked for; else the scorer
+    fails, saying why there is none and what it ``cannot`` do."""
+    results = need(ev.tool_results, f"Tool results not observed; {cannot}")
+    named = [r for r in results if r.name == e.name]
     if e.turn_index is not None:
         named = [r for r in named if r.turn_index == e.turn_index]
     where = f" in Turn {e.turn_index}" if e.turn_index is not None else ""
-    if not named:
-        return [], f"no result of {quoted(e.name)}{where}"
-    mine = []
-    for result in named:
-        ok, value = resolve(result.arguments, e.argument_path)
-        if ok and deep_equal(value, e.argument_value):
-            mine.append(result)
-    if not mine:
-        return [], (
-            f"no result of {quoted(e.name)}{where} has argument {e.argument_path} = "
-            f"{render(e.argument_value)} ({len(named)} result(s) looked at)"
-        )
+    need(named or None, f"no result of {quoted(e.name)}{where}; {cannot}")
+    mine = [r for r in named if _holds(r.arguments, e.argument_path, e.argument_value)]
+    need(
+        mine or None,
+        f"no result of {quoted(e.name)}{where} has argument {e.argument_path} = "
+        f"{render(e.argument_value)} ({len(named)} result(s) looked at); {cannot}",
+    )
+    statuses = ", ".join(sorted({r.status for r in mine}))
     with_status = [r for r in mine if r.status == e.status]
-    if not with_status:
-        statuses = ", ".join(sorted({r.status for r in mine}))
-        return [], f"the targeted result(s) of {quoted(e.name)} ended {statuses}, not {e.status}"
-    return with_status, ""
+    why = f"the targeted result(s) of {quoted(e.name)} ended {statuses}, not {e.status}"
+    return need(with_status or None, f"{why}; {cannot}")
 
 
+def _holds(document: Any, path: str, value: Any) -> bool:
+    found, actual = resolve(document, path)
+    return found and deep_equal(actual, value)
+
+
+def _output(result: ToolResult) -> Any:
+    return result.output
+
+
+def _call_id(result: ToolResult) -> str:
+    return result.call_id
+
+
+@scorer
 def _score_result_field(e: ToolResultFieldEquals, ev: Evidence) -> Verdict:
-    results, why = _targeted(e, ev)
-    if not results:
-        return failed(f"{why}; cannot read {e.output_path}")
-    looked: list[str] = []
-    for result in results:
-        ok, value = resolve(result.output, e.output_path)
-        if ok and deep_equal(value, e.value):
-            return passed(
-                f"result {result.call_id} of {quoted(e.name)} ({result.status}) has "
-                f"{e.output_path} = {render(value)}"
-            )
-        looked.append(f"{result.call_id}: {render(value, 60) if ok else '(missing)'}")
+    results = _targeted(e, ev, f"cannot read {e.output_path}")
+    hit = first_equal(results, _output, e.output_path, e.value)
+    if hit is not None:
+        result, value = hit
+        return passed(
+            f"result {result.call_id} of {quoted(e.name)} ({result.status}) has "
+            f"{e.output_path} = {render(value)}"
+        )
+    looked = values_at(results, _output, e.output_path, _call_id)
     return failed(
         f"no targeted result of {quoted(e.name)} has {e.output_path} = {render(e.value)}; "
         + "; ".join(looked[:10])
     )
 
 
+@scorer
 def _score_result_reason(e: ToolResultReasonContains, ev: Evidence) -> Verdict:
-    results, why = _targeted(e, ev)
-    if not results:
-        return failed(f"{why}; cannot look for {quoted(e.text)} in its reason")
+    results = _targeted(e, ev, f"cannot look for {quoted(e.text)} in its reason")
     for result in results:
         if isinstance(result.reason, str) and e.text in result.reason:
             return passed(
@@ -505,12 +479,12 @@ def _score_result_reason(e: ToolResultReasonContains, ev: Evidence) -> Verdict:
     return failed(f"no targeted reason of {quoted(e.name)} contains {quoted(e.text)}: {reasons}")
 
 
+@scorer
 def _score_denial(e: ToolDenialContains, ev: Evidence) -> Verdict:
-    if ev.denials is None:
-        return failed(f"denials not observed; cannot find a denial of {quoted(e.name)}")
-    mine = [d for d in ev.denials if d.name == e.name]
+    denials = need(ev.denials, f"denials not observed; cannot find a denial of {quoted(e.name)}")
+    mine = [d for d in denials if d.name == e.name]
     if not mine:
-        others = ", ".join(sorted({d.name for d in ev.denials})) or "none"
+        others = ", ".join(sorted({d.name for d in denials})) or "none"
         return failed(f"no call of {quoted(e.name)} was denied; denied Tools: {others}")
     for denial in mine:
         if e.text in denial.reason:
@@ -529,12 +503,11 @@ class StaleWritesRefused(Expectation, tag="stale_writes_refused", frozen=True):
     pass
 
 
+@scorer
 def _score_stale(_e: StaleWritesRefused, ev: Evidence) -> Verdict:
     """What reached the database, not what was raised: a row the late worker changed fails,
     with or without an exception."""
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot tell whether a stale lease wrote")
+    record = _record(ev, "cannot tell whether a stale lease wrote")
     if not record.stale_writes:
         granted = sum(1 for e in record.events if e.type == "approval.granted")
         if granted:
@@ -565,25 +538,19 @@ class HostRestarts(Expectation, tag="host_restarts", frozen=True):
     count: int
 
 
+@scorer
 def _score_restarts(e: HostRestarts, ev: Evidence) -> Verdict:
     """The Host's record of its own process: a restart counts only when it left the old
     database session behind (one that kept it restarted nothing, and a Run that "survived" it
     proved nothing)."""
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot tell how often the Host restarted")
+    record = _record(ev, "cannot tell how often the Host restarted")
     folded = record.folded()
     status = f"; the Run is {folded.run_status}" if folded is not None else ""
     detail = (
         f"the Host restarted {record.restarts} time(s) mid-Trial, each with a new database "
         f"session, expected {e.count}{status}"
     )
-    return passed(detail) if record.restarts == e.count else failed(detail)
-
-
-def _check_restarts(e: HostRestarts, _case: object) -> Problems:
-    ok = isinstance(e.count, int) and e.count >= 0
-    return [] if ok else [(".count", "must be an integer ≥ 0")]
+    return Verdict(record.restarts == e.count, detail)
 
 
 def refused_but_landed(ev: Evidence) -> Iterable[str]:
@@ -621,47 +588,46 @@ class SoulNotCommitted(Expectation, tag="soul_not_committed", frozen=True):
     path: str
 
 
-class SoulPublished(Expectation, tag="soul_published", frozen=True):
+class _Artifact(Expectation, frozen=True):
     artifact: str
     turn_index: int | None = None
 
 
-class SoulNotPublished(Expectation, tag="soul_not_published", frozen=True):
-    artifact: str
-    turn_index: int | None = None
+class SoulPublished(_Artifact, tag="soul_published", frozen=True): ...
 
 
-def _score_committed(e: SoulCommitted, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot look for a commit of {quoted(e.path)}")
+class SoulNotPublished(_Artifact, tag="soul_not_published", frozen=True): ...
+
+
+def _touched(record: RunRecord, path: str) -> str | None:
+    """The first commit in the Soul repository that touched the path, or ``None``."""
     for commit in record.commits:
-        if e.path in commit.paths:
-            return passed(
-                f"commit {commit.sha[:12]} (Turn {commit.turn_index}) touched {quoted(e.path)}"
-            )
+        if path in commit.paths:
+            return f"commit {commit.sha[:12]} (Turn {commit.turn_index}) touched {quoted(path)}"
+    return None
+
+
+@scorer
+def _score_committed(e: SoulCommitted, ev: Evidence) -> Verdict:
+    record = _record(ev, f"cannot look for a commit of {quoted(e.path)}")
     touched = sorted({p for c in record.commits for p in c.paths})
     shown = ", ".join(touched[:10]) or "nothing"
-    return failed(
+    return present(
+        _touched(record, e.path),
         f"no commit in the Soul repository touched {quoted(e.path)}; "
-        f"{len(record.commits)} commit(s) touched: {shown}"
+        f"{len(record.commits)} commit(s) touched: {shown}",
     )
 
 
+@scorer
 def _score_not_committed(e: SoulNotCommitted, ev: Evidence) -> Verdict:
     """The Soul repository's log, not the denial the runtime recorded: a write refused after it
     landed shows here."""
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot tell whether {quoted(e.path)} was committed")
-    for commit in record.commits:
-        if e.path in commit.paths:
-            return failed(
-                f"commit {commit.sha[:12]} (Turn {commit.turn_index}) touched {quoted(e.path)}"
-            )
-    return passed(
+    record = _record(ev, f"cannot tell whether {quoted(e.path)} was committed")
+    return absent(
+        _touched(record, e.path),
         f"none of the {len(record.commits)} commit(s) in the Soul repository touched "
-        f"{quoted(e.path)}"
+        f"{quoted(e.path)}",
     )
 
 
@@ -720,10 +686,10 @@ def _publication(record: RunRecord, turn_index: int | None) -> tuple[ActivePubli
     return None, f"no publication was read back for Turn {turn_index}"
 
 
-def _score_published(e: SoulPublished | SoulNotPublished, ev: Evidence, want: bool) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot read the active Soul publication")
+@scorer
+def _score_published(want: bool, e: _Artifact, ev: Evidence) -> Verdict:
+    """``soul_published`` (``want``) and ``soul_not_published``."""
+    record = _record(ev, "cannot read the active Soul publication")
     publication, where = _publication(record, e.turn_index)
     if publication is None:
         return failed(f"{where}; cannot tell whether {quoted(e.artifact)} is published")
@@ -737,14 +703,6 @@ def _score_published(e: SoulPublished | SoulNotPublished, ev: Evidence, want: bo
     return failed(f"{shown}, {quoted(e.artifact)} among them")
 
 
-def _score_soul_published(e: SoulPublished, ev: Evidence) -> Verdict:
-    return _score_published(e, ev, True)
-
-
-def _score_soul_not_published(e: SoulNotPublished, ev: Evidence) -> Verdict:
-    return _score_published(e, ev, False)
-
-
 def _soul_write_called(_e: object, ev: Evidence) -> bool:
     """The seam of the Soul kinds: the writer Tool was called at least once."""
     return any(call.name == SOUL_SEAM for call in ev.tool_calls or ())
@@ -753,66 +711,12 @@ def _soul_write_called(_e: object, ev: Evidence) -> bool:
 # -- load-time value rules ---------------------------------------------------------------------
 
 
-def turn_index_problem(value: int | None) -> Problems:
-    if value is not None and value < 1:
-        return [(".turnIndex", "must be an integer ≥ 1 (Turns count from 1)")]
-    return []
+TURN = minimum(1, "Turns count from 1")
 
 
-def _check_status(e: RunStatus | TurnStatus | StateStatus, _case: object) -> Problems:
-    return non_empty(e.status, ".status") + turn_index_problem(e.turn_index)
-
-
-def _check_emitted(e: RunEventEmitted, _case: object) -> Problems:
-    problems = non_empty(e.event_type, ".eventType")
-    if e.count is not None and e.count < 1:
-        problems.append((".count", "must be an integer ≥ 1 (an exact positive count)"))
-    return problems
-
-
-def _check_text_omits(e: RunEventTextOmits, _case: object) -> Problems:
-    return non_empty(e.text, ".text") + optional_reason(e.ungrounded)
-
-
-def _check_event_field(e: RunEventFieldEquals, _case: object) -> Problems:
-    return non_empty(e.event_type, ".eventType") + dot_path(e.path)
-
-
-def _check_metadata(e: PersistedMessageMetadataEquals, _case: object) -> Problems:
-    return dot_path(e.path)
-
-
-def _check_result_field(e: ToolResultFieldEquals, _case: object) -> Problems:
-    return (
-        non_empty(e.name, ".name")
-        + dot_path(e.argument_path, ".argumentPath")
-        + non_empty(e.status, ".status")
-        + dot_path(e.output_path, ".outputPath")
-        + turn_index_problem(e.turn_index)
-    )
-
-
-def _check_result_reason(e: ToolResultReasonContains, _case: object) -> Problems:
-    return (
-        non_empty(e.name, ".name")
-        + dot_path(e.argument_path, ".argumentPath")
-        + non_empty(e.status, ".status")
-        + non_empty(e.text, ".text")
-        + turn_index_problem(e.turn_index)
-    )
-
-
-def _check_denial(e: ToolDenialContains, _case: object) -> Problems:
-    return non_empty(e.name, ".name") + non_empty(e.text, ".text")
-
-
-def _check_committed(e: SoulCommitted | SoulNotCommitted, _case: object) -> Problems:
-    return non_empty(e.path, ".path")
-
-
-def _check_artifact(e: SoulPublished | SoulNotPublished, _case: object) -> Problems:
+def _check_artifact(e: _Artifact, _case: object) -> Problems:
     kind, _, slug = e.artifact.partition(":")
-    problems = turn_index_problem(e.turn_index)
+    problems = [] if e.turn_index is None else TURN.problems(e.turn_index, ".turnIndex")
     if kind not in ("Agent", "Skill", "Routine") or not slug:
         problems.append(
             (".artifact", f"{e.artifact!r} must be Kind:slug, Kind Agent, Skill or Routine")
@@ -843,197 +747,136 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    status = "(with turnIndex, that Turn's; else the first Turn not succeeded, else the last)"
+    folds = "(with turnIndex, that Turn's; else the first Turn not succeeded, else the last)"
+    l3 = partial(KindSpec, tiers=L3)
+    recorded = partial(l3, seam_independent=True)
+    status = partial(recorded, witness="store", **rules(status=TEXT, turn_index=TURN))
+    targeted = {"name": TEXT, "argument_path": PATH, "status": TEXT}
+    soul = partial(l3, witness="store", seam=_soul_write_called)
+    publication = partial(
+        soul,
+        check=_check_artifact,
+        json_schema=properties(
+            artifact={"pattern": r"^(Agent|Skill|Routine):[\s\S]+$"}, turnIndex=at_least(1)
+        ),
+    )
     return [
-        KindSpec(
+        status(
             struct=RunStatus,
-            witness="store",
-            scorer=_score_run_status,
-            tiers=L3,
-            check=_check_status,
-            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
-            seam_independent=True,
-            description=f"The stored Run status {status}.",
+            scorer=partial(_score_status, "Run", "run_status"),
+            description=f"The stored Run status {folds}.",
         ),
-        KindSpec(
+        status(
             struct=TurnStatus,
-            witness="store",
-            scorer=_score_turn_status,
-            tiers=L3,
-            check=_check_status,
-            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
-            seam_independent=True,
-            description=f"The stored Turn status; null reads 'not completed' {status}.",
+            scorer=partial(_score_status, "Turn", "turn_status"),
+            description=f"The stored Turn status; null reads 'not completed' {folds}.",
         ),
-        KindSpec(
+        status(
             struct=StateStatus,
-            witness="store",
-            scorer=_score_state_status,
-            tiers=L3,
-            check=_check_status,
-            json_schema=properties(status=NON_EMPTY, turnIndex=at_least(1)),
-            seam_independent=True,
-            description=f"The stored status of the Run's invoke State {status}.",
+            scorer=partial(_score_status, "invoke State", "state_status"),
+            description=f"The stored status of the Run's invoke State {folds}.",
         ),
-        KindSpec(
+        recorded(
             struct=RunEventEmitted,
             witness="events",
             scorer=_score_event_emitted,
-            tiers=L3,
-            check=_check_emitted,
-            json_schema=properties(eventType=NON_EMPTY, count=at_least(1)),
-            seam_independent=True,
+            **rules(event_type=TEXT, count=minimum(1, "an exact positive count")),
             description="Durable run events of that type: at least one, or exactly count.",
         ),
-        KindSpec(
+        recorded(
             struct=RunEventFieldEquals,
             witness="events",
             scorer=_score_event_field,
-            tiers=L3,
-            check=_check_event_field,
-            json_schema=properties(eventType=NON_EMPTY, path=DOT_PATH),
-            seam_independent=True,
+            **rules(event_type=TEXT, path=PATH),
             description=(
                 "Some durable run event of that type has the value at the payload path (the "
                 "runtime's own record: what it wrote down, such as a guard decision's reason)."
             ),
         ),
-        KindSpec(
+        recorded(
             struct=RunEventTextOmits,
             witness="events",
             scorer=_score_text_omits,
-            tiers=L3,
-            check=_check_text_omits,
-            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
+            **rules(text=TEXT, ungrounded=REASON),
             grounding=Grounding(field="text"),
             text_compare="casefold",
-            seam_independent=True,
             description=(
                 "The concatenated durable participant text.delta payloads omit the text "
                 "(case-insensitive); no streamed text fails."
             ),
         ),
-        KindSpec(
+        recorded(
             struct=PersistedMessageMetadataEquals,
             witness="store",
             scorer=_score_metadata_equals,
-            tiers=L3,
-            check=_check_metadata,
-            json_schema=properties(path=DOT_PATH),
-            seam_independent=True,
+            **rules(path=PATH),
             description="Some persisted assistant Message has the value at the metadata path.",
         ),
-        KindSpec(
+        l3(
             struct=ToolResultFieldEquals,
             witness="events",
             scorer=_score_result_field,
-            tiers=L3,
-            check=_check_result_field,
-            json_schema=properties(
-                name=NON_EMPTY,
-                argumentPath=DOT_PATH,
-                status=NON_EMPTY,
-                outputPath=DOT_PATH,
-                turnIndex=at_least(1),
-            ),
+            **rules(**targeted, output_path=PATH, turn_index=TURN),
             description=(
                 "A real result of the Tool, targeted by an argument value (and Turn), has that "
                 "status and the value at the output path."
             ),
         ),
-        KindSpec(
+        l3(
             struct=ToolResultReasonContains,
             witness="events",
             scorer=_score_result_reason,
-            tiers=L3,
-            check=_check_result_reason,
-            json_schema=properties(
-                name=NON_EMPTY,
-                argumentPath=DOT_PATH,
-                status=NON_EMPTY,
-                text=NON_EMPTY,
-                turnIndex=at_least(1),
-            ),
-            text_compare="exact",
+            **rules(**targeted, text=TEXT, turn_index=TURN),
             description="A targeted real result of the Tool has that status and reason text.",
         ),
-        KindSpec(
+        l3(
             struct=ToolDenialContains,
             witness="events",
             scorer=_score_denial,
-            tiers=L3,
-            check=_check_denial,
-            json_schema=properties(name=NON_EMPTY, text=NON_EMPTY),
-            text_compare="exact",
+            **rules(name=TEXT, text=TEXT),
             description="A call of the Tool was denied with a reason containing the text.",
         ),
-        KindSpec(
+        l3(
             struct=StaleWritesRefused,
             witness="store",
             scorer=_score_stale,
-            tiers=L3,
             seam=_a_worker_came_back,
             description=(
                 "Every worker that came back holding a lease another claim had replaced was "
                 "refused by the store's generation fence: none of its writes landed."
             ),
         ),
-        KindSpec(
+        recorded(
             struct=HostRestarts,
             witness="answer",
             scorer=_score_restarts,
-            tiers=L3,
-            check=_check_restarts,
-            json_schema=properties(count=at_least(0)),
-            seam_independent=True,
+            **rules(count=minimum(0)),
             description=(
                 "The Host's process restarted exactly count times mid-Trial (after a retry wait, "
                 "a worker's death), each time with a new database session: the Runs it picked "
                 "up came back from what the database had committed."
             ),
         ),
-        KindSpec(
+        soul(
             struct=SoulCommitted,
-            witness="store",
             scorer=_score_committed,
-            tiers=L3,
-            check=_check_committed,
-            json_schema=properties(path=NON_EMPTY),
-            seam=_soul_write_called,
+            **rules(path=TEXT),
             description="A commit in the Eval Soul repository touched the path.",
         ),
-        KindSpec(
+        soul(
             struct=SoulNotCommitted,
-            witness="store",
             scorer=_score_not_committed,
-            tiers=L3,
-            check=_check_committed,
-            json_schema=properties(path=NON_EMPTY),
-            seam=_soul_write_called,
+            **rules(path=TEXT),
             description="No commit in the Eval Soul repository touched the path.",
         ),
-        KindSpec(
+        publication(
             struct=SoulPublished,
-            witness="store",
-            scorer=_score_soul_published,
-            tiers=L3,
-            check=_check_artifact,
-            json_schema=properties(
-                artifact={"pattern": r"^(Agent|Skill|Routine):[\s\S]+$"}, turnIndex=at_least(1)
-            ),
-            seam=_soul_write_called,
+            scorer=partial(_score_published, True),
             description="The active Soul publication (after that Turn, or the last) holds it.",
         ),
-        KindSpec(
+        publication(
             struct=SoulNotPublished,
-            witness="store",
-            scorer=_score_soul_not_published,
-            tiers=L3,
-            check=_check_artifact,
-            json_schema=properties(
-                artifact={"pattern": r"^(Agent|Skill|Routine):[\s\S]+$"}, turnIndex=at_least(1)
-            ),
-            seam=_soul_write_called,
+            scorer=partial(_score_published, False),
             description="The active Soul publication (after that Turn, or the last) lacks it.",
         ),
     ]

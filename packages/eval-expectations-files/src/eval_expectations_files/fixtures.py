@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from eval_core.plugin import BLOCK
 from eval_expectations_files import bytes_cache
 
 PDF = "application/pdf"
@@ -21,36 +22,29 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 
 PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout"]
 
 
-class PdfFixture(msgspec.Struct, **_CONFIG):
+class PdfFixture(msgspec.Struct, **BLOCK):
     variant: PdfVariant
     replace_after_read: Literal["malformed", "encrypted"] | None = None
 
 
-class DocxFixture(msgspec.Struct, **_CONFIG):
+class DocxFixture(msgspec.Struct, **BLOCK):
     variant: Literal["malformed", "empty", "entry-limit"] | None = None
     preceding_paragraphs: int | None = None
 
 
-class XlsxFixture(msgspec.Struct, **_CONFIG):
+class XlsxFixture(msgspec.Struct, **BLOCK):
     preceding_rows: int
 
 
-class PptxFixture(msgspec.Struct, **_CONFIG):
+class PptxFixture(msgspec.Struct, **BLOCK):
     speaker_notes: bool
 
 
-class CaseFile(msgspec.Struct, **_CONFIG):
+class CaseFile(msgspec.Struct, **BLOCK):
     """One File of a Case; ``content`` is given text, its id and name are not."""
 
     file_id: str

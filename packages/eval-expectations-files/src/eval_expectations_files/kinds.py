@@ -8,57 +8,66 @@ generated File is a failure with a reason, never a pass.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
 import msgspec
 
 from eval_core.plugin import (
+    L3,
     NON_EMPTY,
+    TEXT,
     Evidence,
     Expectation,
     Grounding,
     KindSpec,
     Problems,
-    Tier,
+    Rule,
     Verdict,
+    absent,
     at_least,
     failed,
+    need,
     non_empty,
     passed,
+    present,
     properties,
     quoted,
+    rules,
+    scorer,
 )
 from eval_expectations_files.record import FilesRecord, ProviderPart, record_of
 
-L3: frozenset[Tier] = frozenset({"l3"})
 FILE_CREATE = "file_create"
 GRANTEE_PREFIXES = ("user:", "role:")
 _NO_RECORD = "no File read-back (the Host did not run the Case's Files)"
 
 
-class PromptAttaches(Expectation, tag="prompt_attaches", frozen=True):
+class _OfFile(Expectation, frozen=True):
     file_id: str
 
 
-class PromptOmitsAttachment(Expectation, tag="prompt_omits_attachment", frozen=True):
-    file_id: str
-
-
-class ProviderPromptContains(Expectation, tag="provider_prompt_contains", frozen=True):
+class _Text(Expectation, frozen=True):
     text: str
 
 
-class ProviderPromptOmits(Expectation, tag="provider_prompt_omits", frozen=True):
-    text: str
+class PromptAttaches(_OfFile, tag="prompt_attaches", frozen=True): ...
 
 
-class ProviderPromptFileExact(Expectation, tag="provider_prompt_file_exact", frozen=True):
-    file_id: str
+class PromptOmitsAttachment(_OfFile, tag="prompt_omits_attachment", frozen=True): ...
+
+
+class ProviderPromptContains(_Text, tag="provider_prompt_contains", frozen=True): ...
+
+
+class ProviderPromptOmits(_Text, tag="provider_prompt_omits", frozen=True): ...
+
+
+class ProviderPromptFileExact(_OfFile, tag="provider_prompt_file_exact", frozen=True):
     part: Literal["file", "image"]
 
 
-class ProviderPromptOmitsFile(Expectation, tag="provider_prompt_omits_file", frozen=True):
-    file_id: str
+class ProviderPromptOmitsFile(_OfFile, tag="provider_prompt_omits_file", frozen=True): ...
 
 
 class PdfPageSize(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -75,16 +84,23 @@ class PdfInputAccounted(Expectation, tag="pdf_input_accounted", frozen=True):
     minimum_tokens: int
 
 
-class GeneratedFileReadableBy(Expectation, tag="generated_file_readable_by", frozen=True):
+class _Grantee(Expectation, frozen=True):
     grantee: str
 
 
-class GeneratedFileNotReadableBy(Expectation, tag="generated_file_not_readable_by", frozen=True):
-    grantee: str
+class GeneratedFileReadableBy(_Grantee, tag="generated_file_readable_by", frozen=True): ...
+
+
+class GeneratedFileNotReadableBy(_Grantee, tag="generated_file_not_readable_by", frozen=True): ...
 
 
 class GeneratedFileDraftCreated(Expectation, tag="generated_file_draft_created", frozen=True):
     pass
+
+
+def _record(ev: Evidence, cannot: str) -> FilesRecord:
+    """The File read-back, or the scorer fails: none, and what it ``cannot`` do."""
+    return need(record_of(ev), f"{_NO_RECORD}; {cannot}")
 
 
 def _first(record: FilesRecord) -> list[ProviderPart] | None:
@@ -99,40 +115,39 @@ def _describe(part: ProviderPart) -> str:
     return f"{part.type} part ({part.media_type or 'text'}, {part.filename or '-'})"
 
 
-def _score_attaches(e: PromptAttaches, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot look for File {e.file_id}")
-    parts = _first(record)
-    if parts is None:
-        return failed(f"the model received no request, so File {e.file_id} was never attached")
-    found = _attributed(parts, e.file_id)
+def _attached(parts: list[ProviderPart], file_id: str) -> str | None:
+    """How the first provider request attaches the File, or ``None``."""
+    found = _attributed(parts, file_id)
     if not found:
-        ids = sorted({p.file_id for p in parts if p.file_id})
-        return failed(f"the first provider request attaches {ids or 'no File'}, not {e.file_id}")
-    return passed(f"the first provider request attaches {e.file_id} as {_describe(found[0])}")
+        return None
+    return f"the first provider request attaches {file_id} as {_describe(found[0])}"
 
 
+@scorer
+def _score_attaches(e: PromptAttaches, ev: Evidence) -> Verdict:
+    record = _record(ev, f"cannot look for File {e.file_id}")
+    why = f"the model received no request, so File {e.file_id} was never attached"
+    parts = need(_first(record), why)
+    ids = sorted({p.file_id for p in parts if p.file_id})
+    otherwise = f"the first provider request attaches {ids or 'no File'}, not {e.file_id}"
+    return present(_attached(parts, e.file_id), otherwise)
+
+
+@scorer
 def _score_omits_attachment(e: PromptOmitsAttachment, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was left out")
-    parts = _first(record)
-    if parts is None:  # nothing observed proves nothing: "never called" is model_not_called's
-        return failed(f"no provider request was observed; cannot confirm {e.file_id} was left out")
-    found = _attributed(parts, e.file_id)
-    if found:
-        return failed(f"the first provider request attaches {e.file_id} as {_describe(found[0])}")
-    return passed(f"the first provider request ({len(parts)} parts) does not attach {e.file_id}")
+    record = _record(ev, f"cannot confirm File {e.file_id} was left out")
+    # nothing observed proves nothing: "never called" is model_not_called's
+    why = f"no provider request was observed; cannot confirm {e.file_id} was left out"
+    parts = need(_first(record), why)
+    otherwise = f"the first provider request ({len(parts)} parts) does not attach {e.file_id}"
+    return absent(_attached(parts, e.file_id), otherwise)
 
 
+@scorer
 def _score_contains(e: ProviderPromptContains, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot look for {quoted(e.text)}")
-    parts = _first(record)
-    if parts is None:
-        return failed(f"the model received no request; cannot look for {quoted(e.text)}")
+    record = _record(ev, f"cannot look for {quoted(e.text)}")
+    why = f"the model received no request; cannot look for {quoted(e.text)}"
+    parts = need(_first(record), why)
     for part in parts:
         if part.type == "text" and part.role != "assistant" and e.text in (part.text or ""):
             where = f"the {part.role} text" + (f" of File {part.file_id}" if part.file_id else "")
@@ -143,10 +158,9 @@ def _score_contains(e: ProviderPromptContains, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
 def _score_omits(e: ProviderPromptOmits, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot confirm {quoted(e.text)} was never sent")
+    record = _record(ev, f"cannot confirm {quoted(e.text)} was never sent")
     if not record.requests:  # nothing observed proves nothing
         return failed(
             f"no provider request was observed; cannot confirm {quoted(e.text)} was left out"
@@ -165,13 +179,10 @@ def _score_omits(e: ProviderPromptOmits, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
 def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot compare File {e.file_id}")
-    seeded = record.seeded(e.file_id)
-    if seeded is None:
-        return failed(f"File {e.file_id} was never seeded in the File store")
+    record = _record(ev, f"cannot compare File {e.file_id}")
+    seeded = need(record.seeded(e.file_id), f"File {e.file_id} was never seeded in the File store")
     if not record.requests:
         return failed(f"the model received no request; File {e.file_id} was never sent")
     binary = [  # the first request that carries the File: the prompt, or after a file_read
@@ -208,10 +219,9 @@ def _score_file_exact(e: ProviderPromptFileExact, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
 def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot confirm File {e.file_id} was never sent")
+    record = _record(ev, f"cannot confirm File {e.file_id} was never sent")
     if not record.requests:
         if ev.model_calls == 0:  # observed: the Host counted no model call, so nothing was sent
             return passed(f"the model was never called, so no provider request carried {e.file_id}")
@@ -231,10 +241,9 @@ def _score_omits_file(e: ProviderPromptOmitsFile, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
 def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
-    record = record_of(ev)
-    if record is None:
-        return failed(f"{_NO_RECORD}; cannot account PDF {e.file_id}")
+    record = _record(ev, f"cannot account PDF {e.file_id}")
     inputs = [i for i in record.pdf_inputs if i.file_id == e.file_id]
     if not inputs:
         return failed(f"PDF {e.file_id} never reached the model (no prompt part, no file_read)")
@@ -257,19 +266,16 @@ def _score_pdf(e: PdfInputAccounted, ev: Evidence) -> Verdict:
     )
 
 
-def _generated(ev: Evidence) -> tuple[FilesRecord | None, str]:
-    record = record_of(ev)
-    if record is None:
-        return None, _NO_RECORD
-    if not record.generated:
-        return None, "the Agent generated no File"
-    return record, ""
+def _generated(ev: Evidence, cannot: str) -> FilesRecord:
+    """The read-back of the Files the Agent generated, or the scorer fails: none."""
+    record = _record(ev, cannot)
+    need(record.generated or None, f"the Agent generated no File; {cannot}")
+    return record
 
 
+@scorer
 def _score_readable_by(e: GeneratedFileReadableBy, ev: Evidence) -> Verdict:
-    record, why = _generated(ev)
-    if record is None:
-        return failed(f"{why}; cannot check it is readable by {e.grantee}")
+    record = _generated(ev, f"cannot check it is readable by {e.grantee}")
     missing = [g.file_id for g in record.generated if e.grantee not in g.readable_by]
     if missing:
         shares = {g.file_id: g.readable_by for g in record.generated}
@@ -277,10 +283,9 @@ def _score_readable_by(e: GeneratedFileReadableBy, ev: Evidence) -> Verdict:
     return passed(f"every generated File ({len(record.generated)}) is readable by {e.grantee}")
 
 
+@scorer
 def _score_not_readable_by(e: GeneratedFileNotReadableBy, ev: Evidence) -> Verdict:
-    record, why = _generated(ev)
-    if record is None:
-        return failed(f"{why}; cannot check it is withheld from {e.grantee}")
+    record = _generated(ev, f"cannot check it is withheld from {e.grantee}")
     leaked = [g.file_id for g in record.generated if e.grantee in g.readable_by]
     if leaked:
         return failed(f"{e.grantee} may read {leaked}")
@@ -288,10 +293,9 @@ def _score_not_readable_by(e: GeneratedFileNotReadableBy, ev: Evidence) -> Verdi
     return passed(f"no generated File is readable by {e.grantee} (shared with {shares})")
 
 
+@scorer
 def _score_draft(e: GeneratedFileDraftCreated, ev: Evidence) -> Verdict:
-    record, why = _generated(ev)
-    if record is None:
-        return failed(f"{why}; expected a draft")
+    record = _generated(ev, "expected a draft")
     drafts = [g.file_id for g in record.generated if g.status == "draft"]
     if not drafts:
         return failed(f"no generated File is a draft: {[g.status for g in record.generated]}")
@@ -302,19 +306,14 @@ def _file_created(_e: object, ev: Evidence) -> bool:
     return any(c.name == FILE_CREATE for c in ev.tool_calls or ())
 
 
-def _check_file_id(e: PromptAttaches, _case: object) -> Problems:
-    return non_empty(e.file_id, ".fileId")
-
-
-def _check_text(e: ProviderPromptContains | ProviderPromptOmits, _case: object) -> Problems:
-    return non_empty(e.text, ".text")
-
-
-def _check_grantee(e: GeneratedFileReadableBy, _case: object) -> Problems:
-    prefix = next((p for p in GRANTEE_PREFIXES if e.grantee.startswith(p)), None)
-    if prefix is None or not e.grantee[len(prefix) :].strip():
-        return [(".grantee", "must be spelled user:<id> or role:<id>")]
+def _grantee(grantee: str, suffix: str) -> Problems:
+    prefix = next((p for p in GRANTEE_PREFIXES if grantee.startswith(p)), None)
+    if prefix is None or not grantee[len(prefix) :].strip():
+        return [(suffix, "must be spelled user:<id> or role:<id>")]
     return []
+
+
+GRANTEE = Rule({"pattern": r"^(user|role):[\s\S]*\S"}, _grantee)
 
 
 def _check_pdf(e: PdfInputAccounted, _case: object) -> Problems:
@@ -330,60 +329,48 @@ def _check_pdf(e: PdfInputAccounted, _case: object) -> Problems:
 
 
 def kind_specs() -> list[KindSpec]:
+    binding = partial(KindSpec, witness="binding")
+    of_file = partial(binding, **rules(file_id=TEXT))
+    generated = partial(KindSpec, witness="store", tiers=L3, seam=_file_created)
+    shared = partial(generated, **rules(grantee=GRANTEE))
     return [
-        KindSpec(
+        of_file(
             struct=PromptAttaches,
-            witness="binding",
             scorer=_score_attaches,
-            check=_check_file_id,
-            json_schema=properties(fileId=NON_EMPTY),
             description="The prompt splitter attached the File to the first provider request.",
         ),
-        KindSpec(
+        of_file(
             struct=PromptOmitsAttachment,
-            witness="binding",
             scorer=_score_omits_attachment,
-            check=_check_file_id,
-            json_schema=properties(fileId=NON_EMPTY),
             description="The first provider request attaches nothing of the File.",
         ),
-        KindSpec(
+        binding(
             struct=ProviderPromptContains,
-            witness="binding",
             scorer=_score_contains,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
+            **rules(text=TEXT),
             grounding=Grounding(field="text", waivable=False, scope="first_request"),
             description="The first provider request's non-assistant text contains the text.",
         ),
-        KindSpec(
+        binding(
             struct=ProviderPromptOmits,
-            witness="binding",
             scorer=_score_omits,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
+            **rules(text=TEXT),
             seam_independent=True,
             description="No provider request carries the text in a non-assistant text part "
             "(exact substring; a Tool result included): what a document hides, such as a "
             "workbook's hidden sheet, never reaches the model.",
             examples=[{"kind": "provider_prompt_omits", "text": "Private budget"}],
         ),
-        KindSpec(
+        of_file(
             struct=ProviderPromptFileExact,
-            witness="binding",
             scorer=_score_file_exact,
-            check=_check_file_id,
-            json_schema=properties(fileId=NON_EMPTY),
             description="The first binary part of the File a provider request carries (the "
             "prompt's, or the request after a file_read) is the Case File: exact bytes, media "
             "type and (a file part; an image carries none) file name.",
         ),
-        KindSpec(
+        of_file(
             struct=ProviderPromptOmitsFile,
-            witness="binding",
             scorer=_score_omits_file,
-            check=_check_file_id,
-            json_schema=properties(fileId=NON_EMPTY),
             description="No provider request carries the File's bytes as a file or image part "
             "(nor bytes of no known File); its extracted text may be sent. A Turn the Host saw "
             "make no model call sent none.",
@@ -401,32 +388,19 @@ def kind_specs() -> list[KindSpec]:
             "per point), this text-layer presence (absent when its text was refused) and at "
             "least this many tokens.",
         ),
-        KindSpec(
+        shared(
             struct=GeneratedFileReadableBy,
-            witness="store",
             scorer=_score_readable_by,
-            tiers=L3,
-            check=_check_grantee,
-            json_schema=properties(grantee={"pattern": r"^(user|role):[\s\S]*\S"}),
-            seam=_file_created,
             description="Every File the Agent generated is shared with the grantee.",
         ),
-        KindSpec(
+        shared(
             struct=GeneratedFileNotReadableBy,
-            witness="store",
             scorer=_score_not_readable_by,
-            tiers=L3,
-            check=_check_grantee,
-            json_schema=properties(grantee={"pattern": r"^(user|role):[\s\S]*\S"}),
-            seam=_file_created,
             description="No File the Agent generated is shared with the grantee.",
         ),
-        KindSpec(
+        generated(
             struct=GeneratedFileDraftCreated,
-            witness="store",
             scorer=_score_draft,
-            tiers=L3,
-            seam=_file_created,
             description="The Agent's file_create saved a draft File.",
         ),
     ]

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_core.plugin import (
+    L3,
     CaseBase,
     CaseField,
     KindSpec,
     LoadContext,
-    Tier,
     TrialFixture,
     WitnessCheck,
     hookimpl,
@@ -26,8 +26,6 @@ from eval_expectations_files.kinds import kind_specs
 from eval_expectations_files.rules import check_case
 from eval_expectations_files.setup import FIXTURE
 from eval_expectations_files.witness import CHECKS
-
-L3: frozenset[Tier] = frozenset({"l3"})
 
 
 def _content(files: Any) -> Iterator[str]:

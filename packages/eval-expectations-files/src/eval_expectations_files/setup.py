@@ -22,6 +22,8 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
+import msgspec
+
 from eval_core.plugin import Evidence, FixtureRequest, SentPart, TrialFixture, parts_of
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
@@ -135,15 +137,7 @@ def _files(request: FixtureRequest) -> Iterator[None]:
             ],
             pdf_inputs=_pdf_inputs(ev, seeded),
             generated=[
-                GeneratedFile(
-                    file_id=g.file_id,
-                    name=g.name,
-                    media_type=g.media_type,
-                    status=g.status,
-                    owner=g.owner,
-                    readable_by=list(g.readable_by),
-                )
-                for g in store.generated()
+                msgspec.convert(g, GeneratedFile, from_attributes=True) for g in store.generated()
             ],
             agent_roles=list(store.roles()),
         )

@@ -12,48 +12,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
 from eval_core.plugin import (
-    NON_EMPTY,
+    BLOCK,
+    L3,
+    TEXT,
     CaseBase,
     Evidence,
     Expectation,
     FixtureRequest,
     KindSpec,
     Problems,
+    SentPart,
     TextPart,
     TextStep,
-    Tier,
     ToolCallsStep,
     TrialFixture,
     Verdict,
     WitnessCheck,
     failed,
-    non_empty,
+    need,
     parts_of,
     passed,
-    properties,
     quoted,
+    rules,
+    scorer,
 )
 
 FIELD = "unreadable"
-L3: frozenset[Tier] = frozenset({"l3"})
 TEXTUAL = ("text/plain", "text/markdown", "text/csv")
 ASKING = ("file_read", "file_list")
 
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 
-
-class UnreadableFile(msgspec.Struct, **_CONFIG):
+class UnreadableFile(msgspec.Struct, **BLOCK):
     """A text File ``owner`` (``user:<id>``) keeps, shared only with ``sharedWith``."""
 
     file_id: str
@@ -124,7 +118,7 @@ def _needles(file: WithheldFile) -> list[tuple[str, str]]:
     return [*dict.fromkeys(found), ("name", file.name)]
 
 
-def _carried(file: WithheldFile, ev: Evidence) -> tuple[int, str, str] | None:
+def _carried(file: WithheldFile, ev: Evidence) -> tuple[int, str, SentPart] | None:
     """The first request the binding sent that carries the File: its number, what, the part."""
     for number, sent in enumerate(ev.model_requests or (), start=1):
         for part in parts_of(sent):
@@ -132,7 +126,7 @@ def _carried(file: WithheldFile, ev: Evidence) -> tuple[int, str, str] | None:
                 continue
             for what, needle in _needles(file):
                 if needle in part.text:
-                    return number, what, part.text
+                    return number, what, part
     return None
 
 
@@ -163,32 +157,29 @@ def refused_but_sent(ev: Evidence) -> Iterable[str]:
 CHECKS = [WitnessCheck("refused file read sent", refused_but_sent)]
 
 
+@scorer
 def score_withheld(e: FileWithheld, ev: Evidence) -> Verdict:
     """The binding's requests, every part of every one (Tool results too), for the File."""
-    record = ev.record(UnreadableRecord)
-    if record is None:
-        return failed("no unreadable File was put in the store (the Case needs 'unreadable')")
-    file = next((f for f in record.files if f.file_id == e.file_id), None)
-    if file is None:
-        return failed(f"{quoted(e.file_id)} is not an unreadable File of the Case")
-    requests = ev.model_requests
-    if requests is None:
-        return failed(
-            f"model requests not observed; cannot tell whether {quoted(e.file_id)} leaked"
-        )
+    record = need(
+        ev.record(UnreadableRecord),
+        "no unreadable File was put in the store (the Case needs 'unreadable')",
+    )
+    file = need(
+        next((f for f in record.files if f.file_id == e.file_id), None),
+        f"{quoted(e.file_id)} is not an unreadable File of the Case",
+    )
+    why = f"model requests not observed; cannot tell whether {quoted(e.file_id)} leaked"
+    requests = need(ev.model_requests, why)
     if not requests:
         return failed(f"the model received no request; nothing shows {quoted(e.file_id)} withheld")
-    for number, sent in enumerate(requests, start=1):
-        for part in parts_of(sent):
-            if part.type != "text" or not part.text:
-                continue
-            for what, needle in _needles(file):
-                if needle in part.text:
-                    return failed(
-                        f"model request #{number} of {len(requests)} carries the {what} of "
-                        f"{quoted(e.file_id)} (owned by another user) in a {part.role} part: "
-                        f"{quoted(part.text, 120)}"
-                    )
+    carried = _carried(file, ev)
+    if carried is not None:
+        number, what, part = carried
+        return failed(
+            f"model request #{number} of {len(requests)} carries the {what} of "
+            f"{quoted(e.file_id)} (owned by another user) in a {part.role} part: "
+            f"{quoted(part.text or '', 120)}"
+        )
     return passed(
         f"none of the {len(requests)} model request(s) carries the text or name of "
         f"{quoted(e.file_id)}"
@@ -200,18 +191,13 @@ def _asked(_e: object, ev: Evidence) -> bool:
     return any(call.name in ASKING for call in ev.tool_calls or ())
 
 
-def _check_withheld(e: FileWithheld, _case: object) -> Problems:
-    return non_empty(e.file_id, ".fileId")
-
-
 def kind_spec() -> KindSpec:
     return KindSpec(
         struct=FileWithheld,
         witness="binding",
         scorer=score_withheld,
         tiers=L3,
-        check=_check_withheld,
-        json_schema=properties(fileId=NON_EMPTY),
+        **rules(file_id=TEXT),
         seam=_asked,
         description=(
             "No request the binding sent carries the unreadable File's text or name, in any "

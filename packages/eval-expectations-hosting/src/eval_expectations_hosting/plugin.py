@@ -18,14 +18,15 @@ guard decisions, ``output_omits`` from the answer it settled).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Literal, Protocol
 
 from eval_core.plugin import (
+    L2,
     CaseBase,
     CaseField,
     FixtureRequest,
     LoadContext,
-    Tier,
     TrialFixture,
     hookimpl,
     own_cases,
@@ -34,7 +35,6 @@ from eval_core.plugin import (
 REPOSITORY = "hosting_authority"
 SAFETY = "safety_hosting_authority"
 PUSH = "soul_repo_push"
-L2: frozenset[Tier] = frozenset({"l2"})
 
 Authority = Literal["independent", "tulipfarm"]
 HOSTS: dict[str, str] = {"independent": "independent", "tulipfarm": "platform"}
@@ -62,20 +62,17 @@ def _safety(request: FixtureRequest) -> Iterator[None]:
 
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
+    authority = partial(CaseField, type=Authority, tiers=L2)
     return [
-        CaseField(
+        authority(
             name=REPOSITORY,
-            type=Authority,
-            tiers=L2,
             description=(
                 "Who hosts the Soul repository: independent (the business) or tulipfarm (the "
                 "platform, which denies soul_repo_push). Needs soul_repo_push, unscripted."
             ),
         ),
-        CaseField(
+        authority(
             name=SAFETY,
-            type=Authority,
-            tiers=L2,
             description=(
                 "Whether the Soul runs on the platform (tulipfarm), under its safety floor "
                 "unioned with the Soul's guardrails, or on its own (independent)."

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal, Protocol
 
 import msgspec
 
 from eval_core.plugin import (
+    BLOCK,
+    L3,
     CaseBase,
     CaseField,
     Evidence,
@@ -26,32 +29,24 @@ from eval_core.plugin import (
     FixtureRequest,
     KindSpec,
     LoadContext,
-    Problems,
-    Tier,
     TrialFixture,
     Verdict,
     WitnessCheck,
-    at_least,
     failed,
     hookimpl,
+    minimum,
+    need,
     own_cases,
     passed,
-    properties,
     quoted,
+    rules,
+    scorer,
 )
 
 FIELD = "integration_reply"
-L3: frozenset[Tier] = frozenset({"l3"})
 
 
-class IntegrationReply(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    omit_defaults=True,
-    rename="camel",
-):
+class IntegrationReply(msgspec.Struct, **BLOCK):
     """What the integration answers for the Turn's reply: not delivered, with an outcome."""
 
     delivered: bool
@@ -123,8 +118,7 @@ def _channel(request: FixtureRequest) -> Iterator[None]:
     request.record(
         RedeliveriesStored(
             waits=[
-                Redelivery(run_id=w.run_id, status=w.status, code=w.code)
-                for w in route.redeliveries()
+                msgspec.convert(w, Redelivery, from_attributes=True) for w in route.redeliveries()
             ]
         )
     )
@@ -134,36 +128,31 @@ class IntegrationReplyRedeliveries(Expectation, tag="integration_reply_redeliver
     count: int
 
 
+@scorer
 def _score_redeliveries(e: IntegrationReplyRedeliveries, ev: Evidence) -> Verdict:
     """What the database holds: a reply the channel may take later waits on a stored
     redelivery; one that failed, or may have arrived, must never be sent again."""
-    stored = ev.record(RedeliveriesStored)
-    if stored is None:
-        return failed("no redelivery was read back (the Case needs 'integrationReply')")
+    why = "no redelivery was read back (the Case needs 'integrationReply')"
+    stored = need(ev.record(RedeliveriesStored), why)
     waiting = [w for w in stored.waits if w.status == "waiting"]
     shown = "; ".join(f"{w.run_id} ({w.code or 'no code'})" for w in waiting[:5]) or "none"
     detail = (
         f"the database holds {len(waiting)} waiting redelivery(ies) of a reply, expected "
         f"{e.count}: {shown}"
     )
-    return passed(detail) if len(waiting) == e.count else failed(detail)
-
-
-def _check_redeliveries(e: IntegrationReplyRedeliveries, _case: object) -> Problems:
-    return [(".count", "must be an integer ≥ 0")] if e.count < 0 else []
+    return Verdict(len(waiting) == e.count, detail)
 
 
 class IntegrationReplyHanded(Expectation, tag="integration_reply_handed", frozen=True):
     count: int = 1
 
 
+@scorer
 def _score_handed(e: IntegrationReplyHanded, ev: Evidence) -> Verdict:
     """The channel's own count: a reply handed twice, or handed empty, or not the Turn's
     answer as the database holds it, fails."""
-    handed = ev.record(RepliesHanded)
-    if handed is None:
-        return failed("no integration channel was read back (the Case needs 'integrationReply')")
-    texts = handed.texts
+    why = "no integration channel was read back (the Case needs 'integrationReply')"
+    texts = need(ev.record(RepliesHanded), why).texts
     if len(texts) != e.count:
         shown = "; ".join(quoted(t, 60) for t in texts[:5]) or "nothing"
         return failed(
@@ -174,9 +163,8 @@ def _score_handed(e: IntegrationReplyHanded, ev: Evidence) -> Verdict:
         return failed(
             f"the channel was handed an empty reply (delivery {empty[0]} of {len(texts)})"
         )
-    answer = ev.output_text
-    if answer is None:
-        return failed("the Turn's answer was not read back: cannot tell the reply handed was it")
+    why = "the Turn's answer was not read back: cannot tell the reply handed was it"
+    answer = need(ev.output_text, why)
     other = [t for t in texts if t != answer]
     if other:
         return failed(
@@ -188,35 +176,26 @@ def _score_handed(e: IntegrationReplyHanded, ev: Evidence) -> Verdict:
     )
 
 
-def _check_handed(e: IntegrationReplyHanded, _case: object) -> Problems:
-    return [(".count", "must be an integer ≥ 1")] if e.count < 1 else []
-
-
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    l3 = partial(KindSpec, tiers=L3, seam_independent=True)
     return [
-        KindSpec(
+        l3(
             struct=IntegrationReplyHanded,
             witness="channel",
             scorer=_score_handed,
-            tiers=L3,
-            check=_check_handed,
-            json_schema=properties(count=at_least(1)),
-            seam_independent=True,
+            **rules(count=minimum(1)),
             description=(
                 "The integration's channel was handed exactly count replies (default 1), each "
                 "the Turn's answer, none empty: by the channel's own count."
             ),
             examples=[{"kind": "integration_reply_handed"}],
         ),
-        KindSpec(
+        l3(
             struct=IntegrationReplyRedeliveries,
             witness="store",
             scorer=_score_redeliveries,
-            tiers=L3,
-            check=_check_redeliveries,
-            json_schema=properties(count=at_least(0)),
-            seam_independent=True,
+            **rules(count=minimum(0)),
             description=(
                 "The database holds exactly count waiting redeliveries of an undelivered reply "
                 "(1 for a reply the channel may take later, 0 for one it refused or may have "

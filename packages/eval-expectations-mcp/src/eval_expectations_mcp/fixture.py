@@ -11,23 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
-from eval_core.plugin import CaseBase
+from eval_core.plugin import BLOCK, CaseBase
 
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 MCP_PREFIX = "mcp_"
 
 
-class McpAccount(msgspec.Struct, **_CONFIG):
+class McpAccount(msgspec.Struct, **BLOCK):
     """One connected account of the integration."""
 
     id: str
@@ -37,14 +30,14 @@ class McpAccount(msgspec.Struct, **_CONFIG):
     expires_at: str | None = None
 
 
-class McpSelection(msgspec.Struct, **_CONFIG):
+class McpSelection(msgspec.Struct, **BLOCK):
     """The account the chat selected, and whether the user consented to sharing it."""
 
     account_id: str
     shared_consent: bool
 
 
-class McpFixture(msgspec.Struct, **_CONFIG):
+class McpFixture(msgspec.Struct, **BLOCK):
     """The ``mcp`` block of a Case."""
 
     visibility: Literal["private", "shared"]

@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from eval_core.plugin import Evidence, Expectation, Verdict, WitnessCheck, failed, passed
+from eval_core.plugin import (
+    Evidence,
+    Expectation,
+    Verdict,
+    WitnessCheck,
+    failed,
+    need,
+    passed,
+    scorer,
+)
 from eval_expectations_mcp.fixture import MCP_PREFIX
 from eval_expectations_mcp.setup import McpRecord
 
@@ -31,26 +40,24 @@ def observed_calls(evidence: Evidence) -> int | None:
     return None if record is None else record.provider_calls
 
 
+@scorer
 def score(expectation: McpProviderCallCount, evidence: Evidence) -> Verdict:
-    calls = observed_calls(evidence)
-    if calls is None:
-        return failed(
-            "the MCP provider's tools/call count was not observed; "
-            f"cannot confirm {expectation.count}"
-        )
+    calls = need(
+        observed_calls(evidence),
+        f"the MCP provider's tools/call count was not observed; cannot confirm {expectation.count}",
+    )
     detail = f"the MCP provider served {calls} tools/call request(s), expected {expectation.count}"
     if calls != expectation.count:
         return failed(detail)
     if expectation.refused is None:
         return passed(detail)
     record = evidence.record(McpRecord)
-    refusals = None if record is None else record.provider_refusals
-    if refusals is None:
-        return failed(
-            f"{detail}; how many it refused was not observed, cannot confirm {expectation.refused}"
-        )
+    refusals = need(
+        None if record is None else record.provider_refusals,
+        f"{detail}; how many it refused was not observed, cannot confirm {expectation.refused}",
+    )
     detail = f"{detail}, and refused {refusals} (isError), expected {expectation.refused}"
-    return passed(detail) if refusals == expectation.refused else failed(detail)
+    return Verdict(refusals == expectation.refused, detail)
 
 
 def check(expectation: McpProviderCallCount, _case: Any) -> list[tuple[str, str]]:

@@ -5,11 +5,11 @@ success)."""
 from __future__ import annotations
 
 from eval_core.plugin import (
+    L3,
     CaseBase,
     CaseField,
     KindSpec,
     LoadContext,
-    Tier,
     TrialFixture,
     WitnessCheck,
     at_least,
@@ -19,8 +19,6 @@ from eval_core.plugin import (
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
 from eval_expectations_mcp.kind import CHECKS, McpProviderCallCount, check, score
 from eval_expectations_mcp.setup import FIXTURE
-
-L3: frozenset[Tier] = frozenset({"l3"})
 
 
 @hookimpl

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+import msgspec
+
 from eval_core.plugin import FixtureRequest, TrialFixture
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
@@ -110,22 +112,7 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
         channel.claim_again(event)
     yield
     rows = channel.admission(event)
-    request.record(
-        NativeAdmission(
-            run_count=rows.run_count,
-            state_count=rows.state_count,
-            artifact_count=rows.artifact_count,
-            invocation_count=rows.invocation_count,
-            run=rows.run,
-            state_status=rows.state_status,
-            request=rows.request,
-            account_id=rows.account_id,
-            inbox_run_id=rows.inbox_run_id,
-            inbox_correlated=rows.inbox_correlated,
-            error=rows.error,
-            inbox_status=rows.inbox_status,
-        )
-    )
+    request.record(msgspec.convert(rows, NativeAdmission, from_attributes=True))
 
 
 FIXTURE = TrialFixture(

@@ -11,6 +11,7 @@ from typing import Any
 
 from eval_core.plugin import (
     DOT_PATH,
+    L3,
     CaseBase,
     CaseField,
     Evidence,
@@ -18,7 +19,6 @@ from eval_core.plugin import (
     KindSpec,
     LoadContext,
     Problems,
-    Tier,
     TrialFixture,
     Verdict,
     deep_equal,
@@ -26,13 +26,14 @@ from eval_core.plugin import (
     failed,
     hookimpl,
     json_name,
+    need,
     non_empty,
     own_cases,
-    passed,
     path_segments,
     properties,
     render,
     resolve,
+    scorer,
 )
 from eval_expectations_native.channel import FIXTURE
 from eval_expectations_native.fixture import NativeRoutine
@@ -40,7 +41,6 @@ from eval_expectations_native.observation import FIELDS, as_plain, observation_o
 
 FIELD = "native_routine"
 KIND = "native_admission_equals"
-L3: frozenset[Tier] = frozenset({"l3"})
 _GENERIC = frozenset(CaseBase.__struct_fields__)
 _SCRIPTED_LISTS = (("tools", "$.tools"), ("platform_tools", "$.platformTools"))
 
@@ -50,15 +50,14 @@ class NativeAdmissionEquals(Expectation, tag=KIND, frozen=True):
     value: Any
 
 
+@scorer
 def _score(e: NativeAdmissionEquals, ev: Evidence) -> Verdict:
     observation, why = observation_of(ev)
-    if observation is None:
-        return failed(f"{why}; cannot read {e.path}")
-    found, value = resolve(as_plain(observation), e.path)
+    found, value = resolve(as_plain(need(observation, f"{why}; cannot read {e.path}")), e.path)
     if not found:
         return failed(f"the native admission has no {e.path}; expected {render(e.value)}")
     detail = f"native admission {e.path} = {render(value)}, expected {render(e.value)}"
-    return passed(detail) if deep_equal(value, e.value) else failed(detail)
+    return Verdict(deep_equal(value, e.value), detail)
 
 
 def _check(e: NativeAdmissionEquals, _case: object) -> Problems:

@@ -15,15 +15,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.plugin import CaseBase, json_name
+from eval_core.plugin import BLOCK, CaseBase, json_name
 
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 FIELD = "routine"
 TOOL_PROVIDER = "tool_provider"
 MAX_PADDING = 262_144
@@ -31,7 +24,7 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _FROM = "$from"
 
 
-class RoutineState(msgspec.Struct, **_CONFIG):
+class RoutineState(msgspec.Struct, **BLOCK):
     """One State: a ``tool`` State calls ``tool`` with ``arguments``; a ``capture`` State keeps
     ``output``. Values ``{"$from": "inputs.x"}`` / ``{"$from": "states.<key>.output.y"}``
     are read when the State runs."""
@@ -43,7 +36,7 @@ class RoutineState(msgspec.Struct, **_CONFIG):
     output: Any = None
 
 
-class RoutineDefinition(msgspec.Struct, **_CONFIG):
+class RoutineDefinition(msgspec.Struct, **BLOCK):
     slug: str
     states: list[RoutineState]
     inputs: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
@@ -56,7 +49,7 @@ class RoutineDefinition(msgspec.Struct, **_CONFIG):
         return data
 
 
-class ToolContract(msgspec.Struct, **_CONFIG):
+class ToolContract(msgspec.Struct, **BLOCK):
     name: str
     input_schema: dict[str, Any]
     description: str | None = None
@@ -64,7 +57,7 @@ class ToolContract(msgspec.Struct, **_CONFIG):
     requires_approval: bool = False
 
 
-class SuccessStep(msgspec.Struct, tag="success", tag_field="kind", **_CONFIG):
+class SuccessStep(msgspec.Struct, tag="success", tag_field="kind", **BLOCK):
     """The provider applies the effect and answers ``output`` (after ``paddingBytes`` bytes of
     leading whitespace: a large reply that must be read whole)."""
 
@@ -72,7 +65,7 @@ class SuccessStep(msgspec.Struct, tag="success", tag_field="kind", **_CONFIG):
     padding_bytes: int | None = None
 
 
-class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **_CONFIG):
+class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **BLOCK):
     """The provider asks to be retried after ``retryAfterMs``, with ``code``: HTTP ``status``
     429 (rate limited) or 503 (busy), the wait said in the ``Retry-After`` header (whole
     seconds, rounded up), in the body's ``error.retryAfterMs``, or both (``retryAfterIn``)."""
@@ -87,7 +80,7 @@ ProviderStep = SuccessStep | RetryStep
 CrashAfter = Literal["effect_confirmed", "state_succeeded"]
 
 
-class RoutineBlock(msgspec.Struct, **_CONFIG):
+class RoutineBlock(msgspec.Struct, **BLOCK):
     """The ``routine`` block of a Case. ``approval``: ``approved`` (the approver grants what
     the Routine asks), ``undecided`` (nobody decides, but the operator re-queues the waiting Run
     once: its gate must hold), or nobody decides and nothing moves."""
@@ -101,7 +94,7 @@ class RoutineBlock(msgspec.Struct, **_CONFIG):
     crash_after: CrashAfter | None = None
 
 
-class ToolProvider(msgspec.Struct, **_CONFIG):
+class ToolProvider(msgspec.Struct, **BLOCK):
     """The ``toolProvider`` block of a chat Case: the loopback provider serves ``tool`` (a Tool
     the Case declares), answering call after call as ``providerSteps`` say."""
 

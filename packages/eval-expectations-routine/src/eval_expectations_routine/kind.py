@@ -13,9 +13,10 @@ from eval_core.plugin import (
     deep_equal,
     dot_path,
     failed,
-    passed,
+    need,
     render,
     resolve,
+    scorer,
 )
 from eval_expectations_routine.setup import RoutineRecord
 
@@ -25,12 +26,15 @@ class StateOutputEquals(Expectation, tag="state_output_equals", frozen=True):
     value: Any
 
 
+def _record(ev: Evidence, cannot: str) -> RoutineRecord:
+    """The Routine's read-back, or the scorer fails: none, and what it ``cannot`` do."""
+    why = f"no Routine Run was read back (the Case needs 'routine'); {cannot}"
+    return need(ev.record(RoutineRecord), why)
+
+
+@scorer
 def score(e: StateOutputEquals, ev: Evidence) -> Verdict:
-    record = ev.record(RoutineRecord)
-    if record is None:
-        return failed(
-            f"no Routine Run was read back (the Case needs 'routine'); cannot read {e.path}"
-        )
+    record = _record(ev, f"cannot read {e.path}")
     if not record.captured:
         reason = f" ({record.reason})" if record.reason else ""
         if record.raised:
@@ -43,7 +47,7 @@ def score(e: StateOutputEquals, ev: Evidence) -> Verdict:
     if not found:
         return failed(f"the captured output has no {e.path}; expected {render(e.value)}")
     detail = f"captured output {e.path} = {render(value)}, expected {render(e.value)}"
-    return passed(detail) if deep_equal(value, e.value) else failed(detail)
+    return Verdict(deep_equal(value, e.value), detail)
 
 
 def check(e: StateOutputEquals, _case: object) -> Problems:
@@ -54,22 +58,13 @@ class RoutineWorkerCrashes(Expectation, tag="routine_worker_crashes", frozen=Tru
     count: int
 
 
+@scorer
 def score_crashes(e: RoutineWorkerCrashes, ev: Evidence) -> Verdict:
     """The Host's record of its workers: each death the fault port caused, caught as the worker
     raised it (a crash scripted with crashAfter that never happened proves nothing)."""
-    record = ev.record(RoutineRecord)
-    if record is None:
-        return failed(
-            f"no Routine Run was read back (the Case needs 'routine'); expected {e.count} "
-            "worker crash(es)"
-        )
+    record = _record(ev, f"expected {e.count} worker crash(es)")
     detail = (
         f"{record.crashes} worker(s) of the Routine died at the fault port, expected {e.count}; "
         f"the Run is {record.run_status}"
     )
-    return passed(detail) if record.crashes == e.count else failed(detail)
-
-
-def check_crashes(e: RoutineWorkerCrashes, _case: object) -> Problems:
-    ok = isinstance(e.count, int) and e.count >= 0
-    return [] if ok else [(".count", "must be an integer ≥ 0")]
+    return Verdict(record.crashes == e.count, detail)

@@ -6,19 +6,20 @@ kinds and their witness checks."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from eval_core.plugin import (
+    L3,
     CaseBase,
     CaseField,
     KindSpec,
     LoadContext,
-    Tier,
     TrialFixture,
     WitnessCheck,
-    at_least,
     hookimpl,
+    minimum,
     own_cases,
-    properties,
+    rules,
 )
 from eval_expectations_routine import provider_log
 from eval_expectations_routine.block import (
@@ -35,13 +36,11 @@ from eval_expectations_routine.kind import (
     RoutineWorkerCrashes,
     StateOutputEquals,
     check,
-    check_crashes,
     score,
     score_crashes,
 )
 from eval_expectations_routine.setup import FIXTURE, TOOL_PROVIDER_FIXTURE
 
-L3: frozenset[Tier] = frozenset({"l3"})
 _LOG_KINDS = (
     provider_log.ToolProviderEffects,
     provider_log.ToolProviderRequests,
@@ -52,21 +51,20 @@ _LOG_KINDS = (
 
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
+    durable = partial(CaseField, tiers=L3)
     return [
-        CaseField(
+        durable(
             name=FIELD,
             type=RoutineBlock,
-            tiers=L3,
             runs_model=False,
             description=(
                 "A Routine run with no model: {definition, toolContract, guardrail?, inputs?, "
                 "providerSteps, approval?, crashAfter?}."
             ),
         ),
-        CaseField(
+        durable(
             name=TOOL_PROVIDER,
             type=ToolProvider,
-            tiers=L3,
             description=(
                 "A Tool the Case declares, served by a provider on loopback that answers call "
                 "after call as providerSteps say: {tool, providerSteps}."
@@ -86,24 +84,20 @@ def eval_case_fields() -> list[CaseField]:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    routine = partial(KindSpec, tiers=L3, seam_independent=True)
     return [
-        KindSpec(
+        routine(
             struct=StateOutputEquals,
             witness="store",
             scorer=score,
-            tiers=L3,
             check=check,
-            seam_independent=True,
             description="The Routine's captured output has the value at the path ($: all of it).",
         ),
-        KindSpec(
+        routine(
             struct=RoutineWorkerCrashes,
             witness="answer",
             scorer=score_crashes,
-            tiers=L3,
-            check=check_crashes,
-            json_schema=properties(count=at_least(0)),
-            seam_independent=True,
+            **rules(count=minimum(0)),
             description=(
                 "Exactly count of the Routine's workers died at the fault port (crashAfter), as "
                 "the Host caught each one's death."

@@ -11,28 +11,28 @@ checks hold them against this log.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import msgspec
 
 from eval_core.plugin import (
-    NON_EMPTY,
+    L3,
+    TEXT,
     Evidence,
     Expectation,
     KindSpec,
-    Problems,
-    Tier,
     Verdict,
     WitnessCheck,
-    at_least,
     failed,
-    non_empty,
+    minimum,
+    need,
     passed,
-    properties,
     quoted,
+    rules,
+    scorer,
 )
 
-L3: frozenset[Tier] = frozenset({"l3"})
 _NO_LOG = "no Tool provider's log was read back (the Case needs 'routine' or 'toolProvider')"
 
 
@@ -63,6 +63,11 @@ def call_id_of(key: str) -> str:
     return key.partition(":")[0]
 
 
+def _log(ev: Evidence, cannot: str) -> ProviderLog:
+    """The provider's log, or the scorer fails: none was read back, and what it ``cannot`` do."""
+    return need(ev.record(ProviderLog), f"{_NO_LOG}; {cannot}")
+
+
 def _mine(log: ProviderLog, tool: str | None) -> list[ProviderRequest]:
     return [r for r in log.requests if tool is None or r.tool == tool]
 
@@ -85,14 +90,15 @@ def _listing(requests: Sequence[ProviderRequest]) -> str:
 # -- kinds --------------------------------------------------------------------------------------
 
 
-class ToolProviderEffects(Expectation, tag="tool_provider_effects", frozen=True):
+class _Counted(Expectation, frozen=True):
     count: int
     tool: str | None = None
 
 
-class ToolProviderRequests(Expectation, tag="tool_provider_requests", frozen=True):
-    count: int
-    tool: str | None = None
+class ToolProviderEffects(_Counted, tag="tool_provider_effects", frozen=True): ...
+
+
+class ToolProviderRequests(_Counted, tag="tool_provider_requests", frozen=True): ...
 
 
 class ToolProviderUntouchedBeforeApproval(
@@ -107,39 +113,28 @@ class ToolProviderRetryAfterHonoured(
     pass
 
 
+@scorer
 def score_effects(e: ToolProviderEffects, ev: Evidence) -> Verdict:
     """Effects applied are counted by the provider: a resume that applies one again shows."""
-    log = ev.record(ProviderLog)
-    if log is None:
-        return failed(f"{_NO_LOG}; cannot count its effects")
-    mine = _mine(log, e.tool)
+    mine = _mine(_log(ev, "cannot count its effects"), e.tool)
     applied = sum(1 for r in mine if r.applied)
-    detail = (
-        f"the provider applied the effect{_of(e.tool)} {applied} time(s), expected {e.count}; "
-        f"{_listing(mine)}"
-    )
-    return passed(detail) if applied == e.count else failed(detail)
+    done = f"the provider applied the effect{_of(e.tool)} {applied} time(s)"
+    return Verdict(applied == e.count, f"{done}, expected {e.count}; {_listing(mine)}")
 
 
+@scorer
 def score_requests(e: ToolProviderRequests, ev: Evidence) -> Verdict:
     """Every request that reached the provider, whatever it answered: a call a guard blocked
     must never get there."""
-    log = ev.record(ProviderLog)
-    if log is None:
-        return failed(f"{_NO_LOG}; cannot count the requests it received")
-    mine = _mine(log, e.tool)
-    detail = (
-        f"the provider received {len(mine)} request(s){_of(e.tool)}, expected {e.count}; "
-        f"{_listing(mine)}"
-    )
-    return passed(detail) if len(mine) == e.count else failed(detail)
+    mine = _mine(_log(ev, "cannot count the requests it received"), e.tool)
+    received = f"the provider received {len(mine)} request(s){_of(e.tool)}"
+    return Verdict(len(mine) == e.count, f"{received}, expected {e.count}; {_listing(mine)}")
 
 
+@scorer
 def score_untouched(_e: ToolProviderUntouchedBeforeApproval, ev: Evidence) -> Verdict:
     """The provider's log set against the approver's grants: nothing before the first."""
-    log = ev.record(ProviderLog)
-    if log is None:
-        return failed(f"{_NO_LOG}; cannot tell what reached it before an approval")
+    log = _log(ev, "cannot tell what reached it before an approval")
     if log.grants is None:
         return failed("nobody grants approvals for this provider's Tool: nothing to wait for")
     first = log.grants[0] if log.grants else len(log.requests)
@@ -155,11 +150,10 @@ def score_untouched(_e: ToolProviderUntouchedBeforeApproval, ev: Evidence) -> Ve
     return passed("no approval was granted and the provider received no request")
 
 
+@scorer
 def score_retry_after(_e: ToolProviderRetryAfterHonoured, ev: Evidence) -> Verdict:
     """Each wait the provider asked for, against when the same call came back (Trial clock)."""
-    log = ev.record(ProviderLog)
-    if log is None:
-        return failed(f"{_NO_LOG}; cannot tell when its calls came back")
+    log = _log(ev, "cannot tell when its calls came back")
     asked = [(i, r) for i, r in enumerate(log.requests) if not r.applied]
     if not asked:
         return failed(f"the provider never asked for a wait; {_listing(log.requests)}")
@@ -185,57 +179,33 @@ def score_retry_after(_e: ToolProviderRetryAfterHonoured, ev: Evidence) -> Verdi
     return passed(f"every call came back no sooner than asked: {'; '.join(followed[:5])}")
 
 
-def _check_count(e: ToolProviderEffects | ToolProviderRequests, _case: object) -> Problems:
-    problems: Problems = []
-    if e.count < 0:
-        problems.append((".count", "must be an integer ≥ 0"))
-    if e.tool is not None:
-        problems += non_empty(e.tool, ".tool")
-    return problems
-
-
 def kinds() -> list[KindSpec]:
-    count = properties(count=at_least(0), tool=NON_EMPTY)
+    provider = partial(KindSpec, witness="provider", tiers=L3, seam_independent=True)
+    counted = partial(provider, **rules(count=minimum(0), tool=TEXT))
     return [
-        KindSpec(
+        counted(
             struct=ToolProviderEffects,
-            witness="provider",
             scorer=score_effects,
-            tiers=L3,
-            check=_check_count,
-            json_schema=count,
-            seam_independent=True,
             description="The Tool's provider applied its effect exactly count times, by its log.",
             examples=[{"kind": "tool_provider_effects", "count": 1}],
         ),
-        KindSpec(
+        counted(
             struct=ToolProviderRequests,
-            witness="provider",
             scorer=score_requests,
-            tiers=L3,
-            check=_check_count,
-            json_schema=count,
-            seam_independent=True,
             description="The Tool's provider received exactly count requests, by its log.",
             examples=[{"kind": "tool_provider_requests", "count": 0}],
         ),
-        KindSpec(
+        provider(
             struct=ToolProviderUntouchedBeforeApproval,
-            witness="provider",
             scorer=score_untouched,
-            tiers=L3,
-            seam_independent=True,
             description=(
                 "No request reached the Routine's Tool provider before the approver granted "
                 "its approval (or at all, when none was granted)."
             ),
         ),
-        KindSpec(
+        provider(
             struct=ToolProviderRetryAfterHonoured,
-            witness="provider",
             scorer=score_retry_after,
-            tiers=L3,
-            seam_independent=True,
             description=(
                 "Each call the provider asked to retry later came back no sooner than the wait "
                 "it asked for, on the Trial's clock; at least one came back."

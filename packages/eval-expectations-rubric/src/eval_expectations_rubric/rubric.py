@@ -9,8 +9,11 @@ that is missing is a failure of the model, found without asking the Judge.
 
 from __future__ import annotations
 
+from functools import partial
+
 from eval_core.plugin import (
     NON_EMPTY,
+    TEXT,
     Evidence,
     Expectation,
     JudgeError,
@@ -22,9 +25,9 @@ from eval_core.plugin import (
     hookimpl,
     non_empty,
     non_empty_list,
-    passed,
     properties,
     quoted,
+    rules,
 )
 from eval_core.plugin import current_judge as current
 from eval_expectations_rubric.judge_prompt import parse, prompt
@@ -60,7 +63,7 @@ def _judged(criteria: list[str], evidence: Evidence, threshold: int, what: str) 
     except JudgeError as exc:
         raise NoVerdict(str(exc)) from None
     detail = f"Judge scored {judgement.score}/5 ({what}): {quoted(judgement.reasoning)}"
-    return passed(detail) if judgement.score >= threshold else failed(detail)
+    return Verdict(judgement.score >= threshold, detail)
 
 
 def _score_rubric(e: RubricScore, evidence: Evidence) -> Verdict:
@@ -82,31 +85,23 @@ def _check_rubric(e: RubricScore, _case: object) -> Problems:
     return problems
 
 
-def _check_denies(e: RubricDenies, _case: object) -> Problems:
-    return non_empty(e.question, ".question")
-
-
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    judged = partial(KindSpec, witness="answer", seam_independent=True)
     return [
-        KindSpec(
+        judged(
             struct=RubricScore,
-            witness="answer",
             scorer=_score_rubric,
             check=_check_rubric,
             json_schema=properties(
                 criteria=non_empty_list(NON_EMPTY), min={"minimum": 1, "maximum": 5}
             ),
-            seam_independent=True,
             description="The Judge scores the final answer at least `min` (1–5) on the criteria.",
         ),
-        KindSpec(
+        judged(
             struct=RubricDenies,
-            witness="answer",
             scorer=_score_denies,
-            check=_check_denies,
-            json_schema=properties(question=NON_EMPTY),
-            seam_independent=True,
+            **rules(question=TEXT),
             description="The Judge scores 5: the final answer discloses nothing the question asks.",
         ),
     ]

@@ -9,42 +9,49 @@ case-insensitively; a failure quotes what the model said.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from eval_core.plugin import (
-    DOT_PATH,
     NON_EMPTY,
+    PATH,
+    REASON,
+    TEXT,
     Evidence,
     Expectation,
     Grounding,
     KindSpec,
     Problems,
     Verdict,
+    absent,
     compact_json,
     deep_equal,
-    dot_path,
     extract_json,
     failed,
     hookimpl,
-    non_empty,
+    need,
     optional_reason,
     passed,
+    present,
     properties,
     quote,
     quoted,
     render,
     resolve,
+    rules,
+    scorer,
 )
 
 
-class OutputContains(Expectation, tag="output_contains", frozen=True):
+class _Text(Expectation, frozen=True):
     text: str
     ungrounded: str | None = None
 
 
-class OutputOmits(Expectation, tag="output_omits", frozen=True):
-    text: str
-    ungrounded: str | None = None
+class OutputContains(_Text, tag="output_contains", frozen=True): ...
+
+
+class OutputOmits(_Text, tag="output_omits", frozen=True): ...
 
 
 class OutputMatches(Expectation, tag="output_matches", frozen=True):
@@ -74,28 +81,34 @@ def answer_text(ev: Evidence) -> tuple[str | None, str]:
     return (ev.output_text, "")
 
 
+def _answer(ev: Evidence, cannot: str) -> str:
+    """The final answer, or the scorer fails: why there is none, and what it ``cannot`` do."""
+    text, why = answer_text(ev)
+    return need(text, f"{why}; {cannot}")
+
+
+def _holds(answer: str, text: str) -> str | None:
+    """That the answer holds the text (case-insensitive), or ``None``."""
+    if text.casefold() in answer.casefold():
+        return f"answer {quoted(answer)} contains {quoted(text)}"
+    return None
+
+
+@scorer
 def _score_contains(e: OutputContains, ev: Evidence) -> Verdict:
-    text, why = answer_text(ev)
-    if text is None:
-        return failed(f"{why}; cannot look for {quoted(e.text)}")
-    if e.text.casefold() in text.casefold():
-        return passed(f"answer {quoted(text)} contains {quoted(e.text)}")
-    return failed(f"answer {quoted(text)} does not contain {quoted(e.text)}")
+    text = _answer(ev, f"cannot look for {quoted(e.text)}")
+    return present(_holds(text, e.text), f"answer {quoted(text)} does not contain {quoted(e.text)}")
 
 
+@scorer
 def _score_omits(e: OutputOmits, ev: Evidence) -> Verdict:
-    text, why = answer_text(ev)
-    if text is None:
-        return failed(f"{why}; cannot confirm it omits {quoted(e.text)}")
-    if e.text.casefold() in text.casefold():
-        return failed(f"answer {quoted(text)} contains {quoted(e.text)}")
-    return passed(f"answer {quoted(text)} omits {quoted(e.text)}")
+    text = _answer(ev, f"cannot confirm it omits {quoted(e.text)}")
+    return absent(_holds(text, e.text), f"answer {quoted(text)} omits {quoted(e.text)}")
 
 
+@scorer
 def _score_matches(e: OutputMatches, ev: Evidence) -> Verdict:
-    text, why = answer_text(ev)
-    if text is None:
-        return failed(f"{why}; cannot match /{quote(e.pattern)}/i")
+    text = _answer(ev, f"cannot match /{quote(e.pattern)}/i")
     if not e.pattern:
         return failed(f"an empty pattern matches nothing meaningful; answer {quoted(text)}")
     try:
@@ -111,10 +124,9 @@ def _score_matches(e: OutputMatches, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
 def _score_field_equals(e: OutputFieldEquals, ev: Evidence) -> Verdict:
-    text, why = answer_text(ev)
-    if text is None:
-        return failed(f"{why}; cannot read {e.path}")
+    text = _answer(ev, f"cannot read {e.path}")
     ok, document = extract_json(text)
     if not ok:
         return failed(f"answer {quoted(text)} holds no parsable JSON; cannot read {e.path}")
@@ -131,10 +143,6 @@ def _score_field_equals(e: OutputFieldEquals, ev: Evidence) -> Verdict:
     )
 
 
-def _check_text(e: OutputContains | OutputOmits, _case: object) -> Problems:
-    return non_empty(e.text, ".text") + optional_reason(e.ungrounded)
-
-
 def _check_pattern(e: OutputMatches, _case: object) -> Problems:
     problems = optional_reason(e.ungrounded)
     if not e.pattern:
@@ -146,49 +154,33 @@ def _check_pattern(e: OutputMatches, _case: object) -> Problems:
     return problems
 
 
-def _check_field(e: OutputFieldEquals, _case: object) -> Problems:
-    return dot_path(e.path)
-
-
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    answer = partial(KindSpec, witness="answer", text_compare="casefold")
+    text = partial(answer, **rules(text=TEXT, ungrounded=REASON), grounding=Grounding(field="text"))
     return [
-        KindSpec(
+        text(
             struct=OutputContains,
-            witness="answer",
             scorer=_score_contains,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
-            grounding=Grounding(field="text"),
-            text_compare="casefold",
             description="The final answer contains the text (case-insensitive).",
         ),
-        KindSpec(
+        text(
             struct=OutputOmits,
-            witness="answer",
             scorer=_score_omits,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY, ungrounded=NON_EMPTY),
-            grounding=Grounding(field="text"),
-            text_compare="casefold",
             description="There is a final answer, without the text (case-insensitive).",
         ),
-        KindSpec(
+        answer(
             struct=OutputMatches,
-            witness="answer",
             scorer=_score_matches,
             check=_check_pattern,
             json_schema=properties(pattern={"minLength": 1}, ungrounded=NON_EMPTY),
             grounding=Grounding(field="pattern", regex=True),
-            text_compare="casefold",
             description="The final answer matches the regular expression (re.search, IGNORECASE).",
         ),
-        KindSpec(
+        answer(
             struct=OutputFieldEquals,
-            witness="answer",
             scorer=_score_field_equals,
-            check=_check_field,
-            json_schema=properties(path=DOT_PATH),
+            **rules(path=PATH),
             text_compare="exact",
             description=(
                 "The JSON in the final answer (first parsable fence, whole text, or balanced "

@@ -5,43 +5,48 @@ Text is compared exactly (case and whitespace matter): a prompt is ours, not the
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from eval_core.plugin import (
+    L2,
     NON_EMPTY,
+    TEXT,
     Evidence,
     Expectation,
     KindSpec,
     ModelRequest,
     Problems,
-    Tier,
     Verdict,
+    absent,
     failed,
     hookimpl,
+    need,
     non_empty,
     passed,
+    present,
     properties,
     quote,
     quoted,
+    rules,
+    scorer,
 )
 
-L2: frozenset[Tier] = frozenset({"l2"})
 
-
-class PromptContains(Expectation, tag="prompt_contains", frozen=True):
+class _Text(Expectation, frozen=True):
     text: str
 
 
-class PromptOmits(Expectation, tag="prompt_omits", frozen=True):
-    text: str
+class PromptContains(_Text, tag="prompt_contains", frozen=True): ...
 
 
-class ModelPromptContains(Expectation, tag="model_prompt_contains", frozen=True):
-    text: str
+class PromptOmits(_Text, tag="prompt_omits", frozen=True): ...
 
 
-class ModelPromptOmits(Expectation, tag="model_prompt_omits", frozen=True):
-    text: str
+class ModelPromptContains(_Text, tag="model_prompt_contains", frozen=True): ...
+
+
+class ModelPromptOmits(_Text, tag="model_prompt_omits", frozen=True): ...
 
 
 class ModelNotCalled(Expectation, tag="model_not_called", frozen=True):
@@ -61,30 +66,36 @@ def _around(haystack: str, index: int, length: int, margin: int = 40) -> str:
     return f'"{head}{quote(haystack[start:end], 2 * margin + length)}{tail}"'
 
 
-def _score_prompt_contains(e: PromptContains, ev: Evidence) -> Verdict:
-    prompt = ev.system_prompt
-    if prompt is None:
-        return failed(f"system prompt not observed; cannot look for {quoted(e.text)}")
-    index = prompt.find(e.text)
+def _in_prompt(prompt: str, text: str) -> str | None:
+    """Where the system prompt holds the text, or ``None``."""
+    index = prompt.find(text)
     if index < 0:
-        return failed(f"system prompt ({len(prompt)} chars) does not contain {quoted(e.text)}")
-    return passed(
-        f"system prompt ({len(prompt)} chars) contains {quoted(e.text)} at offset {index}: "
-        f"{_around(prompt, index, len(e.text))}"
+        return None
+    return (
+        f"system prompt ({len(prompt)} chars) contains {quoted(text)} at offset {index}: "
+        f"{_around(prompt, index, len(text))}"
     )
 
 
+@scorer
+def _score_prompt_contains(e: PromptContains, ev: Evidence) -> Verdict:
+    prompt = need(ev.system_prompt, f"system prompt not observed; cannot look for {quoted(e.text)}")
+    otherwise = f"system prompt ({len(prompt)} chars) does not contain {quoted(e.text)}"
+    return present(_in_prompt(prompt, e.text), otherwise)
+
+
+@scorer
 def _score_prompt_omits(e: PromptOmits, ev: Evidence) -> Verdict:
-    prompt = ev.system_prompt
-    if prompt is None:
-        return failed(f"system prompt not observed; cannot confirm it omits {quoted(e.text)}")
-    index = prompt.find(e.text)
-    if index >= 0:
-        return failed(
-            f"system prompt ({len(prompt)} chars) contains {quoted(e.text)} at offset {index}: "
-            f"{_around(prompt, index, len(e.text))}"
-        )
-    return passed(f"system prompt ({len(prompt)} chars) omits {quoted(e.text)}")
+    why = f"system prompt not observed; cannot confirm it omits {quoted(e.text)}"
+    prompt = need(ev.system_prompt, why)
+    otherwise = f"system prompt ({len(prompt)} chars) omits {quoted(e.text)}"
+    return absent(_in_prompt(prompt, e.text), otherwise)
+
+
+def _sent(ev: Evidence, unobserved: str, unsent: str) -> list[ModelRequest]:
+    """The requests the binding sent, or the scorer fails: not observed, or none sent."""
+    requests = need(ev.model_requests, f"model requests not observed; {unobserved}")
+    return need(requests or None, f"the model received no request; {unsent}")
 
 
 def _message_texts(message: Any) -> list[str]:
@@ -109,12 +120,9 @@ def _message_texts(message: Any) -> list[str]:
     return texts
 
 
+@scorer
 def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdict:
-    requests = ev.model_requests
-    if requests is None:
-        return failed(f"model requests not observed; cannot look for {quoted(e.text)}")
-    if not requests:
-        return failed(f"the model received no request; cannot look for {quoted(e.text)}")
+    requests = _sent(ev, f"cannot look for {quoted(e.text)}", f"cannot look for {quoted(e.text)}")
     last = requests[-1]
     pieces = _pieces(last)
     count = len(last.messages) if isinstance(last.messages, list) else 0
@@ -140,12 +148,13 @@ def _pieces(request: ModelRequest) -> list[tuple[str, str]]:
     return pieces
 
 
+@scorer
 def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
-    requests = ev.model_requests
-    if requests is None:
-        return failed(f"model requests not observed; cannot confirm they omit {quoted(e.text)}")
-    if not requests:
-        return failed(f"the model received no request; cannot confirm it omits {quoted(e.text)}")
+    requests = _sent(
+        ev,
+        f"cannot confirm they omit {quoted(e.text)}",
+        f"cannot confirm it omits {quoted(e.text)}",
+    )
     for number, request in enumerate(requests, start=1):
         for label, text in _pieces(request):
             index = text.find(e.text)
@@ -157,14 +166,13 @@ def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
     return passed(f"none of the {len(requests)} model request(s) contains {quoted(e.text)}")
 
 
+@scorer
 def _score_messages_in_order(e: ModelMessagesInOrder, ev: Evidence) -> Verdict:
     """The last request as sent: each text in a message after the one that held the text
     before it (the conversation in the order it was held, whatever the runtime read)."""
-    requests = ev.model_requests
-    if requests is None:
-        return failed("model requests not observed; cannot read the order of their messages")
-    if not requests:
-        return failed("the model received no request; cannot read the order of its messages")
+    requests = _sent(
+        ev, "cannot read the order of their messages", "cannot read the order of its messages"
+    )
     last = requests[-1]
     messages = last.messages if isinstance(last.messages, list) else []
     where = f"last model request (#{len(requests)}: {len(messages)} messages)"
@@ -213,86 +221,61 @@ def _check_in_order(e: ModelMessagesInOrder, _case: object) -> Problems:
     return problems
 
 
+@scorer
 def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
-    calls = ev.model_calls
-    if calls is None:
-        return failed("model calls not observed")
+    calls = need(ev.model_calls, "model calls not observed")
     if calls == 0:
         return passed("the model was not called")
     return failed(f"the model was called {calls} time{'s' if calls != 1 else ''}")
 
 
-def _check_text(
-    e: PromptContains | PromptOmits | ModelPromptContains | ModelPromptOmits, _case: object
-) -> Problems:
-    return non_empty(e.text, ".text")
-
-
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
+    binding = partial(KindSpec, witness="binding")
+    text = partial(binding, **rules(text=TEXT))
     return [
-        KindSpec(
+        text(
             struct=PromptContains,
-            witness="binding",
             scorer=_score_prompt_contains,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
-            text_compare="exact",
             description="The real assembled system prompt contains the text (exact substring).",
         ),
-        KindSpec(
+        text(
             struct=PromptOmits,
-            witness="binding",
             scorer=_score_prompt_omits,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
-            text_compare="exact",
             description="The real assembled system prompt does not contain the text (exact).",
         ),
-        KindSpec(
+        text(
             struct=ModelPromptContains,
-            witness="binding",
             scorer=_score_model_prompt_contains,
             tiers=L2,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
-            text_compare="exact",
             description=(
                 "The last model request (after compaction) contains the text in its system "
                 "prompt or in one message's string content (exact substring)."
             ),
         ),
-        KindSpec(
+        text(
             struct=ModelPromptOmits,
-            witness="binding",
             scorer=_score_model_prompt_omits,
             tiers=L2,
-            check=_check_text,
-            json_schema=properties(text=NON_EMPTY),
-            text_compare="exact",
             seam_independent=True,
             description=(
                 "No model request (each after compaction) contains the text, in its system "
                 "prompt or in any message's string content (exact substring)."
             ),
         ),
-        KindSpec(
+        binding(
             struct=ModelMessagesInOrder,
-            witness="binding",
             scorer=_score_messages_in_order,
             check=_check_in_order,
             json_schema=properties(texts={"minItems": 2, "items": NON_EMPTY}),
-            text_compare="exact",
             description=(
                 "The last model request, as the binding sent it, holds each text in one of its "
                 "messages (exact substring), each in a later message than the text before it."
             ),
         ),
-        KindSpec(
+        binding(
             struct=ModelNotCalled,
-            witness="binding",
             scorer=_score_model_not_called,
-            text_compare="exact",
             seam_independent=True,
             description="The model was never called in the Trial.",
         ),
