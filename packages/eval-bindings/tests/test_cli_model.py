@@ -56,6 +56,17 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
         )
 
 
+def swept(
+    models: Path, max_tokens: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``--model loop`` out of ``models`` under a ``--max-tokens`` ceiling; its key set unless
+    ``env`` says otherwise."""
+    return run(
+        ["--model", "loop", "--models", str(models), "--max-tokens", max_tokens, *args],
+        {"EVAL_TEST_LOOP_KEY": KEY} if env is None else env,
+    )
+
+
 def refused(result: subprocess.CompletedProcess[str], *words: str) -> None:
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert result.stdout == ""
@@ -129,9 +140,7 @@ def test_the_judge_may_not_be_the_model_under_test(tmp_path: Path) -> None:
         "EVAL_JUDGE_MODEL": "loop-model",
         "EVAL_JUDGE_API_KEY": KEY,
     }
-    refused(
-        run(["--model", "loop", "--models", str(models), "--max-tokens", "9"], env), "grade itself"
-    )
+    refused(swept(models, "9", env=env), "grade itself")
 
 
 def has_host_and_corpus() -> bool:
@@ -156,21 +165,7 @@ def test_a_sweep_against_loopback_bills_what_the_server_reported_and_hides_the_k
     server = vendor(kit.Reply(body=served()))
     models = models_file(tmp_path, server.url)
     saved = tmp_path / "card.json"
-    result = run(
-        [
-            "--model",
-            "loop",
-            "--models",
-            str(models),
-            "--max-tokens",
-            "1000000",
-            "--format",
-            "json",
-            "--save",
-            str(saved),
-        ],
-        {"EVAL_TEST_LOOP_KEY": KEY},
-    )
+    result = swept(models, "1000000", "--format", "json", "--save", str(saved))
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
     card = json.loads(result.stdout)
@@ -184,10 +179,7 @@ def test_a_sweep_against_loopback_bills_what_the_server_reported_and_hides_the_k
     assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in server.requests)
     for text in (result.stdout, result.stderr, saved.read_text()):
         assert KEY not in text
-    text_run = run(
-        ["--model", "loop", "--models", str(models), "--max-tokens", "1000000"],
-        {"EVAL_TEST_LOOP_KEY": KEY},
-    )
+    text_run = swept(models, "1000000")
     assert KEY not in text_run.stdout + text_run.stderr
     assert "NOTE  loop is pinned to an undated model id" in text_run.stdout
 
@@ -200,10 +192,7 @@ def test_a_vendor_outage_errors_every_trial_and_never_fails_one(
         kit.Reply(status=503, body={"error": f"down, key={KEY}"}, headers={"Retry-After": "0"})
     )
     models = models_file(tmp_path, server.url)
-    result = run(
-        ["--model", "loop", "--models", str(models), "--max-tokens", "1000", "--format", "json"],
-        {"EVAL_TEST_LOOP_KEY": KEY},
-    )
+    result = swept(models, "1000", "--format", "json")
     assert result.returncode == 1
     card = json.loads(result.stdout)
     assert card.get("failed", 0) == 0
@@ -224,21 +213,7 @@ def test_a_token_ceiling_stops_the_sweep_within_one_trial(
 ) -> None:
     server = vendor(kit.Reply(body=served()))
     models = models_file(tmp_path, server.url)
-    result = run(
-        [
-            "--model",
-            "loop",
-            "--models",
-            str(models),
-            "--max-tokens",
-            "1",
-            "--repeat",
-            "3",
-            "--format",
-            "json",
-        ],
-        {"EVAL_TEST_LOOP_KEY": KEY},
-    )
+    result = swept(models, "1", "--repeat", "3", "--format", "json")
     card = json.loads(result.stdout)
     assert result.returncode == 1
     called = [t for t in card["trials"] if t.get("modelCalls")]
@@ -259,13 +234,12 @@ def test_the_judges_key_is_redacted_like_the_models_even_when_the_model_echoes_i
     models = models_file(tmp_path, server.url)
     saved, log, junit = tmp_path / "card.json", tmp_path / "trials.jsonl", tmp_path / "junit.xml"
     case = "finance-a-conversation-reaches-the-model-in-the-order-it-was-held"
-    result = run(
-        [
-            *("--model", "loop", "--models", str(models), "--max-tokens", "100000"),
-            *("--case", case, "--format", "json", "--save", str(saved), "--log", str(log)),
-            *("--junit-xml", str(junit)),
-        ],
-        {
+    result = swept(
+        models,
+        "100000",
+        *("--case", case, "--format", "json", "--save", str(saved), "--log", str(log)),
+        *("--junit-xml", str(junit)),
+        env={
             "EVAL_TEST_LOOP_KEY": KEY,
             "EVAL_JUDGE_BASE_URL": judge.url,
             "EVAL_JUDGE_MODEL": "judge-model",

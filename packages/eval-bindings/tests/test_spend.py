@@ -54,6 +54,10 @@ def sweep(kit: Any, host: Any, url: str, n: int, ceiling: Ceiling, **pin: Any) -
     return card
 
 
+UNPRICED: dict[str, Any] = {"price_input_per_mtok": None, "price_output_per_mtok": None}
+"""A pin with no prices: its calls count, their cost is unknown."""
+
+
 def test_the_spend_line_matches_the_servers_usage(vendor: Any, kit: Any, loop_host: Any) -> None:
     server = vendor(kit.Reply(body=reply((1000, 200), cached=400)))
     card = sweep(kit, loop_host, server.url, 3, Ceiling(max_tokens=1_000_000), dated=False)
@@ -67,15 +71,7 @@ def test_the_spend_line_matches_the_servers_usage(vendor: Any, kit: Any, loop_ho
 
 def test_unpriced_calls_make_the_total_a_floor(vendor: Any, kit: Any, loop_host: Any) -> None:
     server = vendor(kit.Reply(body=reply((10, 5))))
-    card = sweep(
-        kit,
-        loop_host,
-        server.url,
-        2,
-        Ceiling(max_tokens=10_000),
-        price_input_per_mtok=None,
-        price_output_per_mtok=None,
-    )
+    card = sweep(kit, loop_host, server.url, 2, Ceiling(max_tokens=10_000), **UNPRICED)
     assert card.spend.unpriced == 2
     assert "Spend  $0.0000+  2 calls  20 in  10 out  2 unpriced" in render_text(card)
 
@@ -105,15 +101,7 @@ def test_a_dollar_ceiling_with_unpriced_calls_and_no_token_ceiling_stops(
     vendor: Any, kit: Any, loop_host: Any
 ) -> None:
     server = vendor(kit.Reply(body=reply((10, 5))))
-    card = sweep(
-        kit,
-        loop_host,
-        server.url,
-        5,
-        Ceiling(max_spend_usd=1.0),
-        price_input_per_mtok=None,
-        price_output_per_mtok=None,
-    )
+    card = sweep(kit, loop_host, server.url, 5, Ceiling(max_spend_usd=1.0), **UNPRICED)
     assert len(card.trials) == 1
     assert "cannot be checked" in (card.aborted_reason or "")
 

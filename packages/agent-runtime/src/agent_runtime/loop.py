@@ -199,6 +199,27 @@ def result_payload(call_id: str, outcome: ToolOutcome) -> dict[str, Any]:
     return payload
 
 
+def call_payload(call: ToolCallRequest) -> dict[str, Any]:
+    """A ``tool.call`` payload: the call's id and name, a digest and a preview of its arguments."""
+    return {
+        "callId": call.call_id,
+        "name": call.name,
+        "argsDigest": canonical_digest(call.arguments),
+        "argsPreview": preview(call.arguments),
+    }
+
+
+def denied_payload(call: ToolCallRequest, reason: str, source: DenialSource) -> dict[str, Any]:
+    """A ``tool.denied`` payload: the call as the model made it, why, and who refused it."""
+    return {
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "reason": reason,
+        "source": source,
+    }
+
+
 def canonical_digest(value: Any) -> str:
     """``sha256:<hex>`` of a canonical JSON encoding (keys sorted, no whitespace)."""
     encoded = json.dumps(
@@ -358,16 +379,7 @@ class _Turn:
     def deny(self, call: ToolCallRequest, reason: str, source: DenialSource) -> None:
         self.result.denials.append(Denial(call, reason, source))
         if self.emit is not None:
-            self.emit(
-                "tool.denied",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "reason": reason,
-                    "source": source,
-                },
-            )
+            self.emit("tool.denied", denied_payload(call, reason, source))
         self.reply(call, {"status": "denied", "reason": reason})
 
     def reply(self, call: ToolCallRequest, seen: dict[str, Any]) -> None:
@@ -463,16 +475,7 @@ class _Turn:
                 {"callId": call.call_id, "name": call.name, "participantActivity": activity}
             )
         if self.emit is not None:
-            self.emit(
-                "tool.call",
-                {
-                    "callId": call.call_id,
-                    "name": call.name,
-                    "argsDigest": canonical_digest(call.arguments),
-                    "argsPreview": preview(call.arguments),
-                    **stamp,
-                },
-            )
+            self.emit("tool.call", {**call_payload(call), **stamp})
         outcome = self.executor.execute(call)
         result.results.append((call, outcome))
         self.pending.extend(outcome.attach)

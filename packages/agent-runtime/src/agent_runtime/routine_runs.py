@@ -32,7 +32,7 @@ from agent_runtime import arguments as argument_schema
 from agent_runtime import retry_waits
 from agent_runtime.database import Connection
 from agent_runtime.guardrails import GuardrailConfig, Guardrails, denial_reason, emit_decision
-from agent_runtime.loop import canonical_digest, preview, result_payload
+from agent_runtime.loop import call_payload, denied_payload, preview, result_payload
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.routines import Routine, RoutineState, resolve
 from agent_runtime.runs import Lease, Minted, RunStore
@@ -236,16 +236,7 @@ class _Worker:
             blocked = blocked or (decision if decision.blocked else None)
         if blocked is not None:
             reason = denial_reason(blocked)
-            self.emit(
-                "tool.denied",
-                {
-                    "call_id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "reason": reason,
-                    "source": "guardrail",
-                },
-            )
+            self.emit("tool.denied", denied_payload(call, reason, "guardrail"))
             return self.settle("failed", reason)
         if contract.requires_approval and call.call_id not in store.granted_calls(lease.state_id):
             approval = store.request_approval(lease, call.call_id, call.name, call.arguments)
@@ -263,15 +254,7 @@ class _Worker:
         if wrong is not None:
             self.result(call, "invalid_arguments", None, wrong)
             return self.settle("failed", f"invalid_arguments: {wrong}")
-        self.emit(
-            "tool.call",
-            {
-                "callId": call.call_id,
-                "name": call.name,
-                "argsDigest": canonical_digest(call.arguments),
-                "argsPreview": preview(call.arguments),
-            },
-        )
+        self.emit("tool.call", call_payload(call))
         return None
 
     def after_reply(self, call: ToolCallRequest, reply: ProviderReply) -> str | None:

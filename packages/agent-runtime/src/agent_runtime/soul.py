@@ -196,10 +196,7 @@ def _load_integration(file: Path) -> list[McpTool]:
 def _load_business(file: Path) -> Business:
     if not file.exists():
         return Business()
-    try:
-        data = _yaml(soul_files.read_text(file))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise SoulError(file, f"unreadable: {error}") from None
+    data = _read_yaml(file)
     if data is None:
         return Business()
     if not isinstance(data, dict):
@@ -208,6 +205,13 @@ def _load_business(file: Path) -> Business:
         raise SoulError(file, f"{unknown[0]}: unknown key (allowed: {list(_BUSINESS_FIELDS)})")
     values = [_optional_text(file, data, key) for key in _BUSINESS_FIELDS]
     return Business(*values)
+
+
+def _read_yaml(file: Path) -> Any:
+    try:
+        return _yaml(soul_files.read_text(file))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SoulError(file, f"unreadable: {error}") from None
 
 
 def _documents(folder: Path, filename: str) -> list[tuple[str, Path]]:
@@ -310,10 +314,7 @@ ROUTINE_FILE = "routine.yaml"
 
 
 def _load_routine(file: Path) -> Routine:
-    try:
-        data = _yaml(soul_files.read_text(file))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise SoulError(file, f"unreadable: {error}") from None
+    data = _read_yaml(file)
     try:
         return parse_routine(data)
     except RoutineError as error:
@@ -323,10 +324,7 @@ def _load_routine(file: Path) -> Routine:
 def _load_guardrails(file: Path) -> GuardrailConfig:
     if not file.exists():
         return GuardrailConfig()
-    try:
-        data = _yaml(soul_files.read_text(file))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise SoulError(file, f"unreadable: {error}") from None
+    data = _read_yaml(file)
     try:
         return GuardrailConfig.parse(data)
     except GuardrailConfigError as error:

@@ -309,28 +309,15 @@ class SoulWriter:
         except SoulWriteRefusedError as refused:
             return ToolOutcome("denied", reason=refused.denial())
         artifact = f"{kind}:{slug}"
+        written = {"commit": commit.sha, "paths": list(commit.paths), "path": commit.paths[0]}
         try:
             publication = self.repo.publish(commit.sha)
         except SoulError as error:
             self.on_commit(commit, None, error.problem)
             return ToolOutcome(
                 "failed",
-                output={
-                    "commit": commit.sha,
-                    "paths": list(commit.paths),
-                    "path": commit.paths[0],
-                    "published": False,
-                },
+                output={**written, "published": False},
                 reason=f"committed {artifact} but not published: {error.problem}",
             )
         self.on_commit(commit, publication, None)
-        return ToolOutcome(
-            "succeeded",
-            output={
-                "commit": commit.sha,
-                "paths": list(commit.paths),
-                "path": commit.paths[0],
-                "published": True,
-                "artifact": artifact,
-            },
-        )
+        return ToolOutcome("succeeded", output={**written, "published": True, "artifact": artifact})

@@ -3,7 +3,7 @@
 Each vendor module translates :class:`~eval_core.plugin.ModelCallRequest` into one vendor's
 request body, reads that body back as the record of what was sent (``recorded``), and reads the
 vendor's reply into :class:`~eval_core.plugin.ModelReply`; :mod:`.files` says which attached Files
-go as binary parts; :mod:`.transport` owns the HTTP exchange and turns every fault into a
-``model_*`` reason. No vendor SDK: the harness owns retries and billing, so nothing below may
-retry or hide an attempt.
+go as binary parts; :mod:`.tokens` reads the usage counts a reply is billed by;
+:mod:`.transport` owns the HTTP exchange and turns every fault into a ``model_*`` reason. No
+vendor SDK: the harness owns retries and billing, so nothing below may retry or hide an attempt.
 """

@@ -10,10 +10,9 @@ record.
 
 from __future__ import annotations
 
-import json
-from typing import Any, TypeGuard
+from typing import Any
 
-from eval_bindings.wire import files, neutral
+from eval_bindings.wire import files, neutral, tokens
 from eval_bindings.wire.transport import VendorError
 from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
@@ -204,23 +203,11 @@ def decode(body: Any, asked_model: str) -> ModelReply:
 
 
 def decode_usage(body: Any) -> Usage:
-    usage = body.get("usage") if isinstance(body, dict) else None
-    if not isinstance(usage, dict):
-        raise VendorError("model_usage_missing", "the reply reports no usage")
-    given, made = usage.get("input_tokens"), usage.get("output_tokens")
-    if not _count(given) or not _count(made):
-        raise VendorError(
-            "model_usage_missing",
-            f"usage lacks input_tokens/output_tokens counts: {json.dumps(usage)[:200]}",
-        )
+    usage, given, made = tokens.reported(body, "input_tokens", "output_tokens")
     read, write = usage.get("cache_read_input_tokens"), usage.get("cache_creation_input_tokens")
     return Usage(
         input_tokens=given,
         output_tokens=made,
-        cache_read_tokens=read if _count(read) else 0,
-        cache_write_tokens=write if _count(write) else 0,
+        cache_read_tokens=read if tokens.count(read) else 0,
+        cache_write_tokens=write if tokens.count(write) else 0,
     )
-
-
-def _count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, TypeGuard
+from typing import Any
 
-from eval_bindings.wire import files, neutral
+from eval_bindings.wire import files, neutral, tokens
 from eval_bindings.wire.transport import VendorError
 from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
@@ -185,15 +185,7 @@ def decode(body: Any, asked_model: str) -> ModelReply:
 
 
 def decode_usage(body: Any) -> Usage:
-    usage = body.get("usage") if isinstance(body, dict) else None
-    if not isinstance(usage, dict):
-        raise VendorError("model_usage_missing", "the reply reports no usage")
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if not _count(prompt) or not _count(completion):
-        raise VendorError(
-            "model_usage_missing",
-            f"usage lacks prompt_tokens/completion_tokens counts: {json.dumps(usage)[:200]}",
-        )
+    usage, prompt, completion = tokens.reported(body, "prompt_tokens", "completion_tokens")
     prompt_details = usage.get("prompt_tokens_details") or {}
     completion_details = usage.get("completion_tokens_details") or {}
     cached = prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None
@@ -203,13 +195,9 @@ def decode_usage(body: Any) -> Usage:
     return Usage(
         input_tokens=prompt,
         output_tokens=completion,
-        cache_read_tokens=cached if _count(cached) else 0,
-        reasoning_tokens=reasoning if _count(reasoning) else 0,
+        cache_read_tokens=cached if tokens.count(cached) else 0,
+        reasoning_tokens=reasoning if tokens.count(reasoning) else 0,
     )
-
-
-def _count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _tool_call(raw: Any) -> ModelToolCall:
