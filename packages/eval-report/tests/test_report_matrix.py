@@ -18,6 +18,7 @@ from eval_core._plugins.commands import CANONICAL
 from eval_report.html import write_report
 from eval_report.saved import Refused
 from report_fixtures import CASES, KEY, WRONG, Matrix, eval_cli
+from tests.conftest import ROOT
 
 
 def data_of(page: str) -> dict[str, Any]:
@@ -94,6 +95,8 @@ def test_what_cannot_be_reported_is_one_line(
     card = str(matrix.cards[0])
     for args, code, words in (  # in process, the plug-in command added as `eval` adds it
         (["report", card, "-o", str(tmp_path)], 2, "output refused: --output"),
+        (["report", card, "-o", str(ROOT / "corpus" / "eval.lock")], 2, "inside a Corpus"),
+        (["report", card, "-o", str(ROOT / "corpus" / "r.html")], 2, "inside a Corpus"),
         (["report", card, "--baseline", CANONICAL], 2, "--baseline needs the PATH"),
         (["report", card, str(elsewhere)], 3, "no Matrix computed"),
         (["report", card, "--baseline"], 2, "eval report: argument --baseline: expected one"),

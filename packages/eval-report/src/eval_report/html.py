@@ -50,12 +50,23 @@ def render(report: Report) -> str:
     )
 
 
+def corpora_around(output: Path) -> list[Path]:
+    """The Corpus directories ``output`` would land in (one holding ``eval.lock`` or a Soul):
+    a page written there would overwrite a Sweep's input, or be read as one."""
+    found = []
+    for directory in Path(output).absolute().parents:
+        if (directory / "eval.lock").is_file() or (directory / "soul").is_dir():
+            found.append(directory)
+    return found
+
+
 def write_report(inputs: list[Path], output: Path, baselines: list[Path]) -> Written:
     """Read the Sweeps, check the output path first, write the page atomically."""
     try:
         check_outputs(
             [Output("--output", output)],
             [("an input", p) for p in [*inputs, *baselines]],
+            protected=[("a Corpus", corpus) for corpus in corpora_around(output)],
         )
     except OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
