@@ -17,48 +17,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_core._case.case import CaseBase
-from eval_core._case.evidence import Evidence
+from logged import logged_sweep
+
 from eval_core._loading.corpus import Loader
 from eval_core._plugins.plugins import load_plugins
 from eval_core._recording import transcript
-from eval_core._recording.triallog import LogHeader, TrialLog
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult
 from synthetic import ROOT, make_corpus
-
-
-def logged_sweep(path: Path, corpus: Any, host: Any, plugins: Any) -> tuple[float, float, Any]:
-    """One Sweep into a real trial log with transcripts: (wall s, CPU s, Scorecard)."""
-    header = LogHeader(
-        corpus_hash=corpus.hash,
-        model_id="scripted",
-        selected=[],
-        repeat=1,
-        started_at="bench",
-        transcripts=transcript.FORMAT,
-        evidence_schema=transcript.schema_hash(Evidence),
-    )
-    log = TrialLog.create(path, header)
-    seen: list[tuple[CaseBase, Evidence]] = []
-
-    def record(index: int, total: int, result: TrialResult) -> None:
-        case, evidence = seen.pop()
-        log.append(result, case.expect, evidence)
-
-    def observe(case: CaseBase, evidence: Evidence) -> None:
-        seen.append((case, evidence))
-
-    wall, cpu = time.perf_counter(), time.process_time()
-    card = run_sweep(corpus, host, ScriptedBinding(), plugins, on_trial=record, on_evidence=observe)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    log.close()
-    return wall, cpu, card
 
 
 def in_process(tmp: Path, count: int) -> None:

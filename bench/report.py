@@ -19,15 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_core._case.case import CaseBase
-from eval_core._case.evidence import Evidence
+from logged import logged_sweep
+
 from eval_core._loading.corpus import Loader
 from eval_core._plugins.plugins import load_plugins
 from eval_core._recording import transcript
-from eval_core._recording.triallog import LogHeader, TrialLog
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult
 from eval_report.html import write_report
 from synthetic import ROOT, make_corpus
 
@@ -47,14 +43,11 @@ def sweep(tmp: Path, count: int) -> Path:
     host = plugins.hosts["agent-runtime"](corpus_dir / "soul")
     corpus = Loader(plugins, host, judge="no-judge").load(corpus_dir)
     log_path = tmp / "trials.jsonl"
-    header = LogHeader(
-        corpus_hash=corpus.hash,
-        model_id="scripted",
-        selected=[],
-        repeat=1,
-        started_at="bench",
-        transcripts=transcript.FORMAT,
-        evidence_schema=transcript.schema_hash(Evidence),
+    wall, _cpu, card = logged_sweep(
+        log_path,
+        corpus,
+        host,
+        plugins,
         suite=corpus.suite,
         binding="scripted",
         host=host.name,
@@ -62,25 +55,8 @@ def sweep(tmp: Path, count: int) -> Path:
         corpus_cases=count,
         plugins=[dict(p) for p in corpus.plugins],
     )
-    log = TrialLog.create(log_path, header)
-    seen: list[tuple[CaseBase, Evidence]] = []
-
-    def on_trial(index: int, total: int, result: TrialResult) -> None:
-        case, evidence = seen.pop()
-        log.append(result, case.expect, evidence)
-
-    started = time.perf_counter()
-    card = run_sweep(
-        corpus,
-        host,
-        ScriptedBinding(),
-        plugins,
-        on_trial=on_trial,
-        on_evidence=lambda case, evidence: seen.append((case, evidence)),
-    )
-    log.close()
     host.close()
-    print(f"Sweep                {count} Trials in {time.perf_counter() - started:.1f} s "
+    print(f"Sweep                {count} Trials in {wall:.1f} s "
           f"({card.passed} passed, {card.failed} failed)")  # fmt: skip
     print(f"trial log            {log_path.stat().st_size / 1e6:.1f} MB, transcripts "
           f"{transcript.pack_path(log_path).stat().st_size / 1e6:.1f} MB")  # fmt: skip

@@ -18,16 +18,15 @@ import pytest
 import yaml
 
 from agent_runtime.guardrails import STAGE_KEYS
+from bench.logged import logged_sweep
 from eval_core._case.case import CaseBase
-from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus, Loader, case_files, find_soul
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._recording import transcript
-from eval_core._recording.triallog import LogHeader, TrialLog, read
+from eval_core._recording.triallog import read
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult
 from eval_report.html import write_report
 from eval_report.rescore import rescore
 
@@ -60,32 +59,9 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swept]:
     path = tmp_path_factory.mktemp("smoke") / "trials.jsonl"
     try:
         corpus = Loader(plugins, host).load(CORPUS)
-        header = LogHeader(
-            corpus_hash=corpus.hash,
-            model_id="scripted",
-            selected=[],
-            repeat=1,
-            started_at="t",
-            transcripts=transcript.FORMAT,
-            evidence_schema=transcript.schema_hash(Evidence),
-            plugins=[dict(p) for p in corpus.plugins],
+        _wall, _cpu, card = logged_sweep(
+            path, corpus, host, plugins, started_at="t", plugins=[dict(p) for p in corpus.plugins]
         )
-        log = TrialLog.create(path, header)
-        seen: list[tuple[CaseBase, Evidence]] = []
-
-        def on_trial(index: int, total: int, result: TrialResult) -> None:
-            case, evidence = seen.pop()
-            log.append(result, case.expect, evidence)
-
-        card = run_sweep(
-            corpus,
-            host,
-            ScriptedBinding(),
-            plugins,
-            on_trial=on_trial,
-            on_evidence=lambda case, evidence: seen.append((case, evidence)),
-        )
-        log.close()
     finally:
         host.close()
     yield Swept(plugins, corpus, card, path)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from eval_core._case.case import CaseBase, ToolDecl
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.host import ContextRules, HostTrial, ModelSession
 from eval_core._plugins.plugins import build, discover, load_plugins
-from tests.conftest import SOUL, load_refused, sweep_dir
+from tests.conftest import SOUL, Site, load_refused, sweep_dir
 
 OUTBOX = Path(__file__).resolve().parent / "outbox"
 SEND = {
@@ -78,11 +77,10 @@ CASES = [
 
 
 @pytest.fixture
-def installed(tmp_path: Path) -> Iterator[Path]:
+def installed(site: Site) -> Path:
     """The outbox distribution installed into a site directory on ``sys.path``."""
-    site = tmp_path / "site"
-    shutil.copytree(OUTBOX / "src", site)
-    info = site / "eval_expectations_outbox-0.1.0.dist-info"
+    shutil.copytree(OUTBOX / "src", site.root, dirs_exist_ok=True)
+    info = site.root / "eval_expectations_outbox-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: eval-expectations-outbox\nVersion: 0.1.0\n"
@@ -92,13 +90,7 @@ def installed(tmp_path: Path) -> Iterator[Path]:
     (info / "entry_points.txt").write_text(
         "[eval.plugins]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
     )
-    sys.path.insert(0, str(site))
-    try:
-        yield site
-    finally:
-        sys.path.remove(str(site))
-        for name in [m for m in sys.modules if m.startswith("eval_expectations_outbox")]:
-            del sys.modules[name]
+    return site.root
 
 
 @pytest.fixture

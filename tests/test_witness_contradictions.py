@@ -62,16 +62,21 @@ def test_unmutated_the_cases_pass_with_no_contradiction(loaded: Any) -> None:
         assert trial.contradictions == []
 
 
-def test_a_denied_call_that_still_runs_fails_at_both_tiers(
-    loaded: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def run_denied_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression: the runtime denies a call and its Tool still receives it."""
     real = loop._Turn.deny
 
     def deny_and_run(self: Any, call: Any, reason: str, source: Any) -> None:
         real(self, call, reason, source)
-        self.executor.execute(call)  # the regression: the refused call reaches its Tool
+        self.executor.execute(call)
 
     monkeypatch.setattr(loop._Turn, "deny", deny_and_run)
+
+
+def test_a_denied_call_that_still_runs_fails_at_both_tiers(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_denied_calls(monkeypatch)
     for trial in trials(loaded, DENIED, DENIED_L3).values():
         (line,) = contradicted(trial, "denied call received")
         assert " as denied by " in line and line.endswith("but the Tool received it")
@@ -128,13 +133,7 @@ def test_a_miscounted_model_call_fails(loaded: Any, monkeypatch: pytest.MonkeyPa
 def test_the_scorecard_names_the_contradiction(
     loaded: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = loop._Turn.deny
-
-    def deny_and_run(self: Any, call: Any, reason: str, source: Any) -> None:
-        real(self, call, reason, source)
-        self.executor.execute(call)
-
-    monkeypatch.setattr(loop._Turn, "deny", deny_and_run)
+    run_denied_calls(monkeypatch)
     plugins, host, corpus = loaded
     card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=[DENIED])
     text = render_text(card)

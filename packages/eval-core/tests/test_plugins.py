@@ -57,6 +57,13 @@ def site(tmp_path: Path) -> Iterator[Path]:
             del sys.modules[name]
 
 
+def refusal(match: str | None = None) -> str:
+    """What loading the installed plug-ins is refused with (matching ``match``)."""
+    with pytest.raises(PluginError, match=match) as error:
+        load_plugins()
+    return str(error.value)
+
+
 def test_a_third_party_distribution_adds_a_kind(site: Path) -> None:
     make_distribution(site, "thirdparty-short", "1.2.3", "thirdparty_short", GOOD)
     plugins = load_plugins()
@@ -69,9 +76,7 @@ def test_a_third_party_distribution_adds_a_kind(site: Path) -> None:
 
 def test_a_broken_plugin_is_refused_naming_distribution_and_entry_point(site: Path) -> None:
     make_distribution(site, "thirdparty-broken", "0.1", "thirdparty_broken", "import nowhere\n")
-    with pytest.raises(PluginError) as error:
-        load_plugins()
-    message = str(error.value)
+    message = refusal()
     assert "thirdparty-broken 0.1" in message
     assert "'thirdparty_broken'" in message
     assert "ModuleNotFoundError" in message
@@ -80,9 +85,7 @@ def test_a_broken_plugin_is_refused_naming_distribution_and_entry_point(site: Pa
 def test_two_plugins_claiming_one_kind_are_refused_naming_both(site: Path) -> None:
     make_distribution(site, "thirdparty-a", "1.0", "thirdparty_a", GOOD)
     make_distribution(site, "thirdparty-b", "2.0", "thirdparty_b", GOOD)
-    with pytest.raises(PluginError) as error:
-        load_plugins()
-    message = str(error.value)
+    message = refusal()
     assert "answer_is_short" in message
     assert "thirdparty-a 1.0" in message
     assert "thirdparty-b 2.0" in message
@@ -91,17 +94,13 @@ def test_two_plugins_claiming_one_kind_are_refused_naming_both(site: Path) -> No
 def test_a_plugin_claiming_a_builtin_kind_is_refused(site: Path) -> None:
     source = GOOD.replace('tag="answer_is_short"', 'tag="output_contains"')
     make_distribution(site, "thirdparty-clash", "1.0", "thirdparty_clash", source)
-    with pytest.raises(
-        PluginError, match=r"claimed twice.*eval-expectations-turn.*thirdparty-clash"
-    ):
-        load_plugins()
+    refusal(r"claimed twice.*eval-expectations-turn.*thirdparty-clash")
 
 
 def test_a_kind_naming_an_unknown_witness_is_refused(site: Path) -> None:
     source = GOOD.replace('witness="answer"', 'witness="hearsay"')
     make_distribution(site, "thirdparty-hearsay", "1.0", "thirdparty_hearsay", source)
-    with pytest.raises(PluginError, match=r"names the witness 'hearsay'; a witness is one of"):
-        load_plugins()
+    refusal(r"names the witness 'hearsay'; a witness is one of")
 
 
 def test_a_family_adds_a_witness_check_run_on_every_trial(site: Path) -> None:
@@ -141,12 +140,10 @@ def eval_models():
 
 def test_a_second_model_source_is_refused_naming_both(site: Path) -> None:
     make_distribution(site, "thirdparty-models", "3.0", "thirdparty_models", SOURCE)
-    with pytest.raises(PluginError, match=r"model source .*eval-bindings.*thirdparty-models 3.0"):
-        load_plugins()
+    refusal(r"model source .*eval-bindings.*thirdparty-models 3.0")
 
 
 def test_a_model_source_must_open_legs(site: Path) -> None:
     broken = SOURCE.replace("def open_leg", "def open_legs")
     make_distribution(site, "thirdparty-models", "3.0", "thirdparty_models", broken)
-    with pytest.raises(PluginError, match=r"thirdparty-models 3.0.*not a model source"):
-        load_plugins()
+    refusal(r"thirdparty-models 3.0.*not a model source")

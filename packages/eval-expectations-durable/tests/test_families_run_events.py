@@ -166,74 +166,33 @@ RESULTS = [
 ]  # fmt: skip
 
 
+def _field(value: str, turn_index: int | None = None) -> ToolResultFieldEquals:
+    return ToolResultFieldEquals(
+        name="soul_write",
+        argument_path="slug",
+        argument_value="a",
+        status="succeeded",
+        output_path="path",
+        value=value,
+        turn_index=turn_index,
+    )
+
+
+def _reason(status: str, text: str) -> ToolResultReasonContains:
+    return ToolResultReasonContains(
+        name="soul_write", argument_path="slug", argument_value="b", status=status, text=text
+    )
+
+
 @pytest.mark.parametrize(
     ("expectation", "ok"),
     [
-        (
-            ToolResultFieldEquals(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="a",
-                status="succeeded",
-                output_path="path",
-                value="skills/a/SKILL.md",
-            ),
-            True,
-        ),
-        (
-            ToolResultFieldEquals(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="a",
-                status="succeeded",
-                output_path="path",
-                value="x",
-                turn_index=1,
-            ),
-            False,
-        ),
-        (
-            ToolResultFieldEquals(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="a",
-                status="succeeded",
-                output_path="path",
-                value="skills/a/SKILL.md",
-                turn_index=2,
-            ),
-            False,
-        ),
-        (
-            ToolResultReasonContains(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="b",
-                status="failed",
-                text="not published",
-            ),
-            True,
-        ),
-        (
-            ToolResultReasonContains(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="b",
-                status="succeeded",
-                text="not published",
-            ),
-            False,
-        ),
-        (
-            ToolResultReasonContains(
-                name="soul_write",
-                argument_path="slug",
-                argument_value="b",
-                status="failed",
-                text="NOT published",
-            ),
-            False,
-        ),
+        (_field("skills/a/SKILL.md"), True),
+        (_field("x", turn_index=1), False),
+        (_field("skills/a/SKILL.md", turn_index=2), False),
+        (_reason("failed", "not published"), True),
+        (_reason("succeeded", "not published"), False),
+        (_reason("failed", "NOT published"), False),
     ],
 )
 def test_tool_results_are_targeted_by_argument_status_and_turn(

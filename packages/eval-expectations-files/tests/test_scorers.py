@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 
 from eval_core._case.evidence import Evidence, ToolCall
 from eval_expectations_files.kinds import (
@@ -140,24 +141,26 @@ def test_an_unattributable_binary_part_fails_omits_file() -> None:
     assert not ok and "no known File" in detail
 
 
-def test_pdf_accounting_checks_pages_text_and_tokens() -> None:
-    page = [PdfPageSize(width=595, height=842)]
-    assert score(
-        PdfInputAccounted(file_id="f", pages=page, text="present", minimum_tokens=300), record()
-    )[0]
-    assert not score(
-        PdfInputAccounted(file_id="f", pages=page, text="absent", minimum_tokens=1), record()
-    )[0]
-    assert not score(
-        PdfInputAccounted(file_id="f", pages=page, text="present", minimum_tokens=301), record()
-    )[0]
-    two = page * 2
-    assert not score(
-        PdfInputAccounted(file_id="f", pages=two, text="present", minimum_tokens=1), record()
-    )[0]
-    assert not score(
-        PdfInputAccounted(file_id="g", pages=page, text="present", minimum_tokens=1), record()
-    )[0]
+PAGE = PdfPageSize(width=595, height=842)
+
+
+@pytest.mark.parametrize(
+    ("file_id", "pages", "text", "minimum_tokens", "ok"),
+    [
+        ("f", 1, "present", 300, True),
+        ("f", 1, "absent", 1, False),
+        ("f", 1, "present", 301, False),
+        ("f", 2, "present", 1, False),
+        ("g", 1, "present", 1, False),
+    ],
+)
+def test_pdf_accounting_checks_pages_text_and_tokens(
+    file_id: str, pages: int, text: str, minimum_tokens: int, ok: bool
+) -> None:
+    expectation = PdfInputAccounted(
+        file_id=file_id, pages=[PAGE] * pages, text=text, minimum_tokens=minimum_tokens
+    )
+    assert score(expectation, record())[0] is ok
 
 
 def test_generated_file_audiences_hold_for_every_file() -> None:

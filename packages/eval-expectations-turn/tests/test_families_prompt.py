@@ -36,6 +36,14 @@ def request(system: str, *messages: Any) -> ModelRequest:
     return ModelRequest(system=system, messages=list(messages), tools=[])
 
 
+PART_TEXT = ev(
+    model_requests=[
+        request("s", {"role": "user", "content": [{"type": "text", "text": "a part text"}]})
+    ]
+)
+"""One request whose user message is a list of parts, one of them text."""
+
+
 CASES = [
     # prompt_contains
     (PromptContains(text="## Tools"), ev(system_prompt=PROMPT), True, 'contains "## Tools"'),
@@ -65,11 +73,7 @@ CASES = [
     ),
     (
         ModelPromptContains(text="part text"),
-        ev(
-            model_requests=[
-                request("s", {"role": "user", "content": [{"type": "text", "text": "a part text"}]})
-            ]
-        ),
+        PART_TEXT,
         True,
         "message 0",
     ),
@@ -96,11 +100,7 @@ CASES = [
     ),
     (
         ModelPromptOmits(text="part text"),
-        ev(
-            model_requests=[
-                request("s", {"role": "user", "content": [{"type": "text", "text": "a part text"}]})
-            ]
-        ),
+        PART_TEXT,
         False,
         "message 0",
     ),

@@ -73,25 +73,44 @@ def _families(cards: Sequence[Scorecard], family_of: Mapping[str, str]) -> Chart
                 family = family_of.get(result.kind, "unknown")
                 key = family if len(cards) == 1 else f"{family} · {card.model_id}"
                 counts[key][0 if result.passed else 1] += 1
-    chart = Chart(
-        "Expectation verdicts per family",
-        ROW * max(1, len(counts)) + 10,
-        legend=[("pass", "passed"), ("fail", "failed")],
-    )
+    legend = [("pass", "passed"), ("fail", "failed")]
+    chart = _bars("Expectation verdicts per family", len(counts), legend)
     if not counts:
         chart.note = "no Expectation was scored"
         return chart
     most = max(sum(v) for v in counts.values())
     scale = (WIDTH - LABEL - 70) / most
     for row, (name, (good, bad)) in enumerate(sorted(counts.items())):
-        y = row * ROW + 4
-        chart.labels.append(Label(LABEL - 6, y + 13, name, "end"))
-        chart.rects.append(Rect(LABEL, y, good * scale, ROW - 6, "pass", f"{good} passed"))
-        chart.rects.append(
-            Rect(LABEL + good * scale, y, bad * scale, ROW - 6, "fail", f"{bad} failed")
-        )
-        chart.labels.append(Label(LABEL + (good + bad) * scale + 6, y + 13, f"{good}/{good + bad}"))
+        parts = [(good, "pass", f"{good} passed"), (bad, "fail", f"{bad} failed")]
+        _bar(chart, row, name, scale, parts, f"{good}/{good + bad}")
     return chart
+
+
+def _bars(title: str, rows: int, legend: list[tuple[str, str]]) -> Chart:
+    """A horizontal bar chart of ``rows`` rows, as yet empty (one row high with none, for its
+    note)."""
+    return Chart(title, ROW * max(1, rows) + 10, legend=legend)
+
+
+def _bar(
+    chart: Chart,
+    row: int,
+    name: str,
+    scale: float,
+    parts: Sequence[tuple[int, str, str]],
+    total: str,
+) -> None:
+    """One row of a horizontal bar chart: its label, its parts end to end (each a value, a
+    style and a tooltip), then the total after them."""
+    y = row * ROW + 4
+    chart.labels.append(Label(LABEL - 6, y + 13, name, "end"))
+    x: float = LABEL
+    for value, style, title in parts:
+        chart.rects.append(Rect(x, y, value * scale, ROW - 6, style, title))
+        x += value * scale
+    chart.labels.append(
+        Label(LABEL + sum(value for value, _, _ in parts) * scale + 6, y + 13, total)
+    )
 
 
 def _durations(cards: Sequence[Scorecard]) -> Chart:
@@ -145,11 +164,8 @@ def _spend(cards: Sequence[Scorecard]) -> Chart:
             found[2] += trial.model_calls
     ranked = sorted(per_case.items(), key=lambda item: -(item[1][0] + item[1][1]))
     top = [item for item in ranked if item[1][0] + item[1][1] > 0][:TOP_CASES]
-    chart = Chart(
-        "Spend per Case (tokens, the most expensive first)",
-        ROW * max(1, len(top)) + 10,
-        legend=[("tin", "input tokens"), ("tout", "output tokens")],
-    )
+    legend = [("tin", "input tokens"), ("tout", "output tokens")]
+    chart = _bars("Spend per Case (tokens, the most expensive first)", len(top), legend)
     if not top:
         chart.note = "no tokens were spent (the scripted binding is free)"
         return chart
@@ -158,16 +174,9 @@ def _spend(cards: Sequence[Scorecard]) -> Chart:
     most = max(v[0] + v[1] for _, v in top)
     scale = (WIDTH - LABEL - 120) / most
     for row, ((case_id, model), (tin, tout, calls)) in enumerate(top):
-        y = row * ROW + 4
         name = case_id if len(cards) == 1 else f"{case_id} · {model}"
-        chart.labels.append(Label(LABEL - 6, y + 13, _short(name), "end"))
-        chart.rects.append(Rect(LABEL, y, tin * scale, ROW - 6, "tin", f"{tin} input tokens"))
-        chart.rects.append(
-            Rect(LABEL + tin * scale, y, tout * scale, ROW - 6, "tout", f"{tout} output tokens")
-        )
-        chart.labels.append(
-            Label(LABEL + (tin + tout) * scale + 6, y + 13, f"{tin + tout:,} tok, {calls} calls")
-        )
+        parts = [(tin, "tin", f"{tin} input tokens"), (tout, "tout", f"{tout} output tokens")]
+        _bar(chart, row, _short(name), scale, parts, f"{tin + tout:,} tok, {calls} calls")
     return chart
 
 

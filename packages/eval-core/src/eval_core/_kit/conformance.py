@@ -18,7 +18,7 @@ tests.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,11 +123,17 @@ def properties_hold(
                 _score_holds(spec, expectation, evidence)
                 _rest_holds(spec, expectation, evidence, tier)
 
+    return _problems(f"kind {spec.name!r}", contract)
+
+
+def _problems(what: str, prove: Callable[[], None]) -> list[str]:
+    """Run a property's test: ``[]`` when it holds, else one problem naming ``what``, with
+    hypothesis's falsifying example."""
     try:
-        contract()
+        prove()
     except Exception as exc:
         notes = "".join(f"\n    {n}" for n in getattr(exc, "__notes__", ()))
-        return [f"kind {spec.name!r}: {type(exc).__name__}: {exc}{notes}"]
+        return [f"{what}: {type(exc).__name__}: {exc}{notes}"]
     return []
 
 
@@ -135,18 +141,22 @@ class ContractBroken(AssertionError):  # noqa: N818 - it names an outcome
     """A property of the plug-in contract does not hold (the message says which)."""
 
 
-def _score_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence) -> None:
+def _scored(spec: KindSpec, expectation: Expectation, evidence: Evidence) -> Verdict | None:
+    """The scorer's verdict, checked to be one, or ``None`` where the kind gives no verdict."""
     try:
         verdict = spec.scorer(expectation, evidence)
     except NoVerdict:
-        return
+        return None
     _verdict_holds(spec, verdict)
-    empty = Evidence(tier=evidence.tier)
-    try:
-        nothing = spec.scorer(expectation, empty)
-    except NoVerdict:
+    return verdict
+
+
+def _score_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence) -> None:
+    if _scored(spec, expectation, evidence) is None:
         return
-    _verdict_holds(spec, nothing)
+    nothing = _scored(spec, expectation, Evidence(tier=evidence.tier))
+    if nothing is None:
+        return
     if nothing.passed:
         raise ContractBroken(
             f"the scorer passed with nothing observed ({nothing.detail!r}): missing evidence "
@@ -173,12 +183,8 @@ def _witness_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence)
         denials=evidence.denials,
         guard_decisions=evidence.guard_decisions,
     )
-    try:
-        verdict = spec.scorer(expectation, said)
-    except NoVerdict:
-        return
-    _verdict_holds(spec, verdict)
-    if verdict.passed:
+    verdict = _scored(spec, expectation, said)
+    if verdict is not None and verdict.passed:
         raise ContractBroken(
             f"the scorer passed on the runtime's own record alone ({verdict.detail!r}), yet "
             f"declares the witness {spec.witness!r}: a kind that asserts what happened reads "
@@ -267,12 +273,7 @@ def field_problems(
                 if not isinstance(text, str):
                     raise ContractBroken(f"{label} yielded {text!r}, not a string")
 
-    try:
-        total()
-    except Exception as exc:
-        notes = "".join(f"\n    {n}" for n in getattr(exc, "__notes__", ()))
-        return [f"Case field {name!r}: {type(exc).__name__}: {exc}{notes}"]
-    return []
+    return _problems(f"Case field {name!r}", total)
 
 
 def check_installed(
@@ -300,10 +301,7 @@ def check_installed(
             pinned = (locked or {}).get(kind)
             if pinned is not None and pinned != kind_schema_hash(spec):
                 notes.append(f"kind {kind!r}: its schema moved since eval.lock")
-            problems += len(found)
-            lines.append(f"    {'ok  ' if not found else 'FAIL'}  kind   {kind}")
-            lines.extend(f"          {line}" for p in found for line in p.splitlines())
-            lines.extend(f"          note: {n}" for n in notes)
+            problems += _report(lines, f"kind   {kind}", found, notes)
         for name in info.fields:
             case_field = plugins.fields[name]
             found = field_problems(
@@ -318,8 +316,14 @@ def check_installed(
             notes = []
             if pinned is not None and pinned != field_schema_hash(case_field):
                 notes.append(f"Case field {json_name(name)!r}: its schema moved since eval.lock")
-            problems += len(found)
-            lines.append(f"    {'ok  ' if not found else 'FAIL'}  field  {json_name(name)}")
-            lines.extend(f"          {line}" for p in found for line in p.splitlines())
-            lines.extend(f"          note: {n}" for n in notes)
+            problems += _report(lines, f"field  {json_name(name)}", found, notes)
     return lines, problems
+
+
+def _report(lines: list[str], what: str, found: list[str], notes: list[str]) -> int:
+    """One kind's or Case field's lines (ok or FAIL, its problems, its notes): how many
+    problems it has."""
+    lines.append(f"    {'ok  ' if not found else 'FAIL'}  {what}")
+    lines.extend(f"          {line}" for p in found for line in p.splitlines())
+    lines.extend(f"          note: {n}" for n in notes)
+    return len(found)

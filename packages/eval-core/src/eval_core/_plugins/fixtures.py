@@ -213,7 +213,8 @@ def run_with_fixtures(
             value = case.field(fixture.field) if fixture.field is not None else None
             request = FixtureRequest(case, value, trial, scope, host, shared)
             generator = fixture.run(request)
-            _step(registered, generator, "setting up")
+            if not _step(registered, generator, "setting up"):
+                raise FixtureError(f"{registered.label} never yielded")
             started.append((registered, generator, request))
         evidence = scope.run()
         if observed is not None:
@@ -221,18 +222,9 @@ def run_with_fixtures(
         while started:
             registered, generator, request = started.pop()
             request._evidence = evidence
-            try:
-                next(generator)
-            except StopIteration:
-                continue
-            except FixtureError as exc:
-                raise FixtureError(f"{registered.label}: {exc}") from None
-            except Exception as exc:
-                what = f"fixture {registered.fixture.name!r} (reading back)"
-                problem = fault(registered.origin, what, exc, registered.fixture.run)
-                raise FixtureError(str(problem)) from exc
-            _close(generator)
-            raise FixtureError(f"{registered.label} yielded more than once")
+            if _step(registered, generator, "reading back"):
+                _close(generator)
+                raise FixtureError(f"{registered.label} yielded more than once")
         return evidence
     except BaseException:
         while started:  # the Host or a fixture failed: every cleanup still runs
@@ -244,17 +236,19 @@ def run_with_fixtures(
         raise
 
 
-def _step(registered: Registered, generator: Iterator[None], phase: str) -> None:
+def _step(registered: Registered, generator: Iterator[None], phase: str) -> bool:
+    """Run a fixture to its next ``yield``: whether it yielded (false: it returned)."""
     try:
         next(generator)
     except StopIteration:
-        raise FixtureError(f"{registered.label} never yielded") from None
+        return False
     except FixtureError as exc:
         raise FixtureError(f"{registered.label}: {exc}") from None
     except Exception as exc:
         what = f"fixture {registered.fixture.name!r} ({phase})"
         problem = fault(registered.origin, what, exc, registered.fixture.run)
         raise FixtureError(str(problem)) from exc
+    return True
 
 
 def _close(generator: Iterator[Any]) -> None:

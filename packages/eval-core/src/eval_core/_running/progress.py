@@ -97,19 +97,17 @@ class Progress:
         self.stream.flush()
 
     def note(self, text: str) -> None:
-        text = clean(text)
-        if self._bar is not None:
-            self._bar.console.print(text, markup=False, highlight=False)
-        elif not self.quiet:
-            self.stream.write(text + "\n")
-            self.stream.flush()
+        self._say(text, quiet=self.quiet)
 
     def warn(self, text: str) -> None:
         """Like :meth:`note`, but shown even with ``--quiet``: something was changed or lost."""
+        self._say(text, quiet=False)
+
+    def _say(self, text: str, quiet: bool) -> None:
         text = clean(text)
         if self._bar is not None:
             self._bar.console.print(text, markup=False, highlight=False)
-        else:
+        elif not quiet:
             self.stream.write(text + "\n")
             self.stream.flush()
 
