@@ -138,7 +138,7 @@ def test_conformance_refuses_a_kind_that_takes_the_runtimes_word(
     witness: str | None, reason: str
 ) -> None:
     with pytest.raises(AssertionError) as broken:
-        quick = settings(phases=[Phase.generate])
+        quick = settings(phases=[Phase.generate], derandomize=True)  # the same 50, each run
         spec = KindSpec(struct=Shout, scorer=believes, witness=witness)
         assert_kind_conforms(spec, examples=50, settings=quick)
     assert reason in str(broken.value)
