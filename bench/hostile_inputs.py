@@ -194,7 +194,8 @@ def soul_rows(root: Path) -> None:
         ("Soul: a file linked outside the Soul", outside),
         ("Soul: an alias bomb in soul.yaml", aliases),
     ):
-        measure(root, label, "check", hostile(label.split(": ")[1].replace(" ", "-"), make))
+        name = label.split(": ")[1].replace(" ", "-").replace("/", "-")
+        measure(root, label, "check", hostile(name, make))
 
 
 if __name__ == "__main__":
