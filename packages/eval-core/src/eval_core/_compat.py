@@ -5,13 +5,15 @@ as the module it became (``eval_core._loading.corpus``), with a DeprecationWarni
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 import warnings
-from collections.abc import Sequence
-from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.abc import Loader
+    from types import ModuleType
 
 MOVED: dict[str, str] = {
     "eval_core.atomic": "_util.atomic",
@@ -72,15 +74,16 @@ MOVED: dict[str, str] = {
 }
 
 
-class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds an old path and hands back the module it became (one module object, two names)."""
+class _Moved:
+    """Finds an old path and hands back the module it became (one module object, two names).
+    A finder and loader by protocol: ``importlib.abc`` would cost every start-up ~70 ms."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MOVED:
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", self))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         new = f"eval_core.{MOVED[spec.name]}"
