@@ -140,7 +140,7 @@ if TYPE_CHECKING:
     from eval_core._recording.transcript import typed as typed_records
     from eval_core._recording.triallog import Logged, LogHeader, ResumeRefused
     from eval_core._recording.triallog import read as read_trial_log
-    from eval_core._release.baseline import BaselineError
+    from eval_core._release.baseline import BaselineError, read_saved
     from eval_core._release.baseline import read as read_baseline
     from eval_core._release.delta import CaseDelta, ComparisonRefused
     from eval_core._release.delta import compare as compare_scorecards
@@ -357,6 +357,7 @@ __all__ = [
     "read_baseline",
     "read_json_input",
     "read_regular",
+    "read_saved",
     "read_trial_log",
     "render",
     "render_verdict",

@@ -16,7 +16,6 @@ import msgspec
 
 from eval_core.plugin import (
     BaselineError,
-    InputRefused,
     Logged,
     LogHeader,
     NotReadable,
@@ -26,9 +25,8 @@ from eval_core.plugin import (
     TranscriptReader,
     TranscriptRefused,
     noise_floor,
-    read_baseline,
-    read_json_input,
     read_regular,
+    read_saved,
     read_trial_log,
     transcript_pack_path,
 )
@@ -158,21 +156,10 @@ def read_log(path: Path) -> Saved:
 def read_card(path: Path) -> Saved:
     """A saved Scorecard, or the Scorecard inside a Baseline."""
     try:
-        raw = msgspec.json.decode(read_json_input(path))
-    except InputRefused as exc:
+        card, version = read_saved(path, "a Scorecard, a Baseline or a trial log")
+    except BaselineError as exc:
         raise Refused(str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise Refused(f"{path}: $: corrupt or truncated JSON ({exc})") from None
-    if isinstance(raw, dict) and "scorecard" in raw:
-        try:
-            base = read_baseline(path)
-        except BaselineError as exc:
-            raise Refused(str(exc)) from None
-        return Saved(card=base.scorecard, sources=[path], harness_version=base.harness_version)
-    try:
-        return Saved(card=msgspec.convert(raw, Scorecard), sources=[path])
-    except msgspec.ValidationError as exc:
-        raise Refused(f"{path}: not a Scorecard, a Baseline or a trial log: {exc}") from None
+    return Saved(card=card, sources=[path], harness_version=version or "")
 
 
 def read_any(path: Path) -> Saved:

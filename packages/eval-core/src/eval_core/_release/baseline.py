@@ -73,6 +73,27 @@ def read(path: Path) -> Baseline:
         raise BaselineError(f"{path}: not a Baseline: {exc}") from None
 
 
+def read_saved(
+    path: Path, expected: str = "a Scorecard or a Baseline"
+) -> tuple[Scorecard, str | None]:
+    """A saved Scorecard (with no harness version), or the Scorecard inside a Baseline with
+    the Baseline's; :class:`BaselineError` naming the file and why (``expected`` says what the
+    caller reads, for that refusal)."""
+    try:
+        raw = msgspec.json.decode(read_json_input(path))
+    except InputRefused as exc:
+        raise BaselineError(str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
+    if isinstance(raw, dict) and "scorecard" in raw:
+        base = read(path)
+        return base.scorecard, base.harness_version
+    try:
+        return msgspec.convert(raw, Scorecard), None
+    except msgspec.ValidationError as exc:
+        raise BaselineError(f"{path}: not {expected}: {exc}") from None
+
+
 def is_scorecard(raw: object) -> bool:
     """A saved Scorecard (``--save``, ``--save-dir``) as decoded JSON: what a Baseline holds
     under ``scorecard``, on its own."""

@@ -10,7 +10,6 @@ from eval_core._loading.opening import COMPARISON_REFUSED, Refused
 from eval_core._release import baseline as baselines
 from eval_core._release import delta as deltas
 from eval_core._running.scorecard import Scorecard
-from eval_core._util.input_files import InputRefused, read_json_input
 from eval_core._util.provenance import is_clean
 from eval_core._util.safe_text import clean
 
@@ -37,21 +36,7 @@ def compare(before: Path, after: Path, out: TextIO | None = None) -> int:
 def _scorecard_of(path: Path) -> tuple[Scorecard, str | None]:
     """A saved Scorecard (``None``), or the Scorecard inside a Baseline with the Baseline's
     harness version."""
-    import msgspec
-
     try:
-        raw = msgspec.json.decode(read_json_input(path))
-    except InputRefused as exc:
+        return baselines.read_saved(path)
+    except baselines.BaselineError as exc:
         raise Refused(str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise Refused(f"{path}: $: corrupt or truncated JSON ({exc})") from None
-    if isinstance(raw, dict) and "scorecard" in raw:
-        try:
-            base = baselines.read(path)
-        except baselines.BaselineError as exc:
-            raise Refused(str(exc)) from None
-        return base.scorecard, base.harness_version
-    try:
-        return msgspec.convert(raw, Scorecard), None
-    except msgspec.ValidationError as exc:
-        raise Refused(f"{path}: not a Scorecard: {exc}") from None
