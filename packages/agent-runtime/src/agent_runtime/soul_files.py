@@ -39,29 +39,38 @@ class SoulFileError(ValueError):
 
 
 def check_tree(root: Path) -> None:
-    """Every entry of the Soul is a directory or a regular file, and every link stays inside."""
+    """Every entry of the Soul is a directory or a regular file, and every link stays inside.
+    Read from the directory entries' own types: a Soul this size costs no ``stat`` but links'."""
     top = root.resolve()
-    seen = 0
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED)
-        for name in (*subdirs, *files):
+    pending, seen = [root], 0
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                listed = list(entries)
+        except OSError as error:
+            raise SoulFileError(root, f"unreadable: {error}") from None
+        for entry in listed:
             seen += 1
             if seen > MAX_ENTRIES:
                 raise SoulFileError(root, f"more than {MAX_ENTRIES} entries: not a Soul")
-            _check_entry(Path(directory, name), top)
-        # os.walk does not descend into a linked directory: its target was checked above
-        # and is inside the Soul, so it is walked where it really is.
+            path = Path(entry.path)
+            if entry.is_symlink():
+                _check_link(path, top)  # its target is walked where it really is
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIPPED:
+                    pending.append(path)
+            elif not entry.is_file(follow_symlinks=False):
+                raise SoulFileError(path, "not a regular file (a named pipe, socket or device)")
 
 
-def _check_entry(path: Path, top: Path) -> None:
+def _check_link(path: Path, top: Path) -> None:
     try:
-        if path.is_symlink():
-            target = path.resolve(strict=True)
-            if not target.is_relative_to(top):
-                raise SoulFileError(path, f"links outside the Soul (to {target})")
-        mode = path.stat().st_mode
+        target = path.resolve(strict=True)
+        mode = target.stat().st_mode
     except (OSError, RuntimeError) as error:
         raise SoulFileError(path, f"unreadable: {error}") from None
+    if not target.is_relative_to(top):
+        raise SoulFileError(path, f"links outside the Soul (to {target})")
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise SoulFileError(path, "not a regular file (a named pipe, socket or device)")
 
