@@ -848,7 +848,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         recorded(
             struct=HostRestarts,
-            witness="answer",
+            witness="host",
             scorer=_score_restarts,
             **rules(count=minimum(0)),
             description=(

@@ -95,7 +95,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         routine(
             struct=RoutineWorkerCrashes,
-            witness="answer",
+            witness="host",
             scorer=score_crashes,
             **rules(count=minimum(0)),
             description=(

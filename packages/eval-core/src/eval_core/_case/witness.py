@@ -29,6 +29,7 @@ WITNESSES: Mapping[str, str] = {
     "channel": "what an integration channel or native channel was handed",
     "store": "rows read back from the database, the File store or the Soul repository",
     "answer": "what the Host returned to its caller: the answer and how the loop ended",
+    "host": "what the Host adapter itself did to the runtime: the restarts, the workers killed",
     "events": "the runtime's own record (testimony): for kinds about the record itself",
 }
 """Every witness a kind may name, and what it is. Only ``events`` is the runtime's word."""
