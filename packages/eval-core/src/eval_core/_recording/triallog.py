@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,7 @@ class TrialLog:
         pack = None
         try:
             _lock(handle, path)
-            if read(path).end != logged.end:
+            if os.fstat(handle.fileno()).st_size != logged.end + logged.torn:
                 raise ResumeRefused(f"{path} changed while it was read: resume it again")
             handle.truncate(logged.end)
             handle.seek(logged.end)
