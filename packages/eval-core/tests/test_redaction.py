@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import msgspec
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_core._util.paths import quoted
@@ -37,6 +37,7 @@ def test_no_secret_means_no_change_and_a_falsy_redactor() -> None:
 secrets = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=40)
 
 
+@settings(derandomize=True)
 @given(secret=secrets, before=st.text(max_size=20), cut=st.integers(min_value=0, max_value=40))
 def test_no_prefix_of_min_prefix_characters_or_more_survives(
     secret: str, before: str, cut: int
@@ -44,7 +45,7 @@ def test_no_prefix_of_min_prefix_characters_or_more_survives(
     shown = secret[: max(cut, MIN_PREFIX)]
     scrubbed = Redactor([secret]).scrub_text(before + shown + "…")
     if len(shown) >= MIN_PREFIX or shown == secret:
-        assert shown not in scrubbed.replace(REDACTED, "\0")
+        assert all(shown not in piece for piece in scrubbed.split(REDACTED))
 
 
 def test_the_passwords_of_a_hosts_options_are_credentials() -> None:
