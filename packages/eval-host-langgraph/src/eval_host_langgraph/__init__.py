@@ -1,0 +1,1 @@
+"""A team's langgraph agents as the eval harness's Host."""

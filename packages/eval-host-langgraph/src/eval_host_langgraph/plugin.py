@@ -1,0 +1,1 @@
+"""Entry point: registers the langgraph Host (filled in by issue 31)."""

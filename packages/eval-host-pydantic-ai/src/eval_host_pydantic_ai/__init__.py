@@ -1,0 +1,1 @@
+"""A team's pydantic-ai agents as the eval harness's Host."""

@@ -1,0 +1,1 @@
+"""Entry point: registers the pydantic-ai Host (filled in by issue 31)."""
