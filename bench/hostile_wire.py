@@ -5,8 +5,8 @@
 Two loopback servers misbehave: one sends a gzip bomb (a small body that inflates to
 ``BOMB_MIB`` MiB), one trickles a 2 KB reply a byte every 20 ms, inside any read timeout.
 "before" is what a plain ``httpx`` post and ``.json()`` does (the binding until issue 20);
-"after" is ``post_json`` with its total deadline and decompressed-size cap. Memory is the
-Python heap peak during the call (``tracemalloc``), which is where the reply is held.
+"after" is ``post_json`` (httpx under the binding's total deadline and decompressed-size cap).
+Memory is the Python heap peak during the call (``tracemalloc``), where the reply is held.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from eval_bindings.wire.transport import VendorError, post_json
+from eval_bindings.wire.transport import Connections, VendorError, post_json
 
 BOMB_MIB = 256
 TIMEOUT = 2.0
@@ -81,20 +81,20 @@ def main() -> None:
     print(f"gzip bomb: {len(bomb) / 1024:.0f} KiB on the wire, {BOMB_MIB} MiB inflated")
     print(f"trickle: {len(slow)} bytes at one per 20 ms; timeout {TIMEOUT:g} s")
     print(f"{'':<34} {'wall':>10} {'heap peak':>13}  outcome")
-    with httpx.Client() as client:
+    with httpx.Client() as client, Connections() as ours:
         measure(
             "gzip bomb, before",
             lambda: client.post(bomb_url, json={}, timeout=TIMEOUT).json(),
         )
         measure(
             "gzip bomb, after (cap 8 MiB)",
-            lambda: post_json(client, bomb_url, {}, {}, TIMEOUT),
+            lambda: post_json(ours, bomb_url, {}, {}, TIMEOUT),
         )
         measure(
             "trickle, before",
             lambda: client.post(slow_url, json={}, timeout=TIMEOUT).json(),
         )
-        measure("trickle, after", lambda: post_json(client, slow_url, {}, {}, TIMEOUT))
+        measure("trickle, after", lambda: post_json(ours, slow_url, {}, {}, TIMEOUT))
     bomber.shutdown()
     trickler.shutdown()
 

@@ -3,11 +3,13 @@
 A document the runtime cannot read honestly is refused with a reason, never guessed at:
 encrypted, malformed, empty and over-limit documents raise :class:`DocumentRefused` with the
 original's codes (``unreadable``, ``encrypted``, ``no_text_layer``, ``resource_limit``,
-``unsupported_media_type``). Office archives are read with ``zipfile`` and an XML parser so
-their limits (512 entries, 32 MiB expanded; 25 MiB per File) are ours to enforce; PDFs are read
-with pypdf. A PDF also reports each page as the image a provider renders (two pixels per point)
-and the fewest tokens that image costs; a PDF whose text layer misses a page keeps its visual
-and has its text refused (``needs_ocr``).
+``unsupported_media_type``). Office archives are read with ``zipfile`` so their limits (512
+entries, 32 MiB expanded; 25 MiB per File) are ours to enforce, and each part with defusedxml's
+ElementTree, which refuses a document type declaration: Office XML never has one, and an
+uploaded archive's entity expansions (a "billion laughs") or external entities would otherwise
+be the parser's to follow. PDFs are read with pypdf. A PDF also reports each page as the image
+a provider renders (two pixels per point) and the fewest tokens that image costs; a PDF whose
+text layer misses a page keeps its visual and has its text refused (``needs_ocr``).
 """
 
 from __future__ import annotations
@@ -176,12 +178,20 @@ def _xml(archive: zipfile.ZipFile, name: str) -> ElementTree.Element:
     import zipfile
     from xml.etree import ElementTree
 
+    from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
+    from defusedxml.ElementTree import fromstring  # type: ignore[import-untyped]
+
     try:
-        return ElementTree.fromstring(archive.read(name))
+        root: ElementTree.Element = fromstring(archive.read(name), forbid_dtd=True)
     except KeyError as error:
         raise DocumentRefused(UNREADABLE, f"the archive lacks {name}") from error
+    except DefusedXmlException as error:
+        raise DocumentRefused(
+            UNREADABLE, f"{name} declares a document type (Office XML never does): {error}"
+        ) from error
     except (ElementTree.ParseError, zipfile.BadZipFile, OSError, EOFError) as error:
         raise DocumentRefused(UNREADABLE, f"{name} cannot be read: {error}") from error
+    return root
 
 
 def _numbered(archive: zipfile.ZipFile, prefix: str) -> list[str]:

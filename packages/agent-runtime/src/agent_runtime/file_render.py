@@ -1,16 +1,21 @@
 """What ``file_create`` writes: the content an Agent gave, rendered into the format it named.
 
 Text formats are the content as UTF-8 (JSON and YAML are parsed first, so a draft never holds
-a document its own format refuses). A PDF is one Helvetica text line per content line on US
-Letter pages; a DOCX is a minimal WordprocessingML package, one paragraph per line; an XLSX
-is one sheet, one row per line, cells split on commas. Every writer is deterministic: the same
-content makes the same bytes.
+a document its own format refuses). The documents are written by the document libraries, each
+imported with the first File of its format: a PDF (fpdf2) is one Helvetica text line per
+content line on US Letter pages; a DOCX (python-docx) is one paragraph per line; an XLSX
+(openpyxl) is one sheet, one row per line, cells split on commas and always text (a cell that
+starts with ``=`` is not a formula); a PPTX (python-pptx) is a title slide for the title, then
+one slide per block of lines (blank lines between blocks), its first line the slide's title and
+the rest its body. Every writer is deterministic: creation dates, the PDF's id and the archive's
+timestamps are pinned, so the same content makes the same bytes.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import yaml
 
@@ -29,7 +34,9 @@ FORMATS: dict[str, tuple[str, str]] = {
 """``format`` -> (media type, file name extension)."""
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+_EPOCH = (2024, 1, 1)  # the creation and modification date every written document carries
 _LINES_PER_PAGE = 48
+_PDF_ID = "<00000000000000000000000000000000><00000000000000000000000000000000>"
 
 
 class RenderError(Exception):
@@ -59,141 +66,110 @@ def render(fmt: str, content: str, title: str | None) -> bytes:
     if fmt == "xlsx":
         return _xlsx(lines)
     if fmt == "pptx":
-        raise RenderError("internal_error", "this runtime has no PPTX writer")
+        return _pptx(title, content.splitlines())
     return content.encode("utf-8")
 
 
-def _pdf_text(line: str) -> str:
-    latin = line.encode("latin-1", "replace").decode("latin-1")
-    return latin.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+def _epoch() -> Any:
+    from datetime import datetime
+
+    return datetime(*_EPOCH)
 
 
 def _pdf(lines: list[str]) -> bytes:
-    pages = [lines[i : i + _LINES_PER_PAGE] for i in range(0, len(lines), _LINES_PER_PAGE)] or [[]]
-    objects: list[bytes] = [b"", b"", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    kids: list[int] = []
-    for page in pages:
-        body = "".join(
-            f"BT /F1 11 Tf 72 {720 - 14 * row} Td ({_pdf_text(text)}) Tj ET\n"
-            for row, text in enumerate(page)
-        ).encode("latin-1")
-        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(body), body))
-        objects.append(
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % len(objects)
-        )
-        kids.append(len(objects))
-    objects[0] = b"<< /Type /Catalog /Pages 2 0 R >>"
-    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % k for k in kids),
-        len(kids),
-    )
-    out = io.BytesIO(b"%PDF-1.4\n")
-    out.seek(0, io.SEEK_END)
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
-    start = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, start)
-    )
-    return out.getvalue()
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="Letter")
+    pdf.set_creation_date(_epoch())
+    pdf.file_id = lambda: _PDF_ID  # type: ignore[method-assign]
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=11)
+    pages = [lines[i : i + _LINES_PER_PAGE] for i in range(0, len(lines), _LINES_PER_PAGE)]
+    for page in pages or [[]]:
+        pdf.add_page()
+        for row, text in enumerate(page):  # the core font is Latin-1: others become "?"
+            latin = text.encode("latin-1", "replace").decode("latin-1")
+            pdf.text(72, pdf.h - (720 - 14 * row), latin)
+    return bytes(pdf.output())
 
 
-def _zip(entries: list[tuple[str, str]]) -> bytes:
-    import zipfile  # with the first Office File written, not by every Sweep
+def _pinned(data: bytes) -> bytes:
+    """An OOXML archive rewritten with pinned timestamps and core-property dates."""
+    import re
+    import zipfile
 
+    dates = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
+    source = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, body in entries:
-            info = zipfile.ZipInfo(name, _ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, body.encode("utf-8"))
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            part = source.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                part = dates.sub(rb"\g<1>2024-01-01T00:00:00Z\g<3>", part)
+            entry = zipfile.ZipInfo(info.filename, _ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            target.writestr(entry, part)
     return out.getvalue()
 
 
-_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-_PKG = "http://schemas.openxmlformats.org/package/2006"
-_OFFICE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+def _saved(document: Any) -> bytes:
+    out = io.BytesIO()
+    document.save(out)
+    return _pinned(out.getvalue())
 
 
-def _types(overrides: dict[str, str]) -> str:
-    parts = "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides.items())
-    return (
-        f'{_XML}<Types xmlns="{_PKG}/content-types">'
-        f'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
-        f'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
-        f"{parts}</Types>"
-    )
-
-
-def _rels(targets: list[tuple[str, str]]) -> str:
-    rels = "".join(
-        f'<Relationship Id="rId{i}" Type="{_OFFICE}/{kind}" Target="{target}"/>'
-        for i, (kind, target) in enumerate(targets, start=1)
-    )
-    return f'{_XML}<Relationships xmlns="{_PKG}/relationships">{rels}</Relationships>'
-
-
-def escape(text: str) -> str:
-    """XML text escaping, written out: ``xml.sax.saxutils`` imports ``urllib`` and ``html``
-    its entity table, tens of milliseconds of every command."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _xml_text(text: str) -> str:
+    """``text`` without the control characters XML 1.0 cannot hold (they would refuse the save)."""
+    return "".join(c for c in text if c in "\t\n\r" or ord(c) >= 32)
 
 
 def _docx(lines: list[str]) -> bytes:
-    main = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
-    body = "".join(
-        f'<w:p><w:r><w:t xml:space="preserve">{escape(t)}</w:t></w:r></w:p>' for t in lines
-    )
-    document = (
-        f'{_XML}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/'
-        f'main"><w:body>{body}<w:sectPr/></w:body></w:document>'
-    )
-    return _zip(
-        [
-            ("[Content_Types].xml", _types({"/word/document.xml": main})),
-            ("_rels/.rels", _rels([("officeDocument", "word/document.xml")])),
-            ("word/document.xml", document),
-        ]
-    )
+    from docx import Document
+
+    document = Document()
+    document.core_properties.created = document.core_properties.modified = _epoch()
+    for line in lines:
+        document.add_paragraph(_xml_text(line))
+    return _saved(document)
 
 
 def _xlsx(lines: list[str]) -> bytes:
-    sml = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    kind = "application/vnd.openxmlformats-officedocument.spreadsheetml"
-    rows = "".join(
-        f'<row r="{r}">'
-        + "".join(
-            f'<c t="inlineStr"><is><t>{escape(cell)}</t></is></c>' for cell in line.split(",")
-        )
-        + "</row>"
-        for r, line in enumerate(lines, start=1)
-    )
-    return _zip(
-        [
-            (
-                "[Content_Types].xml",
-                _types(
-                    {
-                        "/xl/workbook.xml": f"{kind}.sheet.main+xml",
-                        "/xl/worksheets/sheet1.xml": f"{kind}.worksheet+xml",
-                    }
-                ),
-            ),
-            ("_rels/.rels", _rels([("officeDocument", "xl/workbook.xml")])),
-            (
-                "xl/workbook.xml",
-                f'{_XML}<workbook xmlns="{sml}" xmlns:r="{_OFFICE}"><sheets><sheet name="Sheet1" '
-                'sheetId="1" r:id="rId1"/></sheets></workbook>',
-            ),
-            ("xl/_rels/workbook.xml.rels", _rels([("worksheet", "worksheets/sheet1.xml")])),
-            (
-                "xl/worksheets/sheet1.xml",
-                f'{_XML}<worksheet xmlns="{sml}"><sheetData>{rows}</sheetData></worksheet>',
-            ),
-        ]
-    )
+    from openpyxl import Workbook  # type: ignore[import-untyped]
+
+    workbook = Workbook()
+    workbook.properties.created = workbook.properties.modified = _epoch()
+    sheet = workbook.active
+    sheet.title = "Sheet1"
+    for row, line in enumerate(lines, start=1):
+        for column, value in enumerate(line.split(","), start=1):
+            cell = sheet.cell(row=row, column=column, value=_xml_text(value))
+            cell.data_type = "s"  # text as given: "=..." is not made a formula
+    return _saved(workbook)
+
+
+def _pptx(title: str | None, lines: list[str]) -> bytes:
+    from pptx import Presentation
+
+    deck = Presentation()
+    deck.core_properties.created = deck.core_properties.modified = _epoch()
+    deck.core_properties.revision = 1
+    if title:
+        slide = deck.slides.add_slide(deck.slide_layouts[0])  # Title Slide
+        assert slide.shapes.title is not None
+        slide.shapes.title.text = _xml_text(title)
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            blocks[-1].append(_xml_text(line))
+        elif blocks[-1]:
+            blocks.append([])
+    for block in (b for b in blocks if b):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])  # Title and Content
+        assert slide.shapes.title is not None
+        slide.shapes.title.text = block[0]
+        body = slide.placeholders[1].text_frame
+        body.text = block[1] if len(block) > 1 else ""
+        for line in block[2:]:
+            body.add_paragraph().text = line
+    return _saved(deck)

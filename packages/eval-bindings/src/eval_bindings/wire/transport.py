@@ -4,16 +4,18 @@ A vendor failure is never a verdict: whatever goes wrong on the wire (a status, 
 refused connection, a body that is not JSON) becomes a :class:`VendorError` the Host turns into
 an errored Trial. ``transient`` marks the faults worth another attempt.
 
-The standard library's ``http.client`` speaks HTTP/1.1 here: it loads with the first call (a
-scripted Sweep never pays for it), reads no proxy from the environment, and verifies TLS with
-one context per process, made on the first https call. :class:`Connections` keeps each
-thread's persistent connection per (scheme, host, port), so the Trials of ``--jobs N`` that
-share one binding each reuse their own.
+httpx speaks HTTP/1.1 here (pooling, de-chunking): it loads with the first call (a scripted
+Sweep never imports it), reads no proxy from the environment, follows no redirect, and verifies
+TLS with one context per process. What httpx does not bound, the binding does on its transport:
+the whole call's deadline (:mod:`eval_bindings.wire.deadline`), the reply's size as
+decompressed, counted while it streams (inflated here from httpx's raw bytes, at most the cap
+at a time: httpx would inflate a whole network read at once), and the reply's JSON depth.
+:class:`Connections` is one httpx client for the threads sharing one binding, so the Trials
+of ``--jobs N`` each reuse a kept connection from its pool.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import threading
@@ -23,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from eval_core.plugin import ModelError, TooDeep, check_json_depth
 
-if TYPE_CHECKING:  # http.client (and ssl with it) loads with the first call, not the binding
-    import http.client
-    import socket
+if TYPE_CHECKING:  # httpx (and ssl with it) loads with the first call, not the binding
     import ssl
+
+    import httpx
 
 TRANSIENT = frozenset({"model_rate_limited", "model_provider_unavailable", "model_timeout"})
 
@@ -48,7 +50,7 @@ DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 ACCEPTED = "gzip, deflate"  # the encodings ``_read`` inflates itself, under the cap
 CONNECT_TIMEOUT = 10.0  # at most this long to connect, within the call's own deadline
 USER_AGENT = "eval-bindings"
-_CHUNK = 65536
+MAX_CONNECTIONS = 64  # kept connections of one binding's pool (``--jobs`` threads share it)
 
 
 @functools.cache
@@ -60,48 +62,37 @@ def _tls() -> ssl.SSLContext:
 
 
 class Connections:
-    """Persistent HTTP/1.1 connections for the threads sharing one binding.
+    """The httpx client of the threads sharing one binding, made with the first call.
 
-    Each thread has its own connection per (scheme, host, port), one request at a time on it,
-    so no lock is held across a call. A connection whose thread has ended is closed when the
-    next one opens; :meth:`close` closes them all (a later call opens new ones).
+    httpx's pool is thread-safe: each call takes an idle kept connection to its origin or
+    opens one, and gives it back once the reply is read whole. :meth:`close` closes them all
+    (a later call makes a new client).
     """
 
     def __init__(self) -> None:
-        self._local = threading.local()
         self._lock = threading.Lock()
-        self._open: list[tuple[threading.Thread, http.client.HTTPConnection]] = []
+        self._client: httpx.Client | None = None
 
-    def connection(self, scheme: str, host: str, port: int | None) -> http.client.HTTPConnection:
-        """This thread's connection to the origin (connected or not)."""
-        mine: dict[tuple[str, str, int | None], http.client.HTTPConnection] | None
-        mine = getattr(self._local, "connections", None)
-        if mine is None:
-            mine = self._local.connections = {}
-        key = (scheme, host, port)
-        conn = mine.get(key)
-        if conn is None:
-            import http.client
+    def client(self) -> httpx.Client:
+        with self._lock:
+            if self._client is None:
+                import httpx
 
-            if scheme == "https":
-                conn = http.client.HTTPSConnection(host, port, context=_tls())
-            else:
-                conn = http.client.HTTPConnection(host, port)
-            mine[key] = conn
-            with self._lock:
-                ended = [c for t, c in self._open if not t.is_alive()]
-                self._open = [(t, c) for t, c in self._open if t.is_alive()]
-                self._open.append((threading.current_thread(), conn))
-            for old in ended:
-                old.close()
-        return conn
+                from eval_bindings.wire.deadline import transport
+
+                self._client = httpx.Client(
+                    transport=transport(_tls(), MAX_CONNECTIONS),
+                    trust_env=False,
+                    follow_redirects=False,
+                    headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPTED},
+                )
+            return self._client
 
     def close(self) -> None:
         with self._lock:
-            open_, self._open = self._open, []
-            self._local = threading.local()
-        for _, conn in open_:
-            conn.close()
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def __enter__(self) -> Connections:
         return self
@@ -125,30 +116,38 @@ def post_json(
     byte at a time is cut off at the deadline. ``max_bytes`` bounds the reply as decompressed,
     counted while it streams: a small body that inflates to gigabytes is refused before it is
     held in memory. A kept connection the server closed while idle is replaced before the
-    request is written; a request that may have reached the server is never sent again.
+    request is written (httpx checks it); a request that may have reached the server is never
+    sent again (no retries).
     """
+    import httpx
+
+    from eval_bindings.wire.deadline import until
+
     deadline = time.monotonic() + timeout
-    scheme, host, port, path = _target(url)
+    _target(url)
     payload = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    offered = {
-        "Accept": "application/json",
-        "Accept-Encoding": ACCEPTED,
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        **headers,
-    }
-    conn = client.connection(scheme, host, port)
-    try:
-        sock = _connected(conn, url, deadline, timeout)
-        answer = _send(conn, sock, path, payload.encode(), offered, url, deadline, timeout)
+    offered = {"Accept": "application/json", "Content-Type": "application/json", **headers}
+    http = client.client()
+    limits = httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout))
+    with until(deadline):
+        request = http.build_request(
+            "POST", url, content=payload.encode(), headers=offered, timeout=limits
+        )
         try:
-            status, retry_after = answer.status, answer.getheader("retry-after")
-            data = _read(answer, sock, url, deadline, timeout, max_bytes)
+            answer = http.send(request, stream=True)
+        except httpx.TimeoutException:
+            raise _no_reply(url, timeout) from None
+        except httpx.ConnectError as exc:
+            raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
+        except httpx.HTTPError as exc:
+            if time.monotonic() >= deadline:
+                raise _no_reply(url, timeout) from None
+            raise _mid_reply(url, exc) from None
+        try:
+            status, retry_after = answer.status_code, answer.headers.get("retry-after")
+            data = _read(answer, url, deadline, timeout, max_bytes)
         finally:
-            answer.close()  # read whole, the connection carries the next request
-    except BaseException:
-        conn.close()  # in an unknown state: the next call connects afresh
-        raise
+            answer.close()  # read whole, its connection goes back to the pool; else closed
     if status == 429:
         raise VendorError(
             "model_rate_limited",
@@ -178,18 +177,17 @@ def post_json(
         ) from exc
 
 
-def _target(url: str) -> tuple[str, str, int | None, str]:
+def _target(url: str) -> None:
+    """Only an http(s) URL with a host is an endpoint (httpx would try others, or raise)."""
     from urllib.parse import urlsplit
 
     try:
         parts = urlsplit(url)
-        port = parts.port
+        parts.port  # noqa: B018 - a port out of range raises here
     except ValueError as exc:
         raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise VendorError("model_unreachable", f"cannot connect to {url}: not an http(s) URL")
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return parts.scheme, parts.hostname, port, path
 
 
 def _no_reply(url: str, timeout: float) -> VendorError:
@@ -200,127 +198,31 @@ def _unfinished(url: str, timeout: float) -> VendorError:
     return VendorError("model_timeout", f"{url} did not finish its reply within {timeout:g}s")
 
 
-def _left(deadline: float) -> float:
-    """What is left of the call's deadline, for the next wait; none left is a timeout."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    return left
-
-
-def _connected(
-    conn: http.client.HTTPConnection, url: str, deadline: float, timeout: float
-) -> socket.socket:
-    """The connection's socket, connected now if it has none or the server closed it."""
-    if conn.sock is not None and _closed_by_peer(conn.sock):
-        conn.close()  # nothing was written to it: connecting again sends nothing twice
-    if conn.sock is None:
-        try:
-            conn.timeout = min(CONNECT_TIMEOUT, _left(deadline))
-            conn.connect()
-        except TimeoutError:
-            raise _no_reply(url, timeout) from None
-        except OSError as exc:
-            raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
-    sock = conn.sock
-    assert sock is not None
-    return sock
-
-
-def _send(
-    conn: http.client.HTTPConnection,
-    sock: socket.socket,
-    path: str,
-    payload: bytes,
-    headers: dict[str, str],
-    url: str,
-    deadline: float,
-    timeout: float,
-) -> http.client.HTTPResponse:
-    """Write the request, and the reply's status and headers."""
-    import http.client
-
-    try:
-        sock.settimeout(_left(deadline))
-        conn.request("POST", path, body=payload, headers=headers)
-    except TimeoutError:
-        raise _no_reply(url, timeout) from None
-    except (OSError, ValueError, http.client.HTTPException) as exc:
-        raise VendorError("model_unreachable", f"{url}: {type(exc).__name__}: {exc}") from None
-    # A timeout bounds each read, and headers trickled a byte at a time never trip it: at the
-    # deadline the socket is shut, which ends whatever read is waiting.
-    cutoff = threading.Timer(_left(deadline), _shut, (sock,))
-    cutoff.daemon = True
-    cutoff.start()
-    try:
-        sock.settimeout(_left(deadline))
-        return conn.getresponse()
-    except TimeoutError:
-        raise _no_reply(url, timeout) from None
-    except (OSError, ValueError, http.client.HTTPException) as exc:
-        if time.monotonic() >= deadline:
-            raise _no_reply(url, timeout) from None
-        raise _mid_reply(url, exc) from None
-    finally:
-        cutoff.cancel()
-
-
-def _shut(sock: socket.socket) -> None:
-    import socket
-
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
-
-
 def _mid_reply(url: str, exc: BaseException) -> VendorError:
     said = str(exc) or type(exc).__name__
     return VendorError("model_malformed_response", f"{url} closed the connection mid-reply: {said}")
 
 
-def _closed_by_peer(sock: socket.socket) -> bool:
-    """Whether an idle kept connection has something to read: the server's close (or bytes it
-    should not have sent), either way not a connection to write a request to."""
-    import select
-
-    try:
-        if hasattr(select, "poll"):  # no FD_SETSIZE ceiling
-            poll = select.poll()
-            poll.register(sock, select.POLLIN)
-            return bool(poll.poll(0))
-        return bool(select.select([sock], [], [], 0)[0])
-    except (OSError, ValueError):
-        return True
-
-
 def _read(
-    response: http.client.HTTPResponse,
-    sock: socket.socket,
-    url: str,
-    deadline: float,
-    timeout: float,
-    max_bytes: int,
+    response: httpx.Response, url: str, deadline: float, timeout: float, max_bytes: int
 ) -> bytes:
-    """The reply's bytes (de-chunked), inflated here so no single chunk can exceed the cap.
+    """The reply's bytes (de-chunked by httpx), inflated here so no read can exceed the cap."""
+    import httpx
 
-    ``sock`` is the connection's socket, kept: a ``Connection: close`` reply leaves the
-    connection without one while its body is still being read.
-    """
-    import http.client
-
-    inflate = _inflater(response.getheader("content-encoding") or "", url)
+    inflate = _inflater(response.headers.get("content-encoding", ""), url)
     chunks: list[bytes] = []
     size = 0
+    raw_chunks = response.iter_raw()  # as they arrive: a chunk size would wait to fill it
     while True:
         try:
-            sock.settimeout(_left(deadline))
-            raw = response.read1(_CHUNK)
-        except TimeoutError:
+            raw = next(raw_chunks, b"")
+        except httpx.TimeoutException:
             raise _unfinished(url, timeout) from None
-        except (OSError, ValueError, http.client.HTTPException) as exc:
+        except httpx.HTTPError as exc:
+            if time.monotonic() >= deadline:
+                raise _unfinished(url, timeout) from None
             raise _mid_reply(url, exc) from None
         if not raw:
-            if response.length:  # the connection ended before the announced length
-                raise _mid_reply(url, ValueError(f"{response.length} announced bytes missing"))
             return b"".join(chunks)
         pending = raw
         while pending:
