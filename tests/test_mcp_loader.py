@@ -42,7 +42,11 @@ def test_an_mcp_case_loads_with_its_block_typed(
 @pytest.mark.parametrize(
     ("case", "path", "reason"),
     [
-        (mcp_case(tier="l2"), "$.mcp", "'mcp' is l3-only; this Case is l2"),
+        (  # L2 where a Host offers the service (the framework Hosts); this one does not
+            mcp_case(tier="l2"),
+            "$.mcp",
+            "needs the Host service McpHost, which Host 'agent-runtime' does not offer at l2",
+        ),
         (
             mcp_case(mcp={**BLOCK, "visibility": "public"}),
             "$.mcp.visibility",

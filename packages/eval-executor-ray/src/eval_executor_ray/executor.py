@@ -126,7 +126,7 @@ class RayExecutor:
                 f"the binding {work.binding.model_id!r} cannot travel to Ray workers: {_line(exc)}"
             ) from None
         corpus_key, corpus_bytes = pack(work.corpus)
-        plugins_bytes = encode_lock(current_lock(work.plugins))
+        plugins_bytes = encode_lock(current_lock(work.plugins, work.host))
         setup = Setup(
             corpus_hash=work.corpus.hash,
             corpus_key=corpus_key,

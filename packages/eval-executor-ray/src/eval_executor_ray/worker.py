@@ -101,7 +101,7 @@ class TrialWorker:
             plugins = load_plugins()
         except PluginError as exc:
             raise _RefusedError(f"its plug-in set is broken: {exc}") from None
-        installed = current_lock(plugins)
+        installed = current_lock(plugins, setup.host)
         if setup.unlocked:
             wanted = msgspec.json.decode(plugins_bytes, type=Lock)
             against = "the driver's (an --unlocked Sweep)"

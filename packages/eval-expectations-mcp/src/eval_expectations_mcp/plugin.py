@@ -5,11 +5,13 @@ success)."""
 from __future__ import annotations
 
 from eval_core.plugin import (
+    L2,
     L3,
     CaseBase,
     CaseField,
     KindSpec,
     LoadContext,
+    Location,
     TrialFixture,
     WitnessCheck,
     at_least,
@@ -18,7 +20,7 @@ from eval_core.plugin import (
 )
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
 from eval_expectations_mcp.kind import CHECKS, McpProviderCallCount, check, score
-from eval_expectations_mcp.setup import FIXTURE
+from eval_expectations_mcp.setup import FIXTURE, McpRecord
 
 
 @hookimpl
@@ -27,8 +29,9 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=McpProviderCallCount,
             witness="provider",
+            evidence_at=Location.record_of(McpRecord),
             scorer=score,
-            tiers=L3,
+            tiers=L2 | L3,  # at L2 where the Host offers McpHost (refused by service elsewhere)
             check=check,
             json_schema=properties(count=at_least(0), refused=at_least(0)),
             seam_independent=True,  # an unobserved count is a failure, never unexercised
@@ -46,7 +49,7 @@ def eval_case_fields() -> list[CaseField]:
         CaseField(
             name="mcp",
             type=McpFixture,
-            tiers=L3,
+            tiers=L2 | L3,  # at L2 where the Host offers McpHost (refused by service elsewhere)
             description=(
                 "MCP host state: {visibility, accounts, selection?, sharedGrants?, "
                 "revokeGrantBeforeApproval?, operatorEndpoints?}; operatorEndpoints: further "

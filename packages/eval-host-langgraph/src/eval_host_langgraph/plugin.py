@@ -1,1 +1,47 @@
-"""Entry point: registers the langgraph Host (filled in by issue 31)."""
+"""Entry point: registers a team's LangGraph agents as the Host ``langgraph``, and what such a
+Case may not ask of it (refused at load).
+
+Kept light: LangGraph and LangChain load (about a second and a half) only when the Host is
+chosen, never for a Sweep of another Host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from eval_core.plugin import CaseBase, HostFactory, LoadContext, hookimpl
+
+if TYPE_CHECKING:
+    from eval_host_langgraph.host import LangGraphHost
+
+HOST_NAME = "langgraph"
+
+
+def langgraph_host(
+    soul_dir: Path,
+    *,
+    app: str | None = None,
+    recursion_limit: str | None = None,
+    timeout: str | None = None,
+) -> LangGraphHost:
+    """``--host langgraph``: options ``app=package.module:AGENTS``, ``recursion_limit=N``,
+    ``timeout=SECONDS`` (each also read from ``[tool.eval]``)."""
+    from eval_host_langgraph.host import LangGraphHost
+
+    return LangGraphHost(soul_dir, app=app, recursion_limit=recursion_limit, timeout=timeout)
+
+
+@hookimpl
+def eval_hosts() -> Mapping[str, HostFactory]:
+    return {HOST_NAME: langgraph_host}
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    if getattr(context.host, "name", None) != HOST_NAME:
+        return []
+    from eval_host_langgraph import checks
+
+    return list(checks.problems(case, context))

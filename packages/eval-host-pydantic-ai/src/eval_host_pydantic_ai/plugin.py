@@ -1,1 +1,51 @@
-"""Entry point: registers the pydantic-ai Host (filled in by issue 31)."""
+"""Entry point: registers a team's pydantic-ai agents as the Host ``pydantic-ai``, and refuses at
+load a Case of a tier the Host does not offer.
+
+Light on purpose: every ``eval`` invocation loads it, so pydantic-ai is imported only when the
+Host is chosen (``--host pydantic-ai``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from eval_core.plugin import CaseBase, Host, HostFactory, LoadContext, hookimpl
+
+HOST_NAME = "pydantic-ai"
+TIERS = frozenset({"l2"})
+
+
+def pydantic_ai_host(
+    soul_dir: Path,
+    *,
+    app: str | None = None,
+    request_limit: str | None = None,
+    tool_calls_limit: str | None = None,
+    timeout: str | None = None,
+) -> Host:
+    """``--host pydantic-ai``; options ``app``, ``request_limit``, ``tool_calls_limit`` and
+    ``timeout`` (seconds per Trial), each also read from ``[tool.eval]``."""
+    from eval_host_pydantic_ai.host import PydanticAiHost
+
+    return PydanticAiHost(
+        soul_dir,
+        app=app,
+        request_limit=request_limit,
+        tool_calls_limit=tool_calls_limit,
+        timeout=timeout,
+    )
+
+
+@hookimpl
+def eval_hosts() -> Mapping[str, HostFactory]:
+    return {HOST_NAME: pydantic_ai_host}
+
+
+@hookimpl
+def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
+    host: Any = context.host
+    if getattr(host, "name", None) == HOST_NAME and case.tier not in TIERS:
+        offered = "/".join(sorted(TIERS))
+        return [("$.tier", f"Host {HOST_NAME!r} offers {offered} only; this Case is {case.tier}")]
+    return []

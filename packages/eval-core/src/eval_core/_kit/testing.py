@@ -23,6 +23,9 @@ Test a family the way the harness will use it, without reaching into the core::
   test that is not installed yet), with the reference Host ``agent-runtime`` by default.
 - :func:`assert_kind_conforms` runs the contract's properties (:mod:`eval_core._kit.conformance`)
   and, given a path, keeps a snapshot of the kind's schema.
+- :func:`assert_host_conforms` runs the standard probe Cases through a Host
+  (:mod:`eval_core._kit.host_conformance`): Evidence from witnesses, declared services offered,
+  a raising agent errors its Trial in one line, nothing left open after ``close()``.
 
 Needs ``hypothesis`` for :func:`assert_kind_conforms` (``pip install 'eval-core[testing]'``).
 """
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import KindSpec
+from eval_core._kit.host_conformance import HostProbe, host_problems
 from eval_core._loading.corpus import Corpus, CorpusError, Loader
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import build, discover
@@ -56,7 +60,9 @@ if TYPE_CHECKING:
 __all__ = [
     "Agent",
     "CaseRefused",
+    "HostProbe",
     "Kit",
+    "assert_host_conforms",
     "assert_kind_conforms",
     "evidence",
 ]
@@ -99,6 +105,19 @@ def assert_kind_conforms(
     problems += schema_problems(spec, Path(snapshot) if snapshot is not None else None)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def assert_host_conforms(
+    probe: HostProbe, directory: Path | str, plugins: PluginSet | None = None
+) -> None:
+    """Fail unless the Host of ``probe`` holds the Host contract on the standard probe Cases,
+    run on the scripted binding through the real loader (a pytest ``tmp_path`` is a good
+    ``directory``); the message lists every problem, one line each. ``plugins`` default to the
+    installed plug-in set (the probes use the core's tools, status and output kinds)."""
+    found = build(discover()) if plugins is None else plugins
+    problems = host_problems(probe, found, Path(directory))
+    if problems:
+        raise AssertionError("the Host does not conform:\n" + "\n".join(f"  {p}" for p in problems))
 
 
 class CaseRefused(AssertionError):  # noqa: N818 - it names an outcome

@@ -41,9 +41,27 @@ class LockError(Exception):
     """The lock file is unreadable, or the installed plug-ins differ from it."""
 
 
-def current(plugins: PluginSet) -> Lock:
+def hosts_by_plugin(plugins: PluginSet) -> dict[str, set[str]]:
+    """Which Hosts each entry point (``distribution:entry point``) offers, imported or not."""
+    offered: dict[str, set[str]] = {}
+    for host, owner in plugins.host_owner.items():
+        offered.setdefault(owner, set()).add(host)
+    for name, (_, manifest) in plugins.pending.items():
+        offered.setdefault(name, set()).update(manifest.hosts)
+    return offered
+
+
+def current(plugins: PluginSet, host: str | None = None) -> Lock:
+    """The installed set as a lock pins it. With ``host``, an entry point that offers only
+    other Hosts (no kind, no field) is left out: its hooks act only for its own Host, so a
+    Corpus swept on ``host`` is the same whether it is installed or not (a team's framework
+    Host need not be installed to sweep the shipped Corpus)."""
+    offered = hosts_by_plugin(plugins) if host is not None else {}
     rows = []
     for info in plugins.plugins:
+        hosts = offered.get(f"{info.distribution}:{info.entry_point}")
+        if hosts and host not in hosts and not info.kinds and not info.fields:
+            continue
         rows.append(
             LockedPlugin(
                 distribution=info.distribution,
@@ -62,8 +80,9 @@ def encode(lock: Lock) -> bytes:
     return msgspec.json.format(msgspec.json.encode(lock, order="sorted"), indent=2) + b"\n"
 
 
-def write(path: Path, plugins: PluginSet) -> Lock:
-    lock = current(plugins)
+def write(path: Path, plugins: PluginSet, host: str) -> Lock:
+    """Pin ``plugins`` for Sweeps on ``host`` (see :func:`current`)."""
+    lock = current(plugins, host)
     write_atomic(path, encode(lock))
     return lock
 

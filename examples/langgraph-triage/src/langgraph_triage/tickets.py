@@ -1,0 +1,57 @@
+"""The team's ticket desk: the tickets the agent may look up, and where it routes them.
+
+These are the agent's real Tools. ``lookup_ticket`` reads the desk; ``route_ticket`` checks
+the queue and priority the way the desk does and refuses what it would refuse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import ToolException, tool
+
+QUEUES = ("billing", "technical", "account")
+PRIORITIES = ("low", "normal", "urgent")
+
+TICKETS: dict[str, dict[str, Any]] = {
+    "T-101": {
+        "subject": "Charged twice for the March invoice",
+        "customer": "Northwind Traders",
+        "plan": "business",
+    },
+    "T-102": {
+        "subject": "The dashboard returns 502 for every user since 09:00",
+        "customer": "Contoso",
+        "plan": "enterprise",
+    },
+    "T-103": {
+        "subject": "Please change the account owner to dana@fabrikam.example",
+        "customer": "Fabrikam",
+        "plan": "starter",
+    },
+    "T-104": {
+        "subject": "CSV export drops the last column",
+        "customer": "Tailspin Toys",
+        "plan": "business",
+    },
+}
+
+
+@tool
+def lookup_ticket(ticket_id: str) -> dict[str, Any]:
+    """Look a support ticket up by its id (T-nnn): its subject, customer and plan."""
+    found = TICKETS.get(ticket_id.strip().upper())
+    if found is None:
+        raise ToolException(f"no ticket {ticket_id!r} on the desk")
+    return {"ticketId": ticket_id, **found}
+
+
+@tool
+def route_ticket(ticket_id: str, queue: str, priority: str = "normal") -> dict[str, Any]:
+    """Route a ticket to one queue (billing, technical or account) with a priority (low,
+    normal or urgent)."""
+    if queue not in QUEUES:
+        raise ToolException(f"unknown queue {queue!r}; queues: {', '.join(QUEUES)}")
+    if priority not in PRIORITIES:
+        raise ToolException(f"unknown priority {priority!r}; priorities: {', '.join(PRIORITIES)}")
+    return {"ticketId": ticket_id, "queue": queue, "priority": priority, "status": "routed"}

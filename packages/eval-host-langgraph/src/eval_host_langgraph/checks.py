@@ -1,0 +1,76 @@
+"""What a Case may not ask of the langgraph Host, refused at load with the reason.
+
+The graph is the team's: its Tools are its own (a Case names them in ``platformTools``, never
+adds one), it runs at L2 only, it parks no call for an approval or a retry, it has no File
+store and no account authority. Each rule applies only when the chosen Host is this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from eval_core.plugin import CaseBase, FilePart, LoadContext
+
+HOST = "Host 'langgraph'"
+
+
+def problems(case: CaseBase, context: LoadContext) -> Iterator[tuple[str, str]]:
+    from eval_host_langgraph.host import TIERS, LangGraphHost
+
+    host = context.host
+    if not isinstance(host, LangGraphHost):
+        return
+    if case.tier not in TIERS:
+        yield "$.tier", f"{HOST} offers {'/'.join(sorted(TIERS))} only; this Case is {case.tier}"
+    for index, tool in enumerate(case.tools):
+        yield (
+            f"$.tools[{index}]",
+            f"{HOST} runs the agent's own Tools: a Case cannot add {tool.name!r}; name the "
+            "agent's Tools in platformTools",
+        )
+    own = host.agent_tools(case.agent)
+    for index, name in enumerate(case.platform_tools):
+        if name in host.platform_tools() and name not in own:
+            yield (
+                f"$.platformTools[{index}]",
+                f"{name!r} is not a Tool of agent {case.agent!r}; its Tools: "
+                + (", ".join(sorted(own)) or "none"),
+            )
+    for index, result in enumerate(case.tool_results):
+        if result.approval_id is not None or result.retry_wait_id is not None:
+            yield (
+                f"$.toolResults[{index}]",
+                f"{HOST} parks no call: approvalId and retryWaitId need a runtime that waits",
+            )
+    for m_index, message in enumerate(case.input):
+        parts = message.content if isinstance(message.content, list) else []
+        for p_index, part in enumerate(parts):
+            if isinstance(part, FilePart):
+                yield (
+                    f"$.input[{m_index}].content[{p_index}]",
+                    f"{HOST} has no File store: a Case's input is text only",
+                )
+    yield from _mcp(case)
+
+
+def _mcp(case: CaseBase) -> Iterator[tuple[str, str]]:
+    """The mcp fixture's host state, where LangGraph has no notion of it."""
+    fixture = case.field("mcp")
+    if fixture is None:
+        return
+    if getattr(fixture, "shared_grants", None):
+        yield "$.mcp.sharedGrants", f"{HOST} has no account authority to grant accounts in"
+    if getattr(fixture, "revoke_grant_before_approval", None) is not None:
+        yield "$.mcp.revokeGrantBeforeApproval", f"{HOST} has no approvals to revoke during"
+    accounts = list(getattr(fixture, "accounts", None) or ())
+    for index, account in enumerate(accounts):
+        if getattr(account, "status", "active") != "active":
+            yield (
+                f"$.mcp.accounts[{index}].status",
+                f"{HOST} has no account authority to refuse a {account.status} account",
+            )
+    chosen = getattr(fixture, "selection", None) is not None or any(
+        getattr(a, "is_default", False) for a in accounts
+    )
+    if len(accounts) > 1 and not chosen:
+        yield "$.mcp.accounts", f"{HOST} acts for one account: select one or mark a default"

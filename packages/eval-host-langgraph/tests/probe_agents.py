@@ -1,0 +1,71 @@
+"""Agents for the Host's own tests: a ToolNode agent the conformance probes drive, one whose
+Tool raises, and builders that are broken in the ways a team's can be."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool, tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+PROMPT = "You are a careful assistant. Answer briefly and use Tools when asked."
+
+
+@tool
+def probe_lookup(query: str) -> str:
+    """Look an order up by its query."""
+    return f"order {query!r}: shipped"
+
+
+@tool
+def explode() -> str:
+    """A Tool whose own code raises."""
+    raise ValueError("the team's Tool raised")
+
+
+@tool
+async def wait_forever() -> str:
+    """A Tool that never answers (a hung MCP server, a stuck API)."""
+    await asyncio.sleep(3600)
+    return "never"
+
+
+def _graph(model: BaseChatModel, tools: list[BaseTool]) -> Any:
+    bound = model.bind_tools(tools)
+
+    def decide(state: MessagesState) -> dict[str, Any]:
+        from langchain_core.messages import SystemMessage
+
+        return {"messages": [bound.invoke([SystemMessage(PROMPT), *state["messages"]])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", decide)
+    graph.add_node("tools", ToolNode(tools))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+
+def assistant(model: BaseChatModel) -> Any:
+    return _graph(model, [probe_lookup])
+
+
+def raiser(model: BaseChatModel) -> Any:
+    return _graph(model, [probe_lookup, explode])
+
+
+def sleeper(model: BaseChatModel) -> Any:
+    return _graph(model, [wait_forever])
+
+
+def not_a_graph(model: BaseChatModel) -> Any:
+    return {"not": "a graph"}
+
+
+AGENTS = {"assistant": assistant, "raiser": raiser, "sleeper": sleeper}
+BROKEN = {"assistant": not_a_graph}
+EMPTY: dict[str, Any] = {}

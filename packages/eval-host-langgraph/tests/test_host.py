@@ -1,0 +1,204 @@
+"""The Host's load-time answers and refusals, its options, and the kit's conformance check.
+
+A Case asking for what a LangGraph agent does not have is refused at load, naming the Host and
+what is missing; an app that cannot be used is one line, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
+from eval_core.plugin import (
+    HostOptionError,
+    HostProbe,
+    ModelError,
+    Usage,
+    assert_host_conforms,
+)
+from eval_host_langgraph.host import LangGraphHost
+
+pytestmark = pytest.mark.usefixtures("probe_path")
+
+BASE: dict[str, Any] = {
+    "tier": "l2",
+    "agent": "triage",
+    "input": [{"role": "user", "content": "Triage T-101."}],
+    "platformTools": ["lookup_ticket"],
+    "script": [{"kind": "text", "text": "Done."}],
+    "expect": [{"kind": "loop_status", "status": "completed"}],
+}
+
+
+def refusals(plugins: PluginSet, host: LangGraphHost, tmp_path: Path, **case: Any) -> list[str]:
+    corpus = tmp_path / "corpus"
+    (corpus / "soul").mkdir(parents=True)
+    document = {**BASE, "id": "probe", **case}
+    (corpus / "probe.json").write_text(json.dumps(document))
+    try:
+        Loader(plugins, host, judge="no-judge").load(corpus)
+    except CorpusError as refused:
+        return [f"{p.path}: {p.reason}" for p in refused.problems]
+    return []
+
+
+def test_the_agents_own_tools_are_the_platform_tools(host: LangGraphHost) -> None:
+    tools = host.platform_tools()
+    assert sorted(tools) == ["lookup_ticket", "route_ticket"]
+    assert tools["route_ticket"].input_schema["required"] == ["ticket_id", "queue"]
+    assert host.agents() == frozenset({"triage"})
+
+
+def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -> None:
+    import msgspec
+
+    from eval_core._case.case import CaseBase
+
+    case = msgspec.convert({**BASE, "id": "given", "expect": []}, CaseBase, from_attributes=False)
+    given = host.given_text(case)
+    assert given[0].startswith("You are the support triage agent of the Acme help desk.")
+    assert "Look a support ticket up by its id (T-nnn): its subject, customer and plan." in given
+
+
+@pytest.mark.parametrize(
+    ("case", "refused"),
+    [
+        ({"tier": "l3"}, "$.tier: Host 'langgraph' offers l2 only; this Case is l3"),
+        (
+            {"checkpointCrash": "after_first_tool_result"},
+            "needs the Host service CheckpointFaults, which Host 'langgraph' does not offer at l2",
+        ),
+        (
+            {"tools": [{"name": "page_oncall", "inputSchema": {"type": "object"}}]},
+            "$.tools[0]: Host 'langgraph' runs the agent's own Tools: a Case cannot add "
+            "'page_oncall'",
+        ),
+        (
+            {"toolResults": [{"name": "lookup_ticket", "approvalId": "a1"}]},
+            "$.toolResults[0]: Host 'langgraph' parks no call",
+        ),
+        (
+            {
+                "mcp": {
+                    "visibility": "shared",
+                    "accounts": [{"id": "s", "scope": "shared", "status": "active"}],
+                    "sharedGrants": ["s"],
+                }
+            },
+            "$.mcp.sharedGrants: Host 'langgraph' has no account authority",
+        ),
+        ({"platformTools": ["page_oncall"]}, "'page_oncall' does not resolve"),
+        ({"context": {"channel": "web"}}, "$.context.channel: unknown context key 'channel'"),
+    ],
+)
+def test_what_the_host_lacks_is_refused_at_load(
+    plugins: PluginSet, host: LangGraphHost, tmp_path: Path, case: dict[str, Any], refused: str
+) -> None:
+    found = refusals(plugins, host, tmp_path, **case)
+    assert any(refused in line for line in found), found
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"app": "no_such_team.agents:AGENTS"}, "cannot import no_such_team.agents"),
+        ({"app": "probe_agents"}, "expected package.module:NAME"),
+        ({"app": "probe_agents:EMPTY"}, "expected a non-empty mapping of agent names"),
+        (
+            {"app": "probe_agents:BROKEN"},
+            "the builder of agent 'assistant' raised TypeError: the builder returned dict, "
+            "not a compiled graph",
+        ),
+        ({"app": "probe_agents:AGENTS", "recursion_limit": "0"}, "recursion_limit '0'"),
+        ({"app": "probe_agents:AGENTS", "timeout": "soon"}, "timeout 'soon': expected seconds"),
+        ({}, "no agents named"),
+    ],
+)
+def test_an_app_that_cannot_be_used_is_one_line(
+    tmp_path: Path, options: dict[str, str], message: str
+) -> None:
+    with pytest.raises(HostOptionError) as refused:
+        LangGraphHost(tmp_path, **options)
+    assert message in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_host_conforms_to_the_host_contract(tmp_path: Path, plugins: PluginSet) -> None:
+    probe = HostProbe(
+        factory=partial(LangGraphHost, app="probe_agents:AGENTS"),
+        tool="probe_lookup",
+        platform=True,
+        raising_agent="raiser",
+        raising_tool="explode",
+    )
+    assert_host_conforms(probe, tmp_path, plugins)
+
+
+def test_a_graph_that_outlives_its_bound_errors_the_trial_in_one_line(
+    tmp_path: Path, plugins: PluginSet
+) -> None:
+    host = LangGraphHost(tmp_path, app="probe_agents:AGENTS", timeout="0.5")
+    call = {"callId": "w1", "name": "wait_forever", "arguments": {}}
+    case = {
+        **BASE,
+        "agent": "sleeper",
+        "platformTools": ["wait_forever"],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Done."}],
+    }
+    corpus = tmp_path / "corpus"
+    (corpus / "soul").mkdir(parents=True)
+    (corpus / "hung.json").write_text(json.dumps({**case, "id": "hung"}))
+    try:
+        loaded = Loader(plugins, host, judge="no-judge").load(corpus)
+        [trial] = run_sweep(loaded, host, ScriptedBinding(), plugins).trials
+    finally:
+        host.close()
+    assert trial.outcome == "errored"
+    assert (trial.error or "").startswith(
+        "GraphTimeout: the graph outlived its bound of 0.5 s and was cancelled"
+    )
+    assert "\n" not in (trial.error or "")
+
+
+class _Refusing:
+    """A vendor session that answers 429 once its retries are spent: the binding's error."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.calls = 0
+        self.retries = 2
+        self.model_version: str | None = None
+        self.sent: list[Any] = []
+
+    def complete(self, request: Any) -> Any:
+        self.calls += 1
+        raise ModelError("model_rate_limited", "HTTP 429 after 3 attempts")
+
+
+class _Failing:
+    model_id = "vendor"
+    scripted = False
+
+    def session(self, case: Any) -> _Refusing:
+        return _Refusing()
+
+
+def test_a_vendor_failure_errors_the_trial_and_is_never_a_verdict(
+    corpus: Any, host: LangGraphHost, plugins: PluginSet
+) -> None:
+    card = run_sweep(
+        corpus, host, _Failing(), plugins, select=["tool-choice-billing-ticket-goes-to-billing"]
+    )
+    [trial] = card.trials
+    assert (trial.outcome, trial.error, trial.model_calls) == (
+        "errored",
+        "model_rate_limited",
+        1,
+    )

@@ -1,0 +1,147 @@
+"""The Tool boundary: where pydantic-ai hands a validated call to a Tool, every call is seen.
+
+pydantic-ai assembles one toolset per run (the agent's function Tools, its MCP servers, its
+other toolsets); a capability of ours wraps it (:meth:`AbstractCapability.get_wrapper_toolset`,
+pydantic-ai's own extension point), so ``call_tool`` of :class:`WitnessToolset` is the last step
+before the Tool itself. There the call is recorded as the Tool received it (the witness
+``tool``), then answered from the Case's ``toolResults`` when the Case scripts that Tool, or
+passed on to the team's real function (or MCP server) when it does not.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.tools import Tool
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+
+from eval_core.plugin import CaseBase, ScriptedTools, ToolCall, ToolResult
+
+NOT_PARKED = "the pydantic-ai Host cannot park a Tool call (approval or retry wait): L3 only"
+
+
+class ToolBoundary:
+    """One Trial's Tool boundary: the calls the Tools received and what each returned."""
+
+    def __init__(self, case: CaseBase) -> None:
+        self.scripted = ScriptedTools(case.tool_results)
+        self.scripted_names = frozenset(r.name for r in case.tool_results)
+        self.received: list[ToolCall] = []
+        self.results: list[ToolResult] = []
+
+    async def call(self, name: str, arguments: dict[str, Any], call_id: str, real: Any) -> Any:
+        """Record the call, then answer it: scripted, or ``real()`` (the team's Tool)."""
+        received = copy.deepcopy(arguments)
+        self.received.append(ToolCall(call_id=call_id, name=name, arguments=received))
+        if name not in self.scripted_names:
+            try:
+                output = await real()
+            except ModelRetry as retry:
+                self._result(call_id, name, received, "invalid_arguments", reason=str(retry))
+                raise
+            except Exception as exc:
+                self._result(call_id, name, received, "failed", reason=f"{type(exc).__name__}")
+                raise
+            self._result(call_id, name, received, "succeeded", output=plain(output))
+            return output
+        outcome = self.scripted.execute(name, received)
+        if outcome.status == "succeeded":
+            self._result(call_id, name, received, "succeeded", output=outcome.output)
+            return outcome.output
+        reason = outcome.reason or NOT_PARKED
+        status = outcome.status if outcome.status in ("failed", "denied") else "failed"
+        if outcome.status == "invalid_arguments":
+            self._result(call_id, name, received, "invalid_arguments", reason=reason)
+            raise ModelRetry(reason)  # pydantic-ai's own repair path
+        self._result(call_id, name, received, status, reason=reason)
+        return {"status": status, "error": reason}
+
+    def _result(
+        self,
+        call_id: str,
+        name: str,
+        arguments: Any,
+        status: str,
+        output: Any = None,
+        reason: str | None = None,
+    ) -> None:
+        self.results.append(
+            ToolResult(
+                call_id=call_id,
+                name=name,
+                arguments=arguments,
+                status=status,
+                output=output,
+                reason=reason,
+            )
+        )
+
+
+def plain(value: Any) -> Any:
+    """A Tool's return value as JSON-like data (a pydantic model, a dataclass...)."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    try:
+        return msgspec.to_builtins(value, str_keys=True)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass
+class WitnessToolset(WrapperToolset[Any]):
+    """The run's assembled toolset, every call through :class:`ToolBoundary`."""
+
+    boundary: ToolBoundary | None = None
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        assert self.boundary is not None
+
+        async def real() -> Any:
+            return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+
+        call_id = ctx.tool_call_id or f"{name}-{len(self.boundary.received) + 1}"
+        return await self.boundary.call(name, tool_args, call_id, real)
+
+
+@dataclass
+class Witnessing(AbstractCapability[Any]):
+    """The capability that puts :class:`WitnessToolset` around the run's toolset."""
+
+    boundary: ToolBoundary | None = None
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        return WitnessToolset(wrapped=toolset, boundary=self.boundary)
+
+
+def declared_toolset(case: CaseBase, taken: frozenset[str]) -> FunctionToolset[Any] | None:
+    """The Tools the Case declares itself (``tools``) and the agent does not have: offered to
+    the model for this Trial with the Case's schema, and answered only from the script."""
+    tools: list[Tool[Any]] = []
+    for decl in case.tools:
+        if decl.name in taken:
+            continue  # the agent's own Tool of that name is the one pydantic-ai offers
+        tools.append(
+            Tool.from_schema(
+                _unscripted(decl.name),
+                name=decl.name,
+                description=decl.description,
+                json_schema=decl.input_schema or {"type": "object", "properties": {}},
+            )
+        )
+    return FunctionToolset(tools) if tools else None
+
+
+def _unscripted(name: str) -> Any:
+    def answer(**_: Any) -> dict[str, str]:
+        return {"status": "failed", "error": f'the Eval Case scripts no result for Tool "{name}"'}
+
+    return answer

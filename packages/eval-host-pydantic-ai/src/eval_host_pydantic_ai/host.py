@@ -1,0 +1,221 @@
+"""A team's pydantic-ai agents as the system under test, behind the Host port.
+
+:class:`PydanticAiHost` imports the agents (:mod:`eval_host_pydantic_ai.app`), keeps their MCP
+servers open on its loop (:mod:`eval_host_pydantic_ai.loop`) and asks pydantic-ai once, at
+load, what each agent offers a model: its instructions (the text Expectations are grounded
+in) and its Tool definitions (the platform Tools a Case may name, hashed into the corpusHash).
+Each Trial is one ``agent.run`` with our binding as its model (:mod:`.model`) and our witness at
+its Tool boundary (:mod:`.boundary`); :mod:`.evidence` reads the run back. L2 only; no
+services.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.agent import AbstractAgent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.usage import UsageLimits
+
+from eval_core.plugin import (
+    CaseBase,
+    ContextRules,
+    Evidence,
+    HostOptionError,
+    HostTrial,
+    ModelSession,
+    Tier,
+    ToolDecl,
+)
+from eval_host_pydantic_ai.app import App, load_app
+from eval_host_pydantic_ai.boundary import ToolBoundary, Witnessing, declared_toolset
+from eval_host_pydantic_ai.evidence import conversation, ended, evidence_of, leaf
+from eval_host_pydantic_ai.loop import HostLoop
+from eval_host_pydantic_ai.model import SessionModel, declaration
+from eval_host_pydantic_ai.plugin import HOST_NAME, TIERS
+
+REQUEST_LIMIT = 8  # the reference runtime's iteration bound
+TIMEOUT_SECONDS = 300.0
+
+
+@cache
+def _code() -> str:
+    import pydantic_ai
+
+    import eval_host_pydantic_ai
+    from eval_core.plugin import fingerprint, version
+
+    ours = fingerprint("eval-host-pydantic-ai", eval_host_pydantic_ai).digest
+    return f"{ours} pydantic-ai {version('pydantic-ai-slim') or pydantic_ai.__version__}"
+
+
+class _Listed(Exception):  # noqa: N818 - a signal, not an error
+    def __init__(self, info: AgentInfo) -> None:
+        super().__init__("listed")
+        self.info = info
+
+
+async def _listing(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    raise _Listed(info)
+
+
+def _number(name: str, value: object, default: float | None) -> float | None:
+    if value is None or value == "":
+        return default
+    try:
+        number = float(str(value))
+    except ValueError:
+        raise HostOptionError(f"{name} must be a number, not {value!r}") from None
+    if number <= 0:
+        raise HostOptionError(f"{name} must be positive, not {value!r}")
+    return number
+
+
+class PydanticAiHost:
+    """pydantic-ai agents behind the Host port: ``--host pydantic-ai``."""
+
+    name = HOST_NAME
+    tiers: frozenset[Tier] = TIERS  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        soul_dir: Path,
+        *,
+        app: str | None = None,
+        request_limit: str | None = None,
+        tool_calls_limit: str | None = None,
+        timeout: str | None = None,
+    ) -> None:
+        self.soul_dir = soul_dir
+        self.app: App = load_app(soul_dir, app)
+        settings = self.app.settings
+        requests = _number("request_limit", request_limit or settings.get("request_limit"), 8)
+        calls = _number(
+            "tool_calls_limit", tool_calls_limit or settings.get("tool_calls_limit"), None
+        )
+        self.limits = UsageLimits(
+            request_limit=int(requests or REQUEST_LIMIT),
+            tool_calls_limit=None if calls is None else int(calls),
+        )
+        self.timeout = _number("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
+        self.loop = HostLoop()
+        try:
+            self.loop.keep_open(_mcp_servers(self.app.agents.values()))
+            self._offers = {name: self._list(agent) for name, agent in self.app.agents.items()}
+        except BaseException as exc:
+            self.loop.close()
+            if isinstance(exc, HostOptionError):
+                raise
+            raise HostOptionError(
+                f"app {self.app.spec!r}: could not open its agents: {type(leaf(exc)).__name__}: "
+                f"{leaf(exc)}"
+            ) from None
+        self._platform: dict[str, ToolDecl] = {}
+        for offer in self._offers.values():
+            for tool in offer.function_tools:
+                self._platform.setdefault(tool.name, declaration(tool))
+
+    def _list(self, agent: AbstractAgent[Any, Any]) -> AgentInfo:
+        """What pydantic-ai offers a model for this agent: asked of pydantic-ai itself, by a
+        run whose model stops at its first request."""
+
+        async def ask() -> AgentInfo:
+            try:
+                await agent.run("", model=FunctionModel(_listing, model_name="listing"))
+            except BaseException as exc:
+                listed = leaf(exc)
+                if isinstance(listed, _Listed):
+                    return listed.info
+                raise
+            raise HostOptionError("the agent answered without calling its model")
+
+        return self.loop.run(ask(), self.timeout)
+
+    def fingerprint(self) -> str:
+        """Our code and pydantic-ai's version, with the team's app named: the checked-Corpus
+        cache's key besides the Soul (the platform Tools themselves are hashed)."""
+        return f"{_code()} {self.app.spec}"
+
+    def agents(self) -> frozenset[str]:
+        return frozenset(self.app.agents)
+
+    def platform_tools(self) -> Mapping[str, ToolDecl]:
+        return self._platform
+
+    def context_rules(self) -> ContextRules:
+        return ContextRules(allowed=frozenset(), soul_owned=frozenset())
+
+    def given_text(self, case: CaseBase) -> Sequence[str]:
+        """The agent's instructions as pydantic-ai assembled them for a model."""
+        offer = self._offers.get(case.agent)
+        return (offer.instructions,) if offer is not None and offer.instructions else ()
+
+    def services(self, tier: Tier) -> Sequence[type]:
+        return ()
+
+    def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
+        return PydanticAiTrial(self, case, model)
+
+    def close(self) -> None:
+        """Exit the agents' MCP servers and stop the loop's thread."""
+        self.loop.close()
+
+
+def _mcp_servers(agents: Any) -> list[MCPToolset[Any]]:
+    found: list[MCPToolset[Any]] = []
+
+    def visit(toolset: AbstractToolset[Any]) -> None:
+        if isinstance(toolset, MCPToolset) and toolset not in found:
+            found.append(toolset)
+
+    for agent in agents:
+        for toolset in getattr(agent, "toolsets", ()):
+            toolset.apply(visit)
+    return found
+
+
+class PydanticAiTrial:
+    """One Trial: one ``agent.run`` of the Case's conversation, read back."""
+
+    def __init__(self, host: PydanticAiHost, case: CaseBase, session: ModelSession) -> None:
+        self.host = host
+        self.case = case
+        self.session = session
+        self.boundary = ToolBoundary(case)
+
+    def services(self) -> Sequence[object]:
+        return ()
+
+    def run(self) -> Evidence:
+        host, case = self.host, self.case
+        agent = host.app.agents[case.agent]
+        model_id = getattr(self.session, "model_id", None) or "eval-binding"
+        blocking = model_id != "scripted"
+        model = SessionModel(self.session, str(model_id), blocking)
+        prompt, history = conversation(case.input)
+        extra = declared_toolset(case, frozenset(host.platform_tools()))
+
+        async def run() -> Any:
+            return await agent.run(
+                prompt,
+                message_history=history or None,
+                model=model,
+                capabilities=[Witnessing(boundary=self.boundary)],
+                toolsets=[extra] if extra is not None else None,
+                usage_limits=host.limits,
+            )
+
+        try:
+            result = host.loop.run(run(), host.timeout)
+        except BaseException as exc:
+            return ended(case, self.boundary, model, leaf(exc))
+        return evidence_of(case, self.boundary, model, result)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,34 @@
+"""One pydantic-ai Host over the example project for the whole session: it imports the team's
+agents and starts their MCP help centre (a child process) once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from eval_core.plugin import Corpus, Loader, PluginSet, load_plugins
+
+EXAMPLE = Path(__file__).parents[3] / "examples" / "pydantic-ai-support"
+CORPUS = EXAMPLE / "corpus"
+
+
+@pytest.fixture(scope="session")
+def plugins() -> PluginSet:
+    return load_plugins()
+
+
+@pytest.fixture(scope="session")
+def example_host() -> Iterator[object]:
+    from eval_host_pydantic_ai.host import PydanticAiHost
+
+    host = PydanticAiHost(CORPUS / "soul")
+    yield host
+    host.close()
+
+
+@pytest.fixture(scope="session")
+def example(plugins: PluginSet, example_host: object) -> Corpus:
+    """The example's Corpus, loaded through the pydantic-ai Host."""
+    return Loader(plugins, example_host, judge="no-judge").load(CORPUS)  # type: ignore[arg-type]
