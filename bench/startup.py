@@ -6,7 +6,9 @@ Prints the CPU spent fingerprinting every installed plug-in's code (issue 16: pa
 command that loads the plug-in set), from the digest cache and cold, then best and median wall
 time and the best child CPU time of `eval --help`, `eval plugins`, `eval check` and a one-Case
 `eval sweep` on the shipped Corpus. CPU time is printed beside wall time: on a shared 2-core
-machine it is the figure that does not move with the neighbours' load.
+machine it is the figure that does not move with the neighbours' load. Last, the import time
+of each of our modules on a one-Case Sweep (``python -X importtime``; self and cumulative, the
+slowest first): a report to read, never a test.
 """
 
 from __future__ import annotations
@@ -103,5 +105,33 @@ def main() -> None:
             )
 
 
+OURS = ("eval_", "agent_runtime")
+
+
+def module_imports(top: int = 40) -> None:
+    """Each of our modules' import time on a one-Case Sweep, the slowest (cumulative) first,
+    and what all imports cost in all (``-X importtime`` adds its own overhead: read them as
+    shares, not as wall time)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [sys.executable, "-X", "importtime", "-m", "eval_core", "sweep", "--case", CASE,
+                "-q", "--log", f"{tmp}/log.jsonl"]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
+    rows: list[tuple[int, int, str]] = []
+    total = 0
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        own, cumulative, name = (part.strip() for part in line[12:].split("|"))
+        if not line[12:].split("|")[2].startswith("  "):  # a top-level import: add it once
+            total += int(cumulative)
+        if name.startswith(OURS):
+            rows.append((int(cumulative), int(own), name))
+    print(f"imports on a one-Case sweep: {total / 1000:.1f} ms in all; ours, slowest first:")
+    for cumulative, own, name in sorted(rows, reverse=True)[:top]:
+        print(f"  {cumulative / 1000:7.1f} ms cumulative {own / 1000:6.1f} ms self  {name}")
+    print(f"  ({len(rows)} of our modules imported)")
+
+
 if __name__ == "__main__":
     main()
+    module_imports()

@@ -78,7 +78,7 @@ def make_corpus(directory: Path, count: int, tool_call: bool = True) -> Path:
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     shutil.copytree(ROOT / "corpus" / "soul", directory / "soul")
-    lock.write(directory / lock.LOCK_NAME, load_plugins())  # pin what is installed now
+    lock.write(directory / lock.LOCK_NAME, load_plugins(), "agent-runtime")  # what is installed
     for n in range(count):
         case = synthetic_case(n) if tool_call else answer_only(synthetic_case(n))
         (directory / f"{case['id']}.json").write_text(json.dumps(case, indent=2))

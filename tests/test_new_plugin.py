@@ -55,20 +55,49 @@ def test_new_plugin_writes_a_package_with_one_kind_one_field_tests_and_ci(tmp_pa
         ".github/workflows/ci.yml",
         ".gitignore",
         "README.md",
-        "corpus/acme-a-refund-ticket-is-filed.json",
-        "corpus/acme-a-ticket-names-the-order.json",
+        "corpus/acme-tickets-a-refund-ticket-is-filed.json",
+        "corpus/acme-tickets-a-ticket-names-the-order.json",
         "corpus/soul/agents/assistant/AGENT.md",
         "pyproject.toml",
         "src/acme_tickets/__init__.py",
         "src/acme_tickets/plugin.py",
-        "tests/snapshots/acme_ticket_filed.schema.json",
+        "tests/snapshots/acme_tickets_ticket_filed.schema.json",
         "tests/test_plugin.py",
     ]
     pyproject = (package / "pyproject.toml").read_text()
     assert 'dependencies = ["eval-core>=0.1", "msgspec>=0.18"]' in pyproject
     assert 'acme_tickets = "acme_tickets.plugin"' in pyproject
     plugin = (package / "src" / "acme_tickets" / "plugin.py").read_text()
-    assert 'tag="acme_ticket_filed"' in plugin and 'name="acme_tickets"' in plugin
+    assert 'KIND = "acme_tickets_ticket_filed"' in plugin and 'FIELD = "acme_tickets"' in plugin
+    hint = result.stdout.splitlines()[-1]
+    assert "uv pip install -e acme-tickets" in hint and "uv add" not in hint  # works anywhere
+
+
+def test_two_generated_plugins_load_together_without_a_collision(tmp_path: Path) -> None:
+    """Kind, field and Case ids come from the whole NAME: two plug-ins of one team (one first
+    word) installed in one environment load side by side, and each one's Corpus sweeps."""
+    site = tmp_path / "site"
+    paths = [str(site)]
+    for name in ("acme-tickets", "acme-brevity"):
+        assert eval_cli("new-plugin", name, cwd=tmp_path).returncode == 0
+        package = name.replace("-", "_")
+        info = site / f"{package}-0.1.0.dist-info"  # installed as an entry point, as pip would
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
+        (info / "entry_points.txt").write_text(f"[eval.plugins]\n{package} = {package}.plugin\n")
+        paths.append(str(tmp_path / name / "src"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    listed = run_eval("plugins", cwd=tmp_path, env=env)
+    assert listed.returncode == 0, listed.stderr
+    for kind, field in (
+        ("acme_tickets_ticket_filed", "acmeTickets"),
+        ("acme_brevity_ticket_filed", "acmeBrevity"),
+    ):
+        assert f"    kind   {kind}  (l2/l3)" in listed.stdout, listed.stdout
+        assert f"    field  {field}  (l2/l3)" in listed.stdout, listed.stdout
+    swept = run_eval("sweep", "acme-brevity/corpus", "--unlocked", "-q", cwd=tmp_path, env=env)
+    assert swept.returncode == 0, swept.stderr
+    assert "2 passed, 0 failed, 0 errored\n" in swept.stdout
 
 
 @pytest.mark.parametrize("name", ["acme-tickets", "northwind-customer-support-escalations"])
@@ -188,7 +217,10 @@ def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path
     assert "6 passed" in results["pytest"].stdout
     check = results["eval plugins --check"].stdout
     assert "acme-tickets 0.1.0  [acme_tickets]  code " in check
-    assert "    ok    kind   acme_ticket_filed" in check and "    ok    field  acmeTickets" in check
+    assert (
+        "    ok    kind   acme_tickets_ticket_filed" in check
+        and "    ok    field  acmeTickets" in check
+    )
     sweep = results["eval sweep corpus --unlocked"].stdout
     assert "2 passed, 0 failed, 0 errored\n" in sweep and sweep.endswith("CLEARED\n")  # both Cases
 

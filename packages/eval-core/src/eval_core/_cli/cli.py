@@ -1,9 +1,9 @@
-"""The `eval` command line: flags in, a refusal or an exit code out. Imports are lazy so
-`eval --help` answers at once: the core's commands are :mod:`~eval_core._cli.flags` (their
-flags) and :mod:`~eval_core._cli.core_commands` (what they do), the work lives in
-:mod:`eval_core._release.release` and friends. The parser is the standard library's argparse
-(:mod:`eval_core._plugins.commands`); command plug-ins add their sub-commands to it before the
-arguments are parsed.
+"""The `eval` command line: flags in, a refusal or an exit code out. The core's commands are
+:mod:`~eval_core._cli.flags` (their flags) and :mod:`~eval_core._cli.core_commands` (what they
+do), the work lives in :mod:`eval_core._release.release` and friends, imported only by the
+command that runs. Command plug-ins add their sub-commands to the same registry
+(:mod:`eval_core._plugins.commands`) before the arguments are parsed; typer parses them all
+(:mod:`~eval_core._cli.app`), and a usage mistake is one line (:mod:`~eval_core._cli.usage`).
 
 Exit codes: 0 cleared (or the command succeeded); 1 not cleared; 2 refused input or bad usage
 (a malformed Corpus, a broken or unpinned plug-in set, an unknown flag, a limit, an output path;
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, EXIT_CODES, INTERRUPTED, NOT_CLEARED
 from eval_core._cli.flags import add_core_commands
@@ -26,12 +26,8 @@ from eval_core._plugins.commands import (
     CommandClash,
     CommandRefused,
     Commands,
-    Parser,
     one_line,
 )
-
-if TYPE_CHECKING:
-    import argparse
 
 __all__ = [
     "CLEARED",
@@ -40,36 +36,20 @@ __all__ = [
     "EXIT_CODES",
     "INTERRUPTED",
     "NOT_CLEARED",
-    "TRACEBACK_HELP",
     "Command",
     "add_commands",
     "invoke",
     "main",
-    "parser",
+    "registry",
 ]
 
-TRACEBACK_HELP = (
-    "When plug-in code raises, also print its full traceback on stderr (for plug-in authors; "
-    "the refusal or errored Trial is unchanged). Any position."
-)
 
-
-def parser() -> tuple[Parser, dict[str, Command], Commands]:
-    """``eval``'s parser with the core's commands, the table of every command by name, and
-    the registry a command plug-in adds to (see :func:`add_commands`)."""
-    top = Parser(
-        prog="eval",
-        description="Offline eval harness for tool-using LLM agents.",
-        epilog=EXIT_CODES,
-    )
-    top.add_argument("--traceback", action="store_true", help=TRACEBACK_HELP)
-    subparsers = top.add_subparsers(
-        title="commands", dest="command", metavar="COMMAND", prog="eval", required=True
-    )
-    table: dict[str, Command] = {}
-    commands = Commands(subparsers, table)
+def registry() -> Commands:
+    """The registry with the core's commands, for command plug-ins to add theirs to (see
+    :func:`add_commands`); its ``table`` is every command by name, in ``eval --help``'s order."""
+    commands = Commands()
     add_core_commands(commands)
-    return top, table, commands
+    return commands
 
 
 COMMANDS = "eval.commands"
@@ -138,7 +118,7 @@ def _fail(line: str) -> NoReturn:
     raise SystemExit(REFUSED)
 
 
-def _run(command: Command, args: argparse.Namespace) -> int:
+def _run(command: Command, args: object) -> int:
     """The command's exit code; a plug-in command that raises is one line naming it."""
     try:
         code = command.run(args)
@@ -181,18 +161,33 @@ def _invoke(argv: list[str]) -> int:
 
         show_tracebacks()
         argv = [arg for arg in argv if arg != "--traceback"]
-    top, table, commands = parser()
+    commands = registry()
     add_commands(commands)
-    if not argv:
-        top.print_help()
+    from typer import Abort
+    from typer._click import exceptions
+
+    from eval_core._cli.app import build
+    from eval_core._cli.usage import line
+
+    app = build(commands.table)
+    if not argv:  # the help, but the exit code of a usage mistake
+        app.main(["--help"], prog_name="eval", standalone_mode=False)
         return REFUSED
-    args, extras = top.parse_known_args(argv)
-    command = table[args.command]
-    if extras:
-        head = argv[: argv.index(args.command)]
-        owner = top if any(extra in head for extra in extras) else command.parser
-        owner.error(f"unrecognized arguments: {' '.join(extras)}")
-    return _run(command, args)
+    try:
+        parsed = app.main(argv, prog_name="eval", standalone_mode=False)
+    except exceptions.UsageError as exc:
+        sys.stderr.write(line(exc) + "\n")
+        return REFUSED
+    except exceptions.ClickException as exc:
+        sys.stderr.write(one_line(f"eval: {exc.format_message()}") + "\n")
+        return exc.exit_code
+    except Abort:
+        sys.stderr.write("eval: interrupted\n")
+        return INTERRUPTED
+    if isinstance(parsed, tuple):  # a command and its arguments, parsed: run it now
+        command, args = parsed
+        return _run(command, args)
+    return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
 
 
 def main() -> NoReturn:

@@ -14,8 +14,8 @@ from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, NOT_CLEARED
 from eval_core._plugins.commands import REFUSED, path
 
 if TYPE_CHECKING:
-    import argparse
     from pathlib import Path
+    from types import SimpleNamespace
 
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._release.options import SweepOptions
@@ -40,7 +40,7 @@ def _guarded(work: Callable[[], T]) -> T:
         _refuse(str(exc), exc.code)
 
 
-def run_check(args: argparse.Namespace) -> int:
+def run_check(args: SimpleNamespace) -> int:
     from eval_core._loading.opening import open_corpus
 
     opened = _guarded(lambda: open_corpus(args.corpus, args.host, args.unlocked))
@@ -52,7 +52,7 @@ def run_check(args: argparse.Namespace) -> int:
     return CLEARED
 
 
-def run_hash(args: argparse.Namespace) -> int:
+def run_hash(args: SimpleNamespace) -> int:
     from eval_core._loading.opening import open_corpus
 
     opened = _guarded(lambda: open_corpus(args.corpus, args.host, False, check_lock=False))
@@ -61,7 +61,7 @@ def run_hash(args: argparse.Namespace) -> int:
     return CLEARED
 
 
-def run_plugins(args: argparse.Namespace) -> int:
+def run_plugins(args: SimpleNamespace) -> int:
     from eval_core._case.case import json_name
     from eval_core._loading import opening
 
@@ -113,7 +113,7 @@ def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
     return CLEARED
 
 
-def run_lock(args: argparse.Namespace) -> int:
+def run_lock(args: SimpleNamespace) -> int:
     from eval_core._loading import opening
     from eval_core._loading.corpus import RED_TEAM, corpus_root
     from eval_core._plugins import lock
@@ -127,7 +127,7 @@ def run_lock(args: argparse.Namespace) -> int:
         if directory == corpus or directory.is_dir():
             _guarded(lambda d=directory: _loads(d, args.host, found))  # type: ignore[misc]
     try:
-        written = lock.write(path, found)
+        written = lock.write(path, found, args.host)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     print(f"locked {len(written.plugins)} plug-ins -> {path}")
@@ -166,7 +166,7 @@ def _check_output(flag: str, path: Path) -> None:
         raise Refused(f"output refused: {exc}") from None
 
 
-def run_schema(args: argparse.Namespace) -> int:
+def run_schema(args: SimpleNamespace) -> int:
     from eval_core._loading import opening
     from eval_core._loading.schema import render
     from eval_core._util.atomic import write_atomic
@@ -188,7 +188,7 @@ def run_schema(args: argparse.Namespace) -> int:
     return CLEARED
 
 
-def run_sweep(args: argparse.Namespace) -> int:
+def run_sweep(args: SimpleNamespace) -> int:
     from eval_core._release.options import SweepOptions
     from eval_core._release.release import sweep as run
 
@@ -254,7 +254,7 @@ def _both_suites(options: SweepOptions) -> int:
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
 
 
-def run_new_plugin(args: argparse.Namespace) -> int:
+def run_new_plugin(args: SimpleNamespace) -> int:
     from eval_core._kit.scaffold import ScaffoldRefused, write
 
     name: str = args.name
@@ -268,13 +268,14 @@ def run_new_plugin(args: argparse.Namespace) -> int:
     for file in written:
         print(f"wrote {file}")
     print(
-        f"next: install it beside the harness (uv add --editable {target}, or see "
-        "docs/plugins.md), then: pytest, eval plugins --check, eval lock"
+        f"next: install it where eval runs (uv pip install -e {target}, or pip install -e "
+        f"{target}; to keep it across uv sync, see docs/plugins.md), then: pytest, "
+        "eval plugins --check, eval lock"
     )
     return CLEARED
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def run_compare(args: SimpleNamespace) -> int:
     from eval_core._release.compare import compare as run
 
     return _guarded(lambda: run(args.before, args.after))

@@ -17,10 +17,10 @@ from eval_core._cli.core_commands import (
 from eval_core._plugins.commands import CANONICAL, Commands, default_log_help, path
 
 if TYPE_CHECKING:
-    import argparse
+    from eval_core._plugins.commands import Arguments
 
 
-def _corpus_argument(parser: argparse.ArgumentParser) -> None:
+def _corpus_argument(parser: Arguments) -> None:
     parser.add_argument(
         "corpus",
         nargs="?",
@@ -31,7 +31,7 @@ def _corpus_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _host_option(parser: argparse.ArgumentParser) -> None:
+def _host_option(parser: Arguments) -> None:
     parser.add_argument(
         "--host",
         default="agent-runtime",
@@ -40,7 +40,7 @@ def _host_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _unlocked_option(parser: argparse.ArgumentParser) -> None:
+def _unlocked_option(parser: Arguments) -> None:
     parser.add_argument(
         "--unlocked",
         action="store_true",
@@ -166,7 +166,7 @@ def add_core_commands(commands: Commands) -> None:
     )
 
 
-def _sweep_arguments(sweep: argparse.ArgumentParser) -> None:
+def _sweep_arguments(sweep: Arguments) -> None:
     _corpus_argument(sweep)
     add = sweep.add_argument
     add("--case", action="append", metavar="ID", help="Run only this Case (repeatable).")

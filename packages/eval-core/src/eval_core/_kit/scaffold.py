@@ -32,8 +32,10 @@ class ScaffoldRefused(Exception):  # noqa: N818 - it names an outcome
 
 
 def names(distribution: str) -> dict[str, str]:
-    """What a distribution name implies: its import package, the kind and field prefix (its
-    first word: ``acme-tickets`` names kinds ``acme_...``), the kind, the field."""
+    """What a distribution name implies: its import package, the Case ids' prefix, the kind and
+    the field, each from the whole name (``acme-brevity``: ``acme_brevity_ticket_filed`` and
+    ``acmeBrevity``), so two generated plug-ins never claim one kind or one field. The kind
+    still starts with the first word, as the naming rule asks."""
     if not NAME.fullmatch(distribution):
         raise ScaffoldRefused(
             f"{distribution!r} is not a distribution name: lowercase words joined by '-' "
@@ -55,14 +57,14 @@ def names(distribution: str) -> dict[str, str]:
             f"{distribution!r}: the package {package!r} would shadow the standard library's "
             "module of that name; add a word (acme-tickets)"
         )
-    prefix = distribution.split("-", maxsplit=1)[0]
+    first, *rest = distribution.split("-")
     return {
         "distribution": distribution,
         "package": package,
-        "prefix": prefix,
-        "kind": f"{prefix}_ticket_filed",
-        "field": f"{prefix}_tickets",
-        "json_field": f"{prefix}Tickets",
+        "prefix": distribution,
+        "kind": f"{package}_ticket_filed",
+        "field": package,
+        "json_field": first + "".join(word.capitalize() for word in rest),
         "title": distribution.replace("-", " "),
     }
 

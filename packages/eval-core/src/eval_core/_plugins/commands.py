@@ -1,15 +1,14 @@
-"""The sub-commands of ``eval``, the core's and the plug-ins', on the standard library's argparse.
+"""The sub-commands of ``eval``, the core's and the plug-ins', declared here and parsed by typer.
 
 A command plug-in (entry-point group ``eval.commands``) implements
 :func:`eval_core._plugins.hookspecs.eval_commands` and adds its sub-commands to the
-:class:`Commands`
-registry it is given::
+:class:`Commands` registry it is given::
 
     from eval_core._plugins.commands import CommandRefused, Commands
     from eval_core._plugins.hookspecs import hookimpl
 
 
-    def hello(args):  # an argparse.Namespace in, the exit code out
+    def hello(args):  # the parsed arguments (a namespace) in, the exit code out
         if not args.name.strip():
             raise CommandRefused("eval hello: NAME is empty")  # one line on stderr, exit 2
         print(f"hello {args.name}")
@@ -18,21 +17,22 @@ registry it is given::
 
     @hookimpl
     def eval_commands(commands: Commands) -> None:
-        parser = commands.add("hello", help="Say hello.", run=hello)
-        parser.add_argument("name", metavar="NAME", help="Whom to greet.")
+        arguments = commands.add("hello", help="Say hello.", run=hello)
+        arguments.add_argument("name", metavar="NAME", help="Whom to greet.")
 
-Usage errors (an unknown flag, a missing argument, a bad ``int``) are one line on stderr naming
-the command, exit 2: :class:`Parser` overrides argparse's multi-line usage dump. This module is
-imported by every ``eval`` invocation, so it stays light (the standard library only).
+An argument is declared as argparse spells it (``add_argument``: flags or a name, ``type``,
+``default``, ``nargs`` ``?``/``+``, ``action`` ``store_true``/``append``, ``const``, ``metavar``,
+``dest``, ``choices``, ``help``), so a plug-in needs neither typer nor click to add a command;
+:mod:`eval_core._cli.app` turns every declaration into a typer command: one parser, one help
+format, one shell completion. Usage errors (an unknown flag, a missing argument, a bad ``int``)
+are one line on stderr naming the command, exit 2. This module is imported by every ``eval``
+invocation, so it stays light (the standard library only).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import textwrap
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,8 +53,9 @@ def default_log_help() -> str:
     return f"{name} in {folder}/"
 
 
-Run = Callable[[argparse.Namespace], "int | None"]
-"""A command: its parsed arguments in, its exit code out (``None`` is 0)."""
+Run = Callable[[Any], "int | None"]
+"""A command: its parsed arguments (a namespace, one attribute per ``dest``) in, its exit code
+out (``None`` is 0)."""
 
 
 class CommandRefused(Exception):  # noqa: N818 - it names an outcome
@@ -90,88 +91,86 @@ def one_line(text: str) -> str:
     return " ".join(clean(text.rstrip("\n")).split("\n"))
 
 
-def _columns() -> int:
-    """The terminal's width as :func:`shutil.get_terminal_size` finds it: ``$COLUMNS``, else
-    stdout's terminal, else 80."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
+_ACTIONS = (None, "store", "store_true", "append")
+_NARGS = (None, "?", "+")
+_KEYS = frozenset(
+    ("type", "default", "nargs", "action", "const", "metavar", "dest", "choices", "help")
+)
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Paragraphs (separated by a blank line) filled to the terminal's width, each kept apart;
-    a default shown after the help when there is one worth showing."""
+class Argument:
+    """One declared argument: its flags (or its name, for a positional) and its settings."""
 
-    def __init__(self, prog: str, **kwargs: Any) -> None:
-        kwargs.setdefault("width", _columns() - 2)  # as argparse's, without importing shutil
-        super().__init__(prog, **kwargs)
+    __slots__ = ("flags", "settings")
 
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        paragraphs = (" ".join(p.split()) for p in text.split("\n\n"))
-        return "\n\n".join(
-            textwrap.fill(
-                p, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
-            )
-            for p in paragraphs
-            if p
-        )
+    def __init__(self, flags: tuple[str, ...], settings: dict[str, Any]) -> None:
+        self.flags, self.settings = flags, settings
 
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+    @property
+    def positional(self) -> bool:
+        return not self.flags[0].startswith("-")
 
-    def _format_action(self, action: argparse.Action) -> str:
-        if isinstance(action, argparse._SubParsersAction):  # the commands, without "COMMAND"
-            return "".join(self._format_action(sub) for sub in action._get_subactions())
-        return super()._format_action(action)
+    @property
+    def dest(self) -> str:
+        """The attribute the parsed value is found under, as argparse names it."""
+        if "dest" in self.settings:
+            return str(self.settings["dest"])
+        if self.positional:
+            return self.flags[0]
+        long = next((f for f in self.flags if f.startswith("--")), self.flags[0])
+        return long.lstrip("-").replace("-", "_")
 
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        shown = action.default not in (None, False, [], argparse.SUPPRESS)
-        wanted = action.option_strings or action.nargs in (argparse.OPTIONAL, "*")
-        if shown and wanted and "%(default)" not in text:
-            text += " (default: %(default)s)"
-        return text
+    @property
+    def metavar(self) -> str | None:
+        if "metavar" in self.settings:
+            return str(self.settings["metavar"])
+        return self.flags[0] if self.positional else None
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error said in one line: ``eval sweep: <problem> (see eval sweep
-    --help)`` on stderr, exit 2, never the usage dump."""
+class Arguments:
+    """A sub-command's arguments, declared as argparse spells them (see the module)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        kwargs.setdefault("allow_abbrev", False)  # --verb is not --verbose
-        super().__init__(*args, **kwargs)
+    def __init__(self) -> None:
+        self.declared: list[Argument] = []
 
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
-        raise SystemExit(REFUSED)
+    def add_argument(self, *flags: str, **settings: Any) -> None:
+        """Declare one argument; an unknown setting, action or ``nargs`` is refused here, at
+        the plug-in's line, not when a user first types the command."""
+        if not flags or not all(isinstance(f, str) and f for f in flags):
+            raise ValueError(f"add_argument needs a name or flags, not {flags!r}")
+        if len(flags) > 1 and not all(f.startswith("-") for f in flags):
+            raise ValueError(f"a positional argument has one name, not {flags!r}")
+        unknown = set(settings) - _KEYS
+        if unknown:
+            raise TypeError(f"add_argument{flags!r}: unsupported settings {sorted(unknown)}")
+        if settings.get("action") not in _ACTIONS:
+            raise ValueError(f"add_argument{flags!r}: action must be one of {_ACTIONS[1:]}")
+        if settings.get("nargs") not in _NARGS:
+            raise ValueError(f"add_argument{flags!r}: nargs must be one of {_NARGS[1:]}")
+        argument = Argument(tuple(flags), dict(settings))
+        if any(argument.dest == other.dest for other in self.declared):
+            raise ValueError(f"add_argument{flags!r}: {argument.dest!r} is declared already")
+        self.declared.append(argument)
 
 
 class Command:
-    """One sub-command: its parser, what runs it, and who added it: a distribution, its
-    version and the plug-in object (``None`` for the core's own commands)."""
+    """One sub-command: its summary and description, its arguments, what runs it, and who
+    added it: a distribution, its version and the plug-in object (``None`` for the core's)."""
 
-    __slots__ = ("name", "owner", "parser", "plugin", "run", "version")
+    __slots__ = ("arguments", "description", "help", "name", "owner", "plugin", "run", "version")
 
     def __init__(
         self,
         name: str,
-        parser: Parser,
+        help: str,
+        description: str,
         run: Run,
         owner: str = "eval-core",
         version: str = "",
         plugin: object | None = None,
     ) -> None:
-        self.name, self.parser, self.run = name, parser, run
+        self.name, self.help, self.description, self.run = name, help, description, run
+        self.arguments = Arguments()
         self.owner, self.version, self.plugin = owner, version, plugin
 
     @property
@@ -184,26 +183,23 @@ class Commands:
 
     def __init__(
         self,
-        subparsers: argparse._SubParsersAction[Parser],
-        table: dict[str, Command],
+        table: dict[str, Command] | None = None,
         owner: str = "eval-core",
         version: str = "",
         plugin: object | None = None,
     ) -> None:
-        self._subparsers = subparsers
-        self._table = table
+        self.table: dict[str, Command] = {} if table is None else table
         self._owner = (owner, version, plugin)
 
-    def add(
-        self, name: str, *, help: str, run: Run, description: str | None = None
-    ) -> argparse.ArgumentParser:
-        """Add ``eval NAME``; return its parser, for the plug-in to add its arguments to.
+    def add(self, name: str, *, help: str, run: Run, description: str | None = None) -> Arguments:
+        """Add ``eval NAME``; return its :class:`Arguments`, for the plug-in to declare them.
 
         ``help`` is the one-line summary ``eval --help`` lists; ``description`` (default:
         ``help``) heads ``eval NAME --help``, its paragraphs separated by blank lines.
-        ``run(args)`` is called with the parsed :class:`argparse.Namespace` and returns the exit
-        code; it refuses by raising :class:`CommandRefused` (or writing one line to stderr and
-        returning 2). A name that exists already is refused, naming who added it first.
+        ``run(args)`` is called with the parsed arguments (a namespace, one attribute per
+        argument's ``dest``) and returns the exit code; it refuses by raising
+        :class:`CommandRefused` (or writing one line to stderr and returning 2). A name that
+        exists already is refused, naming who added it first.
         """
         if not isinstance(name, str) or not name or name.startswith("-") or name != name.strip():
             raise ValueError(f"a command name must be a word, not {name!r}")
@@ -211,16 +207,12 @@ class Commands:
             raise ValueError(f"the command {name!r} needs a one-line help")
         if not callable(run):
             raise TypeError(f"the command {name!r}: run must be callable, not {run!r}")
-        if name in self._table:
-            raise CommandClash(name, self._table[name].label)
-        parser = self._subparsers.add_parser(
-            name,
-            help=help.replace("%", "%%"),
-            description=description if description is not None else help,
-        )
-        self._table[name] = Command(name, parser, run, *self._owner)
-        return parser
+        if name in self.table:
+            raise CommandClash(name, self.table[name].label)
+        command = Command(name, help, description or help, run, *self._owner)
+        self.table[name] = command
+        return command.arguments
 
     def by(self, owner: str, version: str, plugin: object) -> Commands:
         """The same registry, adding on behalf of a plug-in (its distribution and version)."""
-        return Commands(self._subparsers, self._table, owner, version, plugin)
+        return Commands(self.table, owner, version, plugin)

@@ -77,6 +77,9 @@ class Registered:
 
     fixture: TrialFixture
     origin: Origin
+    owns: frozenset[str] | None = None
+    """The plug-in's fields and kinds when ``applies`` is marked ``own_cases``: a Case that
+    uses none of them is not asked."""
 
     @property
     def owner(self) -> str:
@@ -91,8 +94,17 @@ class Registered:
         fixture = self.fixture
         if fixture.applies is None:
             return fixture.applies_to(case)
+        if self.owns is not None and not uses_any(case, self.owns):
+            return False
         what = f"the applies= predicate of fixture {fixture.name!r}"
         return bool(call(self.origin, what, fixture.applies, case))
+
+
+def uses_any(case: CaseBase, names: frozenset[str]) -> bool:
+    """Whether the Case sets one of ``names`` as a Case field or uses one as a kind."""
+    if any(e.kind_name in names for e in case.expect):
+        return True
+    return any(getattr(case, name, None) is not None for name in names)
 
 
 class Shared:

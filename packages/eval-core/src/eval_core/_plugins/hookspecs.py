@@ -33,7 +33,7 @@ reason; it never passes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import pluggy
 
@@ -55,14 +55,39 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 OWN_CASES = "eval_own_cases"
+OWN_SUITES = "eval_own_suites"
 
 
-def own_cases(function: F) -> F:
-    """Mark an ``eval_check_case`` whose rules concern only Cases that set one of this
-    plug-in's Case fields or use one of its kinds: the loader skips it for every other Case
-    (on a large Corpus most plug-ins own few Cases). Unmarked, a check sees every Case."""
-    setattr(function, OWN_CASES, True)
-    return function
+@overload
+def own_cases(function: F) -> F: ...
+
+
+@overload
+def own_cases(*, suites: Sequence[str] = ()) -> Callable[[F], F]: ...
+
+
+def own_cases(function: F | None = None, *, suites: Sequence[str] = ()) -> Any:
+    """Mark a per-Case hook (``eval_check_case``, ``eval_variants``, ``eval_probabilistic``,
+    ``eval_scorecard_sections``) or a fixture's ``applies=`` predicate whose rules concern only
+    Cases that set one of this plug-in's Case fields or use one of its kinds: it is not called
+    for the others (on a large Corpus most plug-ins own few Cases), and a Corpus none of whose
+    Cases use the plug-in never imports it. ``suites`` names the suites in which it still sees
+    every Case (``@own_cases(suites=("red-team",))``). Unmarked, a hook sees every Case."""
+
+    def mark(marked: F) -> F:
+        setattr(marked, OWN_CASES, True)
+        setattr(marked, OWN_SUITES, frozenset(suites))
+        return marked
+
+    return mark if function is None else mark(function)
+
+
+def owned_by(function: object) -> frozenset[str] | None:
+    """The suites in which a hook marked :func:`own_cases` sees every Case (``None``:
+    unmarked, it sees every Case everywhere)."""
+    if not getattr(function, OWN_CASES, False):
+        return None
+    return frozenset(getattr(function, OWN_SUITES, ()))
 
 
 @hookspec
@@ -192,8 +217,9 @@ def eval_commands(commands: Commands) -> None:
 
     Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
     of the group ``eval.commands``. :meth:`~eval_core._plugins.commands.Commands.add` returns the
-    sub-command's :class:`argparse.ArgumentParser`, for the plug-in to add its arguments to;
-    ``run(args)`` gets the parsed :class:`argparse.Namespace` and returns the exit code. Keep
+    sub-command's :class:`~eval_core._plugins.commands.Arguments`, for the plug-in to declare
+    its arguments as argparse spells them (typer parses them); ``run(args)`` gets the parsed
+    namespace and returns the exit code. Keep
     the module light (``eval --help`` loads it): import the command's work inside ``run``. A
     command that refuses input raises :class:`~eval_core._plugins.commands.CommandRefused` (one line
     on

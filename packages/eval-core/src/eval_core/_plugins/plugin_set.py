@@ -5,7 +5,7 @@ never a crash). It is built by :func:`eval_core._plugins.plugins.build`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -15,15 +15,17 @@ from eval_core._case.case import CaseBase, CaseField, build_case_type, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._case.sections import Section
 from eval_core._case.witness import WitnessCheck
-from eval_core._plugins.fixtures import Registered
-from eval_core._plugins.hookspecs import OWN_CASES
+from eval_core._plugins.fixtures import Registered, uses_any
+from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.host import HostFactory, LoadContext
 from eval_core._plugins.model_source import ModelSource
 from eval_core._plugins.schemas import stored_schemas
 from eval_core._util.guard import Origin, call, fault
 
 if TYPE_CHECKING:
+    from eval_core._plugins.manifest import Manifest
     from eval_core._running.scorecard import Scorecard
+    from eval_core._util.entrypoints import EntryPoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +45,37 @@ class PluginInfo:
         return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
 
 
+class _Hosts(Mapping[str, HostFactory]):
+    """The Host factories of a plug-in set, pending plug-ins imported by the name asked for."""
+
+    __slots__ = ("_set",)
+
+    def __init__(self, plugins: PluginSet) -> None:
+        self._set = plugins
+
+    def __getitem__(self, name: str) -> HostFactory:
+        found = self._set
+        if name not in found.host_factories:
+            found.import_named([n for n, (_, m) in found.pending.items() if name in m.hosts])
+        return found.host_factories[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._set.import_named([n for n, (_, m) in self._set.pending.items() if m.hosts])
+        return iter(self._set.host_factories)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(slots=True)
 class PluginSet:
-    """The installed plug-ins, their kinds, Case fields and Hosts."""
+    """The installed plug-ins, their kinds, Case fields and Hosts.
+
+    A set opened for one Corpus (:mod:`eval_core._plugins.lazy`) holds some plug-ins only as
+    their manifests (``pending``): ``plugins`` lists them all, ``kinds`` and ``fields`` only the
+    imported ones. Asking for a hook's implementations (the Hosts, the fixtures, the witness
+    checks, the model source, a per-Case hook) first imports every pending plug-in whose
+    manifest says that hook sees every Case; :meth:`require` imports the owners of names."""
 
     manager: pluggy.PluginManager
     plugins: list[PluginInfo] = field(default_factory=list)
@@ -53,23 +83,80 @@ class PluginSet:
     kind_owner: dict[str, PluginInfo] = field(default_factory=dict)
     fields: dict[str, CaseField] = field(default_factory=dict)
     field_owner: dict[str, PluginInfo] = field(default_factory=dict)
-    hosts: dict[str, HostFactory] = field(default_factory=dict)
-    fixtures: list[Registered] = field(default_factory=list)
-    witness_checks: list[WitnessCheck] = field(default_factory=list)
-    model_source: ModelSource | None = None
-    model_source_owner: PluginInfo | None = None
+    host_factories: dict[str, HostFactory] = field(default_factory=dict)
+    host_owner: dict[str, str] = field(default_factory=dict)
+    found_fixtures: list[Registered] = field(default_factory=list)
+    found_checks: list[WitnessCheck] = field(default_factory=list)
+    source: ModelSource | None = None
+    source_owner: PluginInfo | None = None
+    suite: str = ""
+    pending: dict[str, tuple[EntryPoint, Manifest]] = field(default_factory=dict)
     _case_type: type[CaseBase] | None = None
-    _checks: list[tuple[Any, frozenset[str] | None]] | None = None
+    _checks: list[tuple[Any, frozenset[str] | None, frozenset[str]]] | None = None
     _hooks: dict[str, list[Any]] = field(default_factory=dict)
     _origins: dict[str, Origin] = field(default_factory=dict)
     _schemas: dict[str, str] | None = None
 
     @property
     def case_type(self) -> type[CaseBase]:
+        """The Case type over the imported kinds and fields (built once: a plug-in imported
+        later, for its witness checks, adds nothing a loaded Case uses)."""
         if self._case_type is None:
             structs = [spec.struct for spec in self.kinds.values()]
             self._case_type = build_case_type(structs, list(self.fields.values()))
         return self._case_type
+
+    @property
+    def hosts(self) -> Mapping[str, HostFactory]:
+        """The Hosts by name: looking one up imports only the plug-in that provides it."""
+        return _Hosts(self)
+
+    @property
+    def fixtures(self) -> list[Registered]:
+        self.need("eval_fixtures")
+        return self.found_fixtures
+
+    @property
+    def witness_checks(self) -> list[WitnessCheck]:
+        self.need("eval_witness_checks")
+        return self.found_checks
+
+    @property
+    def model_source(self) -> ModelSource | None:
+        self.need("eval_models")
+        return self.source
+
+    @property
+    def model_source_owner(self) -> PluginInfo | None:
+        self.need("eval_models")
+        return self.source_owner
+
+    def require(self, names: Iterable[str]) -> None:
+        """Import the pending plug-ins that own any of ``names`` (kinds, Case fields)."""
+        wanted = set(names)
+        self.import_named(
+            [n for n, (_, m) in self.pending.items() if not m.names().isdisjoint(wanted)]
+        )
+
+    def need(self, hook: str, suite: str | None = None) -> None:
+        """Import the pending plug-ins whose ``hook`` must see every Case (of ``suite``)."""
+        if self.pending:
+            at = self.suite if suite is None else suite
+            self.import_named(
+                [n for n, (_, m) in self.pending.items() if m.sees_every_case(hook, at)]
+            )
+
+    def import_named(self, names: list[str]) -> None:
+        if not names:
+            return
+        from eval_core._plugins.lazy import import_pending
+
+        import_pending(self, names)
+
+    def forget(self) -> None:
+        """Drop what was derived from the registered plug-ins (more were just registered)."""
+        self._checks, self._schemas = None, None
+        self._hooks.clear()
 
     def check_case(
         self, case: CaseBase, context: LoadContext, uses: frozenset[str] | None = None
@@ -80,13 +167,15 @@ class PluginSet:
         :func:`~eval_core._plugins.hookspecs.
         own_cases` of plug-ins the Case does not use."""
         problems: list[tuple[str, str]] = []
+        self.need("eval_check_case", context.suite)
         if self._checks is None:
             self._checks = [
-                (impl, self._owned(impl))
+                (impl, self._owned(impl), owned_by(impl.function) or frozenset())
                 for impl in self.manager.hook.eval_check_case.get_hookimpls()
             ]
-        for impl, owned in self._checks:
-            if owned is not None and uses is not None and owned.isdisjoint(uses):
+        for impl, owned, suites in self._checks:
+            skipped = owned is not None and uses is not None and owned.isdisjoint(uses)
+            if skipped and context.suite not in suites:
                 continue
             try:
                 found = cast(
@@ -99,14 +188,21 @@ class PluginSet:
         return problems
 
     def _owned(self, impl: Any) -> frozenset[str] | None:
-        """The fields and kinds of a check marked ``own_cases`` (None: it sees every Case)."""
-        if not getattr(impl.function, OWN_CASES, False):
+        """The fields and kinds of a hook marked ``own_cases`` (None: it sees every Case)."""
+        if owned_by(impl.function) is None:
             return None
         distribution, _, entry_point = str(impl.plugin_name).partition(":")
         for info in self.plugins:
             if (info.distribution, info.entry_point) == (distribution, entry_point):
                 return frozenset(info.fields) | frozenset(info.kinds)
         return None
+
+    def _skips(self, impl: Any, cases: Sequence[CaseBase]) -> bool:
+        """A hook marked ``own_cases`` is not called when none of ``cases`` uses its plug-in."""
+        owned = self._owned(impl)
+        if owned is None or self.suite in (owned_by(impl.function) or ()):
+            return False
+        return not any(uses_any(case, owned) for case in cases)
 
     def origin(self, impl: Any) -> Origin:
         """Who registered a hookimpl (its distribution, version and code roots)."""
@@ -121,6 +217,7 @@ class PluginSet:
         return found
 
     def _impls(self, hook: str) -> list[Any]:
+        self.need(hook)
         cached = self._hooks.get(hook)
         if cached is None:
             cached = self._hooks[hook] = list(getattr(self.manager.hook, hook).get_hookimpls())
@@ -138,6 +235,8 @@ class PluginSet:
         plug-in that raises gives ``(label, a PluginFault)`` for the loader to report."""
         found: list[tuple[str, Any]] = []
         for impl in self._impls("eval_variants"):
+            if self._skips(impl, (case,)):
+                continue
             try:
                 found.extend((self._label(impl), doc) for doc in impl.function(case=case) or ())
             except Exception as exc:
@@ -150,18 +249,23 @@ class PluginSet:
         return any(
             call(self.origin(impl), "eval_probabilistic", impl.function, case)
             for impl in self._impls("eval_probabilistic")
+            if not self._skips(impl, (case,))
         )
 
     def sections(self, card: Scorecard, cases: Sequence[CaseBase]) -> list[Section]:
         """Every plug-in's section of a finished Sweep; one that raises blocks clearing."""
-        return self._sections("eval_scorecard_sections", card=card, cases=cases)
+        return self._sections("eval_scorecard_sections", list(cases), card=card, cases=cases)
 
     def matrix_sections(self, cards: Sequence[Scorecard]) -> list[Section]:
-        return self._sections("eval_matrix_sections", cards=cards)
+        return self._sections("eval_matrix_sections", None, cards=cards)
 
-    def _sections(self, hook: str, **kwargs: Any) -> list[Section]:
+    def _sections(
+        self, hook: str, scope: Sequence[CaseBase] | None, **kwargs: Any
+    ) -> list[Section]:
         found: list[Section] = []
         for impl in self._impls(hook):
+            if scope is not None and self._skips(impl, scope):
+                continue
             label = self._label(impl)
             try:
                 made = list(impl.function(**kwargs) or ())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, cast
 
 import pluggy
@@ -21,13 +22,14 @@ from eval_core._case.kinds import KindSpec
 from eval_core._case.witness import WITNESSES, WitnessCheck
 from eval_core._plugins import hookspecs
 from eval_core._plugins.fixtures import Registered, TrialFixture
+from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.host import HostFactory
 from eval_core._plugins.model_source import ModelSource
 from eval_core._plugins.plugin_set import PluginInfo, PluginSet
 from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash, structural
 from eval_core._util.code import CodePrint, code_roots
 from eval_core._util.code import fingerprint as code_fingerprint
-from eval_core._util.entrypoints import entry_points
+from eval_core._util.entrypoints import EntryPoint, entry_points
 from eval_core._util.guard import Origin, PluginFault, call, fault
 
 __all__ = [  # the plug-in set and its schema fingerprints, importable from here as before
@@ -67,27 +69,41 @@ def discover() -> list[tuple[str, str, str, object]]:
     A plug-in that fails to import is a :class:`PluginError` naming its distribution and entry
     point, never a silent omission: a Corpus measured without its kinds is not the same Corpus.
     """
-    found: list[tuple[str, str, str, object]] = []
+    return [load_entry(ep) for ep in installed_entries()]
+
+
+def installed_entries() -> list[EntryPoint]:
+    """Every entry point of the group, once each (a distribution may be on sys.path twice)."""
+    found: list[EntryPoint] = []
     seen: set[tuple[str, str]] = set()
     for ep in entry_points(GROUP):
-        distribution, version = ep.distribution, ep.version
-        if (distribution, ep.name) in seen:
-            continue  # the same distribution visible twice on sys.path
-        seen.add((distribution, ep.name))
-        try:
-            plugin = ep.load()
-        except Exception as exc:
-            what = f"entry point {ep.name!r} ({ep.value}), loading,"
-            problem = fault(Origin(distribution, version), what, exc)
-            raise PluginError(f"{problem}: the plug-in is broken") from exc
-        found.append((ep.name, distribution, version, plugin))
+        if (ep.distribution, ep.name) not in seen:
+            seen.add((ep.distribution, ep.name))
+            found.append(ep)
     return found
+
+
+def load_entry(ep: EntryPoint) -> tuple[str, str, str, object]:
+    """Import one entry point's plug-in; a failure is a :class:`PluginError` naming it."""
+    try:
+        plugin = ep.load()
+    except Exception as exc:
+        what = f"entry point {ep.name!r} ({ep.value}), loading,"
+        problem = fault(Origin(ep.distribution, ep.version), what, exc)
+        raise PluginError(f"{problem}: the plug-in is broken") from exc
+    return (ep.name, ep.distribution, ep.version, plugin)
 
 
 def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
     """Register plug-ins and collect their kinds, fields and Hosts, refusing every conflict."""
-    manager = _plugin_manager()
-    result = PluginSet(manager=manager)
+    result = PluginSet(manager=_plugin_manager())
+    register(result, plugins)
+    return result
+
+
+def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]]) -> None:
+    """Add plug-ins to a set (a new one, or one holding others pending), refusing conflicts."""
+    manager = result.manager
     codes: dict[tuple[str, tuple[str, ...]], CodePrint] = {}
     for ep_name, distribution, version, plugin in plugins:
         name = f"{distribution}:{ep_name}"
@@ -146,9 +162,10 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
             result.fields[case_field.name] = case_field
             result.field_owner[case_field.name] = info
         for host_name, factory in _mapping(hosts, label).items():
-            if host_name in result.hosts:
+            if host_name in result.host_factories:
                 raise PluginError(f"Host {host_name!r} is registered twice (second: {label})")
-            result.hosts[host_name] = factory
+            result.host_factories[host_name] = factory
+            result.host_owner[host_name] = name
         owned = [_fixture(f, label) for f in fixtures]
         for fixture in owned:
             if fixture.field is not None and fixture.field not in info.fields:
@@ -156,7 +173,11 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                     f"plug-in {label}: fixture {fixture.name!r} serves the Case field "
                     f"{fixture.field!r}, which this plug-in does not contribute"
                 )
-        result.fixtures.extend(Registered(f, origin) for f in sorted(owned, key=lambda f: f.name))
+        names = frozenset(info.fields) | frozenset(info.kinds)
+        result.found_fixtures.extend(
+            Registered(f, origin, names if owned_by(f.applies) is not None else None)
+            for f in sorted(owned, key=lambda f: f.name)
+        )
         for check in checks:
             if not isinstance(check, WitnessCheck):
                 raise PluginError(
@@ -164,19 +185,27 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
                     "not a WitnessCheck"
                 )
             object.__setattr__(check, "origin", origin)
-            result.witness_checks.append(check)
+            result.found_checks.append(check)
         if source is not None:
             checked = _source(source, label)
-            if result.model_source_owner is not None:
-                first = result.model_source_owner.label
+            if result.source_owner is not None:
+                first = result.source_owner.label
                 raise PluginError(f"a model source is provided twice: by {first} and by {label}")
-            result.model_source, result.model_source_owner = checked, info
-        result.plugins.append(info)
+            result.source, result.source_owner = checked, info
+        _listed(result, info)
     try:
         manager.check_pending()
     except pluggy.PluginValidationError as exc:  # _check_hooks names it first; a backstop
         raise PluginError(f"plug-in set refused: {exc}") from None
-    return result
+
+
+def _listed(result: PluginSet, info: PluginInfo) -> None:
+    """Record a registered plug-in in place of its pending manifest's row, if it had one."""
+    for at, row in enumerate(result.plugins):
+        if (row.distribution, row.entry_point) == (info.distribution, info.entry_point):
+            result.plugins[at] = info
+            return
+    result.plugins.append(info)
 
 
 HOOKS = tuple(sorted(n for n in vars(hookspecs) if n.startswith("eval_")))
@@ -247,9 +276,14 @@ def _reserved(name: str, what: str, distribution: str, label: str) -> None:
         )
 
 
-def load_plugins() -> PluginSet:
-    """The installed plug-in set."""
-    return build(discover())
+def load_plugins(corpus: Path | None = None) -> PluginSet:
+    """The installed plug-in set; for a ``corpus``, with only the plug-ins its Cases use
+    imported, the others known by their manifests (:mod:`eval_core._plugins.lazy`)."""
+    from eval_core._plugins import lazy
+
+    if corpus is not None:
+        return lazy.load_for(corpus)
+    return lazy.load_all()
 
 
 def _call(manager: pluggy.PluginManager, plugin: object, hook: str, origin: Origin) -> Any:

@@ -68,6 +68,13 @@ def field_schema_hash(case_field: CaseField) -> str:
 
 
 def stored_schemas(plugins: PluginSet) -> dict[str, str]:
+    """Every kind's and field's schema fingerprint: a pending plug-in's from its manifest."""
+    kept = {n: d for _, m in plugins.pending.values() for n, d in m.kinds.items()}
+    kept.update((f"field:{n}", d) for _, m in plugins.pending.values() for n, d in m.fields.items())
+    return {**kept, **_imported_schemas(plugins)}
+
+
+def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     import json
     import sys
 
@@ -80,6 +87,7 @@ def stored_schemas(plugins: PluginSet) -> dict[str, str]:
     key = hashlib.sha256(msgspec.json.encode(head)).hexdigest()[:32]
     path = cache_dir() / "schemas" / f"{key}.json"
     wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
+    stored: Any = None
     if checked.enabled():
         try:
             stored = json.loads(path.read_bytes())
@@ -89,8 +97,13 @@ def stored_schemas(plugins: PluginSet) -> dict[str, str]:
             return {name: stored[name] for name in wanted}
     found = {name: kind_schema_hash(spec) for name, spec in plugins.kinds.items()}
     found.update({f"field:{n}": field_schema_hash(f) for n, f in plugins.fields.items()})
-    if checked.enabled():
+    if checked.enabled():  # a set with some plug-ins pending adds to what a fuller one kept
+        kept = (
+            {k: v for k, v in stored.items() if isinstance(v, str)}
+            if isinstance(stored, dict)
+            else {}
+        )
         with contextlib.suppress(OSError):
-            checked.replace(path, json.dumps(found, sort_keys=True).encode())
+            checked.replace(path, json.dumps({**kept, **found}, sort_keys=True).encode())
         checked.prune(path.parent, 16)
     return found

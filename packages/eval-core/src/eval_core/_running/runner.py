@@ -132,7 +132,7 @@ def run_sweep(
     kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
     rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
     planned_cases = {case.id: case for _, case, _ in pending}.values()
-    for registered in fixtures:
+    for registered in fixtures if executor is None else ():  # an executor warms where it runs
         warm = registered.fixture.warm
         if warm is not None and any(registered.fixture.applies_to(c) for c in planned_cases):
             shared.warm(warm)

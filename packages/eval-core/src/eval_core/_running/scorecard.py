@@ -15,7 +15,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from eval_core._case.evidence import Usage
+from eval_core._case.evidence import Location, Usage
 from eval_core._case.sections import Section
 from eval_core._running.scoring import ExpectationResult
 from eval_core._running.trial import TrialResult
@@ -117,6 +117,11 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
         return {case_id: case_verdict(trials) for case_id, trials in by_case.items()}
 
 
+def _safe_at(at: Location) -> Location:
+    """Where the evidence is, made safe as the transcript it points into is."""
+    return replace(at, call_id=clean_optional(at.call_id), record=clean_optional(at.record))
+
+
 def admit(result: TrialResult) -> TrialResult:
     """The Trial as a Scorecard and a trial log keep it: its text made safe (the one place).
 
@@ -135,6 +140,7 @@ def admit(result: TrialResult) -> TrialResult:
                 detail=clean(e.detail),
                 expectation=clean_value(e.expectation),
                 error=e.error,
+                at=None if e.at is None else _safe_at(e.at),
             )
             for e in result.expectations
         ],

@@ -17,20 +17,22 @@ from typing import Any
 
 import msgspec
 
-from eval_core._case.evidence import Evidence
+from eval_core._case.evidence import Evidence, Location
 from eval_core._case.kinds import Expectation, KindSpec, NoVerdict, Verdict
 from eval_core._util.guard import PluginFault, broken, call, fault
 
 
 class ExpectationResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One Expectation's verdict; ``error`` is set (and ``passed`` false) when it has none:
-    its scorer raised or broke the contract, or could not reach a verdict (a Judge failure)."""
+    its scorer raised or broke the contract, or could not reach a verdict (a Judge failure).
+    ``at``: where its evidence is (the Verdict's own, else the part its kind declares)."""
 
     kind: str
     passed: bool
     detail: str
     expectation: dict[str, Any]
     error: bool = False
+    at: Location | None = None
 
 
 class ScorerError(Exception):
@@ -65,6 +67,7 @@ def score(
                 detail=verdict.detail,
                 expectation=msgspec.to_builtins(expectation),
                 error=error is not None,
+                at=verdict.at if isinstance(verdict.at, Location) else spec.evidence_at,
             )
         )
         if not verdict.passed and error is None:

@@ -50,7 +50,11 @@ class CodePrint:
 
 def fingerprint(distribution: str, plugin: object) -> CodePrint:
     """The code of ``distribution``, whose plug-in object (a module, mostly) is ``plugin``."""
-    roots = code_roots(plugin)
+    return fingerprint_at(distribution, code_roots(plugin))
+
+
+def fingerprint_at(distribution: str, roots: tuple[str, ...]) -> CodePrint:
+    """The code of ``distribution`` whose package lives at ``roots`` (nothing is imported)."""
     info = dist_info(distribution)
     if info is not None and not _editable(info):
         recorded = _recorded(info)
@@ -103,6 +107,29 @@ def code_roots(plugin: object) -> tuple[str, ...]:
         return tuple(str(Path(p).resolve()) for p in paths)
     file = getattr(top, "__file__", None)
     return (str(Path(file).resolve()),) if file else ()
+
+
+def module_roots(module: str) -> tuple[str, ...]:
+    """What :func:`code_roots` says of a plug-in in ``module``, found without importing it
+    (the top-level package's spec: its directories, or its one file)."""
+    from importlib.util import find_spec
+
+    top = sys.modules.get(module.partition(".")[0])
+    if top is not None:
+        paths = getattr(top, "__path__", None)
+        if paths is not None:
+            return tuple(str(Path(p).resolve()) for p in paths)
+        file = getattr(top, "__file__", None)
+        return (str(Path(file).resolve()),) if file else ()
+    try:
+        spec = find_spec(module.partition(".")[0])  # a top-level name imports nothing
+    except (ImportError, ValueError):
+        return ()
+    if spec is None:
+        return ()
+    if spec.submodule_search_locations is not None:
+        return tuple(str(Path(p).resolve()) for p in spec.submodule_search_locations)
+    return (str(Path(spec.origin).resolve()),) if spec.origin else ()
 
 
 def _tree(roots: tuple[str, ...]) -> list[tuple[str, str]]:

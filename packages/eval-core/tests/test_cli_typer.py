@@ -1,7 +1,8 @@
-"""The `eval` command line on argparse: every usage error is one line naming the command and the
-problem (exit 2, never argparse's usage dump), ``--traceback`` goes anywhere, ``--baseline``
-takes an optional PATH, a plug-in cannot take a command name twice, and the help lists every
-command and flag the parser has (derived from the parser, not a snapshot).
+"""The `eval` command line on typer: every usage error is one line naming the command and the
+problem (exit 2, never click's usage dump), ``--traceback`` goes anywhere, ``--baseline``
+takes an optional PATH, a plug-in cannot take a command name twice, the help lists every
+command and flag declared (derived from the declarations, not a snapshot), and rich stays off
+the path of the parser.
 
 In process through :func:`eval_core._cli.cli.invoke` (the installed command plug-ins, eval-report's
 among them, are added as ``eval`` adds them); a plug-in of our own in a subprocess where one is
@@ -9,15 +10,17 @@ needed."""
 
 from __future__ import annotations
 
-import argparse
 import os
+import re
+import runpy
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from eval_core._cli import cli
+from eval_core._cli import app, cli
 from eval_core._plugins.commands import CANONICAL
 from eval_core._util import guard
 
@@ -41,14 +44,22 @@ def one_line_usage(argv: list[str], capfd: pytest.CaptureFixture[str], command: 
     return err
 
 
-def built() -> tuple[argparse.ArgumentParser, dict[str, cli.Command]]:
-    top, table, commands = cli.parser()
+def built() -> tuple[Any, dict[str, cli.Command]]:
+    commands = cli.registry()
     cli.add_commands(commands)
-    return top, table
+    return app.build(commands.table), commands.table
+
+
+def parsed(argv: list[str]) -> Any:
+    """The arguments typer parsed for ``eval ARGV`` (the command is not run)."""
+    top, _ = built()
+    _, args = top.main(argv, prog_name="eval", standalone_mode=False)
+    return args
 
 
 def squeeze(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace as one space, and a word click's wrapping broke at its hyphen made whole."""
+    return re.sub(r"(?<=\w)- (?=\w)", "-", " ".join(text.split()))
 
 
 def test_every_usage_error_is_one_line_naming_the_command_and_the_problem(
@@ -58,8 +69,8 @@ def test_every_usage_error_is_one_line_naming_the_command_and_the_problem(
     for name, command in table.items():  # an unknown flag, to every command
         needed = [
             "x"
-            for action in command.parser._actions
-            if not action.option_strings and action.nargs in (None, "+")
+            for argument in command.arguments.declared
+            if argument.positional and argument.settings.get("nargs") in (None, "+")
         ]
         err = one_line_usage([name, *needed, "--no-such-flag"], capfd, f"eval {name}")
         assert "unrecognized arguments: --no-such-flag" in err
@@ -92,7 +103,7 @@ def test_every_usage_error_is_one_line_naming_the_command_and_the_problem(
 def test_no_arguments_print_the_help_and_exit_2(capfd: pytest.CaptureFixture[str]) -> None:
     code, out, err = ran([], capfd)
     assert (code, err) == (2, "")
-    assert out.startswith("usage: eval ") and "Exit codes: 0 cleared;" in out
+    assert out.startswith("Usage: eval ") and "Exit codes: 0 cleared;" in out
 
 
 def test_traceback_is_accepted_after_the_command(
@@ -109,14 +120,16 @@ def test_traceback_is_accepted_after_the_command(
 def test_baseline_without_a_path_then_another_flag_is_the_canonical_baseline(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    top, _ = built()
-    given = top.parse_args(["sweep", "--baseline", "--model", "x"])
+    given = parsed(["sweep", "--baseline", "--model", "x"])
     assert (given.baseline, given.model) == (CANONICAL, "x")
-    assert top.parse_args(["sweep", "--baseline"]).baseline == CANONICAL
-    assert top.parse_args(["sweep", "--baseline", "b.json", "-q"]).baseline == "b.json"
-    assert top.parse_args(["sweep"]).baseline is None
-    split = top.parse_args(["sweep", "--model", "a, b", "--case", "x", "--case", "y"])
+    assert parsed(["sweep", "--baseline"]).baseline == CANONICAL
+    assert parsed(["sweep", "--baseline", "b.json", "-q"]).baseline == "b.json"
+    assert parsed(["sweep"]).baseline is None
+    split = parsed(["sweep", "--model", "a, b", "--case", "x", "--case", "y"])
     assert (split.model, split.case) == ("a, b", ["x", "y"])
+    typed = parsed(["sweep", "--repeat", "3", "--max-spend", "0.5", "-q"])
+    assert (typed.repeat, typed.max_spend, typed.quiet, typed.jobs) == (3, 0.5, True, None)
+    assert (typed.corpus, typed.models) == (Path("corpus"), Path("models.toml"))  # converted
     # End to end: the canonical Baseline reaches the Sweep, which refuses it with --case.
     for argv in (["--baseline", "--quiet"], ["--baseline"], ["--baseline", "b.json"]):
         code, out, err = ran(["sweep", "nowhere", "--case", "c", *argv], capfd)
@@ -129,43 +142,65 @@ def test_baseline_without_a_path_then_another_flag_is_the_canonical_baseline(
 def test_the_help_lists_every_command_and_every_flag_of_the_parser(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    top, table = built()
+    _, table = built()
     assert set(CORE) | {"report", "rescore"} <= set(table)
     code, out, _ = ran(["--help"], capfd)
     assert code == 0
     listed = squeeze(out)
-    (subparsers,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
-    summaries = {action.dest: action.help or "" for action in subparsers._choices_actions}
-    assert set(summaries) == set(table)
-    for name, summary in summaries.items():
-        assert f"{name} {squeeze(summary)}" in listed, name
-    assert "--traceback" in listed and squeeze(cli.EXIT_CODES) in listed
-    readme = (ROOT / "README.md").read_text()
     for name, command in table.items():
-        assert f"`eval {name}" in readme, f"README's CLI table lacks eval {name}"
+        assert f"{name} {squeeze(command.help)}" in listed, name
+    assert "--traceback" in listed and squeeze(cli.EXIT_CODES) in listed
+    # The docs' CLI reference (generated by docs/hooks/cli_reference.py) reads its commands here.
+    docs = runpy.run_path(str(ROOT / "docs" / "hooks" / "cli_reference.py"))
+    assert set(docs["commands"](out)) == set(table), "the docs' CLI reference misses a command"
+    for name, command in table.items():
         code, out, _ = ran([name, "--help"], capfd)
         assert code == 0, name
         shown = squeeze(out)
-        assert squeeze(command.parser.description or "") in shown, name
-        for action in command.parser._actions:
-            for flag in action.option_strings:
+        assert squeeze(command.description) in shown, name
+        for argument in command.arguments.declared:
+            for flag in argument.flags if not argument.positional else ():
                 assert flag in shown, (name, flag)
-            if isinstance(action.metavar, str):
-                assert action.metavar in shown, (name, action.metavar)
-            assert squeeze(action.help or "") in shown, (name, action.dest)
+            if argument.metavar is not None:
+                assert argument.metavar in shown, (name, argument.metavar)
+            assert squeeze(argument.settings.get("help") or "") in shown, (name, argument.dest)
 
 
-def test_the_command_line_imports_no_click_nor_typer() -> None:
+def test_shell_completion_completes_commands_and_flags() -> None:
+    """What ``eval --install-completion`` installs asks ``eval`` itself (click's protocol)."""
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_EVAL_COMPLETE": "complete_bash", "_TYPER_COMPLETE_ARGS": words}
+        env["COMP_WORDS"], env["COMP_CWORD"] = words, str(len(words.split()) - 1)
+        done = subprocess.run(
+            [sys.executable, "-m", "eval_core"], capture_output=True, text=True, env=env,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert {"sweep", "schema"} <= set(complete("eval s"))
+    assert "--repeat" in complete("eval sweep --rep")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["sweep", "--help"], ["sweep", "nowhere", "--repeat", "2", "-j", "x"]],
+)
+def test_the_command_line_imports_neither_rich_nor_pydantic(argv: list[str]) -> None:
+    """rich is for a Sweep's progress, never the parser's; pydantic (typer 0.29's coercion of
+    every value, about 120 ms to import) is never imported: the declared types convert."""
     probe = (
-        "import sys; sys.argv = ['eval', '--help']\n"
+        f"import sys; sys.argv = ['eval', *{argv!r}]\n"
         "from eval_core._cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'typer', 'rich')))"
+        "found = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(found & {'click', 'typer', 'rich', 'pydantic'}))"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
-    assert result.stdout.splitlines()[-1] == "[]"
+    assert result.stdout.splitlines()[-1] == "['typer']", result.stderr
 
 
 # ----------------------------------------------------------------------------- plug-in commands

@@ -1,0 +1,74 @@
+"""Forked workers (``--executor fork``, issue 32): the same Scorecard, in the planned order,
+as the one-by-one loop, and a trial log it began is resumed by it to the same Scorecard."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL = str(Path(sys.executable).parent / "eval")
+
+
+def _corpus(directory: Path, count: int) -> Path:
+    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: Path = module.make_corpus(directory, count)
+    return made
+
+
+def _sweep(cwd: Path, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--format", "json", "-q", "--unlocked", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    card: dict[str, Any] = json.loads(done.stdout)
+    return card
+
+
+def _verdicts(card: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(t["caseId"], t["outcome"]) for t in card["trials"]]
+
+
+def test_forked_workers_give_the_same_scorecard_and_resume_their_log(tmp_path: Path) -> None:
+    _corpus(tmp_path / "corpus", 12)
+    alone = _sweep(tmp_path, "--log", str(tmp_path / "alone.jsonl"))
+    log = tmp_path / "forked.jsonl"
+    forked = _sweep(tmp_path, "--executor", "fork", "--jobs", "2", "--log", str(log))
+    assert _verdicts(forked) == _verdicts(alone)
+    assert len(forked["trials"]) == 12 and forked["passed"] == 12
+    assert forked["corpusHash"] == alone["corpusHash"]
+    lines = log.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 13  # the Sweep's header, then one line per Trial
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:6]))  # as a Sweep interrupted after five Trials left it
+    resumed = _sweep(tmp_path, "--executor", "fork", "--jobs", "2", "--resume", str(cut))
+    assert _verdicts(resumed) == _verdicts(alone)
+    assert cut.read_bytes().count(b"\n") == 13  # the resumed Trials were logged after them
+
+
+def test_fork_takes_no_address(tmp_path: Path) -> None:
+    _corpus(tmp_path / "corpus", 1)
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "-q", "--unlocked", "--executor", "fork", "--address", "x:1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "executor refused: --executor fork runs on this machine: it takes no --address"
+    ]

@@ -1,0 +1,139 @@
+"""Lazy plug-ins (issue 32): opening a Corpus imports the families its Cases use, and the
+plug-ins whose manifests say a hook sees every Case; a manifest that lies is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_corpus(directory: Path, count: int) -> Path:
+    """The benchmarks' synthetic Corpus (``bench/synthetic.py``): tools, output and status."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: Path = module.make_corpus(directory, count)
+    return made
+
+
+OPEN = """
+import json, sys
+from pathlib import Path
+from eval_core._loading.opening import open_corpus
+from eval_core._plugins import lazy
+opened = open_corpus(Path(sys.argv[1]), "agent-runtime", unlocked=True)
+rows = {}
+for ep in lazy.installed_entries():
+    module = ep.value.partition(":")[0].strip()
+    rows[f"{ep.distribution}:{ep.name}"] = [module, module in sys.modules]
+print(json.dumps({"cases": len(opened.corpus.cases), "rows": rows,
+                  "pending": sorted(opened.plugins.pending)}))
+"""
+
+
+def _open(corpus: Path, cache: Path) -> dict[str, Any]:
+    env = {**os.environ, "EVAL_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN, str(corpus)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _manifests(cache: Path) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for path in (cache / "manifests").glob("*.json"):
+        data = json.loads(path.read_bytes())
+        found[f"{data['distribution']}:{data['entry_point']}"] = data | {"path": str(path)}
+    return found
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A Corpus whose Cases use three families (tools, output, status) and a cache whose
+    manifests were written by a first command."""
+    base = tmp_path_factory.mktemp("lazy")
+    corpus = make_corpus(base / "corpus", 3)
+    cache = base / "cache"
+    _open(corpus, cache)  # writes every plug-in's manifest
+    return corpus, cache
+
+
+def test_a_corpus_of_three_families_imports_those_three(three: tuple[Path, Path]) -> None:
+    corpus, cache = three
+    seen = _open(corpus, cache)
+    manifests = _manifests(cache)
+    at_load = ("eval_check_case", "eval_fixtures", "eval_variants", "eval_probabilistic")
+    every = {  # a hook that sees every Case must be asked of every Corpus: imported
+        name
+        for name, m in manifests.items()
+        if any("*" in m.get("hooks", {}).get(h, []) for h in at_load)
+    }
+    used = {"eval-expectations-turn:tools", "eval-expectations-turn:output"}
+    used.add("eval-expectations-turn:status")
+    rows: dict[str, list[Any]] = seen["rows"]
+    families = {n for n in rows if n.split(":")[0].startswith("eval-expectations-")}
+    imported = {n for n in families if rows[n][1]}
+    assert used <= imported
+    assert imported - used <= every, "only an every-Case hook imports a family no Case uses"
+    assert "eval-expectations-rubric:rubric" not in imported  # no hook needs it at load
+    assert "eval-expectations-turn:prompt" not in imported
+    assert seen["cases"] == 3
+    assert set(seen["pending"]) == families - imported | {"eval-bindings:bindings"}
+
+
+def test_a_manifest_that_lies_is_refused_in_one_line(
+    three: tuple[Path, Path], tmp_path: Path
+) -> None:
+    corpus, cache = three
+    manifests = _manifests(cache)
+    tools = manifests["eval-expectations-turn:tools"]
+    data = json.loads(Path(str(tools["path"])).read_bytes())
+    data["kinds"]["tool_teleported"] = next(iter(data["kinds"].values()))
+    Path(str(tools["path"])).write_bytes(msgspec.json.encode(data))
+    env = {**os.environ, "EVAL_CACHE_DIR": str(cache)}
+    eval_bin = str(Path(sys.executable).parent / "eval")
+    done = subprocess.run(
+        [eval_bin, "check", str(corpus), "--unlocked"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "eval-expectations-turn" in lines[0] and "'tools'" in lines[0]
+    assert "manifest disagrees with its code" in lines[0] and "tool_teleported" in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_a_lazy_set_pins_what_the_whole_set_pins(three: tuple[Path, Path]) -> None:
+    """The lock rows (code, kinds, fields, schemas) of the pending plug-ins come from their
+    manifests and equal those of every plug-in imported."""
+    from eval_core._plugins import lock
+    from eval_core._plugins.plugins import load_plugins
+
+    corpus, _ = three
+    whole = load_plugins()  # writes every manifest (in this process's cache directory)
+    lazy = load_plugins(corpus)
+    assert lazy.pending, "some plug-in was left pending"
+    assert lock.encode(lock.current(lazy)) == lock.encode(lock.current(whole))
+    assert lazy.fingerprint(["output_contains"], []) == whole.fingerprint(["output_contains"], [])
