@@ -96,7 +96,7 @@ def test_what_cannot_be_reported_is_one_line(
     for args, code, words in (  # in process, the plug-in command added as `eval` adds it
         (["report", card, "-o", str(tmp_path)], 2, "output refused: --output"),
         (["report", card, "-o", str(ROOT / "corpus" / "eval.lock")], 2, "inside a Corpus"),
-        (["report", card, "-o", str(ROOT / "corpus" / "r.html")], 2, "inside a Corpus"),
+        (["report", card, "-o", str(ROOT / "corpus" / "r.json")], 2, "inside a Corpus"),
         (["report", card, "--baseline", CANONICAL], 2, "--baseline needs the PATH"),
         (["report", card, str(elsewhere)], 3, "no Matrix computed"),
         (["report", card, "--baseline"], 2, "eval report: argument --baseline: expected one"),

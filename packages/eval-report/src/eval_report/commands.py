@@ -75,9 +75,10 @@ def eval_commands(commands: Commands) -> None:
         "-o",
         "--output",
         type=path,
-        default="report.html",
+        default="scorecards/report.html",
         metavar="PATH",
-        help="Where to write the HTML file.",
+        help="Where to write the HTML file (default: scorecards/report.html, beside the trial "
+        "logs: git ignores scorecards/, so a report never makes the tree dirty).",
     )
     parser.add_argument(
         "--baseline",

@@ -48,6 +48,11 @@ class CaseRow:
     def time(self) -> str:
         return f"{self.duration_ms:.1f} ms"
 
+    @property
+    def rank(self) -> int:
+        """How bad its worst verdict is (0: FAIL): the table shows failures first."""
+        return min(_VERDICT_ORDER.index(v) if v in _VERDICT_ORDER else 9 for v in self.verdicts)
+
 
 @dataclass(slots=True)
 class DeltaView:
@@ -138,6 +143,7 @@ def build(sweeps: Sequence[Saved], baselines: Sequence[Saved] = ()) -> Report:
                 for trial in trials
             ]
         )
+    rows.sort(key=lambda row: (row.rank, row.id))  # failures first; the payload keeps its order
     return Report(
         sweeps=cards,
         sources=[", ".join(str(p) for p in s.sources) for s in sweeps],

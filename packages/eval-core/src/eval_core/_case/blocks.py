@@ -15,6 +15,9 @@ A kind is its Struct, one declaration and a few lines of scoring::
 - A count compared is ``Verdict(actual == e.count, detail)``: one detail, pass or fail.
 - :func:`rules` names fields as Python does (``turn_index``; JSON ``turnIndex``); an optional
   field left out (``None``) breaks no rule, and problems come in the order the fields are given.
+- Where the evidence is: the kind declares its part (``evidence_at=Location.TOOL_CALLS``, or
+  ``Location.record_of(MyRecord)``), and a scorer that knows exactly which one says so:
+  ``present(hit, why, Location.call_at(call))``, ``failed(why, Location.request_at(i))``.
 - Kinds that share metadata share it with ``functools.partial(KindSpec, tiers=L3, ...)``; one
   scorer serves a kind and its mirror as ``partial(score, present)`` / ``partial(score, absent)``.
 """
@@ -25,9 +28,10 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ParamSpec, TypedDict, TypeVar
+from typing import Any, ParamSpec, Protocol, TypedDict, TypeVar
 
 from eval_core._case.case import _CONFIG, json_name
+from eval_core._case.evidence import Location
 from eval_core._case.kinds import Tier, ValueCheck, Verdict, failed, passed
 from eval_core._util.checks import (
     DOT_PATH,
@@ -77,18 +81,23 @@ def scorer(function: Callable[P, Verdict]) -> Callable[P, Verdict]:
     return score
 
 
-Claim = Callable[[str | None, str], Verdict]
-""":func:`present` or :func:`absent`, so that one scorer serves a kind and its mirror."""
+class Claim(Protocol):
+    """:func:`present` or :func:`absent`, so that one scorer serves a kind and its mirror."""
+
+    def __call__(
+        self, found: str | None, otherwise: str, at: Location | None = None
+    ) -> Verdict: ...
 
 
-def present(found: str | None, otherwise: str) -> Verdict:
-    """Passes with what was found, else fails with ``otherwise``: ``*_contains``, ``*_called``."""
-    return failed(otherwise) if found is None else passed(found)
+def present(found: str | None, otherwise: str, at: Location | None = None) -> Verdict:
+    """Passes with what was found, else fails with ``otherwise``: ``*_contains``, ``*_called``.
+    ``at``: where it was found (or looked for), when the scorer knows."""
+    return failed(otherwise, at) if found is None else passed(found, at)
 
 
-def absent(found: str | None, otherwise: str) -> Verdict:
+def absent(found: str | None, otherwise: str, at: Location | None = None) -> Verdict:
     """Fails with what was found, else passes with ``otherwise``: ``*_omits``, ``*_not_*``."""
-    return passed(otherwise) if found is None else failed(found)
+    return passed(otherwise, at) if found is None else failed(found, at)
 
 
 def first_equal(

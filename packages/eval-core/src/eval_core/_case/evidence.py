@@ -9,7 +9,7 @@ family and no two packages agree on a key by convention.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
@@ -22,6 +22,65 @@ def record_key(kind: type) -> str:
 
 
 GuardStage = Literal["input", "tool_call", "tool_result", "output"]
+
+Part = Literal["request", "tool_call", "denial", "guard", "event", "record", "answer"]
+"""The parts of the Evidence a transcript lays out, each with its own anchor."""
+
+
+class Location(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """Where in the Evidence an Expectation's evidence lives, so a report can open exactly it.
+
+    ``part`` alone names a whole part (the requests, the Tool calls, a family's records); the
+    rest says which one when the scorer knows it: ``index`` the position (0-based) of a model
+    request, a denial or a guard decision, ``call_id`` a Tool call, ``turn`` and ``seq`` an
+    event, ``record`` a family record's key (:func:`record_key`).
+    """
+
+    part: Part
+    index: int | None = None
+    call_id: str | None = None
+    turn: int | None = None
+    seq: int | None = None
+    record: str | None = None
+
+    # The parts as a kind declares them: ``KindSpec(..., evidence_at=Location.REQUESTS)``.
+    REQUESTS: ClassVar[Location]
+    TOOL_CALLS: ClassVar[Location]
+    DENIALS: ClassVar[Location]
+    GUARDS: ClassVar[Location]
+    EVENTS: ClassVar[Location]
+    RECORDS: ClassVar[Location]
+    ANSWER: ClassVar[Location]
+
+    @classmethod
+    def request_at(cls, index: int) -> Location:
+        """The model request at ``index`` (0-based, as in ``Evidence.model_requests``)."""
+        return cls(part="request", index=index)
+
+    @classmethod
+    def call_at(cls, call: ToolCall | ToolResult) -> Location:
+        """One Tool call (and its result), by its id."""
+        return cls(part="tool_call", call_id=call.call_id)
+
+    @classmethod
+    def denial_at(cls, index: int) -> Location:
+        """The denial at ``index`` (0-based, as in ``Evidence.denials``)."""
+        return cls(part="denial", index=index)
+
+    @classmethod
+    def guard_at(cls, index: int) -> Location:
+        """The guard decision at ``index`` (0-based, as in ``Evidence.guard_decisions``)."""
+        return cls(part="guard", index=index)
+
+    @classmethod
+    def event_at(cls, event: Event) -> Location:
+        """One run event, by its Turn and sequence number."""
+        return cls(part="event", turn=event.turn_index, seq=event.seq)
+
+    @classmethod
+    def record_of(cls, kind: type) -> Location:
+        """A family's record of type ``kind``, as :meth:`Evidence.put` keeps it."""
+        return cls(part="record", record=record_key(kind))
 
 
 class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
@@ -171,3 +230,12 @@ class Evidence(msgspec.Struct, kw_only=True):
 
     def guards_fired(self) -> list[GuardDecision]:
         return [d for d in self.guard_decisions or [] if d.blocked]
+
+
+Location.REQUESTS = Location(part="request")
+Location.TOOL_CALLS = Location(part="tool_call")
+Location.DENIALS = Location(part="denial")
+Location.GUARDS = Location(part="guard")
+Location.EVENTS = Location(part="event")
+Location.RECORDS = Location(part="record")
+Location.ANSWER = Location(part="answer")

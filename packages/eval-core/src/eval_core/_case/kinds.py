@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import msgspec
 
+from eval_core._case.evidence import Location
+
 if TYPE_CHECKING:
     from eval_core._case.case import Case
     from eval_core._case.evidence import Evidence
@@ -36,10 +38,16 @@ class Expectation(
 
 
 class Verdict(msgspec.Struct, frozen=True):
-    """One Expectation's outcome. ``detail`` is always filled: it says why, pass or fail."""
+    """One Expectation's outcome. ``detail`` is always filled: it says why, pass or fail.
+
+    ``at`` is exactly where the evidence is, when the scorer knows it (the request that
+    matched, the first that failed, the Tool call found): a report opens that, and falls back
+    to the part the kind declares (:attr:`KindSpec.evidence_at`) when it is ``None``.
+    """
 
     passed: bool
     detail: str
+    at: Location | None = None
 
 
 class NoVerdict(Exception):  # noqa: N818 - it names an outcome, not a bug
@@ -49,12 +57,12 @@ class NoVerdict(Exception):  # noqa: N818 - it names an outcome, not a bug
     """
 
 
-def passed(detail: str) -> Verdict:
-    return Verdict(True, detail)
+def passed(detail: str, at: Location | None = None) -> Verdict:
+    return Verdict(True, detail, at)
 
 
-def failed(detail: str) -> Verdict:
-    return Verdict(False, detail)
+def failed(detail: str, at: Location | None = None) -> Verdict:
+    return Verdict(False, detail, at)
 
 
 TextCompare = Literal["exact", "casefold"]
@@ -107,6 +115,11 @@ class KindSpec:
       kinds about the record itself; a kind asserting that something did or did not happen
       reads a witness the runtime does not control. ``eval plugins`` shows it, and the
       contract check refuses a kind that declares none or passes on testimony alone.
+    - ``evidence_at``: where in the Evidence this kind's evidence lives (a
+      :class:`~eval_core._case.evidence.Location` naming a part: the requests, the Tool calls,
+      the events, one family record, the answer), so the report's "see the evidence" link
+      opens it; a Verdict's own ``at`` says exactly which one when the scorer knows. Shown
+      only, not part of the kind's schema; ``None`` (undeclared) shows no link, never a guess.
     - ``json_schema``: JSON Schema keywords for what ``check`` enforces and msgspec's types
       cannot say (``{"properties": {"count": {"minimum": 0}}}``), merged into the kind's schema
       so an editor refuses it as it is typed. The loader still enforces it through ``check``.
@@ -128,6 +141,7 @@ class KindSpec:
     examples: Sequence[Mapping[str, Any]] = ()
     json_schema: Mapping[str, Any] | None = None
     witness: str | None = None
+    evidence_at: Location | None = None
     name: str = field(init=False)
     origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
 

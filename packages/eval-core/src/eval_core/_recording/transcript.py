@@ -19,6 +19,10 @@ A family record (``Evidence.records``) is encoded under its key
 decoded
 back into that type only from the installed plug-ins' own packages; the format itself is
 versioned by :data:`FORMAT`. A reader refuses what it cannot decode faithfully, naming it.
+
+Every place in a transcript has an anchor (:func:`anchor`, :func:`anchors`): each request, Tool
+call, denial, guard decision, event and record, and the answer, so that an Expectation's
+``at`` (:class:`~eval_core._case.evidence.Location`) names a target a report can open.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import IO, Any
 import msgspec
 from msgspec.structs import replace
 
-from eval_core._case.evidence import Evidence
+from eval_core._case.evidence import Evidence, Location
 from eval_core._util.input_files import NotReadable, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 from eval_core._util.safe_text import clean_value
@@ -269,6 +273,55 @@ def decode(data: bytes, where: str) -> Transcript:
         evidence.model_requests = requests
         transcript.system_shared = []
     return transcript
+
+
+_WHOLE = {
+    "request": "requests",
+    "tool_call": "calls",
+    "denial": "denials",
+    "guard": "guards",
+    "event": "events",
+    "record": "records",
+    "answer": "answer",
+}
+
+
+def anchor(at: Location) -> str:
+    """The anchor of the place ``at`` names: one request (``request-3``, counted from 1 as a
+    reader counts), one Tool call (``call-<id>``), denial, guard decision, event
+    (``event-<turn>-<seq>``), record (``record-<key>``), or the whole part (``requests``)."""
+    if at.part == "request" and at.index is not None:
+        return f"request-{at.index + 1}"
+    if at.part == "tool_call" and at.call_id is not None:
+        return f"call-{at.call_id}"
+    if at.part in ("denial", "guard") and at.index is not None:
+        return f"{at.part}-{at.index + 1}"
+    if at.part == "event" and at.turn is not None and at.seq is not None:
+        return f"event-{at.turn}-{at.seq}"
+    if at.part == "record" and at.record is not None:
+        return f"record-{at.record}"
+    return _WHOLE[at.part]
+
+
+def anchors(evidence: Evidence) -> list[str]:
+    """Every anchor a transcript of ``evidence`` has, in the order a report lays them out: each
+    part observed (its own anchor), then each of its items; the answer always."""
+    found: list[str] = []
+
+    def part(name: str, items: list[str]) -> None:
+        found.extend([_WHOLE[name], *items] if items else [])
+
+    requests = evidence.model_requests or []
+    part("request", [f"request-{i + 1}" for i in range(len(requests))])
+    ids = [c.call_id for c in evidence.tool_calls or []]
+    ids += [r.call_id for r in evidence.tool_results or [] if r.call_id not in ids]
+    part("tool_call", [f"call-{i}" for i in dict.fromkeys(ids)])
+    part("denial", [f"denial-{i + 1}" for i in range(len(evidence.denials or []))])
+    part("guard", [f"guard-{i + 1}" for i in range(len(evidence.guard_decisions or []))])
+    part("event", [f"event-{e.turn_index}-{e.seq}" for e in evidence.events or []])
+    found.append("answer")
+    part("record", [f"record-{key}" for key in sorted(evidence.records)])
+    return found
 
 
 RecordTypes = Callable[[str], type | None]

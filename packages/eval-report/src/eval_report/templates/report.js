@@ -64,20 +64,29 @@
       if (ok) n += 1;
     });
     shown.textContent = n + " of " + rows.length + " Cases shown";
+    if (current.hidden) {
+      var first = rows.filter(function (r) { return !r.hidden; })[0];
+      if (first) rove(first);
+    }
   }
   [fVerdict, fTier, fFamily].forEach(function (el) { el.addEventListener("change", apply); });
   fText.addEventListener("input", apply);
 
-  // Opening a Case lays out its Trials, once.
+  // Opening a Case lays out its Trials, once. A click on the row opens or closes it; its id
+  // is a real link (#case-<id>), as are the Matrix's, and the page opens what a link names.
   table.addEventListener("click", function (event) {
     var row = event.target.closest(".case");
-    if (row && !event.target.closest(".case-detail")) toggle(row);
+    if (row && !event.target.closest(".case-detail") && !event.target.closest("a")) {
+      rove(row);
+      toggle(row);
+    }
   });
   function toggle(row, open) {
     var next = row.nextElementSibling;
     var built = next && next.classList.contains("case-detail");
     var show = open === undefined ? !row.classList.contains("opened") : open;
     row.classList.toggle("opened", show);
+    row.setAttribute("aria-expanded", show ? "true" : "false");
     row.querySelector(".open").textContent = show ? "▾" : "▸";
     if (built) {
       next.hidden = !show;
@@ -94,27 +103,165 @@
       return holder;
     });
   }
-  document.addEventListener("click", function (event) {
-    var link = event.target.closest("a[data-case]");
-    if (!link) return;
+
+  // What a jump must clear: the sticky filter bar, however many lines it wraps to.
+  var bar = document.getElementById("filters");
+  function clearance() {
+    document.documentElement.style.setProperty("--sticky", (bar.offsetHeight + 8) + "px");
+  }
+  clearance();
+  window.addEventListener("resize", clearance);
+
+  // Keyboard: the rows are one tab stop (the last row used); ↑ ↓ Home End move between the
+  // rows shown, Enter or Space opens or closes the one focused.
+  var current = rows[0] || table;
+  function rove(row, focus) {
+    if (current !== row) {  // one row is the tab stop; the others are focused by script only
+      current.tabIndex = -1;
+      row.tabIndex = 0;
+      current = row;
+    }
+    if (focus) row.focus({ preventScroll: focus === "quiet" });
+  }
+  function step(row, forward) {
+    var n = forward ? row.nextElementSibling : row.previousElementSibling;
+    while (n && (!n.classList.contains("case") || n.hidden)) n = forward ? n.nextElementSibling : n.previousElementSibling;
+    return n;
+  }
+  table.addEventListener("keydown", function (event) {
+    var row = event.target;
+    if (!row.classList || !row.classList.contains("case")) return;  // keys inside a Trial are the page's
+    var to = null;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      toggle(row);
+      return;
+    }
+    if (event.key === "ArrowDown") to = step(row, true);
+    else if (event.key === "ArrowUp") to = step(row, false);
+    else if (event.key === "Home") to = rows.filter(function (r) { return !r.hidden; })[0];
+    else if (event.key === "End") to = rows.filter(function (r) { return !r.hidden; }).pop();
+    else return;
     event.preventDefault();
-    var row = document.getElementById("case-" + link.dataset.case);
-    if (!row) return;
-    if (row.hidden) { fVerdict.value = ""; fTier.value = ""; fFamily.value = ""; fText.value = ""; apply(); }
-    toggle(row, true);
-    row.scrollIntoView({ block: "start" });
+    if (to) {
+      rove(to, true);
+      to.scrollIntoView({ block: "nearest" });
+    }
   });
 
+  // Sorting: failures first to begin with (the worst verdict of any model, then the id, as
+  // the page was written); a heading sorts by its column, again the other way. A Case's
+  // opened Trials move with it.
+  var RANK = { FAIL: 0, ERR: 1, UNEX: 2, VAC: 3, PASS: 4, "-": 5 };
+  var head = document.getElementById("cases-head");
+  var sortedNote = document.getElementById("sorted");
+  function rank(v) { return RANK[v] === undefined ? 9 : RANK[v]; }
+  function worst(row) { return Math.min.apply(null, row.dataset.v.split(" ").map(rank)); }
+  function sortKey(row, by, leg) {
+    if (by === "v") return [rank(row.dataset.v.split(" ")[leg]), worst(row)];
+    if (by === "ms" || by === "tokens") return [parseFloat(row.querySelector("." + by).textContent)];
+    if (by === "id") return [];
+    if (by === "reason") return [row.querySelector(".reason").textContent];
+    return [row.dataset[by]];
+  }
+  function compare(a, b) {
+    for (var i = 0; i < a.length; i += 1) {
+      if (a[i] < b[i]) return -1;
+      if (a[i] > b[i]) return 1;
+    }
+    return 0;
+  }
+  function sortRows(by, leg, dir) {
+    var keyed = rows.map(function (row) {
+      var next = row.nextElementSibling;
+      return { row: row, detail: next && next.classList.contains("case-detail") ? next : null,
+               key: sortKey(row, by, leg).concat([row.id]) };
+    });
+    keyed.sort(function (a, b) { return dir * compare(a.key, b.key); });
+    var moved = document.createDocumentFragment();
+    keyed.forEach(function (k) {
+      moved.appendChild(k.row);
+      if (k.detail) moved.appendChild(k.detail);
+    });
+    table.appendChild(moved);
+    rows = keyed.map(function (k) { return k.row; });
+  }
+  head.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-sort]");
+    if (!button) return;
+    var cell = button.parentNode;
+    var dir = cell.dataset.dir === "asc" ? "desc" : "asc";
+    Array.prototype.forEach.call(head.children, function (c) { delete c.dataset.dir; });
+    cell.dataset.dir = dir;
+    sortRows(button.dataset.sort, Number(button.dataset.leg || 0), dir === "asc" ? 1 : -1);
+    sortedNote.textContent = "sorted by " + button.textContent + (dir === "asc" ? ", ascending" : ", descending") +
+      (button.dataset.sort === "v" ? " (failures first)" : "");
+  });
+
+  // Links: #case-<id> opens that Case; #ev-<row>-<trial>-<anchor> opens the Case and the
+  // place in its Trial's transcript (see transcript.py's anchors). A link rewrites the address
+  // (so it can be copied or bookmarked) and the page opens what it names; so does an address
+  // typed or reached with Back.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest('a[href^="#case-"], a[href^="#ev-"]');
+    if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    var href = link.getAttribute("href");
+    if (location.hash !== href) history.pushState(null, "", href);
+    go(unescaped(href.slice(1)));
+  });
+  window.addEventListener("hashchange", function () { go(unescaped(location.hash.slice(1))); });
+  function unescaped(fragment) {  // an address typed by hand may hold a stray %
+    try {
+      return decodeURIComponent(fragment);
+    } catch (error) {
+      return fragment;
+    }
+  }
+  function unfilter(row) {
+    if (!row.hidden) return;
+    fVerdict.value = ""; fTier.value = ""; fFamily.value = ""; fText.value = "";
+    apply();
+  }
+  function go(id) {
+    var place = /^ev-(\d+)-(\d+)-/.exec(id);
+    var row = place ? table.querySelector('.case[data-i="' + place[1] + '"]') : null;
+    if (!place && id.indexOf("case-") === 0) {
+      row = document.getElementById(id);
+      if (row && !row.classList.contains("case")) row = null;
+    }
+    if (!row) return Promise.resolve(null);
+    unfilter(row);
+    rove(row);
+    return toggle(row, true).then(function () {
+      var target = place ? document.getElementById(id) : null;
+      if (!target) {
+        row.scrollIntoView({ block: "start" });
+        row.focus({ preventScroll: true });
+        return row;
+      }
+      var fold = target.closest("details");
+      while (fold) {
+        fold.open = true;
+        fold = fold.parentNode.closest("details");
+      }
+      target.scrollIntoView({ block: "center" });
+      target.classList.add("flash");
+      setTimeout(function () { target.classList.remove("flash"); }, 1200);
+      return target;
+    });
+  }
   function detail(box, data, index) {
-    data.cases[index].forEach(function (pair) {
+    data.cases[index].forEach(function (pair, k) {
       var leg = data.legs[pair[0]];
       var trial = leg.trials[pair[1]];
       var at = leg.t[pair[1]];
-      box.appendChild(trialNode(data, pair[0], trial, at === null ? null : data.transcripts[at]));
+      var prefix = "ev-" + index + "-" + k + "-";
+      box.appendChild(trialNode(data, pair[0], trial, at === null ? null : data.transcripts[at], prefix));
     });
   }
 
-  function trialNode(data, leg, trial, stored) {
+  function trialNode(data, leg, trial, stored, prefix) {
     var node = clone("t-trial");
     var outcome = trial.outcome;
     node.classList.add(outcome);
@@ -132,23 +279,68 @@
     var contradicted = trial.contradictions || [];
     set(node, "contradicted", contradicted.length ?
       "testimony contradicts a witness: " + contradicted.join("; ") : null);
-    var expectations = (trial.expectations || []).map(function (e) {
-      return { kind: e.kind, passed: e.passed, detail: e.detail, written: e.expectation,
-               family: data.families[e.kind] || "unknown",
-               at: stored ? place(e.expectation, stored.evidence) : null };
-    });
-    var anchors = {};
-    var list = field(node, "expectations");
-    expectations.forEach(function (x) { list.appendChild(expectationNode(x, anchors)); });
+    var anchors = new Anchors(prefix);
     var body = field(node, "transcript");
     if (stored === null) {
       body.appendChild(note("No transcript: this Trial was read from a Scorecard, or it errored before any Evidence. Give its trial log to see what happened."));
-      if (trial.output) body.appendChild(section("Answer", [item("answer", "the model's answer", "", trial.output, null)]));
+      if (trial.output) body.appendChild(section("Answer", [anchors.add(item("answer", "the model's answer", "", trial.output, null), "answer")]));
     } else {
-      transcript(body, stored, expectations, anchors);
+      transcript(body, stored, anchors);
     }
+    var list = field(node, "expectations");
+    (trial.expectations || []).forEach(function (e) {
+      var x = { kind: e.kind, passed: e.passed, detail: e.detail, written: e.expectation,
+                family: data.families[e.kind] || "unknown", at: e.at || null };
+      list.appendChild(expectationNode(x, anchors));
+    });
     return node;
   }
+
+  // Where each Expectation's evidence is, as its kind declares it and its scorer found it
+  // (``at``, a Location): the anchor of exactly that place, as transcript.py's anchor() names
+  // it; else its whole part (an item not recorded, or capped); else no link. Never a guess.
+  var WHOLE = { request: "requests", tool_call: "calls", denial: "denials", guard: "guards",
+                event: "events", record: "records", answer: "answer" };
+  var PART = { request: "the requests", tool_call: "the Tool calls", denial: "the denials",
+               guard: "the guard decisions", event: "the run events", record: "the family records",
+               answer: "the answer" };
+  function anchorOf(at) {
+    if (at.part === "request" && typeof at.index === "number") return "request-" + (at.index + 1);
+    if (at.part === "tool_call" && typeof at.callId === "string") return "call-" + at.callId;
+    if ((at.part === "denial" || at.part === "guard") && typeof at.index === "number") return at.part + "-" + (at.index + 1);
+    if (at.part === "event" && typeof at.turn === "number" && typeof at.seq === "number") return "event-" + at.turn + "-" + at.seq;
+    if (at.part === "record" && typeof at.record === "string") return "record-" + at.record;
+    return WHOLE[at.part] || null;
+  }
+  function describe(at, exact) {
+    if (!exact || anchorOf(at) === WHOLE[at.part]) return PART[at.part] || at.part;
+    if (at.part === "request") return "request " + (at.index + 1);
+    if (at.part === "tool_call") return "Tool call " + at.callId;
+    if (at.part === "denial") return "denial " + (at.index + 1);
+    if (at.part === "guard") return "guard decision " + (at.index + 1);
+    if (at.part === "event") return "event " + at.seq + " of Turn " + at.turn;
+    if (at.part === "record") return "record " + at.record.split(":").pop();
+    return PART[at.part];
+  }
+  // The places of one Trial's transcript, each an element with an id (its prefix + anchor).
+  function Anchors(prefix) {
+    this.prefix = prefix;
+    this.nodes = {};
+  }
+  Anchors.prototype.add = function (node, name) {
+    if (!this.nodes[name]) {
+      node.id = this.prefix + name;
+      this.nodes[name] = node;
+    }
+    return node;
+  };
+  Anchors.prototype.target = function (at) {
+    if (!at || !WHOLE[at.part]) return null;
+    var exact = anchorOf(at);
+    if (this.nodes[exact]) return { name: exact, exact: true };
+    if (this.nodes[WHOLE[at.part]]) return { name: WHOLE[at.part], exact: false };
+    return null;
+  };
 
   function expectationNode(x, anchors) {
     var node = clone("t-expectation");
@@ -160,59 +352,32 @@
     set(node, "detail", x.detail);
     set(node, "written", json(x.written));
     var where = field(node, "where");
-    if (x.at === null) {
-      where.hidden = true;
-    } else {
-      where.textContent = "see the evidence (" + describe(x.at) + ")";
-      where.addEventListener("click", function (event) {
-        event.preventDefault();
-        var target = anchors[x.at];
-        if (!target) return;
-        var fold = target.closest("details");
-        if (fold) fold.open = true;
-        target.scrollIntoView({ block: "center" });
-        target.classList.add("flash");
-        setTimeout(function () { target.classList.remove("flash"); }, 1200);
-      });
+    var found = anchors.target(x.at);
+    if (found === null) {  // undeclared, or its part was not observed: say so, link nothing
+      if (x.at && PART[x.at.part]) {
+        where.textContent = "(nothing recorded in " + PART[x.at.part] + ")";
+        where.classList.add("none");
+      } else {
+        where.hidden = true;
+      }
+      return node;
     }
+    where.textContent = "see the evidence (" + describe(x.at, found.exact) + ")";
+    where.setAttribute("href", "#" + encodeURIComponent(anchors.prefix + found.name));
+    var place = anchors.nodes[found.name];
+    var read = place.querySelector(":scope > ul.read");  // the verdict beside the evidence it read
+    if (read) {
+      var li = clone("t-read");
+      li.classList.add(x.passed ? "passed" : "failed");
+      var tick = set(li, "mark", x.passed ? "✔" : "✘");
+      tick.classList.add(x.passed ? "ok" : "no");
+      set(li, "kind", x.kind);
+      set(li, "detail", x.detail);
+      read.appendChild(li);
+    }
+    var fold = place.closest("details.part");  // a folded list an Expectation read is open
+    if (fold) fold.open = true;
     return node;
-  }
-
-  // Where an Expectation's evidence is, found from the names it holds (no kind is named
-  // here): the guard decision it names (at its stage, a blocking one first), else the Tool
-  // call it names (the one whose arguments hold most of its other values), else the denial
-  // or the event it names, else the answer.
-  function place(expectation, ev) {
-    var values = [];
-    Object.keys(expectation || {}).forEach(function (key) {
-      if (key !== "kind" && typeof expectation[key] === "string") values.push(expectation[key]);
-    });
-    var has = function (v) { return values.indexOf(v) >= 0; };
-    var guards = (ev.guard_decisions || []).map(function (g, i) { return [i, g]; }).filter(function (p) {
-      return has(p[1].guard) && (!expectation.stage || p[1].stage === expectation.stage);
-    });
-    if (guards.length) {
-      var blocked = guards.filter(function (p) { return p[1].blocked; });
-      return "guard:" + (blocked.length ? blocked : guards)[0][0];
-    }
-    var calls = toolCalls(ev);
-    var best = -1, score = -1;
-    calls.forEach(function (c, i) {
-      if (!has(c.name)) return;
-      var args = json(c.arguments) || "";
-      var n = values.filter(function (v) { return v !== c.name && args.indexOf(v) >= 0; }).length;
-      if (n > score) { best = i; score = n; }
-    });
-    if (best >= 0) return "call:" + best;
-    var denials = ev.denials || [];
-    for (var d = 0; d < denials.length; d += 1) if (has(denials[d].name)) return "denial:" + d;
-    var events = ev.events || [];
-    for (var e = 0; e < events.length; e += 1) if (has(events[e].type)) return "event:" + e;
-    return "answer";
-  }
-  function describe(at) {
-    var kind = at.split(":")[0];
-    return { guard: "a guard decision", call: "a Tool call", denial: "a denial", event: "an event", answer: "the answer" }[kind] || at;
   }
 
   // Each call that reached its Tool, with its result; then any result with no such call.
@@ -237,10 +402,8 @@
   }
   // A long list (guard decisions, events) is folded unless an Expectation read one of it.
   function section(title, items, fold) {
-    var read = items.some(function (it) { return it.querySelector("ul.read li"); });
     var node = clone(fold ? "t-fold" : "t-section");
     set(node, "title", fold ? title + " (" + items.length + ")" : title);
-    if (fold && read) node.open = true;
     var box = field(node, "items");
     items.forEach(function (it) { box.appendChild(it); });
     return node;
@@ -268,22 +431,6 @@
     set(node, "body", body);
     return node;
   }
-  function attach(node, at, expectations, anchors) {
-    anchors[at] = node;
-    var list = field(node, "read");
-    expectations.forEach(function (x) {
-      if (x.at !== at) return;
-      var li = clone("t-read");
-      li.classList.add(x.passed ? "passed" : "failed");
-      var mark = set(li, "mark", x.passed ? "✔" : "✘");
-      mark.classList.add(x.passed ? "ok" : "no");
-      set(li, "kind", x.kind);
-      set(li, "detail", x.detail);
-      list.appendChild(li);
-    });
-    return node;
-  }
-
   function messageText(m) {
     var text = "";
     var parts = [];
@@ -305,7 +452,7 @@
     return text || "(empty)";
   }
 
-  function transcript(box, stored, expectations, anchors) {
+  function transcript(box, stored, anchors) {
     var ev = stored.evidence;
     var requests = ev.model_requests || [];
     (stored.systemShared || []).forEach(function (i) {  // stored once: see transcript.py
@@ -330,46 +477,46 @@
       });
       previous = r.messages;
       lastSystem = r.system;
-      return node;
+      return anchors.add(node, "request-" + (i + 1));
     });
-    if (laid.length) box.appendChild(section("Requests as sent (each shows the messages it added)", laid));
+    if (laid.length) box.appendChild(anchors.add(section("Requests as sent (each shows the messages it added)", laid), "requests"));
     var calls = toolCalls(ev);
     if (calls.length) {
-      box.appendChild(section("Tool calls and results", calls.map(function (c, i) {
+      box.appendChild(anchors.add(section("Tool calls and results", calls.map(function (c) {
         var r = c.result;
         var sub = (r ? r.status : "no result") + " · turn " + c.turn + " · " + c.id;
         var out = r && r.output !== null && r.output !== undefined ? "→ " + json(r.output) : (r && r.reason ? "→ " + r.reason : null);
-        return attach(item("tool", c.name, sub, json(c.arguments), out), "call:" + i, expectations, anchors);
-      })));
+        return anchors.add(item("tool", c.name, sub, json(c.arguments), out), "call-" + c.id);
+      })), "calls"));
     }
     var denials = ev.denials || [];
     if (denials.length) {
-      box.appendChild(section("Denials", denials.map(function (d, i) {
-        return attach(item("denied", d.name, d.source + " · turn " + d.turn_index, json(d.arguments), d.reason), "denial:" + i, expectations, anchors);
-      })));
+      box.appendChild(anchors.add(section("Denials", denials.map(function (d, i) {
+        return anchors.add(item("denied", d.name, d.source + " · turn " + d.turn_index, json(d.arguments), d.reason), "denial-" + (i + 1));
+      })), "denials"));
     }
     var guards = ev.guard_decisions || [];
     if (guards.length) {
-      box.appendChild(section("Guard decisions", guards.map(function (g, i) {
+      box.appendChild(anchors.add(section("Guard decisions", guards.map(function (g, i) {
         var node = row(g.blocked ? "blocked" : "allowed", g.guard, g.stage + " · turn " + g.turn_index, g.detail || null);
         if (g.blocked) node.classList.add("blocked");
-        return attach(node, "guard:" + i, expectations, anchors);
-      }), guards.length > 4));
+        return anchors.add(node, "guard-" + (i + 1));
+      }), guards.length > 4), "guards"));
     }
     var events = ev.events || [];
     if (events.length) {
-      box.appendChild(section("Run events", events.map(function (e, i) {
-        return attach(row("#" + e.seq, e.type, "turn " + e.turn_index + " · " + e.participant, json(e.payload)), "event:" + i, expectations, anchors);
-      }), true));
+      box.appendChild(anchors.add(section("Run events", events.map(function (e) {
+        return anchors.add(row("#" + e.seq, e.type, "turn " + e.turn_index + " · " + e.participant, json(e.payload)), "event-" + e.turn_index + "-" + e.seq);
+      }), true), "events"));
     }
     var sub = (ev.output_kind || "no output") + (ev.loop_status ? " · loop " + ev.loop_status : "") +
       (ev.loop_reason ? " (" + ev.loop_reason + ")" : "") + (ev.injected_fault ? " · injected fault " + ev.injected_fault : "");
-    box.appendChild(section("Answer", [attach(item("answer", "what the model answered", sub, ev.output_text, json(ev.output_structured)), "answer", expectations, anchors)]));
+    box.appendChild(section("Answer", [anchors.add(item("answer", "what the model answered", sub, ev.output_text, json(ev.output_structured)), "answer")]));
     var records = Object.keys(ev.records || {}).sort();
     if (records.length) {
-      box.appendChild(section("Family records (read back by each family's fixture)", records.map(function (key) {
-        return long(key, JSON.stringify(ev.records[key], null, 2));
-      })));
+      box.appendChild(anchors.add(section("Family records (read back by each family's fixture)", records.map(function (key) {
+        return anchors.add(long(key, JSON.stringify(ev.records[key], null, 2)), "record-" + key);
+      })), "records"));
     }
     var capped = stored.capped || [];
     if (capped.length) {
@@ -379,4 +526,5 @@
     }
   }
 
+  if (location.hash) go(unescaped(location.hash.slice(1)));
 })();
