@@ -168,7 +168,15 @@ def test_sweep_help_says_what_the_bracket_is_and_the_real_default_log(project: P
 
 
 @pytest.mark.parametrize(
-    "target", ["eval.lock", "finance-refund-is-blocklisted.json", "soul/soul.yaml", "new.json"]
+    "target",
+    [
+        "eval.lock",
+        "finance-refund-is-blocklisted.json",
+        "soul/soul.yaml",
+        "soul/notes.txt",
+        "new.json",
+        "red-team/new.yaml",
+    ],
 )
 def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str) -> None:
     """--save onto eval.lock, a Case file or a Soul file overwrote it; a new file there would
@@ -197,3 +205,33 @@ def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str)
         assert "an output never goes among the Sweep's inputs" in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
     assert {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()} == before
+
+
+def test_an_output_the_corpus_does_not_read_may_sit_beside_its_cases(tmp_path: Path) -> None:
+    """A trial log or a saved Scorecard beside the Cases is never read as one (the original's
+    conformance runner keeps its log there): it is written, and the Corpus is unchanged."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
+    for case in sorted(corpus.glob("*.json"))[1:]:
+        case.unlink()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "eval_core",
+            "sweep",
+            str(corpus),
+            "--unlocked",
+            "--quiet",
+            "--log",
+            "corpus/trials.jsonl",
+            "--save",
+            "corpus/card.saved",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (corpus / "trials.jsonl").is_file() and (corpus / "card.saved").is_file()

@@ -12,8 +12,9 @@ check theirs before writing. The rules:
 - no two outputs name the same file, and no output names an input of the same command (the
   ``--baseline`` compared with, the models file, the log being resumed);
 - nothing is written under ``baselines/``: only ``--promote`` writes a Baseline there;
-- nothing is written inside a protected tree (a Sweep's Corpus: its Case files, its Soul and
-  its ``eval.lock``), where an output would overwrite an input or be read as one next time.
+- nothing is written where a protected Corpus reads (its Case files, its Soul, its
+  ``eval.lock``: ``_util.layout``), where an output would overwrite an input or be read as one
+  next time; a trial log or a page beside the Cases is fine.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval_core._util.input_files import kind_of
+from eval_core._util.layout import read_by_corpus
 
 
 class OutputRefused(Exception):  # noqa: N818 - it names an outcome
@@ -111,8 +113,8 @@ def check_all(
     root: Path = Path("."),
     protected: Iterable[tuple[str, Path]] = (),
 ) -> None:
-    """Each output on its own, then no collisions, then nothing under ``baselines/`` or in a
-    ``protected`` tree (named, directory)."""
+    """Each output on its own, then no collisions, then nothing under ``baselines/`` or where
+    a ``protected`` Corpus (named, its root directory) reads."""
     seen: dict[Path, str] = {}
     for name, path in inputs:
         seen.setdefault(_canonical(path), name)
@@ -121,10 +123,10 @@ def check_all(
     for output in outputs:
         where = _canonical(output.path)
         for name, tree in trees:
-            if tree in where.parents:
+            if read_by_corpus(tree, where):
                 raise OutputRefused(
-                    f"{output.flag} {output.path}: inside {name} ({tree}): an output never "
-                    "goes among the Sweep's inputs"
+                    f"{output.flag} {output.path}: inside {name} ({tree}), where it would be "
+                    "read as an input: an output never goes among the Sweep's inputs"
                 )
         check_file(output)
         if baselines in where.parents:
