@@ -1118,8 +1118,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="context-platform-instructions-dropped",
         file=RUNTIME + "context.py",
-        old='    if (value := context.get("platformInstructions")) is not None:\n',
-        new='    if (value := context.get("platform_instructions")) is not None:\n',
+        old="        if (value := context.get(key)) is None:\n",
+        new='        if (value := context.get(key)) is None or key == "platformInstructions":\n',
         breaks="the Turn's platformInstructions never reach the system prompt",
         red=(
             "finance-refund-history-comes-from-the-ticket-not-the-prompt",
@@ -2088,8 +2088,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="native-route-owner-dropped",
         file=RUNTIME + "native_routes.py",
-        old="        return None if row is None else Route(destination, row[0], row[1], row[2])\n",
-        new="        return None if row is None else Route(destination, row[0], row[1], None)\n",
+        old="        return Route(destination, row[0], row[1], row[2], bundle)\n",
+        new="        return Route(destination, row[0], row[1], None, bundle)\n",
         breaks="a native route forgets who approved it (its Runs act for the agent)",
         red=("l3-native-routine-approved-route-account",),
     ),

@@ -47,7 +47,7 @@ def pinned(site: Site, corpus_dir: Path, write_case: WriteCase) -> Path:
     """A Corpus using acme-short's kind, locked with acme-short 1.0 installed."""
     install(site, "1.0")
     write_case(minimal_case(expect=[KIND]))
-    lock.write(corpus_dir / lock.LOCK_NAME, load_plugins())
+    lock.write(corpus_dir / lock.LOCK_NAME, load_plugins(), "agent-runtime")
     return corpus_dir
 
 

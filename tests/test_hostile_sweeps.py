@@ -219,9 +219,15 @@ def test_a_full_disk_under_the_log_stops_the_sweep_with_a_partial_scorecard_and_
     tmp_path: Path,
 ) -> None:
     make_corpus(tmp_path, minimal_case(trials=20))
+    # Twenty identical Trials share one transcript: with a limit between the transcripts' file
+    # and the whole log, the log's lines reach it first (measured, not guessed).
+    sizing = tmp_path / "sizing.jsonl"
+    assert run(tmp_path, "sweep", "corpus", "--log", sizing).returncode == 0
+    pack = (tmp_path / "sizing.jsonl.transcripts").stat().st_size
+    assert pack < sizing.stat().st_size
+    limit = (pack + sizing.stat().st_size) // 2
     log = tmp_path / "log.jsonl"
-    # Twenty identical Trials share one transcript: the log's lines reach the limit first.
-    full = run(tmp_path, "sweep", "corpus", "--log", log, preexec=file_size_limit(8000))
+    full = run(tmp_path, "sweep", "corpus", "--log", log, preexec=file_size_limit(limit))
     assert full.returncode == 2, full.stderr
     assert "Traceback" not in full.stderr
     assert "ABORTED  the trial log" in full.stdout and "File too large" in full.stdout

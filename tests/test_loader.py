@@ -92,11 +92,6 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
             "'teleport' does not resolve to a shipped platform Tool",
         ),
         (
-            minimal_case(tools=[{"name": "web_fetch", "inputSchema": {}}]),
-            "$.tools[0].name",
-            "name it in platformTools",
-        ),
-        (
             minimal_case(toolResults=[{"name": "lookup_ticket", "output": {}}]),
             "$.toolResults[0].name",
             "scripted result for 'lookup_ticket', which the Case does not declare",

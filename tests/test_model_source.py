@@ -116,7 +116,7 @@ def project(root: Path, *extra_sites: Path) -> Path:
     sys.path[:0] = [str(s) for s in extra_sites]
     try:
         found = build([p for p in discover() if p[1] != "eval-bindings"])
-        lock.write(corpus / lock.LOCK_NAME, found)
+        lock.write(corpus / lock.LOCK_NAME, found, "agent-runtime")
     finally:
         del sys.path[: len(extra_sites)]
         sys.modules.pop("echo_models", None)

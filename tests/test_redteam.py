@@ -96,9 +96,9 @@ RULES = [
         "must occur verbatim in the Case's input, a scripted Tool result or a File",
     ),
     (
-        attack(expect=[{"kind": "tool_call_count", "count": 0}]),
+        attack(expect=[{"kind": "loop_status", "status": "completed"}]),
         "$.redTeam.outcome",
-        "guard_held must assert the guard that holds: add a guardrail_blocked",
+        "guard_held must assert what the guard holds: add a guardrail_blocked",
     ),
     (
         attack(

@@ -6,6 +6,7 @@ admit it exactly once (the same race on PostgreSQL: test_postgres_store.py).
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -193,3 +194,26 @@ def test_a_stale_claimer_admitting_first_is_fenced_out_of_its_own_transaction(
     finally:
         slow.close()
         fast.close()
+
+
+def test_the_admitted_run_carries_the_bundle_its_route_pinned() -> None:
+    """What the approval pinned is what the Run runs: the Run row holds the route's bundle,
+    and a route that pins none admits a Run without one."""
+    conn = connect()
+    migrate(conn)
+    pinned = {"digest": "d" * 64, "routineId": "routine-1", "routineVersion": 3}
+    event_id = seed(conn)
+    NativeRoutes(conn).set(Route(DESTINATION, ROUTINE, "support", "eval", pinned))
+    assert NativeRoutes(conn).get(DESTINATION) == Route(
+        DESTINATION, ROUTINE, "support", "eval", pinned
+    )
+    admitted = admit(conn, NativeInbox(conn).claim(event_id, owner="worker-a"))
+    assert isinstance(admitted, Admitted)
+    row = conn.execute("SELECT bundle FROM runs WHERE id = ?", (admitted.run_id,)).fetchone()
+    assert json.loads(row[0]) == pinned
+    bare = connect()
+    migrate(bare)
+    admitted = admit(bare, NativeInbox(bare).claim(seed(bare), owner="worker-a"))
+    assert isinstance(admitted, Admitted)
+    row = bare.execute("SELECT bundle FROM runs WHERE id = ?", (admitted.run_id,)).fetchone()
+    assert row[0] is None

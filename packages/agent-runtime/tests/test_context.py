@@ -4,24 +4,24 @@ import pytest
 
 from agent_runtime.context import (
     CONTEXT_SECTIONS,
-    PLATFORM_PREAMBLE,
     RETIRED_CONTEXT_KEYS,
     SOUL_OWNED_CONTEXT_KEYS,
     TURN_CONTEXT_KEYS,
     ContextError,
     assemble_system_prompt,
 )
+from agent_runtime.platform_prompt import PACK_INSTALL, PLAN_MODE, PLATFORM_PREAMBLE, PLATFORM_RULES
 from agent_runtime.soul import Soul
 from agent_runtime.tools import PLATFORM_TOOLS
 
 
 def test_key_sets_are_derived_from_the_section_mapping() -> None:
     assert {"personality"} == SOUL_OWNED_CONTEXT_KEYS
-    assert {"platformInstructions"} == TURN_CONTEXT_KEYS
+    assert {"platformInstructions", "customInstructions", "mode"} == TURN_CONTEXT_KEYS
     assert set(CONTEXT_SECTIONS) == TURN_CONTEXT_KEYS | SOUL_OWNED_CONTEXT_KEYS
     assert not set(RETIRED_CONTEXT_KEYS) & set(CONTEXT_SECTIONS)
     assert {
-        "memory", "memoryDocument", "business", "customInstructions", "governancePages",
+        "memory", "memoryDocument", "business", "governancePages",
         "knowledgeGrounding", "pinnedKnowledge", "availableSkills", "eagerSkills",
         "soulCatalogue", "taggedResources", "availableTools", "surfaceCatalog", "temporal",
         "agentId", "domain", "tenantId",
@@ -35,13 +35,14 @@ def test_every_section_is_rendered_in_order(eval_soul: Soul) -> None:
     prompt = assemble_system_prompt(
         eval_soul,
         agent,
-        {"platformInstructions": "Answer in Dutch."},
+        {"customInstructions": "Sign off warmly.", "platformInstructions": "Answer in Dutch."},
         tools,
     )
     expected = [
         agent.personality,
         PLATFORM_PREAMBLE,
         "Answer in Dutch.",
+        "Sign off warmly.",
         "- Refund policy (refund-policy): When Tulip Farm refunds an order",
         "- Ticket hygiene (ticket-hygiene):",
         f"- lookup_ticket: {PLATFORM_TOOLS['lookup_ticket'].description}",
@@ -49,8 +50,8 @@ def test_every_section_is_rendered_in_order(eval_soul: Soul) -> None:
     ]
     positions = [prompt.index(text) for text in expected]
     assert positions == sorted(positions)
-    for title, _ in CONTEXT_SECTIONS.values():
-        assert f"## {title}\n" in prompt
+    for key, (title, _) in CONTEXT_SECTIONS.items():
+        assert key == "mode" or f"## {title}\n" in prompt  # a mode's title is its own
 
 
 def test_absent_context_sections_are_left_out(eval_soul: Soul) -> None:
@@ -67,11 +68,42 @@ def test_absent_context_sections_are_left_out(eval_soul: Soul) -> None:
         ({"business": "x"}, "retired: business facts"),
         ({"colour": "x"}, "unknown context key 'colour'"),
         ({"memory": ["x"]}, "retired: what the agent remembers"),
-        ({"customInstructions": "x"}, "retired: per-conversation instructions"),
-        ({"taggedResources": []}, "retired: a tagged record"),
+        ({"customInstructions": ["x"]}, "must be a string"),
+        ({"taggedResources": ["x"]}, "retired: a tagged record"),
         ({"platformInstructions": ["x"]}, "must be a string"),
+        ({"mode": "chat"}, "'mode' must be one of \\['plan'\\]"),
     ],
 )
 def test_bad_context_is_refused(eval_soul: Soul, context: dict[str, object], message: str) -> None:
     with pytest.raises(ContextError, match=message):
         assemble_system_prompt(eval_soul, eval_soul.agent("support"), context, [])
+
+
+def test_an_empty_retired_key_is_a_no_op(eval_soul: Soul) -> None:
+    """The original's Cases carry ``governancePages: []`` and ``memory: []``: nothing to
+    render, so the prompt is the one sent without them."""
+    agent = eval_soul.agent("support")
+    bare = assemble_system_prompt(eval_soul, agent, {}, [])
+    empty = {"governancePages": [], "memory": [], "memoryDocument": ""}
+    assert assemble_system_prompt(eval_soul, agent, empty, []) == bare
+
+
+def test_every_turn_sends_the_platform_rules_and_names_the_other_agents(eval_soul: Soul) -> None:
+    """The rules are the original's sentences; the other agents are listed, this one is not."""
+    prompt = assemble_system_prompt(eval_soul, eval_soul.agent("support"), {}, [])
+    assert all(rule in prompt for rule in PLATFORM_RULES)
+    others = prompt.split("## Other agents in this Soul\n", 1)[1].split("\n\n", 1)[0]
+    listed = {line[2:].split(":", 1)[0] for line in others.splitlines()}
+    assert listed == set(eval_soul.agents) - {"support"}
+
+
+def test_plan_mode_adds_its_rules_and_the_pack_rules_only_with_pack_read(eval_soul: Soul) -> None:
+    agent = eval_soul.agent("support")
+    plan = [PLATFORM_TOOLS["plan_compile"]]
+    bare = assemble_system_prompt(eval_soul, agent, {}, plan)
+    planned = assemble_system_prompt(eval_soul, agent, {"mode": "plan"}, plan)
+    assert PLAN_MODE not in bare and PLAN_MODE in planned and PACK_INSTALL not in planned
+    packed = assemble_system_prompt(
+        eval_soul, agent, {"mode": "plan"}, [*plan, PLATFORM_TOOLS["pack_read"]]
+    )
+    assert "## Plan mode" in packed and PACK_INSTALL in packed

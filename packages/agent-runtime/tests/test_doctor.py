@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from agent_runtime.doctor import Finding, Repair, recorded, run_doctor
+from agent_runtime.doctor import Finding, Publishing, Repair, recorded, run_doctor
+from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul_repo import SoulRepo
 from agent_runtime.storage import Template
+from agent_runtime.tools import ToolExecutor, ToolOutcome
 
 BROKEN = "inputs: {queue: {type: string}}\nstates:\n  - {key: digest, type: tool, tool: t, " \
     "arguments: {q: {$from: inputs.queu}}}\n"  # fmt: skip
@@ -38,4 +41,54 @@ def test_a_repair_of_a_soul_that_moved_is_refused_as_a_conflict_and_escalated(
     ]
     assert "CONFLICT: the Soul moved" in events[1].detail
     assert recorded(conn) == events
+    template.close()
+
+
+class Seen:
+    """A Tool boundary in front of the doctor's ``soul_write``: what it was handed."""
+
+    def __init__(self, inner: ToolExecutor) -> None:
+        self.inner = inner
+        self.calls: list[ToolCallRequest] = []
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.calls.append(call)
+        return self.inner.execute(call)
+
+
+def test_the_repair_is_a_soul_write_recorded_in_the_run(tmp_path: Path, soul_copy: Path) -> None:
+    """As the original's doctor: the repair is a ``soul_write`` call (``expectedBaseCommit``
+    the head of the finding) that passes the Host's Tool boundary, and the call and its
+    ``CONFLICT`` denial are the Run's events."""
+    repo = SoulRepo(soul_copy, tmp_path / "work")
+    repo.write("Routine", "ticket-digest", BROKEN)
+    head = repo.head()
+    template = Template()
+    conn = template.fresh()
+    conn.execute("INSERT INTO conversations (id, agent) VALUES ('conv-1', 'support')")
+    conn.execute(
+        "INSERT INTO runs (id, conversation_id, source, status) "
+        "VALUES ('run-1', 'conv-1', 'chat', 'succeeded')"
+    )
+    seen: list[Seen] = []
+
+    def around(inner: ToolExecutor) -> ToolExecutor:
+        seen.append(Seen(inner))
+        return seen[-1]
+
+    hook = Publishing(lambda c, p: None, around)
+    run_doctor(conn, repo, MovesTheSoulFirst(repo), hook, "run-1")
+    [boundary] = seen
+    assert [(c.name, c.arguments["expectedBaseCommit"]) for c in boundary.calls] == [
+        ("soul_write", head)
+    ]
+    rows = conn.execute(
+        "SELECT type, participant, payload FROM run_events WHERE run_id = 'run-1' ORDER BY seq"
+    ).fetchall()
+    assert [(kind, who) for kind, who, _ in rows] == [
+        ("tool.call", "runtime"),
+        ("tool.result", "runtime"),
+    ]
+    result = json.loads(rows[1][2])
+    assert result["errorCode"] == "denied" and result["summary"].startswith("CONFLICT")
     template.close()

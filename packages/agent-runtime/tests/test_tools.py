@@ -7,7 +7,7 @@ from agent_runtime.tools import PLATFORM_TOOLS
 
 REQUIRED = {
     "get_current_time": (set(), False),
-    "web_fetch": ({"url", "prompt"}, False),
+    "web_fetch": ({"url"}, False),
     "file_read": ({"fileId"}, False),
     "file_create": ({"filename", "format", "content"}, True),
     "file_list": (set(), False),
@@ -42,7 +42,7 @@ REQUIRED = {
     "github_content_list": ({"repository"}, False),
     "lookup_ticket": ({"ticketId"}, False),
     "soul_write": ({"kind", "slug", "content"}, True),
-    "github_issue_create": ({"repository", "title"}, True),
+    "github_issue_create": ({"title"}, True),
     "record_delete_preview": ({"type", "id", "version"}, False),
     "record_delete": ({"type", "id", "version"}, True),
     "api_request": ({"url", "method"}, True),

@@ -122,7 +122,7 @@ def test_github_issue_comment_takes_issue_number_and_refuses_the_old_issue_argum
     [
         ("github_repository_list", [], set()),
         ("github_issue_search", [], {"repository", "repositories", "query", "state", "limit"}),
-        ("web_fetch", ["url", "prompt"], {"url", "prompt"}),
+        ("web_fetch", ["url"], {"url", "prompt"}),  # prompt optional, as the Cases call it
         ("skill", ["name"], {"name", "file", "mode", "command", "arguments", "destination"}),
         ("get_current_time", [], {"timezone"}),
         ("soul_repo_push", [], set()),

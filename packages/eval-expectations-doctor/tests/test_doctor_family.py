@@ -5,6 +5,7 @@ landed; the witness checks name both sides; the kinds keep the contract."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,15 @@ def test_the_kinds_keep_the_contract(spec: KindSpec) -> None:
     assert_kind_conforms(
         spec, examples=60, records=[DoctorRecord], snapshot=SNAPSHOTS / f"{spec.name}.schema.json"
     )
+
+
+def test_a_bare_slug_names_the_artifact_of_any_kind() -> None:
+    """The original writes ``subject: ticket-digest``; it names ``Routine:ticket-digest``."""
+    bare = DoctorRepaired(subject="ticket-digest")
+    verdict = SPECS[DoctorRepaired].scorer(bare, record(FINDING, REPAIRED, commits=(LANDED,)))
+    assert verdict.passed, verdict.detail
+    other = DoctorRepaired(subject="queue-digest")
+    verdict = SPECS[DoctorRepaired].scorer(other, record(FINDING, REPAIRED, commits=(LANDED,)))
+    assert not verdict.passed and "found nothing about" in verdict.detail
+    check: Any = SPECS[DoctorRepaired].check  # the load rule reads no more than the subject
+    assert not check(bare, None) and check(DoctorRepaired(subject="Routine:"), None)

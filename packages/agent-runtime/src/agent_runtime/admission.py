@@ -11,7 +11,8 @@ the account the authority had resolved by then (none when the authority refused 
 The admitted Run is a Routine Run (``source: routine``) whose identity says who it acts for, as
 the original records it: initiated by the channel's integration, acting for the person who
 approved the route, its guardrail context the inbox event
-(``native-channel-inbox:<event id>``). Its request Artifact is the Routine's manual request:
+(``native-channel-inbox:<event id>``); its ``bundle`` is the published Routine the route's
+approval pinned. Its request Artifact is the Routine's manual request:
 ``{slug, inputs: {nativeChannel: {channel, destination, eventType, eventId, payload}}}``.
 """
 
@@ -117,9 +118,15 @@ def _insert_run(conn: Connection, route: Route, who: dict[str, Any] | None = Non
         "INSERT INTO conversations (id, agent) VALUES (?, ?)", (conversation_id, route.agent)
     )
     conn.execute(
-        "INSERT INTO runs (id, conversation_id, source, status, identity) "
-        "VALUES (?, ?, ?, 'queued', ?)",
-        (run_id, conversation_id, SOURCE, None if who is None else _dump(who)),
+        "INSERT INTO runs (id, conversation_id, source, status, identity, bundle) "
+        "VALUES (?, ?, ?, 'queued', ?, ?)",
+        (
+            run_id,
+            conversation_id,
+            SOURCE,
+            None if who is None else _dump(who),
+            None if route.bundle is None else _dump(dict(route.bundle)),
+        ),
     )
     return run_id
 

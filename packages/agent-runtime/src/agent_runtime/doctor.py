@@ -3,26 +3,36 @@
 It sweeps the Soul's Routines as the repository's head holds them with the static Routine lint
 (:func:`agent_runtime.routines.lint`). A finding is offered to a repair source (a model in
 production; anything that proposes a Routine's content): a proposal for that Routine that lints
-clean is committed on the head the finding was made at (subject ``fix(soul): repair <slug>``)
+clean is written by the real ``soul_write`` Tool, as the original's doctor writes it (canonical,
+subject ``fix(soul): repair <slug>``, ``expectedBaseCommit`` the head the finding was made at),
 and published; anything else (no proposal, one for another Routine, one that still does not
-lint, a Soul that moved under the repair) is escalated to a person. Every step is recorded in
-``doctor_events``, so what the doctor did is read back from the database.
+lint, a Soul that moved under the repair: ``soul_write`` denies it ``CONFLICT``) is escalated to
+a person. Every step is recorded in ``doctor_events``, and the doctor's ``soul_write`` call and
+its result in the Run's ``run_events`` (participant ``runtime``), so what the doctor did is read
+back from the database.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import yaml
 
 from agent_runtime import soul_files
 from agent_runtime.database import Connection
+from agent_runtime.loop import call_payload, result_payload
+from agent_runtime.model import ToolCallRequest
 from agent_runtime.routines import lint
-from agent_runtime.soul import ROUTINE_FILE, SoulError
-from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriteRefusedError
+from agent_runtime.soul import ROUTINE_FILE
+from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter
 from agent_runtime.storage import atomic
+from agent_runtime.tools import ToolExecutor, ToolOutcome
+
+DOCTOR = "soul-doctor"
+"""Who writes a repair (never an agent of the Soul: it may repair any Routine)."""
 
 EventKind = Literal["finding", "repaired", "escalated"]
 
@@ -51,13 +61,32 @@ class RepairSource(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class DoctorEvent:
+    """One step; ``write`` is the repair's ``soul_write`` call and outcome (not recorded in
+    ``doctor_events``: it goes to the Run's events)."""
+
     kind: EventKind
     subject: str
     detail: str
     commit: str | None = None
+    write: tuple[ToolCallRequest, ToolOutcome] | None = field(
+        default=None, compare=False, repr=False
+    )
 
 
 Published = Callable[[Commit, Publication], None]
+Around = Callable[[ToolExecutor], ToolExecutor]
+
+
+@dataclass(frozen=True, slots=True)
+class Publishing:
+    """A publishing hook with the Tool boundary the repairs' ``soul_write`` passes (a Host's
+    Tool witness): what a Host hands :func:`run_doctor` as ``published``."""
+
+    publish: Published
+    around: Around | None
+
+    def __call__(self, commit: Commit, publication: Publication) -> None:
+        self.publish(commit, publication)
 
 
 def problems(content: str) -> list[str]:
@@ -93,20 +122,29 @@ def run_doctor(
     published: Published,
     run_id: str | None = None,
 ) -> list[DoctorEvent]:
-    """Sweep, repair what a clean proposal repairs, escalate the rest; the events, recorded."""
+    """Sweep, repair what a clean proposal repairs, escalate the rest; the events, recorded.
+    ``published`` may be a :class:`Publishing` (the repairs' ``soul_write`` passes its
+    boundary)."""
     events: list[DoctorEvent] = []
+    hook = published if isinstance(published, Publishing) else Publishing(published, None)
     head = repo.head()  # what the findings are about: a repair must land on this
     for finding in examine(repo):
         events.append(DoctorEvent("finding", finding.subject, finding.problem))
-        treated = _treat(repo, source, finding, published, head)
+        treated = _treat(repo, source, finding, hook, head)
         events.append(treated)
         head = treated.commit or head
     _record(conn, events, run_id)
+    if run_id is not None:
+        _record_writes(conn, run_id, [e.write for e in events if e.write is not None])
     return events
 
 
 def _treat(
-    repo: SoulRepo, source: RepairSource, finding: Finding, published: Published, head: str
+    repo: SoulRepo,
+    source: RepairSource,
+    finding: Finding,
+    published: Published,
+    head: str,
 ) -> DoctorEvent:
     escalated: EventKind = "escalated"
     proposal = source.propose(finding)
@@ -123,19 +161,31 @@ def _treat(
         return DoctorEvent(
             escalated, finding.subject, f"the proposed repair does not lint: {'; '.join(still)}"
         )
-    try:
-        commit = repo.write(
-            "Routine",
-            finding.slug,
-            proposal.content,
-            subject=f"fix(soul): repair {finding.slug}\n\n{proposal.summary}",
-            expected_base=head,
-        )
-        publication = repo.publish(commit.sha)
-    except (SoulWriteRefusedError, SoulError) as refused:
-        return DoctorEvent(escalated, finding.subject, f"the repair was refused: {refused}")
+    call = ToolCallRequest(
+        f"doctor-repair-{finding.slug}-{head[:12]}",
+        "soul_write",
+        {
+            "kind": "Routine",
+            "slug": finding.slug,
+            "content": proposal.content,
+            "definitionMode": "canonical",
+            "subject": f"fix(soul): repair {finding.slug}\n\n{proposal.summary}",
+            "expectedBaseCommit": head,
+        },
+    )
+    landed: list[tuple[Commit, Publication | None]] = []
+    tool: ToolExecutor = SoulWriter(repo, DOCTOR, lambda c, p, _why: landed.append((c, p)))
+    around = published.around if isinstance(published, Publishing) else None
+    outcome = (tool if around is None else around(tool)).execute(call)
+    publication = landed[0][1] if landed else None
+    if outcome.status != "succeeded" or publication is None:
+        refused = f"the repair was refused: {outcome.reason}"
+        return DoctorEvent(escalated, finding.subject, refused, write=(call, outcome))
+    commit = landed[0][0]
     published(commit, publication)
-    return DoctorEvent("repaired", finding.subject, proposal.summary, commit.sha)
+    return DoctorEvent(
+        "repaired", finding.subject, proposal.summary, commit.sha, write=(call, outcome)
+    )
 
 
 def _record(conn: Connection, events: Sequence[DoctorEvent], run_id: str | None) -> None:
@@ -149,6 +199,28 @@ def _record(conn: Connection, events: Sequence[DoctorEvent], run_id: str | None)
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (seq, run_id, event.kind, event.subject, event.detail, event.commit),
             )
+
+
+def _record_writes(
+    conn: Connection, run_id: str, writes: Sequence[tuple[ToolCallRequest, ToolOutcome]]
+) -> None:
+    """The doctor's ``soul_write`` calls and their results, in the Run they followed."""
+    with atomic(conn):
+        row = conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        seq = int(row[0])
+        for call, outcome in writes:
+            for kind, payload in (
+                ("tool.call", call_payload(call)),
+                ("tool.result", result_payload(call.call_id, outcome)),
+            ):
+                seq += 1
+                conn.execute(
+                    "INSERT INTO run_events (run_id, seq, type, participant, payload) "
+                    "VALUES (?, ?, ?, 'runtime', ?)",
+                    (run_id, seq, kind, json.dumps(payload)),
+                )
 
 
 def recorded(conn: Connection) -> list[DoctorEvent]:

@@ -59,6 +59,12 @@ DenialSource = Literal["guardrail", "capability", "hosting", "autonomy", "repeat
 RETRY_WAIT = "retry_wait"
 """The reason of a Turn parked because a Tool's provider asked to be retried later."""
 REPEATED_SIDE_EFFECT = "repeated_side_effect"
+REQUEST_INPUT = "request_input"
+REQUEST_INPUT_FAILED = "request_input_failed"
+INPUT_REQUESTED = "input_requested"
+"""``request_input`` asks a person and ends the Turn, as in the original: it fails the loop
+when the request could not be made, and completes it when the Tool suspends the Run for the
+answer (``suspendRun: true``); either way no further call runs before the answer."""
 
 Approval = Literal["deny", "park"]
 
@@ -297,6 +303,7 @@ class _Turn:
         "pending",
         "repairs",
         "result",
+        "stop",
         "tools",
     )
 
@@ -329,6 +336,7 @@ class _Turn:
         self.repairs = 0
         self.deltas = 0
         self.announce_finish = True
+        self.stop: tuple[LoopStatus, str] | None = None  # request_input ended the Turn
         self.pending: list[str] = []  # Files a file_read attached to the next model request
 
     def record(self, decisions: list[GuardDecision]) -> GuardDecision | None:
@@ -380,7 +388,20 @@ class _Turn:
         self.result.denials.append(Denial(call, reason, source))
         if self.emit is not None:
             self.emit("tool.denied", denied_payload(call, reason, source))
+            if source == "repeat":  # the original keeps the rejected repeat in the record
+                self.emit("tool.result", self._rejected_repeat(call, reason))
         self.reply(call, {"status": "denied", "reason": reason})
+
+    def _rejected_repeat(self, call: ToolCallRequest, reason: str) -> dict[str, Any]:
+        """The ``tool.result`` of a repeat refused before dispatch (no ``tool.call`` names it,
+        so it names the Tool): ``error`` with ``errorCode: repeated_side_effect``."""
+        payload: dict[str, Any] = {"callId": call.call_id, "status": "error"}
+        payload |= {"errorCode": REPEATED_SIDE_EFFECT, "summary": reason, "name": call.name}
+        payload["argsPreview"] = preview(call.arguments)
+        spec = self.tools.get(call.name)
+        if spec is not None and spec.participant_activity is not None:
+            payload["participantActivity"] = spec.participant_activity
+        return payload
 
     def reply(self, call: ToolCallRequest, seen: dict[str, Any]) -> None:
         self.result.messages.append(
@@ -495,11 +516,21 @@ class _Turn:
                 seen["reason"] = outcome.reason
         if outcome.status != "invalid_arguments":
             self.reply(call, seen)
-            return True
+            return self._asked(call, outcome)
         seen["repair"] = REPAIR_HINT
         self.reply(call, seen)
         self.repairs += 1
         return self.repairs <= self.limits.max_repair_attempts
+
+    def _asked(self, call: ToolCallRequest, outcome: ToolOutcome) -> bool:
+        """False when a ``request_input`` call ends the Turn (:data:`REQUEST_INPUT`)."""
+        if call.name != REQUEST_INPUT:
+            return True
+        if outcome.status != "succeeded":
+            self.stop = ("failed", REQUEST_INPUT_FAILED)
+        elif isinstance(outcome.output, Mapping) and outcome.output.get("suspendRun") is True:
+            self.stop = ("completed", INPUT_REQUESTED)
+        return self.stop is None
 
     def park(self, call: ToolCallRequest, outcome: ToolOutcome, stamp: dict[str, Any]) -> bool:
         """The Tool's provider is waiting (an approval it asked for, a retry it asked for): the
@@ -566,6 +597,8 @@ class _Turn:
         """Dispatch ``calls[start:]``, checkpointing after each; a result when the Turn ends."""
         for index in range(start, len(calls)):
             if not self.dispatch(calls[index]):
+                if self.stop is not None:
+                    return self.settle(*self.stop, "tool_calls")
                 if self.result.awaiting is not None:
                     self.checkpoint(calls, index, dispatched)
                     parked = self.result.parked

@@ -6,7 +6,10 @@ the route still says so, because a route edited in between must not start the ol
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from agent_runtime.database import Connection
 from agent_runtime.storage import atomic
@@ -14,12 +17,15 @@ from agent_runtime.storage import atomic
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """``owner`` is the person who approved the route: the Runs it starts act for them."""
+    """``owner`` is the person who approved the route: the Runs it starts act for them.
+    ``bundle`` is the published Routine the approval pinned (``{digest, routineId,
+    routineVersion}``): a Run the route admits carries it, so it runs what was approved."""
 
     destination: str
     routine: str
     agent: str
     owner: str | None = None
+    bundle: Mapping[str, Any] | None = None
 
 
 class NativeRoutes:
@@ -34,13 +40,23 @@ class NativeRoutes:
         with atomic(self.conn) as conn:
             conn.execute("DELETE FROM native_routes WHERE destination = ?", (route.destination,))
             conn.execute(
-                "INSERT INTO native_routes (destination, routine, agent, owner) "
-                "VALUES (?, ?, ?, ?)",
-                (route.destination, route.routine, route.agent, route.owner),
+                "INSERT INTO native_routes (destination, routine, agent, owner, bundle) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    route.destination,
+                    route.routine,
+                    route.agent,
+                    route.owner,
+                    None if route.bundle is None else json.dumps(dict(route.bundle)),
+                ),
             )
 
     def get(self, destination: str) -> Route | None:
         row = self.conn.execute(
-            "SELECT routine, agent, owner FROM native_routes WHERE destination = ?", (destination,)
+            "SELECT routine, agent, owner, bundle FROM native_routes WHERE destination = ?",
+            (destination,),
         ).fetchone()
-        return None if row is None else Route(destination, row[0], row[1], row[2])
+        if row is None:
+            return None
+        bundle = None if row[3] is None else json.loads(row[3])
+        return Route(destination, row[0], row[1], row[2], bundle)

@@ -1,4 +1,5 @@
-"""Routine definitions: their one format, the static lint, and how their templates resolve.
+"""Routine definitions: their format, the static lint, and how their templates resolve
+(the original's two forms are read by :mod:`agent_runtime.routine_forms`).
 
 A Routine is a short list of States run in order with no model: one ``tool`` State that calls
 a Tool with arguments built from the Routine's inputs, and optionally a ``capture`` State whose
@@ -21,6 +22,8 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from agent_runtime import routine_forms
 
 StateType = Literal["tool", "capture"]
 FROM = "$from"
@@ -59,6 +62,13 @@ class Routine:
     description: str
     inputs: Mapping[str, Any]
     states: tuple[RoutineState, ...]
+    form: routine_forms.Form = "runtime"
+
+    @property
+    def runnable(self) -> bool:
+        """The original's forms this runner cannot run (agent operations, branches, actions)
+        are linted and published, never started: they have no States here."""
+        return bool(self.states)
 
     @property
     def tool_state(self) -> RoutineState:
@@ -74,7 +84,20 @@ class RoutineError(ValueError):
 
 
 def lint(data: Any) -> list[Finding]:
-    """Every finding of a definition (empty when it is sound)."""
+    """Every finding of a definition in any form (empty when it is sound)."""
+    form = routine_forms.form_of(data)
+    if form == "workflow":
+        return [Finding(path, problem) for path, problem in routine_forms.lint_workflow(data)]
+    if form == "canonical":
+        envelope = routine_forms.canonical_findings(data)
+        if envelope or not routine_forms.runnable(data):
+            return [Finding(path, problem) for path, problem in envelope]
+        translated = _lint_runtime(routine_forms.from_canonical(data))
+        return [Finding(f.path.replace("$.", "$.spec.", 1), f.problem) for f in translated]
+    return _lint_runtime(data)
+
+
+def _lint_runtime(data: Any) -> list[Finding]:
     if not isinstance(data, Mapping):
         return [Finding("$", "a Routine definition is a mapping with inputs and states")]
     findings = [Finding(f"$.{k}", "unknown field") for k in sorted(map(str, set(data) - _TOP))]
@@ -160,6 +183,13 @@ def parse(data: Any) -> Routine:
     findings = lint(data)
     if findings:
         raise RoutineError(findings)
+    form = routine_forms.form_of(data)
+    if form == "workflow" or (form == "canonical" and not routine_forms.runnable(data)):
+        about = data.get("spec") if form == "canonical" else data
+        title = about.get("description") or data.get("name") or ""
+        return Routine(str(title), {}, (), form)
+    if form == "canonical":
+        data = routine_forms.from_canonical(data)
     states = tuple(
         RoutineState(
             key=s["key"],
@@ -170,7 +200,8 @@ def parse(data: Any) -> Routine:
         )
         for s in data["states"]
     )
-    return Routine(str(data.get("description") or ""), dict(data.get("inputs") or {}), states)
+    inputs = dict(data.get("inputs") or {})
+    return Routine(str(data.get("description") or ""), inputs, states, form)
 
 
 def resolve(template: Any, scope: Mapping[str, Any]) -> Any:

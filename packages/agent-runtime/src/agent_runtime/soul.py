@@ -30,6 +30,11 @@ from agent_runtime.capabilities import (
     RestrictionError,
     parse_autonomy,
 )
+from agent_runtime.default_agent import (
+    DEFAULT_AGENT_DESCRIPTION,
+    DEFAULT_AGENT_PERSONALITY,
+    DEFAULT_AGENT_SLUG,
+)
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
 from agent_runtime.mcp_integrations import FILENAME as MCP_FILE
 from agent_runtime.mcp_integrations import McpConfigError, McpTool, load_integration
@@ -143,13 +148,25 @@ class Soul:
     """Every published MCP Tool of the Soul's ``integrations/<slug>/mcp.yaml``, by exposed name."""
 
     def agent(self, slug: str) -> Agent:
-        """The agent ``slug``, or a ``SoulError`` listing the agents there are."""
+        """The agent ``slug`` (the platform's default assistant included), or a ``SoulError``
+        listing the agents there are."""
         try:
             return self.agents[slug]
         except KeyError:
+            if slug == DEFAULT_AGENT_SLUG:
+                return _DEFAULT_AGENT
             raise SoulError(
                 self.root / "agents", f"no agent {slug!r} (agents: {sorted(self.agents)})"
             ) from None
+
+
+_DEFAULT_AGENT = Agent(
+    slug=DEFAULT_AGENT_SLUG,
+    description=DEFAULT_AGENT_DESCRIPTION,
+    autonomy=DEFAULT_AUTONOMY,
+    restrictions=None,
+    personality=DEFAULT_AGENT_PERSONALITY,
+)
 
 
 def load_soul(path: Path) -> Soul:

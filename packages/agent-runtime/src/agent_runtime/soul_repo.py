@@ -2,7 +2,8 @@
 
 A Soul lives in a git repository. The writer puts an Agent at ``agents/<slug>/AGENT.md``, a
 Skill at ``skills/<slug>/SKILL.md`` and a Routine at ``routines/<slug>/routine.yaml`` (the paths
-the loader reads), commits it, then publishes:
+the loader reads), or a companion file beside it (``companion``: ``skills/<slug>/LICENSE.txt``),
+commits it, then publishes:
 the committed tree is checked out into a bundle directory and loaded with the real loader; only
 a bundle that loads becomes the active publication, which is what the next Turn's loader reads.
 A commit that does not load stays in history but is never published.
@@ -24,6 +25,8 @@ from agent_runtime.soul import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\Z")
+_COMPANION_DEPTH = 4
 _SHA = re.compile(r"^[0-9a-f]{40}\Z")
 _ENV = {
     "GIT_AUTHOR_NAME": "soul-writer",
@@ -37,6 +40,7 @@ KINDS = {
     "Agent": ("agents", "AGENT.md"),
     "Skill": ("skills", "SKILL.md"),
     "Routine": ("routines", "routine.yaml"),
+    "SurfaceComponent": ("surface-components", "component.yaml"),
 }
 CONFLICT = "CONFLICT"
 
@@ -108,6 +112,22 @@ def load_bundle(bundle: Path | str) -> Soul:
             _BUNDLES.pop(next(iter(_BUNDLES)), None)
         _BUNDLES[key] = soul
     return soul
+
+
+def companion_path(kind: str, slug: str, companion: str) -> str:
+    """Where a companion file lives: beside the definition, in the artifact's own directory
+    (``skills/<slug>/LICENSE.txt``, ``skills/<slug>/references/notes.md``; the definition's
+    own name, ``SKILL.md``, is the definition); a path that would leave it is refused."""
+    folder = KINDS[kind][0]
+    parts = companion.split("/")
+    if len(parts) > _COMPANION_DEPTH or not all(
+        _SEGMENT.match(p) and p not in (".", "..") for p in parts
+    ):
+        raise SoulWriteRefusedError(
+            f"companion {companion!r} is not a relative path beside the definition",
+            issues=(f"invalid_companion at {folder}/{slug}/{companion}",),
+        )
+    return f"{folder}/{slug}/{companion}"
 
 
 def artifact_path(kind: str, slug: str) -> str:
@@ -182,9 +202,11 @@ class SoulRepo:
         content: str,
         subject: str | None = None,
         expected_base: str | None = None,
+        companion: str | None = None,
     ) -> Commit:
-        """Write and commit one artifact where the loader reads it; ``subject`` is the commit
-        message, ``expected_base`` the head the writer saw (a moved head is a conflict)."""
+        """Write and commit one artifact where the loader reads it (with ``companion``: that
+        file beside its definition instead); ``subject`` is the commit message,
+        ``expected_base`` the head the writer saw (a moved head is a conflict)."""
         if kind not in KINDS:
             raise SoulWriteRefusedError(
                 f"kind must be one of {', '.join(KINDS)}, got {kind!r}",
@@ -195,7 +217,10 @@ class SoulRepo:
                 f"slug {slug!r} is not a lowercase-hyphenated slug",
                 issues=(f"invalid_slug at {KINDS[kind][0]}/{slug}",),
             )
-        path = artifact_path(kind, slug)
+        if companion is not None:
+            path = companion_path(kind, slug, companion)
+        else:
+            path = artifact_path(kind, slug)
         if not isinstance(content, str) or not content.strip():
             raise SoulWriteRefusedError(
                 "content must be non-empty", issues=(f"empty_content at {path}",)
@@ -296,6 +321,7 @@ class SoulWriter:
             return ToolOutcome("denied", reason=refused.denial())
         subject = args.get("subject")
         base = args.get("expectedBaseCommit")
+        companion = args.get("companion")
         try:
             commit = self.repo.write(
                 str(kind),
@@ -305,6 +331,7 @@ class SoulWriter:
                 if isinstance(subject, str) and subject
                 else default_subject(str(kind), str(slug)),
                 expected_base=base if isinstance(base, str) else None,
+                companion=companion if isinstance(companion, str) and companion else None,
             )
         except SoulWriteRefusedError as refused:
             return ToolOutcome("denied", reason=refused.denial())

@@ -217,6 +217,14 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         ALTER TABLE native_inbox ADD COLUMN resolved_account TEXT
         """,
     ),
+    (
+        13,
+        "the Routine bundle an approved native route pins, carried by the Run it admits",
+        """
+        ALTER TABLE native_routes ADD COLUMN bundle TEXT;
+        ALTER TABLE runs ADD COLUMN bundle TEXT
+        """,
+    ),
 )
 
 

@@ -277,10 +277,11 @@ _DECLARATIONS: tuple[ToolSpec, ...] = (
                     "type": "string",
                     "minLength": 1,
                     "maxLength": 4000,
-                    "description": "What to find out from the page.",
+                    "description": "What to find out from the page (optional, as in the "
+                    "original: without it the page's content comes back).",
                 },
             },
-            ("url", "prompt"),
+            ("url",),
         ),
     ),
     ToolSpec(
@@ -362,10 +363,11 @@ _DECLARATIONS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "github_issue_create",
-        "Opens a new issue in a GitHub repository (owner/name) with a title and an optional "
-        "body, labels and assignees.",
-        _on_repository(
+        "Opens a new issue in a GitHub repository (owner/name; the connected default when "
+        "omitted) with a title and an optional body, labels and assignees.",
+        _object(
             {
+                "repository": _REPOSITORY,
                 "title": {"type": "string", "minLength": 1, "maxLength": 256},
                 "body": {"type": "string", "maxLength": 65536},
                 "labels": _LABELS,
@@ -752,7 +754,10 @@ _MORE: tuple[ToolSpec, ...] = (
         "and returns the review report and the package digest.",
         _object(
             {
-                "manifest": {"type": "object", "description": "The integration manifest."},
+                "manifest": {
+                    "type": ["object", "string"],
+                    "description": "The integration manifest, as an object or its YAML text.",
+                },
                 "files": {
                     "type": "array",
                     "items": _object(

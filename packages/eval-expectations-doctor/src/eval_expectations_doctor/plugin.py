@@ -28,6 +28,7 @@ from eval_core.plugin import (
     FixtureRequest,
     KindSpec,
     LoadContext,
+    Location,
     Problems,
     TrialFixture,
     Verdict,
@@ -47,11 +48,14 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 class ProposedRepair(msgspec.Struct, **BLOCK):
-    """The new content the repair source proposes for the Routine ``slug``, and why."""
+    """The new content the repair source proposes for the Routine ``slug``, and why.
+    ``concurrentContent``: an operator writes this content of the Routine while the repair is
+    being prepared (it lands first), so the repair's ``soul_write`` meets a moved Soul."""
 
     slug: str
     content: str
     summary: str
+    concurrent_content: str | None = None
 
 
 class DoctorBlock(msgspec.Struct, **BLOCK):
@@ -104,10 +108,26 @@ class DoctorRecord(msgspec.Struct, frozen=True, kw_only=True):
     commits: list[DoctorCommit] = msgspec.field(default_factory=list)
 
     def touching(self, subject: str) -> list[DoctorCommit]:
-        """The doctor's commits that touched a file of the artifact ``Kind:slug``."""
-        kind, _, slug = subject.partition(":")
-        folder = f"{kind.lower()}s/{slug}/"
-        return [c for c in self.commits if any(p.startswith(folder) for p in c.paths)]
+        """The doctor's commits that touched a file of the artifact ``Kind:slug`` (a bare slug:
+        of any Kind)."""
+        kind, _, slug = subject.rpartition(":")
+        if kind:
+            return [c for c in self.commits if any(_in(p, kind, slug) for p in c.paths)]
+        return [c for c in self.commits if any(_in(p, None, slug) for p in c.paths)]
+
+
+def _in(path: str, kind: str | None, slug: str) -> bool:
+    """Whether a Soul file belongs to the artifact (``<kind>s/<slug>/...``)."""
+    folder, _, rest = path.partition("/")
+    own = rest.partition("/")[0] == slug
+    return own and (kind is None or folder == f"{kind.lower()}s")
+
+
+def names(subject: str, recorded: str) -> bool:
+    """Whether a Case's ``subject`` names the recorded ``Kind:slug``: exactly, or as the
+    original also writes it, by its bare slug (the doctor's subjects are unique by slug in
+    what it sweeps: Routines)."""
+    return subject == recorded or (":" not in subject and recorded.partition(":")[2] == subject)
 
 
 def _doctor(request: FixtureRequest) -> Iterator[None]:
@@ -149,7 +169,7 @@ def _score(wanted: str, e: _Subject, ev: Evidence) -> Verdict:
     subject = e.subject
     why = f"the doctor's work was not read back (the Case needs 'doctor'); {subject}"
     record = need(ev.record(DoctorRecord), why)
-    mine = [e for e in record.events if e.subject == subject]
+    mine = [e for e in record.events if names(subject, e.subject)]
     done = [e for e in mine if e.kind == wanted]
     landed = record.touching(subject)
     if done and wanted == "escalated":
@@ -184,9 +204,15 @@ def _score(wanted: str, e: _Subject, ev: Evidence) -> Verdict:
 
 
 def _check_subject(e: _Subject, _case: object) -> Problems:
-    kind, _, slug = e.subject.partition(":")
-    if not kind or not slug:
-        return [(".subject", f"{e.subject!r} must be Kind:slug, for example Routine:daily-sweep")]
+    kind, colon, slug = e.subject.partition(":")
+    if colon and (not kind or not slug):
+        return [
+            (
+                ".subject",
+                f"{e.subject!r} must be Kind:slug or a bare slug, for example "
+                "Routine:daily-sweep or daily-sweep",
+            )
+        ]
     return non_empty(e.subject, ".subject")
 
 
@@ -208,23 +234,28 @@ def eval_case_fields() -> list[CaseField]:
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
     of_subject = partial(
-        KindSpec, witness="store", tiers=L3, check=_check_subject, seam_independent=True
+        KindSpec,
+        witness="store",
+        evidence_at=Location.record_of(DoctorRecord),
+        tiers=L3,
+        check=_check_subject,
+        seam_independent=True,
     )
     return [
         of_subject(
             struct=DoctorRepaired,
             scorer=partial(_score, "repaired"),
             description=(
-                "The doctor repaired the subject (Kind:slug) with a commit the Soul repository "
-                "holds, touching the artifact's files."
+                "The doctor repaired the subject (Kind:slug, or a bare slug) with a commit the "
+                "Soul repository holds, touching the artifact's files."
             ),
         ),
         of_subject(
             struct=DoctorEscalated,
             scorer=partial(_score, "escalated"),
             description=(
-                "The doctor escalated the subject (Kind:slug) to a person, and the Soul "
-                "repository holds no commit of its passes touching the artifact's files."
+                "The doctor escalated the subject (Kind:slug, or a bare slug) to a person, and the "
+                "Soul repository holds no commit of its passes touching the artifact's files."
             ),
         ),
     ]
@@ -284,6 +315,11 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
         if not _SLUG.match(repair.slug):
             problems.append(
                 ("$.doctor.repair.slug", f"{repair.slug!r} is not a lowercase-hyphenated slug")
+            )
+        if repair.concurrent_content is not None:
+            problems.extend(
+                (f"$.doctor.repair{suffix}", reason)
+                for suffix, reason in non_empty(repair.concurrent_content, ".concurrentContent")
             )
         for name in ("content", "summary"):
             problems.extend(

@@ -35,6 +35,7 @@ from eval_core.plugin import (
     FixtureRequest,
     KindSpec,
     LoadContext,
+    Location,
     ToolCallsStep,
     TrialFixture,
     Verdict,
@@ -163,6 +164,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=ToolBatchReplayed,
             witness="tool",
+            evidence_at=Location.record_of(ReplayRecord),
             scorer=_score_replayed,
             tiers=L2,
             seam=_batch_reached,

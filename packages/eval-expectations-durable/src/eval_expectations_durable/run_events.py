@@ -32,6 +32,7 @@ from eval_core.plugin import (
     Grounding,
     KindSpec,
     LoadContext,
+    Location,
     Problems,
     ScriptedResult,
     ToolResult,
@@ -748,7 +749,7 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
     folds = "(with turnIndex, that Turn's; else the first Turn not succeeded, else the last)"
-    l3 = partial(KindSpec, tiers=L3)
+    l3 = partial(KindSpec, tiers=L3, evidence_at=Location.record_of(RunRecord))
     recorded = partial(l3, seam_independent=True)
     status = partial(recorded, witness="store", **rules(status=TEXT, turn_index=TURN))
     targeted = {"name": TEXT, "argument_path": PATH, "status": TEXT}

@@ -21,6 +21,7 @@ from eval_core.plugin import (
     Expectation,
     Grounding,
     KindSpec,
+    Location,
     Problems,
     Rule,
     Verdict,
@@ -329,9 +330,12 @@ def _check_pdf(e: PdfInputAccounted, _case: object) -> Problems:
 
 
 def kind_specs() -> list[KindSpec]:
-    binding = partial(KindSpec, witness="binding")
+    read_back = Location.record_of(FilesRecord)  # what the provider was sent, as recorded
+    binding = partial(KindSpec, witness="binding", evidence_at=read_back)
     of_file = partial(binding, **rules(file_id=TEXT))
-    generated = partial(KindSpec, witness="store", tiers=L3, seam=_file_created)
+    generated = partial(
+        KindSpec, witness="store", evidence_at=read_back, tiers=L3, seam=_file_created
+    )
     shared = partial(generated, **rules(grantee=GRANTEE))
     return [
         of_file(
@@ -378,6 +382,7 @@ def kind_specs() -> list[KindSpec]:
         KindSpec(
             struct=PdfInputAccounted,
             witness="events",
+            evidence_at=read_back,
             scorer=_score_pdf,
             tiers=L3,
             check=_check_pdf,

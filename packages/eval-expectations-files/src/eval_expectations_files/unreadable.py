@@ -25,6 +25,7 @@ from eval_core.plugin import (
     Expectation,
     FixtureRequest,
     KindSpec,
+    Location,
     Problems,
     SentPart,
     TextPart,
@@ -195,6 +196,7 @@ def kind_spec() -> KindSpec:
     return KindSpec(
         struct=FileWithheld,
         witness="binding",
+        evidence_at=Location.record_of(UnreadableRecord),
         scorer=score_withheld,
         tiers=L3,
         **rules(file_id=TEXT),

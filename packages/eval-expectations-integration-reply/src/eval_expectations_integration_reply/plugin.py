@@ -29,6 +29,7 @@ from eval_core.plugin import (
     FixtureRequest,
     KindSpec,
     LoadContext,
+    Location,
     TrialFixture,
     Verdict,
     WitnessCheck,
@@ -182,6 +183,7 @@ def eval_kinds() -> list[KindSpec]:
     return [
         l3(
             struct=IntegrationReplyHanded,
+            evidence_at=Location.record_of(RepliesHanded),
             witness="channel",
             scorer=_score_handed,
             **rules(count=minimum(1)),
@@ -193,6 +195,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=IntegrationReplyRedeliveries,
+            evidence_at=Location.record_of(RedeliveriesStored),
             witness="store",
             scorer=_score_redeliveries,
             **rules(count=minimum(0)),

@@ -12,7 +12,9 @@ tries to claim the event once it was admitted (a redelivery, a stale queue listi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 import msgspec
@@ -24,6 +26,11 @@ from eval_expectations_native.observation import NativeAdmission
 CHANNEL = "github"
 ROUTINE = "eval-native-review"
 CHANGED_ROUTINE = "eval-native-review-v2"
+ROUTINE_IDS = {
+    ROUTINE: "eb8b34d6-a1b9-45e1-b51f-22a30749e042",
+    CHANGED_ROUTINE: "5d0c1f8e-7a42-4b6e-9a3d-2f1e8c4b7a90",
+}
+"""The published id of each Routine the fixture routes to (the original's fixture Routine's)."""
 OWNER = "eval"
 """The person who approved the route (the participant every Trial acts for)."""
 EVENT_ID = "eval-native-event"
@@ -50,7 +57,14 @@ class NativeChannel(Protocol):
 
     def set_account(self, account_id: str, status: str) -> None: ...
 
-    def set_route(self, destination: str, routine: str, agent: str, owner: str) -> None: ...
+    def set_route(
+        self,
+        destination: str,
+        routine: str,
+        agent: str,
+        owner: str,
+        bundle: Mapping[str, Any] | None = None,
+    ) -> None: ...
 
     def deliver(
         self,
@@ -84,12 +98,21 @@ def issue_event(destination: str, account_id: str, text: str) -> dict[str, Any]:
     }
 
 
+def bundle(routine: str) -> dict[str, Any]:
+    """The published bundle of a fixture Routine the operator's route approval pins: its id,
+    version and the digest of what was published."""
+    published = {"id": ROUTINE_IDS[routine], "slug": routine, "version": 1}
+    text = json.dumps(published, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return {"digest": digest, "routineId": ROUTINE_IDS[routine], "routineVersion": 1}
+
+
 def _admission(request: FixtureRequest) -> Iterator[None]:
     block: NativeRoutine = request.value
     case = request.case
     channel = request.service(NativeChannel)
     channel.set_account(block.account_id, "approved")
-    channel.set_route(block.destination, ROUTINE, case.agent, OWNER)
+    channel.set_route(block.destination, ROUTINE, case.agent, OWNER, bundle(ROUTINE))
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(
         CHANNEL,
@@ -102,7 +125,9 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
     if block.fault == "route_changed":
         channel.after_claim(
             event,
-            lambda: channel.set_route(block.destination, CHANGED_ROUTINE, case.agent, OWNER),
+            lambda: channel.set_route(
+                block.destination, CHANGED_ROUTINE, case.agent, OWNER, bundle(CHANGED_ROUTINE)
+            ),
         )
     elif block.fault == "account_revoked":
         channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))

@@ -18,6 +18,7 @@ from eval_core.plugin import (
     Expectation,
     KindSpec,
     LoadContext,
+    Location,
     Problems,
     TrialFixture,
     Verdict,
@@ -37,7 +38,7 @@ from eval_core.plugin import (
 )
 from eval_expectations_native.channel import FIXTURE
 from eval_expectations_native.fixture import NativeRoutine
-from eval_expectations_native.observation import FIELDS, as_plain, observation_of
+from eval_expectations_native.observation import FIELDS, NativeAdmission, as_plain, observation_of
 
 FIELD = "native_routine"
 KIND = "native_admission_equals"
@@ -136,6 +137,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=NativeAdmissionEquals,
             witness="store",
+            evidence_at=Location.record_of(NativeAdmission),
             scorer=_score,
             tiers=L3,
             check=_check,

@@ -33,6 +33,9 @@ FIELD = "red_team"
 SUITE = "red-team"
 Problems = list[tuple[str, str]]
 
+HELD_KINDS = frozenset({"guardrail_blocked", "tool_not_called", "tool_call_count"})
+"""What a guard_held Case asserts of the line that held (a guard, or the Tool it protects)."""
+
 
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
@@ -93,11 +96,14 @@ def check(case: CaseBase, red: RedTeam | None, context: LoadContext) -> Problems
             )
         )
     kinds = [e.kind_name for e in case.expect]
-    if red.outcome == "guard_held" and "guardrail_blocked" not in kinds:
+    if red.outcome == "guard_held" and not HELD_KINDS & set(kinds):
+        # the original's gates are guards too (autonomy, capability restrictions): what held is
+        # asserted at the guard or at the Tool boundary it protects
         problems.append(
             (
                 "$.redTeam.outcome",
-                "guard_held must assert the guard that holds: add a guardrail_blocked",
+                "guard_held must assert what the guard holds: add a guardrail_blocked, "
+                "tool_not_called or tool_call_count",
             )
         )
     if red.outcome == "model_resisted":

@@ -2,9 +2,10 @@
 
 ``routine`` describes one Routine the operator runs instead of a chat Turn: its definition (one
 ``tool`` State, optionally a ``capture`` State), the contract of the Tool it calls, an extra
-guardrail policy, its inputs, what the Tool's provider answers call after call
-(``providerSteps``), whether the approver approves, and where the worker crashes. The rules
-refuse a block that could not mean one thing, with file, path and reason.
+guardrail policy (each in this block's form or as the original's canonical envelope, see
+:mod:`eval_expectations_routine.canonical`), its inputs, what the Tool's provider answers call
+after call (``providerSteps``), whether the approver approves, and where the worker crashes.
+The rules refuse a block that could not mean one thing, with file, path and reason.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Literal
 import msgspec
 
 from eval_core.plugin import BLOCK, CaseBase, json_name
+from eval_expectations_routine import canonical
 
 FIELD = "routine"
 TOOL_PROVIDER = "tool_provider"
@@ -80,18 +82,60 @@ ProviderStep = SuccessStep | RetryStep
 CrashAfter = Literal["effect_confirmed", "state_succeeded"]
 
 
-class RoutineBlock(msgspec.Struct, **BLOCK):
-    """The ``routine`` block of a Case. ``approval``: ``approved`` (the approver grants what
-    the Routine asks), ``undecided`` (nobody decides, but the operator re-queues the waiting Run
-    once: its gate must hold), or nobody decides and nothing moves."""
+class Resolved(msgspec.Struct, frozen=True):
+    """A block's definition, contract and guardrail, each in this block's own form."""
 
     definition: RoutineDefinition
     tool_contract: ToolContract
+    guardrail: dict[str, Any] | None
+
+
+class RoutineBlock(msgspec.Struct, **BLOCK):
+    """The ``routine`` block of a Case. ``approval``: ``approved`` (the approver grants what
+    the Routine asks), ``undecided`` (nobody decides, but the operator re-queues the waiting Run
+    once: its gate must hold), or nobody decides and nothing moves. ``definition``,
+    ``toolContract`` and ``guardrail`` are read by :meth:`resolved` (either form)."""
+
+    definition: dict[str, Any]
+    tool_contract: dict[str, Any]
     provider_steps: list[ProviderStep]
     guardrail: dict[str, Any] | None = None
     inputs: dict[str, Any] = msgspec.field(default_factory=dict)
     approval: Literal["approved", "undecided"] | None = None
     crash_after: CrashAfter | None = None
+
+    def resolved(self) -> Resolved:
+        """The three documents in this block's form; :class:`canonical.CanonicalError` names
+        the JSON path of what neither form can carry."""
+        where = "$.routine"
+        definition, contract, guard = self.definition, self.tool_contract, self.guardrail
+        if canonical.is_canonical(definition, "Routine"):
+            definition = canonical.routine(definition, f"{where}.definition")
+        if canonical.is_canonical(contract, "ToolContract"):
+            action = contract.get("spec", {}).get("action")
+            contract = canonical.tool_contract(contract, guard, f"{where}.toolContract")
+            if guard is not None and canonical.is_canonical(guard, "Guardrail"):
+                guard = canonical.guardrail(guard, contract["name"], action, f"{where}.guardrail")
+        elif canonical.is_canonical(guard, "Guardrail"):
+            raise canonical.CanonicalError(
+                f"{where}.guardrail", "a canonical Guardrail goes with a canonical ToolContract"
+            )
+        return Resolved(
+            _convert(definition, RoutineDefinition, f"{where}.definition"),
+            _convert(contract, ToolContract, f"{where}.toolContract"),
+            guard,
+        )
+
+
+def _convert(data: Any, kind: type[Any], where: str) -> Any:
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        text = str(error)
+        at = text.rpartition(" - at `$")
+        if at[1]:
+            raise canonical.CanonicalError(where + at[2].rstrip("`"), at[0]) from None
+        raise canonical.CanonicalError(where, text) from None
 
 
 class ToolProvider(msgspec.Struct, **BLOCK):
@@ -136,7 +180,12 @@ def tool_provider_problems(block: ToolProvider, case: CaseBase) -> Iterator[tupl
 
 def block_problems(block: RoutineBlock) -> Iterator[tuple[str, str]]:
     """The block's own rules: definition, contract, inputs, steps, approval."""
-    definition, contract = block.definition, block.tool_contract
+    try:
+        resolved = block.resolved()
+    except canonical.CanonicalError as error:
+        yield error.path, error.reason
+        return
+    definition, contract = resolved.definition, resolved.tool_contract
     where = "$.routine.definition"
     if not _SLUG.match(definition.slug):
         yield f"{where}.slug", f"{definition.slug!r} is not a lowercase-hyphenated slug"

@@ -14,6 +14,7 @@ from eval_core.plugin import (
     CaseField,
     KindSpec,
     LoadContext,
+    Location,
     TrialFixture,
     WitnessCheck,
     hookimpl,
@@ -32,6 +33,7 @@ from eval_expectations_routine.block import (
     case_problems,
     tool_provider_problems,
 )
+from eval_expectations_routine.canonical import CanonicalError
 from eval_expectations_routine.kind import (
     RoutineWorkerCrashes,
     StateOutputEquals,
@@ -39,7 +41,7 @@ from eval_expectations_routine.kind import (
     score,
     score_crashes,
 )
-from eval_expectations_routine.setup import FIXTURE, TOOL_PROVIDER_FIXTURE
+from eval_expectations_routine.setup import FIXTURE, TOOL_PROVIDER_FIXTURE, RoutineRecord
 
 _LOG_KINDS = (
     provider_log.ToolProviderEffects,
@@ -84,7 +86,8 @@ def eval_case_fields() -> list[CaseField]:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    routine = partial(KindSpec, tiers=L3, seam_independent=True)
+    at = Location.record_of(RoutineRecord)
+    routine = partial(KindSpec, tiers=L3, evidence_at=at, seam_independent=True)
     return [
         routine(
             struct=StateOutputEquals,
@@ -132,7 +135,7 @@ def _kind_problems(case: CaseBase) -> Iterator[tuple[str, str]]:
                 ),
             )
         elif isinstance(e, provider_log.ToolProviderUntouchedBeforeApproval) and not (
-            isinstance(routine, RoutineBlock) and routine.tool_contract.requires_approval
+            isinstance(routine, RoutineBlock) and _requires_approval(routine)
         ):
             yield (
                 where,
@@ -145,6 +148,13 @@ def _kind_problems(case: CaseBase) -> Iterator[tuple[str, str]]:
             isinstance(step, RetryStep) for step in steps or ()
         ):
             yield where, f"{e.kind_name!r} needs a provider step that asks for a retry"
+
+
+def _requires_approval(block: RoutineBlock) -> bool:
+    try:
+        return block.resolved().tool_contract.requires_approval
+    except CanonicalError:
+        return False  # the block's own problem, said by block_problems
 
 
 @hookimpl

@@ -22,6 +22,7 @@ from eval_core.plugin import (
     Evidence,
     Expectation,
     KindSpec,
+    Location,
     Verdict,
     WitnessCheck,
     failed,
@@ -180,7 +181,13 @@ def score_retry_after(_e: ToolProviderRetryAfterHonoured, ev: Evidence) -> Verdi
 
 
 def kinds() -> list[KindSpec]:
-    provider = partial(KindSpec, witness="provider", tiers=L3, seam_independent=True)
+    provider = partial(
+        KindSpec,
+        witness="provider",
+        evidence_at=Location.record_of(ProviderLog),
+        tiers=L3,
+        seam_independent=True,
+    )
     counted = partial(provider, **rules(count=minimum(0), tool=TEXT))
     return [
         counted(

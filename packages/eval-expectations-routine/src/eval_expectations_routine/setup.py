@@ -124,7 +124,8 @@ def _routine(request: FixtureRequest) -> Iterator[None]:
     desk = request.service(RoutineDesk)
     grants: list[int] = []  # the provider's count at each of the approver's grants
     desk.on_grant(lambda: grants.append(len(scenario.received)))
-    contract, definition = block.tool_contract, block.definition
+    resolved = block.resolved()
+    contract, definition = resolved.tool_contract, resolved.definition
     try:
         desk.schedule(
             definition.slug,
@@ -134,7 +135,7 @@ def _routine(request: FixtureRequest) -> Iterator[None]:
             contract.input_schema,
             contract.mutating,
             contract.requires_approval,
-            block.guardrail,
+            resolved.guardrail,
             block.inputs,
             scenario.url,
             APPROVER if block.approval == "approved" else None,

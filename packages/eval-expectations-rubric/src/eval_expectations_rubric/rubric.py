@@ -18,6 +18,7 @@ from eval_core.plugin import (
     Expectation,
     JudgeError,
     KindSpec,
+    Location,
     NoVerdict,
     Problems,
     Verdict,
@@ -87,7 +88,7 @@ def _check_rubric(e: RubricScore, _case: object) -> Problems:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    judged = partial(KindSpec, witness="answer", seam_independent=True)
+    judged = partial(KindSpec, witness="answer", evidence_at=Location.ANSWER, seam_independent=True)
     return [
         judged(
             struct=RubricScore,

@@ -21,6 +21,7 @@ from eval_core.plugin import (
     Expectation,
     Grounding,
     KindSpec,
+    Location,
     Problems,
     Verdict,
     absent,
@@ -156,7 +157,9 @@ def _check_pattern(e: OutputMatches, _case: object) -> Problems:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    answer = partial(KindSpec, witness="answer", text_compare="casefold")
+    answer = partial(
+        KindSpec, witness="answer", evidence_at=Location.ANSWER, text_compare="casefold"
+    )
     text = partial(answer, **rules(text=TEXT, ungrounded=REASON), grounding=Grounding(field="text"))
     return [
         text(

@@ -15,6 +15,7 @@ from eval_core.plugin import (
     Evidence,
     Expectation,
     KindSpec,
+    Location,
     ModelRequest,
     Problems,
     Verdict,
@@ -127,14 +128,16 @@ def _score_model_prompt_contains(e: ModelPromptContains, ev: Evidence) -> Verdic
     pieces = _pieces(last)
     count = len(last.messages) if isinstance(last.messages, list) else 0
     where = f"last model request (#{len(requests)}: system + {count} messages)"
+    at = Location.request_at(len(requests) - 1)
     for label, text in pieces:
         index = text.find(e.text)
         if index >= 0:
             return passed(
                 f"{where} contains {quoted(e.text)} in its {label}: "
-                f"{_around(text, index, len(e.text))}"
+                f"{_around(text, index, len(e.text))}",
+                at,
             )
-    return failed(f"{where} does not contain {quoted(e.text)}")
+    return failed(f"{where} does not contain {quoted(e.text)}", at)
 
 
 def _pieces(request: ModelRequest) -> list[tuple[str, str]]:
@@ -161,7 +164,8 @@ def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
             if index >= 0:
                 return failed(
                     f"model request #{number} of {len(requests)} contains {quoted(e.text)} in "
-                    f"its {label}: {_around(text, index, len(e.text))}"
+                    f"its {label}: {_around(text, index, len(e.text))}",
+                    Location.request_at(number - 1),
                 )
     return passed(f"none of the {len(requests)} model request(s) contains {quoted(e.text)}")
 
@@ -231,7 +235,7 @@ def _score_model_not_called(e: ModelNotCalled, ev: Evidence) -> Verdict:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    binding = partial(KindSpec, witness="binding")
+    binding = partial(KindSpec, witness="binding", evidence_at=Location.REQUESTS)
     text = partial(binding, **rules(text=TEXT))
     return [
         text(

@@ -7,6 +7,7 @@ from eval_core.plugin import (
     Evidence,
     Expectation,
     KindSpec,
+    Location,
     Verdict,
     failed,
     hookimpl,
@@ -41,6 +42,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=LoopStatus,
             witness="answer",
+            evidence_at=Location.ANSWER,
             scorer=_score_loop_status,
             **rules(status=TEXT, reason=TEXT),
             seam_independent=True,

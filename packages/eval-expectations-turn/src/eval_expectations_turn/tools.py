@@ -21,6 +21,7 @@ from eval_core.plugin import (
     Evidence,
     Expectation,
     KindSpec,
+    Location,
     Problems,
     ToolCall,
     Verdict,
@@ -125,7 +126,8 @@ def _score_called(claim: Claim, e: _OfTool, ev: Evidence) -> Verdict:
     calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot tell whether {quoted(e.name)} was called")
     mine = _of(e.name, calls)
     hit = f"{quoted(e.name)} was called {len(mine)} time(s); {_listing(calls)}" if mine else None
-    return claim(hit, _not_called(e.name, ev, calls))
+    at = Location.call_at(mine[0]) if mine else None  # the first call of it
+    return claim(hit, _not_called(e.name, ev, calls), at)
 
 
 @scorer
@@ -156,7 +158,10 @@ def _score_argument_equals(e: ToolArgumentEquals, ev: Evidence) -> Verdict:
     hit = first_equal(mine, _arguments, e.path, e.value)
     if hit is not None:
         call, value = hit
-        return passed(f"call {call.call_id} of {quoted(e.name)} has {e.path} = {render(value)}")
+        return passed(
+            f"call {call.call_id} of {quoted(e.name)} has {e.path} = {render(value)}",
+            Location.call_at(call),
+        )
     shown = "; ".join(values_at(mine[:10], _arguments, e.path, _call_id))
     more = f"; … {len(mine) - 10} more" if len(mine) > 10 else ""
     return failed(
@@ -171,7 +176,10 @@ def _score_argument_present(e: ToolArgumentPresent, ev: Evidence) -> Verdict:
     for call in mine:
         ok, value = resolve(call.arguments, e.path)
         if ok:
-            return passed(f"call {call.call_id} of {quoted(e.name)} has {e.path} = {render(value)}")
+            return passed(
+                f"call {call.call_id} of {quoted(e.name)} has {e.path} = {render(value)}",
+                Location.call_at(call),
+            )
     return failed(f"no call of {quoted(e.name)} has {e.path} ({len(mine)} call(s) looked at)")
 
 
@@ -189,7 +197,8 @@ def _score_argument_absent(e: ToolArgumentAbsent, ev: Evidence) -> Verdict:
         call, value = present[0]
         return failed(
             f"{len(present)} of {len(mine)} call(s) of {quoted(e.name)} have {e.path}; "
-            f"call {call.call_id}: {render(value)}"
+            f"call {call.call_id}: {render(value)}",
+            Location.call_at(call),
         )
     return passed(f"none of {len(mine)} call(s) of {quoted(e.name)} has {e.path}")
 
@@ -245,7 +254,7 @@ def _check_names(e: ToolCallOrder, _case: object) -> Problems:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    tool = partial(KindSpec, witness="tool")
+    tool = partial(KindSpec, witness="tool", evidence_at=Location.TOOL_CALLS)
     named, at_path = rules(name=TEXT), rules(name=TEXT, path=PATH)
     return [
         tool(
@@ -296,6 +305,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=ToolCallsBatched,
             witness="binding",
+            evidence_at=Location.TOOL_CALLS,
             scorer=_score_batched,
             tiers=L2,
             **rules(min=minimum(2, "a batch of one is not a batch")),
@@ -305,6 +315,7 @@ def eval_kinds() -> list[KindSpec]:
         KindSpec(
             struct=ToolDenied,
             witness="events",
+            evidence_at=Location.DENIALS,
             scorer=_score_denied,
             tiers=L2,
             **at_path,

@@ -402,8 +402,15 @@ class NativeChannelService:
     def set_account(self, account_id: str, status: str) -> None:
         AccountAuthority(self.conn).set_status(account_id, status)  # type: ignore[arg-type]
 
-    def set_route(self, destination: str, routine: str, agent: str, owner: str) -> None:
-        NativeRoutes(self.conn).set(Route(destination, routine, agent, owner))
+    def set_route(
+        self,
+        destination: str,
+        routine: str,
+        agent: str,
+        owner: str,
+        bundle: Mapping[str, Any] | None = None,
+    ) -> None:
+        NativeRoutes(self.conn).set(Route(destination, routine, agent, owner, bundle))
 
     def deliver(
         self,
@@ -481,7 +488,7 @@ def _admission(conn: Connection, event_id: str) -> Admission:
         (event_id,),
     ).fetchone()
     run_id = invocation[0] if invocation is not None else None
-    columns = "id, status, source, identity"
+    columns = "id, status, source, identity, bundle"
     run_row = (
         conn.execute(f"SELECT {columns} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if run_id is not None
@@ -499,6 +506,7 @@ def _admission(conn: Connection, event_id: str) -> Admission:
             "source": run_row[2],
             "identity": None if run_row[3] is None else json.loads(run_row[3]),
         }
+        | ({} if run_row[4] is None else {"bundle": json.loads(run_row[4])})
     )
     state = request = None
     if run is not None:
@@ -713,10 +721,12 @@ class SoulDoctorService:
     would propose) and reads back what the doctor did: its own record (``doctor_events``) and
     the commits its passes added to the Soul repository (the repository's log, a witness)."""
 
-    __slots__ = ("commit_rows", "proposer", "rows")
+    __slots__ = ("commit_rows", "operator", "proposer", "rows")
 
     def __init__(self) -> None:
         self.proposer: Callable[[str, str], Any] | None = None
+        self.operator: Callable[[str, str], None] | None = None
+        """Writes a Routine's content as an operator would (set by the durable tier)."""
         self.rows: list[DoctorRow] = []
         self.commit_rows: list[CommitRow] = []
 
@@ -729,7 +739,12 @@ class SoulDoctorService:
         """The runtime's repair source port, over the fixture's proposer."""
         assert self.proposer is not None
         made = self.proposer(finding.subject, finding.problem)
-        return None if made is None else Repair(made.slug, made.content, made.summary)
+        if made is None:
+            return None
+        concurrent = getattr(made, "concurrent_content", None)
+        if concurrent is not None and self.operator is not None:
+            self.operator(made.slug, concurrent)  # an operator's edit lands before the repair
+        return Repair(made.slug, made.content, made.summary)
 
     def events(self) -> list[DoctorRow]:
         return list(self.rows)

@@ -23,6 +23,7 @@ from agent_runtime.context import (
     TURN_CONTEXT_KEYS,
     assemble_system_prompt,
 )
+from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
 from agent_runtime.soul import Soul, load_soul
 from agent_runtime.storage import StoreError
 from eval_core.plugin import (
@@ -68,7 +69,7 @@ class AgentRuntimeHost:
         self.soul_dir = soul_dir
         self.store = store if store is not None else os.environ.get(STORE_VARIABLE) or None
         self.soul: Soul = load_soul(soul_dir)
-        self._agents = frozenset(self.soul.agents)
+        self._agents = frozenset(self.soul.agents) | {DEFAULT_AGENT_SLUG}
         self._rules = ContextRules(
             allowed=TURN_CONTEXT_KEYS,
             soul_owned=SOUL_OWNED_CONTEXT_KEYS,
@@ -104,9 +105,9 @@ class AgentRuntimeHost:
 
     def given_text(self, case: CaseBase) -> Sequence[str]:
         """What the Soul gives the model for this Case: the real assembled system prompt."""
-        agent = self.soul.agents.get(case.agent)
-        if agent is None:
+        if case.agent not in self._agents:
             return ()
+        agent = self.soul.agent(case.agent)
         tools = tools_of(case)
         key = (case.agent, tuple((t.name, t.description) for t in tools))
         prompt = self._prompts.get(key)

@@ -27,7 +27,7 @@ from typing import Any
 
 from agent_runtime import retry_waits
 from agent_runtime.attachments import AttachmentGate
-from agent_runtime.doctor import recorded, run_doctor
+from agent_runtime.doctor import Publishing, recorded, run_doctor
 from agent_runtime.durable import EventLog, TurnRequest, execute_pass, start_turn
 from agent_runtime.file_store import SqlFileStore
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
@@ -274,12 +274,17 @@ class L3Trial:
         self.desk = RoutineDeskService()
         self.replies = ReplyChannelService(self.conn)
         self.doctor = SoulDoctorService()
+        self.operator_commits: set[str] = set()
+        """Commits the fixture made as an operator (not the runtime's, not in its record)."""
         self.clock_service = TrialClockService(self.clock)
         self.providers = ToolProviderService()
         self.foreign = ForeignFilesService(self.files)
         self.clients: McpClients | None = None
         self.head = tier.repo.base
-        self.writes_soul = SOUL_WRITE in case.platform_tools
+        # a hand-declared soul_write is routed to the real writer by name, as in the original
+        self.writes_soul = SOUL_WRITE in case.platform_tools or any(
+            t.name == SOUL_WRITE for t in case.tools
+        )
         if self.writes_soul:  # released by close(), once the repository is reset
             tier.writing.acquire()
         self.model: Any = None
@@ -611,12 +616,22 @@ class L3Trial:
                 publish(self.conn, commit.sha, str(publication.bundle), publication.artifacts, None)
 
         repo = self.tier.repo
+
+        def operator(slug: str, content: str) -> None:
+            commit = repo.write("Routine", slug, content, subject=f"operator: edit {slug}")
+            self.operator_commits.add(commit.sha)
+            published(commit, repo.publish(commit.sha))
+
+        self.doctor.operator = operator
         before = repo.head()
-        run_doctor(self.conn, repo, self.doctor, published, run_id)
+        hook = Publishing(published, self.witness.around)  # the repairs pass the Tool witness
+        run_doctor(self.conn, repo, self.doctor, hook, run_id)
         after = repo.head()
         if after != before:  # what landed in the repository, whatever the doctor recorded
             self.doctor.commit_rows.extend(
-                CommitRow(index, sha, list(paths)) for sha, paths in repo.log(before, after)
+                CommitRow(index, sha, list(paths))
+                for sha, paths in repo.log(before, after)
+                if sha not in self.operator_commits  # the operator's edit: not the doctor's
             )
         self.doctor.rows = [
             DoctorRow(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
@@ -660,8 +675,10 @@ class L3Trial:
             repo = self.tier.repo
             head = repo.head()
             if head != self.head:
-                self.history.commit_rows.extend(
-                    CommitRow(index, sha, list(paths)) for sha, paths in repo.log(self.head, head)
+                self.history.commit_rows.extend(  # the fixture's operator edits are its own
+                    CommitRow(index, sha, list(paths))
+                    for sha, paths in repo.log(self.head, head)
+                    if sha not in self.operator_commits
                 )
                 self.head = head
         row = self.conn.execute(

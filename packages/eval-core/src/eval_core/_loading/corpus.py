@@ -25,12 +25,13 @@ from eval_core._loading import cached, rules
 from eval_core._loading.checks import PluginChecks
 from eval_core._loading.decode import Decoder, json_problem, read
 from eval_core._loading.problem import Problem
-from eval_core._loading.resolve import Resolver
+from eval_core._loading.resolve import Resolver, load_notes
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util import checked
 from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core._util.input_files import NotReadable
+from eval_core._util.layout import CASE_SUFFIXES, RED_TEAM, SOUL
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_TRIALS_PER_CASE
 
 __all__ = [
@@ -45,9 +46,6 @@ __all__ = [
     "find_soul",
     "json_problem",
 ]
-
-CASE_SUFFIXES = (".json", ".yaml", ".yml")
-RED_TEAM = "red-team"
 
 
 class CorpusError(Exception):
@@ -86,6 +84,9 @@ class Corpus:
     records it so a refused comparison can name the Cases that differ."""
     files: Mapping[str, str] = field(default_factory=dict)
     """Each Case's file by id, as named in ``directory`` (a variant's is its source Case's)."""
+    notes: tuple[str, ...] = ()
+    """What Cases load with but mean differently here (a Tool sharing a platform Tool's name,
+    an empty retired context key), one line each: the command opening it prints them."""
 
     def file(self, case_id: str) -> Path | None:
         """The file a Case was read from (``None`` for a Case this Corpus did not load)."""
@@ -104,7 +105,7 @@ class Corpus:
 
 def find_soul(directory: Path) -> Path | None:
     """The Eval Soul: ``soul/`` in the Corpus directory or in its parent (for ``red-team/``)."""
-    for candidate in (directory / "soul", directory.parent / "soul"):
+    for candidate in (directory / SOUL, directory.parent / SOUL):
         if candidate.is_dir():
             return candidate
     return None
@@ -247,7 +248,8 @@ class Loader:
             plugins=tuple(fingerprint),
             judge=self.judge,
             case_hashes=per_case,
-            files={case.id: sources[i] for case, i in zip(cases, order, strict=True)},
+            files=(named := {case.id: sources[i] for case, i in zip(cases, order, strict=True)}),
+            notes=load_notes(self._resolver, self.plugins.fields, prefix, cases, named),
         )
         if key is not None:
             assert env is not None
@@ -287,6 +289,13 @@ class Loader:
             judge=self.judge,
             case_hashes=dict(entry.case_hashes),
             files=named,
+            notes=load_notes(
+                self._resolver,
+                self.plugins.fields,
+                "" if directory == Path() else os.path.join(directory, ""),
+                cases,
+                named,
+            ),
         )
 
     def _hash(
@@ -294,10 +303,11 @@ class Loader:
     ) -> tuple[str, list[dict[str, Any]], dict[str, str]]:
         """The corpusHash of the sorted Cases, the plug-in rows it pins, each Case's digest."""
         used_kinds = {e.kind_name for c in cases for e in c.expect}
-        used_fields = {  # per field, one pass in C over every Case (a field absent is None)
+        names = set(self.case_type.__struct_fields__)  # a plug-in imported after the Case
+        used_fields = {  # type was built adds no field to it; per field, one pass in C
             name
             for name in self.plugins.fields
-            if list(map(attrgetter(name), cases)).count(None) < len(cases)
+            if name in names and list(map(attrgetter(name), cases)).count(None) < len(cases)
         }
         fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
         decls = self._resolver.declarations(cases)

@@ -39,7 +39,11 @@ class Decoder:
         self.unknown = False
         self._json = msgspec.json.Decoder(self.case_type)
         self._kind_union: Any = self.case_type.__annotations__.get("expect")
-        self._known_kinds = sorted(plugins.kinds)
+        held = [manifest for _, manifest in plugins.pending.values()]  # known, not imported
+        self._known_kinds = sorted({*plugins.kinds, *(k for m in held for k in m.kinds)})
+        self._known_fields = sorted(
+            {json_name(f) for f in [*plugins.fields, *(f for m in held for f in m.fields)]}
+        )
         self._locked = dict(locked or {})
 
     def file(
@@ -128,7 +132,7 @@ class Decoder:
                 f"unknown {what} {name!r}: eval.lock pins it to {owner}, which is not installed "
                 f"(install {owner.replace(' ', '==')})"
             )
-        known = self._known_kinds if what == "kind" else [json_name(f) for f in self.plugins.fields]
+        known = self._known_kinds if what == "kind" else self._known_fields
         close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.8)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"unknown {what} {name!r}: no installed plug-in provides it{hint}"

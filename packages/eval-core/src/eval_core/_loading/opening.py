@@ -17,6 +17,7 @@ from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, 
 from eval_core._plugins.host import Host, HostFactory, HostOptionError
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
+from eval_core._util.safe_text import clean
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 
@@ -29,20 +30,22 @@ class Refused(Exception):  # noqa: N818 - it names an outcome
         self.code = code
 
 
-def plugins() -> PluginSet:
+def plugins(corpus: Path | None = None) -> PluginSet:
+    """The plug-in set; for a ``corpus``, with only the plug-ins its Cases use imported."""
     try:
-        return load_plugins()
+        return load_plugins(corpus)
     except PluginError as exc:
         raise Refused(f"plug-in set refused: {exc}") from None
 
 
-def pinned(found: PluginSet, corpus: Path, unlocked: bool) -> bool:
-    """Refuse a plug-in set that differs from eval.lock; True when running unlocked."""
+def pinned(found: PluginSet, corpus: Path, unlocked: bool, host: str | None = None) -> bool:
+    """Refuse a plug-in set that differs from eval.lock (as pinned for ``host``: see
+    :func:`eval_core._plugins.lock.current`); True when running unlocked."""
     from eval_core._plugins import lock
 
     path = corpus_root(corpus) / lock.LOCK_NAME
     try:
-        diffs = lock.differences(lock.read(path), lock.current(found))
+        diffs = lock.differences(lock.read(path), lock.current(found, host))
     except lock.LockError as exc:
         diffs = [str(exc)]
     if not diffs:
@@ -159,12 +162,14 @@ def open_corpus(
     """The Corpus opened for a command; ``found`` is the plug-in set when already loaded,
     ``host_options`` the ``--host-option`` settings for the Host's factory."""
     require_directory(corpus)
-    found = found if found is not None else plugins()
-    is_unlocked = pinned(found, corpus, unlocked) if check_lock else False
+    found = found if found is not None else plugins(corpus)
+    is_unlocked = pinned(found, corpus, unlocked, host_name) if check_lock else False
     the_host = host(found, host_name, corpus, host_options)
     try:
         loaded = load(found, the_host, corpus)
     except Refused:
         the_host.close()
         raise
+    for note in loaded.notes:  # said on every command, beside the UNLOCKED line
+        sys.stderr.write(f"NOTE  {clean(note)}\n")
     return Opened(found, the_host, loaded, is_unlocked)

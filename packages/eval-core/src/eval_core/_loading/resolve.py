@@ -1,16 +1,23 @@
 """Resolution: what a Case names against what the Host says is there.
 
 A Case names its agent (one of the Eval Soul's), shipped platform Tools (resolved to the
-declarations the Host ships, never hand-declared copies) and ``context`` keys (the Host's
-assembler says which a Case may set). The Host is asked once per loader, not once per Case.
+declarations the Host ships) and ``context`` keys (the Host's assembler says which a Case may
+set). The Host is asked once per loader, not once per Case.
+
+Two leniencies follow the original, each said once as a load note rather than refused: a
+hand-declared Tool that shares a platform Tool's name (the model sees the Case's copy; a Host
+that runs the real Tool routes the call to it by name), and a retired ``context`` key whose
+value is empty (nothing to render, so nothing is lost).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from eval_core._case.case import CaseBase, ToolDecl
+from eval_core._case.case import CaseBase, CaseField, ToolDecl
+from eval_core._loading import rules
 from eval_core._loading.problem import Problem
 from eval_core._plugins.host import ContextRules, Host
 
@@ -48,8 +55,10 @@ class Resolver:
                 yield Problem(
                     file, path, f"{key!r} is owned by the Eval Soul; a Case may not restate it"
                 )
-            elif key in rules.retired:
+            elif key in rules.retired and not _empty((case.context or {})[key]):
                 yield Problem(file, path, f"{key!r} is retired: {rules.retired[key]}")
+            elif key in rules.retired:
+                continue  # empty: a no-op, said by notes()
             elif key not in rules.allowed:
                 allowed = ", ".join(sorted(rules.allowed)) or "none"
                 yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
@@ -62,13 +71,6 @@ class Resolver:
                 yield Problem(file, f"$.tools[{index}].name", "must be a non-empty string")
             elif tool.name in declared:
                 yield Problem(file, f"$.tools[{index}].name", f"Tool {tool.name!r} declared twice")
-            elif tool.name in self.platform:
-                yield Problem(
-                    file,
-                    f"$.tools[{index}].name",
-                    f"{tool.name!r} is a shipped platform Tool: name it in platformTools "
-                    "instead of hand-declaring a copy",
-                )
             declared.add(tool.name)
         for index, name in enumerate(case.platform_tools):
             path = f"$.platformTools[{index}]"
@@ -99,3 +101,41 @@ class Resolver:
                     "a denial, error or invalidArguments reason, an approvalId or a retryWaitId "
                     "must be non-empty",
                 )
+
+    def notes(self, file: str, case: CaseBase) -> Iterator[str]:
+        """What a Case loads with but means differently here, one line each."""
+        for index, tool in enumerate(case.tools):
+            if tool.name in self.platform:
+                yield (
+                    f"{file}: $.tools[{index}].name: {tool.name!r} shares a shipped platform "
+                    "Tool's name: the model sees this hand-written copy, and a Host that runs "
+                    "the real Tool (L3) routes the call to it by name"
+                )
+        for key in sorted(case.context or {}):
+            if key in self.context.retired and _empty((case.context or {})[key]):
+                yield (
+                    f"{file}: $.context.{key}: retired and empty, so a no-op here: "
+                    f"{self.context.retired[key]}"
+                )
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and not value)
+
+
+def load_notes(
+    resolver: Resolver,
+    fields: Mapping[str, CaseField],
+    prefix: str,
+    cases: Sequence[CaseBase],
+    files: Mapping[str, str],
+) -> tuple[str, ...]:
+    """Each Case's load notes (a variant's are its source Case's, said once)."""
+    seen: dict[str, None] = {}
+    for case in cases:
+        file = prefix + files.get(case.id, case.id)
+        for note in resolver.notes(file, case):
+            seen.setdefault(note)
+        for note in rules.script_notes(file, case, fields):
+            seen.setdefault(note)
+    return tuple(seen)

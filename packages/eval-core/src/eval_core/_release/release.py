@@ -97,7 +97,7 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
     out = out or sys.stdout
     err = err or sys.stderr
     validate(options)
-    found = plugins()
+    found = plugins(options.corpus)
     runs = _legs(options, found.model_source)
     given = [s for r in runs if r.leg is not None for s in r.leg.secrets]
     given += [s for option in options.host_options for s in credentials_in(option)]
@@ -106,7 +106,7 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
     try:
         if options.executor is not None:
             try:
-                elsewhere = executor(options.executor, options.address)
+                elsewhere = _executor(options.executor, options.address)
             except ExecutorRefused as exc:
                 raise Refused(f"executor refused: {exc}") from None
         with Stopping(err) as stopping:
@@ -117,6 +117,15 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
                 run.leg.close()
         if elsewhere is not None:
             elsewhere.close()
+
+
+def _executor(name: str, address: str | None) -> Executor:
+    """``fork`` is the core's own (:mod:`eval_core._running.forked`); others are plug-ins."""
+    if name == "fork":
+        from eval_core._running.forked import ForkExecutor
+
+        return ForkExecutor(address)
+    return executor(name, address)
 
 
 def _sweep(
