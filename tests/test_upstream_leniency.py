@@ -8,11 +8,16 @@ still refused.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
 from eval_core._loading.corpus import Loader
+from eval_core._loading.opening import Refused, open_corpus
 from tests.conftest import WriteCase, minimal_case, refusal
 
+ROOT = Path(__file__).resolve().parents[1]
 LOOKUP = {"name": "lookup_ticket", "inputSchema": {"type": "object"}}
 
 
@@ -59,3 +64,21 @@ def test_plan_mode_loads_and_an_unknown_mode_is_refused(
         "$.context.mode",
         "'chat' is not a mode (known: plan)",
     )
+
+
+def test_an_artifact_kind_only_the_original_publishes_is_refused_naming_it(
+    corpus_dir: Path, write_case: WriteCase
+) -> None:
+    """``Integration:``, ``ToolContract:`` and ``ModelProfile:`` are the original's artifacts:
+    the refusal says so, instead of a syntax complaint about a well-formed subject."""
+    shipped = ROOT / "corpus" / "l3-a-malformed-skill-is-committed-but-never-published.json"
+    case = json.loads(shipped.read_text())
+    case["id"] = "c"
+    case["expect"] = [{"kind": "soul_not_published", "artifact": "Integration:journey-acme"}]
+    write_case(case)
+    with pytest.raises(Refused) as refused:
+        open_corpus(corpus_dir, "agent-runtime", True, check_lock=False).host.close()
+    assert (
+        "c.json: $.expect[0].artifact: 'Integration:journey-acme': the runtime publishes no "
+        "Integration artifacts (an original-only feature, not built here)"
+    ) in str(refused.value)
