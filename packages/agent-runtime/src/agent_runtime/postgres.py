@@ -265,7 +265,7 @@ class PostgresTemplate:
             self._quietly_drop(name)
 
     def _quietly_drop(self, name: str) -> None:
-        # best effort: a clone left behind is named eval_trial_* (see the README)
+        # best effort: a clone left behind is named eval_trial_* (see docs/l3-store.md)
         with contextlib.suppress(psycopg.Error):
             self._drop(name)
 
