@@ -42,3 +42,19 @@ def test_the_committed_locks_pin_the_host_each_corpus_is_swept_on() -> None:
     ):
         pinned = _pinned(ROOT / "examples" / example / "corpus" / "eval.lock")
         assert host in pinned and "eval-host-agent-runtime" not in pinned
+
+
+def test_an_unknown_host_is_named_before_the_lock_is_read_for_it() -> None:
+    """The lock is read for the Host the Sweep runs on: a Host nobody offers is that Host's
+    refusal, not a list of lock differences."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run(
+        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--host", "nope"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 2
+    assert ran.stderr.strip().splitlines()[-1] == (
+        "unknown Host 'nope'; installed Hosts: agent-runtime, langgraph, pydantic-ai"
+    )

@@ -70,13 +70,18 @@ def locked_owners(corpus: Path) -> dict[str, str]:
         return {}
 
 
+def known_host(found: PluginSet, name: str) -> None:
+    """Refuse a Host no installed plug-in offers (before the lock, which is read for it)."""
+    if name not in found.hosts:
+        known = ", ".join(sorted(found.hosts)) or "none installed"
+        raise Refused(f"unknown Host {name!r}; installed Hosts: {known}")
+
+
 def host(
     found: PluginSet, name: str, corpus: Path, options: Mapping[str, str] | None = None
 ) -> Host:
-    factory = found.hosts.get(name)
-    if factory is None:
-        known = ", ".join(sorted(found.hosts)) or "none installed"
-        raise Refused(f"unknown Host {name!r}; installed Hosts: {known}")
+    known_host(found, name)
+    factory = found.hosts[name]
     soul = find_soul(corpus)
     if soul is None:
         raise Refused(
@@ -163,6 +168,7 @@ def open_corpus(
     ``host_options`` the ``--host-option`` settings for the Host's factory."""
     require_directory(corpus)
     found = found if found is not None else plugins(corpus)
+    known_host(found, host_name)
     is_unlocked = pinned(found, corpus, unlocked, host_name) if check_lock else False
     the_host = host(found, host_name, corpus, host_options)
     try:
