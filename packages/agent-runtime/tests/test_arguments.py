@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, SchemaError
 
+from agent_runtime import arguments
 from agent_runtime.arguments import _plainly_valid, problem
 
 scalars = (
@@ -135,3 +136,16 @@ def test_a_schema_that_refers_to_itself_without_end_refuses_the_call() -> None:
     for _ in range(5_000):
         deep = {"items": deep}
     assert problem(deep, [1]) == reason
+
+
+def test_a_schemas_soundness_is_its_own() -> None:
+    """Soundness is remembered per schema object: an unsound schema after a sound one of the
+    same shape is still refused, and the memory stays bounded."""
+    sound = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    unsound = {"type": "object", "properties": {"n": {"type": "no-such-type"}}}
+    for _ in range(2):
+        assert problem(sound, {"n": 1}) is None
+        assert (problem(unsound, {"n": 1}) or "").startswith("the Tool's input schema is itself")
+    for index in range(arguments._SOUND_KEPT + 10):
+        assert problem({"type": "object", "description": str(index)}, {}) is None
+    assert len(arguments._SOUND) <= arguments._SOUND_KEPT

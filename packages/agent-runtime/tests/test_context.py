@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from agent_runtime import context
 from agent_runtime.context import (
     CONTEXT_SECTIONS,
     RETIRED_CONTEXT_KEYS,
@@ -11,7 +14,7 @@ from agent_runtime.context import (
     assemble_system_prompt,
 )
 from agent_runtime.platform_prompt import PACK_INSTALL, PLAN_MODE, PLATFORM_PREAMBLE, PLATFORM_RULES
-from agent_runtime.soul import Soul
+from agent_runtime.soul import Soul, load_soul
 from agent_runtime.tools import PLATFORM_TOOLS
 
 
@@ -107,3 +110,24 @@ def test_plan_mode_adds_its_rules_and_the_pack_rules_only_with_pack_read(eval_so
         eval_soul, agent, {"mode": "plan"}, [*plan, PLATFORM_TOOLS["pack_read"]]
     )
     assert "## Plan mode" in packed and PACK_INSTALL in packed
+
+
+def test_a_remembered_prompt_is_its_own_souls(eval_soul: Soul, soul_copy: Path) -> None:
+    """Prompts are remembered across Turns by Soul and agent; a second Soul whose agent of the
+    same slug says something else gets its own prompt, each what the assembler renders."""
+    file = soul_copy / "agents" / "support" / "AGENT.md"
+    file.write_text(file.read_text() + "\nAlways mention the tulip festival.\n")
+    other = load_soul(soul_copy)
+    tools = [PLATFORM_TOOLS["lookup_ticket"]]
+    for soul in (eval_soul, other, eval_soul, other):
+        agent = soul.agent("support")
+        prompt = assemble_system_prompt(soul, agent, {"mode": "plan"}, tools)
+        assert prompt == context._assemble(soul, agent, {"mode": "plan"}, tools)
+        assert ("tulip festival" in prompt) == (soul is other)
+
+
+def test_an_unhashable_context_value_is_refused_every_time(eval_soul: Soul) -> None:
+    agent = eval_soul.agent("support")
+    for _ in range(2):
+        with pytest.raises(ContextError, match="'customInstructions' must be a string"):
+            assemble_system_prompt(eval_soul, agent, {"customInstructions": ["Be brief."]}, [])

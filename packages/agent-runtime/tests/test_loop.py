@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -404,3 +405,38 @@ def test_unknown_agent_raises(eval_soul: Soul) -> None:
 @pytest.mark.parametrize("text", ["One. Two? Three!\n\nFour", "no punctuation", " lead", "...", ""])
 def test_text_chunks_join_back(text: str) -> None:
     assert "".join(text_chunks(text)) == text
+
+
+def _sha256_json(value: Any) -> str:
+    encoded = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def test_the_assembled_digests_are_of_the_prompt_and_of_every_guards_fields(
+    eval_soul: Soul,
+) -> None:
+    """``context.assembled`` digests the prompt sent and the guard policy field by field, the
+    same on every Turn (both are remembered across Turns: the second Turn reuses them)."""
+    stages = ("input", "tool_call", "tool_result", "output")
+    fields = ("guard", "sensitivity", "block", "category", "patterns")
+    policy = {
+        stage: [
+            {f: getattr(spec, f) for f in fields} for spec in getattr(eval_soul.guardrails, stage)
+        ]
+        for stage in stages
+    }
+    digests = []
+    for _ in range(2):
+        events: list[tuple[str, dict[str, Any]]] = []
+        result = turn(eval_soul, "support", ScriptedModel(say("Hello.")), listener=_into(events))
+        assembled = dict(events)["context.assembled"]
+        assert assembled["contextDigest"] == _sha256_json(
+            {"id": "support", "prompt": result.system_prompt}
+        )
+        assert assembled["guardrailDigest"] == _sha256_json(policy)
+        digests.append(assembled)
+    assert digests[0] == digests[1]
+
+
+def _into(events: list[tuple[str, dict[str, Any]]]) -> Any:
+    return lambda kind, payload: events.append((kind, payload))

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from agent_runtime import soul_files
 from agent_runtime.doctor import problems
@@ -79,6 +80,23 @@ def test_yaml_nested_past_the_bound_is_refused(soul_copy: Path) -> None:
     depth = soul_files.MAX_YAML_DEPTH + 1
     (soul_copy / "guardrails.yaml").write_text("[" * depth + "]" * depth + "\n")
     assert "nested deeper than" in str(refused(soul_copy))
+
+
+def test_the_depth_bound_holds_on_both_sides_of_the_quick_load() -> None:
+    """A text with few collection indicators is loaded without the event pass; the bound is
+    the same either way: 64 levels load, 65 do not, in flow and in block style."""
+    bound = soul_files.MAX_YAML_DEPTH
+    flow = "[" * bound + "]" * bound
+    block = "".join(f"{' ' * level}k:\n" for level in range(bound - 1)) + " " * (bound - 1) + "k: v"
+    assert soul_files.load_yaml(flow) == yaml.safe_load(flow)
+    assert soul_files.load_yaml(block) == yaml.safe_load(block)
+    for deeper in ("[" + flow + "]", "k:\n" + "\n".join(" " + line for line in block.split("\n"))):
+        with pytest.raises(yaml.YAMLError, match="nested deeper than"):
+            soul_files.load_yaml(deeper)
+    assert soul_files.load_yaml("note: 'fish & chips'\nglob: 'payout_*'\n") == {
+        "note": "fish & chips",
+        "glob": "payout_*",
+    }
 
 
 def test_the_routine_lint_refuses_an_alias_chain_instead_of_walking_its_expansion() -> None:

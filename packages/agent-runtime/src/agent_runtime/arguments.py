@@ -33,10 +33,27 @@ _DEPTH = 32
 """Deeper schemas are left to jsonschema."""
 
 
+_SOUND: dict[int, tuple[Any, bool]] = {}
+_SOUND_KEPT = 512
+
+
 def _plainly_valid(schema: Any, value: Any) -> bool:
     """True only when ``schema`` is sound and ``value`` certainly conforms; ``False`` means
     "ask jsonschema"."""
-    return _sound(schema, 0) and _conforms(schema, value)
+    return _sound_schema(schema) and _conforms(schema, value)
+
+
+def _sound_schema(schema: Any) -> bool:
+    """:func:`_sound`, remembered per schema object: a Tool's schema is declared once and
+    checked on every call of it (the entry holds the schema, so its id is not reused)."""
+    kept = _SOUND.get(id(schema))
+    if kept is not None and kept[0] is schema:
+        return kept[1]
+    sound = _sound(schema, 0)
+    if len(_SOUND) >= _SOUND_KEPT:
+        _SOUND.clear()
+    _SOUND[id(schema)] = (schema, sound)
+    return sound
 
 
 def _sound(schema: Any, depth: int) -> bool:

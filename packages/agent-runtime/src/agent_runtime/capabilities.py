@@ -14,8 +14,9 @@ the Tool opts out of approval).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, cast
+
+import msgspec
 
 Autonomy = Literal["full", "supervised", "approval-required", "manual"]
 AUTONOMY_LEVELS: tuple[Autonomy, ...] = ("manual", "approval-required", "supervised", "full")
@@ -57,31 +58,27 @@ class RestrictionError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class NameRule:
+class NameRule(msgspec.Struct, frozen=True):
     """``allow`` (None: no allow list) and ``deny`` names."""
 
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class ToolRule:
+class ToolRule(msgspec.Struct, frozen=True):
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     allow_mutating: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ActionRule:
+class ActionRule(msgspec.Struct, frozen=True):
     """Actions allowed/denied, scoped to ``scope`` (record types or resource type names)."""
 
     actions: NameRule = NameRule()
     scope: frozenset[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CapabilityRestrictions:
+class CapabilityRestrictions(msgspec.Struct, frozen=True):
     tools: ToolRule | None = None
     skills: NameRule | None = None
     records: ActionRule | None = None

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 CHARS_PER_TOKEN = 4
 SUMMARY_HEADING = "Summary of the earlier conversation (compacted to fit the context budget):"
 LINE_CHARS = 120
 
 
-@dataclass(frozen=True, slots=True)
-class Compaction:
+class Compaction(msgspec.Struct, frozen=True):
     """What one compaction did: tokens before and after, messages folded and lines dropped."""
 
     before: int

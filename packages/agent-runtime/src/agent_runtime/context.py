@@ -104,11 +104,39 @@ def _check_keys(context: Mapping[str, Any]) -> None:
         raise ContextError(f"unknown context key {key!r} (allowed: {sorted(TURN_CONTEXT_KEYS)})")
 
 
+_PROMPTS: dict[Any, tuple[Soul, Agent, str]] = {}
+_PROMPTS_KEPT = 128
+"""Assembled prompts kept (then all dropped at once): a Sweep's Turns share a few agents and
+Tool sets, so most Turns reuse a prompt instead of re-rendering it."""
+
+
 def assemble_system_prompt(
     soul: Soul, agent: Agent, context: Mapping[str, Any], tools: Sequence[ToolSpec]
 ) -> str:
     """The system prompt: personality, platform rules, other agents, Turn context (a mode
-    adds its instructions), skills, Tool index."""
+    adds its instructions), skills, Tool index.
+
+    Remembered per Soul and agent (by identity: a loaded Soul is not changed) and by what the
+    prompt reads of the context and the Tools; an unhashable context value is assembled, and
+    refused, every time."""
+    index = tuple((t.name, t.description) for t in tools)
+    key = (id(soul), id(agent), tuple(context.items()), index)
+    try:
+        kept = _PROMPTS.get(key)
+    except TypeError:
+        return _assemble(soul, agent, context, tools)
+    if kept is not None and kept[0] is soul and kept[1] is agent:
+        return kept[2]
+    prompt = _assemble(soul, agent, context, tools)
+    if len(_PROMPTS) >= _PROMPTS_KEPT:
+        _PROMPTS.clear()
+    _PROMPTS[key] = (soul, agent, prompt)  # holding both keeps their ids from being reused
+    return prompt
+
+
+def _assemble(
+    soul: Soul, agent: Agent, context: Mapping[str, Any], tools: Sequence[ToolSpec]
+) -> str:
     if context:
         _check_keys(context)
     titles = CONTEXT_SECTIONS

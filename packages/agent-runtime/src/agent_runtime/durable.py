@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_runtime import retry_waits
 from agent_runtime.loop import (
+    PARTICIPANT_EVENTS,
     RETRY_WAIT,
     ApprovalPolicy,
     AttachmentCheck,
@@ -39,11 +40,6 @@ CONTEXT_UNRESOLVED = "context_unresolved"
 TURN_EXECUTION_FAILED = "turn_execution_failed"
 """The ``turn.finished`` reason of a Turn whose execution broke before the driver ran."""
 NEEDS_RECONCILIATION = "needs_reconciliation"
-PARTICIPANT_EVENTS = frozenset(
-    {"turn.started", "text.delta", "tool.call", "tool.result", "approval.requested"}
-    | {"guardrail.blocked", "turn.finished"}
-)
-"""The events of the participant audience; every other event is for the operator."""
 
 
 class ContextUnresolvedError(Exception):
@@ -213,8 +209,10 @@ class DbCheckpointer:
 def encode_checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
     """The checkpoint as JSON data. Its messages are JSON data already and are serialised at
     once, so they are not copied (``asdict`` deep-copied the whole conversation every time)."""
-    data = {f.name: getattr(checkpoint, f.name) for f in fields(checkpoint)}
-    data["batch"] = [asdict(call) for call in checkpoint.batch]
+    data = {name: getattr(checkpoint, name) for name in checkpoint.__struct_fields__}
+    data["batch"] = [
+        {"call_id": c.call_id, "name": c.name, "arguments": c.arguments} for c in checkpoint.batch
+    ]
     return data
 
 

@@ -8,9 +8,10 @@ guard missing from the configuration is simply not run.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal, cast
+
+import msgspec
 
 from agent_runtime.capabilities import FLOW_CONTROL_TOOLS
 from agent_runtime.injection import find_agent_order, find_injection
@@ -100,8 +101,7 @@ class GuardrailConfigError(ValueError):
     """The guard configuration is malformed; the message names the problem."""
 
 
-@dataclass(frozen=True, slots=True)
-class GuardSpec:
+class GuardSpec(msgspec.Struct, frozen=True):
     """One configured guard: ``block`` (Tool names or ``*`` globs) and ``category`` (Tool tiers)
     for tool_blocklist, ``patterns`` for content_filter, ``sensitivity`` for the screens."""
 
@@ -116,8 +116,7 @@ class GuardSpec:
         return any(fnmatchcase(tool, p) for p in self.block) or tool_category(tool) in self.category
 
 
-@dataclass(frozen=True, slots=True)
-class GuardrailConfig:
+class GuardrailConfig(msgspec.Struct, frozen=True):
     """The configured guards per stage, in configuration order."""
 
     input: tuple[GuardSpec, ...] = ()
@@ -211,8 +210,7 @@ def _names(where: str, field: str, value: Any) -> list[str]:
     return cast(list[str], value)
 
 
-@dataclass(frozen=True, slots=True)
-class GuardDecision:
+class GuardDecision(msgspec.Struct, frozen=True):
     """One guard's decision at one stage; ``blocked`` false means it looked and let it pass.
 
     ``reason`` is the original's code of a block (``prompt_injection:<category>``,

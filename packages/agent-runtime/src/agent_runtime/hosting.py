@@ -13,9 +13,10 @@ guardrails are compiled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+import msgspec
 
 from agent_runtime.guardrails import GuardrailConfig, GuardSpec
 
@@ -34,8 +35,7 @@ PLATFORM_FLOOR = GuardrailConfig(
 number, Social Security number, API key or email address in an answer."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hosting:
+class Hosting(msgspec.Struct, frozen=True):
     """Who hosts the Soul's repository (``repository``) and whether the Soul runs on the
     platform, under its safety floor (``safety``)."""
 

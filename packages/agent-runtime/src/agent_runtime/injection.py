@@ -1,15 +1,18 @@
 """Detection of instructions aimed at the agent, including disguised ones.
 
 Attackers disguise "ignore previous instructions" with leetspeak, separators and base64, so text
-is normalised before matching and inline base64 runs are decoded and matched too. Every pattern
-is compiled once at import: the checks run on every Turn.
+is normalised before matching and inline base64 runs are decoded and matched too. The two large
+patterns are compiled on first use: a substring gate keeps ordinary text from ever needing them,
+and a process that screens nothing suspicious never pays their compile.
 """
 
 from __future__ import annotations
 
 import binascii
 import re
-from dataclasses import dataclass
+from functools import cache
+
+import msgspec
 
 _LEET: tuple[tuple[str, str], ...] = (
     ("4", "a"), ("3", "e"), ("1", "i"), ("0", "o"), ("5", "s"), ("7", "t"), ("@", "a"), ("$", "s"),
@@ -68,7 +71,14 @@ _INJECTION_PATTERNS: tuple[str, ...] = (
     r"\bfrom ?now ?on ?you ?(?:will|are|must|shall) ?(?:ignore|obey|only|no ?longer)\b",
     r"\bsystem ?override\b",
 )
-INJECTION = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS))
+
+
+@cache
+def injection_pattern() -> re.Pattern[str]:
+    """Every injection pattern as one regex, compiled once."""
+    return re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS))
+
+
 # Every injection pattern contains one of these (spaced or joined) in normalised text: a cheap
 # substring gate that lets ordinary text skip the regex.
 _INJECTION_ANCHORS: tuple[str, ...] = (
@@ -97,7 +107,14 @@ _ORDER_PATTERNS: tuple[str, ...] = (
     r"\b(?:call|invoke|execute|trigger|run|use) (?:the )?(?:tool |function )?"
     r"[`'\"]?[a-z]+_[a-z_]+\b",
 )
-AGENT_ORDER = re.compile("|".join(f"(?:{p})" for p in _ORDER_PATTERNS))
+
+
+@cache
+def agent_order_pattern() -> re.Pattern[str]:
+    """Every order pattern as one regex, compiled once."""
+    return re.compile("|".join(f"(?:{p})" for p in _ORDER_PATTERNS))
+
+
 # Every order pattern names an addressee or a call verb: a word-level gate over normalised text.
 _ORDER_ANCHORS = frozenset(
     {
@@ -107,8 +124,7 @@ _ORDER_ANCHORS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """What matched, and where: ``via`` is "text", "base64" or "order"."""
 
     matched: str
@@ -150,7 +166,7 @@ def decoded_base64_runs(text: str) -> list[str]:
 def _injection_in(normalised: str) -> re.Match[str] | None:
     if not any(anchor in normalised for anchor in _INJECTION_ANCHORS):
         return None
-    return INJECTION.search(normalised)
+    return injection_pattern().search(normalised)
 
 
 def _scan(text: str) -> tuple[str, Finding | None, list[tuple[str, str]]]:
@@ -176,7 +192,7 @@ def find_injection(text: str) -> Finding | None:
 def _order_in(text: str, normalised: str) -> str | None:
     if _ORDER_ANCHORS.isdisjoint(normalised.split()):
         return None
-    found = AGENT_ORDER.search(_unleet(text.lower()))
+    found = agent_order_pattern().search(_unleet(text.lower()))
     return found.group().strip() if found is not None else None
 
 

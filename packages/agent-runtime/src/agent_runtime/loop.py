@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
+import msgspec
+
 from agent_runtime import arguments
 from agent_runtime.capabilities import approval_reason, demands_approval
 from agent_runtime.compaction import compact
@@ -83,8 +85,7 @@ REPAIR_HINT = "Correct the arguments to match the Tool's input schema and call i
 _CHUNK = re.compile(r"[^.!?\n]*(?:[.!?]+|\n)\s*|[^.!?\n]+")
 
 
-@dataclass(frozen=True, slots=True)
-class LoopLimits:
+class LoopLimits(msgspec.Struct, frozen=True):
     """Bounds on one Turn: model calls, Tool calls, and argument repairs."""
 
     max_iterations: int = 8
@@ -92,8 +93,10 @@ class LoopLimits:
     max_repair_attempts: int = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Denial:
+DEFAULT_LIMITS = LoopLimits()
+
+
+class Denial(msgspec.Struct, frozen=True):
     """A call refused before the executor: by a guard, the agent's capability restrictions or
     its autonomy ceiling."""
 
@@ -102,8 +105,7 @@ class Denial:
     source: DenialSource
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
+class Checkpoint(msgspec.Struct, frozen=True):
     """Where a Turn can resume: the conversation so far and the batch being dispatched.
 
     Written after every model response that asked for Tools (``next_call`` 0) and after every
@@ -175,6 +177,12 @@ def finished_payload(
     return payload
 
 
+PARTICIPANT_EVENTS = frozenset(
+    {"turn.started", "text.delta", "tool.call", "tool.result", "approval.requested"}
+    | {"guardrail.blocked", "turn.finished"}
+)
+"""The events of the participant audience; every other event is for the operator."""
+
 PREVIEW_BYTES = 65_536
 """The most of a value's JSON a ``tool.call``/``tool.result`` preview carries."""
 
@@ -228,9 +236,7 @@ def denied_payload(call: ToolCallRequest, reason: str, source: DenialSource) -> 
 
 def canonical_digest(value: Any) -> str:
     """``sha256:<hex>`` of a canonical JSON encoding (keys sorted, no whitespace)."""
-    encoded = json.dumps(
-        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
-    )
+    encoded = _CANONICAL.encode(value)
     return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
 
 
@@ -240,7 +246,15 @@ def policy_digest(policy: GuardrailConfig) -> str:
     return canonical_digest(policy)
 
 
+@lru_cache(maxsize=256)
+def context_digest(agent_slug: str, system: str) -> str:
+    """The digest of an agent's assembled prompt, once per prompt (Turns share prompts)."""
+    return canonical_digest({"id": agent_slug, "prompt": system})
+
+
 def _plain(value: Any) -> Any:
+    if isinstance(value, msgspec.Struct):  # its fields, as a dataclass's are (the policy)
+        return {name: getattr(value, name) for name in value.__struct_fields__}
     if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     if isinstance(value, (set, frozenset)):
@@ -253,8 +267,15 @@ def text_chunks(text: str) -> list[str]:
     return _CHUNK.findall(text)
 
 
+# What json.dumps builds per call, built once (an encoder keeps no state between encodes).
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
+)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _COMPACT.encode(value)
 
 
 def _succeeded(message: Mapping[str, Any]) -> bool:
@@ -639,7 +660,7 @@ def run_turn(
     tools: Sequence[ToolSpec],
     model: ModelPort,
     executor: ToolExecutor,
-    limits: LoopLimits = LoopLimits(),
+    limits: LoopLimits = DEFAULT_LIMITS,
     listener: Listener | None = None,
     approval: ApprovalPolicy | None = None,
     checkpoints: Checkpointer | None = None,
@@ -692,7 +713,7 @@ def run_turn(
         listener(
             "context.assembled",
             {
-                "contextDigest": canonical_digest({"id": agent.slug, "prompt": system}),
+                "contextDigest": context_digest(agent.slug, system),
                 "guardrailDigest": policy_digest(policy),
                 "messageCount": len(history),
             },

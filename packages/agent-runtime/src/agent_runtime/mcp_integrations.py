@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from agent_runtime import soul_files
 
@@ -50,8 +51,7 @@ class McpConfigError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class McpTool:
+class McpTool(msgspec.Struct, frozen=True):
     """One reviewed provider Tool as the integration publishes it."""
 
     integration: str

@@ -1,14 +1,17 @@
 """The model port: the runtime's own request/response types and the protocol a model implements.
 
 The loop only ever talks to a model through :class:`ModelPort`, so a scripted replay, a vendor SDK
-and a local server are interchangeable. Types are plain frozen dataclasses: cheap to build on the
-hot path and owned by the runtime, not by any caller.
+and a local server are interchangeable. Types are frozen msgspec Structs, cheap to build on the
+hot path and at import, owned by the runtime, not by any caller; :class:`ToolSpec` stays a
+dataclass, since callers derive variants of it with :func:`dataclasses.replace`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +32,7 @@ class ToolSpec:
     participant_activity: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallRequest:
+class ToolCallRequest(msgspec.Struct, frozen=True):
     """One Tool call the model asked for."""
 
     call_id: str
@@ -38,8 +40,7 @@ class ToolCallRequest:
     arguments: Any
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True):
     """One model call exactly as sent: the assembled system prompt, the conversation, the Tools.
 
     ``messages`` use the neutral chat shape: ``{"role": "user", "content": str, "files"?: [...]}``,
@@ -52,8 +53,7 @@ class ModelRequest:
     tools: list[ToolSpec]
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     """Token counts of one call (or, summed, of a Turn)."""
 
     input_tokens: int = 0
@@ -72,14 +72,13 @@ class Usage:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ModelResponse:
+class ModelResponse(msgspec.Struct, frozen=True):
     """What the model answered: text, Tool calls, or a structured value."""
 
     text: str | None = None
-    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    tool_calls: list[ToolCallRequest] = msgspec.field(default_factory=list)
     structured: Any = None
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = msgspec.field(default_factory=Usage)
     finish_reason: str = "stop"
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
 import yaml
 
 from agent_runtime import soul_files
@@ -38,8 +38,9 @@ from agent_runtime.default_agent import (
 from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
 from agent_runtime.mcp_integrations import FILENAME as MCP_FILE
 from agent_runtime.mcp_integrations import McpConfigError, McpTool, load_integration
-from agent_runtime.routines import Routine, RoutineError
-from agent_runtime.routines import parse as parse_routine
+
+if TYPE_CHECKING:  # Routines load with the first Soul that has a routines/ folder
+    from agent_runtime.routines import Routine
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -84,8 +85,7 @@ class SoulError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+class Agent(msgspec.Struct, frozen=True):
     """One agent, named by its directory: ``restrictions`` bound what it may call, ``autonomy``
     is its ceiling, ``personality`` (the AGENT.md body) is all that reaches the prompt."""
 
@@ -114,8 +114,7 @@ class Agent:
         return self.restrictions.denial(tool, mutating, arguments)
 
 
-@dataclass(frozen=True, slots=True)
-class Business:
+class Business(msgspec.Struct, frozen=True):
     """``soul.yaml``: the business the Soul belongs to (every field optional)."""
 
     name: str | None = None
@@ -123,8 +122,7 @@ class Business:
     website: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     """A Skill: advertised by name (its slug unless ``name`` is set) and description, its body
     fetched on demand."""
 
@@ -134,17 +132,16 @@ class Skill:
     body: str
 
 
-@dataclass(frozen=True, slots=True)
-class Soul:
+class Soul(msgspec.Struct, frozen=True):
     """A loaded Soul directory."""
 
     root: Path
     agents: dict[str, Agent]
     guardrails: GuardrailConfig
     skills: dict[str, Skill]
-    routines: dict[str, Routine] = field(default_factory=dict)
-    business: Business = field(default_factory=Business)
-    integrations: dict[str, McpTool] = field(default_factory=dict)
+    routines: dict[str, Routine] = msgspec.field(default_factory=dict)
+    business: Business = msgspec.field(default_factory=Business)
+    integrations: dict[str, McpTool] = msgspec.field(default_factory=dict)
     """Every published MCP Tool of the Soul's ``integrations/<slug>/mcp.yaml``, by exposed name."""
 
     def agent(self, slug: str) -> Agent:
@@ -331,10 +328,12 @@ ROUTINE_FILE = "routine.yaml"
 
 
 def _load_routine(file: Path) -> Routine:
+    from agent_runtime import routines
+
     data = _read_yaml(file)
     try:
-        return parse_routine(data)
-    except RoutineError as error:
+        return routines.parse(data)
+    except routines.RoutineError as error:
         raise SoulError(file, str(error)) from None
 
 

@@ -98,7 +98,13 @@ def read_text(file: Path) -> str:
 
 def load_yaml(text: str) -> Any:
     """One YAML document, refused (``yaml.YAMLError``) when it uses an anchor or an alias or
-    nests deeper than :data:`MAX_YAML_DEPTH`: what a Soul means is what it spells out."""
+    nests deeper than :data:`MAX_YAML_DEPTH`: what a Soul means is what it spells out.
+
+    A text with no ``&`` or ``*`` has no anchor or alias, and one with few collection
+    indicators cannot nest deep (every collection owns at least one of ``-:?[{``): it is
+    loaded without the event pass, as most of a Soul's small files are."""
+    if "&" not in text and "*" not in text and sum(map(text.count, "-:?[{")) <= MAX_YAML_DEPTH:
+        return yaml.load(text, Loader=_LOADER)
     depth = 0
     for event in yaml.parse(text, Loader=_LOADER):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:

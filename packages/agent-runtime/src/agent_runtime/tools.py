@@ -8,9 +8,10 @@ so their descriptions are precise sentences: harnesses hash them and ground Expe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
+
+import msgspec
 
 from agent_runtime.model import ToolCallRequest, ToolSpec
 
@@ -23,8 +24,7 @@ retried later. The loop parks the call; nothing is reported to the model or reco
 effect."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutcome:
+class ToolOutcome(msgspec.Struct, frozen=True):
     """What one executed call returned; ``reason`` explains anything but success.
 
     A parked outcome names what the provider waits on (``wait_id``) and, for a retry, when to

@@ -25,7 +25,6 @@ from agent_runtime.context import (
 )
 from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
 from agent_runtime.soul import Soul, load_soul
-from agent_runtime.storage import StoreError
 from eval_core.plugin import (
     CaseBase,
     ContextRules,
@@ -82,6 +81,7 @@ class AgentRuntimeHost:
             self._durable = self._tier()
 
     def _tier(self) -> l3.DurableTier:
+        from agent_runtime.storage import StoreError
         from eval_host_agent_runtime import l3
 
         try:

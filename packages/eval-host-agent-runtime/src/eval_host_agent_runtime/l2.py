@@ -10,8 +10,8 @@ says it sent and dispatched as its testimony, which the core checks against the 
 
 from __future__ import annotations
 
-from agent_runtime.attachments import AttachmentGate
-from agent_runtime.file_store import MemoryFileStore
+from typing import TYPE_CHECKING
+
 from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.loop import TurnResult
 from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
@@ -36,6 +36,10 @@ from eval_host_agent_runtime.services import (
     ToolRegistryService,
     executor_chain,
 )
+
+if TYPE_CHECKING:  # the File store and the attachment gate load with a Trial that has Files
+    from agent_runtime.attachments import AttachmentGate
+    from agent_runtime.file_store import FileStore
 
 SERVICES: tuple[type, ...] = (
     FileStoreService,
@@ -86,7 +90,7 @@ class L2Trial:
         if found is not None:
             executor = executor_chain(self.scripted, found.registry.tools, found.files.tools)
             crash = found.crash
-            gate = AttachmentGate(found.files.store) if found.files.used else None
+            gate = _gate(found.files.store) if found.files.used else None
             budget = found.budget.tokens
             hosting = found.hosting.hosting()
         witness = ToolWitness(executor)
@@ -114,6 +118,8 @@ class _Services:
     __slots__ = ("budget", "crash", "events", "files", "hosting", "registry")
 
     def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
+        from agent_runtime.file_store import MemoryFileStore
+
         self.files = FileStoreService(MemoryFileStore(), agent)
         self.events = EventStreamService()
         self.registry = ToolRegistryService()
@@ -121,6 +127,14 @@ class _Services:
         self.budget = ContextBudgetService()
         self.hosting = HostingService()
         recorder.subscribers.append(self.events)
+
+
+def _gate(store: FileStore) -> AttachmentGate:
+    """The attachment gate, imported with the first Trial that has Files (it brings the
+    document readers)."""
+    from agent_runtime.attachments import AttachmentGate
+
+    return AttachmentGate(store)
 
 
 def evidence_of(

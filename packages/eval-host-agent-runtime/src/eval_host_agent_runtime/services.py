@@ -8,17 +8,19 @@ Protocols they declare (see :mod:`eval_core._plugins.services`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_runtime.file_store import FileStore, Origin
-from agent_runtime.file_tools import FileTools
+import msgspec
+
 from agent_runtime.hosting import SOUL_HOSTS, Hosting, SoulHost
 from agent_runtime.loop import Checkpoint
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.recovery import CheckpointWriteError
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_host_agent_runtime.events import Subscriber
+
+if TYPE_CHECKING:  # the File Tools load with the first Trial that puts a File
+    from agent_runtime.file_store import FileStore, Origin
 
 REQUESTER = "eval"
 _ORIGINS: dict[str, Origin] = {"attachment": "attachment", "library": "library"}
@@ -28,8 +30,7 @@ def principal_of(agent: str) -> str:
     return f"agent:{agent}"
 
 
-@dataclass(frozen=True, slots=True)
-class GeneratedFile:
+class GeneratedFile(msgspec.Struct, frozen=True):
     """A File the Agent wrote, and who may read it, as the File store holds it."""
 
     file_id: str
@@ -91,6 +92,8 @@ class FileStoreService:
 
     def tools(self, inner: ToolExecutor) -> ToolExecutor:
         """The runtime's File Tools over ``inner``, when the Trial has Files."""
+        from agent_runtime.file_tools import FileTools  # with the document readers it needs
+
         if not self.used:
             return inner
         return FileTools(inner, self.store, requester=REQUESTER, principal=principal_of(self.agent))
