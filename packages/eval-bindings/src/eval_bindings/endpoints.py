@@ -9,8 +9,9 @@ Two URLs that reach the same server and path are the same endpoint however they 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+import msgspec
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -19,8 +20,9 @@ class EndpointError(ValueError):
     """The URL cannot name an HTTP endpoint; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(msgspec.Struct, frozen=True):
+    """What a URL reaches; two spellings of one endpoint are equal."""
+
     scheme: str
     host: str
     port: int

@@ -10,23 +10,28 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
-from eval_bindings import endpoints
+import msgspec
 
 if TYPE_CHECKING:  # the models file's parser is not needed to find that no Judge is set
     from eval_bindings.pins import ModelPin
 
 OVERRIDES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 _VENDOR_HOSTS = ("openai.com", "anthropic.com")
-_PLACEHOLDER = re.compile(r"^(x+|\.+|…|<.*>|\$\{?.*\}?|changeme|your[-_ ]?key.*)$", re.IGNORECASE)
 MIN_KEY_LENGTH = 8
 JUDGE_SHARE_OPT_IN = "EVAL_JUDGE_ALLOW_MODEL_UNDER_TEST"
 
 
 class PreflightError(Exception):
     """A Sweep refused before it started; the message is one line and holds no secret."""
+
+
+@cache
+def _placeholder() -> re.Pattern[str]:
+    """Compiled when a credential is first read: every scripted Sweep imports this module."""
+    return re.compile(r"^(x+|\.+|…|<.*>|\$\{?.*\}?|changeme|your[-_ ]?key.*)$", re.IGNORECASE)
 
 
 def credential(name: str, environ: Mapping[str, str] | None = None) -> str:
@@ -45,7 +50,7 @@ def credential(name: str, environ: Mapping[str, str] | None = None) -> str:
         raise PreflightError(f"credential {name} contains control characters")
     if len(value) < MIN_KEY_LENGTH or value.endswith(("...", "…")):
         raise PreflightError(f"credential {name} looks truncated (too short or ends in '...')")
-    if _PLACEHOLDER.match(value):
+    if _placeholder().match(value):
         raise PreflightError(f"credential {name} holds a placeholder, not a key")
     return value
 
@@ -61,8 +66,9 @@ def no_overrides(environ: Mapping[str, str] | None = None) -> None:
             )
 
 
-@dataclass(frozen=True, slots=True)
-class JudgeConfig:
+class JudgeConfig(msgspec.Struct, frozen=True):
+    """Where the Judge is and who it is (a Struct: a dataclass costs every scripted Sweep)."""
+
     base_url: str
     model: str
     api_key: str
@@ -83,6 +89,8 @@ def judge(
         raise PreflightError(
             f"a Judge needs EVAL_JUDGE_BASE_URL and EVAL_JUDGE_MODEL; {missing} is unset"
         )
+    from eval_bindings import endpoints
+
     try:
         judged_at = endpoints.parse(url)
     except endpoints.EndpointError as bad:

@@ -44,7 +44,7 @@ from eval_core.plugin import (
 )
 
 FIELD = "doctor"
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"  # compiled (and kept by re) at first use
 
 
 class ProposedRepair(msgspec.Struct, **BLOCK):
@@ -312,7 +312,7 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
     problems: list[tuple[str, str]] = []
     repair = block.repair
     if repair is not None:
-        if not _SLUG.match(repair.slug):
+        if not re.match(_SLUG, repair.slug):
             problems.append(
                 ("$.doctor.repair.slug", f"{repair.slug!r} is not a lowercase-hyphenated slug")
             )

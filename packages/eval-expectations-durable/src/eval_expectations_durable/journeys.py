@@ -26,6 +26,7 @@ from eval_core.plugin import (
     TextPart,
     TrialFixture,
     hookimpl,
+    own_cases,
     strings,
 )
 
@@ -70,11 +71,6 @@ def _given(turns: Any) -> Iterator[str]:
             yield from (s for s in (result.denied, result.error, result.invalid_arguments) if s)
 
 
-def turn_count(case: CaseBase) -> int:
-    """How many Turns the Case runs: the first, plus its journey."""
-    return 1 + len(case.field("journey") or ())
-
-
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
     return [
@@ -93,8 +89,9 @@ def _declared(case: CaseBase) -> set[str]:
 
 
 @hookimpl
+@own_cases  # a Case's turnIndex is checked by run_events (:mod:`.turns`), which sees every Case
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-    """A journey is non-empty, each Turn has input naming declared Tools; turnIndex is in range."""
+    """A journey is non-empty, each Turn has input naming the Tools the Case declares."""
     problems: list[tuple[str, str]] = []
     journey = case.field("journey")
     if journey is not None:
@@ -112,14 +109,4 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
                             f"scripted result for {result.name!r}, which the Case does not declare",
                         )
                     )
-    turns = turn_count(case)
-    for index, expectation in enumerate(case.expect):
-        turn_index = getattr(expectation, "turn_index", None)
-        if isinstance(turn_index, int) and turn_index > turns:
-            problems.append(
-                (
-                    f"$.expect[{index}].turnIndex",
-                    f"Turn {turn_index} does not exist: this Case runs {turns} Turn(s)",
-                )
-            )
     return problems

@@ -14,7 +14,7 @@ last Turn's; events, Messages, commits and Tool results accumulate over the Turn
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any, Protocol, TypeVar
 
 import msgspec
@@ -47,6 +47,7 @@ from eval_core.plugin import (
     hookimpl,
     minimum,
     need,
+    own_cases,
     passed,
     present,
     properties,
@@ -57,6 +58,7 @@ from eval_core.plugin import (
     scorer,
     values_at,
 )
+from eval_expectations_durable.turns import turn_index_problems
 
 SOUL_SEAM = "soul_write"
 R = TypeVar("R")
@@ -211,8 +213,9 @@ def _copied(views: Sequence[object], record: type[R]) -> list[R]:
     return [msgspec.convert(view, record, from_attributes=True) for view in views]
 
 
+@own_cases
 def _uses_family(case: CaseBase) -> bool:
-    return case.tier == "l3" and any(e.kind_name in KINDS for e in case.expect)
+    return case.tier == "l3" and any(e.kind_name in kind_names() for e in case.expect)
 
 
 @hookimpl
@@ -746,14 +749,18 @@ def _scripted_results(case: CaseBase) -> Iterable[tuple[str, ScriptedResult]]:
 
 @hookimpl
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-    """On L3 the Soul writer runs for real: its result is never scripted, in any Turn."""
+    """On L3 the Soul writer runs for real: its result is never scripted, in any Turn; and a
+    ``turnIndex`` names a Turn the Case runs. Both concern every Case, whatever it uses, so
+    this check is not marked ``own_cases``."""
+    problems = turn_index_problems(case)
     if case.tier != "l3":
-        return []
-    return [
+        return problems
+    problems.extend(
         (f"{path}.name", f"{SOUL_SEAM} runs for real on L3: never script its result")
         for path, result in _scripted_results(case)
         if result.name == SOUL_SEAM
-    ]
+    )
+    return problems
 
 
 @hookimpl
@@ -901,4 +908,7 @@ def eval_witness_checks() -> list[WitnessCheck]:
     ]
 
 
-KINDS = frozenset(spec.name for spec in eval_kinds())
+@cache
+def kind_names() -> frozenset[str]:
+    """This family's kinds, built when a fixture first asks (not at import: 0.25 ms)."""
+    return frozenset(spec.name for spec in eval_kinds())

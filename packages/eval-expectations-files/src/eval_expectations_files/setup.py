@@ -24,7 +24,14 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.plugin import Evidence, FixtureRequest, SentPart, TrialFixture, parts_of
+from eval_core.plugin import (
+    Evidence,
+    FixtureRequest,
+    SentPart,
+    TrialFixture,
+    own_cases,
+    parts_of,
+)
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,
@@ -67,6 +74,7 @@ class EventStream(Protocol):
     def subscribe(self, subscriber: Callable[[str, dict[str, Any]], None]) -> None: ...
 
 
+@own_cases  # its own fields: a Case without them is not asked
 def _has_files(case: Any) -> bool:
     return any(case.field(f) is not None for f in ("attachments", "readable", "agent_roles"))
 

@@ -13,7 +13,6 @@ against it on every Trial.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, Protocol
 
@@ -56,8 +55,9 @@ class IntegrationReply(msgspec.Struct, **BLOCK):
     wait_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
+    """The channel's answer to one reply (a Struct: the family is imported by every Sweep)."""
+
     delivered: bool
     outcome: str
     code: str

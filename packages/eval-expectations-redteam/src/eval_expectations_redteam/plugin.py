@@ -23,6 +23,7 @@ from eval_core.plugin import (
     Section,
     TextPart,
     hookimpl,
+    own_cases,
     strings,
 )
 from eval_expectations_redteam import safety
@@ -138,22 +139,26 @@ def check(case: CaseBase, red: RedTeam | None, context: LoadContext) -> Problems
 
 
 @hookimpl
+@own_cases(suites=(SUITE,))  # every Case of the red-team suite must carry redTeam
 def eval_check_case(case: CaseBase, context: LoadContext) -> Problems:
     return check(case, case.field(FIELD), context)
 
 
 @hookimpl
+@own_cases  # only a Case with redTeam strategies derives variants
 def eval_variants(case: CaseBase) -> Iterable[Mapping[str, Any]]:
     return variants(case)
 
 
 @hookimpl
+@own_cases
 def eval_probabilistic(case: CaseBase) -> bool:
     red = case.field(FIELD)
     return red is not None and red.outcome == "model_resisted"
 
 
 @hookimpl
+@own_cases  # a Sweep without a redTeam Case has no Safety section
 def eval_scorecard_sections(card: Scorecard, cases: Sequence[CaseBase]) -> list[Section]:
     return safety.sections(card, cases)
 

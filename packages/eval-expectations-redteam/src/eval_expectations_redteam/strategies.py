@@ -22,7 +22,6 @@ import base64
 import json
 from collections.abc import Callable, Iterator
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import msgspec
@@ -38,6 +37,8 @@ _LEET = str.maketrans("aeiostAEIOST", "431057431057")
 @cache
 def translations() -> dict[str, str]:
     """The override sentence by language (``translations.json`` beside this module)."""
+    from importlib.resources import files  # 2 ms to import: only a multilingual Case reads it
+
     data = files("eval_expectations_redteam").joinpath("translations.json").read_text("utf-8")
     table: dict[str, str] = json.loads(data)
     return dict(sorted(table.items()))

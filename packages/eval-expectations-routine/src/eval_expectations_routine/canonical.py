@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 API_VERSION = "tulipfarm.ai/v1"
-_EXPRESSION = re.compile(r"^\$\{\s*(input|states)((?:\.[A-Za-z0-9_-]+)*)\s*\}\Z")
+_EXPRESSION = r"^\$\{\s*(input|states)((?:\.[A-Za-z0-9_-]+)*)\s*\}\Z"  # compiled at first use
 
 
 class CanonicalError(ValueError):
@@ -51,7 +51,7 @@ def _spec(data: Mapping[str, Any], where: str, kind: str) -> Mapping[str, Any]:
 
 def _reference(value: Any, keys: Mapping[str, str]) -> Any:
     if isinstance(value, str):
-        match = _EXPRESSION.match(value)
+        match = re.match(_EXPRESSION, value)
         if match is None:
             return value
         root, rest = match.group(1), match.group(2).lstrip(".")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from eval_core.plugin import Evidence, JudgeError
 
@@ -22,11 +23,12 @@ SCALE = """1 = does not meet the criteria at all
 4 = meets the criteria with minor gaps
 5 = fully meets every criterion"""
 
-_TAG = re.compile(r"^[\s*#_>`-]*(REASONING|SCORE)\s*[*_]*\s*:\s*[*_]*\s*(.*)$", re.IGNORECASE)
+_TAG = r"^[\s*#_>`-]*(REASONING|SCORE)\s*[*_]*\s*:\s*[*_]*\s*(.*)$"  # compiled at first use
 
 
-@dataclass(frozen=True, slots=True)
-class Judgement:
+class Judgement(msgspec.Struct, frozen=True):
+    """The Judge's score and why (a Struct: cheaper to create than a dataclass at import)."""
+
     score: int
     reasoning: str
 
@@ -60,7 +62,7 @@ def parse(reply: str) -> Judgement:
     tags = [
         (i, m.group(1).upper(), m.group(2).strip())
         for i, line in enumerate(lines)
-        if (m := _TAG.match(line))
+        if (m := re.match(_TAG, line, re.IGNORECASE))
     ]
     scores = [t for t in tags if t[1] == "SCORE"]
     reasons = [t for t in tags if t[1] == "REASONING"]
