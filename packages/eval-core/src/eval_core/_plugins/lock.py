@@ -17,6 +17,7 @@ import msgspec
 from eval_core._case.case import json_name
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util.atomic import write_atomic
+from eval_core._util.code import raw_of, remember
 from eval_core._util.input_files import InputRefused, read_json_input
 
 LOCK_NAME = "eval.lock"
@@ -28,6 +29,9 @@ class LockedPlugin(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     version: str
     entry_point: str
     code: str = ""
+    code_bytes: str = ""
+    """The digest of the code's bytes: a fresh machine whose files digest to it knows ``code``
+    without parsing them (see :func:`seed`); a prose edit moves it, and only costs a parse."""
     kinds: dict[str, str] = msgspec.field(default_factory=dict)
     fields: dict[str, str] = msgspec.field(default_factory=dict)
 
@@ -68,6 +72,7 @@ def current(plugins: PluginSet, host: str | None = None) -> Lock:
                 version=info.version,
                 entry_point=info.entry_point,
                 code=info.code,
+                code_bytes=raw_of(info.code),
                 kinds={k: plugins.schemas()[k] for k in info.kinds},
                 fields={json_name(f): plugins.schemas()[f"field:{f}"] for f in info.fields},
             )
@@ -85,6 +90,17 @@ def write(path: Path, plugins: PluginSet, host: str) -> Lock:
     lock = current(plugins, host)
     write_atomic(path, encode(lock))
     return lock
+
+
+def seed(path: Path) -> None:
+    """Let the code fingerprints of the plug-ins this lock pins be known from their bytes
+    (:func:`eval_core._util.code.remember`); a lock that cannot be read seeds nothing (what
+    is wrong with it is said by the lock check)."""
+    try:
+        locked = msgspec.json.decode(read_json_input(path), type=Lock)
+    except (InputRefused, msgspec.MsgspecError):
+        return
+    remember((plugin.code_bytes, plugin.code) for plugin in locked.plugins)
 
 
 def read(path: Path) -> Lock:

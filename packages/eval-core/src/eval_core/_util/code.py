@@ -13,12 +13,15 @@ gives one fingerprint however it was installed.
 
 Every command that loads the plug-in set pays for this, so it stays cheap: parsing is paid once
 per file version. A file's digest is cached, keyed by its path, mtime and size, in memory and in
-``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``); see ``bench/startup.py``.
+``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``); see ``bench/startup.py``. Where nothing is
+cached (a fresh CI machine), a lock still spares the parse: it pins each package's *raw* digest
+(of its bytes) beside its code digest, and bytes that digest the same are the bytes locked.
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import inspect
 import json
@@ -26,6 +29,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -34,7 +39,7 @@ from eval_core._util.entrypoints import dist_info
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _RACY_NS = 2_000_000_000
-_FORMAT = 1  # bump when the normalisation changes: old cache entries are then ignored
+_FORMAT = 2  # bump when the normalisation changes: old cache entries are then ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +60,26 @@ def fingerprint(distribution: str, plugin: object) -> CodePrint:
 
 def fingerprint_at(distribution: str, roots: tuple[str, ...]) -> CodePrint:
     """The code of ``distribution`` whose package lives at ``roots`` (nothing is imported)."""
+    files, source = _files(distribution, roots)
+    return _digest(files, roots, source)
+
+
+def content_digest(distribution: str, plugin: object) -> str:
+    """The digest of the bytes of ``distribution``'s files, found as :func:`fingerprint` finds
+    them: what a cache keys on (nothing is parsed; a prose edit only costs a miss)."""
+    files, _ = _files(distribution, code_roots(plugin))
+    return _combine((key, _File(path).raw) for key, path in sorted(files))
+
+
+def _files(
+    distribution: str, roots: tuple[str, ...]
+) -> tuple[list[tuple[str, str]], Literal["record", "tree"]]:
     info = dist_info(distribution)
     if info is not None and not _editable(info):
         recorded = _recorded(info)
         if recorded:
-            return _digest(recorded, roots, "record")
-    return _digest(_tree(roots), roots, "tree")
+            return recorded, "record"
+    return _tree(roots), "tree"
 
 
 def _editable(info: str) -> bool:
@@ -152,50 +171,106 @@ def _tree(roots: tuple[str, ...]) -> list[tuple[str, str]]:
 def _digest(
     files: list[tuple[str, str]], roots: tuple[str, ...], source: Literal["record", "tree"]
 ) -> CodePrint:
+    """Each file's digest from the cache while it is unchanged. The files it does not know are
+    read first: when all the bytes are those a lock pinned (:func:`remember`), the pinned
+    digest is the answer and nothing is parsed (a fresh machine checking a locked Corpus)."""
+    found = [(key, _File(path)) for key, path in sorted(files)]
+    raw = _combine((key, file.raw) for key, file in found)
+    missed = [file for _, file in found if file.digest is None]
+    pinned = _PINNED.get(raw) if missed else None
+    if pinned is None:
+        for file in missed:
+            file.normalise()
+        digest = _combine((key, str(file.digest)) for key, file in found)
+    else:
+        digest = pinned
+    _CACHE.save()
+    _RAW[digest] = raw
+    return CodePrint(digest, roots, source, len(files))
+
+
+def _combine(parts: Iterable[tuple[str, str]]) -> str:
     digest = hashlib.sha256()
-    for key, path in sorted(files):
+    for key, value in parts:
         digest.update(key.encode())
         digest.update(b"\0")
-        digest.update(file_digest(path).encode())
+        digest.update(value.encode())
         digest.update(b"\0")
-    _CACHE.save()
-    return CodePrint(digest.hexdigest()[:16], roots, source, len(files))
+    return digest.hexdigest()[:16]
+
+
+_PINNED: dict[str, str] = {}  # the raw digest of a package's files -> its code digest
+_RAW: dict[str, str] = {}  # a code digest computed here -> the raw digest of its files
+
+
+def remember(pins: Iterable[tuple[str, str]]) -> None:
+    """``(raw, code)`` pairs a lock pinned: files whose bytes digest to ``raw`` are the ones
+    locked, so their code digest is ``code`` without parsing them (bytes, unlike prose, cannot
+    differ and give the same ``raw``)."""
+    _PINNED.update((raw, code) for raw, code in pins if raw and code)
+
+
+def raw_of(code: str) -> str:
+    """The raw digest (of the bytes) of the files whose code digest this process computed as
+    ``code``; empty when it computed none (what a lock pins beside the code digest)."""
+    return _RAW.get(code, "")
 
 
 def normalised(path: str, data: bytes) -> str:
     """The digest of what a file does: a Python file's syntax tree without docstrings (so
     prose and comments never move it), any other file's bytes."""
     if path.endswith(".py"):
-        try:
-            tree = ast.parse(data, filename=path)
-        except (SyntaxError, ValueError):
-            pass
-        else:
-            return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
+        with _no_cycle_collection():
+            try:
+                tree = ast.parse(data, filename=path)
+            except (SyntaxError, ValueError):
+                pass
+            else:
+                return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
     return hashlib.sha256(data).hexdigest()
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """A syntax tree is hundreds of thousands of acyclic objects: the cyclic collector, run
+    every few hundred allocations, would cost more than the parse (measured: 2.4x)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _canonical(node: Any) -> Any:
     """A syntax tree as nested tuples: node type and fields, no positions, no docstrings, and
-    no empty field (so a field a newer Python adds, empty, changes nothing)."""
+    no empty field (so a field a newer Python adds, empty, changes nothing). The hot loop of a
+    cold start (every installed plug-in's files): written for speed, not for ``ast.iter_fields``."""
     if isinstance(node, ast.AST):
-        body = getattr(node, "body", None)
         fields = []
-        for name, value in ast.iter_fields(node):
-            kept = body[1:] if name == "body" and body and _has_docstring(node) else value
-            if kept is None or kept == []:
+        owner = isinstance(node, _DOCSTRING_OWNERS)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None:
                 continue
-            fields.append((name, _canonical(kept)))
+            if type(value) is list:
+                if owner and name == "body" and value and _is_docstring(value[0]):
+                    value = value[1:]
+                if value:
+                    fields.append((name, tuple([_canonical(item) for item in value])))
+            elif isinstance(value, ast.AST):
+                fields.append((name, _canonical(value)))
+            else:
+                fields.append((name, value))
         return (type(node).__name__, tuple(fields))
-    if isinstance(node, list):
-        return tuple(_canonical(item) for item in node)
     return node
 
 
-def _has_docstring(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-        return False
-    first = node.body[0] if node.body else None
+_DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(first: ast.stmt) -> bool:
     return (
         isinstance(first, ast.Expr)
         and isinstance(first.value, ast.Constant)
@@ -229,15 +304,16 @@ class _DigestCache:
                 self._entries = {}
         return self._entries
 
-    def get(self, path: str, stat: os.stat_result) -> str | None:
+    def get(self, path: str, stat: os.stat_result) -> tuple[str, str] | None:
+        """The file's (normalised, raw) digests while its mtime and size are unchanged."""
         found = self.entries().get(path)
         if isinstance(found, list) and found[:2] == [stat.st_mtime_ns, stat.st_size]:
-            return str(found[2])
+            return (str(found[2]), str(found[3])) if len(found) == 4 else None
         return None
 
-    def put(self, path: str, stat: os.stat_result, digest: str) -> None:
+    def put(self, path: str, stat: os.stat_result, digest: str, raw: str) -> None:
         if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
-            self.entries()[path] = [stat.st_mtime_ns, stat.st_size, digest]
+            self.entries()[path] = [stat.st_mtime_ns, stat.st_size, digest, raw]
             self._dirty = True
 
     def save(self) -> None:
@@ -260,21 +336,37 @@ class _DigestCache:
 _CACHE = _DigestCache()
 
 
-def file_digest(path: str) -> str:
-    """:func:`normalised` digest of a file, from the cache while it is unchanged; a file that
-    is gone or unreadable digests as its reason (the fingerprint still moves)."""
-    try:
-        stat = os.stat(path)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror}"
-    known = _CACHE.get(path, stat)
-    if known is not None:
-        return known
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return f"unreadable: {exc.strerror}"
-    value = normalised(path, data)
-    _CACHE.put(path, stat, value)
-    return value
+class _File:
+    """One file of a package: its raw digest (of the bytes), and its :func:`normalised`
+    digest from the cache, or once :meth:`normalise` ran. A file that is gone or unreadable
+    digests as its reason (the fingerprint still moves)."""
+
+    __slots__ = ("_data", "_stat", "digest", "path", "raw")
+
+    def __init__(self, path: str) -> None:
+        self.path, self._data = path, b""
+        self._stat: os.stat_result | None = None
+        self.digest: str | None
+        try:
+            stat = os.stat(path)
+        except OSError as exc:
+            self.digest = self.raw = f"unreadable: {exc.strerror}"
+            return
+        cached = _CACHE.get(path, stat)
+        if cached is not None:
+            self.digest, self.raw = cached
+            return
+        self.digest = None
+        try:
+            with open(path, "rb") as handle:
+                self._data = handle.read()
+        except OSError as exc:
+            self.digest = self.raw = f"unreadable: {exc.strerror}"
+            return
+        self._stat = stat
+        self.raw = hashlib.sha256(self._data).hexdigest()
+
+    def normalise(self) -> None:
+        self.digest, self._data = normalised(self.path, self._data), b""
+        if self._stat is not None:
+            _CACHE.put(self.path, self._stat, self.digest, self.raw)

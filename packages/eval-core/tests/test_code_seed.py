@@ -1,0 +1,72 @@
+"""A lock's pins answer for the bytes they pinned: a fresh machine (no digest cache) checking a
+locked Corpus parses none of the locked code, and a prose edit still moves nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from eval_core._plugins import lock
+from eval_core._util import code
+
+SOURCE = '''"""A scorer module."""
+
+
+def score(answer):
+    """How long the answer is."""
+    return len(answer)  # characters
+'''
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A package on disk and a process that has digested nothing (no cache, no pins)."""
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(code, "_CACHE", code._DigestCache())
+    monkeypatch.setattr(code, "_PINNED", {})
+    package = tmp_path / "acme_seed"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "scorer.py").write_text(SOURCE)
+    return package
+
+
+def test_pinned_bytes_are_not_parsed_and_other_bytes_are(fresh: Path) -> None:
+    roots = (str(fresh),)
+    computed = code.fingerprint_at("acme-seed-not-installed", roots)
+    raw = code.raw_of(computed.digest)
+    assert len(raw) == len(computed.digest) == 16 and raw != computed.digest
+
+    code.remember([(raw, "0123456789abcdef")])  # a pin no parse could give: the pin answered
+    assert code.fingerprint_at("acme-seed-not-installed", roots).digest == "0123456789abcdef"
+
+    scorer = fresh / "scorer.py"
+    scorer.write_text(SOURCE.replace("# characters", "# in characters"))  # prose: parsed again
+    assert code.fingerprint_at("acme-seed-not-installed", roots).digest == computed.digest
+
+    scorer.write_text(SOURCE.replace("len(answer)", "len(answer) + 1"))  # code: a new digest
+    assert code.fingerprint_at("acme-seed-not-installed", roots).digest != computed.digest
+
+
+def test_a_lock_pins_the_bytes_it_seeds_and_a_broken_lock_seeds_nothing(
+    fresh: Path, tmp_path: Path
+) -> None:
+    computed = code.fingerprint_at("acme-seed-not-installed", (str(fresh),))
+    row = {"distribution": "acme-seed", "version": "1.0", "entryPoint": "acme"}
+    pinned = {**row, "code": "fedcba9876543210", "codeBytes": code.raw_of(computed.digest)}
+    path = tmp_path / "eval.lock"
+    path.write_text("{not json")
+    lock.seed(path)
+    assert code.fingerprint_at("acme-seed-not-installed", (str(fresh),)) == computed
+    path.write_text(json.dumps({"lockVersion": lock.LOCK_VERSION, "plugins": [pinned]}))
+    lock.seed(path)
+    assert code.fingerprint_at("acme-seed-not-installed", (str(fresh),)).digest == pinned["code"]
+
+
+def test_the_shipped_lock_pins_the_bytes_of_every_plugin() -> None:
+    shipped = Path(__file__).resolve().parents[3] / "corpus" / lock.LOCK_NAME
+    pins = msgspec.json.decode(shipped.read_bytes())["plugins"]
+    assert pins and all(len(p["codeBytes"]) == 16 for p in pins)
