@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from eval_core._running.scorecard import admit
 from eval_core._running.trial import TrialResult
-from eval_core._util.safe_text import clean, clean_value
+from eval_core._util.safe_text import clean, clean_builtins, clean_value
 
 
 def test_a_lone_surrogate_becomes_the_replacement_character() -> None:
@@ -71,3 +71,31 @@ def test_admit_makes_every_text_field_of_a_trial_safe() -> None:
     assert msgspec.json.encode(safe)  # the raw one raises UnicodeEncodeError
     assert safe.output == "\ufffd\u241b[2J"
     assert safe.error == "model_malformed_response: \u2400"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.recursive(
+        HOSTILE | st.integers() | st.none(),
+        lambda inner: st.lists(inner) | st.dictionaries(HOSTILE, inner),
+        max_leaves=8,
+    )
+)
+def test_the_fast_path_cleans_exactly_as_the_walk_does(value: object) -> None:
+    assert clean_builtins(value) == clean_value(value)
+
+
+def test_clean_builtins_are_returned_as_they_are() -> None:
+    value = {"kind": "output_contains", "text": ["ok ✓", 1, None, {"a": "b\tc\n"}]}
+    assert clean_builtins(value) is value
+    assert clean_builtins({"k": "back\\slash u"}) == {"k": "back\\slash u"}  # a false alarm
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(HOSTILE, HOSTILE)
+def test_admit_returns_a_clean_trial_as_it_is_and_cleans_any_other(output: str, line: str) -> None:
+    raw = TrialResult(case_id="c", trial=1, outcome="failed", output=output, contradictions=[line])
+    safe = admit(raw)
+    assert safe.output == clean(output) and safe.contradictions == [clean(line)]
+    if clean(output) == output and clean(line) == line and "\\" not in output + line:
+        assert safe is raw  # nothing to clean: no copy

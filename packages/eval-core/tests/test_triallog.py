@@ -171,3 +171,18 @@ def test_a_log_that_grew_after_it_was_read_is_not_cut_back(tmp_path: Path) -> No
     with pytest.raises(ResumeRefused, match="changed while it was read"):
         TrialLog.resume(path, stale)
     assert [t.case_id for t in read(path).trials] == ["a", "b"]
+
+
+def test_a_logged_line_is_the_bytes_its_struct_makes() -> None:
+    import msgspec
+
+    from eval_core._recording.transcript import Pointer
+    from eval_core._recording.triallog import LoggedTrial, logged_line
+
+    encoder = msgspec.json.Encoder()
+    pointer = Pointer(sha256="ab" * 32, at=17, size=4096)
+    for outcome in ("passed", "failed", "errored", "unexercised"):
+        result = trial('c\u00e9\\"', outcome, 3)  # type: ignore[arg-type]
+        fields = {name: getattr(result, name) for name in result.__struct_fields__}
+        made = encoder.encode(LoggedTrial(**fields, transcript=pointer))
+        assert logged_line(encoder, result, pointer) == made

@@ -8,7 +8,6 @@ for the release gate's import graph; type checkers see the imports below as usua
 
 from __future__ import annotations
 
-import ast
 import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -191,15 +190,16 @@ if TYPE_CHECKING:
 
 
 def _table() -> dict[str, tuple[str, str]]:
-    """Where each public name lives: read from the imports above, the one list of them."""
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If))
-    return {
-        alias.asname or alias.name: (node.module, alias.name)
-        for node in block.body
-        if isinstance(node, ast.ImportFrom) and node.module
-        for alias in node.names
-    }
+    """Where each public name lives: the typing imports above, the one list of them, read as
+    text (``ast`` costs start-up): plain ``from M import (a, b as c)`` statements."""
+    block = Path(__file__).read_text(encoding="utf-8").split("\nif TYPE_CHECKING:\n", 1)[1]
+    lines = block.split("\n\n\n", 1)[0].replace("(", "").replace(")", "").splitlines()
+    table: dict[str, tuple[str, str]] = {}
+    for module, _, names in (s.partition(" import ") for s in " ".join(lines).split(" from ")[1:]):
+        for name, _, asname in (a.strip().partition(" as ") for a in names.split(",")):
+            if name:
+                table[asname or name] = (module.strip(), name)
+    return table
 
 
 _WHERE: dict[str, tuple[str, str]] = {}

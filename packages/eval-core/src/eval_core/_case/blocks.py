@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ParamSpec, Protocol, TypedDict, TypeVar
+
+import msgspec
 
 from eval_core._case.case import _CONFIG, json_name
 from eval_core._case.evidence import Location
@@ -122,8 +123,7 @@ def values_at(
     return seen
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """One field's rule said once: ``problems`` for the loader, ``schema`` for an editor."""
 
     schema: Mapping[str, Any]

@@ -8,11 +8,11 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 import msgspec
 
+from eval_core._case.declared import Declared
 from eval_core._case.kinds import ALL_TIERS, Expectation, Tier
 
 if TYPE_CHECKING:
@@ -170,8 +170,7 @@ class CaseBase(msgspec.Struct, **_CONFIG):
 Case = CaseBase
 
 
-@dataclass(frozen=True, slots=True)
-class CaseField:
+class CaseField(Declared, frozen=True):
     """A Case field contributed by a plug-in (a fixture block such as ``mcp`` or ``journey``).
 
     ``name`` is the Python name (snake_case); JSON spells it camelCase. ``type`` is any type
@@ -193,7 +192,7 @@ class CaseField:
     first_request_text: Callable[[Any], Iterable[str]] | None = None
     examples: Sequence[Any] = ()
     json_schema: Mapping[str, Any] | None = None
-    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
+    origin: Origin | None = None  # set by the plug-in loader; not compared or shown
 
 
 def json_name(python_name: str) -> str:

@@ -7,11 +7,12 @@ plug-in. The core reads only this metadata, so it never has to know a kind by na
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import msgspec
+from msgspec.structs import force_setattr
 
+from eval_core._case.declared import Declared
 from eval_core._case.evidence import Location
 
 if TYPE_CHECKING:
@@ -69,8 +70,7 @@ TextCompare = Literal["exact", "casefold"]
 GroundingScope = Literal["given", "first_request"]
 
 
-@dataclass(frozen=True, slots=True)
-class Grounding:
+class Grounding(msgspec.Struct, frozen=True):
     """The text an Expectation asserts must appear in what the model was given.
 
     ``field`` names the attribute holding the text (or regex when ``regex`` is true);
@@ -90,8 +90,7 @@ SeamReached = Callable[[Any, "Evidence"], bool]
 GuardGate = Callable[[Any], bool]
 
 
-@dataclass(frozen=True, slots=True)
-class KindSpec:
+class KindSpec(Declared, frozen=True):
     """A kind as a plug-in declares it.
 
     - ``struct``: the msgspec Struct (a subclass of :class:`Expectation`) that is its schema.
@@ -142,12 +141,12 @@ class KindSpec:
     json_schema: Mapping[str, Any] | None = None
     witness: str | None = None
     evidence_at: Location | None = None
-    name: str = field(init=False)
-    origin: Origin | None = field(init=False, default=None, compare=False, repr=False)
+    name: str = ""  # the Struct's tag, set from it
+    origin: Origin | None = None  # set by the plug-in loader; not compared or shown
 
     def __post_init__(self) -> None:
         tag = self.struct.__struct_config__.tag
         if not isinstance(tag, str) or not tag:
             raise TypeError(f"{self.struct.__name__} needs a tag: class X(Expectation, tag=...)")
         self.struct.kind_name = tag
-        object.__setattr__(self, "name", tag)
+        force_setattr(self, "name", tag)

@@ -12,11 +12,11 @@ through ``eval_witness_checks`` (an announced attachment never sent, a stale wri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from eval_core._case.declared import Declared
 from eval_core._case.evidence import Evidence, ToolCall
-from eval_core._util.guard import collect
+from eval_core._util.guard import fault
 from eval_core._util.paths import deep_equal, quoted, render
 
 if TYPE_CHECKING:
@@ -41,8 +41,7 @@ WITNESSED = "testimony contradicts a witness"
 Check = Callable[[Evidence], Iterable[str]]
 
 
-@dataclass(frozen=True, slots=True)
-class WitnessCheck:
+class WitnessCheck(Declared, frozen=True):
     """A family's check of the runtime's record against one of its witnesses.
 
     ``check`` returns one line per contradiction, naming both sides ("the runtime recorded
@@ -53,7 +52,7 @@ class WitnessCheck:
 
     name: str
     check: Check
-    origin: Origin | None = field(default=None, compare=False, repr=False)
+    origin: Origin | None = None  # not compared or shown
 
 
 def _listed(calls: Sequence[ToolCall]) -> dict[str, ToolCall]:
@@ -146,6 +145,13 @@ def contradictions(evidence: Evidence, checks: Sequence[WitnessCheck] = ()) -> l
     """
     found: list[str] = []
     for check in (*CORE_CHECKS, *checks):
-        lines = collect(check.origin, f"the witness check {check.name!r}", check.check, evidence)
-        found.extend(f"{check.name}: {line}" for line in lines)
+        try:  # guard.collect's guard, its label made only for a fault: this runs every Trial
+            lines = check.check(evidence)
+            said = list(lines) if lines else ()
+        except Exception as exc:
+            raise fault(
+                check.origin, f"the witness check {check.name!r}", exc, check.check
+            ) from exc
+        if said:
+            found.extend(f"{check.name}: {line}" for line in said)
     return found

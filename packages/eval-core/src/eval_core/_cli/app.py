@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Annotated, Any
 
@@ -146,14 +145,18 @@ def _subcommand(command: Command) -> _click.Command:
     return made  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
 class Converted(RuntimeParam):
     """A parameter's value made by its declared ``type`` alone. typer 0.29 coerces every value
     through a pydantic TypeAdapter, and importing pydantic costs more than the rest of
     ``eval``'s start-up together (about 120 ms); the declared ``type`` already says what the
-    value is, so typer's coercion has nothing to add."""
+    value is, so typer's coercion has nothing to add. A plain subclass of typer's dataclass:
+    making it a dataclass too would cost ``eval --help`` a millisecond."""
 
     convert: Callable[[Any], Any]
+
+    def __init__(self, parameter_info: Any, annotation: Any, convert: Callable[[Any], Any]) -> None:
+        super().__init__(parameter_info, annotation)
+        object.__setattr__(self, "convert", convert)  # frozen, as typer's fields are
 
     def coerce(self, value: Any, param: Any, ctx: _click.Context) -> Any:
         if value is None or (isinstance(value, tuple | list) and not value):

@@ -120,6 +120,10 @@ def _fail(line: str) -> NoReturn:
 
 def _run(command: Command, args: object) -> int:
     """The command's exit code; a plug-in command that raises is one line naming it."""
+    if command.plugin is not None:  # a plug-in's command: its own work, the collector on
+        from eval_core._util import collector
+
+        collector.resume()
     try:
         code = command.run(args)
     except CommandRefused as exc:
@@ -191,5 +195,9 @@ def _invoke(argv: list[str]) -> int:
 
 
 def main() -> NoReturn:
-    """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2."""
+    """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2.
+    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`)."""
+    from eval_core._util import collector
+
+    collector.pause()
     raise SystemExit(invoke(sys.argv[1:]))

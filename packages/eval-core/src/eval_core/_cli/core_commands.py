@@ -229,7 +229,7 @@ def run_sweep(args: SimpleNamespace) -> int:
 def _both_suites(options: SweepOptions) -> int:
     """``--suite all``: the capability Corpus, then its red-team suite; each its own Sweep,
     Scorecard and Baseline (two hashes are never one comparison), one exit code."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from eval_core._loading.corpus import RED_TEAM
     from eval_core._loading.opening import Refused

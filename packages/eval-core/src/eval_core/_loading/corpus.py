@@ -15,10 +15,11 @@ import gc
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from eval_core._case.case import CaseBase
 from eval_core._loading import cached, rules
@@ -67,8 +68,7 @@ class CorpusError(Exception):
         super().__init__("\n".join(lines))
 
 
-@dataclass(frozen=True, slots=True)
-class Corpus:
+class Corpus(msgspec.Struct, frozen=True):
     """A loaded, validated, hashed Corpus: the unit of comparability."""
 
     directory: Path
@@ -79,10 +79,10 @@ class Corpus:
     soul_hash: str
     plugins: tuple[dict[str, Any], ...]
     judge: str
-    case_hashes: Mapping[str, str] = field(default_factory=dict)
+    case_hashes: Mapping[str, str] = msgspec.field(default_factory=dict)
     """Each Case's digest by id (:func:`~eval_core._util.hashing.case_digests`), as the Scorecard
     records it so a refused comparison can name the Cases that differ."""
-    files: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = msgspec.field(default_factory=dict)
     """Each Case's file by id, as named in ``directory`` (a variant's is its source Case's)."""
     notes: tuple[str, ...] = ()
     """What Cases load with but mean differently here (a Tool sharing a platform Tool's name,

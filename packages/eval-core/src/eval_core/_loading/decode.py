@@ -23,9 +23,11 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util.input_files import NotReadable, read_regular
 from eval_core._util.limits import TooDeep, check_json_depth, check_yaml
 
-_UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`$")
-_AT = re.compile(r"^(?P<reason>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
-_AT_BYTE = re.compile(r"^(?:JSON is malformed: )?(?P<reason>.*?) \(byte (?P<at>\d+)\)$")
+# Patterns of msgspec's messages, read only when a Case is refused: compiled on first use (by
+# the re module's cache), not by every command's start-up.
+_UNKNOWN_FIELD = r"^Object contains unknown field `(?P<name>[^`]*)`$"
+_AT = r"^(?P<reason>.*?)(?: - at `(?P<path>[^`]*)`)?$"
+_AT_BYTE = r"^(?:JSON is malformed: )?(?P<reason>.*?) \(byte (?P<at>\d+)\)$"
 
 
 class Decoder:
@@ -115,7 +117,7 @@ class Decoder:
 
     def _field_problem(self, problem: Problem) -> Problem:
         """msgspec's "unknown field" at the top of a Case, said as an unknown Case field."""
-        match = _UNKNOWN_FIELD.match(problem.reason)
+        match = re.match(_UNKNOWN_FIELD, problem.reason)
         if match is None or problem.path != "$":
             return problem
         self.unknown = True
@@ -148,7 +150,7 @@ def read(path: str | Path) -> bytes | NotReadable:
 
 def _validation_problem(file: str, exc: msgspec.MsgspecError, prefix: str = "$") -> Problem:
     """Split msgspec's message into (path, reason); re-root it under ``prefix``."""
-    match = _AT.match(str(exc))
+    match = re.match(_AT, str(exc), re.DOTALL)
     assert match is not None
     reason, path = match["reason"], match["path"] or "$"
     return Problem(file, prefix + path[1:], reason)
@@ -197,7 +199,7 @@ def json_problem(file: str, data: bytes, exc: msgspec.DecodeError) -> Problem:
     in characters) and why: msgspec names the byte, or says the input was cut short (the
     place is then just after the file's last character that is not white space)."""
     message = str(exc)
-    match = _AT_BYTE.match(message)
+    match = re.match(_AT_BYTE, message)
     if match is not None:
         at, reason = min(int(match["at"]), len(data)), match["reason"]
     elif "truncated" in message:

@@ -10,8 +10,9 @@ import inspect
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
 from eval_core._plugins.host import Host, HostFactory, HostOptionError
@@ -31,7 +32,12 @@ class Refused(Exception):  # noqa: N818 - it names an outcome
 
 
 def plugins(corpus: Path | None = None) -> PluginSet:
-    """The plug-in set; for a ``corpus``, with only the plug-ins its Cases use imported."""
+    """The plug-in set; for a ``corpus``, with only the plug-ins its Cases use imported (and
+    the code its lock pins known from its bytes: see :func:`eval_core._plugins.lock.seed`)."""
+    if corpus is not None:
+        from eval_core._plugins import lock
+
+        lock.seed(corpus_root(corpus) / lock.LOCK_NAME)
     try:
         return load_plugins(corpus)
     except PluginError as exc:
@@ -135,8 +141,7 @@ def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
         raise Refused(str(exc)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
+class Opened(msgspec.Struct, frozen=True):
     plugins: PluginSet
     host: Host
     corpus: Corpus

@@ -6,11 +6,10 @@ says what is wrong in this one shape, so the Corpus is refused with every proble
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True):
     """One refusal: the file, the JSON path in it, the reason; ``line`` and ``column`` (from
     1) where the file's text itself is at fault (JSON that does not parse), shown as editors
     and compilers do, ``file:line:column``."""

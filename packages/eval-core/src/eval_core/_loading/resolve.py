@@ -13,8 +13,9 @@ value is empty (nothing to render, so nothing is lost).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from eval_core._case.case import CaseBase, CaseField, ToolDecl
 from eval_core._loading import rules
@@ -22,8 +23,7 @@ from eval_core._loading.problem import Problem
 from eval_core._plugins.host import ContextRules, Host
 
 
-@dataclass(frozen=True, slots=True)
-class Resolver:
+class Resolver(msgspec.Struct, frozen=True):
     """The Host's answers at load: its platform Tools, the Soul's agents, the context rules."""
 
     platform: Mapping[str, ToolDecl]

@@ -18,8 +18,9 @@ another
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
+
+import msgspec
 
 if TYPE_CHECKING:
     from eval_core._case.case import CaseBase
@@ -47,8 +48,7 @@ class WorkerLost(Exception):  # noqa: N818 - it names an outcome
     ``--resume`` runs the lost Trials again."""
 
 
-@dataclass(frozen=True, slots=True)
-class Work:
+class Work(msgspec.Struct, frozen=True):
     """What a Trial needs beside its Case, for an executor that runs it in another process.
 
     ``plugins`` is this process's plug-in set (checked against the lock unless ``unlocked``);
@@ -64,7 +64,7 @@ class Work:
     host: str
     binding: Binding
     unlocked: bool = False
-    host_options: Mapping[str, str] = field(default_factory=dict)
+    host_options: Mapping[str, str] = msgspec.field(default_factory=dict)
     evidence: bool = False
     jobs: int | None = None
     note: Callable[[str], None] | None = None

@@ -8,7 +8,6 @@ real endpoint. Both are plain protocols so that another team's runtime plugs in 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
@@ -104,8 +103,7 @@ class Binding(Protocol):
     def session(self, case: CaseBase) -> ModelSession: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ContextRules:
+class ContextRules(msgspec.Struct, frozen=True):
     """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping.
 
     ``retired`` maps each key an older runtime accepted to where that information lives now
@@ -113,7 +111,7 @@ class ContextRules:
 
     allowed: frozenset[str]
     soul_owned: frozenset[str]
-    retired: Mapping[str, str] = field(default_factory=dict)
+    retired: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
 class HostTrial(Protocol):
@@ -178,8 +176,7 @@ class HostOptionError(Exception):
     reach or use). The message is one line, for people, and never carries a secret."""
 
 
-@dataclass(slots=True)
-class LoadContext:
+class LoadContext(msgspec.Struct):
     """What a load-time check may consult: the Host, the installed kinds, the Case's file and
     the suite it belongs to (``capability`` or ``red-team``)."""
 
@@ -187,5 +184,5 @@ class LoadContext:
     kinds: Mapping[str, KindSpec]
     file: str = ""
     suite: str = "capability"
-    fields: Mapping[str, CaseField] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)

@@ -14,9 +14,10 @@ Without an installed source the scripted binding is all there is, and ``--model`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 if TYPE_CHECKING:
     from eval_core._plugins.host import Binding
@@ -33,8 +34,7 @@ class ModelUnavailable(Exception):  # noqa: N818 - it names an outcome
     in a Matrix its leg is shown unavailable and the other legs run."""
 
 
-@dataclass(frozen=True, slots=True)
-class Ceilings:
+class Ceilings(msgspec.Struct, frozen=True):
     """The ceiling flags of `eval sweep`, already checked by the core (finite, > 0, at most one
     token ceiling, and one of them given with ``--model``)."""
 

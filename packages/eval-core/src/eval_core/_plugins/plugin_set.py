@@ -6,9 +6,9 @@ never a crash). It is built by :func:`eval_core._plugins.plugins.build`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
 import pluggy
 
 from eval_core._case.case import CaseBase, CaseField, build_case_type, json_name
@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from eval_core._util.entrypoints import EntryPoint
 
 
-@dataclass(frozen=True, slots=True)
-class PluginInfo:
+class PluginInfo(msgspec.Struct, frozen=True):
     """One registered plug-in: its entry point and the distribution that shipped it."""
 
     entry_point: str
@@ -38,7 +37,7 @@ class PluginInfo:
     kinds: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
     code: str = ""
-    origin: Origin = field(default_factory=lambda: Origin("", ""))
+    origin: Origin = msgspec.field(default_factory=lambda: Origin("", ""))
 
     @property
     def label(self) -> str:
@@ -67,8 +66,7 @@ class _Hosts(Mapping[str, HostFactory]):
         return sum(1 for _ in self)
 
 
-@dataclass(slots=True)
-class PluginSet:
+class PluginSet(msgspec.Struct):
     """The installed plug-ins, their kinds, Case fields and Hosts.
 
     A set opened for one Corpus (:mod:`eval_core._plugins.lazy`) holds some plug-ins only as
@@ -78,23 +76,23 @@ class PluginSet:
     manifest says that hook sees every Case; :meth:`require` imports the owners of names."""
 
     manager: pluggy.PluginManager
-    plugins: list[PluginInfo] = field(default_factory=list)
-    kinds: dict[str, KindSpec] = field(default_factory=dict)
-    kind_owner: dict[str, PluginInfo] = field(default_factory=dict)
-    fields: dict[str, CaseField] = field(default_factory=dict)
-    field_owner: dict[str, PluginInfo] = field(default_factory=dict)
-    host_factories: dict[str, HostFactory] = field(default_factory=dict)
-    host_owner: dict[str, str] = field(default_factory=dict)
-    found_fixtures: list[Registered] = field(default_factory=list)
-    found_checks: list[WitnessCheck] = field(default_factory=list)
+    plugins: list[PluginInfo] = msgspec.field(default_factory=list)
+    kinds: dict[str, KindSpec] = msgspec.field(default_factory=dict)
+    kind_owner: dict[str, PluginInfo] = msgspec.field(default_factory=dict)
+    fields: dict[str, CaseField] = msgspec.field(default_factory=dict)
+    field_owner: dict[str, PluginInfo] = msgspec.field(default_factory=dict)
+    host_factories: dict[str, HostFactory] = msgspec.field(default_factory=dict)
+    host_owner: dict[str, str] = msgspec.field(default_factory=dict)
+    found_fixtures: list[Registered] = msgspec.field(default_factory=list)
+    found_checks: list[WitnessCheck] = msgspec.field(default_factory=list)
     source: ModelSource | None = None
     source_owner: PluginInfo | None = None
     suite: str = ""
-    pending: dict[str, tuple[EntryPoint, Manifest]] = field(default_factory=dict)
+    pending: dict[str, tuple[EntryPoint, Manifest]] = msgspec.field(default_factory=dict)
     _case_type: type[CaseBase] | None = None
     _checks: list[tuple[Any, frozenset[str] | None, frozenset[str]]] | None = None
-    _hooks: dict[str, list[Any]] = field(default_factory=dict)
-    _origins: dict[str, Origin] = field(default_factory=dict)
+    _hooks: dict[str, list[Any]] = msgspec.field(default_factory=dict)
+    _origins: dict[str, Origin] = msgspec.field(default_factory=dict)
     _schemas: dict[str, str] | None = None
 
     @property

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pluggy
+from msgspec.structs import force_setattr
 
 from eval_core._case.case import CaseBase, CaseField, json_name
 from eval_core._case.kinds import KindSpec
@@ -143,7 +144,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                     f"kind {spec.name!r} is claimed twice: by {other.label} and by {label}"
                 )
             _reserved(spec.name, "kind", distribution, label)
-            object.__setattr__(spec, "origin", origin)
+            force_setattr(spec, "origin", origin)
             result.kinds[spec.name] = spec
             result.kind_owner[spec.name] = info
         for case_field in fields:
@@ -158,7 +159,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                     f"by {other.label} and by {label}"
                 )
             _reserved(case_field.name, "Case field", distribution, label)
-            object.__setattr__(case_field, "origin", origin)
+            force_setattr(case_field, "origin", origin)
             result.fields[case_field.name] = case_field
             result.field_owner[case_field.name] = info
         for host_name, factory in _mapping(hosts, label).items():
@@ -184,7 +185,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                     f"plug-in {label} returned {check!r} from eval_witness_checks, "
                     "not a WitnessCheck"
                 )
-            object.__setattr__(check, "origin", origin)
+            force_setattr(check, "origin", origin)
             result.found_checks.append(check)
         if source is not None:
             checked = _source(source, label)
@@ -280,10 +281,12 @@ def load_plugins(corpus: Path | None = None) -> PluginSet:
     """The installed plug-in set; for a ``corpus``, with only the plug-ins its Cases use
     imported, the others known by their manifests (:mod:`eval_core._plugins.lazy`)."""
     from eval_core._plugins import lazy
+    from eval_core._util import collector
 
-    if corpus is not None:
-        return lazy.load_for(corpus)
-    return lazy.load_all()
+    try:
+        return lazy.load_for(corpus) if corpus is not None else lazy.load_all()
+    finally:
+        collector.resume()  # start-up is over: what it made is frozen (see the module)
 
 
 def _call(manager: pluggy.PluginManager, plugin: object, hook: str, origin: Origin) -> Any:

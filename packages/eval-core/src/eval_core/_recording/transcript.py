@@ -27,11 +27,11 @@ call, denial, guard decision, event and record, and the answer, so that an Expec
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import importlib
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -44,28 +44,13 @@ from msgspec.structs import replace
 from eval_core._case.evidence import Evidence, Location
 from eval_core._util.input_files import NotReadable, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
-from eval_core._util.safe_text import clean_value
+from eval_core._util.safe_text import clean_value, unsafe_json
 
 FORMAT = 1
 SUFFIX = ".transcripts"
 MAX_CHARS = 256 * 1024
 MAX_ITEMS = 5_000
 _DEPTH = 2 * MAX_DEPTH  # a transcript wraps input material (Tool outputs) a few levels deep
-# What safe_text would change, as msgspec writes it: a C0 control other than tab and line
-# feed (escaped: \u00XX, \r, \b, \f), DEL, a C1 control, U+FFFE/U+FFFF (raw UTF-8). Each
-# pattern starts with a literal, which the regex engine finds at C speed: four such scans beat
-# one regex of alternatives (or a character class) many times over. A false alarm (an escaped
-# backslash before "u") only costs the slow path.
-_MARKS = (
-    re.compile(rb"\\[ubrf]"),
-    re.compile(rb"\x7f"),
-    re.compile(rb"\xc2[\x80-\x9f]"),
-    re.compile(rb"\xef\xbf[\xbe\xbf]"),
-)
-
-
-def _unsafe(data: bytes) -> bool:
-    return any(mark.search(data) is not None for mark in _MARKS)
 
 
 class Capped(msgspec.Struct, frozen=True, kw_only=True):
@@ -123,12 +108,44 @@ def schema_hash(kind: type) -> str:
     return found
 
 
+def evidence_schema() -> str:
+    """:func:`schema_hash` of :class:`Evidence`, which every trial log's header records: kept
+    in the cache directory under the core's code digest (deriving it costs a Sweep ~5 ms)."""
+    import sys
+
+    from eval_core._util import checked
+    from eval_core._util.cachedir import cache_dir
+
+    if not checked.enabled():
+        return schema_hash(Evidence)
+    head = [sys.version_info[:2], msgspec.__version__, checked.core_code()]
+    path = (
+        cache_dir() / "schemas" / f"evidence-{hashlib.sha256(repr(head).encode()).hexdigest()[:32]}"
+    )
+    try:
+        kept = path.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        kept = ""
+    if len(kept) == 16 and all(c in "0123456789abcdef" for c in kept):
+        return kept
+    found = schema_hash(Evidence)
+    with contextlib.suppress(OSError):
+        checked.replace(path, found.encode("ascii"))
+    return found
+
+
 def _opaque(value: Any) -> str:
     return f"<{type(value).__name__}: not encodable>"
 
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_opaque)
-_DECODER = msgspec.json.Decoder(Transcript)
+
+
+@cache
+def _decoder() -> msgspec.json.Decoder[Transcript]:
+    """Made when a transcript is first read: a Sweep only writes them, and a decoder of the
+    whole Evidence type costs a millisecond to make."""
+    return msgspec.json.Decoder(Transcript)
 
 
 def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], bytes]) -> bytes:
@@ -154,7 +171,7 @@ def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], b
     except UnicodeEncodeError:  # a lone surrogate: no UTF-8 exists for it
         plain = clean_value(msgspec.to_builtins(transcript, enc_hook=_opaque))
         data = scrub(_ENCODER.encode(plain))
-    if len(data) <= MAX_CHARS and not _unsafe(data):
+    if len(data) <= MAX_CHARS and not unsafe_json(data):
         return data  # the common case: one encode, a few fast scans
     value = clean_value(msgspec.json.decode(data))
     cuts: list[Capped] = []
@@ -252,7 +269,7 @@ def decode(data: bytes, where: str) -> Transcript:
     """A stored transcript, its family records still plain JSON values (see :func:`typed`)."""
     try:
         check_json_depth(data, _DEPTH)
-        transcript = _DECODER.decode(data)
+        transcript = _decoder().decode(data)
     except TooDeep as exc:
         raise TranscriptRefused(f"{where}: {exc.path}: {exc.reason}") from None
     except msgspec.MsgspecError as exc:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
@@ -21,7 +22,7 @@ from eval_core._plugins.commands import DEFAULT_LOG
 from eval_core._plugins.executor import Executor, ExecutorRefused
 from eval_core._plugins.model_source import Ceilings, ModelRefused
 from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
-from eval_core._recording.transcript import pack_path, schema_hash
+from eval_core._recording.transcript import evidence_schema, pack_path
 from eval_core._recording.triallog import (
     LogHeader,
     LogWriteFailed,
@@ -45,19 +46,18 @@ if TYPE_CHECKING:
     from eval_core._plugins.model_source import ModelLeg
 
 
-@dataclass(slots=True)
-class Run:
+class Run(msgspec.Struct):
     """One leg as it ran, and what the gate made of it."""
 
     name: str
     leg: ModelLeg | None
     card: Scorecard | None = None
     unavailable: str | None = None
-    notes: list[str] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+    reasons: list[str] = msgspec.field(default_factory=list)
     refused: bool = False
     log_path: Path | None = None
-    write_failures: list[str] = field(default_factory=list)
+    write_failures: list[str] = msgspec.field(default_factory=list)
 
 
 SCRIPTED_JOBS = 4
@@ -133,7 +133,7 @@ def sweep_leg(
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             harness_version=version,
             transcripts=TRANSCRIPT_FORMAT,
-            evidence_schema=schema_hash(Evidence),
+            evidence_schema=evidence_schema(),
             suite=corpus.suite,
             binding="scripted" if run.leg is None else "model",
             host=opened.host.name,

@@ -8,13 +8,13 @@ covered. Legs run strictly in declared order, never at once, each with the full 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from eval_core._running.scorecard import COMPARABLE, Scorecard, not_cleared
 
 
-@dataclass(frozen=True, slots=True)
-class Leg:
+class Leg(msgspec.Struct, frozen=True):
     """One model's Sweep, or why it could not be measured."""
 
     model_id: str

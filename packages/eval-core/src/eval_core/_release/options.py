@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from eval_core._loading.opening import Refused
 from eval_core._plugins.commands import CANONICAL
 from eval_core._util.limits import MAX_JOBS, MAX_REPEAT
 
 
-@dataclass(frozen=True, slots=True)
-class SweepOptions:
+class SweepOptions(msgspec.Struct, frozen=True):
     corpus: Path = Path("corpus")
     cases: tuple[str, ...] = ()
     repeat: int = 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
@@ -19,7 +19,11 @@ from eval_core._plugins.host import Binding, Host
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.scorecard import Scorecard, admit, noise_floor
 from eval_core._running.trial import TrialResult, run_trial
+from eval_core._util import collector
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 class SelectionError(Exception):
@@ -128,8 +132,10 @@ def run_sweep(
         for index, (case, number) in enumerate(trials, start=1)
         if (case.id, number) not in finished
     ]
+    collector.resume()  # if start-up paused it, the Trials run with the collector on
     started = time.perf_counter()
     kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
+    checks = plugins.witness_checks  # once: asking imports what must see every Case
     rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
     planned_cases = {case.id: case for _, case, _ in pending}.values()
     for registered in fixtures if executor is None else ():  # an executor warms where it runs
@@ -140,9 +146,7 @@ def run_sweep(
     def one(case: CaseBase, number: int) -> Finished:
         seen: list[Evidence] = []
         observe = seen.append if on_evidence is not None else None
-        result = run_trial(
-            case, number, host, binding, kinds, fixtures, shared, observe, plugins.witness_checks
-        )
+        result = run_trial(case, number, host, binding, kinds, fixtures, shared, observe, checks)
         return case, result, seen[-1] if seen else None
 
     def record(index: int, finished: Finished) -> None:
@@ -219,6 +223,8 @@ class _Threads:
     mostly waits on its model)."""
 
     def __init__(self, one: Callable[[CaseBase, int], Finished], jobs: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # with logging: only for --jobs
+
         self._one = one
         self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval-trial")
         self._in_flight: dict[Future[Finished], int] = {}
@@ -228,6 +234,8 @@ class _Threads:
         self._in_flight[self._pool.submit(self._one, case, trial)] = key
 
     def wait(self) -> list[tuple[int, Finished]]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
         finished, _ = wait(self._in_flight, return_when=FIRST_COMPLETED)
         return [(self._in_flight.pop(f), f.result()) for f in finished]
 

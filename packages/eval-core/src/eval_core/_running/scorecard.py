@@ -19,7 +19,7 @@ from eval_core._case.evidence import Location, Usage
 from eval_core._case.sections import Section
 from eval_core._running.scoring import ExpectationResult
 from eval_core._running.trial import TrialResult
-from eval_core._util.safe_text import clean, clean_optional, clean_value
+from eval_core._util.safe_text import clean, clean_builtins, clean_optional, unsafe_json
 
 SCHEMA_VERSION = 1
 CaseVerdict = Literal["PASS", "FAIL", "ERR", "VAC", "UNEX", "-"]
@@ -122,6 +122,9 @@ def _safe_at(at: Location) -> Location:
     return replace(at, call_id=clean_optional(at.call_id), record=clean_optional(at.record))
 
 
+_ENCODE = msgspec.json.Encoder().encode
+
+
 def admit(result: TrialResult) -> TrialResult:
     """The Trial as a Scorecard and a trial log keep it: its text made safe (the one place).
 
@@ -130,7 +133,15 @@ def admit(result: TrialResult) -> TrialResult:
     once, as the Trial enters the Scorecard, so every output made from it (the trial log, the
     JSON, the text, JUnit) can be encoded and shown. The Case id is the Corpus's own (it
     keys resuming) and is escaped where it leaves for a terminal or XML instead.
+
+    A Trial whose every text is clean already (nearly all) is returned as it is: one encode
+    and a few byte scans say so, instead of a new record built string by string.
     """
+    try:
+        if not unsafe_json(_ENCODE(result)):
+            return result
+    except (TypeError, ValueError, OverflowError):  # a lone surrogate: clean it below
+        pass
     return replace(
         result,
         expectations=[
@@ -138,7 +149,7 @@ def admit(result: TrialResult) -> TrialResult:
                 kind=clean(e.kind),
                 passed=e.passed,
                 detail=clean(e.detail),
-                expectation=clean_value(e.expectation),
+                expectation=clean_builtins(e.expectation),
                 error=e.error,
                 at=None if e.at is None else _safe_at(e.at),
             )

@@ -84,14 +84,13 @@ def _verdict(
     spec: KindSpec, expectation: Expectation, evidence: Evidence
 ) -> tuple[Verdict, str | None]:
     """The scorer's Verdict, or a failed stand-in and why there is none."""
-    what = f"the scorer of kind {spec.name!r}"
     try:
         verdict = spec.scorer(expectation, evidence)
     except NoVerdict as exc:
         reason = f"{spec.name}: no verdict: {exc}"
         return Verdict(False, reason), reason
     except Exception as exc:
-        reason = str(fault(spec.origin, what, exc, spec.scorer))
+        reason = str(fault(spec.origin, _scorer_of(spec), exc, spec.scorer))
         return Verdict(False, reason), reason
     problem = None
     if not isinstance(verdict, Verdict) or not isinstance(verdict.passed, bool):
@@ -99,9 +98,13 @@ def _verdict(
     elif not isinstance(verdict.detail, str) or not verdict.detail.strip():
         problem = "returned an empty detail: a verdict always says why"
     if problem is not None:
-        reason = str(broken(spec.origin, what, problem, spec.scorer))
+        reason = str(broken(spec.origin, _scorer_of(spec), problem, spec.scorer))
         return Verdict(False, reason), reason
     return verdict, None
+
+
+def _scorer_of(spec: KindSpec) -> str:
+    return f"the scorer of kind {spec.name!r}"
 
 
 def unexercised(failing: Sequence[tuple[Expectation, KindSpec]], evidence: Evidence) -> str | None:

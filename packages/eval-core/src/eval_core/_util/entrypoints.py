@@ -16,22 +16,41 @@ import importlib
 import os
 import re
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 
 _DIST_DIR = (".dist-info", ".egg-info")
 _NORMALISE = re.compile(r"[-_.]+")
 
 
-@dataclass(frozen=True, slots=True)
 class EntryPoint:
-    """One entry point and the distribution that declares it."""
+    """One entry point and the distribution that declares it. A plain class: ``eval --help``
+    reads these, and a dataclass costs a millisecond of start-up to create."""
 
-    name: str
-    value: str
-    group: str
-    distribution: str
-    version: str
+    __slots__ = ("distribution", "group", "name", "value", "version")
+
+    def __init__(self, name: str, value: str, group: str, distribution: str, version: str) -> None:
+        self.name, self.value, self.group = name, value, group
+        self.distribution, self.version = distribution, version
+
+    def _key(self) -> tuple[str, str, str, str, str]:
+        return (self.name, self.value, self.group, self.distribution, self.version)
+
+    def __repr__(self) -> str:
+        return (
+            f"EntryPoint(name={self.name!r}, value={self.value!r}, group={self.group!r}, "
+            f"distribution={self.distribution!r}, version={self.version!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EntryPoint) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if hasattr(self, "version"):  # set once, by __init__ (the last field it sets)
+            raise AttributeError(f"EntryPoint is frozen: cannot set {name!r}")
+        object.__setattr__(self, name, value)
 
     def load(self) -> object:
         """Import ``module`` and walk ``:attr.path`` (extras in brackets are ignored)."""

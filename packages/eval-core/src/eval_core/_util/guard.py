@@ -14,25 +14,20 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-import sysconfig
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+import msgspec
 
-_CORE = str(Path(__file__).resolve().parent.parent)  # the whole eval_core package
-_STDLIB = tuple(
-    str(Path(p).resolve()) for p in {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
-)
+T = TypeVar("T")
 _shown: set[tuple[str, str]] = set()
 _settings = {"tracebacks": os.environ.get("EVAL_TRACEBACK", "") not in ("", "0")}
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(msgspec.Struct, frozen=True):
     """Who shipped a callable: the distribution, its version, and where its code lives (the
     package directories or module files, so a fault points into them)."""
 
@@ -46,6 +41,17 @@ class Origin:
 
 
 UNKNOWN = Origin("an unregistered plug-in", "(no version)")
+
+
+@cache
+def _not_plugin_code() -> tuple[str, ...]:
+    """The whole eval_core package and the standard library: a fault's frame there is not the
+    plug-in's line (resolved when a fault is first said, not at every start-up)."""
+    import sysconfig
+
+    stdlib = {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
+    core = str(Path(__file__).resolve().parent.parent)
+    return (core, *(str(Path(p).resolve()) for p in stdlib))
 
 
 class PluginFault(Exception):  # noqa: N818 - it names an outcome, not a bug of ours
@@ -111,7 +117,7 @@ def raised_at(exc: BaseException, origin: Origin) -> str:
             return f"{shown}:{frame.lineno}"
     for frame in reversed(frames):
         path = str(Path(frame.filename).resolve())
-        if not (path.startswith((_CORE, *_STDLIB)) or "/pluggy/" in path or "<" in path):
+        if not (path.startswith(_not_plugin_code()) or "/pluggy/" in path or "<" in path):
             return f"{_short(path)}:{frame.lineno}"
     return ""
 

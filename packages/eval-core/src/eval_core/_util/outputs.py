@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from eval_core._util.input_files import kind_of
 from eval_core._util.layout import read_by_corpus
@@ -33,8 +34,7 @@ class OutputRefused(Exception):  # noqa: N818 - it names an outcome
     """An output path that cannot be written: the message names the flag, the path and why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(msgspec.Struct, frozen=True):
     flag: str  # how the user named it: "--save", "--save-dir DIR/<model>.json", ...
     path: Path
     fresh: bool = False  # must not exist yet (a new trial log)

@@ -11,17 +11,29 @@ from pathlib import Path
 
 
 def harness_version(directory: Path | None = None) -> str:
+    """One ``git status`` (porcelain v2 names the commit on its ``# branch.oid`` line): every
+    Sweep asks, and a second git process would cost it another few milliseconds."""
     cwd = str(directory) if directory is not None else None
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain"], cwd=cwd, capture_output=True, text=True, check=True
+        report = subprocess.run(
+            ["git", "status", "--porcelain=v2", "--branch"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return f"{head}-dirty" if status.strip() else head
+    head = ""
+    changed = False
+    for line in report.splitlines():
+        if line.startswith("# branch.oid "):
+            head = line.removeprefix("# branch.oid ").strip()
+        elif line and not line.startswith("# "):
+            changed = True
+    if len(head) < 40 or head == "(initial)":  # no commit yet: nothing to name
+        return "unknown"
+    return f"{head}-dirty" if changed else head
 
 
 def is_clean(version: str) -> bool:

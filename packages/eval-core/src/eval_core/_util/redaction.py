@@ -35,13 +35,14 @@ def _xml_escape(text: str) -> str:
 def credentials_in(value: str) -> list[str]:
     """The passwords a configuration value carries: a URL's user-info password (which may hold
     an unescaped "/" or "@"), and any ``password=`` parameter, in a query or keyword form."""
-    found = [m.group(1) for m in _URL_PASSWORD.finditer(value)]
-    found += [m.group(1).strip("'") for m in _PARAMETER_PASSWORD.finditer(value)]
+    found = [m.group(1) for m in re.finditer(_URL_PASSWORD, value, re.I)]
+    found += [m.group(1).strip("'") for m in re.finditer(_PARAMETER_PASSWORD, value, re.I)]
     return [secret for secret in found if secret and secret != "***"]
 
 
-_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/@]*:(\S*)@(?=[^\s@]*(?:\s|$))", re.I)
-_PARAMETER_PASSWORD = re.compile(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)", re.I)
+# Compiled on first use (the re module's cache): only a Host option is ever searched.
+_URL_PASSWORD = r"[a-z][a-z0-9+.-]*://[^\s:/@]*:(\S*)@(?=[^\s@]*(?:\s|$))"
+_PARAMETER_PASSWORD = r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)"
 
 
 class Redactor:
