@@ -13,6 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from tests.conftest import Site
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -137,3 +139,51 @@ def test_a_lazy_set_pins_what_the_whole_set_pins(three: tuple[Path, Path]) -> No
     assert lazy.pending, "some plug-in was left pending"
     assert lock.encode(lock.current(lazy)) == lock.encode(lock.current(whole))
     assert lazy.fingerprint(["output_contains"], []) == whole.fingerprint(["output_contains"], [])
+
+
+TWO = """
+from collections.abc import Iterator
+
+from eval_core.plugin import CaseField, TrialFixture, hookimpl
+
+
+def nothing(request) -> Iterator[None]:
+    yield
+
+
+class Every:
+    @hookimpl
+    def eval_fixtures(self):
+        return [TrialFixture(name="every", run=nothing, applies=lambda case: False)]
+
+
+class Own:
+    @hookimpl
+    def eval_case_fields(self):
+        return [CaseField(name="acme_two_note", type=str)]
+
+    @hookimpl
+    def eval_fixtures(self):
+        return [TrialFixture(name="note", field="acme_two_note", run=nothing)]
+
+
+every, own = Every(), Own()
+"""
+
+
+def test_each_entry_point_of_a_distribution_lists_only_its_own_fixtures(site: Site) -> None:
+    """Two entry points of one distribution: the one whose fixture serves a Case field is not
+    asked of every Case because the other's `applies=` predicate is."""
+    from eval_core._plugins import lazy
+    from eval_core._plugins.plugins import load_plugins
+    from eval_core._util.entrypoints import entry_points
+
+    site.install("acme-two", "1.0", "acme_two", TWO)
+    info = next(site.root.glob("acme_two-1.0.dist-info"))
+    (info / "entry_points.txt").write_text(
+        "[eval.plugins]\nevery = acme_two:every\nown = acme_two:own\n"
+    )
+    found = load_plugins()
+    eps = {ep.name: ep for ep in entry_points("eval.plugins") if ep.distribution == "acme-two"}
+    assert lazy.of(found, eps["every"]).hooks["eval_fixtures"] == ["*"]
+    assert lazy.of(found, eps["own"]).hooks["eval_fixtures"] == []

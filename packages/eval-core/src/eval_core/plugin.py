@@ -1,9 +1,8 @@
 """The public plug-in API: every name a family, a Host, a model source, an executor or a command
-plug-in may use, and the only module a shipped package imports from the core.
-
-Everything else under ``eval_core`` is the core's own and may change without notice. Names load
-on first use (PEP 562), so a family that needs only the Case and Evidence types does not pay
-for the release gate's import graph; type checkers see the imports below as usual.
+plug-in may use, and the only module a shipped package imports from the core. The rest of
+``eval_core`` is the core's own and may change without notice. Names load on first use (PEP
+562), so a family that needs only the Case and Evidence types does not pay for the release
+gate's import graph; type checkers see the imports below as usual.
 """
 
 from __future__ import annotations
@@ -170,7 +169,7 @@ if TYPE_CHECKING:
         optional_reason,
         properties,
     )
-    from eval_core._util.code import fingerprint
+    from eval_core._util.code import content_digest, fingerprint
     from eval_core._util.entrypoints import version
     from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
     from eval_core._util.limits import TooDeep, check_json_depth
@@ -323,6 +322,7 @@ __all__ = [
     "check_outputs",
     "clean",
     "compact_json",
+    "content_digest",
     "compare_scorecards",
     "corpus_root",
     "covered",

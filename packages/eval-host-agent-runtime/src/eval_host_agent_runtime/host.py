@@ -47,13 +47,13 @@ HOST_NAME = "agent-runtime"
 def _code() -> str:
     import agent_runtime
     import eval_host_agent_runtime
-    from eval_core.plugin import fingerprint
+    from eval_core.plugin import content_digest
 
     packages = (
         ("agent-runtime", agent_runtime),
         ("eval-host-agent-runtime", eval_host_agent_runtime),
     )
-    return " ".join(fingerprint(name, module).digest for name, module in packages)
+    return " ".join(content_digest(name, module) for name, module in packages)
 
 
 STORE_VARIABLE = "EVAL_STORE"

@@ -80,6 +80,9 @@ class Registered:
     owns: frozenset[str] | None = None
     """The plug-in's fields and kinds when ``applies`` is marked ``own_cases``: a Case that
     uses none of them is not asked."""
+    plugin: str = ""
+    """The registered plug-in (``distribution:entry point``): a distribution may ship several,
+    and each one's manifest lists only its own fixtures."""
 
     @property
     def owner(self) -> str:

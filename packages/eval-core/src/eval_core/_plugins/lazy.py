@@ -142,7 +142,7 @@ def of(found: PluginSet, ep: EntryPoint) -> Manifest:
             predicates = [
                 r.fixture.applies
                 for r in found.found_fixtures
-                if r.origin == info.origin and r.fixture.applies is not None
+                if r.plugin == _name(ep) and r.fixture.applies is not None
             ]
         else:
             predicates = [i.function for i in caller.get_hookimpls() if i.plugin is plugin]

@@ -176,7 +176,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                 )
         names = frozenset(info.fields) | frozenset(info.kinds)
         result.found_fixtures.extend(
-            Registered(f, origin, names if owned_by(f.applies) is not None else None)
+            Registered(f, origin, names if owned_by(f.applies) is not None else None, name)
             for f in sorted(owned, key=lambda f: f.name)
         )
         for check in checks:
