@@ -1,8 +1,7 @@
 """The public plug-in API: every name a family, a Host, a model source, an executor or a command
-plug-in may use, and the only module a shipped package imports from the core. The rest of
-``eval_core`` is the core's own and may change without notice. Names load on first use (PEP
-562), so a family that needs only the Case and Evidence types does not pay for the release
-gate's import graph; type checkers see the imports below as usual.
+plug-in may use, and the only module a shipped package imports from the core (the rest of
+``eval_core`` may change without notice). Names load on first use (PEP 562), so a family that
+needs only the Case and Evidence types does not pay for the release gate's imports.
 """
 
 from __future__ import annotations
@@ -158,6 +157,7 @@ if TYPE_CHECKING:
     from eval_core._running.scripted import ScriptedTools
     from eval_core._running.trial import TrialResult, decide, run_trial
     from eval_core._util.atomic import write_atomic
+    from eval_core._util.cachedir import plugin_cache
     from eval_core._util.checks import (
         DOT_PATH,
         NON_EMPTY,
@@ -189,8 +189,7 @@ if TYPE_CHECKING:
 
 
 def _table() -> dict[str, tuple[str, str]]:
-    """Where each public name lives: the typing imports above, the one list of them, read as
-    text (``ast`` costs start-up): plain ``from M import (a, b as c)`` statements."""
+    """Where each public name lives: the imports above, read as text (``ast`` costs start-up)."""
     block = Path(__file__).read_text(encoding="utf-8").split("\nif TYPE_CHECKING:\n", 1)[1]
     lines = block.split("\n\n\n", 1)[0].replace("(", "").replace(")", "").splitlines()
     table: dict[str, tuple[str, str]] = {}
@@ -322,8 +321,8 @@ __all__ = [
     "check_outputs",
     "clean",
     "compact_json",
-    "content_digest",
     "compare_scorecards",
+    "content_digest",
     "corpus_root",
     "covered",
     "current_judge",
@@ -356,6 +355,7 @@ __all__ = [
     "passed",
     "path_argument",
     "path_segments",
+    "plugin_cache",
     "present",
     "properties",
     "quote",

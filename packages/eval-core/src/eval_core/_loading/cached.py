@@ -14,7 +14,7 @@ import msgspec
 from eval_core._loading.resolve import Resolver
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util import checked
+from eval_core._util import cachedir, checked
 from eval_core._util.input_files import NotReadable
 
 
@@ -23,7 +23,7 @@ def environment(
 ) -> str | None:
     """The checked-Corpus cache's environment of this load (all it reads but the Case
     files), or ``None`` when it is not cacheable."""
-    fingerprint = checked.host_fingerprint(host) if checked.enabled() else None
+    fingerprint = checked.host_fingerprint(host) if cachedir.enabled() else None
     if fingerprint is None:
         return None
     rows = [(p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins]

@@ -82,9 +82,9 @@ def _path(name: str) -> str:
 def read(name: str) -> Manifest | None:
     """The kept manifest under ``name`` (a :func:`key`), or ``None``: missing, unreadable or
     not a manifest (then the plug-in is imported, as before manifests existed)."""
-    from eval_core._util import checked
+    from eval_core._util import cachedir
 
-    if not checked.enabled():
+    if not cachedir.enabled():
         return None
     try:
         with open(_path(name), "rb") as handle:
@@ -98,9 +98,9 @@ def write(name: str, manifest: Manifest) -> None:
     import contextlib
     from pathlib import Path
 
-    from eval_core._util import checked
+    from eval_core._util import cachedir, checked
 
-    if not checked.enabled():
+    if not cachedir.enabled():
         return
     with contextlib.suppress(OSError):
         checked.replace(Path(_path(name)), msgspec.json.encode(manifest))

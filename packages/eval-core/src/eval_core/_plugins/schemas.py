@@ -78,7 +78,7 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     import json
     import sys
 
-    from eval_core._util import checked
+    from eval_core._util import cachedir, checked
     from eval_core._util.cachedir import cache_dir
     from eval_core._util.entrypoints import installed
 
@@ -88,7 +88,7 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     path = cache_dir() / "schemas" / f"{key}.json"
     wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
     stored: Any = None
-    if checked.enabled():
+    if cachedir.enabled():
         try:
             stored = json.loads(path.read_bytes())
         except (OSError, ValueError):
@@ -97,7 +97,7 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
             return {name: stored[name] for name in wanted}
     found = {name: kind_schema_hash(spec) for name, spec in plugins.kinds.items()}
     found.update({f"field:{n}": field_schema_hash(f) for n, f in plugins.fields.items()})
-    if checked.enabled():  # a set with some plug-ins pending adds to what a fuller one kept
+    if cachedir.enabled():  # a set with some plug-ins pending adds to what a fuller one kept
         kept = (
             {k: v for k, v in stored.items() if isinstance(v, str)}
             if isinstance(stored, dict)

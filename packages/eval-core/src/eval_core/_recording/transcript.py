@@ -113,10 +113,10 @@ def evidence_schema() -> str:
     in the cache directory under the core's code digest (deriving it costs a Sweep ~5 ms)."""
     import sys
 
-    from eval_core._util import checked
+    from eval_core._util import cachedir, checked
     from eval_core._util.cachedir import cache_dir
 
-    if not checked.enabled():
+    if not cachedir.enabled():
         return schema_hash(Evidence)
     head = [sys.version_info[:2], msgspec.__version__, checked.core_code()]
     path = (

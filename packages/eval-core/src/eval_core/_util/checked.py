@@ -46,10 +46,6 @@ class Entry(msgspec.Struct, frozen=True):
     case_hashes: dict[str, str] = {}  # each Case's digest by id (the Corpus's case_hashes)
 
 
-def enabled() -> bool:
-    return os.environ.get("EVAL_CACHE", "").lower() not in ("off", "0", "no", "false")
-
-
 @cache
 def core_code() -> str:
     """The digest of the core's own code (its checks are part of every answer), by its bytes:
