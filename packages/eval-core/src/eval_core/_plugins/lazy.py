@@ -39,8 +39,8 @@ from eval_core._plugins.plugins import (
 from eval_core._util.code import fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
+from eval_core._util.layout import RED_TEAM
 
-RED_TEAM = "red-team"
 _KIND = re.compile(rb'"kind"\s*:\s*"([^"\\]{1,200})"')
 _TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _MAX_SCANNED = 8 << 20  # a larger Case file is left to the loader, with the whole set open
