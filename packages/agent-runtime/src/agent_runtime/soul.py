@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
-import yaml
 
 from agent_runtime import soul_files
 from agent_runtime.capabilities import (
@@ -199,6 +198,8 @@ def _load(root: Path) -> Soul:
 
 
 def _load_integration(file: Path) -> list[McpTool]:
+    import yaml  # here, where YAML is parsed: a Soul kept by a Host's cache never imports it
+
     try:
         return load_integration(file)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
@@ -222,6 +223,8 @@ def _load_business(file: Path) -> Business:
 
 
 def _read_yaml(file: Path) -> Any:
+    import yaml  # here, where YAML is parsed (as in _load_integration)
+
     try:
         return _yaml(soul_files.read_text(file))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
@@ -252,6 +255,8 @@ def _front_matter(file: Path, allowed: frozenset[str]) -> tuple[dict[str, Any], 
     match = _FRONT_MATTER.match(text)
     if match is None:
         raise SoulError(file, "expected YAML front matter between '---' lines, then a body")
+    import yaml  # here, where YAML is parsed (as in _load_integration)
+
     try:
         meta = _yaml(match.group(1))
     except yaml.YAMLError as error:

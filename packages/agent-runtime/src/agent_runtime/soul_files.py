@@ -9,12 +9,11 @@ refused with a reason before anything is read: :func:`check_tree` once per load,
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 MAX_FILE_BYTES = 1 << 20
 """A Soul file larger than this (1 MiB) is refused: a Soul is prose and small YAML."""
@@ -23,10 +22,20 @@ MAX_YAML_DEPTH = 64
 SKIPPED = frozenset({".git"})
 """Directories the tree check does not walk: the Soul repository's own store."""
 
-# libyaml's parser when it is installed: a durable Turn reloads the Soul, so this is hot.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
-_CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+@functools.cache
+def _yaml() -> Any:
+    """PyYAML, imported when a document is first parsed (a Soul kept by a Host's cache is never
+    parsed, and importing PyYAML costs more than decoding that Soul)."""
+    import yaml
+
+    return yaml
+
+
+def _loader() -> Any:
+    """libyaml's parser when it is installed: a durable Turn reloads the Soul, so this is hot."""
+    yaml = _yaml()
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SoulFileError(ValueError):
@@ -103,16 +112,19 @@ def load_yaml(text: str) -> Any:
     A text with no ``&`` or ``*`` has no anchor or alias, and one with few collection
     indicators cannot nest deep (every collection owns at least one of ``-:?[{``): it is
     loaded without the event pass, as most of a Soul's small files are."""
+    yaml, loader = _yaml(), _loader()
     if "&" not in text and "*" not in text and sum(map(text.count, "-:?[{")) <= MAX_YAML_DEPTH:
-        return yaml.load(text, Loader=_LOADER)
+        return yaml.load(text, Loader=loader)
+    opens = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    closes = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     depth = 0
-    for event in yaml.parse(text, Loader=_LOADER):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise yaml.YAMLError("anchors and aliases are not allowed in the Soul: spell it out")
-        if isinstance(event, _OPENS):
+        if isinstance(event, opens):
             depth += 1
             if depth > MAX_YAML_DEPTH:
                 raise yaml.YAMLError(f"nested deeper than {MAX_YAML_DEPTH} levels")
-        elif isinstance(event, _CLOSES):
+        elif isinstance(event, closes):
             depth -= 1
-    return yaml.load(text, Loader=_LOADER)
+    return yaml.load(text, Loader=loader)

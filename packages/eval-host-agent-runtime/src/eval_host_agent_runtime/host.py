@@ -24,7 +24,7 @@ from agent_runtime.context import (
     assemble_system_prompt,
 )
 from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
-from agent_runtime.soul import Soul, load_soul
+from agent_runtime.soul import Soul
 from eval_core.plugin import (
     CaseBase,
     ContextRules,
@@ -36,6 +36,7 @@ from eval_core.plugin import (
 )
 from eval_host_agent_runtime import l2
 from eval_host_agent_runtime.ports import PLATFORM, tools_of
+from eval_host_agent_runtime.soul_cache import cached_soul
 
 if TYPE_CHECKING:  # the durable tier loads with the first L3 Case: an L2 Sweep never pays
     from eval_host_agent_runtime import l3
@@ -67,7 +68,7 @@ class AgentRuntimeHost:
     def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir
         self.store = store if store is not None else os.environ.get(STORE_VARIABLE) or None
-        self.soul: Soul = load_soul(soul_dir)
+        self.soul: Soul = cached_soul(soul_dir, _code)  # load_soul's, kept between commands
         self._agents = frozenset(self.soul.agents) | {DEFAULT_AGENT_SLUG}
         self._rules = ContextRules(
             allowed=TURN_CONTEXT_KEYS,

@@ -1,0 +1,129 @@
+"""The Soul kept between commands: decoded equal to what the real loader returns, a miss for
+any change or damage, never kept when it was refused, and no YAML import on a warm Sweep."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.soul import SoulError, load_soul
+from eval_host_agent_runtime.host import _code
+from eval_host_agent_runtime.soul_cache import CACHE_NAME, cached_soul
+
+ROOT = Path(__file__).resolve().parents[3]
+EVAL_SOUL = ROOT / "corpus" / "soul"
+UPSTREAM_SOUL = ROOT.parent / "shared" / "reference" / "upstream-corpus" / "apps" / "eval" / "soul"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    return tmp_path / "cache" / "plugins" / CACHE_NAME
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.bin")) if cache.is_dir() else []
+
+
+@pytest.mark.parametrize("soul", [EVAL_SOUL, UPSTREAM_SOUL], ids=["shipped", "upstream"])
+def test_a_kept_soul_decodes_equal_to_what_the_loader_returns(cache: Path, soul: Path) -> None:
+    if not soul.is_dir():
+        pytest.skip(f"no upstream reference Soul at {soul}")
+    loaded = cached_soul(soul, _code)
+    assert len(_entries(cache)) == 1
+    decoded = cached_soul(soul, _code)
+    assert decoded == loaded == load_soul(soul)
+    assert decoded is not loaded
+    assert decoded.integrations or decoded.routines or decoded.agents
+
+
+@pytest.mark.parametrize("example", ["langgraph-triage", "pydantic-ai-support"])
+def test_a_soul_that_is_refused_is_refused_alike_on_the_next_command(
+    cache: Path, example: str
+) -> None:
+    soul = ROOT / "examples" / example / "corpus" / "soul"
+    messages = []
+    for _ in range(2):
+        with pytest.raises(SoulError) as refused:
+            cached_soul(soul, _code)
+        messages.append(str(refused.value))
+    with pytest.raises(SoulError) as fresh:
+        load_soul(soul)
+    assert messages == [str(fresh.value)] * 2
+    assert _entries(cache) == []
+
+
+def test_one_changed_byte_is_a_miss_and_its_new_content_loads(cache: Path, tmp_path: Path) -> None:
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    before = cached_soul(soul, _code)
+    agent = soul / "agents" / "support" / "AGENT.md"
+    data = bytearray(agent.read_bytes())
+    last = len(data.rstrip()) - 1  # the body's last character: one byte of what reaches the prompt
+    data[last] = ord("#") if data[last] != ord("#") else ord("%")
+    agent.write_bytes(bytes(data))
+    after = cached_soul(soul, _code)
+    assert after == load_soul(soul) != before
+    assert len(_entries(cache)) == 2
+    (soul / "guardrails.yaml").write_text("input: [\n")  # now refused: never from the cache
+    with pytest.raises(SoulError, match=r"guardrails\.yaml: unreadable"):
+        cached_soul(soul, _code)
+
+
+def test_a_corrupt_or_foreign_entry_is_a_miss(cache: Path, tmp_path: Path) -> None:
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    expected = cached_soul(soul, _code)
+    [entry] = _entries(cache)
+    for damage in (b"", b"\xc1not msgpack", entry.read_bytes()[:-7], b"\x00" * (5 << 20)):
+        entry.write_bytes(damage)
+        assert cached_soul(soul, _code) == expected
+        assert entry.read_bytes() != damage  # rewritten by the fresh load
+    other = tmp_path / "other"
+    shutil.copytree(EVAL_SOUL, other)
+    cached_soul(other, _code)
+    [foreign] = [p for p in _entries(cache) if p != entry]
+    entry.write_bytes(foreign.read_bytes())  # another Soul's entry under this one's name
+    assert cached_soul(soul, _code).root == soul
+
+
+def test_with_caches_off_nothing_is_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVAL_CACHE", "off")
+    assert cached_soul(EVAL_SOUL, _code) == load_soul(EVAL_SOUL)
+    assert _entries(cache) == []
+
+
+SWEEP = """
+import json, runpy, sys
+sys.argv = ["eval", "sweep", "--quiet", "--case", "finance-refund-is-blocklisted"]
+try:
+    runpy.run_module("eval_core", run_name="__main__")
+except SystemExit as done:
+    code = done.code
+print(json.dumps([code, "yaml" in sys.modules]), file=sys.stderr)
+"""
+
+
+def test_a_scripted_sweep_with_a_warm_cache_never_imports_yaml(tmp_path: Path) -> None:
+    env = {**os.environ, "EVAL_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("EVAL_CACHE", None)
+    results = []
+    for _ in range(2):  # the first fills the caches, the second reads them
+        out = subprocess.run(
+            [sys.executable, "-c", SWEEP],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        results.append(json.loads(out.stderr.strip().splitlines()[-1]))
+    assert results == [[0, True], [0, False]], results  # a cold Soul is parsed: YAML loads
