@@ -94,6 +94,7 @@ class PluginSet(msgspec.Struct):
     _hooks: dict[str, list[Any]] = msgspec.field(default_factory=dict)
     _origins: dict[str, Origin] = msgspec.field(default_factory=dict)
     _schemas: dict[str, str] | None = None
+    _needed: set[tuple[str, str]] = msgspec.field(default_factory=set)
 
     @property
     def case_type(self) -> type[CaseBase]:
@@ -137,9 +138,11 @@ class PluginSet(msgspec.Struct):
         )
 
     def need(self, hook: str, suite: str | None = None) -> None:
-        """Import the pending plug-ins whose ``hook`` must see every Case (of ``suite``)."""
-        if self.pending:
-            at = self.suite if suite is None else suite
+        """Import the pending plug-ins whose ``hook`` must see every Case (of ``suite``); once
+        per hook and suite, since nothing is ever added to ``pending``."""
+        at = self.suite if suite is None else suite
+        if self.pending and (hook, at) not in self._needed:
+            self._needed.add((hook, at))
             self.import_named(
                 [n for n, (_, m) in self.pending.items() if m.sees_every_case(hook, at)]
             )
