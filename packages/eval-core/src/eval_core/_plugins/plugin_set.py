@@ -138,8 +138,7 @@ class PluginSet(msgspec.Struct):
         )
 
     def need(self, hook: str, suite: str | None = None) -> None:
-        """Import the pending plug-ins whose ``hook`` must see every Case (of ``suite``); once
-        per hook and suite, since nothing is ever added to ``pending``."""
+        """Import the pending plug-ins whose ``hook`` sees every Case (of ``suite``): once."""
         at = self.suite if suite is None else suite
         if self.pending and (hook, at) not in self._needed:
             self._needed.add((hook, at))
