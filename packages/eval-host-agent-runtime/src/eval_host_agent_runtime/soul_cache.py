@@ -27,7 +27,7 @@ from agent_runtime import soul_files
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.mcp_integrations import McpTool
 from agent_runtime.soul import Agent, Business, Skill, Soul, load_soul
-from eval_core.plugin import plugin_cache
+from eval_core.plugin import plugin_cache, write_atomic
 
 FORMAT = 1  # bump when what is stored, or how a key is made, changes
 CACHE_NAME = "agent-runtime-soul"
@@ -161,7 +161,7 @@ def _write(path: Path, key: str, soul: Soul) -> None:
         data = msgspec.msgpack.encode(stored)
         if len(data) > MAX_ENTRY_BYTES or _soul(soul.root, _decoded(data)) != soul:
             return
-        _replace(path, data)
+        write_atomic(path, data)
     except (OSError, msgspec.MsgspecError, OverflowError, TypeError, ValueError):
         return
     _prune(path.parent)
@@ -169,22 +169,6 @@ def _write(path: Path, key: str, soul: Soul) -> None:
 
 def _decoded(data: bytes) -> Stored:
     return msgspec.msgpack.decode(data, type=Stored)
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Write an entry whole or not at all (a rename): one a crash cuts short is never read."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _prune(directory: Path) -> None:
