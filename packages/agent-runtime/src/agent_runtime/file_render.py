@@ -2,13 +2,13 @@
 
 Text formats are the content as UTF-8 (JSON and YAML are parsed first, so a draft never holds
 a document its own format refuses). The documents are written by the document libraries, each
-imported with the first File of its format: a PDF (fpdf2) is one Helvetica text line per
+imported with the first File of its format: a PDF (pypdf) is one Helvetica text line per
 content line on US Letter pages; a DOCX (python-docx) is one paragraph per line; an XLSX
 (openpyxl) is one sheet, one row per line, cells split on commas and always text (a cell that
 starts with ``=`` is not a formula); a PPTX (python-pptx) is a title slide for the title, then
 one slide per block of lines (blank lines between blocks), its first line the slide's title and
 the rest its body. Every writer is deterministic: creation dates, the PDF's id and the archive's
-timestamps are pinned, so the same content makes the same bytes.
+timestamps are pinned (a PDF carries none), so the same content makes the same bytes.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ FORMATS: dict[str, tuple[str, str]] = {
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _EPOCH = (2024, 1, 1)  # the creation and modification date every written document carries
 _LINES_PER_PAGE = 48
-_PDF_ID = "<00000000000000000000000000000000><00000000000000000000000000000000>"
 
 
 class RenderError(Exception):
@@ -77,20 +76,44 @@ def _epoch() -> Any:
 
 
 def _pdf(lines: list[str]) -> bytes:
-    from fpdf import FPDF
+    """Written by pypdf, the library the runtime reads PDFs with: a content stream per page that
+    sets each line in the standard Helvetica (no font file, so nothing of fontTools, which costs
+    fpdf2 half a second to import). pypdf writes no date and no file id: the bytes are pinned."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ContentStream, DictionaryObject, NameObject
 
-    pdf = FPDF(unit="pt", format="Letter")
-    pdf.set_creation_date(_epoch())
-    pdf.file_id = lambda: _PDF_ID  # type: ignore[method-assign]
-    pdf.set_auto_page_break(False)
-    pdf.set_font("Helvetica", size=11)
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+            NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+        }
+    )
+    writer = PdfWriter()
     pages = [lines[i : i + _LINES_PER_PAGE] for i in range(0, len(lines), _LINES_PER_PAGE)]
-    for page in pages or [[]]:
-        pdf.add_page()
-        for row, text in enumerate(page):  # the core font is Latin-1: others become "?"
-            latin = text.encode("latin-1", "replace").decode("latin-1")
-            pdf.text(72, pdf.h - (720 - 14 * row), latin)
-    return bytes(pdf.output())
+    for rows in pages or [[]]:
+        page = writer.add_blank_page(612, 792)  # US Letter, in points
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
+        shown = b"".join(b"(%s) Tj T*\n" % _pdf_string(row) for row in rows)
+        content = ContentStream(None, None)
+        content.set_data(b"BT /F1 11 Tf 14 TL 72 720 Td\n" + shown + b"ET")
+        page.replace_contents(content)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _pdf_string(text: str) -> bytes:
+    """``text`` as the body of a PDF literal string: Latin-1 (the standard font's encoding;
+    anything else becomes ``?``), every byte outside printable ASCII and the three delimiters
+    escaped in octal."""
+    return b"".join(
+        bytes((byte,)) if 32 <= byte < 127 and byte not in b"()\\" else b"\\%03o" % byte
+        for byte in text.encode("latin-1", "replace")
+    )
 
 
 def _pinned(data: bytes) -> bytes:
