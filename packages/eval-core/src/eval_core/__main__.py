@@ -1,5 +1,5 @@
 """`python -m eval_core` is the same CLI as the `eval` console script."""
 
-from eval_core._cli.cli import main
+from eval_core._cli.entry import main
 
 main()

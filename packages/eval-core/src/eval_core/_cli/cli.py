@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
+from eval_core._cli import help_cache
 from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, EXIT_CODES, INTERRUPTED, NOT_CLEARED
 from eval_core._cli.flags import add_core_commands
 from eval_core._plugins.commands import (
@@ -178,6 +179,8 @@ def _invoke(argv: list[str]) -> int:
         app.main(["--help"], prog_name="eval", standalone_mode=False)
         return REFUSED
     try:
+        if argv in help_cache.HELP:  # the text is kept for the next `eval --help`
+            return _help(app, argv)
         parsed = app.main(argv, prog_name="eval", standalone_mode=False)
     except exceptions.UsageError as exc:
         sys.stderr.write(line(exc) + "\n")
@@ -192,6 +195,19 @@ def _invoke(argv: list[str]) -> int:
         command, args = parsed
         return _run(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
+
+
+def _help(app: Any, argv: list[str]) -> int:
+    """Print ``eval --help`` and keep the text (:mod:`~eval_core._cli.help_cache`)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
+        app.main(argv, prog_name="eval", standalone_mode=False)
+    sys.stdout.write(out.getvalue())
+    help_cache.keep(argv, out.getvalue())
+    return CLEARED
 
 
 def main() -> NoReturn:

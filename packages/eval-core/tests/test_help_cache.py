@@ -1,0 +1,79 @@
+"""``eval --help`` is printed from its kept rendering only while everything it was made from is
+unchanged: a new command plug-in, another terminal width or a damaged file render it anew."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = (
+    "import sys\nsys.argv = ['eval', *sys.argv[1:]]\n"
+    "try:\n    from eval_core._cli.entry import main\n    main()\n"
+    "except SystemExit as exit:\n"
+    "    sys.stderr.write(f'exit={exit.code} parser={\"typer\" in sys.modules}')\n"
+)
+
+PLUGIN = """
+from eval_core._plugins.hookspecs import hookimpl
+
+
+@hookimpl
+def eval_commands(commands):
+    commands.add("hello", help="Say hello.", run=lambda args: 0)
+"""
+
+
+def helped(cache: Path, *argv: str, **env: str) -> tuple[str, str]:
+    """``eval ARGV``'s stdout and how it ended (``exit=CODE parser=BOOL``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EVAL_CACHE_DIR": str(cache), "COLUMNS": "80", **env},
+        timeout=60,
+        check=True,
+    )
+    return done.stdout, done.stderr.splitlines()[-1]
+
+
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    info = root / "eval_hello-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: eval-hello\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[eval.commands]\nhello = eval_hello\n")
+    (root / "eval_hello.py").write_text(PLUGIN)
+    return root
+
+
+def test_the_second_help_is_the_kept_text_and_imports_no_parser(tmp_path: Path) -> None:
+    first, how = helped(tmp_path, "--help")
+    assert how == "exit=0 parser=True" and first.startswith("Usage: eval ")
+    again, how = helped(tmp_path, "--help")
+    assert (again, how) == (first, "exit=0 parser=False")
+    short, how = helped(tmp_path, "-h")  # its own words: rendered, then kept in their place
+    assert (short, how) == (first, "exit=0 parser=True")
+
+
+def test_a_new_command_plugin_or_another_width_renders_anew(tmp_path: Path) -> None:
+    plain, _ = helped(tmp_path, "--help")
+    with_plugin, how = helped(tmp_path, "--help", PYTHONPATH=str(site(tmp_path)))
+    assert how == "exit=0 parser=True" and "hello" in with_plugin and "hello" not in plain
+    wide, how = helped(tmp_path, "--help", COLUMNS="150")
+    fresh, _ = helped(tmp_path, "--help", COLUMNS="150", EVAL_CACHE="off")
+    assert (wide, how) == (fresh, "exit=0 parser=True") and wide != plain
+
+
+def test_a_damaged_kept_text_is_rendered_anew_and_caches_off_keep_nothing(
+    tmp_path: Path,
+) -> None:
+    plain, _ = helped(tmp_path, "--help")
+    (tmp_path / "help.txt").write_bytes(b"\xff\xfe not a kept rendering")
+    assert helped(tmp_path, "--help") == (plain, "exit=0 parser=True")
+    (tmp_path / "help.txt").write_text("['--help']\n\nUsage: not this")
+    assert helped(tmp_path, "--help") == (plain, "exit=0 parser=True")
+    off = tmp_path / "off"
+    assert helped(off, "--help", EVAL_CACHE="off") == (plain, "exit=0 parser=True")
+    assert not off.exists()
