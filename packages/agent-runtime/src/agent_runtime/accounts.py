@@ -6,8 +6,9 @@ only the authority says whether that account is still allowed to act.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from agent_runtime.database import Connection
 from agent_runtime.storage import atomic
@@ -23,8 +24,7 @@ class AccountRefusedError(Exception):
         self.code = code
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedAccount:
+class ResolvedAccount(msgspec.Struct, frozen=True):
     account_id: str
     status: AccountStatus
 

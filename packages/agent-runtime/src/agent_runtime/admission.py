@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from agent_runtime.accounts import AccountAuthority, AccountRefusedError, ResolvedAccount
 from agent_runtime.database import Connection
@@ -48,14 +49,12 @@ class AdmissionRefusedError(Exception):
         self.code = code
 
 
-@dataclass(frozen=True, slots=True)
-class Admitted:
+class Admitted(msgspec.Struct, frozen=True):
     run_id: str
     state_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(msgspec.Struct, frozen=True):
     code: str
     message: str
 

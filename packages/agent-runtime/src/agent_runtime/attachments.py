@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from agent_runtime.documents import (
     ENCRYPTED,
     NO_TEXT_LAYER,
@@ -62,15 +64,15 @@ def refusal_message(name: str, reason: str) -> str:
     return f"The attached file {json.dumps(name)} {problem}. {advice}"
 
 
-@dataclass(frozen=True, slots=True)
-class AttachmentRefusal:
+class AttachmentRefusal(msgspec.Struct, frozen=True):
     reason: str
     message: str
 
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """The messages with the latest user message's Files rendered, or why the Turn stops."""
+    """The messages with the latest user message's Files rendered, or why the Turn stops. A
+    dataclass, not a Struct: tests derive variants of it with :func:`dataclasses.replace`."""
 
     messages: list[dict[str, Any]]
     refusal: AttachmentRefusal | None = None
@@ -80,8 +82,7 @@ class Rendered:
     after the user's own text, in this order."""
 
 
-@dataclass(frozen=True, slots=True)
-class Attached:
+class Attached(msgspec.Struct, frozen=True):
     """What a ``file_read`` attaches to the next model request."""
 
     parts: list[dict[str, Any]]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+import msgspec
 import yaml
 
 from agent_runtime import soul_files
@@ -37,8 +37,7 @@ DOCTOR = "soul-doctor"
 EventKind = Literal["finding", "repaired", "escalated"]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """What is wrong with one artifact: ``subject`` is ``Kind:slug``."""
 
     subject: str
@@ -46,8 +45,7 @@ class Finding:
     problem: str
 
 
-@dataclass(frozen=True, slots=True)
-class Repair:
+class Repair(msgspec.Struct, frozen=True):
     """A proposed new content for one Routine, and what it changes."""
 
     slug: str
@@ -59,26 +57,38 @@ class RepairSource(Protocol):
     def propose(self, finding: Finding) -> Repair | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class DoctorEvent:
+class DoctorEvent(msgspec.Struct, frozen=True):
     """One step; ``write`` is the repair's ``soul_write`` call and outcome (not recorded in
-    ``doctor_events``: it goes to the Run's events)."""
+    ``doctor_events``: it goes to the Run's events). ``write`` is left out of ``==``, ``hash``
+    and ``repr``."""
 
     kind: EventKind
     subject: str
     detail: str
     commit: str | None = None
-    write: tuple[ToolCallRequest, ToolOutcome] | None = field(
-        default=None, compare=False, repr=False
-    )
+    write: tuple[ToolCallRequest, ToolOutcome] | None = None
+
+    def _step(self) -> tuple[str, str, str, str | None]:
+        return (self.kind, self.subject, self.detail, self.commit)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__ or not isinstance(other, DoctorEvent):
+            return NotImplemented
+        return self._step() == other._step()
+
+    def __hash__(self) -> int:
+        return hash(self._step())
+
+    def __repr__(self) -> str:
+        kind, subject, detail, commit = self._step()
+        return f"{type(self).__name__}({kind=!r}, {subject=!r}, {detail=!r}, {commit=!r})"
 
 
 Published = Callable[[Commit, Publication], None]
 Around = Callable[[ToolExecutor], ToolExecutor]
 
 
-@dataclass(frozen=True, slots=True)
-class Publishing:
+class Publishing(msgspec.Struct, frozen=True):
     """A publishing hook with the Tool boundary the repairs' ``soul_write`` passes (a Host's
     Tool witness): what a Host hands :func:`run_doctor` as ``published``."""
 

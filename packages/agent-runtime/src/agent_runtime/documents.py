@@ -17,8 +17,9 @@ from __future__ import annotations
 import io
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:  # imported with the first Office File, not by every Sweep
     import zipfile
@@ -71,8 +72,7 @@ class DocumentRefused(Exception):  # noqa: N818 - it names an outcome
         self.detail = detail
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
+class Page(msgspec.Struct, frozen=True):
     """One PDF page as a provider sees it: its rendered size in pixels (two per point), whether
     it has a text layer, and the fewest tokens its image costs."""
 
@@ -82,8 +82,7 @@ class Page:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class Extracted:
+class Extracted(msgspec.Struct, frozen=True):
     """A document's text; a PDF also has its pages. A PDF whose text layer does not cover every
     page keeps its visual (the bytes still reach the model) but its text is refused
     (``text_refusal``, ``needs_ocr``) and ``text`` is empty: a partial text layer read as the

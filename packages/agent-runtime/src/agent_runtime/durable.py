@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from agent_runtime import retry_waits
 from agent_runtime.loop import (
@@ -46,8 +47,7 @@ class ContextUnresolvedError(Exception):
     """The Turn's context could not be resolved: the Run fails before the model is called."""
 
 
-@dataclass(slots=True)
-class TurnRequest:
+class TurnRequest(msgspec.Struct):
     """What a pass needs besides the store: how to get the Soul, the context, the Tools."""
 
     conversation_id: str
@@ -59,7 +59,7 @@ class TurnRequest:
     model: ModelPort
     executor: Callable[[Soul, Lease], ToolExecutor]
     approval: ApprovalPolicy | None = None
-    limits: LoopLimits = field(default_factory=LoopLimits)
+    limits: LoopLimits = msgspec.field(default_factory=LoopLimits)
     attachments: AttachmentCheck | None = None
     subscriber: Listener | None = None
     """Told of every event once it is persisted (a client's live stream)."""

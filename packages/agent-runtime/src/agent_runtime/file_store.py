@@ -10,8 +10,10 @@ rows. Two stores share one protocol: SQL (durable, SQLite or PostgreSQL) and a d
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
+
+import msgspec
 
 from agent_runtime.database import Connection
 
@@ -46,7 +48,7 @@ CREATE TABLE role_assignments (
 """
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)  # not a Struct: tests derive variants with dataclasses.replace
 class StoredFile:
     file_id: str
     name: str
@@ -90,14 +92,13 @@ class FileStore(Protocol):
     def files(self) -> list[StoredFile]: ...
 
 
-@dataclass(slots=True)
-class MemoryFileStore:
+class MemoryFileStore(msgspec.Struct):
     """The in-memory store (L2): the same rules, no database."""
 
-    _blobs: dict[str, bytes] = field(default_factory=dict)
-    _files: dict[str, StoredFile] = field(default_factory=dict)
-    _shares: dict[str, list[str]] = field(default_factory=dict)
-    _roles: dict[str, list[str]] = field(default_factory=dict)
+    _blobs: dict[str, bytes] = msgspec.field(default_factory=dict)
+    _files: dict[str, StoredFile] = msgspec.field(default_factory=dict)
+    _shares: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    _roles: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def put(
         self,

@@ -10,8 +10,9 @@ call is refused, naming why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import msgspec
 
 from agent_runtime.database import Connection
 
@@ -51,8 +52,7 @@ CREATE TABLE mcp_selections (
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """The authority's answer: the account to act for (with the credential it connects with),
     or the reason the call is refused."""
 
@@ -61,8 +61,7 @@ class Decision:
     credential: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
+class Account(msgspec.Struct, frozen=True):
     """One connected account of a chat; ``credential`` authenticates it at the provider."""
 
     id: str

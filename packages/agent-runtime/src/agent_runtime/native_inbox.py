@@ -12,8 +12,9 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from agent_runtime.database import Connection, skip_locked
 from agent_runtime.native_routes import NativeRoutes
@@ -27,8 +28,7 @@ class InboxClaimRefusedError(Exception):
     """The event is not claimable: admitted already, or another worker holds a live lease."""
 
 
-@dataclass(frozen=True, slots=True)
-class InboxClaim:
+class InboxClaim(msgspec.Struct, frozen=True):
     """A worker's claim on one inbox event; ``fence`` guards every write it makes."""
 
     event_id: str
@@ -36,8 +36,7 @@ class InboxClaim:
     fence: int
 
 
-@dataclass(frozen=True, slots=True)
-class InboxEvent:
+class InboxEvent(msgspec.Struct, frozen=True):
     """One inbox row as stored."""
 
     id: str

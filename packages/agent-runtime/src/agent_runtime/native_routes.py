@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from agent_runtime.database import Connection
 from agent_runtime.storage import atomic
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """``owner`` is the person who approved the route: the Runs it starts act for them.
     ``bundle`` is the published Routine the approval pinned (``{digest, routineId,
     routineVersion}``): a Run the route admits carries it, so it runs what was approved."""

@@ -16,8 +16,9 @@ The Turn itself succeeded either way: its Message is persisted, its status stays
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+import msgspec
 
 from agent_runtime import retry_waits
 from agent_runtime.runs import RunStore
@@ -32,8 +33,7 @@ _SETTLED: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Delivery:
+class Delivery(msgspec.Struct, frozen=True):
     """What the integration's channel answered for one reply."""
 
     delivered: bool

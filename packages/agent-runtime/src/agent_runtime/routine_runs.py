@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, cast
+
+import msgspec
 
 from agent_runtime import arguments as argument_schema
 from agent_runtime import retry_waits
@@ -52,8 +53,7 @@ class WorkerCrashedError(Exception):
     """The worker died (a fault port's drill): whatever it had committed stays."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContract:
+class ToolContract(msgspec.Struct, frozen=True):
     """The Tool a Routine's Tool State calls, as the Soul publishes it."""
 
     name: str
@@ -63,8 +63,7 @@ class ToolContract:
     requires_approval: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class RoutineRequest:
+class RoutineRequest(msgspec.Struct, frozen=True):
     """What a worker needs besides the store: the definition, its Tool, its guards."""
 
     routine: Routine
@@ -74,8 +73,7 @@ class RoutineRequest:
     faults: RoutineFaults | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class StateRow:
+class StateRow(msgspec.Struct, frozen=True):
     state_id: str
     key: str
     kind: str

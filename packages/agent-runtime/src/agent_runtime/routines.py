@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from agent_runtime import routine_forms
 
@@ -35,8 +36,7 @@ _STATE_FIELDS: Mapping[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One problem of a Routine definition: where (a dot path) and what."""
 
     path: str
@@ -46,8 +46,7 @@ class Finding:
         return f"{self.path}: {self.problem}"
 
 
-@dataclass(frozen=True, slots=True)
-class RoutineState:
+class RoutineState(msgspec.Struct, frozen=True):
     key: str
     type: StateType
     tool: str | None = None
@@ -55,8 +54,7 @@ class RoutineState:
     output: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Routine:
+class Routine(msgspec.Struct, frozen=True):
     """A definition that passed the lint."""
 
     description: str

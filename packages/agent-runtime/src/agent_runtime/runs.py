@@ -18,8 +18,9 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from agent_runtime.database import Connection, skip_locked
 from agent_runtime.storage import atomic
@@ -47,15 +48,13 @@ class StaleGenerationError(Exception):
         self.current = current
 
 
-@dataclass(frozen=True, slots=True)
-class Minted:
+class Minted(msgspec.Struct, frozen=True):
     run_id: str
     state_id: str
     turn_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class Lease:
+class Lease(msgspec.Struct, frozen=True):
     """A worker's claim on a State: every write it makes is fenced by ``generation``."""
 
     run_id: str

@@ -16,9 +16,10 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul import Soul, SoulError, load_soul
@@ -83,14 +84,12 @@ def default_subject(kind: str, slug: str) -> str:
     return f"soul: update {kind} {slug}"
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(msgspec.Struct, frozen=True):
     sha: str
     paths: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Publication:
+class Publication(msgspec.Struct, frozen=True):
     commit: str
     bundle: Path
     artifacts: tuple[str, ...]

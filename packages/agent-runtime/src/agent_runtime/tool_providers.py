@@ -10,9 +10,10 @@ a provider may pad a large answer, and half a body is not an answer.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
+
+import msgspec
 
 if TYPE_CHECKING:  # http.client (with ssl) loads with the first Routine's provider call
     import http.client
@@ -21,8 +22,7 @@ MAX_REPLY_BYTES = 1 << 20
 RETRYABLE = frozenset({429, 503})
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderReply:
+class ProviderReply(msgspec.Struct, frozen=True):
     """What the provider answered: ``success`` with an output, ``retry`` after a while, or a
     ``failure`` with a code."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -44,8 +43,7 @@ FAULT_REASON = "model_not_configured"
 Action = Callable[[], None]
 
 
-@dataclass(frozen=True, slots=True)
-class FurtherTurn:
+class FurtherTurn(msgspec.Struct, frozen=True):
     input: Sequence[Message]
     tool_results: Sequence[ScriptedResult]
     script: Sequence[ScriptStep] | None
@@ -362,8 +360,7 @@ class McpHostService:
         return mcp_accounts.revoke_grant(self.conn, self.conversation_id, account_id)
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
+class Admission(msgspec.Struct, frozen=True):
     """What admission of one native event left in the database."""
 
     run_count: int
@@ -380,11 +377,10 @@ class Admission:
     inbox_status: str | None
 
 
-@dataclass(slots=True)
-class Delivery:
+class Delivery(msgspec.Struct):
     event_id: str
-    after_claim: list[Action] = field(default_factory=list)
-    during_admission: list[Action] = field(default_factory=list)
+    after_claim: list[Action] = []  # a Struct copies an empty default for each instance
+    during_admission: list[Action] = []
     claimed_again: bool = False
 
 
@@ -536,8 +532,7 @@ def _admission(conn: Connection, event_id: str) -> Admission:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRow:
+class TurnRow(msgspec.Struct, frozen=True):
     """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
 
     turn_index: int
@@ -548,23 +543,20 @@ class TurnRow:
     reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class MessageRow:
+class MessageRow(msgspec.Struct, frozen=True):
     turn_index: int
     role: str
     content: Any
     metadata: Any
 
 
-@dataclass(frozen=True, slots=True)
-class CommitRow:
+class CommitRow(msgspec.Struct, frozen=True):
     turn_index: int
     sha: str
     paths: list[str]
 
 
-@dataclass(frozen=True, slots=True)
-class PublicationRow:
+class PublicationRow(msgspec.Struct, frozen=True):
     """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
 
     turn_index: int
@@ -572,8 +564,7 @@ class PublicationRow:
     artifacts: list[str]
 
 
-@dataclass(frozen=True, slots=True)
-class StaleWrite:
+class StaleWrite(msgspec.Struct, frozen=True):
     """A worker that lost its lease came back. ``raised``: the runtime refused it (raised
     :class:`~agent_runtime.runs.StaleGenerationError`), its word; ``landed``: the rows of the
     Run that its pass changed, read back from the database (the witness), one line each."""
@@ -666,8 +657,7 @@ class SoulHistoryService:
         return list(self.publication_rows)
 
 
-@dataclass(frozen=True, slots=True)
-class RedeliveryRow:
+class RedeliveryRow(msgspec.Struct, frozen=True):
     """A redelivery of an undelivered reply the runtime stored (a ``retry_waits`` row)."""
 
     run_id: str
@@ -706,8 +696,7 @@ class ReplyChannelService:
         return [RedeliveryRow(str(run), str(status), code) for run, status, code in rows]
 
 
-@dataclass(frozen=True, slots=True)
-class DoctorRow:
+class DoctorRow(msgspec.Struct, frozen=True):
     """One step of the Soul doctor as the database holds it."""
 
     kind: str

@@ -9,14 +9,14 @@ outcome here, read back from the database.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from agent_runtime.routine_runs import CRASH_POINTS, CrashPoint, WorkerCrashedError
 
 
-@dataclass(frozen=True, slots=True)
-class ScheduledJob:
+class ScheduledJob(msgspec.Struct, frozen=True):
     slug: str
     definition: Mapping[str, Any]
     tool: str
@@ -30,8 +30,7 @@ class ScheduledJob:
     approver: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ScheduledOutcome:
+class ScheduledOutcome(msgspec.Struct, frozen=True):
     """The Routine Run as the database holds it once the Trial is over."""
 
     run_id: str
