@@ -1114,6 +1114,14 @@ CATALOGUE: tuple[Mutation, ...] = (
         equivalent="every stage runs one guard of each kind in the Eval Soul and the floor: "
         "only a stage with two blocking guards could tell the first from the last",
     ),
+    Mutation(
+        id="loop-failed-request-input-goes-on",
+        file=RUNTIME + "loop.py",
+        old='        if outcome.status != "succeeded":\n            self.stop = ("failed", REQUEST_INPUT_FAILED)\n        elif isinstance(',
+        new="        if isinstance(",
+        breaks="a request_input that failed lets the Turn go on to its later Tool calls",
+        red=("l3-a-request-input-that-fails-stops-the-turn-before-any-later-call",),
+    ),
     # -- context.py / compaction.py -----------------------------------------------------------
     Mutation(
         id="context-platform-instructions-dropped",
@@ -1433,6 +1441,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="a generated File is shared with the requester's Roles, not the principal's",
         red=(
             "l3-file-chat-generated-pdf-is-a-draft",
+            "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
         ),
     ),
@@ -1444,6 +1453,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="file_create saves the File instead of leaving a draft",
         red=(
             "l3-file-chat-generated-pdf-is-a-draft",
+            "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
         ),
     ),
@@ -1499,6 +1509,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
             "l3-approval-parks-the-run-and-the-comment-posts-once",
             "l3-file-chat-generated-pdf-is-a-draft",
+            "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
             "l3-mcp-a-personal-account-cannot-enter-a-shared-chat",
             "l3-mcp-a-provider-refusal-reaches-the-model-as-a-failure",
@@ -1722,6 +1733,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-doctor-escalates-a-finding-it-has-no-repair-for",
             "l3-doctor-escalates-a-repair-proposed-for-another-routine",
             "l3-doctor-escalates-a-repair-that-still-does-not-lint",
+            "l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
         ),
     ),
@@ -1984,6 +1996,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="",
         breaks="publishing a bundle leaves the previous one active too",
         red=(
+            "l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
             "l3-journey-a-committed-skill-is-what-the-next-turn-loads",
             "l3-journey-a-skill-is-not-published-before-it-is-written",
@@ -2003,7 +2016,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        if expected_base is not None and (head := self.head()) != expected_base:\n",
         new="        if expected_base is not None and (head := self.head()) == expected_base[:0]:\n",
         breaks="a soul_write whose expected base commit moved is not a CONFLICT",
-        red=("l3-a-soul-write-on-a-moved-base-is-a-conflict-and-writes-nothing",),
+        red=(
+            "l3-a-soul-write-on-a-moved-base-is-a-conflict-and-writes-nothing",
+            "l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",
+        ),
     ),
     Mutation(
         id="soul-publish-without-loading",
@@ -2013,9 +2029,30 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="a commit is published without loading its tree (a malformed artifact goes live)",
         red=(
             "l3-a-malformed-skill-is-committed-but-never-published",
+            "l3-a-soul-write-companion-beside-its-definition-is-committed-and-published",
+            "l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
             "l3-journey-a-committed-skill-is-what-the-next-turn-loads",
             "l3-journey-a-skill-is-not-published-before-it-is-written",
+        ),
+    ),
+    Mutation(
+        id="soul-write-companion-may-climb-out",
+        file=RUNTIME + "soul_repo.py",
+        old='    if len(parts) > _COMPANION_DEPTH or not all(\n        _SEGMENT.match(p) and p not in (".", "..") for p in parts\n    ):\n',
+        new='    if len(parts) > _COMPANION_DEPTH or companion.startswith("/"):\n',
+        breaks="a soul_write companion is refused only when absolute: '../' climbs out of its artifact",
+        red=("l3-a-soul-write-companion-that-climbs-out-of-its-artifact-is-denied",),
+    ),
+    Mutation(
+        id="soul-write-companion-ignored",
+        file=RUNTIME + "soul_repo.py",
+        old="                companion=companion if isinstance(companion, str) and companion else None,\n",
+        new="                companion=None,\n",
+        breaks="soul_write ignores its companion and writes the content as the definition",
+        red=(
+            "l3-a-soul-write-companion-beside-its-definition-is-committed-and-published",
+            "l3-a-soul-write-companion-that-climbs-out-of-its-artifact-is-denied",
         ),
     ),
     Mutation(
@@ -2035,6 +2072,14 @@ CATALOGUE: tuple[Mutation, ...] = (
         red=("l3-doctor-escalates-a-repair-that-still-does-not-lint",),
     ),
     Mutation(
+        id="doctor-repair-based-on-the-moved-head",
+        file=RUNTIME + "doctor.py",
+        old='            "expectedBaseCommit": head,\n',
+        new='            "expectedBaseCommit": repo.head(),\n',
+        breaks="the doctor's repair is based on the head it writes over, not the one its finding saw",
+        red=("l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",),
+    ),
+    Mutation(
         id="doctor-not-recorded",
         file=RUNTIME + "doctor.py",
         old="    _record(conn, events, run_id)\n",
@@ -2044,6 +2089,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-doctor-escalates-a-finding-it-has-no-repair-for",
             "l3-doctor-escalates-a-repair-proposed-for-another-routine",
             "l3-doctor-escalates-a-repair-that-still-does-not-lint",
+            "l3-doctor-escalates-a-repair-whose-routine-an-operator-edited-meanwhile",
             "l3-doctor-escalates-a-routine-with-two-tool-states",
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
         ),
@@ -2092,6 +2138,14 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="        return Route(destination, row[0], row[1], None, bundle)\n",
         breaks="a native route forgets who approved it (its Runs act for the agent)",
         red=("l3-native-routine-approved-route-account",),
+    ),
+    Mutation(
+        id="native-route-pinned-bundle-dropped",
+        file=RUNTIME + "native_routes.py",
+        old="        bundle = None if row[3] is None else json.loads(row[3])\n",
+        new="        bundle = None\n",
+        breaks="a native route forgets the Routine bundle its approval pinned (its Run carries none)",
+        red=("l3-native-routine-the-admitted-run-carries-the-bundle-its-approval-pinned",),
     ),
     Mutation(
         id="storage-atomic-commits-a-failed-block",
@@ -2323,6 +2377,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-another-users-file-is-not-listed-for-the-requester",
             "l3-file-another-users-file-is-not-read-for-the-requester",
             "l3-file-chat-generated-pdf-is-a-draft",
+            "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
             "l3-file-pdf-read-scan-is-attached-to-the-next-request",
             "l3-file-pdf-read-then-replaced-by-encrypted-never-reaches-the-model",
