@@ -270,6 +270,6 @@ def test_a_resume_log_from_another_harness_commit_is_refused(cli: Cli, project: 
     assert cli("sweep", "corpus", "--log", log).code == 0
     header, *rest = log.read_text().splitlines()
     data = json.loads(header)
-    data["harnessVersion"] = "0" * 40
+    data["corpusCommit"] = "0" * 40
     log.write_text("\n".join([json.dumps(data), *rest]) + "\n")
-    refused(cli("sweep", "corpus", "--resume", log), "the harness version was '0000")
+    refused(cli("sweep", "corpus", "--resume", log), "the Corpus's commit was '0000")
