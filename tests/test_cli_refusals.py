@@ -207,7 +207,10 @@ def bad_inputs(project: Path) -> list[tuple[tuple[str, ...], list[str]]]:
         (("sweep", "corpus", "--resume", "missing.jsonl"), ["no such file"]),
         (("sweep", "corpus", "--resume", "pipe"), ["a named pipe"]),
         (("sweep", "corpus", "--resume", str(deep)), ["not a trial log"]),
-        (("sweep", "corpus", "--resume", "old.jsonl"), ["does not record the harness version"]),
+        (
+            ("sweep", "corpus", "--resume", "old.jsonl"),
+            ["does not record the commit of the Corpus's tree"],
+        ),
         (("sweep", "corpus", "--save", "old.jsonl", "--resume", "old.jsonl"), ["the same file"]),
         (("sweep", "corpus", "--case", "ghost"), ["no such Case"]),
         (("sweep", "corpus", "--host-option", "store"), ["--host-option 'store': expected KEY"]),

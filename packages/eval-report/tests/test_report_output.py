@@ -60,11 +60,12 @@ def test_the_default_output_is_ignored_by_git_and_written_with_the_umask(
     assert stat.S_IMODE(page.stat().st_mode) == 0o640  # 0666 less the umask 027
     assert _git(checkout, "status", "--porcelain") == ""
     assert is_clean(tree_commit(checkout))  # what the next Sweep records: no -dirty
-    inner = checkout / "sub"  # a report written from deeper in the checkout is ignored too
+    inner = checkout / "sub"  # from deeper in the checkout: under the project's root still
     inner.mkdir()
     monkeypatch.chdir(inner)
     assert _report(matrix.cards[0]) == 0, capsys.readouterr().err
-    assert (inner / "scorecards" / "report.html").is_file()
+    assert capsys.readouterr().out.startswith(f"wrote {page}  (3 Cases, 3 Trials")
+    assert not (inner / "scorecards").exists()
     assert _git(checkout, "status", "--porcelain") == ""
 
 
