@@ -114,18 +114,17 @@ def test_a_settings_file_above_the_repository_is_ignored(tmp_path: Path) -> None
 
 def test_a_malformed_or_mistyped_setting_is_one_line_naming_file_and_key(team: Team) -> None:
     file = team.root / "pyproject.toml"
-    file.write_text('[tool.eval]\ncorpus = 3\n')
+    file.write_text("[tool.eval]\ncorpus = 3\n")
     refused = team.eval("sweep")
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr == (
-        f"settings refused: {file}: tool.eval.corpus: expected a path (a string), got an "
-        "integer\n"
+        f"settings refused: {file}: tool.eval.corpus: expected a path (a string), got an integer\n"
     )
     file.write_text('[tool.eval]\ncorpus = "evals"\ncorpos = "x"\n')
     refused = team.eval("check")
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
     assert "tool.eval.corpos: unknown key (did you mean 'corpus'?)" in refused.stderr
-    file.write_text('[tool.eval\n')
+    file.write_text("[tool.eval\n")
     refused = team.eval("hash")
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.startswith(f"settings refused: {file}: $: not valid TOML")
