@@ -145,7 +145,10 @@ def test_a_key_of_the_wrong_type_is_refused_by_its_path(
 @given(
     key=st.sampled_from(["corpus", "host", "models", "baselines", "outputs", "app"]),
     value=st.one_of(
-        st.integers(), st.floats(allow_nan=False), st.booleans(), st.lists(st.integers())
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.lists(st.integers(0, 9)),
     ),
 )
 def test_any_value_that_is_not_text_is_refused_for_a_text_key(
