@@ -227,6 +227,7 @@ def eval_case_fields() -> list[CaseField]:
                 "Run the Soul doctor after each Turn: {repair?: {slug, content, summary}}, the "
                 "repair it is offered."
             ),
+            examples=[{}],
         )
     ]
 
@@ -249,6 +250,7 @@ def eval_kinds() -> list[KindSpec]:
                 "The doctor repaired the subject (Kind:slug, or a bare slug) with a commit the "
                 "Soul repository holds, touching the artifact's files."
             ),
+            examples=[{"kind": "doctor_repaired", "subject": "Routine:ticket-digest"}],
         ),
         of_subject(
             struct=DoctorEscalated,
@@ -257,6 +259,7 @@ def eval_kinds() -> list[KindSpec]:
                 "The doctor escalated the subject (Kind:slug, or a bare slug) to a person, and the "
                 "Soul repository holds no commit of its passes touching the artifact's files."
             ),
+            examples=[{"kind": "doctor_escalated", "subject": "Routine:order-restock"}],
         ),
     ]
 

@@ -242,6 +242,7 @@ def eval_case_fields() -> list[CaseField]:
                 "The integration did not deliver the Turn's reply: {delivered: false, outcome: "
                 "failed | retryable | ambiguous, code}."
             ),
+            examples=[{"delivered": False, "outcome": "retryable", "code": "rate_limited"}],
         )
     ]
 

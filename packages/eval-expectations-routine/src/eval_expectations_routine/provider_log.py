@@ -209,6 +209,7 @@ def kinds() -> list[KindSpec]:
                 "No request reached the Routine's Tool provider before the approver granted "
                 "its approval (or at all, when none was granted)."
             ),
+            examples=[{"kind": "tool_provider_untouched_before_approval"}],
         ),
         provider(
             struct=ToolProviderRetryAfterHonoured,
@@ -217,6 +218,7 @@ def kinds() -> list[KindSpec]:
                 "Each call the provider asked to retry later came back no sooner than the wait "
                 "it asked for, on the Trial's clock; at least one came back."
             ),
+            examples=[{"kind": "tool_provider_retry_after_honoured"}],
         ),
     ]
 
