@@ -249,6 +249,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The doctor repaired the subject (Kind:slug, or a bare slug) with a commit the "
                 "Soul repository holds, touching the artifact's files."
+                " Needs `doctor`."
             ),
             examples=[{"kind": "doctor_repaired", "subject": "Routine:ticket-digest"}],
         ),
@@ -258,6 +259,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The doctor escalated the subject (Kind:slug, or a bare slug) to a person, and the "
                 "Soul repository holds no commit of its passes touching the artifact's files."
+                " Needs `doctor`."
             ),
             examples=[{"kind": "doctor_escalated", "subject": "Routine:order-restock"}],
         ),

@@ -85,7 +85,7 @@ def eval_case_fields() -> list[CaseField]:
                         "input": [
                             {
                                 "role": "user",
-                                "content": "Which skills do you have now? Is bulb storage among them?",
+                                "content": "Which skills do you have now? Is bulb storage one?",
                             }
                         ],
                         "script": [

@@ -82,7 +82,7 @@ def eval_case_fields() -> list[CaseField]:
                     },
                     "toolContract": {
                         "name": "issue_refund",
-                        "description": "Pays a refund back to the customer's original payment method.",
+                        "description": "Pays a refund back to the original payment method.",
                         "inputSchema": {
                             "type": "object",
                             "properties": {
@@ -128,7 +128,8 @@ def eval_kinds() -> list[KindSpec]:
             witness="store",
             scorer=score,
             check=check,
-            description="The Routine's captured output has the value at the path ($: all of it).",
+            description="The Routine's captured output has the value at the path ($: all of it)."
+            " Needs `routine`.",
             examples=[{"kind": "state_output_equals", "path": "receiptId", "value": "rcpt-7781"}],
         ),
         routine(
@@ -139,6 +140,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "Exactly count of the Routine's workers died at the fault port (crashAfter), as "
                 "the Host caught each one's death."
+                " Needs `routine`."
             ),
             examples=[{"kind": "routine_worker_crashes", "count": 1}],
         ),

@@ -30,6 +30,38 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util.guard import PluginFault
 
 EXAMPLE_ID = "example"
+CASE_EXAMPLE: dict[str, Any] = {
+    "id": "refund-looks-up-the-order",
+    "tier": "l2",
+    "agent": "support",
+    "input": [{"role": "user", "content": "Please refund order A-1001."}],
+    "tools": [
+        {
+            "name": "lookup_order",
+            "description": "Look an order up by its id.",
+            "inputSchema": {"type": "object", "properties": {"orderId": {"type": "string"}}},
+        }
+    ],
+    "toolResults": [{"name": "lookup_order", "output": {"status": "delivered"}}],
+    "script": [
+        {
+            "kind": "tool_calls",
+            "calls": [{"callId": "c1", "name": "lookup_order", "arguments": {"orderId": "A-1001"}}],
+        },
+        {"kind": "text", "text": "Order A-1001 was delivered; I have asked for its refund."},
+    ],
+    "expect": [
+        {"kind": "tool_called", "name": "lookup_order"},
+        {
+            "kind": "tool_argument_equals",
+            "name": "lookup_order",
+            "path": "orderId",
+            "value": "A-1001",
+        },
+    ],
+}
+"""The reference's whole Case, the generic fields in use; checked whenever its kinds are
+installed (they are the core families')."""
 INPUT = "An example request."
 
 
@@ -83,18 +115,23 @@ def _problems(
     kinds: Mapping[str, KindSpec],
     expects: bool = True,
 ) -> list[str]:
-    where = f"in a minimal {document['tier']} Case"
+    where = f"in {document['id']!r}, a {document['tier']} Case"
     case, problems = Decoder(plugins).detailed(where, document)
     if case is None:
         return [f"{p.path}: {p.reason} ({where})" for p in problems]
-    checked = _checked(plugins, kinds, case, where, expects)
+    checked = _checked(plugins, kinds, case, where, document["id"], expects)
     return [f"{p.path}: {p.reason} ({where})" for p in checked]
 
 
 def _checked(
-    plugins: PluginSet, kinds: Mapping[str, KindSpec], case: CaseBase, where: str, expects: bool
+    plugins: PluginSet,
+    kinds: Mapping[str, KindSpec],
+    case: CaseBase,
+    where: str,
+    stem: str,
+    expects: bool,
 ) -> Iterator[Problem]:
-    for problem in rules.values(where, EXAMPLE_ID, case):
+    for problem in rules.values(where, stem, case):
         if expects or problem.path != "$.expect":  # a field's minimal Case expects nothing
             yield problem
     yield from rules.script(where, case, plugins.fields)
@@ -111,6 +148,9 @@ def missing(plugins: PluginSet) -> list[str]:
     """Every installed kind and Case field without reference material: no description, no
     example, or an example the loader refuses; one line each, naming the owner."""
     found: list[str] = []
+    if {e["kind"] for e in CASE_EXAMPLE["expect"]} <= set(plugins.kinds):
+        said = _problems(plugins, CASE_EXAMPLE, plugins.kinds)
+        found.extend(f"the reference's whole Case: {reason}" for reason in said)
     for name, spec in plugins.kinds.items():
         owner = plugins.kind_owner[name]
         what = f"kind {name!r} of {owner.distribution} {owner.version}"
