@@ -79,7 +79,7 @@ def add_core_commands(commands: Commands) -> None:
 
     plugins = commands.add(
         "plugins",
-        help="List installed plug-ins; with --check, check their contract.",
+        help="List installed plug-ins; --check checks their contract, --kind NAME shows one kind.",
         description="List installed plug-ins: distribution, version, code fingerprint, kinds "
         "with their tiers, Case fields; with --check, whether each keeps the plug-in contract; "
         "with --kind NAME, the reference of one kind or Case field.",
