@@ -16,8 +16,8 @@ import difflib
 import json
 import re
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal
 
 import msgspec
 
@@ -63,7 +63,7 @@ class Entry(msgspec.Struct, frozen=True):
     """The reference of one kind or Case field."""
 
     name: str
-    what: str  # "Expectation kind", "Case field", "generic Case field"
+    what: Literal["Expectation kind", "Case field", "generic Case field"]
     description: str
     provider: str = ""
     type: str = ""  # a Case field's value type
@@ -135,7 +135,8 @@ class Reference:
         if not field.runs_model:
             facts.append(("Runs a model", "no: a Case that sets it runs no model (no script)"))
         if field.given_text is not None or field.first_request_text is not None:
-            where = "the first request" if field.first_request_text is not None else "later"
+            first = field.first_request_text is not None
+            where = "in the first request" if first else "when the Trial gives it"
             facts.append(("Given text", f"its text counts as given to the model ({where})"))
         return Entry(
             name=json_name(name),
@@ -152,43 +153,32 @@ class Reference:
 
     def generic(self, name: str) -> Entry:
         node = self._case["properties"][name]
-        if name == "expect":
-            kind = "list[Expectation]"
-            definitions: tuple[Definition, ...] = ()
-        else:
-            kind, definitions = type_of(_present(node)), tuple(self._definitions([node]))
-        required = name in self._case.get("required", ())
-        rules = ", ".join(("required", *_notes(node, True)) if required else _notes(node, False))
+        field = self._generic_field(name)
+        definitions = () if name == "expect" else tuple(self._definitions([node]))
+        rules = ", ".join(("required", *field.notes) if field.required else field.notes)
         return Entry(
             name=name,
             what="generic Case field",
-            description=prose(node.get("description", "")),
+            description=field.description,
             provider="eval-core",
-            type=kind,
+            type=field.type,
             definitions=definitions,
             tiers=("l2", "l3"),
-            facts=(("Rules", rules),) if rules else (),
+            facts=tuple(_generic_facts(name, rules)),
         )
 
     def generic_fields(self) -> list[Field]:
         """The fields every Case has, whatever plug-ins are installed, in the Case's order."""
         plugin = {json_name(n) for n in self.plugins.fields}
-        required = set(self._case.get("required", ()))
-        found: list[Field] = []
-        for name, node in self._case["properties"].items():
-            if name in plugin:
-                continue
-            kind = "list[Expectation]" if name == "expect" else type_of(_present(node))
-            found.append(
-                Field(
-                    name,
-                    kind,
-                    name in required,
-                    _notes(node, name in required),
-                    prose(node.get("description", "")),
-                )
-            )
-        return found
+        return [self._generic_field(n) for n in self._case["properties"] if n not in plugin]
+
+    def _generic_field(self, name: str) -> Field:
+        node = self._case["properties"][name]
+        required = name in self._case.get("required", ())
+        kind = "list[Expectation]" if name == "expect" else type_of(_present(node))
+        return Field(
+            name, kind, required, _notes(node, required), prose(node.get("description", ""))
+        )
 
     def generic_definitions(self) -> list[Definition]:
         plugin = {json_name(n) for n in self.plugins.fields}
@@ -197,7 +187,7 @@ class Reference:
         ]
         return list(self._definitions(nodes))
 
-    def _definitions(self, nodes: Iterator[Any] | Sequence[Any] | Any) -> Iterator[Definition]:
+    def _definitions(self, nodes: Iterable[Any]) -> Iterator[Definition]:
         """Every definition the nodes refer to, directly or through another, once each."""
         seen: list[str] = []
         pending = [ref for node in nodes for ref in _refs(node)]
@@ -216,6 +206,16 @@ class Reference:
                 type="" if properties is not None else type_of(found),
                 fields=tuple(_field(k, v, k in required) for k, v in (properties or {}).items()),
             )
+
+
+def _generic_facts(name: str, rules: str) -> Iterator[tuple[str, str]]:
+    if rules:
+        yield "Rules", rules
+    if name == "expect":
+        yield (
+            "Kinds",
+            "each item's `kind` names one (`eval plugins` lists them, docs/kinds.md shows them)",
+        )
 
 
 def _provider(owner: PluginInfo | None) -> str:
