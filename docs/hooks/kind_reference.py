@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 MARKER = "<!-- kind-reference: generated from the installed plug-ins at build time -->"
 
 
-class IncompleteReference(RuntimeError):
+class IncompleteReference(RuntimeError):  # noqa: N818 - it names an outcome
     """A kind or Case field has no reference material; the message lists each one."""
 
 

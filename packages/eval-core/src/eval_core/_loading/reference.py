@@ -457,7 +457,10 @@ def page(plugins: PluginSet) -> str:
     out += _markdown_definitions(ref.generic_definitions())
     out += ["", "A whole Case:", "", "```json", example_json(CASE_EXAMPLE), "```", ""]
     out += ["## Expectation kinds", ""]
-    out += ["| Kind | Tiers | Witness | Family |", "| --- | --- | --- | --- |"]
+    out += [
+        "| Kind | What it asserts | Tiers | Witness | Family |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     by_family: dict[str, list[str]] = {}
     for name in sorted(plugins.kinds):
         spec = plugins.kinds[name]
@@ -465,7 +468,8 @@ def page(plugins: PluginSet) -> str:
         family = owner.distribution if owner is not None else ""
         by_family.setdefault(family, []).append(name)
         tiers = "/".join(sorted(spec.tiers))
-        out.append(f"| [`{name}`](#{name}) | {tiers} | {spec.witness or '-'} | {family} |")
+        said = prose(spec.description).replace("|", "\\|")
+        out.append(f"| [`{name}`](#{name}) | {said} | {tiers} | {spec.witness or '-'} | {family} |")
     for family in sorted(by_family):
         out += ["", f"### {family}", ""]
         out += [markdown(ref.kind(name), level=4) for name in by_family[family]]
