@@ -171,6 +171,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "After the checkpoint crash, the retry dispatched the batch again from its first "
                 "call, ran each effect once and made no extra model call."
+                " Needs `checkpointCrash`."
             ),
             examples=[{"kind": "tool_batch_replayed"}],
         )

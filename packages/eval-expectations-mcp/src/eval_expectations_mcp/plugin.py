@@ -38,6 +38,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "tools/call requests the MCP provider actually served: {count}; with "
                 "{refused}, how many of them it answered isError"
+                " Needs `mcp`."
             ),
             examples=[{"kind": "mcp_provider_call_count", "count": 0}],
         )
