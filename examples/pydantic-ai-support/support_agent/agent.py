@@ -50,7 +50,7 @@ def refund_order(order_id: str, reason: str) -> dict[str, Any]:
         raise ModelRetry(str(refused)) from None
 
 
-class Speed(str, Enum):
+class Speed(Enum):
     """The delivery speeds the desk offers."""
 
     STANDARD = "standard"
