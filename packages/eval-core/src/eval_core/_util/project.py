@@ -19,7 +19,6 @@ key are each one :class:`SettingsRefused` naming the file, the key path and the 
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from collections.abc import Collection, Mapping
@@ -94,6 +93,8 @@ class Project(msgspec.Struct, frozen=True, kw_only=True):
             if key in KEYS and key != "app":
                 continue
             if key != "app" and key not in declared:
+                import difflib  # only for the refusal's hint
+
                 near = difflib.get_close_matches(key, [*KEYS, *sorted(declared)], n=1)
                 hint = f" (did you mean {near[0]!r}?)" if near else ""
                 known = ", ".join([*KEYS, *sorted(declared)])
