@@ -832,6 +832,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolResultFieldEquals,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_result_field,
             **rules(**targeted, output_path=PATH, turn_index=TURN),
@@ -842,6 +843,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolResultReasonContains,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_result_reason,
             **rules(**targeted, text=TEXT, turn_index=TURN),
@@ -849,6 +851,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolDenialContains,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_denial,
             **rules(name=TEXT, text=TEXT),

@@ -14,6 +14,9 @@ goes into the first string argument, so a strict schema still accepts the call).
   of that tier, exactly once;
 - **faults**: a model port that raises, and an agent whose own code raises, error the Trial
   with one line, never a traceback, a crash of the Sweep or a verdict;
+- **names**: :meth:`Host.offered_tools` lists the probe's Tool for its Case, and a Case naming
+  a Tool the agent lacks (a misspelt ``tool_not_called``) is refused at load, so no
+  Expectation passes on a name that cannot occur;
 - **close**: after ``close()`` nothing the Host opened is left: no thread still running, no
   file, socket or pipe still open, no child process (measured after a warm-up round, so a
   library's one-time set-up is not counted).
@@ -129,6 +132,8 @@ def _probe_tier(
         return
     at = f"{tier} "
     _check_services(host, loaded.cases[0], tier, problems)
+    witnessed = next(c for c in loaded.cases if c.id == "probe-tool-witnessed")
+    _check_names(probe, plugins, host, witnessed, directory.parent / f"names-{tier}", at, problems)
     seen: dict[str, Evidence] = {}
     card = run_sweep(
         loaded,
@@ -205,6 +210,56 @@ def _cases(probe: HostProbe, tier: str) -> list[dict[str, Any]]:
             }
         )
     return cases
+
+
+def misspelt(name: str) -> str:
+    """A name one letter off the probe's Tool (its last letter doubled): the typo a person
+    makes, which the loader must refuse."""
+    return name + name[-1:]
+
+
+def _check_names(
+    probe: HostProbe,
+    plugins: PluginSet,
+    host: Host,
+    case: CaseBase,
+    directory: Path,
+    at: str,
+    problems: list[str],
+) -> None:
+    offered = getattr(host, "offered_tools", None)
+    tools = offered(case) if offered is not None else None
+    if tools is None:
+        problems.append(
+            f"{at}names: offered_tools gives no answer for agent {probe.agent!r}: a misspelt "
+            "Tool name in an Expectation would pass unchecked"
+        )
+        return
+    if probe.tool not in tools.names:
+        problems.append(
+            f"{at}names: offered_tools does not list {probe.tool!r}, the Tool the probe calls; "
+            f"it lists {sorted(tools.names)!r}"
+        )
+    wrong = misspelt(probe.tool)
+    base = _cases(probe, at.strip())[1]  # the no-Tool probe, with a misspelt name expected
+    directory.mkdir(parents=True)
+    refused = {
+        **base,
+        "id": "probe-misspelt",
+        "expect": [{"kind": "tool_not_called", "name": wrong}],
+    }
+    (directory / "probe-misspelt.json").write_bytes(msgspec.json.encode(refused))
+    try:
+        Loader(plugins, host, judge="no-judge").load(directory)
+    except CorpusError as exc:
+        if not any(p.path == "$.expect[0].name" and repr(wrong) in p.reason for p in exc.problems):
+            found = "; ".join(f"{p.path}: {p.reason}" for p in exc.problems)
+            problems.append(f"{at}names: {wrong!r} refused, but not at $.expect[0].name: {found}")
+        return
+    problems.append(
+        f"{at}names: a Case expecting tool_not_called of {wrong!r}, a Tool agent "
+        f"{probe.agent!r} lacks, loaded: it would pass on a name that cannot occur"
+    )
 
 
 def _check_services(host: Host, case: CaseBase, tier: str, problems: list[str]) -> None:
