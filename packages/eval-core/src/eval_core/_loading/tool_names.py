@@ -215,6 +215,9 @@ def notes(
     """What could not be checked at load, one line each: a Host that cannot list the agent's
     Tools, or a name taken as one of the Tools the agent gains only at run."""
     try:
+        tools = offered(host, case)
+        if tools is not None and tools.more is None:
+            return  # every name was checked at load: nothing to say (and nothing to compute)
         check = Check.of(host, case, kinds, fields)
     except PluginFault:
         return  # refused by problems(); a refused Corpus has no notes
