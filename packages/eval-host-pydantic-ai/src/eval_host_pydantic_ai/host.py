@@ -169,7 +169,9 @@ class PydanticAiHost:
         owner = f"agent {case.agent!r} of {self.app.spec}"
         if case.tools:
             owner += " with the Case's tools"
-        return AgentTools(own | {t.name for t in case.tools}, owner)
+        # as declared_toolset adds them: a Case's Tool named like any agent's is not added
+        added = {t.name for t in case.tools if t.name not in self._platform}
+        return AgentTools(own | added, owner)
 
     def platform_tools(self) -> Mapping[str, ToolDecl]:
         return self._platform
