@@ -73,6 +73,40 @@ def eval_case_fields() -> list[CaseField]:
                 "providerSteps, approval?, crashAfter?}."
             ),
             offers_tools=_contracted,
+            examples=[
+                {
+                    "definition": {
+                        "slug": "nightly-refunds",
+                        "inputs": {"orderId": {"type": "string"}, "amount": {"type": "number"}},
+                        "states": [
+                            {
+                                "key": "refund",
+                                "type": "tool",
+                                "tool": "issue_refund",
+                                "arguments": {
+                                    "orderId": {"$from": "inputs.orderId"},
+                                    "amount": {"$from": "inputs.amount"},
+                                },
+                            }
+                        ],
+                    },
+                    "toolContract": {
+                        "name": "issue_refund",
+                        "description": "Pays a refund back to the original payment method.",
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {
+                                "orderId": {"type": "string"},
+                                "amount": {"type": "number"},
+                            },
+                            "required": ["orderId", "amount"],
+                        },
+                        "mutating": True,
+                    },
+                    "inputs": {"orderId": "4471", "amount": 12.5},
+                    "providerSteps": [{"kind": "success", "output": {"refunded": True}}],
+                }
+            ],
         ),
         durable(
             name=TOOL_PROVIDER,
@@ -104,7 +138,9 @@ def eval_kinds() -> list[KindSpec]:
             witness="store",
             scorer=score,
             check=check,
-            description="The Routine's captured output has the value at the path ($: all of it).",
+            description="The Routine's captured output has the value at the path ($: all of it)."
+            " Needs `routine`.",
+            examples=[{"kind": "state_output_equals", "path": "receiptId", "value": "rcpt-7781"}],
         ),
         routine(
             struct=RoutineWorkerCrashes,
@@ -114,7 +150,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "Exactly count of the Routine's workers died at the fault port (crashAfter), as "
                 "the Host caught each one's death."
+                " Needs `routine`."
             ),
+            examples=[{"kind": "routine_worker_crashes", "count": 1}],
         ),
         *provider_log.kinds(),
     ]
