@@ -82,7 +82,7 @@ def test_an_unknown_agent_and_tool_are_refused_in_the_hosts_words(
     assert not any("Eval Soul" in p for p in problems), problems
 
 
-SUPPORT_TOOLS = "it has: lookup_order, refund_order, search_help"
+SUPPORT_TOOLS = "it has: estimate_delivery, lookup_order, refund_order, reorder, search_help"
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,14 @@ def test_the_agents_mcp_tools_and_the_cases_own_tools_are_offered(
     )
     offered = example_host.offered_tools(case)
     assert offered is not None
-    assert offered.names == {"lookup_order", "refund_order", "search_help", "escalate"}
+    assert offered.names == {
+        "estimate_delivery",
+        "lookup_order",
+        "refund_order",
+        "reorder",
+        "search_help",
+        "escalate",
+    }
     assert offered.owner == "agent 'support' of support_agent.agent:AGENTS with the Case's tools"
 
 
