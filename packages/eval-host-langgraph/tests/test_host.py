@@ -106,8 +106,8 @@ def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -
         (
             {"expect": [{"kind": "tool_not_called", "name": "route_tickets"}]},
             "$.expect[0].name: 'route_tickets' is not a Tool of agent 'triage' of "
-            "langgraph_triage.agents:AGENTS; it has: lookup_ticket, route_ticket, schedule_callback; "
-            "did you mean 'route_ticket'?",
+            "langgraph_triage.agents:AGENTS; it has: lookup_ticket, route_ticket, "
+            "schedule_callback; did you mean 'route_ticket'?",
         ),
         (
             {
@@ -181,8 +181,8 @@ def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
     assert loaded.notes == (
         f"{corpus / 'probe.json'}: $.expect[0].name: 'workspace_create_note' is not among the "
         "Tools of agent 'triage' of langgraph_triage.agents:AGENTS listed at load (lookup_ticket, "
-        "route_ticket, schedule_callback); taken as one of the Tools the agent's MCP client loads at run from the "
-        "Case's mcp servers, which the Host cannot list: not checked",
+        "route_ticket, schedule_callback); taken as one of the Tools the agent's MCP client loads "
+        "at run from the Case's mcp servers, which the Host cannot list: not checked",
     )
     case = loaded.cases[0]
     assert isinstance(case, CaseBase)
