@@ -82,7 +82,7 @@ def _tools(turns: Any) -> Iterator[ToolRef]:
             if isinstance(step, ToolCallsStep):
                 for c_index, call in enumerate(step.calls):
                     path = f"[{t_index}].script[{s_index}].calls[{c_index}].name"
-                    yield ToolRef(path, call.name, call.unoffered)
+                    yield ToolRef(path, call.name, call=True, unoffered=call.unoffered)
 
 
 @hookimpl

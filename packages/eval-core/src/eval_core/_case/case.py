@@ -182,11 +182,12 @@ Case = CaseBase
 
 class ToolRef(msgspec.Struct, frozen=True):
     """A Tool name a plug-in's Case field holds: its JSON path relative to the field
-    (``[0].script[1].calls[0].name``), the name, and whether it is a scripted call marked
-    ``unoffered`` (see :class:`ScriptedCall`)."""
+    (``[0].script[1].calls[0].name``), the name, whether it is a scripted call (``call``), and
+    whether that call is marked ``unoffered`` (see :class:`ScriptedCall`)."""
 
     path: str
     name: str
+    call: bool = False
     unoffered: bool = False
 
 

@@ -85,7 +85,7 @@ def named(
             continue
         what = f"tool_names of the Case field {json_name(field)!r}"
         for ref in collect(declared_by.origin, what, declared_by.tool_names, value):
-            role = "unoffered" if ref.unoffered else "named"
+            role = "unoffered" if ref.unoffered else "call" if ref.call else "named"
             yield Named(f"$.{json_name(field)}{ref.path}", ref.name, role)
 
 
