@@ -417,3 +417,22 @@ def test_a_host_that_cannot_list_tools_leaves_a_note_not_a_silent_pass(
         "are not checked at load",
     )
     assert "NOTE  Host 'travel-host' cannot list" in capfd.readouterr().err
+
+
+def test_a_host_whose_listing_raises_is_a_refusal_in_one_line(tmp_path: Path) -> None:
+    corpus = _travel_case(tmp_path / "corpus")
+    found = _travel_plugins(True)
+
+    def broken(self: TravelHost, case: CaseBase) -> AgentTools:
+        raise KeyError("the agent registry is gone")
+
+    original = TravelHost.offered_tools
+    TravelHost.offered_tools = broken  # type: ignore[assignment,method-assign]
+    try:
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
+    finally:
+        TravelHost.offered_tools = original  # type: ignore[method-assign]
+    [line] = [x for x in str(refused.value).splitlines() if "offered_tools" in x]
+    assert line.startswith(f"  {corpus / 'c.json'}: $: ")
+    assert "offered_tools of Host 'travel-host'" in line and "KeyError" in line
