@@ -37,6 +37,7 @@ import msgspec
 
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
+from eval_core._kit.names_conformance import name_problems
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.host import Host, ModelCallRequest, ModelReply, ModelToolCall
 from eval_core._plugins.plugin_set import PluginSet
@@ -133,7 +134,9 @@ def _probe_tier(
     at = f"{tier} "
     _check_services(host, loaded.cases[0], tier, problems)
     witnessed = next(c for c in loaded.cases if c.id == "probe-tool-witnessed")
-    _check_names(probe, plugins, host, witnessed, directory.parent / f"names-{tier}", at, problems)
+    idle = _cases(probe, tier)[1]  # the no-Tool probe: a misspelt name goes in its expect
+    names = directory.parent / f"names-{tier}"
+    problems += name_problems(probe.agent, probe.tool, plugins, host, witnessed, idle, names, at)
     seen: dict[str, Evidence] = {}
     card = run_sweep(
         loaded,
@@ -210,56 +213,6 @@ def _cases(probe: HostProbe, tier: str) -> list[dict[str, Any]]:
             }
         )
     return cases
-
-
-def misspelt(name: str) -> str:
-    """A name one letter off the probe's Tool (its last letter doubled): the typo a person
-    makes, which the loader must refuse."""
-    return name + name[-1:]
-
-
-def _check_names(
-    probe: HostProbe,
-    plugins: PluginSet,
-    host: Host,
-    case: CaseBase,
-    directory: Path,
-    at: str,
-    problems: list[str],
-) -> None:
-    offered = getattr(host, "offered_tools", None)
-    tools = offered(case) if offered is not None else None
-    if tools is None:
-        problems.append(
-            f"{at}names: offered_tools gives no answer for agent {probe.agent!r}: a misspelt "
-            "Tool name in an Expectation would pass unchecked"
-        )
-        return
-    if probe.tool not in tools.names:
-        problems.append(
-            f"{at}names: offered_tools does not list {probe.tool!r}, the Tool the probe calls; "
-            f"it lists {sorted(tools.names)!r}"
-        )
-    wrong = misspelt(probe.tool)
-    base = _cases(probe, at.strip())[1]  # the no-Tool probe, with a misspelt name expected
-    directory.mkdir(parents=True)
-    refused = {
-        **base,
-        "id": "probe-misspelt",
-        "expect": [{"kind": "tool_not_called", "name": wrong}],
-    }
-    (directory / "probe-misspelt.json").write_bytes(msgspec.json.encode(refused))
-    try:
-        Loader(plugins, host, judge="no-judge").load(directory)
-    except CorpusError as exc:
-        if not any(p.path == "$.expect[0].name" and repr(wrong) in p.reason for p in exc.problems):
-            found = "; ".join(f"{p.path}: {p.reason}" for p in exc.problems)
-            problems.append(f"{at}names: {wrong!r} refused, but not at $.expect[0].name: {found}")
-        return
-    problems.append(
-        f"{at}names: a Case expecting tool_not_called of {wrong!r}, a Tool agent "
-        f"{probe.agent!r} lacks, loaded: it would pass on a name that cannot occur"
-    )
 
 
 def _check_services(host: Host, case: CaseBase, tier: str, problems: list[str]) -> None:
