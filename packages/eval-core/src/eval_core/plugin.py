@@ -191,6 +191,7 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
+    from eval_core._util.project import Project, SettingsRefused, find_project
     from eval_core._util.safe_text import clean
 
 
@@ -287,6 +288,7 @@ __all__ = [
     "PluginSet",
     "Pointer",
     "Problems",
+    "Project",
     "RecordTypes",
     "ResumeRefused",
     "Rule",
@@ -296,6 +298,7 @@ __all__ = [
     "ScriptedTools",
     "Section",
     "SentPart",
+    "SettingsRefused",
     "Shared",
     "Testimony",
     "TextPart",
@@ -344,6 +347,7 @@ __all__ = [
     "evidence",
     "extract_json",
     "failed",
+    "find_project",
     "find_soul",
     "fingerprint",
     "first_equal",
