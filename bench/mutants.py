@@ -1096,11 +1096,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen = [known[i] for i in args.only]
     else:
         chosen = draw(pool, args.sample, seed)
-    print(f"seed {seed}  (repeat with --seed {seed})", flush=True)
-    results, seconds = run(chosen, args)
-    report(results, seconds, seed, by_area)
-    if args.json is not None:
-        args.json.write_text(json.dumps(as_json(results, seed, seconds), indent=2) + "\n")
+    if chosen:  # --sample 0 --coverage: the coverage alone
+        print(f"seed {seed}  (repeat with --seed {seed})", flush=True)
+        results, seconds = run(chosen, args)
+        report(results, seconds, seed, by_area)
+        if args.json is not None:
+            args.json.write_text(json.dumps(as_json(results, seed, seconds), indent=2) + "\n")
     if args.coverage:
         coverage_of_runtime()
     return 0
