@@ -433,6 +433,8 @@ class _Finder:
     def expr(self, node: ast.expr) -> None:
         if isinstance(node, ast.JoinedStr):
             return  # an f-string's parts carry no exact positions before Python 3.12
+        if isinstance(node, ast.Subscript) and _is_typing_form(node.value):
+            return  # Literal["a", "b"] in a type alias: an annotation
         if isinstance(node, ast.Call):
             if _is_logging(node):
                 return
@@ -511,6 +513,11 @@ class _Finder:
         b = b"(" + b + b")" if isinstance(right, ast.NamedExpr) else b
         if a != b and mid <= mid2:
             self.add(start, end, b + self.source[mid:mid2] + a, "arguments")
+
+
+def _is_typing_form(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return name in ("Literal", "Annotated")
 
 
 def _is_cast(call: ast.Call) -> bool:

@@ -97,6 +97,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+Mode = Literal["strict", "lenient"]
+
 
 def check(items: "Sequence[int]", limit: int = 8) -> bool:
     """A function's docstring."""
@@ -113,8 +115,8 @@ class Shown:
 
 
 def test_what_is_not_behaviour_is_never_mutated() -> None:
-    """Docstrings, annotations, a logging call, ``__repr__`` and ``if TYPE_CHECKING`` yield no
-    mutant; the code around them yields each operator's mutant."""
+    """Docstrings, annotations (a ``Literal`` alias too), a logging call, ``__repr__`` and ``if
+    TYPE_CHECKING`` yield no mutant; the code around them yields each operator's mutant."""
     found = bench().mutants_of(MODULE, "example.py", "example.py", "runtime")
     changes = {(m.operator, m.old.decode(), m.new.decode()) for m in found}
     assert changes == {
