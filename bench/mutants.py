@@ -629,9 +629,13 @@ class Copy:
         )
 
     def env(self) -> dict[str, str]:
+        """The tests' environment: the copy first, and caches on (tests check them) but in a
+        directory of the copy's own, emptied before each run, so nothing computed from other
+        code is read back."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(str(p) for p in self.paths)
-        env["EVAL_CACHE"] = "off"
+        env["EVAL_CACHE_DIR"] = str(self.root / ".cache")
+        env.pop("EVAL_CACHE", None)
         return env
 
     def relock(self) -> None:
@@ -663,6 +667,7 @@ class Copy:
             *(arg for path in UNIT_TESTS_LEFT_OUT for arg in ("--ignore", path)),
             *(arg for test in sorted(deselected) for arg in ("--deselect", test)),
         ]
+        shutil.rmtree(self.root / ".cache", ignore_errors=True)
         start = time.perf_counter()
         done = table.run_group(command, self.root, self.env(), timeout)
         seconds = time.perf_counter() - start
