@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from eval_core._util import cache_entry
 from tests.conftest import Site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,7 @@ def _open(corpus: Path, cache: Path) -> dict[str, Any]:
 def _manifests(cache: Path) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for path in (cache / "manifests").glob("*.json"):
-        data = json.loads(path.read_bytes())
+        data = json.loads(cache_entry.unseal(path.read_bytes()) or b"null")
         found[f"{data['distribution']}:{data['entry_point']}"] = data | {"path": str(path)}
     return found
 
@@ -107,9 +108,9 @@ def test_a_manifest_that_lies_is_refused_in_one_line(
     corpus, cache = three
     manifests = _manifests(cache)
     tools = manifests["eval-expectations-turn:tools"]
-    data = json.loads(Path(str(tools["path"])).read_bytes())
+    data = json.loads(cache_entry.unseal(Path(str(tools["path"])).read_bytes()) or b"null")
     data["kinds"]["tool_teleported"] = next(iter(data["kinds"].values()))
-    Path(str(tools["path"])).write_bytes(msgspec.json.encode(data))
+    Path(str(tools["path"])).write_bytes(cache_entry.seal(msgspec.json.encode(data)))
     env = {**os.environ, "EVAL_CACHE_DIR": str(cache)}
     eval_bin = str(Path(sys.executable).parent / "eval")
     done = subprocess.run(

@@ -202,11 +202,18 @@ def _help(app: Any, argv: list[str]) -> int:
     import contextlib
     import io
 
+    from typer._click import formatting
+
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
-        app.main(argv, prog_name="eval", standalone_mode=False)
+    columns = help_cache.width()  # rendered at the width the kept text's key names
+    forced, formatting.FORCED_WIDTH = formatting.FORCED_WIDTH, columns
+    try:
+        with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
+            app.main(argv, prog_name="eval", standalone_mode=False)
+    finally:
+        formatting.FORCED_WIDTH = forced
     sys.stdout.write(out.getvalue())
-    help_cache.keep(argv, out.getvalue())
+    help_cache.keep(argv, out.getvalue(), columns)
     return CLEARED
 
 

@@ -59,6 +59,10 @@ def load_all() -> PluginSet:
 
 def load_for(corpus: Path) -> PluginSet:
     """The plug-in set with only what ``corpus``'s Cases use imported (see the module)."""
+    from eval_core._loading.corpus import find_soul
+    from eval_core._util.cachedir import keep_out_of
+
+    keep_out_of(Path(corpus), find_soul(Path(corpus)))  # no manifest is kept inside either
     used = _scan(Path(corpus))
     if used is None:
         return load_all()
@@ -70,6 +74,14 @@ def load_for(corpus: Path) -> PluginSet:
         roots = module_roots(ep.value.partition(":")[0].strip())
         code = fingerprint_at(ep.distribution, roots).digest
         kept = manifest.read(_key(ep, code))
+        if kept is not None and (kept.entry_point, kept.value, kept.distribution) != (
+            ep.name,
+            ep.value,
+            ep.distribution,
+        ):
+            kept = None  # another entry point's manifest, grafted under this key: a miss
+        elif kept is not None and (kept.version, kept.code) != (ep.version, code):
+            kept = None
         found.plugins.append(_row(ep, kept, code, roots))
         if kept is None:
             missing.append(ep)
