@@ -22,8 +22,10 @@ from eval_core.plugin import (
     Pointer,
     ResumeRefused,
     Scorecard,
+    TooDeep,
     TranscriptReader,
     TranscriptRefused,
+    check_json_depth,
     noise_floor,
     read_regular,
     read_saved,
@@ -110,8 +112,9 @@ def is_log(path: Path) -> bool:
         raise Refused(f"{path}: cannot read: {exc}") from None
     first = data.split(b"\n", 1)[0]
     try:
+        check_json_depth(first)
         header = msgspec.json.decode(first, type=LogHeader)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, TooDeep):
         return False
     return header.kind == "sweep"
 
