@@ -299,10 +299,10 @@ def test_an_entry_whose_files_do_not_cover_its_cases_is_not_reused(
     write_case(minimal_case("c1"))
     loader.load(corpus_dir)
     (path,) = cache.iterdir()
-    entry = msgspec.msgpack.decode(cache_entry.unseal(path.read_bytes()), type=checked.Entry)
+    entry = msgspec.msgpack.decode(cache_entry.unseal(path.read_bytes()) or b"", type=checked.Entry)
     first, second = entry.files
     damaged = msgspec.structs.replace(entry, files={first: [-1], second: [0]})
-    path.write_bytes(cache_entry.seal(msgspec.msgpack.encode(damaged)))
+    path.write_bytes(cache_entry.seal(msgspec.msgpack.encode(damaged)) or b"")
     write_case(minimal_case("c2"))  # a changed Corpus: only the per-file reuse could answer
     seen = _count_checks(monkeypatch)
     assert [c.id for c in loader.load(corpus_dir).cases] == ["c0", "c1", "c2"]

@@ -110,7 +110,7 @@ def test_a_manifest_that_lies_is_refused_in_one_line(
     tools = manifests["eval-expectations-turn:tools"]
     data = json.loads(cache_entry.unseal(Path(str(tools["path"])).read_bytes()) or b"null")
     data["kinds"]["tool_teleported"] = next(iter(data["kinds"].values()))
-    Path(str(tools["path"])).write_bytes(cache_entry.seal(msgspec.json.encode(data)))
+    Path(str(tools["path"])).write_bytes(cache_entry.seal(msgspec.json.encode(data)) or b"")
     env = {**os.environ, "EVAL_CACHE_DIR": str(cache)}
     eval_bin = str(Path(sys.executable).parent / "eval")
     done = subprocess.run(

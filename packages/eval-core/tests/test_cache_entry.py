@@ -35,16 +35,16 @@ def _hostile(path: Path, what: str) -> None:
         with open(path, "wb") as handle:  # 3 GB, sparse: nothing is written
             handle.truncate(3 << 30)
     elif what == "deep":
-        path.write_bytes(cache_entry.seal(b"\x91" * 100_000 + b"\xc0"))
+        path.write_bytes(cache_entry.seal(b"\x91" * 100_000 + b"\xc0") or b"")
     elif what == "deep-json":
-        path.write_bytes(cache_entry.seal(b"[" * 100_000 + b"]" * 100_000))
+        path.write_bytes(cache_entry.seal(b"[" * 100_000 + b"]" * 100_000) or b"")
     elif what == "unsealed":
         path.write_bytes(msgspec.msgpack.encode({"a": 1}))
     elif what == "truncated":
-        path.write_bytes(cache_entry.seal(msgspec.msgpack.encode({"a": 1}))[:-1])
+        path.write_bytes((cache_entry.seal(msgspec.msgpack.encode({"a": 1})) or b"")[:-1])
     elif what == "link":
         real = path.with_name("real")
-        real.write_bytes(cache_entry.seal(msgspec.msgpack.encode({"a": 1})))
+        real.write_bytes(cache_entry.seal(msgspec.msgpack.encode({"a": 1})) or b"")
         path.symlink_to(real)
 
 
@@ -126,3 +126,18 @@ def test_a_cache_overlapping_the_corpus_or_its_soul_is_off(
     assert not (tmp_path / where / "x.json").exists()
     monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert cachedir.enabled()
+
+
+def test_an_entry_sealed_without_this_users_key_is_a_miss(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grafted entry, sealed by someone who cannot read the key (another state directory,
+    another machine), is never read; the key lives outside the cache directory."""
+    path = cache / "entry.bin"
+    assert cache_entry.dump(path, {"a": 1})
+    assert not cache_entry.key_path().is_relative_to(cache)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "elsewhere"))
+    assert cache_entry.load(path, dict[str, int], 1 << 20) is None  # another key: a miss
+    assert cache_entry.dump(path, {"a": 2})
+    assert cache_entry.load(path, dict[str, int], 1 << 20) == {"a": 2}
+    assert (tmp_path / "elsewhere" / "eval" / "cache.key").stat().st_mode & 0o077 == 0
