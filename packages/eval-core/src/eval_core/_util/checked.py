@@ -114,9 +114,14 @@ MAX_ENTRY_BYTES = 256 << 20
 
 def read(directory: Path, suite: str) -> Entry | None:
     """The stored load of ``directory``, whatever its key (``None`` when there is none)."""
+    return read_path(_path(directory, suite))
+
+
+def read_path(path: Path) -> Entry | None:
+    """The entry at ``path`` (``None``: a miss)."""
     from eval_core._util import cache_entry
 
-    return cache_entry.load(_path(directory, suite), Entry, MAX_ENTRY_BYTES)
+    return cache_entry.load(path, Entry, MAX_ENTRY_BYTES)
 
 
 def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
