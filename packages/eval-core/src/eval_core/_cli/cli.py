@@ -161,6 +161,10 @@ def invoke(argv: Sequence[str]) -> int:
 
 
 def _invoke(argv: list[str]) -> int:
+    empty = _empty_value(argv)
+    if empty is not None:
+        sys.stderr.write(f"eval: {empty}\n")
+        return REFUSED
     if "--traceback" in argv:  # any position; before command plug-ins load, for their faults
         from eval_core._util.guard import show_tracebacks
 
@@ -197,6 +201,21 @@ def _invoke(argv: list[str]) -> int:
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
 
 
+def _empty_value(argv: list[str]) -> str | None:
+    """Why an empty value is refused (``--save=``, ``--save ""``, a Corpus ``""``), or ``None``:
+    an empty path reads as ``.`` and an empty name as nothing, never what was meant."""
+    for at, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg.startswith("--") and arg.endswith("=") and len(arg) > 3:
+            return f"{arg[:-1]}: an empty value; give it one (or leave {arg[:-1]} out)"
+        if arg == "" or not arg.strip():
+            before = argv[at - 1] if at and argv[at - 1].startswith("-") else None
+            what = f"{before}: an empty value" if before else "an empty argument"
+            return f"{what}; give it one"
+    return None
+
+
 def _help(app: Any, argv: list[str]) -> int:
     """Print ``eval --help`` and keep the text (:mod:`~eval_core._cli.help_cache`)."""
     import contextlib
@@ -217,10 +236,14 @@ def _help(app: Any, argv: list[str]) -> int:
     return CLEARED
 
 
-def main() -> NoReturn:
+def main(guarded: tuple[Any, Any] | None = None) -> NoReturn:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2.
-    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`)."""
+    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`).
+    stdout and stderr are guarded (:mod:`~eval_core._cli.streams`): one that cannot be written
+    is one line and exit 2, never a traceback."""
+    from eval_core._cli import streams
     from eval_core._util import collector
 
+    guarded = guarded if guarded is not None else streams.guard()
     collector.pause()
-    raise SystemExit(invoke(sys.argv[1:]))
+    raise SystemExit(streams.finish(invoke(sys.argv[1:]), guarded))
