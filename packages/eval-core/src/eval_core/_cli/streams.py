@@ -148,8 +148,13 @@ def finish(code: int, streams: tuple[Guarded, Guarded]) -> int:
     out, err = streams
     out.flush()
     err.flush()
-    if out.failed is None:
-        return code
-    err.write(f"eval: stdout cannot be written ({out.failed}): the command's output is lost\n")
-    err.flush()
-    return code if code in (REFUSED, 3, 130) else REFUSED
+    if out.failed is not None:
+        lost = f"eval: stdout cannot be written ({out.failed}): the command's output is lost\n"
+        err.write(lost)
+        err.flush()
+        code = code if code in (REFUSED, 3, 130) else REFUSED
+    if sys.stdout is out:  # as they were (a caller in this process keeps its own streams)
+        sys.stdout = out.inner
+    if sys.stderr is err:
+        sys.stderr = err.inner
+    return code
