@@ -23,7 +23,7 @@ DECODES = {"json.loads", "msgspec.json.decode", "msgspec.msgpack.decode", "tomll
 # (file under packages/, enclosing function, call) -> why it is not an unbounded untrusted read.
 ALLOWED: dict[tuple[str, str, str], str] = {
     # The bounded reader and the cache entry reader themselves.
-    ("eval-core/src/eval_core/_util/input_files.py", "read_regular", "os.open"): "the reader",
+    ("eval-core/src/eval_core/_util/input_files.py", "read_with_status", "os.open"): "the reader",
     ("eval-core/src/eval_core/_util/input_files.py", "decode_json", "msgspec.json.decode"): (
         "the depth-checked decode"
     ),
@@ -180,22 +180,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-executor-ray/src/eval_executor_ray/bundle.py", "pack", ".read_bytes"): (
         "the Soul, lock and Case files this Sweep's loader already read and checked"
     ),
-    # Settings found upwards: moving into the [tool.eval] settings module with its trust rule
-    # (issue 45, class 4, another change); that module must read through read_regular.
-    ("eval-host-langgraph/src/eval_host_langgraph/app.py", "project_settings", "tomllib.loads"): (
-        "settings: see above"
+    ("eval-core/src/eval_core/_util/project.py", "_table", "tomllib.loads"): (
+        "the project's settings from read_with_status (size, owner); RecursionError refused"
     ),
-    ("eval-host-langgraph/src/eval_host_langgraph/app.py", "project_settings", ".read_text"): (
-        "settings: see above"
-    ),
-    (
-        "eval-host-pydantic-ai/src/eval_host_pydantic_ai/app.py",
-        "project_settings",
-        "tomllib.loads",
-    ): ("settings: see above"),
-    ("eval-host-pydantic-ai/src/eval_host_pydantic_ai/app.py", "project_settings", ".read_text"): (
-        "settings: see above"
-    ),
+    ("eval-core/src/eval_core/_cli/streams.py", "_reopen_closed", "os.open"): "/dev/null",
+    ("eval-core/src/eval_core/_cli/streams.py", "_silence", "os.open"): "/dev/null",
 }
 
 

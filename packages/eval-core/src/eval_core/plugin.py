@@ -187,6 +187,7 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
+    from eval_core._util.project import Project, SettingsRefused, find_project
     from eval_core._util.safe_text import clean
 
 
@@ -282,6 +283,7 @@ __all__ = [
     "PluginSet",
     "Pointer",
     "Problems",
+    "Project",
     "RecordTypes",
     "ResumeRefused",
     "Rule",
@@ -291,6 +293,7 @@ __all__ = [
     "ScriptedTools",
     "Section",
     "SentPart",
+    "SettingsRefused",
     "Shared",
     "Testimony",
     "TextPart",
@@ -336,6 +339,7 @@ __all__ = [
     "evidence",
     "extract_json",
     "failed",
+    "find_project",
     "find_soul",
     "fingerprint",
     "first_equal",

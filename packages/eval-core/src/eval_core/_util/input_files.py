@@ -1,7 +1,8 @@
 """The one reader of untrusted files: a regular file, size-capped, refused with the reason.
 
-A Case file, a Baseline, a saved Scorecard, a trial log, ``eval.lock``, a settings or models
-file and every cache entry are read here; anything else under that name (a directory, a
+A Case file, a Baseline, a saved Scorecard, a trial log, ``eval.lock``, the project's settings
+(:mod:`eval_core._util.project`, which also asks who owns the file: :func:`read_with_status`),
+a models file and every cache entry are read here; anything else under that name (a directory, a
 dangling symbolic link, a named pipe, a device, a socket) is refused with the reason, and never
 opened in a way that could block: a FIFO is opened non-blocking and refused by its type before
 a single byte is read. A file larger than its limit (:data:`MAX_INPUT_BYTES` unless the caller
@@ -35,8 +36,8 @@ class TooLarge(NotReadable):
     """The file is larger than the limit it is read under (refused before it is read whole)."""
 
     def __init__(self, limit: int, size: int | None = None) -> None:
-        said = f"{size} bytes" if size is not None else "more bytes than that"
-        super().__init__(f"too large: {said}; an input is read only up to {limit} bytes")
+        said = f"{size:,} bytes, over" if size is not None else "over"
+        super().__init__(f"{said} the limit of {limit:,} bytes (too large: never read whole)")
         self.limit = limit
 
 
@@ -56,11 +57,22 @@ def kind_of(mode: int) -> str:
 
 
 def read_regular(
-    path: str | Path, limit: int = MAX_INPUT_BYTES, *, follow_links: bool = True
+    path: str | Path, limit: int | None = MAX_INPUT_BYTES, *, follow_links: bool = True
 ) -> bytes:
     """The bytes of ``path``; :class:`NotReadable` with the reason when it is no regular file,
-    :class:`TooLarge` when it holds more than ``limit`` bytes (by its size, before reading).
-    ``follow_links=False`` refuses a symbolic link itself (a cache entry is never one)."""
+    :class:`TooLarge` when it holds more than ``limit`` bytes (by its size, before reading;
+    ``None`` is :data:`MAX_INPUT_BYTES`). ``follow_links=False`` refuses a symbolic link itself
+    (a cache entry is never one)."""
+    return read_with_status(path, limit, follow_links=follow_links)[0]
+
+
+def read_with_status(
+    path: str | Path, limit: int | None = MAX_INPUT_BYTES, *, follow_links: bool = True
+) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` and the status of the file they were read from (the same open
+    file: who owns it is the owner of these bytes, not of whatever the name points at later);
+    refused as :func:`read_regular` refuses."""
+    limit = MAX_INPUT_BYTES if limit is None else limit
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     if not follow_links:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -84,7 +96,7 @@ def read_regular(
             raise TooLarge(limit, status.st_size)
         data = os.read(fd, status.st_size + 1)  # one read, sized by the file (the usual case)
         if len(data) <= status.st_size:
-            return data
+            return data, status
         chunks = [data]  # it grew: read on, never past the limit
         total = len(data)
         while total <= limit:
@@ -95,7 +107,7 @@ def read_regular(
             total += len(chunk)
         if total > limit:
             raise TooLarge(limit)
-        return b"".join(chunks)
+        return b"".join(chunks), status
     except OSError as exc:
         raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:
