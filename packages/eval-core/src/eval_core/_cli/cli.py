@@ -14,6 +14,7 @@ interrupted before the first Trial.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -179,6 +180,8 @@ def _invoke(argv: list[str]) -> int:
     from eval_core._cli.usage import line
 
     app = build(commands.table)
+    if "_EVAL_COMPLETE" in os.environ:  # shell completion: bounded, never a traceback
+        return _complete(app)
     if not argv:  # the help, but the exit code of a usage mistake
         app.main(["--help"], prog_name="eval", standalone_mode=False)
         return REFUSED
@@ -195,10 +198,34 @@ def _invoke(argv: list[str]) -> int:
     except Abort:
         sys.stderr.write("eval: interrupted\n")
         return INTERRUPTED
+    except OSError as exc:  # --install-completion under a HOME that cannot be written
+        where = f" {exc.filename}" if exc.filename else ""
+        sys.stderr.write(one_line(f"eval: cannot write{where}: {exc.strerror or exc}") + "\n")
+        return REFUSED
     if isinstance(parsed, tuple):  # a command and its arguments, parsed: run it now
         command, args = parsed
         return _run(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
+
+
+def _complete(app: Any) -> int:
+    """Shell completion, held to what the shell may send: a ``COMP_CWORD`` that is no number
+    or points past the words completes the last word; anything completion cannot answer is
+    no completion (exit 1, nothing printed: the shell shows what it is given)."""
+    words = os.environ.get("COMP_WORDS", "").split()
+    try:
+        at = int(os.environ.get("COMP_CWORD", ""))
+    except ValueError:
+        at = -1
+    if not 0 <= at <= len(words):
+        os.environ["COMP_CWORD"] = str(max(len(words) - 1, 0))
+    try:
+        app.main([], prog_name="eval", standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    except Exception:
+        return 1
+    return 0
 
 
 def _empty_value(argv: list[str]) -> str | None:
