@@ -12,8 +12,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from eval_core._util import cache_entry, cachedir
+from eval_core._cli import help_cache
+from eval_core._plugins import manifest
+from eval_core._util import cache_entry, cachedir, checked
 from eval_core._util.input_files import NotReadable, TooLarge, read_cache, read_regular
 
 
@@ -141,3 +145,37 @@ def test_an_entry_sealed_without_this_users_key_is_a_miss(
     assert cache_entry.dump(path, {"a": 2})
     assert cache_entry.load(path, dict[str, int], 1 << 20) == {"a": 2}
     assert (tmp_path / "elsewhere" / "eval" / "cache.key").stat().st_mode & 0o077 == 0
+
+
+ENTRY_BYTES = st.one_of(
+    st.binary(max_size=300),
+    st.builds(lambda b: cache_entry.seal(b) or b"", st.binary(max_size=300)),  # well sealed
+    st.builds(lambda n: cache_entry.seal(b"\x91" * n + b"\xc0") or b"", st.integers(0, 5000)),
+    st.builds(lambda n: cache_entry.seal(b"[" * n + b"]" * n) or b"", st.integers(0, 5000)),
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=ENTRY_BYTES)
+def test_any_bytes_as_any_kind_of_entry_are_a_miss_or_a_value_never_an_error(
+    cache: Path, data: bytes
+) -> None:
+    """A fuzz target per cache entry kind: whatever bytes stand as the entry, its reader
+    answers a value of its type or a miss, and never raises."""
+    for name, read in (
+        ("corpora/x.bin", checked.read_path),
+        ("manifests/x.json", lambda p: cache_entry.load(p, manifest.Manifest, 1 << 20, json=True)),
+        ("schemas/x.json", lambda p: cache_entry.load(p, dict[str, str], 1 << 20, json=True)),
+        ("code.json", lambda p: cache_entry.load(p, dict[str, list[object]], 1 << 20, json=True)),
+    ):
+        path = cache / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        read(path)
+    (cache / "help.txt").write_bytes(data)
+    assert help_cache.kept(["--help"]) is None or isinstance(help_cache.kept(["--help"]), str)
