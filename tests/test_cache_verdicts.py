@@ -217,3 +217,26 @@ def test_a_forged_soul_entry_does_not_turn_a_refusal_into_a_run(
     entry.write_bytes(_foreign_seal(forged))
     assert _verdict(corpora["refused"], capsys) == expected["refused"]
     os.unlink(entry)
+
+
+@pytest.mark.parametrize("where", [".", "soul/.cache", "soul"])
+def test_a_cache_directory_in_the_corpus_or_its_soul_changes_nothing(
+    tmp_path: Path,
+    where: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cache directory equal to the Corpus (the next Sweep refused the Corpus) or inside its
+    Soul (the corpusHash moved): the caches are off, nothing is written there, and two Sweeps
+    give the verdict and corpusHash a cache elsewhere gives."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SOUL, corpus / "soul")
+    (corpus / "pass.json").write_text(json.dumps(minimal_case("pass")))
+    before = sorted(p.relative_to(corpus) for p in corpus.rglob("*"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "elsewhere"))
+    elsewhere = _verdict(corpus, capsys)
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(corpus / where))
+    assert _verdict(corpus, capsys) == elsewhere == _verdict(corpus, capsys)
+    assert sorted(p.relative_to(corpus) for p in corpus.rglob("*")) == before
