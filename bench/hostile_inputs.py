@@ -22,8 +22,12 @@ The caches and the outputs (issue 45): every kind of cache entry (the kept help,
 manifests, the checked Corpus, the Soul, schema fingerprints, code digests) made a named pipe,
 a link to ``/dev/zero``, a 3 GB (sparse) file and JSON nested 100,000 deep, each under the
 command that reads it; stdout closed or on ``/dev/full`` for each command, a ``--save`` past
-PATH_MAX, an empty ``--save=``, a subnormal ``--max-spend``. Before: a pipe hung the command,
-``/dev/zero`` grew until killed, the deep entries and every unwritable stdout were tracebacks.
+PATH_MAX, an empty ``--save=``, a subnormal ``--max-spend``. Before (the previous main, killed
+at ``TIMEOUT``): a pipe as the help, a manifest, the schemas or the code digests hung the command;
+``/dev/zero`` or a 3 GB file there grew to 2.8-6.3 GB peak RSS; deep schema and code-digest
+entries, a closed or full stdout (``--help``, ``plugins``) and a Corpus path past PATH_MAX were
+tracebacks; ``--save=``, ``--max-spend 1e-320`` ran. After: every cache row is a miss (exit 0)
+within about 1 s and 28 MB, every output row one line and exit 2.
 """
 
 from __future__ import annotations
