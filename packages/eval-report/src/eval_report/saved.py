@@ -107,7 +107,7 @@ _HEAD = msgspec.json.Decoder(_Head)
 def is_log(path: Path) -> bool:
     """A trial log starts with a one-line Sweep header; a Scorecard is one JSON document."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, 2 << 30)  # a trial log may be a large Sweep's (see the core)
     except NotReadable as exc:
         raise Refused(f"{path}: cannot read: {exc}") from None
     first = data.split(b"\n", 1)[0]

@@ -41,7 +41,7 @@ import msgspec
 from msgspec.structs import replace
 
 from eval_core._case.evidence import Evidence, Location
-from eval_core._util.input_files import NotReadable, read_regular
+from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 from eval_core._util.safe_text import clean_value, unsafe_json
 
@@ -243,7 +243,7 @@ class Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self._data = read_regular(path)
+            self._data = read_regular(path, MAX_RECORD_BYTES)
         except NotReadable as exc:
             raise TranscriptRefused(f"{path}: cannot read the transcripts: {exc}") from None
 

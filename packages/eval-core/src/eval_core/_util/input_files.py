@@ -25,7 +25,11 @@ from typing import Any
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 
 MAX_INPUT_BYTES = 512 << 20
-"""The largest input file read at all (a saved Sweep of the most Trials a Sweep plans fits)."""
+"""The largest input file read unless the caller names another limit (a Case file, a Baseline,
+a saved Scorecard, ``eval.lock``)."""
+MAX_RECORD_BYTES = 2 << 30
+"""The largest trial log or transcript pack read: what a Sweep of the most Trials it may plan
+(100,000) writes, about 6 KB and 8 KB a Trial, with room. Read whole until they stream."""
 
 
 class NotReadable(Exception):  # noqa: N818 - it names an outcome
