@@ -6,9 +6,10 @@ needs only the Case and Evidence types does not pay for the release gate's impor
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from eval_core._util.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from eval_core._case.blocks import (
@@ -187,23 +188,9 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
-    from eval_core._util.project import Project, SettingsRefused, find_project
+    from eval_core._util.project import SettingsRefused, find_project
     from eval_core._util.safe_text import clean
 
-
-def _table() -> dict[str, tuple[str, str]]:
-    """Where each public name lives: the imports above, read as text (``ast`` costs start-up)."""
-    block = Path(__file__).read_text(encoding="utf-8").split("\nif TYPE_CHECKING:\n", 1)[1]
-    lines = block.split("\n\n\n", 1)[0].replace("(", "").replace(")", "").splitlines()
-    table: dict[str, tuple[str, str]] = {}
-    for module, _, names in (s.partition(" import ") for s in " ".join(lines).split(" from ")[1:]):
-        for name, _, asname in (a.strip().partition(" as ") for a in names.split(",")):
-            if name:
-                table[asname or name] = (module.strip(), name)
-    return table
-
-
-_WHERE: dict[str, tuple[str, str]] = {}
 
 __all__ = [
     "BLOCK",
@@ -283,7 +270,6 @@ __all__ = [
     "PluginSet",
     "Pointer",
     "Problems",
-    "Project",
     "RecordTypes",
     "ResumeRefused",
     "Rule",
@@ -392,16 +378,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if not _WHERE:
-        _WHERE.update(_table())
-    try:
-        module, attribute = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"eval_core.plugin has no public name {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = LazyNames(__name__, Path(__file__))
 
 
 def __dir__() -> list[str]:
