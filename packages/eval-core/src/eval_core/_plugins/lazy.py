@@ -39,7 +39,7 @@ from eval_core._util.code import fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
 from eval_core._util.input_files import NotReadable, decode_json, read_regular
-from eval_core._util.layout import RED_TEAM
+from eval_core._util.layout import RED_TEAM, SOUL
 from eval_core._util.limits import TooDeep
 
 _KIND = re.compile(rb'"kind"\s*:\s*"([^"\\]{1,200})"')
@@ -59,10 +59,10 @@ def load_all() -> PluginSet:
 
 def load_for(corpus: Path) -> PluginSet:
     """The plug-in set with only what ``corpus``'s Cases use imported (see the module)."""
-    from eval_core._loading.corpus import find_soul
     from eval_core._util.cachedir import keep_out_of
 
-    keep_out_of(Path(corpus), find_soul(Path(corpus)))  # no manifest is kept inside either
+    souls = [d for d in (Path(corpus) / SOUL, Path(corpus).parent / SOUL) if d.is_dir()]
+    keep_out_of(Path(corpus), *souls[:1])  # no manifest is kept inside the Corpus or its Soul
     used = _scan(Path(corpus))
     if used is None:
         return load_all()

@@ -192,17 +192,9 @@ class PluginSet(msgspec.Struct):
     def _owned(self, impl: Any) -> frozenset[str] | None:
         """The fields and kinds of a hook marked ``own_cases`` (None: it sees every Case);
         found once per hook implementation (asked for every Case of a load)."""
-        if impl in self._owned_by:
-            return self._owned_by[impl]
-        found: frozenset[str] | None = None
-        if owned_by(impl.function) is not None:
-            distribution, _, entry_point = str(impl.plugin_name).partition(":")
-            for info in self.plugins:
-                if (info.distribution, info.entry_point) == (distribution, entry_point):
-                    found = frozenset(info.fields) | frozenset(info.kinds)
-                    break
-        self._owned_by[impl] = found
-        return found
+        if impl not in self._owned_by:
+            self._owned_by[impl] = _owned_names(self.plugins, impl)
+        return self._owned_by[impl]
 
     def _skips(self, impl: Any, cases: Sequence[CaseBase]) -> bool:
         """A hook marked ``own_cases`` is not called when none of ``cases`` uses its plug-in."""
@@ -323,3 +315,14 @@ class PluginSet(msgspec.Struct):
                 }
             )
         return rows
+
+
+def _owned_names(plugins: list[PluginInfo], impl: Any) -> frozenset[str] | None:
+    """What :meth:`PluginSet._owned` finds for ``impl``, from the plug-ins' rows."""
+    if owned_by(impl.function) is None:
+        return None
+    distribution, _, entry_point = str(impl.plugin_name).partition(":")
+    for info in plugins:
+        if (info.distribution, info.entry_point) == (distribution, entry_point):
+            return frozenset(info.fields) | frozenset(info.kinds)
+    return None
