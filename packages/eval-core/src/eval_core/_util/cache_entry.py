@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -66,6 +65,8 @@ def _key() -> bytes | None:
 
 def _make_key(path: Path) -> bytes | None:
     """A new key, linked into place only if none is there yet (two processes agree on one)."""
+    import tempfile
+
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -147,6 +148,8 @@ def write_entry(path: str | Path, data: bytes) -> bool:
     sealed = seal(data)
     if sealed is None:
         return False
+    import tempfile
+
     target = Path(path)
     tmp: str | None = None
     try:
