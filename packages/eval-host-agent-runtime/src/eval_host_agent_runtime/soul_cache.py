@@ -38,7 +38,7 @@ from eval_core.plugin import (
     write_cache_entry,
 )
 
-FORMAT = 1  # bump when what is stored, or how a key is made, changes
+FORMAT = 2  # bump when what is stored, or how a key is made, changes (2: sealed)
 CACHE_NAME = "agent-runtime-soul"
 KEPT = 8
 """Entries kept; the least recently written beyond them are removed."""

@@ -25,7 +25,7 @@ import sys
 
 import msgspec
 
-FORMAT = 1  # bump when a manifest's meaning changes: old entries are then never read
+FORMAT = 2  # bump when a manifest or its entry changes (2: sealed): old ones never read
 EVERY = "*"
 
 

@@ -104,7 +104,8 @@ def key(environment: str, files: Sequence[str]) -> str:
 def _path(directory: Path, suite: str) -> Path:
     from eval_core._util.cachedir import cache_dir
 
-    where = hashlib.sha256(f"{directory.resolve()}\0{suite}".encode()).hexdigest()[:32]
+    named = f"{directory.resolve()}\0{suite}\0{FORMAT}"  # another format, another file
+    where = hashlib.sha256(named.encode()).hexdigest()[:32]
     return cache_dir() / "corpora" / f"{where}.bin"
 
 

@@ -40,7 +40,7 @@ from eval_core._util.limits import TooDeep
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _RACY_NS = 2_000_000_000
-_FORMAT = 2  # bump when the normalisation changes: old cache entries are then ignored
+_FORMAT = 3  # bump when the normalisation or the entry changes (3: sealed): old ones ignored
 
 
 @dataclass(frozen=True, slots=True)
