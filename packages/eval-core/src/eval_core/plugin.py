@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         TextStep,
         ToolCallsStep,
         ToolDecl,
+        ToolRef,
         json_name,
     )
     from eval_core._case.evidence import (
@@ -89,6 +90,8 @@ if TYPE_CHECKING:
         find_soul,
     )
     from eval_core._loading.grounding import strings
+    from eval_core._loading.opening import host_directory
+    from eval_core._loading.tool_names import did_you_mean
     from eval_core._plugins.commands import CANONICAL, CommandRefused, Commands
     from eval_core._plugins.commands import path as path_argument
     from eval_core._plugins.executor import (
@@ -102,6 +105,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.fixtures import FixtureError, FixtureRequest, Shared, TrialFixture
     from eval_core._plugins.hookspecs import hookimpl, own_cases
     from eval_core._plugins.host import (
+        AgentTools,
         Binding,
         ContextRules,
         Host,
@@ -115,6 +119,8 @@ if TYPE_CHECKING:
         ModelSession,
         ModelToolCall,
         TurnScripted,
+        agents_owned,
+        owns_agents,
     )
     from eval_core._plugins.judge import JudgeError
     from eval_core._plugins.judge import current as current_judge
@@ -207,6 +213,7 @@ __all__ = [
     "TRANSCRIPT_FORMAT",
     "WITNESSED",
     "Agent",
+    "AgentTools",
     "BaselineError",
     "Binding",
     "CaseBase",
@@ -289,6 +296,7 @@ __all__ = [
     "ToolCall",
     "ToolCallsStep",
     "ToolDecl",
+    "ToolRef",
     "ToolResult",
     "Transcript",
     "TranscriptReader",
@@ -303,6 +311,7 @@ __all__ = [
     "WorkerLost",
     "absent",
     "admit",
+    "agents_owned",
     "assert_host_conforms",
     "assert_kind_conforms",
     "at_least",
@@ -320,6 +329,7 @@ __all__ = [
     "current_lock",
     "decide",
     "deep_equal",
+    "did_you_mean",
     "dot_path",
     "encode_lock",
     "evidence",
@@ -330,6 +340,7 @@ __all__ = [
     "fingerprint",
     "first_equal",
     "hookimpl",
+    "host_directory",
     "json_name",
     "kind_schema_hash",
     "load_plugins",
@@ -343,6 +354,7 @@ __all__ = [
     "not_cleared_matrix",
     "optional_reason",
     "own_cases",
+    "owns_agents",
     "parts_of",
     "passed",
     "path_argument",
