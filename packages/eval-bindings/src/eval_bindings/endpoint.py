@@ -49,15 +49,16 @@ class EndpointSession:
         self.model_version: str | None = None
         self.sent: list[ModelRequest] = []
         self.replied: list[list[str]] = []
+        self.failure: str | None = None  # the last vendor failure, whole (see ModelSession)
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         b = self._binding
         pin = b.pin
         if pin.wire == "openai":
-            body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort)
+            body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort, pin.options)
             self.sent.append(openai.recorded(body))
         else:
-            body = anthropic.encode(pin.model, request, pin.max_output_tokens)
+            body = anthropic.encode(pin.model, request, pin.max_output_tokens, pin.options)
             self.sent.append(anthropic.recorded(body))
         try:
             reply = with_retry(
@@ -68,7 +69,9 @@ class EndpointSession:
                 on_retry=self._retried,
             )
         except ModelError as exc:
-            raise VendorError(exc.reason, redact(exc.message, b.api_key)) from None
+            fault = VendorError(exc.reason, redact(exc.message, b.api_key))
+            self.failure = str(fault)
+            raise fault from None
         if reply.model_version is not None:
             self.model_version = reply.model_version
         if reply.tool_calls:

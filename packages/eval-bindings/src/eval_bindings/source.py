@@ -77,6 +77,9 @@ class PinnedLeg:
         settle(card, self.pin)
         card.model_dated = self.pin.dated
         card.effort = self.pin.effort
+        card.temperature = self.pin.options.temperature
+        card.seed = self.pin.options.seed
+        card.request_options = self.pin.options.describe()
         card.model_version = next((t.model_version for t in card.trials if t.model_version), None)
 
     def close(self) -> None:
