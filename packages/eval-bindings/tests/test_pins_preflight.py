@@ -8,6 +8,7 @@ import pytest
 
 from eval_bindings.pins import PinError, load_pins, select_pin
 from eval_bindings.preflight import PreflightError, credential, judge, no_overrides
+from eval_bindings.wire.options import RequestOptions
 
 GOOD = """
 [models.local]
@@ -41,6 +42,20 @@ def test_a_good_pin(tmp_path: Path) -> None:
         False,
     )
     assert not pin.priced and pin.effort == "low"
+
+
+def test_a_pins_request_switches(tmp_path: Path) -> None:
+    """Unset, a pin sends ``tool_choice`` "auto" only; set, each switch is kept as written."""
+    assert select_pin(write(tmp_path, GOOD), "local").options == RequestOptions()
+    switches = (
+        'tool_choice = "required"\ntool_choice_after_result = "none"\n'
+        "parallel_tool_calls = false\ntemperature = 0\nseed = 7\n"
+    )
+    pin = select_pin(
+        write(tmp_path, GOOD.replace("dated = false", "dated = false\n" + switches)), "local"
+    )
+    assert pin.options == RequestOptions("required", "none", False, 0.0, 7)
+    assert isinstance(pin.options.temperature, float)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +103,30 @@ def test_a_good_pin(tmp_path: Path) -> None:
             ("dated = false", "dated = false\nmax_response_bytes = 10"),
             "models.local.max_response_bytes",
             "1024",
+        ),
+        *(
+            (("dated = false", f"dated = false\n{line}"), f"models.local.{key}", why)
+            for line, key, why in [
+                ('tool_choice = "any"', "tool_choice", "'auto', 'required', 'none'"),
+                ("tool_choice = true", "tool_choice", "'auto', 'required', 'none'"),
+                ('tool_choice_after_result = "x"', "tool_choice_after_result", "'none'"),
+                ('parallel_tool_calls = "no"', "parallel_tool_calls", "true or false"),
+                ("temperature = 2.5", "temperature", "from 0 to 2"),
+                ("temperature = nan", "temperature", "from 0 to 2"),
+                ("temperature = true", "temperature", "from 0 to 2"),
+                ("seed = -1", "seed", "integer from 0"),
+                ("seed = 1.5", "seed", "integer from 0"),
+            ]
+        ),
+        (
+            ('wire = "openai"', 'wire = "anthropic"\nseed = 7'),
+            "models.local.seed",
+            "no seed",
+        ),
+        (
+            ('wire = "openai"', 'wire = "anthropic"\ntemperature = 1.5'),
+            "models.local.temperature",
+            "0 to 1",
         ),
     ],
 )

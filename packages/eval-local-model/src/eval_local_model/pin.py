@@ -16,7 +16,7 @@ SEED = 7
 
 
 def pin_toml(
-    base_url: str, *, slots: int = 1, name: str = PIN_NAME, max_output_tokens: int = 48
+    base_url: str, *, slots: int = 1, name: str = PIN_NAME, max_output_tokens: int = 64
 ) -> str:
     """A ``[models.<name>]`` table for the server at ``base_url`` (``http://127.0.0.1:N/v1``)."""
     return "\n".join(

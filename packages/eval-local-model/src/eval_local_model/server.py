@@ -49,6 +49,7 @@ def serve(*, slots: int = 1, port: int = 0, threads: int | None = None) -> Any:
     params.n_parallel = slots
     params.n_ctx = CONTEXT_PER_SLOT * slots
     params.use_jinja = True
+    params.endpoint_metrics = True  # /metrics: the server's own token counts, to check spend by
     params.chat_template = chat_template()
     params.cpuparams.n_threads = threads or default_threads()
     params.cpuparams_batch.n_threads = threads or default_threads()
@@ -77,7 +78,7 @@ class LocalModel:
         self._work: Path | None = None
         self._child: subprocess.Popen[str] | None = None
 
-    def models_file(self, directory: Path, *, max_output_tokens: int = 48) -> Path:
+    def models_file(self, directory: Path, *, max_output_tokens: int = 64) -> Path:
         """A models file in ``directory`` holding this server's pin (as ``local-smollm2``)."""
         path = directory / "models.toml"
         path.write_text(
