@@ -224,3 +224,13 @@ def test_the_judge_is_the_same_endpoint_however_it_is_spelled(tmp_path: Path) ->
         judge([], {**env, "EVAL_JUDGE_BASE_URL": "http://[::1/v1"})
     other = judge([pin], {**env, "EVAL_JUDGE_BASE_URL": "http://localhost:8080/v1"})
     assert other is not None and not other.shares_model_under_test
+
+
+def test_the_pin_the_local_model_prints_is_accepted_as_printed(tmp_path: Path) -> None:
+    local = pytest.importorskip("eval_local_model", reason="the 'realmodel' group is not installed")
+    path = write(tmp_path, local.pin_toml("http://127.0.0.1:41234/v1", slots=2))
+    pin = select_pin(path, local.PIN_NAME)
+    assert pin.max_concurrency == 2 and pin.max_output_tokens == 64
+    assert pin.options == RequestOptions("required", "none", False, 0.0, 7)
+    checked_in = load_pins(Path(__file__).parents[3] / "models.toml")[local.PIN_NAME]
+    assert checked_in.options == pin.options  # models.toml's pin is the printed one
