@@ -20,23 +20,26 @@ if TYPE_CHECKING:
     from eval_core._plugins.commands import Arguments
 
 
+DEFAULT_HOST = "agent-runtime"
+
+
 def _corpus_argument(parser: Arguments) -> None:
     parser.add_argument(
         "corpus",
         nargs="?",
         type=path,
-        default="corpus",
         metavar="CORPUS",
-        help="The Corpus directory (red-team: corpus/red-team).",
+        help="The Corpus directory (red-team: corpus/red-team); default: corpus in the "
+        "project's [tool.eval] settings, else corpus/ at the project's root (docs/settings.md).",
     )
 
 
 def _host_option(parser: Arguments) -> None:
     parser.add_argument(
         "--host",
-        default="agent-runtime",
         metavar="NAME",
-        help="The Host (system under test) by name.",
+        help="The Host (system under test) by name; default: host in [tool.eval], else "
+        f"{DEFAULT_HOST}.",
     )
 
 
@@ -79,9 +82,10 @@ def add_core_commands(commands: Commands) -> None:
 
     plugins = commands.add(
         "plugins",
-        help="List installed plug-ins; with --check, check their contract.",
+        help="List installed plug-ins; --check checks their contract, --kind NAME shows one kind.",
         description="List installed plug-ins: distribution, version, code fingerprint, kinds "
-        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract.",
+        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract; "
+        "with --kind NAME, the reference of one kind or Case field.",
         run=run_plugins,
     )
     plugins.add_argument(
@@ -100,9 +104,15 @@ def add_core_commands(commands: Commands) -> None:
     plugins.add_argument(
         "--corpus",
         type=path,
-        default="corpus",
         metavar="PATH",
-        help="Whose eval.lock --check compares schemas with.",
+        help="Whose eval.lock --check compares schemas with (default: the project's Corpus).",
+    )
+    plugins.add_argument(
+        "--kind",
+        metavar="NAME",
+        help="Print the reference of one Expectation kind or Case field (as JSON spells it): "
+        "its fields, types, tiers, witness, grounding rule and an example (docs/kinds.md "
+        "has them all).",
     )
 
     lock = commands.add(
@@ -213,8 +223,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         "--host-option",
         action="append",
         metavar="KEY=VALUE",
-        help="A setting the Host reads, passed to it as is (repeatable); see the Host's own "
-        "documentation for its keys.",
+        help="A setting the Host reads, passed to it as is (repeatable; it wins over the same "
+        "key in [tool.eval]); see the Host's own documentation for its keys.",
     )
     _unlocked_option(sweep)
     add(
@@ -226,9 +236,9 @@ def _sweep_arguments(sweep: Arguments) -> None:
     add(
         "--models",
         type=path,
-        default="models.toml",
         metavar="PATH",
-        help="The model pins file.",
+        help="The model pins file; default: models in [tool.eval], else models.toml at the "
+        "project's root.",
     )
     add(
         "--max-tokens",
@@ -253,7 +263,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         nargs="?",
         const=CANONICAL,
         metavar="PATH",
-        help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+        help="Compare with the Baseline: <model>.json in the project's Baselines folder "
+        "(baselines/ at its root), or the PATH given.",
     )
     add(
         "-j",
