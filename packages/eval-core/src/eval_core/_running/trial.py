@@ -170,7 +170,9 @@ def decide(
         and _is_model_failure(evidence.loop_reason)
         and evidence.injected_fault is None
     ):
-        return replace(cleared, error=evidence.loop_reason)
+        reason = evidence.loop_reason
+        detailed = base.error is not None and base.error.startswith(f"{reason}: ")
+        return replace(cleared, error=base.error if detailed else reason)  # re-scored: kept whole
     try:
         results, unexercised = score(expect, evidence, kinds)
     except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
