@@ -116,6 +116,8 @@ def test_a_pins_request_switches(tmp_path: Path) -> None:
                 ("temperature = true", "temperature", "from 0 to 2"),
                 ("seed = -1", "seed", "integer from 0"),
                 ("seed = 1.5", "seed", "integer from 0"),
+                ("trial_timeout_s = 0", "trial_timeout_s", "> 0"),
+                ("trial_timeout_s = inf", "trial_timeout_s", "> 0"),
             ]
         ),
         (

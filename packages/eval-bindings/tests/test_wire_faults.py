@@ -124,6 +124,33 @@ def test_timeout_is_retried_then_errors(wire: str, vendor: Any, kit: Any, loop_h
     assert_errored(kit, loop_host, b, "model_timeout", 3, 2)
 
 
+def test_a_trial_bound_cuts_the_retries_of_a_server_that_never_answers_in_time(
+    vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    """One wall clock across a Trial's retries: 3 timeouts of 0.5 s would take 1.5 s; with a
+    0.7 s bound the second attempt gets what is left and the third is never sent."""
+    server = vendor(kit.Reply(body=good("openai"), delay=2.0))
+    b = binding(kit, "openai", server.url, timeout_s=0.5, trial_timeout_s=0.7)
+    started = time.monotonic()
+    result = assert_errored(kit, loop_host, b, "model_timeout", 2, 1)
+    assert time.monotonic() - started < 1.2
+    assert "the Trial's bound of 0.7s, trial_timeout_s, is spent" in (result.error or "")
+
+
+def test_a_trial_bound_is_not_waited_past_for_a_retry_after(
+    vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(
+        kit.Reply(status=429, body={"error": "slow down"}, headers={"Retry-After": "5"})
+    )
+    b = EndpointBinding(
+        kit.pin("openai", server.url, trial_timeout_s=1.0), kit.FAKE_KEY, max_wait=30.0
+    )
+    started = time.monotonic()
+    assert_errored(kit, loop_host, b, "model_rate_limited", 1, 0)
+    assert time.monotonic() - started < 1.0  # the 5 s wait would outlast the bound: not waited
+
+
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize(
     "body",

@@ -35,6 +35,7 @@ _KNOWN = frozenset(
         "price_output_per_mtok",
         "max_output_tokens",
         "timeout_s",
+        "trial_timeout_s",
         "max_concurrency",
         "max_response_bytes",
         "tool_choice",
@@ -64,6 +65,7 @@ class ModelPin:
     price_output_per_mtok: float | None = None
     max_output_tokens: int = 4096
     timeout_s: float = 120.0
+    trial_timeout_s: float | None = None
     max_concurrency: int = 1
     max_response_bytes: int = 8 * 1024 * 1024
     options: RequestOptions = DEFAULT
@@ -168,6 +170,14 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         or timeout <= 0
     ):
         raise refuse("timeout_s", "must be a finite number of seconds > 0")
+    bound = table.get("trial_timeout_s")
+    if bound is not None and (
+        isinstance(bound, bool)
+        or not isinstance(bound, int | float)
+        or not math.isfinite(bound)
+        or bound <= 0
+    ):
+        raise refuse("trial_timeout_s", "must be a finite number of seconds > 0")
     options = _options(table, wires[wire], refuse)
     return ModelPin(
         name=name,
@@ -181,6 +191,7 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         price_output_per_mtok=prices[1],
         max_output_tokens=max_out,
         timeout_s=float(timeout),
+        trial_timeout_s=None if bound is None else float(bound),
         max_concurrency=concurrency,
         max_response_bytes=most,
         options=options,

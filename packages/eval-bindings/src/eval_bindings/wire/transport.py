@@ -36,14 +36,22 @@ TRANSIENT = frozenset({"model_rate_limited", "model_provider_unavailable", "mode
 class VendorError(ModelError):
     """A ``model_*`` failure of one attempt; ``retry_after`` is the vendor's own hint, seconds."""
 
-    def __init__(self, reason: str, message: str = "", retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        message: str = "",
+        retry_after: float | None = None,
+        *,
+        final: bool = False,
+    ) -> None:
         super().__init__(reason, message)
         self.retry_after = retry_after
         self.narrowed = False  # a rate limit that shrank the concurrency window
+        self.final = final  # never worth another attempt (the Trial's time is spent)
 
     @property
     def transient(self) -> bool:
-        return self.reason in TRANSIENT
+        return self.reason in TRANSIENT and not self.final
 
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
