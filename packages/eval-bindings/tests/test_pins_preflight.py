@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from eval_bindings import listing
 from eval_bindings.pins import PinError, load_pins, select_pin
 from eval_bindings.preflight import PreflightError, credential, judge, no_overrides
 from eval_bindings.wire.options import RequestOptions
@@ -236,3 +238,46 @@ def test_the_pin_the_local_model_prints_is_accepted_as_printed(tmp_path: Path) -
     assert pin.options == RequestOptions("required", "none", False, 0.0, 7)
     checked_in = load_pins(Path(__file__).parents[3] / "models.toml")[local.PIN_NAME]
     assert checked_in.options == pin.options  # models.toml's pin is the printed one
+
+
+def test_the_judge_is_the_model_under_test_by_address_and_by_the_servers_own_list(
+    tmp_path: Path,
+) -> None:
+    """``localhost`` is ``127.0.0.1``; two names the server lists as one model are one model."""
+    pin = select_pin(write(tmp_path, GOOD), "local")  # m-1 at http://127.0.0.1:9/v1
+    env = {"EVAL_JUDGE_API_KEY": SECRET, "EVAL_JUDGE_MODEL": "m-1"}
+    with pytest.raises(PreflightError, match="may not grade itself"):
+        judge([pin], {**env, "EVAL_JUDGE_BASE_URL": "http://localhost:9/v1"})
+
+    def one_model(url: str, wire: str, key: str) -> list[frozenset[str]]:
+        assert (url, wire, key) == ("http://127.0.0.1:9/v1", "openai", SECRET)
+        return [frozenset({"m-1", "m-1-alias"}), frozenset({"judge-model"})]
+
+    aliased = {
+        **env,
+        "EVAL_JUDGE_BASE_URL": "http://127.0.0.1:9/v1",
+        "EVAL_JUDGE_MODEL": "m-1-alias",
+    }
+    with pytest.raises(PreflightError, match="may not grade itself"):
+        judge([pin], aliased, lister=one_model)
+    other = judge([pin], {**aliased, "EVAL_JUDGE_MODEL": "judge-model"}, lister=one_model)
+    assert other is not None and not other.shares_model_under_test
+    unlisted = judge([pin], aliased, lister=lambda *_: None)  # no list: trusted as written
+    assert unlisted is not None and not unlisted.shares_model_under_test
+
+
+@pytest.mark.parametrize(
+    ("listed", "groups"),
+    [
+        ({"data": [{"id": "a"}, {"id": "b", "aliases": ["b2", 3]}]}, [{"a"}, {"b", "b2"}]),
+        ({"object": "list", "data": [{"id": "claude-x", "type": "model"}]}, [{"claude-x"}]),
+        ({"data": [{"name": "no id"}, "junk"]}, []),
+        ({"models": []}, None),
+        ([1, 2], None),
+    ],
+)
+def test_a_servers_model_list_is_read_as_groups_of_names(
+    listed: Any, groups: list[set[str]] | None
+) -> None:
+    found = listing.read(listed)
+    assert found == (None if groups is None else [frozenset(g) for g in groups])

@@ -126,3 +126,24 @@ def test_every_request_shape_the_wires_produce_is_accepted(
                 assert not reply.tool_calls and reply.text is not None, (name, reply)
     finally:
         endpoint.close()
+
+
+def test_a_pinned_model_the_server_does_not_list_is_refused_before_the_first_trial(
+    local: tuple[Any, Path],
+) -> None:
+    """A local server answers whatever id it is sent; its own /models says what it serves."""
+    from dataclasses import replace
+
+    from eval_bindings.source import PinnedLeg
+    from eval_core.plugin import Ceilings, ModelRefused
+
+    model, models = local
+    pin = select_pin(models, model.pin_name)
+    key = model.env()["EVAL_LOCAL_API_KEY"]
+    served = PinnedLeg(pin, key)
+    served.start(Ceilings(max_tokens=1000), 1)
+    served.close()
+    with pytest.raises(ModelRefused) as refused:
+        PinnedLeg(replace(pin, model="gpt-4o"), key).start(Ceilings(max_tokens=1000), 1)
+    message = str(refused.value)
+    assert "'gpt-4o' is not served at" in message and "smollm2-135m-instruct" in message
