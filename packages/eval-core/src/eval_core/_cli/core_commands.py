@@ -119,7 +119,8 @@ def run_plugins(args: SimpleNamespace) -> int:
 
 def _kind_reference(found: PluginSet, name: str) -> int:
     """The reference of one kind or Case field, as docs/kinds.md shows it."""
-    from eval_core._loading.reference import Reference, UnknownName, text
+    from eval_core._loading.reference import Reference, UnknownName
+    from eval_core._loading.reference_render import text
 
     try:
         entry = Reference(found).entry(name)
