@@ -12,7 +12,17 @@ import yaml
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
-CORE_COMMANDS = {"check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "init", "compare"}
+CORE_COMMANDS = {
+    "check",
+    "hash",
+    "plugins",
+    "lock",
+    "schema",
+    "sweep",
+    "new-plugin",
+    "init",
+    "compare",
+}
 
 
 def hook() -> types.ModuleType:
