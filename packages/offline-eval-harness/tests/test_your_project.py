@@ -4,7 +4,7 @@ Every workspace package is built as a wheel from this checkout once per session;
 made OUTSIDE this repository (its own ``pyproject.toml`` with ``[tool.eval]``, its own git
 repository, its own agents: a pydantic-ai agent with a Tool with a default parameter and a
 Tool whose argument pydantic coerces, and a LangGraph graph); the install line
-``eval-harness[pydantic-ai,langgraph]`` is installed there from those wheels alone, and the
+``offline-eval-harness[pydantic-ai,langgraph]`` is installed there from those wheels alone, and the
 project's Corpus is swept from the project's folder with no path argument.
 
 The wheels the install line needs are read from the wheels' own ``Requires-Dist`` (extras
@@ -36,7 +36,7 @@ from tests.test_new_plugin import run, third_party
 
 pytestmark = pytest.mark.installs
 
-INSTALL_LINE = "eval-harness[pydantic-ai,langgraph]"
+INSTALL_LINE = "offline-eval-harness[pydantic-ai,langgraph]"
 KEY = "sk-your-project-0123456789"
 
 PYPROJECT = """\
@@ -47,7 +47,7 @@ requires-python = ">=3.11"
 dependencies = ["pydantic-ai-slim>=1", "langgraph>=0.4", "langchain-core>=0.3"]
 
 [dependency-groups]
-dev = ["eval-harness[pydantic-ai,langgraph]"]
+dev = ["offline-eval-harness[pydantic-ai,langgraph]"]
 
 [build-system]
 requires = ["hatchling"]
@@ -342,7 +342,7 @@ def test_the_install_line_brings_the_hosts_and_not_the_reference_runtime(
     installed: Installed,
 ) -> None:
     names = {w.name.split("-")[0] for w in installed.wheels}
-    assert {"eval_harness", "eval_core", "eval_bindings", "eval_host_pydantic_ai"} <= names
+    assert {"offline_eval_harness", "eval_core", "eval_bindings", "eval_host_pydantic_ai"} <= names
     assert {"eval_host_langgraph", "eval_expectations_turn"} <= names
     assert not {"agent_runtime", "eval_host_agent_runtime", "eval_report"} & names
     python = installed.venv / "bin" / "python"
