@@ -407,7 +407,7 @@ def test_promote_writes_under_the_project_and_records_its_commit(
     baseline = root / "baselines" / "fake.json"
     assert "Promoted  fake Baseline at " in out, out
     stored = json.loads(baseline.read_text())
-    assert stored["harnessVersion"] == head  # the team's commit, the system under test
+    assert stored["corpusCommit"] == head  # the team's commit: the system under test
     assert not list(installed.venv.rglob("baselines"))
     git(root, "add", "baselines")
     git(root, "commit", "-qm", "the fake model's Baseline")
@@ -416,4 +416,4 @@ def test_promote_writes_under_the_project_and_records_its_commit(
     assert again == 0, out + err
     assert "promotion refused" not in out
     assert "3 passed before, 3 passed after" in out
-    assert json.loads(baseline.read_text())["harnessVersion"] == git(root, "rev-parse", "HEAD")
+    assert json.loads(baseline.read_text())["corpusCommit"] == git(root, "rev-parse", "HEAD")
