@@ -4,10 +4,13 @@ what the team has without breaking it, and nothing written when it is refused.""
 from __future__ import annotations
 
 import json
+import tempfile
 import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from eval_core._kit import starter
 from tests.conftest import judgeless_env, run_eval
@@ -123,3 +126,43 @@ def test_sample_arguments_fill_each_required_parameter(
     schema: dict[str, object], expected: dict[str, object]
 ) -> None:
     assert starter.sample_arguments(schema) == expected
+
+
+KEYS = st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True)
+PRINTABLE = st.characters(blacklist_categories=("Cc", "Cs"))
+VALUES = st.one_of(st.integers(-1000, 1000), st.text(PRINTABLE, max_size=12), st.booleans())
+TABLES = st.dictionaries(
+    st.one_of(KEYS, KEYS.map(lambda k: f"tool.{k}").filter(lambda k: k != "tool.eval")),
+    st.dictionaries(KEYS, VALUES, max_size=3),
+    max_size=4,
+)
+
+
+def rendered(tables: dict[str, dict[str, object]], trailing_newline: bool) -> str:
+    lines = []
+    for name, values in tables.items():
+        lines.append(f"[{name}]")
+        lines += [
+            f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in values.items()
+        ]
+    text = "\n".join(lines)
+    return text + "\n" if trailing_newline and text else text
+
+
+@given(tables=TABLES, trailing_newline=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_appending_the_settings_keeps_every_table_the_team_had(
+    tables: dict[str, dict[str, object]], trailing_newline: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        pyproject = Path(folder) / "pyproject.toml"
+        text = rendered(tables, trailing_newline)
+        pyproject.write_text(text)
+        before = tomllib.loads(text)
+        assert starter.add_settings(pyproject, starter.settings_table("evals", "pydantic-ai", None))
+        after = pyproject.read_text()
+        assert after.startswith(text)
+        parsed = tomllib.loads(after)
+        assert parsed.pop("tool")["eval"] == {"corpus": "evals", "host": "pydantic-ai"}
+        before.pop("tool", None)
+        assert parsed == before
