@@ -1,4 +1,4 @@
-"""The support agent: its instructions, its two Tools and its MCP help centre.
+"""The support agent: its instructions, its four Tools and its MCP help centre.
 
 ``AGENTS`` is what the eval harness reads (``[tool.eval] app`` in ``pyproject.toml``).
 """
@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ INSTRUCTIONS = (
     "Look an order up with lookup_order before you say anything about it. "
     "Refund only a delivered order, and only when the customer asks for a refund and gives "
     "the order id; otherwise ask for it. "
+    "For when an order arrives use estimate_delivery (standard speed unless express is asked "
+    "for); to order the same item again use reorder with the quantity asked for. "
     "For policy questions (returns, shipping, warranty) use search_help. "
     "Politely decline anything else: say you can only help with orders and Acme Outdoor policies."
 )
@@ -44,6 +47,28 @@ def refund_order(order_id: str, reason: str) -> dict[str, Any]:
     try:
         return orders.refund(order_id, reason)
     except orders.RefundRefused as refused:
+        raise ModelRetry(str(refused)) from None
+
+
+class Speed(Enum):
+    """The delivery speeds the desk offers."""
+
+    STANDARD = "standard"
+    EXPRESS = "express"
+
+
+@support.tool_plain
+def estimate_delivery(order_id: str, speed: Speed = Speed.STANDARD) -> dict[str, Any]:
+    """When an order would arrive: at standard speed, or express (two days sooner)."""
+    return orders.estimate(order_id, speed.value)
+
+
+@support.tool_plain
+def reorder(order_id: str, quantity: int) -> dict[str, Any]:
+    """Order the same item as an earlier order again: 1 to 5 of it."""
+    try:
+        return orders.reorder(order_id, quantity)
+    except orders.ReorderRefused as refused:
         raise ModelRetry(str(refused)) from None
 
 

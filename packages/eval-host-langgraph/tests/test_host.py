@@ -51,8 +51,9 @@ def refusals(plugins: PluginSet, host: LangGraphHost, tmp_path: Path, **case: An
 
 def test_the_agents_own_tools_are_the_platform_tools(host: LangGraphHost) -> None:
     tools = host.platform_tools()
-    assert sorted(tools) == ["lookup_ticket", "route_ticket"]
+    assert sorted(tools) == ["lookup_ticket", "route_ticket", "schedule_callback"]
     assert tools["route_ticket"].input_schema["required"] == ["ticket_id", "queue"]
+    assert tools["schedule_callback"].input_schema["required"] == ["ticket_id", "within_hours"]
     assert host.agents() == frozenset({"triage"})
 
 

@@ -16,7 +16,7 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_triage.tickets import lookup_ticket, route_ticket
+from langgraph_triage.tickets import lookup_ticket, route_ticket, schedule_callback
 
 WORKSPACE = "workspace"
 RECURSION_LIMIT = 24
@@ -28,6 +28,8 @@ Look every ticket up with lookup_ticket before you route it, and route it to exa
 queue: billing, technical or account.
 Use priority urgent only when a service is down for the customer; otherwise normal.
 When the workspace notes are available, leave the on-call team a note for every urgent ticket.
+When a customer asks to be called back, book it with schedule_callback within the hours asked \
+for (by email unless they ask for a phone call).
 If you are asked to promise a refund, answer: I cannot promise a refund; the billing team decides.
 You only triage support tickets; for anything else, say: I can only triage support tickets."""
 
@@ -42,7 +44,12 @@ async def workspace_tools(connections: dict[str, Any]) -> list[Any]:
 
 async def triage(model: BaseChatModel, connections: dict[str, Any] | None = None) -> Any:
     """The triage graph: the model decides, the ToolNode runs its Tool calls, until it answers."""
-    tools = [lookup_ticket, route_ticket, *await workspace_tools(connections or {})]
+    tools = [
+        lookup_ticket,
+        route_ticket,
+        schedule_callback,
+        *await workspace_tools(connections or {}),
+    ]
     bound = model.bind_tools(tools)
 
     async def decide(state: MessagesState) -> dict[str, Any]:

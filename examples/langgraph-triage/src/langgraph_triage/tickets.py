@@ -1,11 +1,14 @@
 """The team's ticket desk: the tickets the agent may look up, and where it routes them.
 
 These are the agent's real Tools. ``lookup_ticket`` reads the desk; ``route_ticket`` checks
-the queue and priority the way the desk does and refuses what it would refuse.
+the queue and priority the way the desk does and refuses what it would refuse;
+``schedule_callback`` books the customer a callback within a number of hours, by email unless
+the phone is asked for.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from langchain_core.tools import ToolException, tool
@@ -55,3 +58,31 @@ def route_ticket(ticket_id: str, queue: str, priority: str = "normal") -> dict[s
     if priority not in PRIORITIES:
         raise ToolException(f"unknown priority {priority!r}; priorities: {', '.join(PRIORITIES)}")
     return {"ticketId": ticket_id, "queue": queue, "priority": priority, "status": "routed"}
+
+
+class Channel(Enum):
+    """How the desk calls a customer back."""
+
+    EMAIL = "email"
+    PHONE = "phone"
+
+
+MAX_CALLBACK_HOURS = 72
+
+
+@tool
+def schedule_callback(
+    ticket_id: str, within_hours: int, channel: Channel = Channel.EMAIL
+) -> dict[str, Any]:
+    """Book the customer of a ticket a callback within a number of hours (1 to 72), by email
+    unless the customer asks for a phone call."""
+    if ticket_id.strip().upper() not in TICKETS:
+        raise ToolException(f"no ticket {ticket_id!r} on the desk")
+    if not 1 <= within_hours <= MAX_CALLBACK_HOURS:
+        raise ToolException(f"a callback is within 1 to {MAX_CALLBACK_HOURS} hours")
+    return {
+        "ticketId": ticket_id,
+        "channel": channel.value,
+        "withinMinutes": within_hours * 60,
+        "status": "booked",
+    }

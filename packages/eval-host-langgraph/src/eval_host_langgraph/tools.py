@@ -2,10 +2,12 @@
 
 LangGraph runs Tools from its ``ToolNode``; the Host puts a :class:`WitnessedTool` in front of
 each Tool a ToolNode of the graph holds (after the team's code built the graph, before it
-runs). The witness records the call there and then (its arguments copied, without the values
-LangGraph injects, such as the graph's state), then answers it from the Case's script when the
-Case scripts that Tool (``toolResults``), or hands it to the team's real Tool otherwise. What
-the framework's own state says it dispatched is its testimony, checked against this record.
+runs). The witness records the call there and then, its arguments as the Tool's own validation
+hands them to its body (:mod:`.arguments`: defaults filled in, values coerced, without the
+values LangGraph injects, such as the graph's state), then answers it from the Case's script
+when the Case scripts that Tool (``toolResults``), or hands it to the team's real Tool
+otherwise. What the framework's own state says it dispatched is its testimony, read through
+the same validation (:meth:`WitnessedTool.read`) and checked against this record.
 """
 
 from __future__ import annotations
@@ -22,24 +24,31 @@ from langgraph.prebuilt import ToolNode
 from pydantic import ConfigDict
 
 from eval_core.plugin import ScriptedResult, ScriptedTools, ToolCall, compact_json
+from eval_host_langgraph.arguments import validated
 
 
 class ToolBoundary:
     """One Trial's Tool boundary: what each Tool received, and the Case's scripted results."""
 
-    __slots__ = ("_lock", "_scripted", "received", "scripted_names")
+    __slots__ = ("_lock", "_scripted", "injected", "received", "scripted_names")
 
     def __init__(self, results: list[ScriptedResult]) -> None:
         self._scripted = ScriptedTools(results)
         self.scripted_names = frozenset(r.name for r in results)
         self.received: list[ToolCall] = []
+        self.injected: dict[str, dict[str, Any]] = {}
+        """By call id, the values LangGraph injected into the call (lent to the validation of
+        the model's own arguments, never recorded as theirs)."""
         self._lock = threading.Lock()  # LangGraph may run a batch's Tools on threads
 
-    def receive(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+    def receive(
+        self, call_id: str, name: str, arguments: dict[str, Any], injected: dict[str, Any]
+    ) -> None:
+        """``arguments`` are the Tool's reading (a fresh copy); ``injected`` LangGraph's."""
         with self._lock:
-            self.received.append(
-                ToolCall(call_id=call_id, name=name, arguments=copy.deepcopy(arguments))
-            )
+            self.received.append(ToolCall(call_id=call_id, name=name, arguments=arguments))
+            if injected:
+                self.injected[call_id] = injected
 
     def answer(self, call_id: str, name: str, arguments: dict[str, Any]) -> ToolMessage:
         """The scripted outcome, as the ``ToolMessage`` a Tool would have returned."""
@@ -100,8 +109,16 @@ class WitnessedTool(BaseTool):
             injected=injected,
         )
 
+    def read(self, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+        """``arguments`` (with any values LangGraph injects) as the team's Tool's validation
+        hands them to its body, without the injected ones; as they came where it refuses them."""
+        found = validated(self.inner, arguments, call_id, self.injected)
+        if found is not None:
+            return found
+        return copy.deepcopy({k: v for k, v in arguments.items() if k not in self.injected})
+
     def _call(self, tool_input: Any) -> tuple[str, dict[str, Any]]:
-        """Record the call as it arrived; its id and the arguments the model gave."""
+        """Record the call as the Tool receives it; its id and those arguments."""
         if isinstance(tool_input, dict) and tool_input.get("type") == "tool_call":
             call_id, args = str(tool_input.get("id") or ""), tool_input.get("args") or {}
         else:
@@ -109,8 +126,9 @@ class WitnessedTool(BaseTool):
                 "",
                 tool_input if isinstance(tool_input, dict) else {"input": tool_input},
             )
-        given = {k: v for k, v in args.items() if k not in self.injected}
-        self.boundary.receive(call_id, self.name, given)
+        given = self.read(args, call_id)
+        lent = {k: v for k, v in args.items() if k in self.injected}
+        self.boundary.receive(call_id, self.name, given, lent)
         return call_id, given
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -151,6 +169,16 @@ def witness(graph: Any, boundary: ToolBoundary) -> bool:
         for name, tool in list(tools.items()):
             if not isinstance(tool, WitnessedTool):
                 tools[name] = WitnessedTool.around(tool, boundary)
+    return found
+
+
+def witnessed(graph: Any) -> dict[str, WitnessedTool]:
+    """The witnessed Tools of the graph's ToolNodes, by name (the first of a name)."""
+    found: dict[str, WitnessedTool] = {}
+    for node in tool_nodes(graph):
+        for name, tool in node.tools_by_name.items():
+            if isinstance(tool, WitnessedTool):
+                found.setdefault(name, tool)
     return found
 
 

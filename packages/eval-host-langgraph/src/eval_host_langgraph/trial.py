@@ -4,14 +4,15 @@ The graph runs unchanged (its own prompt assembly, its own ToolNode loop, its ow
 limit); the Host only stands at the two boundaries it does not control: the chat model (the
 binding's session, whose requests are the binding's record) and the Tools (the witness in
 front of each). The answer and how the loop ended are what ``ainvoke`` returned or raised; the
-Tool messages in the final state are LangGraph's own record, kept as its testimony.
+Tool messages in the final state are LangGraph's own record, kept as its testimony, each call's
+arguments read through its Tool's own validation as the witness's are (:mod:`.arguments`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -32,11 +33,14 @@ from eval_core.plugin import (
 from eval_host_langgraph.app import Builder, build
 from eval_host_langgraph.chat_model import SessionChatModel, text_of
 from eval_host_langgraph.mcp import McpConnections, NoApprovals
-from eval_host_langgraph.tools import ToolBoundary, tools_of, witness
+from eval_host_langgraph.tools import ToolBoundary, tools_of, witness, witnessed
 
 SERVICES: tuple[type, ...] = (McpConnections, NoApprovals)
 ITERATION_LIMIT = "iteration_limit"
 """Our reason for a loop stopped by its limit: LangGraph's recursion limit maps to it."""
+
+Reading = Callable[[str, str, Any], Any]
+"""A call's arguments as its Tool's validation reads them: ``(name, call_id, arguments)``."""
 
 
 def messages_of(case: CaseBase) -> list[BaseMessage]:
@@ -126,7 +130,21 @@ class LangGraphTrial:
         messages = _messages(state)[len(given) :] if state is not None else []
         known = frozenset(t.name for t in tools_of(graph))
         received = self.boundary.received if observed else None
-        return evidence_of(messages, status, reason, received, known)
+        return evidence_of(messages, status, reason, received, known, self._reading(graph))
+
+    def _reading(self, graph: Any) -> Reading:
+        """The testimony's arguments on the witness's footing: through the named Tool's own
+        validation, with the values LangGraph injected into that call lent to it."""
+        tools = witnessed(graph)
+        lent = self.boundary.injected
+
+        def read(name: str, call_id: str, arguments: Any) -> Any:
+            tool = tools.get(name)
+            if tool is None or not isinstance(arguments, dict):
+                return arguments
+            return tool.read({**arguments, **lent.get(call_id, {})}, call_id)
+
+        return read
 
     def close(self) -> None:
         pass
@@ -151,10 +169,12 @@ def evidence_of(
     reason: str | None,
     received: list[ToolCall] | None,
     known: frozenset[str],
+    read: Reading,
 ) -> Evidence:
     """The run read back: the Tool calls the witness saw, the answer and end from the loop,
-    and the Tool messages of the final state as LangGraph's own record. A Tool message for a
-    Tool the graph does not have (``known``) is the ToolNode's refusal: a denial, not a call."""
+    and the Tool messages of the final state as LangGraph's own record, each dispatched call's
+    arguments as ``read`` gives them. A Tool message for a Tool the graph does not have
+    (``known``) is the ToolNode's refusal: a denial, not a call."""
     asked: dict[str, tuple[str, Any]] = {}
     input_tokens = output_tokens = 0
     for message in messages:
@@ -203,8 +223,13 @@ def evidence_of(
                 reason=text_of(message.content) if failed else None,
             )
         )
+        called = message.name or name
         dispatched.append(
-            ToolCall(call_id=message.tool_call_id, name=message.name or name, arguments=arguments)
+            ToolCall(
+                call_id=message.tool_call_id,
+                name=called,
+                arguments=read(called, message.tool_call_id, arguments),
+            )
         )
     last = messages[-1] if messages else None
     answer = (

@@ -3,14 +3,16 @@
 pydantic-ai assembles one toolset per run (the agent's function Tools, its MCP servers, its
 other toolsets); a capability of ours wraps it (:meth:`AbstractCapability.get_wrapper_toolset`,
 pydantic-ai's own extension point), so ``call_tool`` of :class:`WitnessToolset` is the last step
-before the Tool itself. There the call is recorded as the Tool received it (the witness
-``tool``), then answered from the Case's ``toolResults`` when the Case scripts that Tool, or
-passed on to the team's real function (or MCP server) when it does not.
+before the Tool itself, after pydantic-ai validated the arguments and ran its hooks. There the
+call is recorded as the Tool received it (the witness ``tool``: defaults filled in, values
+coerced, kept as JSON data), then answered from the Case's ``toolResults`` when the Case
+scripts that Tool, or passed on to the team's real function (or MCP server) when it does not.
+The Tools the run offered (their validators) are kept, so that the history's calls are read
+on the same footing (:mod:`.arguments`).
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +24,7 @@ from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolse
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from eval_core.plugin import CaseBase, ScriptedTools, ToolCall, ToolResult
+from eval_host_pydantic_ai.arguments import jsonable
 
 NOT_PARKED = "the pydantic-ai Host cannot park a Tool call (approval or retry wait): L3 only"
 
@@ -34,10 +37,17 @@ class ToolBoundary:
         self.scripted_names = frozenset(r.name for r in case.tool_results)
         self.received: list[ToolCall] = []
         self.results: list[ToolResult] = []
+        self.tools: dict[str, ToolsetTool[Any]] = {}
+        self.validation_context: Any = None
+
+    def offered(self, tools: dict[str, ToolsetTool[Any]], validation_context: Any) -> None:
+        """The Tools a run step offered, each with the validator pydantic-ai reads its calls by."""
+        self.tools.update(tools)
+        self.validation_context = validation_context
 
     async def call(self, name: str, arguments: dict[str, Any], call_id: str, real: Any) -> Any:
         """Record the call, then answer it: scripted, or ``real()`` (the team's Tool)."""
-        received = copy.deepcopy(arguments)
+        received = jsonable(arguments)
         self.received.append(ToolCall(call_id=call_id, name=name, arguments=received))
         if name not in self.scripted_names:
             try:
@@ -99,6 +109,12 @@ class WitnessToolset(WrapperToolset[Any]):
     """The run's assembled toolset, every call through :class:`ToolBoundary`."""
 
     boundary: ToolBoundary | None = None
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        tools = await super().get_tools(ctx)
+        if self.boundary is not None:
+            self.boundary.offered(tools, ctx.validation_context)
+        return tools
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]

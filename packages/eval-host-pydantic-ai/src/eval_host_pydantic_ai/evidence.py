@@ -3,7 +3,9 @@
 The Tool calls are what the Tool boundary received (:mod:`.boundary`), the answer and status
 what ``agent.run`` returned or raised; pydantic-ai's own message history (the Tool calls it
 says it dispatched, its count of requests) is its testimony, which the core checks against
-the witnesses. pydantic-ai's usage limits map onto the loop reasons of the reference runtime.
+the witnesses; its calls' arguments are read through each Tool's own validator first
+(:mod:`.arguments`), as the witness sees them. pydantic-ai's usage limits map onto the loop
+reasons of the reference runtime.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic_ai.messages import (
 )
 
 from eval_core.plugin import CaseBase, Evidence, Message, ModelError, Testimony, ToolCall
+from eval_host_pydantic_ai.arguments import validated
 from eval_host_pydantic_ai.boundary import ToolBoundary, plain
 from eval_host_pydantic_ai.model import SessionModel
 
@@ -77,7 +80,7 @@ def evidence_of(
         loop_reason="stop",
         testimony=Testimony(
             model_calls=int(result.usage.requests),
-            tool_calls=dispatched(messages, model.output_tools),
+            tool_calls=dispatched(messages, model.output_tools, boundary),
         ),
     )
 
@@ -109,9 +112,12 @@ def _failed(case: CaseBase, boundary: ToolBoundary, reason: str) -> Evidence:
     )
 
 
-def dispatched(messages: list[ModelMessage], output_tools: set[str]) -> list[ToolCall]:
+def dispatched(
+    messages: list[ModelMessage], output_tools: set[str], boundary: ToolBoundary
+) -> list[ToolCall]:
     """The calls pydantic-ai's history says a Tool answered (not the output Tool's, not the
-    ones it sent back for a retry): its testimony of what it dispatched."""
+    ones it sent back for a retry): its testimony of what it dispatched, each call's arguments
+    as the Tool's validator reads the model's (the model's own where it refuses them)."""
     answered = {
         part.tool_call_id
         for message in messages
@@ -120,7 +126,9 @@ def dispatched(messages: list[ModelMessage], output_tools: set[str]) -> list[Too
         if isinstance(part, BaseToolReturnPart) and getattr(part, "outcome", "success") == "success"
     }
     return [
-        ToolCall(call_id=part.tool_call_id, name=part.tool_name, arguments=part.args_as_dict())
+        ToolCall(
+            call_id=part.tool_call_id, name=part.tool_name, arguments=_arguments(part, boundary)
+        )
         for message in messages
         if isinstance(message, ModelResponse)
         for part in message.parts
@@ -128,3 +136,8 @@ def dispatched(messages: list[ModelMessage], output_tools: set[str]) -> list[Too
         and part.tool_name not in output_tools
         and part.tool_call_id in answered
     ]
+
+
+def _arguments(part: ToolCallPart, boundary: ToolBoundary) -> Any:
+    read = validated(boundary.tools.get(part.tool_name), part.args, boundary.validation_context)
+    return part.args_as_dict() if read is None else read

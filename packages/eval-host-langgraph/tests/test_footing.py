@@ -1,0 +1,168 @@
+"""Testimony and witness on the same footing: LangGraph's record of a call (the model's
+arguments in its state) is read through the Tool's own validation before the core compares it
+with what the Tool received, so a default left out, a number sent as text or an enum's value is
+no contradiction, while an argument changed between the model and the Tool still is."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from eval_core._loading.corpus import Corpus, Loader
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._running.runner import run_sweep
+from eval_core._running.scorecard import Scorecard
+from eval_core._running.scripted import ScriptedBinding
+from eval_core.plugin import Evidence
+from eval_host_langgraph.host import LangGraphHost
+from eval_host_langgraph.trial import LangGraphTrial
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[LangGraphHost]:
+    sys.path.insert(0, str(HERE))
+    made = LangGraphHost(HERE, app="footing_agents:AGENTS")
+    try:
+        yield made
+    finally:
+        made.close()
+        sys.path.remove(str(HERE))
+
+
+def _case(case_id: str, agent: str, arguments: dict[str, Any], tool: str = "get_weather") -> Any:
+    call = {"callId": "c1", "name": tool, "arguments": arguments}
+    return {
+        "id": case_id,
+        "tier": "l2",
+        "agent": agent,
+        "input": [{"role": "user", "content": "What is the weather?"}],
+        "platformTools": [tool],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Sunny."}],
+        "expect": [{"kind": "tool_called", "name": tool}],
+    }
+
+
+def _sweep(
+    root: Path, host: LangGraphHost, plugins: PluginSet, cases: list[dict[str, Any]]
+) -> tuple[Scorecard, dict[str, Evidence]]:
+    (root / "soul").mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        (root / f"{case['id']}.json").write_text(json.dumps(case))
+    corpus = Loader(plugins, host, judge="no-judge").load(root)
+    seen: dict[str, Evidence] = {}
+    card = run_sweep(
+        corpus, host, ScriptedBinding(), plugins, on_evidence=lambda c, e: seen.__setitem__(c.id, e)
+    )
+    return card, seen
+
+
+def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
+    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+) -> None:
+    cases = [
+        _case("plain", "weather", {"city": "Paris", "days": "3", "unit": "fahrenheit"}),
+        _case("injected", "weather", {"city": "Oslo", "days": "2"}, "get_thread_forecast"),
+    ]
+    card, seen = _sweep(tmp_path, probe, plugins, cases)
+    assert {t.case_id: (t.outcome, t.contradictions) for t in card.trials} == {
+        "plain": ("passed", []),
+        "injected": ("passed", []),
+    }
+    received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
+    (call,) = seen["plain"].tool_calls or []
+    assert call.arguments == received  # the witness: what the Tool's body received, as JSON
+    (said,) = (seen["plain"].testimony and seen["plain"].testimony.tool_calls) or []
+    assert said.arguments == received  # LangGraph's record, read by the Tool's validation
+    (result,) = seen["plain"].tool_results or []
+    assert result.output == "Paris today: sunny for 72 hours (fahrenheit)"  # the body got 3
+    (thread,) = seen["injected"].tool_calls or []
+    assert thread.arguments == {"city": "Oslo", "days": 2}  # the graph's state is LangGraph's
+    (told,) = seen["injected"].tool_results or []
+    assert told.output == "Oslo: 2 day(s); 2 message(s) so far"
+
+
+def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
+    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+) -> None:
+    card, _ = _sweep(tmp_path, probe, plugins, [_case("moved", "rewritten", {"city": "Paris"})])
+    (trial,) = card.trials
+    assert trial.outcome == "failed"
+    assert trial.contradictions == [
+        'recorded call not received: the runtime recorded call c1 of "get_weather" with '
+        '{"city":"Paris","day":"today","days":1,"unit":"celsius","note":null}, but the Tool '
+        'received {"city":"Lyon","day":"today","days":1,"unit":"celsius","note":null}'
+    ]
+
+
+CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
+ASKED = st.fixed_dictionaries(
+    {"city": CITIES},
+    optional={
+        "day": st.sampled_from(["today", "tomorrow"]),
+        "days": st.integers(1, 14).flatmap(lambda n: st.sampled_from([n, str(n), float(n)])),
+        "unit": st.sampled_from(["celsius", "fahrenheit"]),
+        "note": st.none() | st.text(max_size=8),
+    },
+)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(calls=st.lists(ASKED, min_size=1, max_size=3))
+def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
+    tmp_path_factory: pytest.TempPathFactory,
+    probe: LangGraphHost,
+    plugins: PluginSet,
+    calls: list[dict[str, Any]],
+) -> None:
+    """Whatever the model leaves out or sends as text, LangGraph's record read by the Tool's
+    validation is what the Tool received; a city changed on the way is always named."""
+    root = tmp_path_factory.mktemp("drawn")
+    cases = [_case(f"as-written-{i}", "weather", c) for i, c in enumerate(calls)]
+    cases += [_case(f"rewritten-{i}", "rewritten", c) for i, c in enumerate(calls)]
+    card, _ = _sweep(root, probe, plugins, cases)
+    for trial in card.trials:
+        if trial.case_id.startswith("as-written"):
+            assert (trial.outcome, trial.contradictions) == ("passed", []), trial
+        else:
+            assert trial.outcome == "failed"
+            (contradiction,) = trial.contradictions
+            assert 'but the Tool received {"city":"Lyon"' in contradiction
+
+
+def test_reading_the_record_as_the_model_wrote_it_turns_the_shipped_cases_fail(
+    corpus: Corpus, host: LangGraphHost, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mutant: the Host adapter reads LangGraph's record without the Tool's validation (as
+    it did before); the example's Cases with a default left out and a number sent as text are
+    then contradicted by the witness."""
+    chosen = [
+        "arguments-a-callback-channel-left-out-is-the-tool-s-default",
+        "arguments-callback-hours-sent-as-text-reach-the-tool-as-a-number",
+        "arguments-normal-priority-is-left-to-the-default",
+    ]
+
+    def sweep() -> dict[str, list[str]]:
+        card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=chosen)
+        return {t.case_id: t.contradictions for t in card.trials if t.outcome != "passed"}
+
+    assert sweep() == {}
+    monkeypatch.setattr(
+        LangGraphTrial, "_reading", lambda self, graph: lambda name, call_id, args: args
+    )
+    failed = sweep()
+    assert sorted(failed) == sorted(chosen)
+    assert (
+        'but the Tool received {"ticket_id":"T-101","within_hours":4,"channel":"phone"}'
+        in (failed[chosen[1]][0])
+    )

@@ -1,0 +1,164 @@
+"""Testimony and witness on the same footing: pydantic-ai's history of a call (the model's
+arguments) is read through the Tool's own validator before the core compares it with what the
+Tool received, so a default left out, a number sent as text or an enum's value is no
+contradiction, while an argument changed between the model and the Tool still is."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from eval_core.plugin import Corpus, Evidence, Host, Loader, PluginSet
+from eval_core.plugin import Scorecard as Card
+from eval_host_pydantic_ai import evidence
+from eval_host_pydantic_ai.host import PydanticAiHost
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[PydanticAiHost]:
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    made = PydanticAiHost(HERE, app="footing_app:AGENTS")
+    try:
+        yield made
+    finally:
+        made.close()
+        sys.path.remove(str(HERE))
+
+
+def _case(case_id: str, agent: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    call = {"callId": "c1", "name": "get_weather", "arguments": arguments}
+    return {
+        "id": case_id,
+        "tier": "l2",
+        "agent": agent,
+        "input": [{"role": "user", "content": "What is the weather?"}],
+        "platformTools": ["get_weather"],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Sunny."}],
+        "expect": [{"kind": "tool_called", "name": "get_weather"}],
+    }
+
+
+def _sweep(
+    root: Path, host: PydanticAiHost, plugins: PluginSet, cases: list[dict[str, Any]]
+) -> tuple[Card, dict[str, Evidence]]:
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+
+    (root / "soul").mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        (root / f"{case['id']}.json").write_text(json.dumps(case))
+    corpus = Loader(plugins, host, judge="no-judge").load(root)  # type: ignore[arg-type]
+    seen: dict[str, Evidence] = {}
+    card = run_sweep(
+        corpus,
+        host,  # type: ignore[arg-type]
+        ScriptedBinding(),
+        plugins,
+        on_evidence=lambda c, e: seen.__setitem__(c.id, e),
+    )
+    return card, seen
+
+
+def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
+    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+) -> None:
+    asked = {"city": "Paris", "days": "3", "unit": "fahrenheit"}
+    card, seen = _sweep(tmp_path, host, plugins, [_case("plain", "weather", asked)])
+    (trial,) = card.trials
+    assert (trial.outcome, trial.contradictions) == ("passed", [])
+    received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
+    (call,) = seen["plain"].tool_calls or []
+    assert call.arguments == received  # the witness: what the Tool received, as JSON data
+    (said,) = (seen["plain"].testimony and seen["plain"].testimony.tool_calls) or []
+    assert said.arguments == received  # the history, read by the Tool's validator
+    (result,) = seen["plain"].tool_results or []
+    assert result.output == "Paris today: sunny for 72 hours (fahrenheit)"  # the body got 3
+
+
+def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
+    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+) -> None:
+    card, _ = _sweep(tmp_path, host, plugins, [_case("rewritten", "rewritten", {"city": "Paris"})])
+    (trial,) = card.trials
+    assert trial.outcome == "failed"
+    assert trial.contradictions == [
+        "recorded call not received: the runtime recorded "
+        'call c1 of "get_weather" with {"city":"Paris","day":"today","days":1,'
+        '"unit":"celsius","note":null}, but the Tool received {"city":"Lyon","day":"today",'
+        '"days":1,"unit":"celsius","note":null}'
+    ]
+
+
+CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
+ASKED = st.fixed_dictionaries(
+    {"city": CITIES},
+    optional={
+        "day": st.sampled_from(["today", "tomorrow"]),
+        "days": st.integers(1, 14).flatmap(lambda n: st.sampled_from([n, str(n), float(n)])),
+        "unit": st.sampled_from(["celsius", "fahrenheit"]),
+        "note": st.none() | st.text(max_size=8),
+    },
+)
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(calls=st.lists(ASKED, min_size=1, max_size=4))
+def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
+    tmp_path_factory: pytest.TempPathFactory,
+    host: PydanticAiHost,
+    plugins: PluginSet,
+    calls: list[dict[str, Any]],
+) -> None:
+    """Whatever the model leaves out or sends as text, the history read by the Tool's validator
+    is what the Tool received; a city changed on the way is always named."""
+    root = tmp_path_factory.mktemp("drawn")
+    cases = [_case(f"as-written-{i}", "weather", c) for i, c in enumerate(calls)]
+    cases += [_case(f"rewritten-{i}", "rewritten", c) for i, c in enumerate(calls)]
+    card, _ = _sweep(root, host, plugins, cases)
+    for trial in card.trials:
+        if trial.case_id.startswith("as-written"):
+            assert (trial.outcome, trial.contradictions) == ("passed", []), trial
+        else:
+            assert trial.outcome == "failed"
+            (contradiction,) = trial.contradictions
+            assert 'but the Tool received {"city":"Lyon"' in contradiction
+
+
+def test_reading_the_history_as_the_model_wrote_it_turns_the_shipped_cases_fail(
+    example: Corpus, example_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mutant: the Host adapter reads the history's arguments without the Tool's validator
+    (as it did before); the example's Cases with a default left out and a number sent as text
+    are then contradicted by the witness."""
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+
+    chosen = [
+        "delivery-speed-left-out-is-the-tool-s-default",
+        "a-reorder-quantity-sent-as-text-reaches-the-tool-as-a-number",
+    ]
+
+    def sweep() -> dict[str, list[str]]:
+        card = run_sweep(example, example_host, ScriptedBinding(), plugins, select=chosen)
+        return {t.case_id: t.contradictions for t in card.trials if t.outcome != "passed"}
+
+    assert sweep() == {}
+    monkeypatch.setattr(evidence, "validated", lambda tool, raw, context: None)
+    failed = sweep()
+    assert sorted(failed) == sorted(chosen)
+    assert 'but the Tool received {"order_id":"A-1002","quantity":2}' in failed[chosen[1]][0]
+    assert (
+        'but the Tool received {"order_id":"A-1003","speed":"standard"}' in (failed[chosen[0]][0])
+    )
