@@ -335,7 +335,7 @@ def _starter_corpus(args: SimpleNamespace, corpus: Path) -> tuple[list[Path], st
         if agent is None:
             has = ", ".join(sorted(host.agents())) or "no agents"
             raise opening.Refused(f"eval init: no agent {args.agent!r}; the Host has: {has}")
-        made = starter.cases(agent, host.platform_tools(), args.host)
+        made = starter.cases(agent, starter.agent_tools(host, agent), args.host)
         files += starter.write_cases(corpus, made)
         opening.load(found, host, corpus)
     finally:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval_core._case.case import ToolDecl
+from eval_core._case.case import CaseBase, Message, ToolDecl
+from eval_core._plugins.host import Host
 
 REFERENCE_HOST = "agent-runtime"
 OUTPUTS = "scorecards/"
@@ -113,6 +114,27 @@ def _sample(spec: Mapping[str, Any]) -> Any:
         kind = next((k for k in kind if k != "null"), "string")
     values: dict[str, Any] = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
     return values.get(str(kind), "example")
+
+
+def agent_tools(host: Host, agent: str) -> Mapping[str, ToolDecl]:
+    """The Tools the Host offers ``agent`` with their schemas: its platform Tools, narrowed to
+    what it says a Case for that agent is offered (``offered_tools``, when it can say)."""
+    tools = host.platform_tools()
+    offered = getattr(host, "offered_tools", None)
+    if offered is None:
+        return tools
+    probe = CaseBase(
+        id="eval-init-probe",
+        tier="l2",
+        agent=agent,
+        input=[Message(role="user", content="Hello")],
+        expect=[],
+    )
+    answer = offered(probe)
+    names = getattr(answer, "names", None)
+    if names is None:
+        return tools
+    return {name: tool for name, tool in tools.items() if name in names}
 
 
 def choose_agent(agents: frozenset[str], asked: str | None) -> str | None:
