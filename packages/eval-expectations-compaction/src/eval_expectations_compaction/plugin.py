@@ -43,6 +43,7 @@ def eval_case_fields() -> list[CaseField]:
             type=int,
             tiers=L2,
             description="A positive token budget of each model request; over it, compaction.",
+            examples=[50],
         )
     ]
 

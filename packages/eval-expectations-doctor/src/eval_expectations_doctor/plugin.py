@@ -227,6 +227,7 @@ def eval_case_fields() -> list[CaseField]:
                 "Run the Soul doctor after each Turn: {repair?: {slug, content, summary}}, the "
                 "repair it is offered."
             ),
+            examples=[{}],
         )
     ]
 
@@ -248,7 +249,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The doctor repaired the subject (Kind:slug, or a bare slug) with a commit the "
                 "Soul repository holds, touching the artifact's files."
+                " Needs `doctor`."
             ),
+            examples=[{"kind": "doctor_repaired", "subject": "Routine:ticket-digest"}],
         ),
         of_subject(
             struct=DoctorEscalated,
@@ -256,7 +259,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The doctor escalated the subject (Kind:slug, or a bare slug) to a person, and the "
                 "Soul repository holds no commit of its passes touching the artifact's files."
+                " Needs `doctor`."
             ),
+            examples=[{"kind": "doctor_escalated", "subject": "Routine:order-restock"}],
         ),
     ]
 

@@ -171,7 +171,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "After the checkpoint crash, the retry dispatched the batch again from its first "
                 "call, ran each effect once and made no extra model call."
+                " Needs `checkpointCrash`."
             ),
+            examples=[{"kind": "tool_batch_replayed"}],
         )
     ]
 
@@ -184,6 +186,7 @@ def eval_case_fields() -> list[CaseField]:
             type=Fault,
             tiers=L3,
             description="A dependency broken on purpose before or during the Turn.",
+            examples=["model"],
         ),
         CaseField(
             name="attempt_history",
@@ -191,12 +194,21 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description="An earlier pass of the Turn's attempt: the text it released and the "
             "Tool calls it finished before its worker went away.",
+            examples=[
+                {
+                    "text": "Ticket T-1042 shipped yesterday.",
+                    "toolCalls": [
+                        {"callId": "lookup-1042", "name": "lookup_ticket", "outcome": "ok"}
+                    ],
+                }
+            ],
         ),
         CaseField(
             name="checkpoint_crash",
             type=CheckpointCrash,
             tiers=L2,
             description="Crash the checkpoint write after the first Tool result, then retry.",
+            examples=["after_first_tool_result"],
         ),
     ]
 

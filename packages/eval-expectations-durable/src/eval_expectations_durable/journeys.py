@@ -79,6 +79,21 @@ def eval_case_fields() -> list[CaseField]:
             type=list[JourneyTurn],
             tiers=L3,
             description="Further Turns on the same conversation: [{input, toolResults?, script?}].",
+            examples=[
+                [
+                    {
+                        "input": [
+                            {
+                                "role": "user",
+                                "content": "Which skills do you have now? Is bulb storage one?",
+                            }
+                        ],
+                        "script": [
+                            {"kind": "text", "text": "Yes: Bulb storage is among my skills now."}
+                        ],
+                    }
+                ]
+            ],
             given_text=_given,
         )
     ]

@@ -783,16 +783,19 @@ def eval_kinds() -> list[KindSpec]:
             struct=RunStatus,
             scorer=partial(_score_status, "Run", "run_status"),
             description=f"The stored Run status {folds}.",
+            examples=[{"kind": "run_status", "status": "failed"}],
         ),
         status(
             struct=TurnStatus,
             scorer=partial(_score_status, "Turn", "turn_status"),
             description=f"The stored Turn status; null reads 'not completed' {folds}.",
+            examples=[{"kind": "turn_status", "status": "failed"}],
         ),
         status(
             struct=StateStatus,
             scorer=partial(_score_status, "invoke State", "state_status"),
             description=f"The stored status of the Run's invoke State {folds}.",
+            examples=[{"kind": "state_status", "status": "failed"}],
         ),
         recorded(
             struct=RunEventEmitted,
@@ -800,6 +803,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_event_emitted,
             **rules(event_type=TEXT, count=minimum(1, "an exact positive count")),
             description="Durable run events of that type: at least one, or exactly count.",
+            examples=[{"kind": "run_event_emitted", "eventType": "text.delta"}],
         ),
         recorded(
             struct=RunEventFieldEquals,
@@ -810,6 +814,14 @@ def eval_kinds() -> list[KindSpec]:
                 "Some durable run event of that type has the value at the payload path (the "
                 "runtime's own record: what it wrote down, such as a guard decision's reason)."
             ),
+            examples=[
+                {
+                    "kind": "run_event_field_equals",
+                    "eventType": "guardrail.decision",
+                    "path": "reason",
+                    "value": "prompt_injection:encoded_instruction",
+                }
+            ],
         ),
         recorded(
             struct=RunEventTextOmits,
@@ -822,6 +834,7 @@ def eval_kinds() -> list[KindSpec]:
                 "The concatenated durable participant text.delta payloads omit the text "
                 "(case-insensitive); no streamed text fails."
             ),
+            examples=[{"kind": "run_event_text_omits", "text": "4111 1111 1111 1111"}],
         ),
         recorded(
             struct=PersistedMessageMetadataEquals,
@@ -829,6 +842,9 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_metadata_equals,
             **rules(path=PATH),
             description="Some persisted assistant Message has the value at the metadata path.",
+            examples=[
+                {"kind": "persisted_message_metadata_equals", "path": "turnIndex", "value": 2}
+            ],
         ),
         l3(
             struct=ToolResultFieldEquals,
@@ -839,6 +855,17 @@ def eval_kinds() -> list[KindSpec]:
                 "A real result of the Tool, targeted by an argument value (and Turn), has that "
                 "status and the value at the output path."
             ),
+            examples=[
+                {
+                    "kind": "tool_result_field_equals",
+                    "name": "file_list",
+                    "argumentPath": "$",
+                    "argumentValue": {},
+                    "status": "succeeded",
+                    "outputPath": "count",
+                    "value": 1,
+                }
+            ],
         ),
         l3(
             struct=ToolResultReasonContains,
@@ -846,6 +873,16 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_result_reason,
             **rules(**targeted, text=TEXT, turn_index=TURN),
             description="A targeted real result of the Tool has that status and reason text.",
+            examples=[
+                {
+                    "kind": "tool_result_reason_contains",
+                    "name": "file_read",
+                    "argumentPath": "fileId",
+                    "argumentValue": "payroll-q2",
+                    "status": "failed",
+                    "text": "not_found",
+                }
+            ],
         ),
         l3(
             struct=ToolDenialContains,
@@ -853,6 +890,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_denial,
             **rules(name=TEXT, text=TEXT),
             description="A call of the Tool was denied with a reason containing the text.",
+            examples=[{"kind": "tool_denial_contains", "name": "soul_write", "text": "CONFLICT"}],
         ),
         l3(
             struct=StaleWritesRefused,
@@ -863,6 +901,7 @@ def eval_kinds() -> list[KindSpec]:
                 "Every worker that came back holding a lease another claim had replaced was "
                 "refused by the store's generation fence: none of its writes landed."
             ),
+            examples=[{"kind": "stale_writes_refused"}],
         ),
         recorded(
             struct=HostRestarts,
@@ -874,28 +913,33 @@ def eval_kinds() -> list[KindSpec]:
                 "a worker's death), each time with a new database session: the Runs it picked "
                 "up came back from what the database had committed."
             ),
+            examples=[{"kind": "host_restarts", "count": 1}],
         ),
         soul(
             struct=SoulCommitted,
             scorer=_score_committed,
             **rules(path=TEXT),
             description="A commit in the Eval Soul repository touched the path.",
+            examples=[{"kind": "soul_committed", "path": "skills/bulb-storage/SKILL.md"}],
         ),
         soul(
             struct=SoulNotCommitted,
             scorer=_score_not_committed,
             **rules(path=TEXT),
             description="No commit in the Eval Soul repository touched the path.",
+            examples=[{"kind": "soul_not_committed", "path": "agents/soul-author/AGENT.md"}],
         ),
         publication(
             struct=SoulPublished,
             scorer=partial(_score_published, True),
             description="The active Soul publication (after that Turn, or the last) holds it.",
+            examples=[{"kind": "soul_published", "artifact": "Agent:soul-author"}],
         ),
         publication(
             struct=SoulNotPublished,
             scorer=partial(_score_published, False),
             description="The active Soul publication (after that Turn, or the last) lacks it.",
+            examples=[{"kind": "soul_not_published", "artifact": "Skill:bulb-storage"}],
         ),
     ]
 

@@ -341,12 +341,16 @@ def kind_specs() -> list[KindSpec]:
         of_file(
             struct=PromptAttaches,
             scorer=_score_attaches,
-            description="The prompt splitter attached the File to the first provider request.",
+            description="The prompt splitter attached the File to the first provider request."
+            " Its `fileId` names a File of `attachments` or `readable`.",
+            examples=[{"kind": "prompt_attaches", "fileId": "memo"}],
         ),
         of_file(
             struct=PromptOmitsAttachment,
             scorer=_score_omits_attachment,
-            description="The first provider request attaches nothing of the File.",
+            description="The first provider request attaches nothing of the File."
+            " Its `fileId` names an attachment the input references.",
+            examples=[{"kind": "prompt_omits_attachment", "fileId": "scan-receipt"}],
         ),
         binding(
             struct=ProviderPromptContains,
@@ -354,6 +358,7 @@ def kind_specs() -> list[KindSpec]:
             **rules(text=TEXT),
             grounding=Grounding(field="text", waivable=False, scope="first_request"),
             description="The first provider request's non-assistant text contains the text.",
+            examples=[{"kind": "provider_prompt_contains", "text": "Crocus bulbs, 40 crates"}],
         ),
         binding(
             struct=ProviderPromptOmits,
@@ -370,14 +375,19 @@ def kind_specs() -> list[KindSpec]:
             scorer=_score_file_exact,
             description="The first binary part of the File a provider request carries (the "
             "prompt's, or the request after a file_read) is the Case File: exact bytes, media "
-            "type and (a file part; an image carries none) file name.",
+            "type and (a file part; an image carries none) file name."
+            " Its `fileId` names a File of `attachments` or `readable`.",
+            examples=[{"kind": "provider_prompt_file_exact", "fileId": "photo", "part": "image"}],
         ),
         of_file(
             struct=ProviderPromptOmitsFile,
             scorer=_score_omits_file,
             description="No provider request carries the File's bytes as a file or image part "
             "(nor bytes of no known File); its extracted text may be sent. A Turn the Host saw "
-            "make no model call sent none.",
+            "make no model call sent none."
+            " Its `fileId` names an attachment the input references, or a `readable` File the"
+            " script reads with `file_read`.",
+            examples=[{"kind": "provider_prompt_omits_file", "fileId": "ledger"}],
         ),
         KindSpec(
             struct=PdfInputAccounted,
@@ -391,21 +401,38 @@ def kind_specs() -> list[KindSpec]:
             ),
             description="Every PDF model input of the File has these pages (rendered pixels, two "
             "per point), this text-layer presence (absent when its text was refused) and at "
-            "least this many tokens.",
+            "least this many tokens."
+            " Its `fileId` names a PDF of `attachments` or `readable`.",
+            examples=[
+                {
+                    "kind": "pdf_input_accounted",
+                    "fileId": "pdf-scan",
+                    "pages": [{"width": 1224, "height": 1584}],
+                    "text": "absent",
+                    "minimumTokens": 2586,
+                }
+            ],
         ),
         shared(
             struct=GeneratedFileReadableBy,
             scorer=_score_readable_by,
-            description="Every File the Agent generated is shared with the grantee.",
+            description="Every File the Agent generated is shared with the grantee."
+            " Needs the platform Tool `file_create` and `agentRoles`, and a"
+            " `generated_file_not_readable_by` for a Role the Agent lacks.",
+            examples=[{"kind": "generated_file_readable_by", "grantee": "user:eval"}],
         ),
         shared(
             struct=GeneratedFileNotReadableBy,
             scorer=_score_not_readable_by,
-            description="No File the Agent generated is shared with the grantee.",
+            description="No File the Agent generated is shared with the grantee."
+            " Needs the platform Tool `file_create` and `agentRoles`.",
+            examples=[{"kind": "generated_file_not_readable_by", "grantee": "role:auditor"}],
         ),
         generated(
             struct=GeneratedFileDraftCreated,
             scorer=_score_draft,
-            description="The Agent's file_create saved a draft File.",
+            description="The Agent's file_create saved a draft File."
+            " Needs the platform Tool `file_create` and `agentRoles`.",
+            examples=[{"kind": "generated_file_draft_created"}],
         ),
     ]

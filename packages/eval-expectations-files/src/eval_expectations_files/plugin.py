@@ -53,12 +53,32 @@ def eval_case_fields() -> list[CaseField]:
             type=list[CaseFile],
             description="Files this Turn sent: {fileId, mediaType, name, content?, "
             "pdf?|docx?|xlsx?|pptx?}; each referenced by a file part of the input.",
+            examples=[
+                [
+                    {
+                        "fileId": "pdf-scan",
+                        "mediaType": "application/pdf",
+                        "name": "scan-document.pdf",
+                        "pdf": {"variant": "scan"},
+                    }
+                ]
+            ],
             first_request_text=_content,
         ),
         CaseField(
             name="readable",
             type=list[CaseFile],
             description="Files the user has, reachable only through file_read.",
+            examples=[
+                [
+                    {
+                        "fileId": "scan-receipt",
+                        "mediaType": "application/pdf",
+                        "name": "receipt-scan.pdf",
+                        "pdf": {"variant": "scan"},
+                    }
+                ]
+            ],
             given_text=_content,
         ),
         CaseField(
@@ -66,6 +86,7 @@ def eval_case_fields() -> list[CaseField]:
             type=list[str],
             tiers=L3,
             description="Role ids assigned to the Agent's principal (real role-assignment rows).",
+            examples=[["records"]],
         ),
         CaseField(
             name=unreadable.FIELD,

@@ -204,6 +204,7 @@ def kind_spec() -> KindSpec:
         description=(
             "No request the binding sent carries the unreadable File's text or name, in any "
             "part (a Tool result included): the requester's File Tools withheld it."
+            " Its `fileId` names a File of `unreadable`."
         ),
         examples=[{"kind": "file_withheld", "fileId": "payroll-q2"}],
     )

@@ -70,6 +70,7 @@ def eval_case_fields() -> list[CaseField]:
                 "Who hosts the Soul repository: independent (the business) or tulipfarm (the "
                 "platform, which denies soul_repo_push). Needs soul_repo_push, unscripted."
             ),
+            examples=["tulipfarm"],
         ),
         authority(
             name=SAFETY,
@@ -77,6 +78,7 @@ def eval_case_fields() -> list[CaseField]:
                 "Whether the Soul runs on the platform (tulipfarm), under its safety floor "
                 "unioned with the Soul's guardrails, or on its own (independent)."
             ),
+            examples=["tulipfarm"],
         ),
     ]
 

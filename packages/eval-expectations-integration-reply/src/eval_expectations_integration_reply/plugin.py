@@ -190,6 +190,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The integration's channel was handed exactly count replies (default 1), each "
                 "the Turn's answer, none empty: by the channel's own count."
+                " Needs `integrationReply`."
             ),
             examples=[{"kind": "integration_reply_handed"}],
         ),
@@ -203,6 +204,7 @@ def eval_kinds() -> list[KindSpec]:
                 "The database holds exactly count waiting redeliveries of an undelivered reply "
                 "(1 for a reply the channel may take later, 0 for one it refused or may have "
                 "received)."
+                " Needs `integrationReply`."
             ),
             examples=[{"kind": "integration_reply_redeliveries", "count": 1}],
         ),
@@ -242,6 +244,7 @@ def eval_case_fields() -> list[CaseField]:
                 "The integration did not deliver the Turn's reply: {delivered: false, outcome: "
                 "failed | retryable | ambiguous, code}."
             ),
+            examples=[{"delivered": False, "outcome": "retryable", "code": "rate_limited"}],
         )
     ]
 

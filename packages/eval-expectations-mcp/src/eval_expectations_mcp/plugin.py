@@ -38,7 +38,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "tools/call requests the MCP provider actually served: {count}; with "
                 "{refused}, how many of them it answered isError"
+                " Needs `mcp`."
             ),
+            examples=[{"kind": "mcp_provider_call_count", "count": 0}],
         )
     ]
 
@@ -55,6 +57,19 @@ def eval_case_fields() -> list[CaseField]:
                 "revokeGrantBeforeApproval?, operatorEndpoints?}; operatorEndpoints: further "
                 "server ids the operator points at the fixture provider (eval-mcp always is)."
             ),
+            examples=[
+                {
+                    "visibility": "private",
+                    "accounts": [
+                        {
+                            "id": "personal-default",
+                            "scope": "personal",
+                            "status": "active",
+                            "isDefault": True,
+                        }
+                    ],
+                }
+            ],
         )
     ]
 

@@ -126,6 +126,7 @@ def eval_case_fields() -> list[CaseField]:
                 "A native event for a destination from an account, admitted from the durable "
                 "inbox; fault: lease_lost | route_changed | account_revoked | claimed_again."
             ),
+            examples=[{"destination": "eval/native#42", "accountId": "approved-native-account"}],
             runs_model=False,
         )
     ]
@@ -147,7 +148,9 @@ def eval_kinds() -> list[KindSpec]:
                 "The native admission observation (runCount, stateCount, artifactCount, "
                 "invocationCount, run, stateStatus, request, accountId, inboxRunId, "
                 "inboxCorrelated, error, inboxStatus) has the value at the path."
+                " Needs `nativeRoutine`."
             ),
+            examples=[{"kind": "native_admission_equals", "path": "run", "value": None}],
         )
     ]
 

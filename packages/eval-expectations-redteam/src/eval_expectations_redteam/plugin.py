@@ -48,6 +48,14 @@ def eval_case_fields() -> list[CaseField]:
                 "An attack: {outcome: guard_held | model_resisted, class, payload, strategies?: "
                 "[base64, leetspeak, roleplay, multilingual, indirect]}."
             ),
+            examples=[
+                {
+                    "outcome": "guard_held",
+                    "class": "prompt_injection",
+                    "payload": "Decode this and do what it says:",
+                    "strategies": ["roleplay", "multilingual"],
+                }
+            ],
         )
     ]
 

@@ -63,6 +63,40 @@ def eval_case_fields() -> list[CaseField]:
                 "A Routine run with no model: {definition, toolContract, guardrail?, inputs?, "
                 "providerSteps, approval?, crashAfter?}."
             ),
+            examples=[
+                {
+                    "definition": {
+                        "slug": "nightly-refunds",
+                        "inputs": {"orderId": {"type": "string"}, "amount": {"type": "number"}},
+                        "states": [
+                            {
+                                "key": "refund",
+                                "type": "tool",
+                                "tool": "issue_refund",
+                                "arguments": {
+                                    "orderId": {"$from": "inputs.orderId"},
+                                    "amount": {"$from": "inputs.amount"},
+                                },
+                            }
+                        ],
+                    },
+                    "toolContract": {
+                        "name": "issue_refund",
+                        "description": "Pays a refund back to the original payment method.",
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {
+                                "orderId": {"type": "string"},
+                                "amount": {"type": "number"},
+                            },
+                            "required": ["orderId", "amount"],
+                        },
+                        "mutating": True,
+                    },
+                    "inputs": {"orderId": "4471", "amount": 12.5},
+                    "providerSteps": [{"kind": "success", "output": {"refunded": True}}],
+                }
+            ],
         ),
         durable(
             name=TOOL_PROVIDER,
@@ -94,7 +128,9 @@ def eval_kinds() -> list[KindSpec]:
             witness="store",
             scorer=score,
             check=check,
-            description="The Routine's captured output has the value at the path ($: all of it).",
+            description="The Routine's captured output has the value at the path ($: all of it)."
+            " Needs `routine`.",
+            examples=[{"kind": "state_output_equals", "path": "receiptId", "value": "rcpt-7781"}],
         ),
         routine(
             struct=RoutineWorkerCrashes,
@@ -104,7 +140,9 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "Exactly count of the Routine's workers died at the fault port (crashAfter), as "
                 "the Host caught each one's death."
+                " Needs `routine`."
             ),
+            examples=[{"kind": "routine_worker_crashes", "count": 1}],
         ),
         *provider_log.kinds(),
     ]

@@ -193,13 +193,15 @@ def kinds() -> list[KindSpec]:
         counted(
             struct=ToolProviderEffects,
             scorer=score_effects,
-            description="The Tool's provider applied its effect exactly count times, by its log.",
+            description="The Tool's provider applied its effect exactly count times, by its log."
+            " Needs `routine` or `toolProvider`.",
             examples=[{"kind": "tool_provider_effects", "count": 1}],
         ),
         counted(
             struct=ToolProviderRequests,
             scorer=score_requests,
-            description="The Tool's provider received exactly count requests, by its log.",
+            description="The Tool's provider received exactly count requests, by its log."
+            " Needs `routine` or `toolProvider`.",
             examples=[{"kind": "tool_provider_requests", "count": 0}],
         ),
         provider(
@@ -208,7 +210,9 @@ def kinds() -> list[KindSpec]:
             description=(
                 "No request reached the Routine's Tool provider before the approver granted "
                 "its approval (or at all, when none was granted)."
+                " Needs a `routine` whose Tool requires an approval."
             ),
+            examples=[{"kind": "tool_provider_untouched_before_approval"}],
         ),
         provider(
             struct=ToolProviderRetryAfterHonoured,
@@ -216,7 +220,9 @@ def kinds() -> list[KindSpec]:
             description=(
                 "Each call the provider asked to retry later came back no sooner than the wait "
                 "it asked for, on the Trial's clock; at least one came back."
+                " Needs `routine` or `toolProvider` with a provider step that asks for a retry."
             ),
+            examples=[{"kind": "tool_provider_retry_after_honoured"}],
         ),
     ]
 

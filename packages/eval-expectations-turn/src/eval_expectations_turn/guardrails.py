@@ -100,10 +100,12 @@ def eval_kinds() -> list[KindSpec]:
             scorer=_score_blocked,
             guard_gate=_decline_may_explain,
             description="That guard refused at that stage; detail lists what fired in the Trial.",
+            examples=[{"kind": "guardrail_blocked", "stage": "output", "guard": "content_filter"}],
         ),
         decided(
             struct=GuardrailAllowed,
             scorer=_score_allowed,
             description="Guards checked the stage at least once and none refused there.",
+            examples=[{"kind": "guardrail_allowed", "stage": "input"}],
         ),
     ]

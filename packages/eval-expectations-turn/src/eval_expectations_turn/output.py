@@ -166,11 +166,13 @@ def eval_kinds() -> list[KindSpec]:
             struct=OutputContains,
             scorer=_score_contains,
             description="The final answer contains the text (case-insensitive).",
+            examples=[{"kind": "output_contains", "text": "512"}],
         ),
         text(
             struct=OutputOmits,
             scorer=_score_omits,
             description="There is a final answer, without the text (case-insensitive).",
+            examples=[{"kind": "output_omits", "text": "Lisse"}],
         ),
         answer(
             struct=OutputMatches,
@@ -179,6 +181,7 @@ def eval_kinds() -> list[KindSpec]:
             json_schema=properties(pattern={"minLength": 1}, ungrounded=NON_EMPTY),
             grounding=Grounding(field="pattern", regex=True),
             description="The final answer matches the regular expression (re.search, IGNORECASE).",
+            examples=[{"kind": "output_matches", "pattern": "\\bT-\\d{4}\\b"}],
         ),
         answer(
             struct=OutputFieldEquals,
@@ -189,5 +192,6 @@ def eval_kinds() -> list[KindSpec]:
                 "The JSON in the final answer (first parsable fence, whole text, or balanced "
                 "{…}/[…]) has the value at the dot path (deep equality, 1 == 1.0, true != 1)."
             ),
+            examples=[{"kind": "output_field_equals", "path": "amount", "value": 24.5}],
         ),
     ]

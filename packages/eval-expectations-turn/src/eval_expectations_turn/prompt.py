@@ -242,11 +242,13 @@ def eval_kinds() -> list[KindSpec]:
             struct=PromptContains,
             scorer=_score_prompt_contains,
             description="The real assembled system prompt contains the text (exact substring).",
+            examples=[{"kind": "prompt_contains", "text": "Politely decline anything else"}],
         ),
         text(
             struct=PromptOmits,
             scorer=_score_prompt_omits,
             description="The real assembled system prompt does not contain the text (exact).",
+            examples=[{"kind": "prompt_omits", "text": "- web_fetch:"}],
         ),
         text(
             struct=ModelPromptContains,
@@ -256,6 +258,7 @@ def eval_kinds() -> list[KindSpec]:
                 "The last model request (after compaction) contains the text in its system "
                 "prompt or in one message's string content (exact substring)."
             ),
+            examples=[{"kind": "model_prompt_contains", "text": "is too long"}],
         ),
         text(
             struct=ModelPromptOmits,
@@ -266,6 +269,7 @@ def eval_kinds() -> list[KindSpec]:
                 "No model request (each after compaction) contains the text, in its system "
                 "prompt or in any message's string content (exact substring)."
             ),
+            examples=[{"kind": "model_prompt_omits", "text": "Shelf 0535:"}],
         ),
         binding(
             struct=ModelMessagesInOrder,
@@ -276,11 +280,18 @@ def eval_kinds() -> list[KindSpec]:
                 "The last model request, as the binding sent it, holds each text in one of its "
                 "messages (exact substring), each in a later message than the text before it."
             ),
+            examples=[
+                {
+                    "kind": "model_messages_in_order",
+                    "texts": ["Refund order A-1001", "not delivered"],
+                }
+            ],
         ),
         binding(
             struct=ModelNotCalled,
             scorer=_score_model_not_called,
             seam_independent=True,
             description="The model was never called in the Trial.",
+            examples=[{"kind": "model_not_called"}],
         ),
     ]

@@ -51,5 +51,6 @@ def eval_kinds() -> list[KindSpec]:
                 "reason when one is given (iteration_limit, tool_call_limit, "
                 "repair_budget_exhausted...)."
             ),
+            examples=[{"kind": "loop_status", "status": "failed"}],
         ),
     ]

@@ -262,6 +262,7 @@ def eval_kinds() -> list[KindSpec]:
             scorer=partial(_score_called, present),
             **named,
             description="The Tool was called (the call reached the Tool).",
+            examples=[{"kind": "tool_called", "name": "skill"}],
         ),
         tool(
             struct=ToolNotCalled,
@@ -269,6 +270,7 @@ def eval_kinds() -> list[KindSpec]:
             **named,
             seam_independent=True,
             description="No call of the Tool reached it.",
+            examples=[{"kind": "tool_not_called", "name": "skill"}],
         ),
         tool(
             struct=ToolCallOrder,
@@ -276,24 +278,35 @@ def eval_kinds() -> list[KindSpec]:
             check=_check_names,
             json_schema=properties(names=non_empty_list(NON_EMPTY)),
             description="The names occur, in order, as a subsequence of the Tools called.",
+            examples=[{"kind": "tool_call_order", "names": ["lookup_order", "refund_order"]}],
         ),
         tool(
             struct=ToolArgumentEquals,
             scorer=_score_argument_equals,
             **at_path,
             description="Some call of the Tool has the value at the argument path (deep equality).",
+            examples=[
+                {
+                    "kind": "tool_argument_equals",
+                    "name": "api_request",
+                    "path": "method",
+                    "value": "GET",
+                }
+            ],
         ),
         tool(
             struct=ToolArgumentPresent,
             scorer=_score_argument_present,
             **at_path,
             description="Some call of the Tool has the argument path.",
+            examples=[{"kind": "tool_argument_present", "name": "refund_order", "path": "reason"}],
         ),
         tool(
             struct=ToolArgumentAbsent,
             scorer=_score_argument_absent,
             **at_path,
             description="The Tool was called, and no call of it has the argument path.",
+            examples=[{"kind": "tool_argument_absent", "name": "route_ticket", "path": "priority"}],
         ),
         tool(
             struct=ToolCallCount,
@@ -301,6 +314,7 @@ def eval_kinds() -> list[KindSpec]:
             **rules(count=minimum(0), name=TEXT),
             description="Exactly this many calls reached a Tool, or the Tool named by the "
             "optional name (meant for 0); detail lists them.",
+            examples=[{"kind": "tool_call_count", "count": 0}],
         ),
         KindSpec(
             struct=ToolCallsBatched,
@@ -311,6 +325,7 @@ def eval_kinds() -> list[KindSpec]:
             **rules(min=minimum(2, "a batch of one is not a batch")),
             description="The largest batch of calls in one model response (as the binding "
             "received it) had at least min calls.",
+            examples=[{"kind": "tool_calls_batched", "min": 2}],
         ),
         KindSpec(
             struct=ToolDenied,
@@ -320,5 +335,6 @@ def eval_kinds() -> list[KindSpec]:
             tiers=L2,
             **at_path,
             description="A call of the Tool with the value at the argument path was denied.",
+            examples=[{"kind": "tool_denied", "name": "soul_repo_push", "path": "$", "value": {}}],
         ),
     ]

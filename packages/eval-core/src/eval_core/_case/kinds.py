@@ -107,7 +107,9 @@ class KindSpec(Declared, frozen=True):
     - ``guard_gate``: true when a failure of this Expectation may only mean the model declined
       before the guard was reached (the Trial is then unexercised, not failed).
     - ``description`` and ``examples`` (documents of the kind, as a Case spells them): shown
-      by editors on hover through the JSON Schema; prose, so never part of a fingerprint.
+      by editors on hover through the JSON Schema and in the kind reference (docs/kinds.md,
+      ``eval plugins --kind``), whose docs build refuses a kind without both or with an
+      example the loader refuses; prose, so never part of a schema fingerprint.
     - ``witness``: which witness its scorer reads (one of
     :data:`eval_core._case.witness.WITNESSES`):
       who saw what it asserts. Only ``events`` (the runtime's own record) is testimony, for

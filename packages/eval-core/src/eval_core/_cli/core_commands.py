@@ -66,6 +66,10 @@ def run_plugins(args: SimpleNamespace) -> int:
     from eval_core._loading import opening
 
     found = _guarded(opening.plugins)
+    if args.kind is not None:
+        if args.check:
+            _refuse("eval plugins: --kind and --check are asked apart (see eval plugins --help)")
+        return _kind_reference(found, args.kind)
     if args.check:
         return _check_plugins(found, args.examples, args.corpus)
     for info in found.plugins:
@@ -85,6 +89,18 @@ def run_plugins(args: SimpleNamespace) -> int:
         print("hosts: " + ", ".join(sorted(found.hosts)))
     if found.model_source_owner is not None:
         print(f"model source: {found.model_source_owner.distribution}")
+    return CLEARED
+
+
+def _kind_reference(found: PluginSet, name: str) -> int:
+    """The reference of one kind or Case field, as docs/kinds.md shows it."""
+    from eval_core._loading.reference import Reference, UnknownName, text
+
+    try:
+        entry = Reference(found).entry(name)
+    except UnknownName as exc:
+        _refuse(f"eval plugins --kind: {exc}")
+    sys.stdout.write(text(entry))
     return CLEARED
 
 

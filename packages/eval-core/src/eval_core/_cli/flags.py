@@ -80,9 +80,10 @@ def add_core_commands(commands: Commands) -> None:
 
     plugins = commands.add(
         "plugins",
-        help="List installed plug-ins; with --check, check their contract.",
+        help="List installed plug-ins; --check checks their contract, --kind NAME shows one kind.",
         description="List installed plug-ins: distribution, version, code fingerprint, kinds "
-        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract.",
+        "with their tiers, Case fields; with --check, whether each keeps the plug-in contract; "
+        "with --kind NAME, the reference of one kind or Case field.",
         run=run_plugins,
     )
     plugins.add_argument(
@@ -104,6 +105,13 @@ def add_core_commands(commands: Commands) -> None:
         default="corpus",
         metavar="PATH",
         help="Whose eval.lock --check compares schemas with.",
+    )
+    plugins.add_argument(
+        "--kind",
+        metavar="NAME",
+        help="Print the reference of one Expectation kind or Case field (as JSON spells it): "
+        "its fields, types, tiers, witness, grounding rule and an example (docs/kinds.md "
+        "has them all).",
     )
 
     lock = commands.add(

@@ -9,9 +9,10 @@ problem naming it, never a crash that hides the Corpus's other problems.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from eval_core._case.case import CaseBase, ToolDecl, json_name
+from eval_core._case.kinds import KindSpec
 from eval_core._loading.grounding import GivenText, given_text, grounded_text, ungrounded
 from eval_core._loading.problem import Problem
 from eval_core._plugins.host import Host, LoadContext
@@ -65,42 +66,17 @@ class PluginChecks:
                 )
 
     def _expectations(self, file: str, case: CaseBase) -> Iterator[Problem]:
-        given: GivenText | None = None
-        for index, expectation in enumerate(case.expect):
-            spec = self.plugins.kinds[expectation.kind_name]
-            path = f"$.expect[{index}]"
-            if case.tier not in spec.tiers:
-                tiers = "/".join(sorted(spec.tiers))
-                yield Problem(
-                    file, f"{path}.kind", f"{spec.name!r} is {tiers}-only; this Case is {case.tier}"
-                )
-            if spec.check is not None:
-                try:
-                    found = collect(spec.origin, f"the check of kind {spec.name!r}", spec.check,
-                                    expectation, case)  # fmt: skip
-                except PluginFault as exc:
-                    found = [("", str(exc))]
-                for suffix, reason in found:
-                    yield Problem(file, path + str(suffix), str(reason))
-            text = grounded_text(spec, expectation)
-            if text is None:
-                continue
-            if given is None:
-                given = given_text(
-                    case,
-                    lambda: self.host.given_text(case),
-                    self._platform,
-                    self.plugins.fields.values(),
-                )
-                try:
-                    given.plugin_text()  # now, so a raising text function is always refused
-                except PluginFault as exc:
-                    yield Problem(file, "$", str(exc))
-                    return
-            missing = ungrounded(given, spec, text)
-            if missing is not None:
-                suffix, reason = missing
-                yield Problem(file, path + suffix, reason)
+        yield from expectation_problems(
+            file,
+            case,
+            self.plugins.kinds,
+            lambda: given_text(
+                case,
+                lambda: self.host.given_text(case),
+                self._platform,
+                self.plugins.fields.values(),
+            ),
+        )
 
     def _services(self, file: str, case: CaseBase, present: frozenset[str]) -> Iterator[Problem]:
         """Every fixture that applies to the Case finds the Host services it needs; every
@@ -135,3 +111,45 @@ class PluginChecks:
                         f"{registered.label} needs the Host service {need.__name__}, which "
                         f"Host {self.host.name!r} does not offer at {case.tier}",
                     )
+
+
+def expectation_problems(
+    file: str, case: CaseBase, kinds: Mapping[str, KindSpec], given: Callable[[], GivenText]
+) -> Iterator[Problem]:
+    """Each Expectation's own problems: its kind's tier, its kind's check, its grounding rule.
+
+    ``given`` builds what the Case gave the model, asked only for a grounded Expectation. The
+    loader asks it of every Case; the kind reference (:mod:`eval_core._loading.examples`) of
+    each kind's documented example.
+    """
+    found_given: GivenText | None = None
+    for index, expectation in enumerate(case.expect):
+        spec = kinds[expectation.kind_name]
+        path = f"$.expect[{index}]"
+        if case.tier not in spec.tiers:
+            tiers = "/".join(sorted(spec.tiers))
+            yield Problem(
+                file, f"{path}.kind", f"{spec.name!r} is {tiers}-only; this Case is {case.tier}"
+            )
+        if spec.check is not None:
+            try:
+                found = collect(spec.origin, f"the check of kind {spec.name!r}", spec.check,
+                                expectation, case)  # fmt: skip
+            except PluginFault as exc:
+                found = [("", str(exc))]
+            for suffix, reason in found:
+                yield Problem(file, path + str(suffix), str(reason))
+        text = grounded_text(spec, expectation)
+        if text is None:
+            continue
+        if found_given is None:
+            found_given = given()
+            try:
+                found_given.plugin_text()  # now, so a raising text function is always refused
+            except PluginFault as exc:
+                yield Problem(file, "$", str(exc))
+                return
+        missing = ungrounded(found_given, spec, text)
+        if missing is not None:
+            suffix, reason = missing
+            yield Problem(file, path + suffix, reason)

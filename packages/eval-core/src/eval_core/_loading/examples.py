@@ -1,0 +1,177 @@
+"""A kind's or Case field's documented example is one the loader accepts.
+
+The kind reference (:mod:`eval_core._loading.reference`, the docs and ``eval plugins --kind``)
+shows each kind's and Case field's first example; an example the loader would refuse teaches
+a refusal. So each example is put in a minimal Case of every tier it may appear at and checked
+as the loader checks a Case file: decoded into the installed set's Case type, the Case's own
+rules, then for a kind its tier, its own check and its grounding rule (the minimal Case's
+input gives the example's grounded text, as a real Case's must; a grounded pattern is not
+asked, as no text can be given for a pattern in general), for a Case field its tier and its
+text functions. Not asked: what needs a Host (the agent, the Tools, the context keys,
+the services) and the cross-field rules of ``eval_check_case`` (a kind that needs a companion
+field says so in its description).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import msgspec
+
+from eval_core._case.case import CaseBase, CaseField, json_name
+from eval_core._case.kinds import KindSpec
+from eval_core._loading import rules
+from eval_core._loading.checks import expectation_problems
+from eval_core._loading.decode import Decoder
+from eval_core._loading.grounding import given_text, grounded_text
+from eval_core._loading.problem import Problem
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._util.guard import PluginFault
+
+EXAMPLE_ID = "example"
+CASE_EXAMPLE: dict[str, Any] = {
+    "id": "refund-looks-up-the-order",
+    "tier": "l2",
+    "agent": "support",
+    "input": [{"role": "user", "content": "Please refund order A-1001."}],
+    "tools": [
+        {
+            "name": "lookup_order",
+            "description": "Look an order up by its id.",
+            "inputSchema": {"type": "object", "properties": {"orderId": {"type": "string"}}},
+        }
+    ],
+    "toolResults": [{"name": "lookup_order", "output": {"status": "delivered"}}],
+    "script": [
+        {
+            "kind": "tool_calls",
+            "calls": [{"callId": "c1", "name": "lookup_order", "arguments": {"orderId": "A-1001"}}],
+        },
+        {"kind": "text", "text": "Order A-1001 was delivered; I have asked for its refund."},
+    ],
+    "expect": [
+        {"kind": "tool_called", "name": "lookup_order"},
+        {
+            "kind": "tool_argument_equals",
+            "name": "lookup_order",
+            "path": "orderId",
+            "value": "A-1001",
+        },
+    ],
+}
+"""The reference's whole Case, the generic fields in use; checked whenever its kinds are
+installed (they are the core families')."""
+INPUT = "An example request."
+
+
+def minimal_case(tier: str, expect: list[Any], given: str = INPUT, **fields: Any) -> dict[str, Any]:
+    """The smallest Case document around an example: one message, one scripted answer."""
+    return {
+        "id": EXAMPLE_ID,
+        "tier": tier,
+        "agent": "example",
+        "input": [{"role": "user", "content": given}],
+        "script": [{"kind": "text", "text": "Done."}],
+        "expect": expect,
+        **fields,
+    }
+
+
+def kind_example_problems(plugins: PluginSet, spec: KindSpec, example: Any) -> list[str]:
+    """Why the loader would refuse ``example`` of kind ``spec`` (nothing when it loads)."""
+    if not isinstance(example, Mapping):
+        return [f"the example is {type(example).__name__}, not an object"]
+    if example.get("kind") != spec.name:
+        return [f"the example's kind is {example.get('kind')!r}, not {spec.name!r}"]
+    try:
+        decoded = msgspec.convert(dict(example), spec.struct, str_keys=True)
+    except msgspec.ValidationError as exc:
+        return [f"the example does not decode: {exc}"]
+    text = grounded_text(spec, decoded)
+    kinds: Mapping[str, KindSpec] = plugins.kinds
+    if spec.grounding is not None and spec.grounding.regex:  # no text to give a pattern
+        kinds = {**kinds, spec.name: msgspec.structs.replace(spec, grounding=None)}
+    given = INPUT if text is None else f"{INPUT} {text}"
+    found: list[str] = []
+    for tier in sorted(spec.tiers):
+        document = minimal_case(tier, [dict(example)], given)
+        found.extend(_problems(plugins, document, kinds))
+    return found
+
+
+def field_example_problems(plugins: PluginSet, field: CaseField, example: Any) -> list[str]:
+    """Why the loader would refuse ``example`` as the value of Case field ``field``."""
+    found: list[str] = []
+    for tier in sorted(field.tiers):
+        document = minimal_case(tier, [], **{json_name(field.name): example})
+        found.extend(_problems(plugins, document, plugins.kinds, expects=False))
+    return found
+
+
+def _problems(
+    plugins: PluginSet,
+    document: dict[str, Any],
+    kinds: Mapping[str, KindSpec],
+    expects: bool = True,
+) -> list[str]:
+    where = f"in {document['id']!r}, a {document['tier']} Case"
+    case, problems = Decoder(plugins).detailed(where, document)
+    if case is None:
+        return [f"{p.path}: {p.reason} ({where})" for p in problems]
+    checked = _checked(plugins, kinds, case, where, document["id"], expects)
+    return [f"{p.path}: {p.reason} ({where})" for p in checked]
+
+
+def _checked(
+    plugins: PluginSet,
+    kinds: Mapping[str, KindSpec],
+    case: CaseBase,
+    where: str,
+    stem: str,
+    expects: bool,
+) -> Iterator[Problem]:
+    for problem in rules.values(where, stem, case):
+        if expects or problem.path != "$.expect":  # a field's minimal Case expects nothing
+            yield problem
+    yield from rules.script(where, case, plugins.fields)
+    given = given_text(case, lambda: (), {}, plugins.fields.values())
+    yield from expectation_problems(where, case, kinds, lambda: given)
+    if not expects:
+        try:
+            given.plugin_text()  # a Case field's text functions, as the loader asks them
+        except PluginFault as exc:
+            yield Problem(where, "$", str(exc))
+
+
+def missing(plugins: PluginSet) -> list[str]:
+    """Every installed kind and Case field without reference material: no description, no
+    example, or an example the loader refuses; one line each, naming the owner."""
+    found: list[str] = []
+    if {e["kind"] for e in CASE_EXAMPLE["expect"]} <= set(plugins.kinds):
+        said = _problems(plugins, CASE_EXAMPLE, plugins.kinds)
+        found.extend(f"the reference's whole Case: {reason}" for reason in said)
+    for name, spec in plugins.kinds.items():
+        owner = plugins.kind_owner[name]
+        what = f"kind {name!r} of {owner.distribution} {owner.version}"
+        found.extend(f"{what}: {reason}" for reason in _material(spec.description, spec.examples))
+        for index, example in enumerate(spec.examples):
+            said = kind_example_problems(plugins, spec, example)
+            found.extend(f"{what}: example {index + 1}: {reason}" for reason in said)
+    for name, field in plugins.fields.items():
+        owner = plugins.field_owner[name]
+        what = f"Case field {json_name(name)!r} of {owner.distribution} {owner.version}"
+        found.extend(f"{what}: {reason}" for reason in _material(field.description, field.examples))
+        for index, example in enumerate(field.examples):
+            said = field_example_problems(plugins, field, example)
+            found.extend(f"{what}: example {index + 1}: {reason}" for reason in said)
+    return found
+
+
+def _material(description: str, examples: Any) -> list[str]:
+    lacking = []
+    if not description.strip():
+        lacking.append("no description (KindSpec/CaseField description=...)")
+    if not examples:
+        lacking.append("no example (KindSpec/CaseField examples=[...])")
+    return lacking

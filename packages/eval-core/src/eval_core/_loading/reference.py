@@ -1,0 +1,479 @@
+"""The reference of every Expectation kind and Case field, read from the installed plug-ins.
+
+What a Case author needs to write one without copying an example: who provides it, what it
+asserts, its fields as JSON spells them (types, required or default, rules, descriptions), the
+tiers it may appear at, the witness its scorer reads, its grounding rule, where its evidence
+lives, and an example (one the loader accepts: :mod:`eval_core._loading.examples`). The types
+and per-field prose come from the Case's JSON Schema (:func:`~eval_core._loading.schema.
+case_schema`, what an editor shows on hover), so the two never disagree. One :class:`Entry`
+is rendered as Markdown for the docs (``docs/kinds.md``, built by a docs hook) and as plain
+text for ``eval plugins --kind NAME``: the same content.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import textwrap
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from eval_core._case.case import json_name
+from eval_core._case.evidence import Location
+from eval_core._case.kinds import KindSpec
+from eval_core._case.witness import WITNESSES
+from eval_core._loading.examples import CASE_EXAMPLE
+from eval_core._loading.schema import GENERIC, case_schema
+from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+
+PARTS: Mapping[str, str] = {
+    "request": "the model requests (as the binding received them)",
+    "tool_call": "the Tool calls",
+    "denial": "the denials",
+    "guard": "the guard decisions",
+    "event": "the run events",
+    "record": "a family record",
+    "answer": "the answer",
+}
+
+
+class Field(msgspec.Struct, frozen=True):
+    """One field of a kind or definition, as JSON spells it."""
+
+    name: str
+    type: str
+    required: bool
+    notes: tuple[str, ...] = ()
+    description: str = ""
+
+
+class Definition(msgspec.Struct, frozen=True):
+    """A named type a field refers to (an object's fields, or an enumeration)."""
+
+    name: str
+    description: str = ""
+    type: str = ""
+    fields: tuple[Field, ...] = ()
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """The reference of one kind or Case field."""
+
+    name: str
+    what: Literal["Expectation kind", "Case field", "generic Case field"]
+    description: str
+    provider: str = ""
+    type: str = ""  # a Case field's value type
+    fields: tuple[Field, ...] = ()
+    definitions: tuple[Definition, ...] = ()
+    tiers: tuple[str, ...] = ()
+    facts: tuple[tuple[str, str], ...] = ()  # (label, text): witness, grounding, evidence...
+    examples: tuple[Any, ...] = ()
+
+
+class UnknownName(LookupError):  # noqa: N818 - it names an outcome
+    """No installed kind or Case field has the name; the message has a did-you-mean."""
+
+
+class Reference:
+    """The entries of one plug-in set, their types read from its Case JSON Schema once."""
+
+    def __init__(self, plugins: PluginSet) -> None:
+        self.plugins = plugins
+        self._defs: dict[str, Any] = case_schema(plugins)["$defs"]
+        self._case = self._defs["Case"]
+        self._by_tag = {
+            str(d["properties"]["kind"]["enum"][0]): d
+            for d in self._defs.values()
+            if len(d.get("properties", {}).get("kind", {}).get("enum", ())) == 1
+        }
+
+    def names(self) -> list[str]:
+        """Every name :meth:`entry` answers: kinds, plug-in Case fields, the generic fields."""
+        return [*self.plugins.kinds, *(json_name(n) for n in self.plugins.fields), *GENERIC]
+
+    def entry(self, name: str) -> Entry:
+        """The entry of a kind, or of a Case field by its JSON (or Python) name."""
+        if name in self.plugins.kinds:
+            return self.kind(name)
+        for field in self.plugins.fields:
+            if name in (field, json_name(field)):
+                return self.field(field)
+        if name in GENERIC:
+            return self.generic(name)
+        close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownName(
+            f"no installed kind or Case field is named {name!r}{hint} (`eval plugins` lists them)"
+        )
+
+    def kind(self, name: str) -> Entry:
+        spec = self.plugins.kinds[name]
+        definition = self._by_tag.get(name, {})
+        properties = {k: v for k, v in definition.get("properties", {}).items() if k != "kind"}
+        required = set(definition.get("required", ()))
+        fields = tuple(_field(k, v, k in required) for k, v in properties.items())
+        return Entry(
+            name=name,
+            what="Expectation kind",
+            description=prose(spec.description),
+            provider=_provider(self.plugins.kind_owner.get(name)),
+            fields=fields,
+            definitions=tuple(self._definitions(properties.values())),
+            tiers=tuple(sorted(spec.tiers)),
+            facts=tuple(_kind_facts(spec)),
+            examples=tuple(_plain(e) for e in spec.examples),
+        )
+
+    def field(self, name: str) -> Entry:
+        field = self.plugins.fields[name]
+        node = self._case["properties"].get(json_name(name), {})
+        facts = []
+        if not field.runs_model:
+            facts.append(("Runs a model", "no: a Case that sets it runs no model (no script)"))
+        if field.given_text is not None or field.first_request_text is not None:
+            first = field.first_request_text is not None
+            where = "in the first request" if first else "when the Trial gives it"
+            facts.append(("Given text", f"its text counts as given to the model ({where})"))
+        return Entry(
+            name=json_name(name),
+            what="Case field",
+            description=prose(field.description),
+            provider=_provider(self.plugins.field_owner.get(name)),
+            type=type_of(_present(node)),
+            fields=(),
+            definitions=tuple(self._definitions([node])),
+            tiers=tuple(sorted(field.tiers)),
+            facts=tuple(facts),
+            examples=tuple(_plain(e) for e in field.examples),
+        )
+
+    def generic(self, name: str) -> Entry:
+        node = self._case["properties"][name]
+        field = self._generic_field(name)
+        definitions = () if name == "expect" else tuple(self._definitions([node]))
+        rules = ", ".join(("required", *field.notes) if field.required else field.notes)
+        return Entry(
+            name=name,
+            what="generic Case field",
+            description=field.description,
+            provider="eval-core",
+            type=field.type,
+            definitions=definitions,
+            tiers=("l2", "l3"),
+            facts=tuple(_generic_facts(name, rules)),
+        )
+
+    def generic_fields(self) -> list[Field]:
+        """The fields every Case has, whatever plug-ins are installed, in the Case's order."""
+        plugin = {json_name(n) for n in self.plugins.fields}
+        return [self._generic_field(n) for n in self._case["properties"] if n not in plugin]
+
+    def _generic_field(self, name: str) -> Field:
+        node = self._case["properties"][name]
+        required = name in self._case.get("required", ())
+        kind = "list[Expectation]" if name == "expect" else type_of(_present(node))
+        return Field(
+            name, kind, required, _notes(node, required), prose(node.get("description", ""))
+        )
+
+    def generic_definitions(self) -> list[Definition]:
+        plugin = {json_name(n) for n in self.plugins.fields}
+        nodes = [
+            n for k, n in self._case["properties"].items() if k not in plugin and k != "expect"
+        ]
+        return list(self._definitions(nodes))
+
+    def _definitions(self, nodes: Iterable[Any]) -> Iterator[Definition]:
+        """Every definition the nodes refer to, directly or through another, once each."""
+        seen: list[str] = []
+        pending = [ref for node in nodes for ref in _refs(node)]
+        while pending:
+            name = pending.pop(0)
+            if name in seen or name not in self._defs:
+                continue
+            seen.append(name)
+            found = self._defs[name]
+            pending.extend(_refs(found))
+            properties = found.get("properties")
+            required = set(found.get("required", ()))
+            yield Definition(
+                name=name,
+                description=prose(found.get("description", "")),
+                type="" if properties is not None else type_of(found),
+                fields=tuple(_field(k, v, k in required) for k, v in (properties or {}).items()),
+            )
+
+
+def _generic_facts(name: str, rules: str) -> Iterator[tuple[str, str]]:
+    if rules:
+        yield "Rules", rules
+    if name == "expect":
+        yield (
+            "Kinds",
+            "each item's `kind` names one (`eval plugins` lists them, docs/kinds.md shows them)",
+        )
+
+
+def _provider(owner: PluginInfo | None) -> str:
+    if owner is None:
+        return ""
+    return f"{owner.distribution} {owner.version} (entry point {owner.entry_point!r})"
+
+
+def _kind_facts(spec: KindSpec) -> Iterator[tuple[str, str]]:
+    if spec.witness is None:
+        yield "Witness", "undeclared"
+    else:
+        said = WITNESSES.get(spec.witness, "not a known witness")
+        yield "Witness", f"{spec.witness}: {said}"
+    grounding = spec.grounding
+    if grounding is None:
+        yield "Grounding", "none"
+    else:
+        what = "must match" if grounding.regex else "must appear in"
+        scope = "the first request" if grounding.scope == "first_request" else "what the model"
+        scope += "" if grounding.scope == "first_request" else " was given"
+        waiver = "; an `ungrounded` reason waives it" if grounding.waivable else "; not waivable"
+        yield "Grounding", f"`{json_name(grounding.field)}` {what} {scope}{waiver}"
+    compare = "case-insensitive" if spec.text_compare == "casefold" else "exact"
+    yield "Text compared", compare
+    yield "Evidence", _location(spec.evidence_at)
+
+
+def _location(at: Location | None) -> str:
+    if at is None:
+        return "undeclared (the report shows no link)"
+    said = PARTS.get(at.part, at.part)
+    return f"{said} ({at.record})" if at.record else said
+
+
+ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj):`~?([^`]+)`")
+
+
+def prose(said: Any) -> str:
+    """A description on one line, Markdown: a docstring's reST ``x`` and :meth:`x` as `x`."""
+    flat = " ".join(str(said).split())
+    return ROLE.sub(r"`\1`", flat).replace("``", "`")
+
+
+def _plain(value: Any) -> Any:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _present(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An optional field's node without its ``null`` branch (an omitted field is absent)."""
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and node.get("default", 0) is None:
+        kept = [b for b in branches if b.get("type") != "null"]
+        if len(kept) == 1:
+            return {**{k: v for k, v in node.items() if k != "anyOf"}, **kept[0]}
+        return {**node, "anyOf": kept}
+    return node
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, Mapping):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref.rsplit("/", 1)[-1]
+        for key, value in node.items():
+            if key not in ("examples", "default", "enum", "const"):
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
+
+def type_of(node: Mapping[str, Any]) -> str:
+    """A JSON Schema node's type, short: ``string``, ``list[Message]``, ``"a" | "b"``."""
+    if "$ref" in node:
+        return str(node["$ref"]).rsplit("/", 1)[-1]
+    if "const" in node:
+        return json.dumps(node["const"])
+    if "enum" in node:
+        return " | ".join(json.dumps(v) for v in node["enum"])
+    branches = node.get("anyOf") or node.get("oneOf")
+    if isinstance(branches, list):
+        return " | ".join(type_of(b) for b in branches)
+    kind = node.get("type")
+    if kind == "array":
+        items = node.get("items")
+        return f"list[{type_of(items) if isinstance(items, Mapping) else 'any'}]"
+    if kind == "object":
+        values = node.get("additionalProperties")
+        if isinstance(values, Mapping) and values:
+            return f"map[string, {type_of(values)}]"
+        return "object"
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    return str(kind) if kind else "any"
+
+
+def _field(name: str, node: Mapping[str, Any], required: bool) -> Field:
+    shown = _present(node)
+    return Field(
+        name, type_of(shown), required, _notes(node, required), prose(node.get("description", ""))
+    )
+
+
+def _notes(node: Mapping[str, Any], required: bool) -> tuple[str, ...]:
+    """The value rules a field's node says beyond its type, and its default."""
+    said: list[str] = []
+    if node.get("minLength") == 1 and node.get("pattern") == r"\S":
+        said.append("not blank")
+    else:
+        if "minLength" in node:
+            said.append(f"at least {node['minLength']} character(s)")
+        if "pattern" in node:
+            said.append(f"matches {node['pattern']}")
+    for key, text in (
+        ("minimum", ">= {}"),
+        ("exclusiveMinimum", "> {}"),
+        ("maximum", "<= {}"),
+        ("exclusiveMaximum", "< {}"),
+        ("minItems", "at least {} item(s)"),
+        ("maxItems", "at most {} item(s)"),
+    ):
+        if key in node:
+            said.append(text.format(node[key]))
+    if node.get("format") == "regex":
+        said.append("a regular expression")
+    elif "format" in node:
+        said.append(f"format {node['format']}")
+    if not required:
+        default = node.get("default")
+        said.append("optional" if default is None else f"default {json.dumps(default)}")
+    return tuple(said)
+
+
+# Rendering: the same content as Markdown (the docs) and as plain text (the terminal).
+
+
+def example_json(example: Any, width: int = 88, indent: int = 0) -> str:
+    """An example as JSON: each object or list on one line when it fits, opened otherwise."""
+    one = json.dumps(example, ensure_ascii=False)
+    if len(one) + indent <= width or not isinstance(example, dict | list) or not example:
+        return one
+    pad = " " * (indent + 2)
+    if isinstance(example, dict):
+        items = [
+            f"{pad}{json.dumps(k, ensure_ascii=False)}: "
+            + example_json(v, width, indent + 2).lstrip()
+            for k, v in example.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + example_json(v, width, indent + 2).lstrip() for v in example]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def _field_line(field: Field, code: str = "`") -> str:
+    need = "required" if field.required else ""
+    said = ", ".join(x for x in (need, *field.notes) if x)
+    line = f"{code}{field.name}{code}: {code}{field.type}{code}" + (f" ({said})" if said else "")
+    return line + (f". {field.description}" if field.description else "")
+
+
+def markdown(entry: Entry, level: int = 3) -> str:
+    """One entry as a Markdown section (its heading at ``level``)."""
+    lines = [f"{'#' * level} `{entry.name}`", ""]
+    if entry.provider:
+        lines += [f"*{entry.what}, from {entry.provider}*", ""]
+    lines += [entry.description or "(no description)", ""]
+    facts: list[tuple[str, str]] = []
+    if entry.type:
+        facts.append(("Type", f"`{entry.type}`"))
+    if entry.tiers:
+        facts.append(("Tiers", ", ".join(entry.tiers)))
+    facts += list(entry.facts)
+    lines += [f"- **{label}**: {text}" for label, text in facts]
+    if entry.what == "Expectation kind":
+        if entry.fields:
+            lines.append("- **Fields** (besides `kind`):")
+            lines += [f"    - {_field_line(f)}" for f in entry.fields]
+        else:
+            lines.append("- **Fields**: none besides `kind`")
+    lines += _markdown_definitions(entry.definitions)
+    for example in entry.examples[:1]:
+        lines += ["", "```json", example_json(example), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_definitions(definitions: Sequence[Definition]) -> list[str]:
+    lines: list[str] = []
+    for definition in definitions:
+        head = f"- **`{definition.name}`**"
+        if definition.type:
+            head += f": `{definition.type}`"
+        if definition.description:
+            head += f". {definition.description}"
+        lines.append(head)
+        lines += [f"    - {_field_line(f)}" for f in definition.fields]
+    return lines
+
+
+def text(entry: Entry, width: int = 100) -> str:
+    """One entry as plain text for a terminal (what ``eval plugins --kind`` prints), wrapped."""
+
+    def wrap(line: str, indent: str = "") -> list[str]:
+        more = indent + "    "
+        said = line.replace("`", "")
+        return textwrap.wrap(said, width, initial_indent=indent, subsequent_indent=more) or [""]
+
+    lines = wrap(
+        f"{entry.name}  ({entry.what}" + (f", {entry.provider})" if entry.provider else ")")
+    )
+    lines += [*wrap(entry.description or "(no description)", "  "), ""]
+    if entry.type:
+        lines += wrap(f"Type: {entry.type}")
+    if entry.tiers:
+        lines.append(f"Tiers: {', '.join(entry.tiers)}")
+    for label, said in entry.facts:
+        lines += wrap(f"{label}: {said}")
+    if entry.what == "Expectation kind":
+        lines.append("Fields (JSON names, besides kind):" if entry.fields else "Fields: none")
+        for field in entry.fields:
+            lines += wrap(_field_line(field, ""), "  ")
+    for definition in entry.definitions:
+        head = f"{definition.name}" + (f": {definition.type}" if definition.type else "")
+        lines += wrap(head + (f". {definition.description}" if definition.description else ""))
+        for field in definition.fields:
+            lines += wrap(_field_line(field, ""), "  ")
+    for example in entry.examples[:1]:
+        lines += ["Example:", *(f"  {line}" for line in example_json(example).splitlines())]
+    return "\n".join(lines) + "\n"
+
+
+def page(plugins: PluginSet) -> str:
+    """The generated part of ``docs/kinds.md``: the generic fields, every kind by family, an
+    index, then every plug-in Case field."""
+    ref = Reference(plugins)
+    out = ["## The fields of every Case", ""]
+    out += [f"- {_field_line(f)}" for f in ref.generic_fields()]
+    out += ["", "Their types:", ""]
+    out += _markdown_definitions(ref.generic_definitions())
+    out += ["", "A whole Case:", "", "```json", example_json(CASE_EXAMPLE), "```", ""]
+    out += ["## Expectation kinds", ""]
+    out += [
+        "| Kind | What it asserts | Tiers | Witness | Family |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    by_family: dict[str, list[str]] = {}
+    for name in sorted(plugins.kinds):
+        spec = plugins.kinds[name]
+        owner = plugins.kind_owner.get(name)
+        family = owner.distribution if owner is not None else ""
+        by_family.setdefault(family, []).append(name)
+        tiers = "/".join(sorted(spec.tiers))
+        said = prose(spec.description).replace("|", "\\|")
+        out.append(f"| [`{name}`](#{name}) | {said} | {tiers} | {spec.witness or '-'} | {family} |")
+    for family in sorted(by_family):
+        out += ["", f"### {family}", ""]
+        out += [markdown(ref.kind(name), level=4) for name in by_family[family]]
+    out += ["## Case fields from plug-ins", ""]
+    for name in sorted(plugins.fields, key=json_name):
+        out.append(markdown(ref.field(name), level=3))
+    return "\n".join(out).rstrip("\n") + "\n"
