@@ -200,6 +200,15 @@ TRAVEL_CASES = [
     ),
 ]
 
+FORECAST_SETTINGS = """\
+[tool.eval]
+corpus = "evals"
+host = "langgraph"
+app = "weather_agent.graph:AGENTS"
+"""
+"""The forecaster's own settings, in a folder of the same repository (a second agent, on
+another Host, swept from its folder)."""
+
 GRAPH_CASES = [
     case(
         "forecast-for-three-days-by-default",
@@ -282,7 +291,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     (site / "third_party.pth").write_text(f"{third_party(where / 'third-party')}\n")
     python = venv / "bin" / "python"
     done = run(
-        uv, "pip", "install", "--offline", "--no-deps", "-q", "--python", python, *chosen,
+        uv, "pip", "install", "--offline", "--no-deps", "--compile-bytecode", "-q", "--python",
+        python, *chosen,
         cwd=where,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -311,7 +321,9 @@ def project(
     (root / "weather_agent" / "__init__.py").write_text("")
     (root / "weather_agent" / "agent.py").write_text(AGENT)
     (root / "weather_agent" / "graph.py").write_text(GRAPH)
-    for folder, cases in (("evals", TRAVEL_CASES), ("graph-evals", GRAPH_CASES)):
+    (root / "forecast").mkdir()
+    (root / "forecast" / "pyproject.toml").write_text(FORECAST_SETTINGS)
+    for folder, cases in (("evals", TRAVEL_CASES), ("forecast/evals", GRAPH_CASES)):
         (root / folder).mkdir()
         for made in cases:
             (root / folder / f"{made['id']}.json").write_text(json.dumps(made, indent=2) + "\n")
@@ -326,10 +338,7 @@ def project(
     assert editable.returncode == 0, editable.stderr
     code, out, err = installed.eval("lock", cwd=root)
     assert code == 0, out + err
-    code, out, err = installed.eval(
-        "lock", "graph-evals", "--host", "langgraph", "--host-option",
-        "app=weather_agent.graph:AGENTS", cwd=root,
-    )  # fmt: skip
+    code, out, err = installed.eval("lock", cwd=root / "forecast")
     assert code == 0, out + err
     git(root, "init", "-q")
     git(root, "add", "-A")
@@ -370,30 +379,32 @@ def test_the_projects_graph_sweeps_on_the_langgraph_host(
     installed: Installed, project: tuple[Path, ScriptedVendor]
 ) -> None:
     root, _ = project
-    code, out, err = installed.eval(
-        "sweep", "graph-evals", "--host", "langgraph", "--host-option",
-        "app=weather_agent.graph:AGENTS", cwd=root,
-    )  # fmt: skip
+    code, out, err = installed.eval("sweep", cwd=root / "forecast")
     assert code == 0, out + err
     assert "2 passed, 0 failed, 0 errored" in out
     assert "testimony contradicts" not in out + err
 
 
 def test_a_misspelt_tool_is_refused_at_load(
-    installed: Installed, project: tuple[Path, ScriptedVendor], tmp_path: Path
+    installed: Installed, project: tuple[Path, ScriptedVendor]
 ) -> None:
+    """No Expectation passes on a Tool the agent does not have: the Sweep is refused at load
+    (the Case taken out again after, so the team's tree stays as committed)."""
     root, _ = project
-    corpus = tmp_path / "misspelt"
-    shutil.copytree(root / "evals", corpus)
-    path = corpus / "no-booking-before-a-yes.json"
-    data = json.loads(path.read_text())
-    data["expect"][0]["name"] = "book_trips"  # the agent has book_trip
-    path.write_text(json.dumps(data))
-    code, out, err = installed.eval("check", str(corpus), "--unlocked", cwd=root)
+    case = json.loads((root / "evals" / "no-booking-before-a-yes.json").read_text())
+    case["id"] = "misspelt"
+    case["expect"][0]["name"] = "book_trips"  # the agent has book_trip
+    path = root / "evals" / "misspelt.json"
+    path.write_text(json.dumps(case))
+    try:
+        code, out, err = installed.eval("sweep", cwd=root)
+    finally:
+        path.unlink()
     assert code == 2, out + err
-    assert "no-booking-before-a-yes.json" in err and "$.expect[0].name" in err
-    assert "book_trips" in err and "book_trip" in err.replace("book_trips", "")
+    assert "misspelt.json" in err and "$.expect[0].name" in err
+    assert "'book_trips'" in err and "'book_trip'" in err  # the did-you-mean
     assert "Traceback" not in err
+    assert git(root, "status", "--porcelain") == ""
 
 
 def test_promote_writes_under_the_project_and_records_its_commit(
