@@ -69,7 +69,7 @@ def test_junit_classes_each_case_by_its_file_with_types_and_properties(
     properties = {p.name: p.value for p in suite.properties()}
     assert properties["corpusHash"] == card["corpusHash"]
     assert properties["model"] == "scripted"
-    assert properties["harnessVersion"] == card["harnessVersion"]
+    assert properties["corpusCommit"] == card["corpusCommit"]
     cases = {case.name: case for case in suite}
     assert cases["c#1"].classname == "eval.capability.scripted.c"
     assert cases["c#1"]._elem.get("file") == "corpus/c.json"  # from the repository's root

@@ -207,7 +207,10 @@ def bad_inputs(project: Path) -> list[tuple[tuple[str, ...], list[str]]]:
         (("sweep", "corpus", "--resume", "missing.jsonl"), ["no such file"]),
         (("sweep", "corpus", "--resume", "pipe"), ["a named pipe"]),
         (("sweep", "corpus", "--resume", str(deep)), ["not a trial log"]),
-        (("sweep", "corpus", "--resume", "old.jsonl"), ["does not record the harness version"]),
+        (
+            ("sweep", "corpus", "--resume", "old.jsonl"),
+            ["does not record the commit of the Corpus's tree"],
+        ),
         (("sweep", "corpus", "--save", "old.jsonl", "--resume", "old.jsonl"), ["the same file"]),
         (("sweep", "corpus", "--case", "ghost"), ["no such Case"]),
         (("sweep", "corpus", "--host-option", "store"), ["--host-option 'store': expected KEY"]),
@@ -270,6 +273,6 @@ def test_a_resume_log_from_another_harness_commit_is_refused(cli: Cli, project: 
     assert cli("sweep", "corpus", "--log", log).code == 0
     header, *rest = log.read_text().splitlines()
     data = json.loads(header)
-    data["harnessVersion"] = "0" * 40
+    data["corpusCommit"] = "0" * 40
     log.write_text("\n".join([json.dumps(data), *rest]) + "\n")
-    refused(cli("sweep", "corpus", "--resume", log), "the harness version was '0000")
+    refused(cli("sweep", "corpus", "--resume", log), "the Corpus's commit was '0000")

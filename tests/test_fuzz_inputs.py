@@ -180,7 +180,7 @@ def test_a_baseline_or_scorecard_is_read_or_refused_never_raises(
 
 
 HEADER = LogHeader(
-    corpus_hash="a" * 64, model_id="m", selected=[], repeat=1, started_at="t", harness_version="v"
+    corpus_hash="a" * 64, model_id="m", selected=[], repeat=1, started_at="t", corpus_commit="v"
 )
 
 

@@ -301,7 +301,7 @@ class _Case:
 def card(*trials: TrialResult) -> Scorecard:
     made = Scorecard(
         corpus_hash="h", suite="red-team", model_id="m", binding="model", host="x",
-        harness_version="v", started_at="t", corpus_cases=len({t.case_id for t in trials}),
+        corpus_commit="v", started_at="t", corpus_cases=len({t.case_id for t in trials}),
         trials=list(trials),
     )  # fmt: skip
     made.tally()

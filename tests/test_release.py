@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from junitparser import JUnitXml
 
-from eval_core._util.provenance import harness_version, is_clean
+from eval_core._util.provenance import is_clean, tree_commit
 from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
 
 CASES = [
@@ -87,8 +87,8 @@ def test_promotion_writes_the_canonical_baseline_and_a_clean_rerun_compares(
     assert "records no noise floor" in first.stdout
     path = project.root / "baselines" / "good.json"
     stored = json.loads(path.read_text())
-    assert stored["schemaVersion"] == 2
-    assert is_clean(stored["harnessVersion"])
+    assert stored["schemaVersion"] == 3
+    assert is_clean(stored["corpusCommit"])
     assert KEY not in path.read_text() + first.stdout + first.stderr
     project.commit()
     again = project.sweep("--model", "good", *REAL, "--baseline")
@@ -224,16 +224,16 @@ def test_compare_two_saved_scorecards(project: Project) -> None:
 
 
 def test_the_clean_dirty_rule_on_a_real_repository(tmp_path: Path) -> None:
-    assert harness_version(tmp_path) == "unknown"
+    assert tree_commit(tmp_path) == "unknown"
     assert not is_clean("unknown")
     (tmp_path / "f").write_text("x")
     git(tmp_path, "init", "-q")
     git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
     git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x")
-    clean = harness_version(tmp_path)
+    clean = tree_commit(tmp_path)
     assert len(clean) == 40 and is_clean(clean)
     (tmp_path / "f").write_text("y")
-    assert harness_version(tmp_path) == f"{clean}-dirty"
+    assert tree_commit(tmp_path) == f"{clean}-dirty"
     assert not is_clean(f"{clean}-dirty")
 
 

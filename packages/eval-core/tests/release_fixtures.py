@@ -45,7 +45,7 @@ def scorecard(
         model_id=model,
         binding="model",
         host="agent-runtime",
-        harness_version="abc",
+        corpus_commit="abc",
         started_at="2026-11-30T00:00:00+00:00",
         corpus_cases=corpus_cases if corpus_cases is not None else len({t.case_id for t in trials}),
         planned=len(trials),

@@ -22,7 +22,7 @@ def test_round_trip_at_the_canonical_path(tmp_path: Path) -> None:
     )
     baseline.write(path, card, "abc123")
     read = baseline.read(path)
-    assert read.harness_version == "abc123"
+    assert read.corpus_commit == "abc123"
     assert read.scorecard.corpus_hash == card.corpus_hash
     assert [p.name for p in path.parent.iterdir()] == ["m1.json"]  # no temp file left behind
 

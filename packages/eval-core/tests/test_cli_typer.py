@@ -129,7 +129,9 @@ def test_baseline_without_a_path_then_another_flag_is_the_canonical_baseline(
     assert (split.model, split.case) == ("a, b", ["x", "y"])
     typed = parsed(["sweep", "--repeat", "3", "--max-spend", "0.5", "-q"])
     assert (typed.repeat, typed.max_spend, typed.quiet, typed.jobs) == (3, 0.5, True, None)
-    assert (typed.corpus, typed.models) == (Path("corpus"), Path("models.toml"))  # converted
+    assert (typed.corpus, typed.models, typed.host) == (None, None, None)  # [tool.eval]'s
+    given = parsed(["sweep", "evals", "--models", "pins.toml"])
+    assert (given.corpus, given.models) == (Path("evals"), Path("pins.toml"))  # converted
     # End to end: the canonical Baseline reaches the Sweep, which refuses it with --case.
     for argv in (["--baseline", "--quiet"], ["--baseline"], ["--baseline", "b.json"]):
         code, out, err = ran(["sweep", "nowhere", "--case", "c", *argv], capfd)

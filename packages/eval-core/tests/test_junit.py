@@ -82,7 +82,7 @@ def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties
         "corpusHash": card.corpus_hash,
         "suite": "capability",
         "model": "m1",
-        "harnessVersion": "abc",
+        "corpusCommit": "abc",
     }
     cases = {case.name: case for case in suite}
     assert {name: case.classname for name, case in cases.items()} == {

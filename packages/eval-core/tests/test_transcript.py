@@ -39,7 +39,7 @@ HEADER = LogHeader(
     selected=[],
     repeat=1,
     started_at="t",
-    harness_version="v1",
+    corpus_commit="v1",
     transcripts=transcript.FORMAT,
 )
 EXPECT = [{"kind": "output_contains", "text": "shipped"}]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
@@ -12,7 +13,7 @@ from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
 HEADER = LogHeader(
-    corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t", harness_version="v1"
+    corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t", corpus_commit="v1"
 )
 
 
@@ -115,7 +116,7 @@ def test_a_directory_or_fifo_is_not_a_log(tmp_path: Path) -> None:
         ((HASH, "m2", [], 1, "v1"), "model"),
         ((HASH, "m1", ["a"], 1, "v1"), "selection"),
         ((HASH, "m1", [], 2, "v1"), "--repeat"),
-        ((HASH, "m1", [], 1, "v2"), "the harness version was 'v1', now 'v2'"),
+        ((HASH, "m1", [], 1, "v2"), "the Corpus's commit was 'v1', now 'v2'"),
     ],
 )
 def test_resuming_another_sweep_is_refused(
@@ -128,8 +129,15 @@ def test_resuming_another_sweep_is_refused(
 
 def test_a_log_that_does_not_record_its_harness_is_refused_for_resume() -> None:
     old = LogHeader(corpus_hash=HASH, model_id="m1", selected=[], repeat=1, started_at="t")
-    with pytest.raises(ResumeRefused, match="does not record the harness version"):
+    with pytest.raises(ResumeRefused, match="does not record the commit of the Corpus's tree"):
         check_resumable(old, HASH, "m1", [], 1, "v1")
+
+
+def test_a_log_of_other_harness_versions_is_refused_for_resume() -> None:
+    made = msgspec.structs.replace(HEADER, harness={"eval-core": "1.0"})
+    check_resumable(made, HASH, "m1", [], 1, "v1", {"eval-core": "1.0"})
+    with pytest.raises(ResumeRefused, match="the harness was"):
+        check_resumable(made, HASH, "m1", [], 1, "v1", {"eval-core": "1.1"})
 
 
 def test_the_log_goes_through_the_redactor(tmp_path: Path) -> None:

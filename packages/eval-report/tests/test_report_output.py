@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._util.provenance import harness_version, is_clean
+from eval_core._util.provenance import is_clean, tree_commit
 from eval_report.html import write_report
 from report_fixtures import Matrix
 from tests.conftest import ROOT
@@ -52,19 +52,20 @@ def test_the_default_output_is_ignored_by_git_and_written_with_the_umask(
     _git(checkout, "init", "-q")
     _git(checkout, "add", ".gitignore")
     _git(checkout, "commit", "-q", "-m", "start")
-    assert is_clean(harness_version(checkout))
+    assert is_clean(tree_commit(checkout))
     monkeypatch.chdir(checkout)
     assert _report(*matrix.logs) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.startswith("wrote scorecards/report.html  (3 Cases, 6 Trials")
     page = checkout / "scorecards" / "report.html"
     assert stat.S_IMODE(page.stat().st_mode) == 0o640  # 0666 less the umask 027
     assert _git(checkout, "status", "--porcelain") == ""
-    assert is_clean(harness_version(checkout))  # what the next Sweep records: no -dirty
-    inner = checkout / "sub"  # a report written from deeper in the checkout is ignored too
+    assert is_clean(tree_commit(checkout))  # what the next Sweep records: no -dirty
+    inner = checkout / "sub"  # from deeper in the checkout: under the project's root still
     inner.mkdir()
     monkeypatch.chdir(inner)
     assert _report(matrix.cards[0]) == 0, capsys.readouterr().err
-    assert (inner / "scorecards" / "report.html").is_file()
+    assert capsys.readouterr().out.startswith(f"wrote {page}  (3 Cases, 3 Trials")
+    assert not (inner / "scorecards").exists()
     assert _git(checkout, "status", "--porcelain") == ""
 
 

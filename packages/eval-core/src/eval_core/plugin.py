@@ -185,6 +185,7 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
+    from eval_core._util.project import Project, SettingsRefused, find_project
     from eval_core._util.safe_text import clean
 
 
@@ -280,6 +281,7 @@ __all__ = [
     "PluginSet",
     "Pointer",
     "Problems",
+    "Project",
     "RecordTypes",
     "ResumeRefused",
     "Rule",
@@ -289,6 +291,7 @@ __all__ = [
     "ScriptedTools",
     "Section",
     "SentPart",
+    "SettingsRefused",
     "Shared",
     "Testimony",
     "TextPart",
@@ -334,6 +337,7 @@ __all__ = [
     "evidence",
     "extract_json",
     "failed",
+    "find_project",
     "find_soul",
     "fingerprint",
     "first_equal",

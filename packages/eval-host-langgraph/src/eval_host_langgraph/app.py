@@ -2,8 +2,10 @@
 
 A team names a mapping of agent names to *builders*: ``--host-option
 app=package.module:AGENTS``, or ``[tool.eval] app = "package.module:AGENTS"`` in the
-``pyproject.toml`` nearest above the Eval Soul (with ``pythonpath = ["src"]`` when the package
-is not installed, as pytest's option of that name). A builder is the team's own function that
+``pyproject.toml`` nearest above the Eval Soul, as the core's finder finds it
+(:func:`eval_core.plugin.find_project`: never above the git repository's root, only from a
+file the user owns), with ``pythonpath = ["src"]`` when the package is not installed, as
+pytest's option of that name. A builder is the team's own function that
 makes its compiled graph around a chat model::
 
     def triage(model: BaseChatModel, connections: dict[str, Connection]) -> CompiledStateGraph:
@@ -18,17 +20,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from eval_core.plugin import HostOptionError
+from eval_core.plugin import HostOptionError, SettingsRefused, find_project
 
-PYPROJECT = "pyproject.toml"
-MAX_PARENTS = 16
 Builder = Callable[..., Any]
 
 
@@ -44,20 +43,13 @@ class App:
 
 
 def project_settings(soul_dir: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The nearest ``pyproject.toml`` above the Soul that has a ``[tool.eval]`` table."""
-    here = soul_dir.resolve()
-    for folder in [here, *here.parents][:MAX_PARENTS]:
-        path = folder / PYPROJECT
-        if not path.is_file():
-            continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise HostOptionError(f"{path}: not readable TOML: {exc}") from None
-        table = data.get("tool", {}).get("eval")
-        if isinstance(table, dict):
-            return path, table
-    return None
+    """The ``pyproject.toml`` above the Soul that has a ``[tool.eval]`` table, and the table
+    (:func:`eval_core.plugin.find_project`, which checked its ``pythonpath``)."""
+    try:
+        found = find_project(soul_dir)
+    except SettingsRefused as exc:
+        raise HostOptionError(str(exc)) from None
+    return (found.file, found.table) if found.file is not None else None
 
 
 def find_app(soul_dir: Path, app: str | None) -> App:

@@ -2,16 +2,17 @@
 ``app`` in the ``[tool.eval]`` table of the project's ``pyproject.toml``.
 
 The project is found upward from the Eval Soul's directory (the Corpus lives in the team's
-project); its directory goes on ``sys.path`` so ``package.module`` imports as the team's own
-tests would import it. ``AGENTS`` is a mapping of names to Agents, a list of Agents (named by
-their ``name``), or one Agent. Every problem is a one-line :class:`HostOptionError`.
+project) by the core's finder (:func:`eval_core.plugin.find_project`: never above the git
+repository's root, and only from a file the user owns); its directory and its ``pythonpath``
+folders go on ``sys.path`` so ``package.module`` imports as the team's own tests would import
+it. ``AGENTS`` is a mapping of names to Agents, a list of Agents (named by their ``name``), or
+one Agent. Every problem is a one-line :class:`HostOptionError`.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from pydantic_ai.agent import AbstractAgent
 
-from eval_core.plugin import HostOptionError
+from eval_core.plugin import HostOptionError, SettingsRefused, find_project
 
 TABLE = "tool.eval"
 
@@ -35,25 +36,13 @@ class App:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
 
-def project_settings(start: Path) -> tuple[Path | None, dict[str, Any]]:
-    """The nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.eval]`` table."""
-    for directory in (start.resolve(), *start.resolve().parents):
-        candidate = directory / "pyproject.toml"
-        if not candidate.is_file():
-            continue
-        try:
-            document = tomllib.loads(candidate.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise HostOptionError(f"{candidate}: not readable TOML ({exc})") from None
-        table = document.get("tool", {}).get("eval")
-        if isinstance(table, dict):
-            return directory, table
-    return None, {}
-
-
 def load_app(soul_dir: Path, app: str | None) -> App:
     """Import the team's agents named by ``app`` (or by ``[tool.eval] app``)."""
-    project, settings = project_settings(soul_dir)
+    try:
+        found = find_project(soul_dir)
+    except SettingsRefused as exc:
+        raise HostOptionError(str(exc)) from None
+    project, settings = (found.root, found.table) if found.file is not None else (None, {})
     spec = app if app is not None else settings.get("app")
     if not isinstance(spec, str) or not spec:
         raise HostOptionError(
@@ -63,8 +52,9 @@ def load_app(soul_dir: Path, app: str | None) -> App:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise HostOptionError(f"app {spec!r}: expected package.module:AGENTS")
-    if project is not None and str(project) not in sys.path:
-        sys.path.insert(0, str(project))
+    for folder in (*reversed(found.pythonpath), project):
+        if folder is not None and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:

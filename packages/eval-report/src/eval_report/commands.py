@@ -28,15 +28,26 @@ def report(args: argparse.Namespace) -> int:
         raise CommandRefused(
             "eval report: --baseline needs the PATH of a Baseline or a saved Scorecard"
         )
+    output: Path = args.output if args.output is not None else _default_output()
     try:
-        written = write_report(list(args.inputs), args.output, baselines)
+        written = write_report(list(args.inputs), output, baselines)
     except Refused as exc:
         raise CommandRefused(str(exc), exc.code) from None
     print(
-        f"wrote {args.output}  ({written.cases} Cases, {written.trials} Trials, "
-        f"{written.size:,} bytes)"
+        f"wrote {output}  ({written.cases} Cases, {written.trials} Trials, {written.size:,} bytes)"
     )
     return 0
+
+
+def _default_output() -> Path:
+    """``report.html`` in the project's outputs folder (``scorecards/`` at its root unless
+    ``[tool.eval] outputs`` names another), beside the trial logs."""
+    from eval_core.plugin import SettingsRefused, find_project
+
+    try:
+        return find_project().path("outputs") / "report.html"
+    except SettingsRefused as exc:
+        raise CommandRefused(f"settings refused: {exc}") from None
 
 
 def rescore(args: argparse.Namespace) -> int:
@@ -75,10 +86,10 @@ def eval_commands(commands: Commands) -> None:
         "-o",
         "--output",
         type=path,
-        default="scorecards/report.html",
         metavar="PATH",
-        help="Where to write the HTML file (default: scorecards/report.html, beside the trial "
-        "logs: git ignores scorecards/, so a report never makes the tree dirty).",
+        help="Where to write the HTML file (default: report.html in the project's outputs "
+        "folder, scorecards/ at its root, beside the trial logs: a Sweep's provenance never "
+        "counts that folder as a change, so a report never makes the tree dirty).",
     )
     parser.add_argument(
         "--baseline",

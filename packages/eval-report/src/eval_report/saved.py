@@ -50,7 +50,7 @@ class Saved:
     sources: list[Path]
     log: Logged | None = None
     reader: TranscriptReader | None = None
-    harness_version: str = ""  # a Baseline's own (its Scorecard was saved from this commit)
+    corpus_commit: str = ""  # a Baseline's own (its Scorecard was saved at this commit)
 
     def transcripts(self) -> dict[tuple[str, int], Recorded]:
         """Every recorded transcript as stored, by (Case, Trial); refused when one cannot be
@@ -135,7 +135,8 @@ def read_log(path: Path) -> Saved:
         model_id=header.model_id,
         binding=header.binding or ("scripted" if header.model_id == "scripted" else "model"),
         host=header.host or "?",
-        harness_version=header.harness_version or "unknown",
+        corpus_commit=header.corpus_commit or "unknown",
+        harness=dict(header.harness or {}),
         started_at=header.started_at,
         duration_ms=round(sum(t.duration_ms for t in trials), 1),
         corpus_cases=header.corpus_cases or len({t.case_id for t in trials}),
@@ -159,7 +160,7 @@ def read_card(path: Path) -> Saved:
         card, version = read_saved(path, "a Scorecard, a Baseline or a trial log")
     except BaselineError as exc:
         raise Refused(str(exc)) from None
-    return Saved(card=card, sources=[path], harness_version=version or "")
+    return Saved(card=card, sources=[path], corpus_commit=version or "")
 
 
 def read_any(path: Path) -> Saved:
@@ -214,5 +215,5 @@ def _join(first: Saved, second: Saved) -> Saved | None:
         sources=[*first.sources, *second.sources],
         log=log.log,
         reader=log.reader,
-        harness_version=card.harness_version,
+        corpus_commit=card.corpus_commit,
     )

@@ -210,7 +210,7 @@ def _delta(cards: Sequence[Scorecard], base: Saved) -> DeltaView:
             refused=f"no Sweep of model {base.card.model_id} was given to compare with",
         )
     try:
-        found = compare_scorecards(base.card, after, base.harness_version)
+        found = compare_scorecards(base.card, after, base.corpus_commit)
     except ComparisonRefused as exc:  # never computed (the command refuses it first)
         return DeltaView(model=after.model_id, source=source, refused=str(exc))
     rows: dict[str, list[CaseDelta]] = defaultdict(list)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._release.options import SweepOptions
+    from eval_core._util.project import Project
 
 T = TypeVar("T")
 
@@ -40,10 +41,32 @@ def _guarded(work: Callable[[], T]) -> T:
         _refuse(str(exc), exc.code)
 
 
+def _project(given: Path | None) -> Project:
+    """The project the command runs for, found from the Corpus given, else the working
+    directory (:mod:`eval_core._util.project`); a settings file that cannot be used is refused."""
+    from eval_core._util.project import SettingsRefused, find_project
+
+    try:
+        return find_project(given)
+    except SettingsRefused as exc:
+        _refuse(f"settings refused: {exc}")
+
+
+def _chosen(args: SimpleNamespace) -> tuple[Project, Path, str]:
+    """The project, the Corpus and the Host: each flag wins over ``[tool.eval]``, which wins
+    over the default."""
+    from eval_core._cli.flags import DEFAULT_HOST
+
+    project = _project(args.corpus)
+    corpus: Path = args.corpus if args.corpus is not None else project.path("corpus")
+    return project, corpus, args.host or project.host or DEFAULT_HOST
+
+
 def run_check(args: SimpleNamespace) -> int:
     from eval_core._loading.opening import open_corpus
 
-    opened = _guarded(lambda: open_corpus(args.corpus, args.host, args.unlocked))
+    project, corpus, host = _chosen(args)
+    opened = _guarded(lambda: open_corpus(corpus, host, args.unlocked, project=project))
     opened.host.close()
     loaded = opened.corpus
     tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
@@ -55,7 +78,8 @@ def run_check(args: SimpleNamespace) -> int:
 def run_hash(args: SimpleNamespace) -> int:
     from eval_core._loading.opening import open_corpus
 
-    opened = _guarded(lambda: open_corpus(args.corpus, args.host, False, check_lock=False))
+    project, corpus, host = _chosen(args)
+    opened = _guarded(lambda: open_corpus(corpus, host, False, check_lock=False, project=project))
     opened.host.close()
     print(opened.corpus.hash)
     return CLEARED
@@ -71,7 +95,8 @@ def run_plugins(args: SimpleNamespace) -> int:
             _refuse("eval plugins: --kind and --check are asked apart (see eval plugins --help)")
         return _kind_reference(found, args.kind)
     if args.check:
-        return _check_plugins(found, args.examples, args.corpus)
+        corpus = args.corpus if args.corpus is not None else _project(None).path("corpus")
+        return _check_plugins(found, args.examples, corpus)
     for info in found.plugins:
         print(f"{info.distribution} {info.version}  [{info.entry_point}]  code {info.code}")
         for kind in info.kinds:
@@ -134,23 +159,23 @@ def run_lock(args: SimpleNamespace) -> int:
     from eval_core._loading.corpus import RED_TEAM, corpus_root
     from eval_core._plugins import lock
 
-    corpus: Path = args.corpus
+    project, corpus, host = _chosen(args)
     _guarded(lambda: opening.require_directory(corpus))
     path = corpus_root(corpus) / lock.LOCK_NAME
     _guarded(lambda: _check_output("eval lock", path))
     found = _guarded(opening.plugins)
     for directory in (corpus, corpus / RED_TEAM):
         if directory == corpus or directory.is_dir():
-            _guarded(lambda d=directory: _loads(d, args.host, found))  # type: ignore[misc]
+            _guarded(lambda d=directory: _loads(d, host, found, project))  # type: ignore[misc]
     try:
-        written = lock.write(path, found, args.host)
+        written = lock.write(path, found, host)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     print(f"locked {len(written.plugins)} plug-ins -> {path}")
     return CLEARED
 
 
-def _loads(corpus: Path, host: str, found: PluginSet) -> None:
+def _loads(corpus: Path, host: str, found: PluginSet, project: Project) -> None:
     """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
     no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
     from eval_core._loading.corpus import CorpusError, case_files
@@ -162,7 +187,7 @@ def _loads(corpus: Path, host: str, found: PluginSet) -> None:
     except CorpusError as exc:
         raise Refused(str(exc)) from None
     try:
-        opened = open_corpus(corpus, host, False, check_lock=False, found=found)
+        opened = open_corpus(corpus, host, False, check_lock=False, found=found, project=project)
     except Refused as exc:
         raise Refused(
             f"eval lock refused: the installed plug-ins cannot load {corpus}, so pinning them "
@@ -205,12 +230,16 @@ def run_schema(args: SimpleNamespace) -> int:
 
 
 def run_sweep(args: SimpleNamespace) -> int:
+    from pathlib import Path
+
     from eval_core._release.options import SweepOptions
     from eval_core._release.release import sweep as run
+    from eval_core._util.project import is_cwd
 
     model: str | None = args.model
+    project, corpus, host = _chosen(args)
     options = SweepOptions(
-        corpus=args.corpus,
+        corpus=corpus,
         cases=tuple(args.case or ()),
         repeat=args.repeat,
         output_format=args.output_format,
@@ -221,11 +250,11 @@ def run_sweep(args: SimpleNamespace) -> int:
         resume=args.resume,
         quiet=args.quiet,
         verbose=args.verbose,
-        host=args.host,
+        host=host,
         host_options=tuple(args.host_option or ()),
         unlocked=args.unlocked,
         models=tuple(n.strip() for n in model.split(",")) if model is not None else (),
-        models_file=args.models,
+        models_file=args.models if args.models is not None else project.path("models"),
         max_tokens=args.max_tokens,
         max_tokens_per_trial=args.max_tokens_per_trial,
         max_spend=args.max_spend,
@@ -234,6 +263,10 @@ def run_sweep(args: SimpleNamespace) -> int:
         jobs=args.jobs,
         executor=args.executor,
         address=args.address,
+        root=Path(".") if is_cwd(project.root) else project.root,
+        baselines=project.baselines,
+        outputs=project.outputs,
+        project=project,
     )
     if args.suite == "all":
         return _guarded(lambda: _both_suites(options))

@@ -21,23 +21,26 @@ if TYPE_CHECKING:
     from eval_core._plugins.commands import Arguments
 
 
+DEFAULT_HOST = "agent-runtime"
+
+
 def _corpus_argument(parser: Arguments) -> None:
     parser.add_argument(
         "corpus",
         nargs="?",
         type=path,
-        default="corpus",
         metavar="CORPUS",
-        help="The Corpus directory (red-team: corpus/red-team).",
+        help="The Corpus directory (red-team: corpus/red-team); default: corpus in the "
+        "project's [tool.eval] settings, else corpus/ at the project's root (docs/settings.md).",
     )
 
 
 def _host_option(parser: Arguments) -> None:
     parser.add_argument(
         "--host",
-        default="agent-runtime",
         metavar="NAME",
-        help="The Host (system under test) by name.",
+        help="The Host (system under test) by name; default: host in [tool.eval], else "
+        f"{DEFAULT_HOST}.",
     )
 
 
@@ -102,9 +105,8 @@ def add_core_commands(commands: Commands) -> None:
     plugins.add_argument(
         "--corpus",
         type=path,
-        default="corpus",
         metavar="PATH",
-        help="Whose eval.lock --check compares schemas with.",
+        help="Whose eval.lock --check compares schemas with (default: the project's Corpus).",
     )
     plugins.add_argument(
         "--kind",
@@ -254,8 +256,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         "--host-option",
         action="append",
         metavar="KEY=VALUE",
-        help="A setting the Host reads, passed to it as is (repeatable); see the Host's own "
-        "documentation for its keys.",
+        help="A setting the Host reads, passed to it as is (repeatable; it wins over the same "
+        "key in [tool.eval]); see the Host's own documentation for its keys.",
     )
     _unlocked_option(sweep)
     add(
@@ -267,9 +269,9 @@ def _sweep_arguments(sweep: Arguments) -> None:
     add(
         "--models",
         type=path,
-        default="models.toml",
         metavar="PATH",
-        help="The model pins file.",
+        help="The model pins file; default: models in [tool.eval], else models.toml at the "
+        "project's root.",
     )
     add(
         "--max-tokens",
@@ -294,7 +296,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         nargs="?",
         const=CANONICAL,
         metavar="PATH",
-        help="Compare with the Baseline: baselines/<model>.json, or the PATH given.",
+        help="Compare with the Baseline: <model>.json in the project's Baselines folder "
+        "(baselines/ at its root), or the PATH given.",
     )
     add(
         "-j",

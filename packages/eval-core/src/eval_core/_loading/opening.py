@@ -18,6 +18,7 @@ from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, 
 from eval_core._plugins.host import Host, HostFactory, HostOptionError
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
+from eval_core._util.project import Project, SettingsRefused
 from eval_core._util.safe_text import clean
 
 REFUSED, COMPARISON_REFUSED = 2, 3
@@ -103,6 +104,27 @@ def host(
         raise Refused(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}") from None
 
 
+def declared_options(factory: HostFactory) -> frozenset[str]:
+    """The options a Host's factory takes: its keyword-only parameters."""
+    parameters = inspect.signature(factory).parameters.values()
+    return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def settled_options(
+    found: PluginSet, name: str, given: Mapping[str, str] | None, project: Project | None
+) -> dict[str, str]:
+    """The Host's options: those ``[tool.eval]`` gives it, then the ``--host-option`` flags
+    (a flag wins); a setting the Host does not take is refused naming the file and the key."""
+    options = dict(given or {})
+    if project is None or project.file is None:
+        return options
+    try:
+        settled = project.host_options(name, declared_options(found.hosts[name]))
+    except SettingsRefused as exc:
+        raise Refused(f"settings refused: {exc}") from None
+    return {**settled, **options}
+
+
 def _takes(factory: HostFactory, name: str, soul: Path, options: Mapping[str, str]) -> None:
     """Refuse an option the Host's factory does not declare, before anything is built."""
     if not options:
@@ -110,8 +132,7 @@ def _takes(factory: HostFactory, name: str, soul: Path, options: Mapping[str, st
     try:
         inspect.signature(factory).bind(soul, **options)
     except TypeError:
-        parameters = inspect.signature(factory).parameters.values()
-        takes = sorted(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        takes = sorted(declared_options(factory))
         unknown = sorted(set(options) - set(takes))
         offered = ", ".join(takes) or "none"
         raise Refused(
@@ -146,6 +167,8 @@ class Opened(msgspec.Struct, frozen=True):
     host: Host
     corpus: Corpus
     unlocked: bool
+    host_options: dict[str, str] = msgspec.field(default_factory=dict)
+    """The options the Host was made with (settings and flags): a worker makes it again so."""
 
 
 def require_directory(corpus: Path) -> None:
@@ -168,14 +191,17 @@ def open_corpus(
     check_lock: bool = True,
     found: PluginSet | None = None,
     host_options: Mapping[str, str] | None = None,
+    project: Project | None = None,
 ) -> Opened:
     """The Corpus opened for a command; ``found`` is the plug-in set when already loaded,
-    ``host_options`` the ``--host-option`` settings for the Host's factory."""
+    ``host_options`` the ``--host-option`` settings for the Host's factory, ``project`` the
+    settings found (:mod:`eval_core._util.project`), whose Host options the flags override."""
     require_directory(corpus)
     found = found if found is not None else plugins(corpus)
     known_host(found, host_name)
+    options = settled_options(found, host_name, host_options, project)
     is_unlocked = pinned(found, corpus, unlocked, host_name) if check_lock else False
-    the_host = host(found, host_name, corpus, host_options)
+    the_host = host(found, host_name, corpus, options)
     try:
         loaded = load(found, the_host, corpus)
     except Refused:
@@ -183,4 +209,4 @@ def open_corpus(
         raise
     for note in loaded.notes:  # said on every command, beside the UNLOCKED line
         sys.stderr.write(f"NOTE  {clean(note)}\n")
-    return Opened(found, the_host, loaded, is_unlocked)
+    return Opened(found, the_host, loaded, is_unlocked, options)

@@ -41,7 +41,9 @@ REFUSED = 2
 CANONICAL = ":canonical:"
 """The value of ``--baseline`` given without a PATH: the model's canonical Baseline."""
 DEFAULT_LOG = "scorecards/trials/{suite}-{model}-{time}-{pid}-{random}.jsonl"
-"""Where a Sweep's trial log goes without ``--log`` (under the working directory): the suite,
+"""Where a Sweep's trial log goes without ``--log``, under the project's root
+(:mod:`eval_core._util.project`; ``scorecards/`` is its outputs folder unless ``[tool.eval]``
+names another): the suite,
 the model, the UTC time it started (``20260130T120000Z``), the process id and six random hex
 digits, so two Sweeps never share one. ``eval sweep --help`` shows it with ``<...>``."""
 
@@ -50,7 +52,7 @@ def default_log_help() -> str:
     """:data:`DEFAULT_LOG` as help text, ``<suite>-<model>-...jsonl in scorecards/trials/``
     (the name apart from its directory, so a help formatter never cuts the name in two)."""
     folder, _, name = DEFAULT_LOG.replace("{", "<").replace("}", ">").rpartition("/")
-    return f"{name} in {folder}/"
+    return f"{name} in {folder}/ under the project's root"
 
 
 Run = Callable[[Any], "int | None"]

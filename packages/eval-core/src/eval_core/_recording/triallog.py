@@ -1,10 +1,10 @@
 """The trial log: every Trial appended as a JSON line the moment it finishes, flushed.
 
 A killed Sweep still leaves every finished Trial readable; ``eval sweep --resume LOG`` finishes
-the same Sweep (same corpusHash, model, selection and harness commit) without re-running what
-is done. The first line is the Sweep's header, which records the harness version: a log made
-by another commit (or by a harness too old to record it) is refused, so a Scorecard never
-mixes Trials of two harnesses.
+the same Sweep (same corpusHash, model, selection, commit of the Corpus's tree and harness
+versions) without re-running what is done. The first line is the Sweep's header, which records
+them: a log made at another commit (or by a harness too old to record it) is refused, so a
+Scorecard never mixes Trials of two states of the system under test or of two harnesses.
 
 A new log is created exclusively (it never overwrites a file, and two Sweeps never share one).
 A torn last line (the process died mid-write) is dropped when resuming: the file is truncated
@@ -47,7 +47,8 @@ class LogHeader(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     selected: list[str]
     repeat: int
     started_at: str
-    harness_version: str | None = None
+    corpus_commit: str | None = None
+    harness: dict[str, str] | None = None
     transcripts: int | None = None
     evidence_schema: str | None = None
     suite: str | None = None
@@ -282,13 +283,15 @@ def check_resumable(
     model_id: str,
     selected: list[str],
     repeat: int,
-    harness_version: str | None = None,
+    corpus_commit: str | None = None,
+    harness: dict[str, str] | None = None,
 ) -> None:
-    """Refuse a log of another Sweep: Corpus, model, selection, ``--repeat``, harness commit."""
-    if harness_version is not None and header.harness_version is None:
+    """Refuse a log of another Sweep: Corpus, model, selection, ``--repeat``, the commit of
+    the Corpus's tree and the harness's versions."""
+    if corpus_commit is not None and header.corpus_commit is None:
         raise ResumeRefused(
-            "the log does not record the harness version it was made with (an older harness "
-            "wrote it): its Trials cannot be shown to be of this harness"
+            "the log does not record the commit of the Corpus's tree it was made at (an older "
+            "harness wrote it): its Trials cannot be shown to be of this tree"
         )
     checks: list[tuple[str, object, object]] = [
         ("corpusHash", header.corpus_hash, corpus_hash),
@@ -296,8 +299,10 @@ def check_resumable(
         ("selection (--case)", sorted(header.selected), sorted(selected)),
         ("--repeat", header.repeat, repeat),
     ]
-    if harness_version is not None:
-        checks.append(("the harness version", header.harness_version, harness_version))
+    if corpus_commit is not None:
+        checks.append(("the Corpus's commit", header.corpus_commit, corpus_commit))
+    if harness is not None and header.harness is not None:
+        checks.append(("the harness", header.harness, harness))
     for what, logged, now in checks:
         if logged != now:
             raise ResumeRefused(f"the log is of another Sweep: {what} was {logged!r}, now {now!r}")

@@ -1,9 +1,10 @@
 """Baselines: a promoted Scorecard that later Sweeps of the same model are compared with.
 
-Nothing becomes the Baseline on its own. A Baseline records which harness made it (the git
-commit, ``-dirty`` when the tree had changes) and when; it lives at a canonical path per model
-and suite. A file that is missing, corrupt, truncated or foreign is refused with its reason,
-and never overwritten by accident: promotion always writes the canonical path, atomically.
+Nothing becomes the Baseline on its own. A Baseline records what it measured
+(``corpusCommit``: the commit of the git tree holding the Corpus, ``-dirty`` when it had
+changes) and when; it lives at a canonical path per model and suite. A file that is missing,
+corrupt, truncated or foreign is refused with its reason, and never overwritten by accident:
+promotion always writes the canonical path, atomically.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from eval_core._running.scorecard import Scorecard
 from eval_core._util.atomic import write_atomic
 from eval_core._util.input_files import InputRefused, read_json_input
 
-BASELINE_SCHEMA = 2
+BASELINE_SCHEMA = 3
+READS = (2, 3)
+"""Schema 2 named the commit ``harnessVersion`` (the tree ``eval`` ran in, which was the
+Corpus's when the Corpus lived in the harness's repository); it is read as the commit."""
 MODEL_ID = re.compile(r"^[a-zA-Z0-9._-]+\Z")
 REQUIRED = ("corpusHash", "modelId", "trials", "passed", "failed", "errored", "corpusCases")
 
@@ -28,18 +32,28 @@ class BaselineError(Exception):
     """A Baseline that cannot be used, with the file and the reason."""
 
 
-class Baseline(msgspec.Struct, kw_only=True, rename="camel"):
+class Baseline(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     schema_version: int
-    harness_version: str
+    corpus_commit: str = ""
+    legacy_commit: str | None = msgspec.field(default=None, name="harnessVersion")
     saved_at: str
     scorecard: Scorecard
+
+    def __post_init__(self) -> None:
+        if not self.corpus_commit:  # a schema-2 Baseline: its commit was harnessVersion
+            self.corpus_commit = self.legacy_commit or "unknown"
 
 
 def canonical_path(root: Path, suite: str, model_id: str) -> Path:
     """``baselines/<model>.json``, or ``baselines/red-team/<model>.json`` for the red-team suite."""
+    return canonical_in(root / "baselines", suite, model_id)
+
+
+def canonical_in(folder: Path, suite: str, model_id: str) -> Path:
+    """``<folder>/<model>.json``, or ``<folder>/red-team/<model>.json`` for the red-team suite
+    (``folder``: the project's Baselines folder, ``baselines`` in ``[tool.eval]``)."""
     if not MODEL_ID.fullmatch(model_id):
         raise BaselineError(f"model id {model_id!r} is not a safe file name ([a-zA-Z0-9._-]+)")
-    folder = root / "baselines"
     if suite == "red-team":
         folder = folder / "red-team"
     return folder / f"{model_id}.json"
@@ -58,10 +72,10 @@ def read(path: Path) -> Baseline:
         raise BaselineError(f"{path}: not a Baseline: corrupt or truncated JSON ({exc})") from None
     if not isinstance(raw, dict) or "schemaVersion" not in raw or "scorecard" not in raw:
         raise BaselineError(_what_it_is(path, raw))
-    if raw["schemaVersion"] != BASELINE_SCHEMA:
+    if raw["schemaVersion"] not in READS:
         raise BaselineError(
             f"{path}: Baseline schema {raw['schemaVersion']!r}; this harness reads "
-            f"{BASELINE_SCHEMA}"
+            f"{' and '.join(map(str, READS))}"
         )
     card = raw["scorecard"]
     missing = [k for k in REQUIRED if not isinstance(card, dict) or k not in card]
@@ -76,9 +90,9 @@ def read(path: Path) -> Baseline:
 def read_saved(
     path: Path, expected: str = "a Scorecard or a Baseline"
 ) -> tuple[Scorecard, str | None]:
-    """A saved Scorecard (with no harness version), or the Scorecard inside a Baseline with
-    the Baseline's; :class:`BaselineError` naming the file and why (``expected`` says what the
-    caller reads, for that refusal)."""
+    """A saved Scorecard (with no commit), or the Scorecard inside a Baseline with the
+    Baseline's ``corpusCommit``; :class:`BaselineError` naming the file and why (``expected``
+    says what the caller reads, for that refusal)."""
     try:
         raw = msgspec.json.decode(read_json_input(path))
     except InputRefused as exc:
@@ -87,7 +101,7 @@ def read_saved(
         raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
     if isinstance(raw, dict) and "scorecard" in raw:
         base = read(path)
-        return base.scorecard, base.harness_version
+        return base.scorecard, base.corpus_commit
     try:
         return msgspec.convert(raw, Scorecard), None
     except msgspec.ValidationError as exc:
@@ -117,13 +131,13 @@ def _what_it_is(path: Path, raw: object) -> str:
 def write(
     path: Path,
     card: Scorecard,
-    harness_version: str,
+    corpus_commit: str,
     scrub: Callable[[bytes], bytes] | None = None,
 ) -> Baseline:
     """Write the Baseline atomically; ``scrub`` (credential redaction) sees the bytes first."""
     baseline = Baseline(
         schema_version=BASELINE_SCHEMA,
-        harness_version=harness_version,
+        corpus_commit=corpus_commit,
         saved_at=datetime.now(UTC).isoformat(timespec="seconds"),
         scorecard=card,
     )

@@ -35,7 +35,7 @@ def compare(before: Path, after: Path, out: TextIO | None = None) -> int:
 
 def _scorecard_of(path: Path) -> tuple[Scorecard, str | None]:
     """A saved Scorecard (``None``), or the Scorecard inside a Baseline with the Baseline's
-    harness version."""
+    ``corpusCommit``."""
     try:
         return baselines.read_saved(path)
     except baselines.BaselineError as exc:

@@ -26,19 +26,19 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
     regressed = 0
     if options.baseline is not None:
         path = (
-            baselines.canonical_path(options.root, card.suite, card.model_id)
+            baselines.canonical_in(options.baselines_dir, card.suite, card.model_id)
             if options.baseline == CANONICAL
             else Path(options.baseline)
         )
         try:
             base = baselines.read(path)
-            delta = deltas.compare(base.scorecard, card, base.harness_version)
+            delta = deltas.compare(base.scorecard, card, base.corpus_commit)
         except (baselines.BaselineError, deltas.ComparisonRefused) as exc:
             run.refused = True
             run.notes.append(f"REFUSED  no delta computed: {exc}")
             run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
         else:
-            run.notes.append(deltas.render(delta, not is_clean(base.harness_version)).rstrip())
+            run.notes.append(deltas.render(delta, not is_clean(base.corpus_commit)).rstrip())
             regressed = len(delta.of("regressed"))
             if regressed:
                 run.reasons.append(
@@ -52,7 +52,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
         run.reasons.append(f"{run.name}: promotion refused: {why}")
         return
     try:
-        target = baselines.canonical_path(options.root, card.suite, card.model_id)
+        target = baselines.canonical_in(options.baselines_dir, card.suite, card.model_id)
     except baselines.BaselineError as exc:
         run.reasons.append(f"{run.name}: promotion refused: {exc}")
         return
@@ -75,7 +75,7 @@ def _promotion_refused(
     if card.binding == "scripted":
         return "the scripted binding is told what to say: it is never a Baseline"
     if not is_clean(version):
-        return f"the tree is not clean (harness {version}): commit first"
+        return f"the tree is not clean (the Corpus's, {version}): commit first"
     if card.partial:
         return "the Sweep is partial (a selection, aborted, or Trials never ran)"
     if card.errored:

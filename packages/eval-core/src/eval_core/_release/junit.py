@@ -2,7 +2,7 @@
 fault an ``<error>``; an unexercised or never-run Trial is ``<skipped>`` with its reason.
 
 One ``<testsuite>`` per Sweep (per Matrix leg), its ``<properties>`` the ``corpusHash``, the
-``suite``, the ``model`` and the ``harnessVersion``; one ``<testcase>`` per planned Trial, its
+``suite``, the ``model`` and the ``corpusCommit``; one ``<testcase>`` per planned Trial, its
 ``classname`` the Sweep and the Case's file (``eval.capability.scripted.<file stem>``: a
 variant is its source Case's), its ``file`` that file's path from the repository's root. A
 ``<failure>``'s ``type`` is what failed: ``witness`` when testimony contradicts a witness (it
@@ -64,7 +64,7 @@ def _suite(
         ("corpusHash", card.corpus_hash),
         ("suite", card.suite),
         ("model", card.model_id),
-        ("harnessVersion", card.harness_version),
+        ("corpusCommit", card.corpus_commit),
     ):
         ET.SubElement(properties, "property", name=key, value=recorded)
 

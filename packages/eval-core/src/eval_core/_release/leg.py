@@ -17,7 +17,7 @@ import msgspec
 
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
-from eval_core._loading.opening import Opened, Refused, host_options
+from eval_core._loading.opening import Opened, Refused
 from eval_core._plugins.commands import DEFAULT_LOG
 from eval_core._plugins.executor import Executor, ExecutorRefused
 from eval_core._plugins.model_source import Ceilings, ModelRefused
@@ -37,6 +37,8 @@ from eval_core._running.runner import StopSweep, run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult
+from eval_core._util.project import OUTPUTS
+from eval_core._util.provenance import Provenance
 from eval_core._util.redaction import Redactor
 from eval_core._util.stopping import Stopping
 
@@ -88,7 +90,7 @@ def trial_log_path(options: SweepOptions, suite: str, model: str) -> Path:
         pid=os.getpid(),
         random=os.urandom(3).hex(),
     )
-    return options.root / name
+    return options.outputs_dir / Path(name).relative_to(OUTPUTS)
 
 
 def sweep_leg(
@@ -96,7 +98,7 @@ def sweep_leg(
     opened: Opened,
     run: Run,
     planned: int,
-    version: str,
+    provenance: Provenance,
     progress: Progress,
     redactor: Redactor,
     stopping: Stopping,
@@ -110,7 +112,13 @@ def sweep_leg(
         try:
             logged = read(path)
             check_resumable(
-                logged.header, corpus.hash, run.name, list(options.cases), options.repeat, version
+                logged.header,
+                corpus.hash,
+                run.name,
+                list(options.cases),
+                options.repeat,
+                provenance.commit,
+                provenance.harness,
             )
             log = TrialLog.resume(path, logged, redactor.scrub_bytes)
         except ResumeRefused as exc:
@@ -131,7 +139,8 @@ def sweep_leg(
             selected=sorted(options.cases),
             repeat=options.repeat,
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            harness_version=version,
+            corpus_commit=provenance.commit,
+            harness=dict(provenance.harness),
             transcripts=TRANSCRIPT_FORMAT,
             evidence_schema=evidence_schema(),
             suite=corpus.suite,
@@ -209,7 +218,8 @@ def sweep_leg(
                 opened.plugins,
                 select=options.cases,
                 repeat=options.repeat,
-                harness_version=version,
+                corpus_commit=provenance.commit,
+                harness=provenance.harness,
                 unlocked=opened.unlocked,
                 on_trial=on_trial,
                 should_stop=should_stop,
@@ -218,7 +228,7 @@ def sweep_leg(
                 abandon=leg.close if leg is not None else None,
                 on_evidence=on_evidence,
                 executor=elsewhere,
-                host_options=host_options(options.host_options),
+                host_options=opened.host_options,
                 note=progress.note,
             )
     except ExecutorRefused as exc:

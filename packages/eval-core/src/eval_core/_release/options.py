@@ -10,6 +10,7 @@ import msgspec
 from eval_core._loading.opening import Refused
 from eval_core._plugins.commands import CANONICAL
 from eval_core._util.limits import MAX_JOBS, MAX_REPEAT
+from eval_core._util.project import OUTPUTS, Project
 
 
 class SweepOptions(msgspec.Struct, frozen=True):
@@ -38,6 +39,22 @@ class SweepOptions(msgspec.Struct, frozen=True):
     executor: str | None = None
     address: str | None = None
     root: Path = Path(".")
+    """The project's root (:mod:`eval_core._util.project`): the outputs land under it."""
+    baselines: Path | None = None
+    """The Baselines folder; ``None``: ``baselines/`` under the root."""
+    outputs: Path | None = None
+    """The outputs folder (trial logs in its ``trials/``); ``None``: ``scorecards/`` under the
+    root."""
+    project: Project | None = None
+    """The settings the command found, for the Host's options from ``[tool.eval]``."""
+
+    @property
+    def baselines_dir(self) -> Path:
+        return self.baselines if self.baselines is not None else self.root / "baselines"
+
+    @property
+    def outputs_dir(self) -> Path:
+        return self.outputs if self.outputs is not None else self.root / OUTPUTS
 
 
 def validate(options: SweepOptions) -> None:

@@ -33,7 +33,8 @@ from eval_core._release.written import check_outputs, junit_files, write_outputs
 from eval_core._running.progress import Progress
 from eval_core._running.runner import SelectionError, plan
 from eval_core._running.scorecard import encode_json, not_cleared
-from eval_core._util.provenance import harness_version
+from eval_core._util.entrypoints import version
+from eval_core._util.provenance import Provenance, tree_commit
 from eval_core._util.redaction import Redactor, credentials_in
 from eval_core._util.safe_text import clean
 from eval_core._util.stopping import Stopping
@@ -158,8 +159,17 @@ def _sweep(
                     options.unlocked,
                     found=found,
                     host_options=host_options(options.host_options),
+                    project=options.project,
                 )
-                version = harness_version(options.root)
+                redactor = redactor.knowing(
+                    [s for k, v in opened.host_options.items() for s in credentials_in(f"{k}={v}")]
+                )
+                provenance = Provenance(
+                    tree_commit(
+                        opened.corpus.directory, (options.outputs_dir, options.baselines_dir)
+                    ),
+                    _harness(found, options.host),
+                )
                 try:
                     trials = plan(opened.corpus, options.cases, options.repeat)
                 except SelectionError as exc:
@@ -180,7 +190,15 @@ def _sweep(
                 run.unavailable = "not run: the Matrix was interrupted"
                 continue
             run.card = sweep_leg(
-                options, opened, run, len(trials), version, progress, redactor, stopping, elsewhere
+                options,
+                opened,
+                run,
+                len(trials),
+                provenance,
+                progress,
+                redactor,
+                stopping,
+                elsewhere,
             )
             run.unavailable = unavailable_reason(run.card) if len(runs) > 1 else None
             interrupted = (run.card.aborted_reason or "").startswith("interrupted") or bool(
@@ -202,7 +220,7 @@ def _sweep(
                 err.write(report(judge) + "\n")
     for run in runs:
         if run.card is not None and run.unavailable is None:
-            gate(options, run, version, redactor)
+            gate(options, run, provenance.commit, redactor)
     code = _report(options, opened, runs, redactor, out, err)
     failures = [f for run in runs for f in run.write_failures]
     files = junit_files(opened.corpus, options.root) if options.junit_xml and opened else {}
@@ -211,6 +229,19 @@ def _sweep(
         err.write(clean(redactor.scrub_text(failure)) + "\n")
     err.flush()
     return REFUSED if failures else code
+
+
+def _harness(found: PluginSet, host: str) -> dict[str, str]:
+    """The versions of what ran the Sweep besides the kinds' and fields' plug-ins (the
+    Scorecard lists those): the core, the Host's distribution, the model source's."""
+    names = ["eval-core"]
+    owner = found.host_owner.get(host)
+    if owner is not None:
+        names.append(owner.partition(":")[0])
+    source = found.model_source_owner
+    if source is not None:
+        names.append(source.distribution)
+    return {name: version(name) or "unknown" for name in dict.fromkeys(names)}
 
 
 def _judge(source: ModelSource | None, legs: Sequence[ModelLeg], err: TextIO) -> Judge | None:

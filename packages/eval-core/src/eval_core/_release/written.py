@@ -60,7 +60,7 @@ def check_outputs(
         trees = [] if corpus is None else [("the Corpus", corpus)]
         if corpus is not None and (root := corpus_root(corpus)) != corpus:
             trees.append(("the Corpus", root))  # red-team/'s Soul and lock live beside it
-        outputs.check_all(planned, inputs, options.root, trees)
+        outputs.check_all(planned, inputs, options.root, trees, options.baselines_dir)
     except outputs.OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
 

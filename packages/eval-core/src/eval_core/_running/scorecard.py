@@ -60,7 +60,14 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     model_id: str
     binding: str
     host: str
-    harness_version: str
+    corpus_commit: str = "unknown"
+    """The git commit of the work tree that holds the Corpus (the system under test), with
+    ``-dirty`` when that tree had changes (the harness's own outputs apart), ``unknown`` outside
+    git. Scorecards before it recorded ``harnessVersion`` (the commit where ``eval`` ran), read
+    here as ``unknown``."""
+    harness: dict[str, str] = msgspec.field(default_factory=dict)
+    """What ran the Sweep besides the kinds' and Case fields' plug-ins (those are ``plugins``):
+    ``eval-core``, the Host's distribution and the model source's, each by its version."""
     started_at: str
     duration_ms: float = 0.0
     corpus_cases: int

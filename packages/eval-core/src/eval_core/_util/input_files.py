@@ -1,6 +1,8 @@
 """Reading an input file: a regular file, read whole, refused with the reason otherwise.
 
-A Case file, a Baseline, a saved Scorecard, a trial log or ``eval.lock`` is read whole; anything
+A Case file, a Baseline, a saved Scorecard, a trial log, ``eval.lock`` or the project's settings
+(:mod:`eval_core._util.project`, which also asks who owns the file, and caps its size) is read
+whole; anything
 else under that name (a directory, a dangling symbolic link, a named pipe, a device, a socket)
 is refused with the reason, and never opened in a way that could block: a FIFO is opened
 non-blocking and refused by its type before a single byte is read. A JSON input is also held
@@ -35,8 +37,16 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: str | Path) -> bytes:
-    """The bytes of ``path``; :class:`NotReadable` with the reason when it is no regular file."""
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path``; :class:`NotReadable` with the reason when it is no regular file
+    (or, with a ``limit``, when it holds more bytes than that)."""
+    return read_with_status(path, limit)[0]
+
+
+def read_with_status(path: str | Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` and the status of the file they were read from (the same open
+    file: who owns it is the owner of these bytes, not of whatever the name points at later).
+    With a ``limit``, a larger file is refused by its size before a byte is read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
@@ -47,16 +57,22 @@ def read_regular(path: str | Path) -> bytes:
     except OSError as exc:
         raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotReadable(kind_of(mode))  # O_NONBLOCK kept a FIFO from hanging the open
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotReadable(kind_of(status.st_mode))  # O_NONBLOCK kept a FIFO from hanging
+        if limit is not None and status.st_size > limit:
+            raise NotReadable(f"{status.st_size:,} bytes, over the limit of {limit:,}")
         chunks: list[bytes] = []
+        size = 0
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 break
+            size += len(chunk)
+            if limit is not None and size > limit:  # it grew while being read
+                raise NotReadable(f"over the limit of {limit:,} bytes")
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), status
     except OSError as exc:
         raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
     finally:

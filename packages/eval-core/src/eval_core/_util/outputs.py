@@ -112,13 +112,16 @@ def check_all(
     inputs: Iterable[tuple[str, Path]] = (),
     root: Path = Path("."),
     protected: Iterable[tuple[str, Path]] = (),
+    baselines_folder: Path | None = None,
 ) -> None:
-    """Each output on its own, then no collisions, then nothing under ``baselines/`` or where
-    a ``protected`` Corpus (named, its root directory) reads."""
+    """Each output on its own, then no collisions, then nothing under the Baselines folder
+    (``baselines_folder``, else ``root``'s ``baselines/``) or where a ``protected`` Corpus
+    (named, its root directory) reads."""
     seen: dict[Path, str] = {}
     for name, path in inputs:
         seen.setdefault(_canonical(path), name)
-    baselines = _canonical(root / "baselines" / "x").parent
+    folder = baselines_folder if baselines_folder is not None else root / "baselines"
+    baselines = _canonical(folder / "x").parent
     trees = [(name, _canonical(directory / "x").parent) for name, directory in protected]
     for output in outputs:
         where = _canonical(output.path)
@@ -131,7 +134,7 @@ def check_all(
         check_file(output)
         if baselines in where.parents:
             raise OutputRefused(
-                f"{output.flag} {output.path}: inside {root / 'baselines'}: only --promote "
+                f"{output.flag} {output.path}: inside {folder}: only --promote "
                 "writes a Baseline there"
             )
         if where in seen:
