@@ -161,9 +161,9 @@ def _harness(framework: Framework, n: int) -> float:
     from eval_core._running.scripted import ScriptedBinding
 
     plugins = load_plugins()
-    host = plugins.hosts[framework.host](framework.corpus / "soul")
+    host = plugins.hosts[framework.host](framework.corpus)  # it owns its agents: no soul/
     try:
-        corpus = Loader(plugins, host, judge="no-judge").load(framework.corpus)
+        corpus = Loader(plugins, host, judge="no-judge", needs_soul=False).load(framework.corpus)
         run_sweep(corpus, host, ScriptedBinding(), plugins, select=[framework.case], repeat=5)
         walls = []
         for _ in range(ROUNDS):

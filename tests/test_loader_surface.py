@@ -417,8 +417,12 @@ HOSTING_REFUSALS: list[tuple[dict[str, Any], str, str]] = [
         "'hostingAuthority' is l2-only; this Case is l3",
     ),
     (hosted(hostingAuthority="self"), "$.hostingAuthority", "Invalid enum value 'self'"),
-    (
-        hosted(platformTools=["soul_write"]),
+    (  # no soul_repo_push anywhere else: naming it unoffered is refused on its own
+        hosted(
+            platformTools=["soul_write"],
+            script=[{"kind": "text", "text": "Not pushed."}],
+            expect=[{"kind": "loop_status", "status": "completed"}],
+        ),
         "$.platformTools",
         "a 'hostingAuthority' Case names the platform Tool 'soul_repo_push'",
     ),

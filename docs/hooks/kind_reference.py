@@ -26,7 +26,7 @@ def reference(plugins: PluginSet | None = None) -> str:
     """The generated part of the page, for ``plugins`` (default: the installed set)."""
     from eval_core._loading import opening
     from eval_core._loading.examples import missing
-    from eval_core._loading.reference import page
+    from eval_core._loading.reference_render import page
 
     found = opening.plugins() if plugins is None else plugins
     problems = missing(found)

@@ -130,3 +130,4 @@ def test_a_broken_host_is_named_for_each_rule_it_breaks(tmp_path: Path) -> None:
     assert "thread 'broken-poller' still runs after close()" in message
     assert "socket:[" in message and "still open after close()" in message
     assert "probe-model-raises is" not in message  # the core errors a raising port in one line
+    assert "names: offered_tools gives no answer for agent 'assistant'" in message

@@ -319,3 +319,31 @@ def test_the_load_rules_refuse_what_could_not_mean_one_thing(eval_kit: Any) -> N
             expect=[{"kind": "tool_provider_effects", "count": -1}],
         )
     )
+
+
+def test_the_routines_contracted_tool_may_be_named_and_a_misspelling_may_not(
+    eval_kit: Any,
+) -> None:
+    """The Routine's tool contract adds its Tool to the Trial (``offers_tools``): a Case names
+    it without declaring it; the provider kinds' ``tool`` is checked like every Tool name."""
+    shipped = Path(__file__).parents[3] / "corpus"
+    routine = json.loads(
+        (shipped / "l3-routine-books-an-invoice-and-captures-the-receipt.json").read_text()
+    )["routine"]
+
+    def problems(name: str) -> list[str]:
+        case = eval_kit.case(
+            {"kind": "tool_argument_equals", "name": name, "path": "amount", "value": 48.5},
+            {"kind": "tool_provider_requests", "count": 1, "tool": name},
+            tier="l3",
+            routine=routine,
+        )
+        case.pop("script")
+        return eval_kit.problems(case)
+
+    assert problems("invoice_push") == []
+    assert problems("invoice_pusher") == [
+        f"{path}: 'invoice_pusher' is not a Tool of agent 'assistant' in this Case (its tools and "
+        "platformTools); it has: invoice_push; did you mean 'invoice_push'?"
+        for path in ("$.expect[0].name", "$.expect[1].tool")
+    ]

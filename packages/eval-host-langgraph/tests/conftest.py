@@ -27,7 +27,7 @@ def plugins() -> PluginSet:
 
 @pytest.fixture(scope="module")
 def host() -> Iterator[LangGraphHost]:
-    made = LangGraphHost(CORPUS / "soul")
+    made = LangGraphHost(CORPUS)  # the Corpus has no Eval Soul: the agents are the team's
     try:
         yield made
     finally:
@@ -36,7 +36,7 @@ def host() -> Iterator[LangGraphHost]:
 
 @pytest.fixture(scope="module")
 def corpus(plugins: PluginSet, host: LangGraphHost) -> Corpus:
-    return Loader(plugins, host, judge="no-judge").load(CORPUS)
+    return Loader(plugins, host, judge="no-judge", needs_soul=False).load(CORPUS)
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ def test_the_example_corpus_sweeps_green_on_the_scripted_binding(
 def test_the_red_by_design_case_fails_and_its_scorecard_names_why(
     plugins: PluginSet, host: LangGraphHost
 ) -> None:
-    red = Loader(plugins, host, judge="no-judge").load(CORPUS / "red-by-design")
+    red = Loader(plugins, host, judge="no-judge", needs_soul=False).load(CORPUS / "red-by-design")
     card = run_sweep(red, host, ScriptedBinding(), plugins)
     [trial] = card.trials
     assert trial.outcome == "failed"

@@ -38,13 +38,15 @@ BASE: dict[str, Any] = {
 
 
 def refusals(plugins: PluginSet, host: LangGraphHost, tmp_path: Path, **case: Any) -> list[str]:
+    """The loader's refusals of one Case in a Corpus with no Eval Soul; each names the file."""
     corpus = tmp_path / "corpus"
-    (corpus / "soul").mkdir(parents=True)
+    corpus.mkdir(parents=True)
     document = {**BASE, "id": "probe", **case}
     (corpus / "probe.json").write_text(json.dumps(document))
     try:
-        Loader(plugins, host, judge="no-judge").load(corpus)
+        Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
     except CorpusError as refused:
+        assert all(p.file == str(corpus / "probe.json") for p in refused.problems)
         return [f"{p.path}: {p.reason}" for p in refused.problems]
     return []
 
@@ -96,6 +98,39 @@ def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -
             "$.mcp.sharedGrants: Host 'langgraph' has no account authority",
         ),
         ({"platformTools": ["page_oncall"]}, "'page_oncall' does not resolve"),
+        (
+            {"agent": "triag"},
+            "$.agent: unknown agent 'triag': not in langgraph_triage.agents:AGENTS, which has: "
+            "triage; did you mean 'triage'?",
+        ),
+        (
+            {"expect": [{"kind": "tool_not_called", "name": "route_tickets"}]},
+            "$.expect[0].name: 'route_tickets' is not a Tool of agent 'triage' of "
+            "langgraph_triage.agents:AGENTS; it has: lookup_ticket, route_ticket, "
+            "schedule_callback; did you mean 'route_ticket'?",
+        ),
+        (
+            {
+                "script": [
+                    {
+                        "kind": "tool_calls",
+                        "calls": [{"callId": "c1", "name": "lookup_tickets", "arguments": {}}],
+                    },
+                    {"kind": "text", "text": "Done."},
+                ]
+            },
+            "$.script[0].calls[0].name: 'lookup_tickets' is not a Tool of agent 'triage'",
+        ),
+        (
+            {"toolResults": [{"name": "lookup_tiket", "output": {}}]},
+            "$.toolResults[0].name: scripted result for 'lookup_tiket', which the Case does not "
+            "declare (tools, platformTools); did you mean 'lookup_ticket'?",
+        ),
+        (
+            {"platformTools": ["lookup_tickets"]},
+            "$.platformTools[0]: 'lookup_tickets' does not resolve to a shipped platform Tool; "
+            "did you mean 'lookup_ticket'?",
+        ),
         ({"context": {"channel": "web"}}, "$.context.channel: unknown context key 'channel'"),
     ],
 )
@@ -104,6 +139,55 @@ def test_what_the_host_lacks_is_refused_at_load(
 ) -> None:
     found = refusals(plugins, host, tmp_path, **case)
     assert any(refused in line for line in found), found
+    assert not any("Eval Soul" in line for line in found), found  # the Host's words
+
+
+def test_another_agents_tool_is_refused_for_this_agent(
+    plugins: PluginSet, tmp_path: Path, probe_path: None
+) -> None:
+    """Per agent, not the union of the app's agents' Tools."""
+    host = LangGraphHost(tmp_path, app="probe_agents:AGENTS")
+    try:
+        found = refusals(plugins, host, tmp_path, agent="assistant", platformTools=["explode"])
+    finally:
+        host.close()
+    assert found == [  # explode is the raiser's, and so one of the app's platform Tools
+        "$.platformTools[0]: 'explode' is not a Tool of agent 'assistant' of probe_agents:AGENTS; "
+        "it has: probe_lookup"
+    ]
+
+
+def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
+    plugins: PluginSet, host: LangGraphHost, tmp_path: Path
+) -> None:
+    """The graph's MCP Tools come at run from the Case's mcp servers: the Host cannot list them
+    at load, so a name outside the graph's own is said, never silently accepted."""
+    from eval_core._case.case import CaseBase
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    document = {
+        **BASE,
+        "id": "probe",
+        "mcp": {
+            "visibility": "private",
+            "operatorEndpoints": ["workspace"],
+            "accounts": [{"id": "a", "scope": "personal", "status": "active", "isDefault": True}],
+        },
+        "expect": [{"kind": "tool_not_called", "name": "workspace_create_note"}],
+    }
+    (corpus / "probe.json").write_text(json.dumps(document))
+    loaded = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
+    assert loaded.notes == (
+        f"{corpus / 'probe.json'}: $.expect[0].name: 'workspace_create_note' is not among the "
+        "Tools of agent 'triage' of langgraph_triage.agents:AGENTS listed at load (lookup_ticket, "
+        "route_ticket, schedule_callback); taken as one of the Tools the agent's MCP client loads "
+        "at run from the Case's mcp servers, which the Host cannot list: not checked",
+    )
+    case = loaded.cases[0]
+    assert isinstance(case, CaseBase)
+    offered = host.offered_tools(case)
+    assert offered is not None and offered.more is not None
 
 
 @pytest.mark.parametrize(

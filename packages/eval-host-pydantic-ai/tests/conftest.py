@@ -1,5 +1,6 @@
 """One pydantic-ai Host over the example project for the whole session: it imports the team's
-agents and starts their MCP help centre (a child process) once."""
+agents and starts their MCP help centre (a child process) once. The example's Corpus has no
+Eval Soul: the agents are the team's code."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def plugins() -> PluginSet:
 def example_host() -> Iterator[object]:
     from eval_host_pydantic_ai.host import PydanticAiHost
 
-    host = PydanticAiHost(CORPUS / "soul")
+    host = PydanticAiHost(CORPUS)
     yield host
     host.close()
 
@@ -31,4 +32,5 @@ def example_host() -> Iterator[object]:
 @pytest.fixture(scope="session")
 def example(plugins: PluginSet, example_host: object) -> Corpus:
     """The example's Corpus, loaded through the pydantic-ai Host."""
-    return Loader(plugins, example_host, judge="no-judge").load(CORPUS)  # type: ignore[arg-type]
+    loader = Loader(plugins, example_host, judge="no-judge", needs_soul=False)  # type: ignore[arg-type]
+    return loader.load(CORPUS)

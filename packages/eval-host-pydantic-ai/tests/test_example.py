@@ -51,7 +51,8 @@ def test_the_red_by_design_case_names_its_reason(
 ) -> None:
     from eval_report.html import write_report
 
-    red = Loader(plugins, example_host, judge="no-judge").load(CORPUS / "red-by-design")
+    loader = Loader(plugins, example_host, judge="no-judge", needs_soul=False)
+    red = loader.load(CORPUS / "red-by-design")
     card = _sweep(red, example_host, plugins)
     (trial,) = card.trials
     assert trial.outcome == "failed"

@@ -36,7 +36,7 @@ def test_the_pydantic_ai_host_conforms(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def _problems(plugins: PluginSet, host: Host, tmp_path: Path, **fields: object) -> list[str]:
-    (tmp_path / "soul").mkdir()
+    """The loader's refusals of one Case, ``$.path: reason`` each; every one names the file."""
     case = {
         "id": "c",
         "tier": "l2",
@@ -48,7 +48,8 @@ def _problems(plugins: PluginSet, host: Host, tmp_path: Path, **fields: object) 
     }
     (tmp_path / "c.json").write_text(json.dumps(case))
     with pytest.raises(CorpusError) as refused:
-        Loader(plugins, host, judge="no-judge").load(tmp_path)
+        Loader(plugins, host, judge="no-judge", needs_soul=False).load(tmp_path)
+    assert all(p.file == str(tmp_path / "c.json") for p in refused.value.problems)
     return [f"{p.path}: {p.reason}" for p in refused.value.problems]
 
 
@@ -69,12 +70,126 @@ def test_a_case_needing_a_service_the_host_lacks_is_refused_naming_both(
     ), problems
 
 
-def test_an_unknown_agent_and_tool_are_refused_against_what_pydantic_ai_offers(
+def test_an_unknown_agent_and_tool_are_refused_in_the_hosts_words(
     plugins: PluginSet, example_host: Host, tmp_path: Path
 ) -> None:
-    problems = _problems(plugins, example_host, tmp_path, agent="sales", platformTools=["fly"])
-    assert "$.agent: unknown agent 'sales'; the Eval Soul has: support" in problems
+    problems = _problems(plugins, example_host, tmp_path, agent="suport", platformTools=["fly"])
+    assert (
+        "$.agent: unknown agent 'suport': not in support_agent.agent:AGENTS, which has: support; "
+        "did you mean 'support'?" in problems
+    )
     assert "$.platformTools[0]: 'fly' does not resolve to a shipped platform Tool" in problems
+    assert not any("Eval Soul" in p for p in problems), problems
+
+
+SUPPORT_TOOLS = "it has: estimate_delivery, lookup_order, refund_order, reorder, search_help"
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        (
+            {"expect": [{"kind": "tool_not_called", "name": "refund_orders"}]},
+            "$.expect[0].name: 'refund_orders' is not a Tool of agent 'support' of "
+            f"support_agent.agent:AGENTS; {SUPPORT_TOOLS}; did you mean 'refund_order'?",
+        ),
+        (
+            {
+                "script": [
+                    {
+                        "kind": "tool_calls",
+                        "calls": [{"callId": "c1", "name": "search_hlp", "arguments": {}}],
+                    },
+                    {"kind": "text", "text": "Found it."},
+                ]
+            },
+            "$.script[0].calls[0].name: 'search_hlp' is not a Tool of agent 'support' of "
+            f"support_agent.agent:AGENTS; {SUPPORT_TOOLS}; did you mean 'search_help'? (a call "
+            'the Case scripts to a Tool the agent lacks, on purpose, says "unoffered": true)',
+        ),
+        (
+            {"toolResults": [{"name": "lookup_ordr", "output": {}}]},
+            "$.toolResults[0].name: scripted result for 'lookup_ordr', which the Case does not "
+            "declare (tools, platformTools)",
+        ),
+        (
+            {"platformTools": ["lookup_ordr"]},
+            "$.platformTools[0]: 'lookup_ordr' does not resolve to a shipped platform Tool; did "
+            "you mean 'lookup_order'?",
+        ),
+    ],
+)
+def test_a_misspelt_tool_is_refused_against_the_agents_own_tools(
+    plugins: PluginSet, example_host: Host, tmp_path: Path, fields: dict[str, object], said: str
+) -> None:
+    assert _problems(plugins, example_host, tmp_path, **fields) == [said]
+
+
+def test_the_agents_mcp_tools_and_the_cases_own_tools_are_offered(
+    plugins: PluginSet, example_host: Host
+) -> None:
+    """search_help is the help centre's (an MCP server's), listed at load; a Tool the Case
+    declares is offered beside the agent's."""
+    from eval_core.plugin import CaseBase, Message, ToolDecl
+
+    case = CaseBase(
+        id="c",
+        tier="l2",
+        agent="support",
+        input=[Message(role="user", content="hi")],
+        expect=[],
+        tools=[ToolDecl(name="escalate", input_schema={"type": "object"})],
+    )
+    offered = example_host.offered_tools(case)
+    assert offered is not None
+    assert offered.names == {
+        "estimate_delivery",
+        "lookup_order",
+        "refund_order",
+        "reorder",
+        "search_help",
+        "escalate",
+    }
+    assert offered.owner == "agent 'support' of support_agent.agent:AGENTS with the Case's tools"
+
+
+def test_another_agents_tool_is_not_this_agents(
+    plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per agent, not the union: the conformance app's broken agent has explode, support does
+    not, though both are the app's platform Tools."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    host = PydanticAiHost(tmp_path, app="conformance_app:AGENTS")
+    try:
+        case_dir = tmp_path / "corpus"
+        case_dir.mkdir()
+        problems = _problems(plugins, host, case_dir, platformTools=["explode"])
+    finally:
+        host.close()
+    assert problems == [
+        "$.platformTools[0]: 'explode' is not a Tool of agent 'support' of conformance_app:AGENTS; "
+        "it has: lookup_order, search_help"
+    ]
+
+
+def test_the_example_opens_and_sweeps_without_an_eval_soul(plugins: PluginSet) -> None:
+    """Through the Host's factory, as ``eval sweep --host pydantic-ai`` opens it: no soul/ in
+    the Corpus, the factory given the Corpus directory, the lock checked."""
+    from eval_core._loading.opening import open_corpus
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+
+    corpus = Path(__file__).parents[3] / "examples" / "pydantic-ai-support" / "corpus"
+    assert not (corpus / "soul").exists()
+    opened = open_corpus(corpus, "pydantic-ai", False, found=plugins)
+    try:
+        assert opened.corpus.soul_dir is None and opened.corpus.soul_hash == ""
+        card = run_sweep(opened.corpus, opened.host, ScriptedBinding(), plugins, select=[
+            "order-status-is-looked-up"
+        ])  # fmt: skip
+    finally:
+        opened.host.close()
+    assert [t.outcome for t in card.trials] == ["passed"]
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,10 @@ needs only the Case and Evidence types does not pay for the release gate's impor
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from eval_core._util.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from eval_core._case.blocks import (
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         TextStep,
         ToolCallsStep,
         ToolDecl,
+        ToolRef,
         json_name,
     )
     from eval_core._case.evidence import (
@@ -88,6 +90,8 @@ if TYPE_CHECKING:
         find_soul,
     )
     from eval_core._loading.grounding import strings
+    from eval_core._loading.opening import host_directory
+    from eval_core._loading.tool_names import did_you_mean
     from eval_core._plugins.commands import CANONICAL, CommandRefused, Commands
     from eval_core._plugins.commands import path as path_argument
     from eval_core._plugins.executor import (
@@ -101,6 +105,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.fixtures import FixtureError, FixtureRequest, Shared, TrialFixture
     from eval_core._plugins.hookspecs import hookimpl, own_cases
     from eval_core._plugins.host import (
+        AgentTools,
         Binding,
         ContextRules,
         Host,
@@ -114,6 +119,8 @@ if TYPE_CHECKING:
         ModelSession,
         ModelToolCall,
         TurnScripted,
+        agents_owned,
+        owns_agents,
     )
     from eval_core._plugins.judge import JudgeError
     from eval_core._plugins.judge import current as current_judge
@@ -185,23 +192,9 @@ if TYPE_CHECKING:
         render,
         resolve,
     )
-    from eval_core._util.project import Project, SettingsRefused, find_project
+    from eval_core._util.project import SettingsRefused, find_project
     from eval_core._util.safe_text import clean
 
-
-def _table() -> dict[str, tuple[str, str]]:
-    """Where each public name lives: the imports above, read as text (``ast`` costs start-up)."""
-    block = Path(__file__).read_text(encoding="utf-8").split("\nif TYPE_CHECKING:\n", 1)[1]
-    lines = block.split("\n\n\n", 1)[0].replace("(", "").replace(")", "").splitlines()
-    table: dict[str, tuple[str, str]] = {}
-    for module, _, names in (s.partition(" import ") for s in " ".join(lines).split(" from ")[1:]):
-        for name, _, asname in (a.strip().partition(" as ") for a in names.split(",")):
-            if name:
-                table[asname or name] = (module.strip(), name)
-    return table
-
-
-_WHERE: dict[str, tuple[str, str]] = {}
 
 __all__ = [
     "BLOCK",
@@ -218,6 +211,7 @@ __all__ = [
     "TRANSCRIPT_FORMAT",
     "WITNESSED",
     "Agent",
+    "AgentTools",
     "BaselineError",
     "Binding",
     "CaseBase",
@@ -281,7 +275,6 @@ __all__ = [
     "PluginSet",
     "Pointer",
     "Problems",
-    "Project",
     "RecordTypes",
     "ResumeRefused",
     "Rule",
@@ -301,6 +294,7 @@ __all__ = [
     "ToolCall",
     "ToolCallsStep",
     "ToolDecl",
+    "ToolRef",
     "ToolResult",
     "Transcript",
     "TranscriptReader",
@@ -315,6 +309,7 @@ __all__ = [
     "WorkerLost",
     "absent",
     "admit",
+    "agents_owned",
     "assert_host_conforms",
     "assert_kind_conforms",
     "at_least",
@@ -332,6 +327,7 @@ __all__ = [
     "current_lock",
     "decide",
     "deep_equal",
+    "did_you_mean",
     "dot_path",
     "encode_lock",
     "evidence",
@@ -342,6 +338,7 @@ __all__ = [
     "fingerprint",
     "first_equal",
     "hookimpl",
+    "host_directory",
     "json_name",
     "kind_schema_hash",
     "load_plugins",
@@ -355,6 +352,7 @@ __all__ = [
     "not_cleared_matrix",
     "optional_reason",
     "own_cases",
+    "owns_agents",
     "parts_of",
     "passed",
     "path_argument",
@@ -388,16 +386,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if not _WHERE:
-        _WHERE.update(_table())
-    try:
-        module, attribute = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"eval_core.plugin has no public name {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = LazyNames(__name__, Path(__file__))
 
 
 def __dir__() -> list[str]:

@@ -45,7 +45,8 @@ def pack(corpus: Corpus) -> tuple[str, bytes]:
     """The Corpus's files as one encoded :class:`Bundle`, and its key."""
     root = corpus_root(corpus.directory)
     files: dict[str, bytes] = {}
-    for path in sorted(p for p in corpus.soul_dir.rglob("*") if p.is_file()):
+    soul = corpus.soul_dir  # none for a Host that owns its agents
+    for path in sorted(p for p in soul.rglob("*") if p.is_file()) if soul is not None else ():
         files[path.relative_to(root).as_posix()] = path.read_bytes()
     lock = root / LOCK_NAME
     if lock.is_file():

@@ -32,8 +32,9 @@ from eval_core.plugin import (
     PluginSet,
     Shared,
     TrialResult,
+    agents_owned,
     current_lock,
-    find_soul,
+    host_directory,
     load_plugins,
     lock_differences,
     run_trial,
@@ -120,19 +121,20 @@ class TrialWorker:
                 f"its installed plug-ins differ from {against}: " + "; ".join(diffs)
             )
         directory = place(setup.corpus_key, bundle)
-        soul = find_soul(directory)
         factory = plugins.hosts.get(setup.host)
-        if soul is None or factory is None:
-            what = "no Eval Soul arrived" if soul is None else f"no Host {setup.host!r}"
+        start = host_directory(factory, directory) if factory is not None else None
+        if start is None or factory is None:
+            what = "no Eval Soul arrived" if factory is not None else f"no Host {setup.host!r}"
             raise _RefusedError(f"cannot make the Host: {what}")
+        owned = agents_owned(factory)
         try:
-            host = factory(soul, **dict(setup.host_options))
+            host = factory(start, **dict(setup.host_options))
         except Exception as exc:
-            raise _RefusedError(
-                f"the Host {setup.host!r} cannot load the Eval Soul: {exc}"
-            ) from None
+            what = "its agents" if owned else "the Eval Soul"
+            raise _RefusedError(f"the Host {setup.host!r} cannot load {what}: {exc}") from None
         try:
-            corpus = Loader(plugins, host, judge=setup.judge).load(directory)
+            loader = Loader(plugins, host, judge=setup.judge, needs_soul=not owned)
+            corpus = loader.load(directory)
         except CorpusError as exc:
             host.close()
             first = str(exc).splitlines()

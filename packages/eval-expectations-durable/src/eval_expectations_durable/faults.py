@@ -37,6 +37,7 @@ from eval_core.plugin import (
     LoadContext,
     Location,
     ToolCallsStep,
+    ToolRef,
     TrialFixture,
     Verdict,
     failed,
@@ -94,6 +95,12 @@ class PriorToolCall(msgspec.Struct, frozen=True, rename="camel"):
 class AttemptHistory(msgspec.Struct, frozen=True, rename="camel"):
     text: str = ""
     tool_calls: list[PriorToolCall] = msgspec.field(default_factory=list)
+
+
+def _prior_tools(history: AttemptHistory) -> Iterator[ToolRef]:
+    """The Tools the earlier pass called: the agent's own, checked at load like the script's."""
+    for index, call in enumerate(history.tool_calls):
+        yield ToolRef(f".toolCalls[{index}].name", call.name)
 
 
 class ReplayRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -194,6 +201,7 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description="An earlier pass of the Turn's attempt: the text it released and the "
             "Tool calls it finished before its worker went away.",
+            tool_names=_prior_tools,
             examples=[
                 {
                     "text": "Ticket T-1042 shipped yesterday.",

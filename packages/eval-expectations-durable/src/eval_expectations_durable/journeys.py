@@ -24,7 +24,10 @@ from eval_core.plugin import (
     ScriptedResult,
     ScriptStep,
     TextPart,
+    ToolCallsStep,
+    ToolRef,
     TrialFixture,
+    did_you_mean,
     hookimpl,
     own_cases,
     strings,
@@ -71,6 +74,17 @@ def _given(turns: Any) -> Iterator[str]:
             yield from (s for s in (result.denied, result.error, result.invalid_arguments) if s)
 
 
+def _tools(turns: Any) -> Iterator[ToolRef]:
+    """Each further Turn's scripted calls: Tools the agent is offered (or marked unoffered),
+    checked at load like the first Turn's (its results are checked below, as declared)."""
+    for t_index, turn in enumerate(turns or ()):
+        for s_index, step in enumerate(turn.script or ()):
+            if isinstance(step, ToolCallsStep):
+                for c_index, call in enumerate(step.calls):
+                    path = f"[{t_index}].script[{s_index}].calls[{c_index}].name"
+                    yield ToolRef(path, call.name, call=True, unoffered=call.unoffered)
+
+
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
     return [
@@ -95,6 +109,7 @@ def eval_case_fields() -> list[CaseField]:
                 ]
             ],
             given_text=_given,
+            tool_names=_tools,
         )
     ]
 
@@ -121,7 +136,8 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
                     problems.append(
                         (
                             f"$.journey[{index}].toolResults[{r_index}].name",
-                            f"scripted result for {result.name!r}, which the Case does not declare",
+                            f"scripted result for {result.name!r}, which the Case does not "
+                            f"declare (tools, platformTools){did_you_mean(result.name, declared)}",
                         )
                     )
     return problems

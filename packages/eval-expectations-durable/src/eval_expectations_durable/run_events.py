@@ -848,6 +848,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolResultFieldEquals,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_result_field,
             **rules(**targeted, output_path=PATH, turn_index=TURN),
@@ -869,6 +870,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolResultReasonContains,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_result_reason,
             **rules(**targeted, text=TEXT, turn_index=TURN),
@@ -886,6 +888,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         l3(
             struct=ToolDenialContains,
+            tool_fields=("name",),
             witness="events",
             scorer=_score_denial,
             **rules(name=TEXT, text=TEXT),

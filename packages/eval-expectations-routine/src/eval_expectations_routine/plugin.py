@@ -51,6 +51,15 @@ _LOG_KINDS = (
 )
 
 
+def _contracted(block: RoutineBlock) -> Iterator[str]:
+    """The Tool the Routine calls (its contract's): a Tool the Case's names may name. A block
+    that does not resolve adds none; its own check says why."""
+    try:
+        yield block.resolved().tool_contract.name
+    except CanonicalError:
+        return
+
+
 @hookimpl
 def eval_case_fields() -> list[CaseField]:
     durable = partial(CaseField, tiers=L3)
@@ -63,6 +72,7 @@ def eval_case_fields() -> list[CaseField]:
                 "A Routine run with no model: {definition, toolContract, guardrail?, inputs?, "
                 "providerSteps, approval?, crashAfter?}."
             ),
+            offers_tools=_contracted,
             examples=[
                 {
                     "definition": {

@@ -188,7 +188,7 @@ def kinds() -> list[KindSpec]:
         tiers=L3,
         seam_independent=True,
     )
-    counted = partial(provider, **rules(count=minimum(0), tool=TEXT))
+    counted = partial(provider, **rules(count=minimum(0), tool=TEXT), tool_fields=("tool",))
     return [
         counted(
             struct=ToolProviderEffects,

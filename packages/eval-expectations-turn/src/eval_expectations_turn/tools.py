@@ -254,7 +254,8 @@ def _check_names(e: ToolCallOrder, _case: object) -> Problems:
 
 @hookimpl
 def eval_kinds() -> list[KindSpec]:
-    tool = partial(KindSpec, witness="tool", evidence_at=Location.TOOL_CALLS)
+    # every kind here but tool_calls_batched names a Tool: the loader checks it is the agent's
+    tool = partial(KindSpec, witness="tool", evidence_at=Location.TOOL_CALLS, tool_fields=("name",))
     named, at_path = rules(name=TEXT), rules(name=TEXT, path=PATH)
     return [
         tool(
@@ -275,6 +276,7 @@ def eval_kinds() -> list[KindSpec]:
         tool(
             struct=ToolCallOrder,
             scorer=_score_order,
+            tool_fields=("names",),
             check=_check_names,
             json_schema=properties(names=non_empty_list(NON_EMPTY)),
             description="The names occur, in order, as a subsequence of the Tools called.",
@@ -329,6 +331,7 @@ def eval_kinds() -> list[KindSpec]:
         ),
         KindSpec(
             struct=ToolDenied,
+            tool_fields=("name",),
             witness="events",
             evidence_at=Location.DENIALS,
             scorer=_score_denied,

@@ -26,6 +26,7 @@ from agent_runtime.context import (
 from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
 from agent_runtime.soul import Soul
 from eval_core.plugin import (
+    AgentTools,
     CaseBase,
     ContextRules,
     HostOptionError,
@@ -64,6 +65,7 @@ class AgentRuntimeHost:
     """The reference runtime behind the Host port."""
 
     name = HOST_NAME
+    agents_from = "the Eval Soul"
 
     def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir
@@ -100,6 +102,13 @@ class AgentRuntimeHost:
 
     def platform_tools(self) -> Mapping[str, ToolDecl]:
         return PLATFORM
+
+    def offered_tools(self, case: CaseBase) -> AgentTools:
+        """What a Turn of this Case offers the model: exactly the Case's own Tools and the
+        platform Tools it names (:func:`~eval_host_agent_runtime.ports.tools_of`); a Soul agent
+        adds none (its capabilities only deny)."""
+        names = frozenset(t.name for t in tools_of(case))
+        return AgentTools(names, f"agent {case.agent!r} in this Case (its tools and platformTools)")
 
     def context_rules(self) -> ContextRules:
         return self._rules

@@ -2,7 +2,7 @@
 
 A team names a mapping of agent names to *builders*: ``--host-option
 app=package.module:AGENTS``, or ``[tool.eval] app = "package.module:AGENTS"`` in the
-``pyproject.toml`` nearest above the Eval Soul, as the core's finder finds it
+``pyproject.toml`` nearest above the Corpus, as the core's finder finds it
 (:func:`eval_core.plugin.find_project`: never above the git repository's root, only from a
 file the user owns), with ``pythonpath = ["src"]`` when the package is not installed, as
 pytest's option of that name. A builder is the team's own function that
@@ -43,7 +43,7 @@ class App:
 
 
 def project_settings(soul_dir: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The ``pyproject.toml`` above the Soul that has a ``[tool.eval]`` table, and the table
+    """The ``pyproject.toml`` above the Corpus that has a ``[tool.eval]`` table, and the table
     (:func:`eval_core.plugin.find_project`, which checked its ``pythonpath``)."""
     try:
         found = find_project(soul_dir)
@@ -65,7 +65,7 @@ def find_app(soul_dir: Path, app: str | None) -> App:
     if not isinstance(spec, str) or not spec:
         raise HostOptionError(
             "no agents named: give --host-option app=package.module:AGENTS or "
-            '[tool.eval] app = "package.module:AGENTS" in the pyproject.toml above the Soul'
+            '[tool.eval] app = "package.module:AGENTS" in the pyproject.toml above the Corpus'
         )
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute.isidentifier():

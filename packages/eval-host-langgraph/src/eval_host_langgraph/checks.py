@@ -28,14 +28,6 @@ def problems(case: CaseBase, context: LoadContext) -> Iterator[tuple[str, str]]:
             f"{HOST} runs the agent's own Tools: a Case cannot add {tool.name!r}; name the "
             "agent's Tools in platformTools",
         )
-    own = host.agent_tools(case.agent)
-    for index, name in enumerate(case.platform_tools):
-        if name in host.platform_tools() and name not in own:
-            yield (
-                f"$.platformTools[{index}]",
-                f"{name!r} is not a Tool of agent {case.agent!r}; its Tools: "
-                + (", ".join(sorted(own)) or "none"),
-            )
     for index, result in enumerate(case.tool_results):
         if result.approval_id is not None or result.retry_wait_id is not None:
             yield (

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from eval_core.plugin import (
+    AgentTools,
     CaseBase,
     ContextRules,
     HostOptionError,
@@ -70,14 +71,14 @@ class LangGraphHost:
 
     def __init__(
         self,
-        soul_dir: Path,
+        directory: Path,
         *,
         app: str | None = None,
         recursion_limit: str | None = None,
         timeout: str | None = None,
     ) -> None:
-        self.soul_dir = soul_dir
-        self.app: App = find_app(soul_dir, app)
+        self.directory = directory  # the project is found upwards from it
+        self.app: App = find_app(directory, app)
         settings = self.app.settings
         self.recursion_limit = _limit(recursion_limit or settings.get("recursion_limit"))
         self.timeout = _seconds(timeout or settings.get("timeout"))
@@ -116,8 +117,25 @@ class LangGraphHost:
         team = fingerprint(package, __import__(package)).digest
         return f"{_code()} {self.app.spec} {team}"
 
+    @property
+    def agents_from(self) -> str:
+        """Where the agents come from, as a refusal names it: the team's ``app``."""
+        return self.app.spec
+
     def agents(self) -> frozenset[str]:
         return frozenset(self.app.builders)
+
+    def offered_tools(self, case: CaseBase) -> AgentTools | None:
+        """The Tools the agent's graph holds (its ToolNodes'). A Case may add none. With an
+        ``mcp`` fixture the graph also loads its MCP servers' Tools at run, which the Host
+        cannot list at load: a name outside the graph's own is then a load note."""
+        if case.agent not in self._tools:
+            return None  # an unknown agent, refused as such
+        more = None
+        if case.field("mcp") is not None:
+            more = "the Tools the agent's MCP client loads at run from the Case's mcp servers"
+        owner = f"agent {case.agent!r} of {self.app.spec}"
+        return AgentTools(frozenset(self._tools[case.agent]), owner, more)
 
     def agent_tools(self, agent: str) -> Mapping[str, ToolDecl]:
         """The Tools the agent's own graph holds (its MCP servers' Tools come at run)."""

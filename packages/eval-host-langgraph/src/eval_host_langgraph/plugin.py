@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import CaseBase, HostFactory, LoadContext, hookimpl
+from eval_core.plugin import CaseBase, HostFactory, LoadContext, hookimpl, owns_agents
 
 if TYPE_CHECKING:
     from eval_host_langgraph.host import LangGraphHost
@@ -19,18 +19,20 @@ if TYPE_CHECKING:
 HOST_NAME = "langgraph"
 
 
+@owns_agents  # the agents are the team's code: a Corpus for it needs no Eval Soul
 def langgraph_host(
-    soul_dir: Path,
+    directory: Path,
     *,
     app: str | None = None,
     recursion_limit: str | None = None,
     timeout: str | None = None,
 ) -> LangGraphHost:
     """``--host langgraph``: options ``app=package.module:AGENTS``, ``recursion_limit=N``,
-    ``timeout=SECONDS`` (each also read from ``[tool.eval]``)."""
+    ``timeout=SECONDS`` (each also read from ``[tool.eval]``). ``directory``: the Corpus's,
+    where the team's project is found upwards."""
     from eval_host_langgraph.host import LangGraphHost
 
-    return LangGraphHost(soul_dir, app=app, recursion_limit=recursion_limit, timeout=timeout)
+    return LangGraphHost(directory, app=app, recursion_limit=recursion_limit, timeout=timeout)
 
 
 @hookimpl

@@ -1,7 +1,7 @@
 """Where a team's pydantic-ai agents are named: ``--host-option app=package.module:AGENTS``, or
 ``app`` in the ``[tool.eval]`` table of the project's ``pyproject.toml``.
 
-The project is found upward from the Eval Soul's directory (the Corpus lives in the team's
+The project is found upward from the Corpus's directory (the Corpus lives in the team's
 project) by the core's finder (:func:`eval_core.plugin.find_project`: never above the git
 repository's root, and only from a file the user owns); its directory and its ``pythonpath``
 folders go on ``sys.path`` so ``package.module`` imports as the team's own tests would import

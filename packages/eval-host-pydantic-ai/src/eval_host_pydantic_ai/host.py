@@ -11,6 +11,7 @@ services.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import UsageLimits
 
 from eval_core.plugin import (
+    AgentTools,
     CaseBase,
     ContextRules,
     Evidence,
@@ -85,15 +87,15 @@ class PydanticAiHost:
 
     def __init__(
         self,
-        soul_dir: Path,
+        directory: Path,
         *,
         app: str | None = None,
         request_limit: str | None = None,
         tool_calls_limit: str | None = None,
         timeout: str | None = None,
     ) -> None:
-        self.soul_dir = soul_dir
-        self.app: App = load_app(soul_dir, app)
+        self.directory = directory  # the project is found upwards from it
+        self.app: App = load_app(directory, app)
         settings = self.app.settings
         requests = _number("request_limit", request_limit or settings.get("request_limit"), 8)
         calls = _number(
@@ -137,13 +139,39 @@ class PydanticAiHost:
 
         return self.loop.run(ask(), self.timeout)
 
+    @property
+    def agents_from(self) -> str:
+        """Where the agents come from, as a refusal names it: the team's ``app``."""
+        return self.app.spec
+
     def fingerprint(self) -> str:
-        """Our code and pydantic-ai's version, with the team's app named: the checked-Corpus
-        cache's key besides the Soul (the platform Tools themselves are hashed)."""
-        return f"{_code()} {self.app.spec}"
+        """Our code and pydantic-ai's version, the team's app named, and what pydantic-ai
+        offers each agent (its Tools' names, its instructions): the checked-Corpus cache's key
+        (the platform Tools' declarations are hashed besides)."""
+        offers = sorted(
+            (name, sorted(t.name for t in offer.function_tools), offer.instructions or "")
+            for name, offer in self._offers.items()
+        )
+        digest = hashlib.sha256(repr(offers).encode()).hexdigest()[:16]
+        return f"{_code()} {self.app.spec} {digest}"
 
     def agents(self) -> frozenset[str]:
         return frozenset(self.app.agents)
+
+    def offered_tools(self, case: CaseBase) -> AgentTools | None:
+        """The agent's Tools as pydantic-ai offers them (its function Tools and its MCP
+        servers' Tools, listed at load), and the Tools the Case declares itself (offered for
+        its Trials beside them: :func:`~eval_host_pydantic_ai.boundary.declared_toolset`)."""
+        offer = self._offers.get(case.agent)
+        if offer is None:
+            return None  # an unknown agent, refused as such
+        own = frozenset(t.name for t in offer.function_tools)
+        owner = f"agent {case.agent!r} of {self.app.spec}"
+        if case.tools:
+            owner += " with the Case's tools"
+        # as declared_toolset adds them: a Case's Tool named like any agent's is not added
+        added = {t.name for t in case.tools if t.name not in self._platform}
+        return AgentTools(own | added, owner)
 
     def platform_tools(self) -> Mapping[str, ToolDecl]:
         return self._platform

@@ -10,14 +10,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import CaseBase, Host, HostFactory, LoadContext, hookimpl
+from eval_core.plugin import CaseBase, Host, HostFactory, LoadContext, hookimpl, owns_agents
 
 HOST_NAME = "pydantic-ai"
 TIERS = frozenset({"l2"})
 
 
+@owns_agents  # the agents are the team's code: a Corpus for it needs no Eval Soul
 def pydantic_ai_host(
-    soul_dir: Path,
+    directory: Path,
     *,
     app: str | None = None,
     request_limit: str | None = None,
@@ -25,11 +26,12 @@ def pydantic_ai_host(
     timeout: str | None = None,
 ) -> Host:
     """``--host pydantic-ai``; options ``app``, ``request_limit``, ``tool_calls_limit`` and
-    ``timeout`` (seconds per Trial), each also read from ``[tool.eval]``."""
+    ``timeout`` (seconds per Trial), each also read from ``[tool.eval]``. ``directory``: the
+    Corpus's, where the team's project is found upwards."""
     from eval_host_pydantic_ai.host import PydanticAiHost
 
     return PydanticAiHost(
-        soul_dir,
+        directory,
         app=app,
         request_limit=request_limit,
         tool_calls_limit=tool_calls_limit,

@@ -109,9 +109,19 @@ class ScriptedResult(msgspec.Struct, **_CONFIG):
 
 
 class ScriptedCall(msgspec.Struct, **_CONFIG):
+    """One Tool call the scripted model makes.
+
+    ``name`` must be a Tool the Trial offers the agent (the loader checks it against the
+    Host), unless ``unoffered`` is true: the Case then scripts, on purpose, a call to a Tool
+    the agent is *not* offered (a hallucinated call, to test how the runtime refuses it), and
+    the loader refuses it if the Tool is offered after all. An Expectation may name such a
+    Tool (``tool_not_called``). Part of the Case, so of the corpusHash, like the whole script.
+    """
+
     call_id: str
     name: str
     arguments: Any = msgspec.field(default_factory=dict)
+    unoffered: bool = False
 
 
 class TextStep(msgspec.Struct, tag="text", tag_field="kind", **_CONFIG):
@@ -170,6 +180,17 @@ class CaseBase(msgspec.Struct, **_CONFIG):
 Case = CaseBase
 
 
+class ToolRef(msgspec.Struct, frozen=True):
+    """A Tool name a plug-in's Case field holds: its JSON path relative to the field
+    (``[0].script[1].calls[0].name``), the name, whether it is a scripted call (``call``), and
+    whether that call is marked ``unoffered`` (see :class:`ScriptedCall`)."""
+
+    path: str
+    name: str
+    call: bool = False
+    unoffered: bool = False
+
+
 class CaseField(Declared, frozen=True):
     """A Case field contributed by a plug-in (a fixture block such as ``mcp`` or ``journey``).
 
@@ -181,6 +202,12 @@ class CaseField(Declared, frozen=True):
     Case that sets the field runs no model (a Routine run, a native admission): it carries no
     ``script``. ``description``, ``examples`` and ``json_schema`` work as on
     :class:`~eval_core._case.kinds.KindSpec`.
+
+    Tool names: ``tool_names(value)`` yields each Tool name the field holds (a further Turn's
+    scripted calls, an earlier attempt's calls) as a :class:`ToolRef`, checked at load against
+    the Tools the Host offers the agent like the Case's own; ``offers_tools(value)`` yields the
+    Tools the field itself adds to a Trial (a Routine's tool contract), which the Case's names
+    may then name. Both are guarded like every plug-in callable.
     """
 
     name: str
@@ -190,6 +217,8 @@ class CaseField(Declared, frozen=True):
     runs_model: bool = True
     given_text: Callable[[Any], Iterable[str]] | None = None
     first_request_text: Callable[[Any], Iterable[str]] | None = None
+    tool_names: Callable[[Any], Iterable[ToolRef]] | None = None
+    offers_tools: Callable[[Any], Iterable[str]] | None = None
     examples: Sequence[Any] = ()
     json_schema: Mapping[str, Any] | None = None
     origin: Origin | None = None  # set by the plug-in loader; not compared or shown

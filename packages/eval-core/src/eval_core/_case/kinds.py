@@ -6,7 +6,7 @@ plug-in. The core reads only this metadata, so it never has to know a kind by na
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import msgspec
@@ -121,6 +121,11 @@ class KindSpec(Declared, frozen=True):
       the events, one family record, the answer), so the report's "see the evidence" link
       opens it; a Verdict's own ``at`` says exactly which one when the scorer knows. Shown
       only, not part of the kind's schema; ``None`` (undeclared) shows no link, never a guess.
+    - ``tool_fields``: the fields (Python names) that name a Tool of the Case's agent: each
+      holds a Tool name, a list of them, or ``None`` (left out). The loader checks every such
+      name against the Tools the Host says the agent is offered
+      (:meth:`~eval_core._plugins.host.Host.offered_tools`), so no Expectation passes on a
+      name that cannot occur (``tool_not_called`` of a misspelt Tool).
     - ``json_schema``: JSON Schema keywords for what ``check`` enforces and msgspec's types
       cannot say (``{"properties": {"count": {"minimum": 0}}}``), merged into the kind's schema
       so an editor refuses it as it is typed. The loader still enforces it through ``check``.
@@ -143,10 +148,27 @@ class KindSpec(Declared, frozen=True):
     json_schema: Mapping[str, Any] | None = None
     witness: str | None = None
     evidence_at: Location | None = None
+    tool_fields: tuple[str, ...] = ()
     name: str = ""  # the Struct's tag, set from it
     origin: Origin | None = None  # set by the plug-in loader; not compared or shown
 
+    def tool_names(self, expectation: Any) -> Iterator[tuple[str, str]]:
+        """Each Tool name the Expectation holds, with its JSON path suffix (``.names[1]``)."""
+        fields, encoded = self.struct.__struct_fields__, self.struct.__struct_encode_fields__
+        for field in self.tool_fields:
+            value = getattr(expectation, field, None)
+            suffix = "." + encoded[fields.index(field)]
+            if isinstance(value, str):
+                yield suffix, value
+            elif isinstance(value, list):
+                for index, name in enumerate(value):
+                    if isinstance(name, str):
+                        yield f"{suffix}[{index}]", name
+
     def __post_init__(self) -> None:
+        for field in self.tool_fields:
+            if field not in self.struct.__struct_fields__:
+                raise TypeError(f"{self.struct.__name__} has no field {field!r} (tool_fields)")
         tag = self.struct.__struct_config__.tag
         if not isinstance(tag, str) or not tag:
             raise TypeError(f"{self.struct.__name__} needs a tag: class X(Expectation, tag=...)")

@@ -119,7 +119,8 @@ def run_plugins(args: SimpleNamespace) -> int:
 
 def _kind_reference(found: PluginSet, name: str) -> int:
     """The reference of one kind or Case field, as docs/kinds.md shows it."""
-    from eval_core._loading.reference import Reference, UnknownName, text
+    from eval_core._loading.reference import Reference, UnknownName
+    from eval_core._loading.reference_render import text
 
     try:
         entry = Reference(found).entry(name)
@@ -386,7 +387,9 @@ def _starter_corpus(args: SimpleNamespace, corpus: Path) -> tuple[list[Path], st
             raise opening.Refused(f"eval init: no agent {args.agent!r}; the Host has: {has}")
         made = starter.cases(agent, starter.agent_tools(host, agent), args.host)
         files += starter.write_cases(corpus, made)
-        opening.load(found, host, corpus)
+        from eval_core._plugins.host import agents_owned
+
+        opening.load(found, host, corpus, needs_soul=not agents_owned(found.hosts[args.host]))
     finally:
         host.close()
     path = corpus / lock.LOCK_NAME

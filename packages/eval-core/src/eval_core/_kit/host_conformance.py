@@ -14,6 +14,9 @@ goes into the first string argument, so a strict schema still accepts the call).
   of that tier, exactly once;
 - **faults**: a model port that raises, and an agent whose own code raises, error the Trial
   with one line, never a traceback, a crash of the Sweep or a verdict;
+- **names**: :meth:`Host.offered_tools` lists the probe's Tool for its Case, and a Case naming
+  a Tool the agent lacks (a misspelt ``tool_not_called``) is refused at load, so no
+  Expectation passes on a name that cannot occur;
 - **close**: after ``close()`` nothing the Host opened is left: no thread still running, no
   file, socket or pipe still open, no child process (measured after a warm-up round, so a
   library's one-time set-up is not counted).
@@ -34,6 +37,7 @@ import msgspec
 
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
+from eval_core._kit.names_conformance import name_problems
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.host import Host, ModelCallRequest, ModelReply, ModelToolCall
 from eval_core._plugins.plugin_set import PluginSet
@@ -129,6 +133,10 @@ def _probe_tier(
         return
     at = f"{tier} "
     _check_services(host, loaded.cases[0], tier, problems)
+    witnessed = next(c for c in loaded.cases if c.id == "probe-tool-witnessed")
+    idle = _cases(probe, tier)[1]  # the no-Tool probe: a misspelt name goes in its expect
+    names = directory.parent / f"names-{tier}"
+    problems += name_problems(probe.agent, probe.tool, plugins, host, witnessed, idle, names, at)
     seen: dict[str, Evidence] = {}
     card = run_sweep(
         loaded,

@@ -32,7 +32,7 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util import checked
 from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core._util.input_files import NotReadable
-from eval_core._util.layout import CASE_SUFFIXES, RED_TEAM, SOUL
+from eval_core._util.layout import CASE_SUFFIXES, LOCK_NAME, RED_TEAM, SOUL
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_TRIALS_PER_CASE
 
 __all__ = [
@@ -75,8 +75,10 @@ class Corpus(msgspec.Struct, frozen=True):
     suite: str
     cases: tuple[CaseBase, ...]
     hash: str
-    soul_dir: Path
+    soul_dir: Path | None
+    """The Eval Soul (``None`` for a Host that owns its agents and a Corpus without one)."""
     soul_hash: str
+    """Its digest, in the corpusHash (``""`` without a Soul)."""
     plugins: tuple[dict[str, Any], ...]
     judge: str
     case_hashes: Mapping[str, str] = msgspec.field(default_factory=dict)
@@ -112,9 +114,16 @@ def find_soul(directory: Path) -> Path | None:
 
 
 def corpus_root(directory: Path) -> Path:
-    """Where ``eval.lock`` lives: beside the Soul (the capability Corpus directory)."""
+    """Where ``eval.lock`` lives: beside the Soul (the capability Corpus directory); without a
+    Soul, the directory or its parent that holds the lock (a red-team directory's is its
+    parent's), else the directory itself."""
     soul = find_soul(directory)
-    return soul.parent if soul is not None else directory
+    if soul is not None:
+        return soul.parent
+    for candidate in (directory, directory.parent):
+        if (candidate / LOCK_NAME).is_file():
+            return candidate
+    return directory
 
 
 def case_files(directory: Path) -> list[Path]:
@@ -145,15 +154,20 @@ class Loader:
         host: Host,
         judge: str | None = None,
         locked: Mapping[str, str] | None = None,
+        *,
+        needs_soul: bool = True,
     ) -> None:
         """``locked`` maps a kind or Case field (as JSON spells it) to the distribution and
-        version eval.lock pins it to, so an unknown one names what to install."""
+        version eval.lock pins it to, so an unknown one names what to install. ``needs_soul``
+        false: the Host owns its agents (:func:`~eval_core._plugins.host.owns_agents`), so a
+        Corpus without an Eval Soul loads (one that has a Soul still hashes it)."""
+        self.needs_soul = needs_soul
         self.plugins = plugins
         self.host = host
         self.judge = judge_identity() if judge is None else judge
         self.case_type = plugins.case_type
         self._decoder = Decoder(plugins, locked)
-        self._resolver = Resolver.of(host)
+        self._resolver = Resolver.of(host, plugins.kinds, plugins.fields)
         self._platform = self._resolver.platform
         self._checks = PluginChecks(plugins, host, self._platform)
         self._suite = "capability"
@@ -182,7 +196,7 @@ class Loader:
             raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
         soul_dir = find_soul(directory)
         problems: list[Problem] = []
-        if soul_dir is None:
+        if soul_dir is None and self.needs_soul:
             problems.append(
                 Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
             )
@@ -190,12 +204,12 @@ class Loader:
         prefix = "" if directory == Path() else os.path.join(directory, "")  # as str(dir / name)
         files = [(name, read(prefix + name)) for name in names]
         soul = soul_hash(soul_dir) if soul_dir is not None else ""
-        env = self._environment(soul) if soul_dir is not None else None
+        env = self._environment(soul) if soul_dir is not None or not self.needs_soul else None
         file_keys = cached.file_keys(files) if env is not None else None
         key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
         kept: dict[str, list[CaseBase]] = {}
         if key is not None:
-            assert soul_dir is not None and env is not None and file_keys is not None
+            assert env is not None and file_keys is not None
             entry = checked.read(directory, self._suite)
             if entry is not None and entry.key == key:
                 hit = self._kept(directory, entry, soul_dir, soul, files, file_keys)
@@ -234,7 +248,6 @@ class Loader:
             )
         if problems:
             raise CorpusError(problems, directory, self._notes())
-        assert soul_dir is not None
         order = sorted(range(len(cases)), key=lambda i: cases[i].id)
         cases = [cases[i] for i in order]
         digest, fingerprint, per_case = self._hash(cases, soul)
@@ -266,7 +279,7 @@ class Loader:
         self,
         directory: Path,
         entry: checked.Entry,
-        soul_dir: Path,
+        soul_dir: Path | None,
         soul: str,
         files: Sequence[tuple[str, bytes | NotReadable]],
         file_keys: Sequence[str],
@@ -375,4 +388,5 @@ class Loader:
         yield from self._resolver.context_keys(file, case)
         yield from self._resolver.tools(file, case)
         yield from rules.script(file, case, self.plugins.fields)
+        yield from self._resolver.tool_names(file, case)
         yield from self._checks.case(file, case, present, self._suite)

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
-from eval_core._plugins.host import Host, HostFactory, HostOptionError
+from eval_core._plugins.host import Host, HostFactory, HostOptionError, agents_owned
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
 from eval_core._util.project import Project, SettingsRefused
@@ -89,19 +89,29 @@ def host(
 ) -> Host:
     known_host(found, name)
     factory = found.hosts[name]
-    soul = find_soul(corpus)
-    if soul is None:
+    start = host_directory(factory, corpus)
+    if start is None:
         raise Refused(
-            f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it"
+            f"{corpus}: no Eval Soul: expected soul/ in the Corpus directory or beside it "
+            f"(the Host {name!r} runs the Soul's agents)"
         )
     options = dict(options or {})
-    _takes(factory, name, soul, options)
+    _takes(factory, name, start, options)
     try:
-        return factory(soul, **options)
+        return factory(start, **options)
     except HostOptionError as exc:
         raise Refused(f"the Host {name!r} refused its options: {exc}") from None
     except Exception as exc:
-        raise Refused(f"{soul}: the Host {name!r} cannot load the Eval Soul: {exc}") from None
+        what = "its agents" if agents_owned(factory) else "the Eval Soul"
+        raise Refused(f"{start}: the Host {name!r} cannot load {what}: {exc}") from None
+
+
+def host_directory(factory: HostFactory, corpus: Path) -> Path | None:
+    """What the Host's factory is called with: the Eval Soul (``None`` when there is none);
+    for a Host that owns its agents, the Corpus's root (where eval.lock is), Soul or not."""
+    if agents_owned(factory):
+        return corpus_root(corpus)
+    return find_soul(corpus)
 
 
 def declared_options(factory: HostFactory) -> frozenset[str]:
@@ -155,9 +165,10 @@ def host_options(pairs: tuple[str, ...]) -> dict[str, str]:
     return options
 
 
-def load(found: PluginSet, the_host: Host, corpus: Path) -> Corpus:
+def load(found: PluginSet, the_host: Host, corpus: Path, *, needs_soul: bool = True) -> Corpus:
     try:
-        return Loader(found, the_host, locked=locked_owners(corpus)).load(corpus)
+        loader = Loader(found, the_host, locked=locked_owners(corpus), needs_soul=needs_soul)
+        return loader.load(corpus)
     except CorpusError as exc:
         raise Refused(str(exc)) from None
 
@@ -203,7 +214,7 @@ def open_corpus(
     is_unlocked = pinned(found, corpus, unlocked, host_name) if check_lock else False
     the_host = host(found, host_name, corpus, options)
     try:
-        loaded = load(found, the_host, corpus)
+        loaded = load(found, the_host, corpus, needs_soul=not agents_owned(found.hosts[host_name]))
     except Refused:
         the_host.close()
         raise

@@ -1,8 +1,10 @@
 """Resolution: what a Case names against what the Host says is there.
 
-A Case names its agent (one of the Eval Soul's), shipped platform Tools (resolved to the
-declarations the Host ships) and ``context`` keys (the Host's assembler says which a Case may
-set). The Host is asked once per loader, not once per Case.
+A Case names its agent (one the Host has: the Eval Soul's, or a team's own), shipped platform
+Tools (resolved to the declarations the Host ships), Tools (each one its agent is offered:
+:mod:`eval_core._loading.tool_names`) and ``context`` keys (the Host's assembler says which a
+Case may set). The Host is asked once per loader, not once per Case, except for the Tools a
+Case's agent is offered, which a Case may add to.
 
 Two leniencies follow the original, each said once as a load note rather than refused: a
 hand-declared Tool that shares a platform Tool's name (the model sees the Case's copy; a Host
@@ -18,21 +20,45 @@ from typing import Any
 import msgspec
 
 from eval_core._case.case import CaseBase, CaseField, ToolDecl
-from eval_core._loading import rules
+from eval_core._case.kinds import KindSpec
+from eval_core._loading import rules, tool_names
 from eval_core._loading.problem import Problem
+from eval_core._loading.tool_names import did_you_mean, listing
 from eval_core._plugins.host import ContextRules, Host
+
+SOUL_AGENTS = "the Eval Soul"
+"""Where a Host's agents come from when it does not say (``Host.agents_from``)."""
 
 
 class Resolver(msgspec.Struct, frozen=True):
-    """The Host's answers at load: its platform Tools, the Soul's agents, the context rules."""
+    """The Host's answers at load: its platform Tools, its agents (and where they come from),
+    the context rules; the installed kinds and Case fields, for the Tool names they hold."""
 
     platform: Mapping[str, ToolDecl]
     agents: frozenset[str]
     context: ContextRules
+    host: Any = None
+    agents_from: str = SOUL_AGENTS
+    kinds: Mapping[str, KindSpec] = msgspec.field(default_factory=dict)
+    fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
 
     @classmethod
-    def of(cls, host: Host) -> Resolver:
-        return cls(host.platform_tools(), host.agents(), host.context_rules())
+    def of(
+        cls,
+        host: Host,
+        kinds: Mapping[str, KindSpec] | None = None,
+        fields: Mapping[str, CaseField] | None = None,
+    ) -> Resolver:
+        where = getattr(host, "agents_from", None)
+        return cls(
+            host.platform_tools(),
+            host.agents(),
+            host.context_rules(),
+            host,
+            where if isinstance(where, str) and where else SOUL_AGENTS,
+            kinds or {},
+            fields or {},
+        )
 
     def declarations(self, cases: Sequence[CaseBase]) -> list[ToolDecl]:
         """The platform Tools the Cases name, by name: part of the corpusHash."""
@@ -43,9 +69,15 @@ class Resolver(msgspec.Struct, frozen=True):
             yield Problem(
                 file,
                 "$.agent",
-                f"unknown agent {case.agent!r}; the Eval Soul has: "
-                + ", ".join(sorted(self.agents)),
+                f"unknown agent {case.agent!r}: not in {self.agents_from}, which has: "
+                f"{listing(self.agents)}{did_you_mean(case.agent, self.agents)}",
             )
+
+    def tool_names(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        """Every Tool name of the Case is one its agent is offered (``agent`` first: a Case
+        of an unknown agent is not asked about its Tools)."""
+        if self.host is not None and case.agent in self.agents:
+            yield from tool_names.problems(file, self.host, case, self.kinds, self.fields)
 
     def context_keys(self, file: str, case: CaseBase) -> Iterator[Problem]:
         rules = self.context
@@ -75,7 +107,12 @@ class Resolver(msgspec.Struct, frozen=True):
         for index, name in enumerate(case.platform_tools):
             path = f"$.platformTools[{index}]"
             if name not in self.platform:
-                yield Problem(file, path, f"{name!r} does not resolve to a shipped platform Tool")
+                yield Problem(
+                    file,
+                    path,
+                    f"{name!r} does not resolve to a shipped platform Tool"
+                    + did_you_mean(name, self.platform),
+                )
             elif name in declared:
                 yield Problem(file, path, f"{name!r} is listed twice")
             declared.add(name)
@@ -85,7 +122,8 @@ class Resolver(msgspec.Struct, frozen=True):
                 yield Problem(
                     file,
                     f"{path}.name",
-                    f"scripted result for {result.name!r}, which the Case does not declare",
+                    f"scripted result for {result.name!r}, which the Case does not declare "
+                    f"(tools, platformTools){did_you_mean(result.name, declared)}",
                 )
             outcomes = [x for x in result.outcomes() if x is not None]
             if len(outcomes) > 1:
@@ -117,6 +155,8 @@ class Resolver(msgspec.Struct, frozen=True):
                     f"{file}: $.context.{key}: retired and empty, so a no-op here: "
                     f"{self.context.retired[key]}"
                 )
+        if self.host is not None:
+            yield from tool_names.notes(file, self.host, case, self.kinds, self.fields)
 
 
 def _empty(value: Any) -> bool:

@@ -8,7 +8,7 @@ real endpoint. Both are plain protocols so that another team's runtime plugs in 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
@@ -17,6 +17,8 @@ from eval_core._case.evidence import Evidence, ModelRequest, Usage
 
 if TYPE_CHECKING:
     from eval_core._case.kinds import KindSpec, Tier
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ModelError(Exception):
@@ -114,6 +116,25 @@ class ContextRules(msgspec.Struct, frozen=True):
     retired: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
+class AgentTools(msgspec.Struct, frozen=True):
+    """The Tools a Trial of one Case offers its agent, as the Host knows them at load.
+
+    ``names``: every Tool the model of such a Trial may call and a call can reach: the agent's
+    own (a framework agent's function Tools, a graph's ToolNode Tools, MCP Tools listed at
+    load) and whatever the Case adds that this Host offers (its ``tools``, its
+    ``platformTools``). The loader refuses a Tool name in the Case that is not among them.
+    ``owner`` names them in a refusal, in the Host's words (``agent 'travel' of
+    weather_agent.agent:AGENTS``, ``this Case's tools and platformTools``). ``more``: when the
+    agent gains further Tools at run that the Host cannot list at load (a graph's MCP servers'
+    Tools), what they are; a name outside ``names`` is then a load note naming it, never a
+    refusal and never silent.
+    """
+
+    names: frozenset[str]
+    owner: str
+    more: str | None = None
+
+
 class HostTrial(Protocol):
     """One Trial inside the Host: its services for fixtures, then the run itself.
 
@@ -133,10 +154,12 @@ class HostTrial(Protocol):
 
 
 class Host(Protocol):
-    """The system under test, loaded over an Eval Soul directory.
+    """The system under test, loaded over an Eval Soul directory (or, for a Host that owns
+    its agents, over the team's own code: :func:`owns_agents`).
 
     A Host may also offer ``fingerprint() -> str``: a digest of everything its load-time
-    answers (agents, platform Tools, context rules, given text, services) depend on besides
+    answers (agents, platform Tools, offered Tools, context rules, given text, services) depend
+    on besides
     the Soul, its code mostly. With it, a Corpus loaded before from the same inputs is not
     checked again (:mod:`eval_core._util.checked`); without it, every load checks every Case.
     """
@@ -144,7 +167,19 @@ class Host(Protocol):
     @property
     def name(self) -> str: ...
 
+    @property
+    def agents_from(self) -> str:
+        """Where its agents come from, in a refusal's words: ``the Eval Soul``,
+        ``weather_agent.agent:AGENTS`` (``unknown agent 'travl': not in ...``)."""
+        ...
+
     def agents(self) -> frozenset[str]: ...
+
+    def offered_tools(self, case: CaseBase) -> AgentTools | None:
+        """The Tools a Trial of this Case offers the Case's agent (asked per Case, since a Case
+        may add Tools), or ``None`` when the Host cannot say: the loader then checks no Tool
+        name of the Case and says so in a load note. An unknown agent may answer anything."""
+        ...
 
     def platform_tools(self) -> Mapping[str, ToolDecl]: ...
 
@@ -168,7 +203,22 @@ class Host(Protocol):
 HostFactory = Callable[..., Host]
 """Called with the Eval Soul's directory, and with each ``--host-option KEY=VALUE`` as the
 keyword argument ``KEY`` (a string); a factory declares the options it takes as keyword
-parameters, and one it does not declare is refused before it is called."""
+parameters, and one it does not declare is refused before it is called.
+
+A Host whose agents are the team's own code (a framework Host) marks its factory with
+:func:`owns_agents`: its Corpus needs no Eval Soul, and the factory is called with the Corpus
+directory that holds ``eval.lock`` (where its project is found upwards) instead."""
+
+
+def owns_agents(factory: F) -> F:
+    """Marks a Host factory whose agents are the team's code, not an Eval Soul's."""
+    factory.owns_agents = True  # type: ignore[attr-defined]
+    return factory
+
+
+def agents_owned(factory: HostFactory) -> bool:
+    """Whether the factory's Host owns its agents (:func:`owns_agents`)."""
+    return getattr(factory, "owns_agents", False) is True
 
 
 class HostOptionError(Exception):
