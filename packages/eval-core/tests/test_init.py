@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eval_core._case.case import ToolDecl
 from eval_core._kit import starter
 from tests.conftest import judgeless_env, run_eval
 
@@ -166,3 +167,24 @@ def test_appending_the_settings_keeps_every_table_the_team_had(
         assert parsed.pop("tool")["eval"] == {"corpus": "evals", "host": "pydantic-ai"}
         before.pop("tool", None)
         assert parsed == before
+
+
+def decl(name: str, mutating: bool = False) -> ToolDecl:
+    return ToolDecl(name=name, input_schema={"type": "object"}, mutating=mutating)
+
+
+@pytest.mark.parametrize(
+    ("names", "mutating", "expected"),
+    [
+        (["book_trip", "get_weather"], set(), ("get_weather", "book_trip")),
+        (["lookup_order", "refund_order", "search_help"], set(), ("lookup_order", "refund_order")),
+        (["archive", "delete"], {"delete"}, ("archive", "delete")),
+        (["only_one"], set(), ("only_one", "only_one")),
+    ],
+)
+def test_the_starter_calls_a_reading_tool_and_keeps_off_a_writing_one(
+    names: list[str], mutating: set[str], expected: tuple[str, str]
+) -> None:
+    call, avoid = starter.choose_tools({n: decl(n, n in mutating) for n in names})
+    assert call is not None and avoid is not None
+    assert (call.name, avoid.name) == expected

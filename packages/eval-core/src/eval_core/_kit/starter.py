@@ -79,14 +79,26 @@ def ignore_outputs(gitignore: Path) -> bool:
     return True
 
 
+READING = ("get", "lookup", "look", "search", "find", "list", "read", "fetch", "check", "show")
+"""First words of a Tool that only reads: the starter Case calls one of these when it can."""
+
+
 def choose_tools(tools: Mapping[str, ToolDecl]) -> tuple[ToolDecl | None, ToolDecl | None]:
-    """The Tool a starter Case calls (a reading one first) and the one it must not call (a
-    mutating one first); both ``None`` for an agent without Tools."""
+    """The Tool a starter Case calls (a reading one first: ``get_weather``, ``lookup_order``)
+    and the one a greeting must not call (a mutating one, else one that does not read, such as
+    ``book_trip``); both ``None`` for an agent without Tools."""
     if not tools:
         return None, None
     ordered = sorted(tools.values(), key=lambda t: t.name)
-    call = next((t for t in ordered if not t.mutating), ordered[0])
-    avoid = next((t for t in ordered if t.mutating and t.name != call.name), ordered[-1])
+
+    def reads(tool: ToolDecl) -> bool:
+        return not tool.mutating and tool.name.lower().split("_")[0] in READING
+
+    call = next((t for t in ordered if reads(t)), None)
+    call = call or next((t for t in ordered if not t.mutating), ordered[0])
+    others = [t for t in ordered if t.name != call.name] or [call]
+    avoid = next((t for t in others if t.mutating), None)
+    avoid = avoid or next((t for t in others if not reads(t)), others[-1])
     return call, avoid
 
 
