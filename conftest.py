@@ -70,6 +70,22 @@ def _no_store_from_the_environment() -> Iterator[None]:
         os.environ["EVAL_STORE"] = saved
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _a_cache_seal_key_of_the_sessions_own(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """The caches' seal key (:mod:`eval_core._util.cache_entry`) lives in the user's state
+    directory; the suite makes its own, so it runs where HOME cannot be written and never
+    touches the user's. Child processes inherit it through the environment."""
+    saved = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = saved
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[ThrowawayCluster]:
     try:

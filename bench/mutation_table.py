@@ -25,9 +25,11 @@ true. An entry whose ``old`` no longer applies is reported "not applicable", not
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -57,6 +59,8 @@ class Outcome:
     """Set when the Sweep produced no Scorecard (an import error, a timeout): its stderr tail."""
     stale: bool = False
     """The mutation did not apply to the snapshot: no Sweep ran."""
+    timed_out: bool = False
+    """The Sweep outlived its timeout and was killed (``crashed`` says so too)."""
 
     def with_verdict(self, verdict: str) -> set[str]:
         return {case for case, v in self.verdicts.items() if v == verdict}
@@ -164,21 +168,34 @@ def verdict(trials: list[dict[str, object]]) -> str:
     return "FAIL"
 
 
-def sweep(paths: Iterable[Path], corpus: Path, workdir: Path) -> Outcome:
-    """Sweep both suites of ``corpus`` with ``paths`` first on PYTHONPATH, in ``workdir`` (its
-    trial logs land there, not in the tree)."""
+def sweep(
+    paths: Iterable[Path],
+    corpus: Path,
+    workdir: Path,
+    *,
+    host: str | None = None,
+    suite_all: bool = True,
+    cases: Sequence[str] = (),
+    timeout: float = TIMEOUT,
+) -> Outcome:
+    """Sweep ``corpus`` (both suites unless ``suite_all`` is off, on ``host`` if given, only
+    ``cases`` if given) with ``paths`` first on PYTHONPATH, in ``workdir`` (its trial logs land
+    there, not in the tree). Caches are off, so nothing computed from other code is reused. The
+    Sweep runs in its own process group: a timeout ends it and every process it started."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [*(str(p) for p in paths), *filter(None, [env.get("PYTHONPATH")])]
     )
+    env["EVAL_CACHE"] = "off"
     command = [
         sys.executable,
         "-m",
         "eval_core",
         "sweep",
         str(corpus),
-        "--suite",
-        "all",
+        *(["--suite", "all"] if suite_all else []),
+        *(["--host", host] if host else []),
+        *(arg for case in cases for arg in ("--case", case)),
         "--format",
         "json",
         "--unlocked",
@@ -187,31 +204,48 @@ def sweep(paths: Iterable[Path], corpus: Path, workdir: Path) -> Outcome:
         "1",
     ]
     start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            command,
-            cwd=workdir,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return Outcome({}, time.perf_counter() - start, f"timed out after {TIMEOUT:.0f} s")
+    done = run_group(command, workdir, env, timeout)
     seconds = time.perf_counter() - start
+    if done is None:
+        return Outcome({}, seconds, f"timed out after {timeout:.0f} s", timed_out=True)
+    returncode, stdout, stderr = done
     try:
-        cards = scorecards(done.stdout)
+        cards = scorecards(stdout)
     except json.JSONDecodeError:
         cards = []
-    if len(cards) != 2:
-        tail = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
-        return Outcome({}, seconds, f"exit {done.returncode}, {len(cards)} Scorecard(s): {tail}")
+    if len(cards) != (2 if suite_all else 1):
+        tail = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        return Outcome({}, seconds, f"exit {returncode}, {len(cards)} Scorecard(s): {tail}")
     by_case: dict[str, list[dict[str, object]]] = {}
     for card in cards:
         for trial in card["trials"]:  # type: ignore[attr-defined]
             by_case.setdefault(trial["caseId"], []).append(trial)
     return Outcome({case: verdict(t) for case, t in by_case.items()}, seconds)
+
+
+def run_group(
+    command: Sequence[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, str, str] | None:
+    """Run ``command`` in a new process group: its exit code, stdout and stderr, or ``None``
+    when it outlived ``timeout`` (then the whole group is killed: a Sweep's workers and
+    loopback servers with it)."""
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            return None
+        return process.returncode, stdout, stderr
 
 
 def run_mutation(mutation: Mutation | None, snap: Path) -> Outcome:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eval_bindings import endpoints
+from eval_core.plugin import NotReadable, read_regular
 
 Wire = Literal["openai", "anthropic"]
 NAME = re.compile(r"^[a-zA-Z0-9._-]+\Z")
@@ -63,13 +64,19 @@ class ModelPin:
         return self.price_input_per_mtok is not None and self.price_output_per_mtok is not None
 
 
+MAX_MODELS_BYTES = 4 << 20
+"""A models file past this is refused unread (a few hundred pins are a few tens of KB)."""
+
+
 def load_pins(path: Path) -> dict[str, ModelPin]:
     """Every pin in the file, by name; refuses the whole file on the first problem found."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinError(f"{path}: no such models file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    try:  # the bounded reader: a FIFO never blocks, a huge file is refused by its size
+        raw = tomllib.loads(read_regular(path, MAX_MODELS_BYTES).decode("utf-8"))
+    except NotReadable as exc:
+        if str(exc) == "no such file":
+            raise PinError(f"{path}: no such models file") from None
+        raise PinError(f"{path}: cannot be read: {exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PinError(f"{path}: cannot be read as TOML: {exc}") from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise PinError(f"{path}: $: arrays or inline tables nested too deeply to read") from None

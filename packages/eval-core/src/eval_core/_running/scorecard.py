@@ -248,4 +248,8 @@ def encode_json(card: Scorecard) -> bytes:
 
 
 def decode_json(data: bytes) -> Scorecard:
-    return msgspec.json.decode(data, type=Scorecard)
+    """A Scorecard from JSON, held to the depth limit first (:class:`TooDeep` past it)."""
+    from eval_core._util.input_files import decode_json as decode
+
+    card: Scorecard = decode(data, Scorecard)
+    return card

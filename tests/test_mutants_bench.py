@@ -1,0 +1,177 @@
+"""The mechanical mutants bench draws what its seed says, writes only source that parses, leaves
+a file byte-identical once a mutant is reverted, and reports a mutant the Corpus catches as
+killed.
+
+The sample itself is ``bench/mutants.py`` (minutes to an hour); this checks its generator and
+its mechanism in seconds, on one real mutant of the runtime and one Case.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ROOT
+
+OPERATORS = {
+    "compare",
+    "boolean",
+    "not-removed",
+    "not-added",
+    "constant",
+    "return",
+    "call",
+    "if-body",
+    "statement",
+    "arguments",
+}
+
+
+@cache
+def bench() -> ModuleType:
+    """``bench/mutants.py`` (a script, not a package), loaded as a module."""
+    spec = importlib.util.spec_from_file_location("mutants", ROOT / "bench" / "mutants.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("mutants", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def pool() -> list[Any]:
+    return bench().generate()
+
+
+@cache
+def source(path: str) -> bytes:
+    return (ROOT / path).read_bytes()
+
+
+def test_a_seed_draws_the_same_sample_and_another_seed_another(pool: list[Any]) -> None:
+    draw = bench().draw
+    first = [m.id for m in draw(pool, 40, 20261206)]
+    assert first == [m.id for m in draw(pool, 40, 20261206)]
+    assert first != [m.id for m in draw(pool, 40, 20261207)]
+    assert len(first) == 40
+    assert len({m.id for m in pool}) == len(pool), "mutant ids are not unique"
+
+
+def test_every_operator_and_area_has_mutants(pool: list[Any]) -> None:
+    assert {m.operator for m in pool} == OPERATORS
+    assert {m.area for m in pool} == set(bench().AREAS)
+
+
+def test_every_operator_writes_source_that_parses(pool: list[Any]) -> None:
+    draw = bench().draw
+    for operator in sorted(OPERATORS):
+        for mutant in draw([m for m in pool if m.operator == operator], 15, 5):
+            ast.parse(mutant.apply(source(mutant.path)))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutant_parses_and_changes_only_its_span(pool: list[Any], data: st.DataObject) -> None:
+    mutant = data.draw(st.sampled_from(pool))
+    before = source(mutant.path)
+    after = mutant.apply(before)
+    ast.parse(after)
+    assert after != before
+    assert after[: mutant.start] == before[: mutant.start]
+    assert after[mutant.start + len(mutant.new) :] == before[mutant.end :]
+
+
+MODULE = b'''"""A module's docstring."""
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+Mode = Literal["strict", "lenient"]
+
+
+def check(items: "Sequence[int]", limit: int = 8) -> bool:
+    """A function's docstring."""
+    log.info("checking %d items", len(items))
+    if limit == 2 and not items:
+        return limit < 3
+    return total(items, limit)
+
+
+class Shown:
+    def __repr__(self) -> str:
+        return "Shown" if True else "hidden"
+'''
+
+
+def test_what_is_not_behaviour_is_never_mutated() -> None:
+    """Docstrings, annotations (a ``Literal`` alias too), a logging call, ``__repr__`` and ``if
+    TYPE_CHECKING`` yield no mutant; the code around them yields each operator's mutant."""
+    found = bench().mutants_of(MODULE, "example.py", "example.py", "runtime")
+    changes = {(m.operator, m.old.decode(), m.new.decode()) for m in found}
+    assert changes == {
+        ("constant", "8", "9"),
+        ("if-body", "return limit < 3", "pass"),
+        ("not-added", "limit == 2 and not items", "not (limit == 2 and not items)"),
+        ("compare", "==", "!="),
+        ("constant", "2", "3"),
+        ("boolean", "and", "or"),
+        ("not-removed", "not items", "(items)"),
+        ("return", "limit < 3", "True"),
+        ("return", "limit < 3", "False"),
+        ("compare", "<", "<="),
+        ("constant", "3", "4"),
+        ("return", "total(items, limit)", "None"),
+        ("arguments", "items, limit", "limit, items"),
+    }
+    assert len({m.id for m in found}) == len(found)
+
+
+def test_a_mutant_applied_then_reverted_leaves_the_file_byte_identical(
+    tmp_path: Path, pool: list[Any]
+) -> None:
+    mutants = bench()
+    copy = mutants.Copy(tmp_path / "copy")
+    mutant = next(m for m in pool if m.module == "agent_runtime/loop.py")
+    path = copy.root / mutant.path
+    original = path.read_bytes()
+    with copy.mutated(mutant):
+        assert path.read_bytes() == mutant.apply(original) != original
+        (copy.root / "corpus" / "eval.lock").write_text("relocked")
+    assert path.read_bytes() == original
+    assert (copy.root / "corpus" / "eval.lock").read_bytes() == (
+        ROOT / "corpus" / "eval.lock"
+    ).read_bytes()
+    with pytest.raises(ValueError, match="no longer holds"):
+        mutant.apply(b"#" + original)
+
+
+def test_a_runtime_mutant_the_corpus_catches_is_reported_killed(
+    tmp_path: Path, pool: list[Any]
+) -> None:
+    """The loop stops one model call short of ``max_iterations``: the Case that stops at the
+    limit goes FAIL on the mutated copy, so the bench reports the mutant killed by the Corpus."""
+    mutant = next(
+        m
+        for m in pool
+        if m.module == "agent_runtime/loop.py"
+        and m.operator == "constant"
+        and b"range(first, limits.max_iterations + 1)" in source(m.path)[m.start - 40 : m.end + 1]
+    )
+    out = tmp_path / "result.json"
+    case = "records-readonly-stops-at-max-iterations"
+    argv = ["--only", mutant.id, "--case", case, "--no-tests", "--jobs", "1", "--json", str(out)]
+    assert bench().main(argv) == 0
+    (measured,) = json.loads(out.read_text())["mutants"]
+    assert measured["verdict"] == "corpus", measured
+    assert measured["red"] == {"corpus": [case]}
