@@ -2,7 +2,8 @@
 
 Also how xdist shares the tests out: every test under a directory of :data:`TOGETHER` runs on
 one worker, so a resource those tests share (the Ray instance of ``eval-executor-ray``'s
-tests) starts once per session, not once per worker.
+tests, the wheels and the environment of ``offline-eval-harness``'s) is made once per session,
+not once per worker.
 
 The cluster starts the first time a test asks for it and stops when the session ends. Without
 PostgreSQL's server binaries the tests that need it are skipped, saying so; with them, a
@@ -19,7 +20,7 @@ import pytest
 
 from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
 
-TOGETHER = ("packages/eval-executor-ray/tests/",)
+TOGETHER = ("packages/eval-executor-ray/tests/", "packages/offline-eval-harness/tests/")
 
 
 @pytest.hookimpl(optionalhook=True)

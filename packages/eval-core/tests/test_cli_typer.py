@@ -25,7 +25,7 @@ from eval_core._plugins.commands import CANONICAL
 from eval_core._util import guard
 
 ROOT = Path(__file__).resolve().parents[3]
-CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "compare")
+CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "init", "compare")
 
 
 def ran(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
