@@ -23,7 +23,7 @@ DECODES = {"json.loads", "msgspec.json.decode", "msgspec.msgpack.decode", "tomll
 # (file under packages/, enclosing function, call) -> why it is not an unbounded untrusted read.
 ALLOWED: dict[tuple[str, str, str], str] = {
     # The bounded reader and the cache entry reader themselves.
-    ("eval-core/src/eval_core/_util/input_files.py", "read_with_status", "os.open"): "the reader",
+    ("eval-core/src/eval_core/_util/input_files.py", "_open", "os.open"): "the reader",
     ("eval-core/src/eval_core/_util/input_files.py", "decode_json", "msgspec.json.decode"): (
         "the depth-checked decode"
     ),

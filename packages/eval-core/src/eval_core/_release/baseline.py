@@ -19,6 +19,7 @@ import msgspec
 from eval_core._running.scorecard import Scorecard
 from eval_core._util.atomic import write_atomic
 from eval_core._util.input_files import InputRefused, read_json_input
+from eval_core._util.limits import MAX_PLANNED_TRIALS
 
 BASELINE_SCHEMA = 3
 READS = (2, 3)
@@ -92,20 +93,53 @@ def read_saved(
 ) -> tuple[Scorecard, str | None]:
     """A saved Scorecard (with no commit), or the Scorecard inside a Baseline with the
     Baseline's ``corpusCommit``; :class:`BaselineError` naming the file and why (``expected``
-    says what the caller reads, for that refusal)."""
+    says what the caller reads, for that refusal).
+
+    The Trials are counted before any is decoded (each an empty record: 24 bytes, whatever it
+    holds), and a file of more than a Sweep may plan (:data:`MAX_PLANNED_TRIALS`) is refused
+    in one line: no Sweep wrote it, and decoding a million Trials would take gigabytes. What
+    is read is then decoded straight into the Scorecard, never into dicts first."""
     try:
-        raw = msgspec.json.decode(read_json_input(path))
+        data = read_json_input(path)
+        shape = msgspec.json.decode(data, type=_Shape)
     except InputRefused as exc:
         raise BaselineError(str(exc)) from None
     except msgspec.DecodeError as exc:
         raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
-    if isinstance(raw, dict) and "scorecard" in raw:
+    except msgspec.ValidationError as exc:
+        raise BaselineError(f"{path}: not {expected}: {exc}") from None
+    where, count = (
+        ("$.scorecard.trials", len(shape.scorecard.trials))
+        if shape.scorecard is not None
+        else ("$.trials", len(shape.trials))
+    )
+    if count > MAX_PLANNED_TRIALS:
+        raise BaselineError(
+            f"{path}: {where}: {count:,} Trials, over the {MAX_PLANNED_TRIALS:,} a Sweep may "
+            "plan: no Sweep saved this (never decoded)"
+        )
+    if shape.scorecard is not None:
         base = read(path)
         return base.scorecard, base.corpus_commit
     try:
-        return msgspec.convert(raw, Scorecard), None
+        return msgspec.json.decode(data, type=Scorecard), None
     except msgspec.ValidationError as exc:
         raise BaselineError(f"{path}: not {expected}: {exc}") from None
+
+
+class _Trial(msgspec.Struct, gc=False):
+    """A Trial, counted and skipped (none of its fields is kept)."""
+
+
+class _Trials(msgspec.Struct, gc=False):
+    trials: list[_Trial] = []
+
+
+class _Shape(msgspec.Struct, gc=False):
+    """What a saved Scorecard or a Baseline is, and how many Trials it holds."""
+
+    trials: list[_Trial] = []
+    scorecard: _Trials | None = None
 
 
 def is_scorecard(raw: object) -> bool:
