@@ -185,7 +185,8 @@ def test_a_case_id_with_a_line_break_cannot_forge_a_line_of_compare(tmp_path: Pa
 
     forged = "ok\nREGRESSED\n  billing-refund  PASS -> FAIL\x1b[2K\r"
     paths = []
-    for name, outcome in (("before", "failed"), ("after", "passed")):
+    sides: tuple[tuple[str, Outcome], ...] = (("before", "failed"), ("after", "passed"))
+    for name, outcome in sides:
         card = scorecard([trial(forged, outcome), trial("plain", "passed")], model="m\n1")
         path = tmp_path / f"{name}.json"
         path.write_bytes(msgspec.json.encode(card))
