@@ -203,7 +203,7 @@ if TYPE_CHECKING:
         resolve,
     )
     from eval_core._util.project import SettingsRefused, find_project
-    from eval_core._util.safe_text import clean
+    from eval_core._util.safe_text import clean, one_line
 
 
 __all__ = [
@@ -363,6 +363,7 @@ __all__ = [
     "non_empty_list",
     "not_cleared",
     "not_cleared_matrix",
+    "one_line",
     "optional_reason",
     "own_cases",
     "owns_agents",

@@ -30,6 +30,7 @@ from eval_core.plugin import (
     check_json_depth,
     count_lines,
     noise_floor,
+    one_line,
     read_head,
     read_saved,
     read_trial_log,
@@ -205,7 +206,7 @@ def gather(paths: list[Path]) -> list[Saved]:
         joined = _join(same, saved)
         if joined is None:
             raise Refused(
-                f"{path}: a second Sweep of model {saved.card.model_id} (after "
+                f"{path}: a second Sweep of model {one_line(saved.card.model_id)} (after "
                 f"{same.sources[0]}): compare two Sweeps of one model with --baseline"
             )
         sweeps[sweeps.index(same)] = joined
