@@ -25,6 +25,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
 from agent_runtime.mcp_client import MAX_ANSWER
+from agent_runtime.sdk_noise import quiet
+
+quiet()  # the SDK's own logging of a misbehaving server is counted, not printed
 
 CLIENT_INFO = types.Implementation(name="agent-runtime", version="0.1.0")
 CONNECT = "cannot connect: "  # a reason that starts so is the server not being reached
