@@ -101,7 +101,9 @@ class LangGraphHost:
         model = SessionChatModel(session=None, on_request=_stop)
         try:
             return await build(self.app.builders[agent], model, {})
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a sys.exit of the builder's is one line, not eval's end
             raise HostOptionError(
                 f"app {self.app.spec!r}: the builder of agent {agent!r} raised "
                 f"{type(exc).__name__}: {exc}"
@@ -166,7 +168,9 @@ class LangGraphHost:
             await graph.ainvoke({"messages": messages_of(case)})
         except _Probed as probed:
             return probed.request.system
-        except Exception:
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # the team's graph failing (or calling sys.exit) gives no prompt
             return None
         return None
 
