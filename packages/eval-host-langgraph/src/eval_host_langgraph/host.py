@@ -109,6 +109,11 @@ class LangGraphHost:
                 f"{type(exc).__name__}: {exc}"
             ) from None
 
+    @property
+    def trial_deadline(self) -> float:
+        """The ``timeout`` option: a Trial's forked child is killed a little after it."""
+        return self.timeout
+
     def fingerprint(self) -> str:
         """What the load-time answers depend on besides the Soul: this package, the framework
         and the team's app module (its source)."""

@@ -140,6 +140,21 @@ class PydanticAiHost:
         return self.loop.run(ask(), self.timeout)
 
     @property
+    def trial_deadline(self) -> float | None:
+        """The ``timeout`` option: a Trial's forked child is killed a little after it."""
+        return self.timeout
+
+    @property
+    def unforkable(self) -> str | None:
+        """MCP servers kept open on this process's loop cannot serve a forked child."""
+        if self.loop.holds_servers:
+            return (
+                f"the agents of {self.app.spec} keep MCP servers open in this process, "
+                "which a forked child cannot use"
+            )
+        return None
+
+    @property
     def agents_from(self) -> str:
         """Where the agents come from, as a refusal names it: the team's ``app``."""
         return self.app.spec

@@ -40,6 +40,7 @@ from eval_core._util.safe_text import clean
 from eval_core._util.stopping import Stopping
 
 if TYPE_CHECKING:
+    from eval_core._plugins.host import Host
     from eval_core._plugins.judge import Judge
     from eval_core._plugins.model_source import ModelLeg, ModelSource
     from eval_core._plugins.plugin_set import PluginSet
@@ -129,6 +130,21 @@ def _executor(name: str, address: str | None) -> Executor:
     return executor(name, address)
 
 
+def _supervisor(found: PluginSet, host: Host) -> Executor | None:
+    """The forked children a Host that runs the team's code is swept on without ``--executor``
+    (:func:`~eval_core._running.forked.supervises`): there its code cannot end or hang the
+    Sweep, nor set its exit code. ``None``: the Trials run in this process."""
+    import os
+
+    from eval_core._plugins.host import agents_owned
+    from eval_core._running.forked import ForkExecutor, supervises
+
+    factory = found.hosts.get(host.name)
+    if not hasattr(os, "fork") or factory is None or not supervises(host, agents_owned(factory)):
+        return None
+    return ForkExecutor(None, supervising=True)
+
+
 def _sweep(
     options: SweepOptions,
     found: PluginSet,
@@ -182,6 +198,17 @@ def _sweep(
                 INTERRUPTED,
             ) from None
         progress = Progress(stream=err, quiet=options.quiet)
+        if elsewhere is None and judge is None:
+            elsewhere = _supervisor(found, opened.host)
+        elif elsewhere is not None and elsewhere.name == "fork":
+            from eval_core._running.forked import unforkable
+
+            reason = unforkable(opened.host)
+            if reason is not None:
+                raise Refused(
+                    f"--executor fork refused: the Host {opened.host.name!r} cannot run in a "
+                    f"forked worker: {reason}; sweep without --executor fork"
+                )
         interrupted = False
         for run in runs:
             if run.unavailable is not None:
