@@ -30,6 +30,7 @@ from eval_core._release.matrix import Leg, not_cleared_matrix, unavailable_reaso
 from eval_core._release.options import SweepOptions, validate
 from eval_core._release.render import render_text, render_verdict
 from eval_core._release.written import check_outputs, junit_files, write_outputs
+from eval_core._running.forked import ForkExecutor, unforkable
 from eval_core._running.progress import Progress
 from eval_core._running.runner import SelectionError, plan
 from eval_core._running.scorecard import encode_json, not_cleared
@@ -124,8 +125,6 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
 def _executor(name: str, address: str | None) -> Executor:
     """``fork`` is the core's own (:mod:`eval_core._running.forked`); others are plug-ins."""
     if name == "fork":
-        from eval_core._running.forked import ForkExecutor
-
         return ForkExecutor(address)
     return executor(name, address)
 
@@ -137,12 +136,14 @@ def _supervisor(found: PluginSet, host: Host) -> Executor | None:
     import os
 
     from eval_core._plugins.host import agents_owned
-    from eval_core._running.forked import ForkExecutor, supervises
+    from eval_core._running.forked import supervises
 
     factory = found.hosts.get(host.name)
     if not hasattr(os, "fork") or factory is None or not supervises(host, agents_owned(factory)):
         return None
-    return ForkExecutor(None, supervising=True)
+    supervisor = ForkExecutor(None, supervising=True)
+    supervisor.host = host
+    return supervisor
 
 
 def _sweep(
@@ -200,15 +201,14 @@ def _sweep(
         progress = Progress(stream=err, quiet=options.quiet)
         if elsewhere is None and judge is None:
             elsewhere = _supervisor(found, opened.host)
-        elif elsewhere is not None and elsewhere.name == "fork":
-            from eval_core._running.forked import unforkable
-
+        elif isinstance(elsewhere, ForkExecutor):
             reason = unforkable(opened.host)
             if reason is not None:
                 raise Refused(
                     f"--executor fork refused: the Host {opened.host.name!r} cannot run in a "
                     f"forked worker: {reason}; sweep without --executor fork"
                 )
+            elsewhere.host = opened.host  # the children inherit the Sweep's Host as it is
         interrupted = False
         for run in runs:
             if run.unavailable is not None:

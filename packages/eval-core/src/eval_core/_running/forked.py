@@ -70,13 +70,16 @@ class ForkExecutor:
 
     def __init__(self, address: str | None, *, supervising: bool = False) -> None:
         self.supervising = supervising  # chosen by the Sweep for a Host running team code
+        self.host: Host | None = None
+        """The Sweep's own Host, when the Sweep hands it over: the children inherit it as it
+        is, instead of one made again for them (and closed with them)."""
         if address is not None:
             raise ExecutorRefused("--executor fork runs on this machine: it takes no --address")
         if not hasattr(os, "fork"):
             raise ExecutorRefused("--executor fork needs os.fork (POSIX)")
 
     def open(self, work: Work) -> _Launcher:
-        return _Launcher(work)
+        return _Launcher(work, self.host)
 
     def close(self) -> None:
         pass
@@ -95,19 +98,25 @@ class _Worker:
 class _Launcher:
     """N forked children, one Trial in flight on each at most."""
 
-    def __init__(self, work: Work) -> None:
+    def __init__(self, work: Work, given: Host | None = None) -> None:
         from eval_core._loading.opening import Refused, host
 
         plugins = work.plugins
         # Import now what a Trial asks of the plug-in set: the children inherit it.
         self._run = (plugins.kinds, plugins.fixtures, plugins.witness_checks)
+        self._owned = given is None  # a Host made here is closed here, after every child
         try:
-            self._host = host(plugins, work.host, work.corpus.directory, work.host_options)
+            self._host = (
+                given
+                if given is not None
+                else host(plugins, work.host, work.corpus.directory, work.host_options)
+            )
         except Refused as exc:
             raise ExecutorRefused(str(exc)) from None
         reason = unforkable(self._host)
         if reason is not None:
-            self._host.close()
+            if self._owned:
+                self._host.close()
             raise ExecutorRefused(f"the Host {work.host!r} cannot run in a forked worker: {reason}")
         deadline = getattr(self._host, "trial_deadline", None)
         self._deadline = float(deadline) + GRACE if isinstance(deadline, (int, float)) else None
@@ -281,7 +290,8 @@ class _Launcher:
         for worker in workers:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
-        self._host.close()
+        if self._owned:
+            self._host.close()
 
 
 def _send(fd: int, value: object) -> None:
