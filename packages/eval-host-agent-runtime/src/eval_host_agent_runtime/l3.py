@@ -751,10 +751,13 @@ class L3Trial:
         turns = {row.turn_index for row in self.ledger.turn_rows}
         if not turns or not turns <= finished.keys():
             return None
-        counts = [finished[index].get("modelCallCount") for index in sorted(turns)]
-        if not all(type(count) is int for count in counts):
-            return None
-        return sum(counts)
+        total = 0
+        for index in sorted(turns):
+            count = finished[index].get("modelCallCount")
+            if type(count) is not int:
+                return None
+            total += count
+        return total
 
 
 LIMIT_REASONS = frozenset({ITERATION_LIMIT, TOOL_CALL_LIMIT, REPAIR_BUDGET_EXHAUSTED})
