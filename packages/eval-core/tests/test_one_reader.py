@@ -61,6 +61,24 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-report/src/eval_report/saved.py", "is_log", "msgspec.json.decode"): (
         "the first line of a file read by read_regular, depth-checked first"
     ),
+    ("eval-bindings/src/eval_bindings/listing.py", "groups", "json.loads"): (
+        "a /models answer streamed no further than MAX_BYTES, depth-checked first"
+    ),
+    ("eval-bindings/src/eval_bindings/wire/transport.py", "_refuses_request", "json.loads"): (
+        "the first 64 KiB of an error body the transport read under its cap, depth-checked"
+    ),
+    ("eval-core/src/eval_core/_kit/starter.py", "add_settings", "tomllib.loads"): (
+        "the team's pyproject.toml from read_regular (size); RecursionError is no settings"
+    ),
+    ("eval-local-model/src/eval_local_model/server.py", "LocalModel.start", ".open"): (
+        "the server's log, a file this process creates in its own fresh temporary directory"
+    ),
+    ("eval-local-model/src/eval_local_model/server.py", "LocalModel.log", ".read_text"): (
+        "the same log, written by the server this process started, read to report its failure"
+    ),
+    ("eval-local-model/src/eval_local_model/weights.py", "chat_template", ".read_text"): (
+        "the package's own chat template (package data), not input"
+    ),
     ("eval-bindings/src/eval_bindings/pins.py", "load_pins", "tomllib.loads"): (
         "a models file from read_regular (size); tomllib's RecursionError is refused"
     ),

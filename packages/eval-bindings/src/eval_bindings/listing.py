@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from eval_core.plugin import TooDeep, check_json_depth
+
 MAX_BYTES = 1 << 20  # a model list, not a corpus
 TIMEOUT_S = 10.0
 
@@ -27,15 +29,25 @@ def groups(base_url: str, wire: str, api_key: str) -> list[frozenset[str]] | Non
         headers = {"x-api-key": api_key, "anthropic-version": "2023-06-01"}
     else:
         headers = {"Authorization": f"Bearer {api_key}"}
+    body = b""
+    url = base_url.rstrip("/") + "/models"
     try:
-        with httpx.Client(trust_env=False, follow_redirects=False, timeout=TIMEOUT_S) as client:
-            answer = client.get(base_url.rstrip("/") + "/models", headers=headers)
-            body = answer.content[:MAX_BYTES] if answer.status_code == 200 else b""
+        with (
+            httpx.Client(trust_env=False, follow_redirects=False, timeout=TIMEOUT_S) as client,
+            client.stream("GET", url, headers=headers) as answer,
+        ):
+            if answer.status_code != 200:
+                return None
+            for chunk in answer.iter_bytes():  # read no further than a list can be
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    return None
     except httpx.HTTPError:
         return None
     try:
+        check_json_depth(body)
         listed = json.loads(body) if body else None
-    except (ValueError, RecursionError):
+    except (ValueError, TooDeep):
         return None
     return read(listed)
 

@@ -285,8 +285,9 @@ def _refuses_request(data: bytes) -> bool:
     500 "image input is not supported" to an image sent to a text-only model). Sent again, it
     would be refused again: it is not retried as if the provider were down."""
     try:
+        check_json_depth(data[:65536])
         error = json.loads(data[:65536]).get("error")
-    except (ValueError, AttributeError, RecursionError):
+    except (ValueError, AttributeError, TooDeep):
         return False
     if not isinstance(error, dict):
         return False

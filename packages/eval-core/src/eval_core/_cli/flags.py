@@ -8,13 +8,12 @@ from eval_core._cli.core_commands import (
     run_check,
     run_compare,
     run_hash,
-    run_init,
     run_lock,
-    run_new_plugin,
     run_plugins,
     run_schema,
     run_sweep,
 )
+from eval_core._cli.scaffold_commands import run_init, run_new_plugin
 from eval_core._plugins.commands import CANONICAL, Commands, default_log_help, path
 
 if TYPE_CHECKING:

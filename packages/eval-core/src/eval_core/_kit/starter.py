@@ -22,6 +22,8 @@ from typing import Any
 
 from eval_core._case.case import CaseBase, Message, ToolDecl
 from eval_core._plugins.host import Host
+from eval_core._util.input_files import NotReadable, read_regular
+from eval_core._util.project import MAX_SETTINGS_BYTES
 
 REFERENCE_HOST = "agent-runtime"
 OUTPUTS = "scorecards/"
@@ -48,13 +50,26 @@ def settings_table(corpus: str, host: str, app: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _existing(path: Path) -> str | None:
+    """The text of a file of the team's that ``eval init`` adds to (``""`` when there is none),
+    read through the bounded reader; ``None`` when it is there but no readable text file."""
+    if not path.exists() and not path.is_symlink():
+        return ""
+    try:
+        return read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
+    except (NotReadable, UnicodeDecodeError):
+        return None
+
+
 def add_settings(pyproject: Path, table: str) -> bool:
     """Append the table to ``pyproject`` (creating it); False when the file cannot take it
     safely (it has a ``[tool.eval]`` already, is not TOML, or would not parse after)."""
-    text = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
+    text = _existing(pyproject)
+    if text is None:
+        return False
     try:
         existing = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False
     tool = existing.get("tool", {})
     if not isinstance(tool, dict) or "eval" in tool:
@@ -63,7 +78,7 @@ def add_settings(pyproject: Path, table: str) -> bool:
     joined += "# The eval harness's settings (eval init): command-line flags win.\n" + table
     try:
         tomllib.loads(joined)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False
     pyproject.write_text(joined, encoding="utf-8")
     return True
@@ -71,7 +86,9 @@ def add_settings(pyproject: Path, table: str) -> bool:
 
 def ignore_outputs(gitignore: Path) -> bool:
     """Add the outputs folder to ``.gitignore`` unless it is there; True when written."""
-    text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    text = _existing(gitignore)
+    if text is None:
+        raise InitRefused(f"{gitignore}: not a readable text file; add {OUTPUTS} to it by hand")
     if any(line.strip().rstrip("/") == OUTPUTS.rstrip("/") for line in text.splitlines()):
         return False
     gap = "\n" if text and not text.endswith("\n") else ""
