@@ -2,7 +2,8 @@
 
 Also how xdist shares the tests out: every test under a directory of :data:`TOGETHER` runs on
 one worker, so a resource those tests share (the Ray instance of ``eval-executor-ray``'s
-tests) starts once per session, not once per worker.
+tests, the wheels and the environment of ``offline-eval-harness``'s) is made once per session,
+not once per worker.
 
 The cluster starts the first time a test asks for it and stops when the session ends. Without
 PostgreSQL's server binaries the tests that need it are skipped, saying so; with them, a
@@ -19,7 +20,7 @@ import pytest
 
 from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
 
-TOGETHER = ("packages/eval-executor-ray/tests/",)
+TOGETHER = ("packages/eval-executor-ray/tests/", "packages/offline-eval-harness/tests/")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -67,6 +68,22 @@ def _no_store_from_the_environment() -> Iterator[None]:
     yield
     if saved is not None:
         os.environ["EVAL_STORE"] = saved
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _a_cache_seal_key_of_the_sessions_own(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """The caches' seal key (:mod:`eval_core._util.cache_entry`) lives in the user's state
+    directory; the suite makes its own, so it runs where HOME cannot be written and never
+    touches the user's. Child processes inherit it through the environment."""
+    saved = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = saved
 
 
 @pytest.fixture(scope="session")

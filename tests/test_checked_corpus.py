@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from eval_core._loading.corpus import Corpus, CorpusError, Loader
 from eval_core._plugins.plugins import PluginSet
-from eval_core._util import checked
+from eval_core._util import cache_entry, checked
 
 from .conftest import WriteCase, minimal_case
 
@@ -192,7 +192,7 @@ def test_a_corrupt_entry_is_a_miss(
     (entry,) = cache.iterdir()
     entry.write_bytes(b"\x93not msgpack at all")
     assert loader.load(corpus_dir) == first
-    assert entry.read_bytes().startswith(b"\x87")  # rewritten whole (seven fields)
+    assert cache_entry.unseal(entry.read_bytes()) is not None  # rewritten whole, sealed
 
 
 def test_no_fingerprint_or_off_means_no_cache(
@@ -299,10 +299,10 @@ def test_an_entry_whose_files_do_not_cover_its_cases_is_not_reused(
     write_case(minimal_case("c1"))
     loader.load(corpus_dir)
     (path,) = cache.iterdir()
-    entry = msgspec.msgpack.decode(path.read_bytes(), type=checked.Entry)
+    entry = msgspec.msgpack.decode(cache_entry.unseal(path.read_bytes()) or b"", type=checked.Entry)
     first, second = entry.files
     damaged = msgspec.structs.replace(entry, files={first: [-1], second: [0]})
-    path.write_bytes(msgspec.msgpack.encode(damaged))
+    path.write_bytes(cache_entry.seal(msgspec.msgpack.encode(damaged)) or b"")
     write_case(minimal_case("c2"))  # a changed Corpus: only the per-file reuse could answer
     seen = _count_checks(monkeypatch)
     assert [c.id for c in loader.load(corpus_dir).cases] == ["c0", "c1", "c2"]

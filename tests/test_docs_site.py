@@ -16,7 +16,17 @@ from tests.conftest import ROOT
 from tests.test_kind_reference import family
 
 DOCS = ROOT / "docs"
-CORE_COMMANDS = {"check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "compare"}
+CORE_COMMANDS = {
+    "check",
+    "hash",
+    "plugins",
+    "lock",
+    "schema",
+    "sweep",
+    "new-plugin",
+    "init",
+    "compare",
+}
 
 
 def hook(name: str = "cli_reference") -> types.ModuleType:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +74,41 @@ def test_fork_takes_no_address(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "executor refused: --executor fork runs on this machine: it takes no --address"
     ]
+
+
+L3 = [
+    "l3-support-answers-from-a-durable-lookup",
+    "l3-journey-rereads-the-history-from-the-database",
+]
+
+
+def _forked_l3(cwd: Path, tmpdir: Path) -> subprocess.Popen[str]:
+    cases = [arg for case in L3 for arg in ("--case", case)]
+    return subprocess.Popen(
+        [EVAL, "sweep", str(ROOT / "corpus"), "--executor", "fork", "--jobs", "2", *cases],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmpdir), "EVAL_CACHE_DIR": str(cwd / "cache")},
+    )
+
+
+def test_forked_workers_leave_no_temporary_directory(tmp_path: Path) -> None:
+    """Issue 45, class 6: an L3 tier a child makes lands in its own scratch directory, which
+    the parent removes once the child is gone: after a Sweep, and after an interrupted one."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    done = _forked_l3(tmp_path, tmpdir)
+    _, err = done.communicate(timeout=300)
+    assert done.returncode == 0, err[-2000:]
+    assert list(tmpdir.iterdir()) == []
+    started = _forked_l3(tmp_path, tmpdir)
+    assert started.stderr is not None
+    for line in started.stderr:  # interrupted once the children exist
+        if line.startswith("trial log"):
+            break
+    started.send_signal(signal.SIGINT)
+    started.communicate(timeout=300)
+    assert started.returncode in (1, 130)
+    assert list(tmpdir.iterdir()) == []

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from eval_core._util import cache_entry
 from tests.conftest import Site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,7 @@ def _open(corpus: Path, cache: Path) -> dict[str, Any]:
 def _manifests(cache: Path) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for path in (cache / "manifests").glob("*.json"):
-        data = json.loads(path.read_bytes())
+        data = json.loads(cache_entry.unseal(path.read_bytes()) or b"null")
         found[f"{data['distribution']}:{data['entry_point']}"] = data | {"path": str(path)}
     return found
 
@@ -107,9 +108,9 @@ def test_a_manifest_that_lies_is_refused_in_one_line(
     corpus, cache = three
     manifests = _manifests(cache)
     tools = manifests["eval-expectations-turn:tools"]
-    data = json.loads(Path(str(tools["path"])).read_bytes())
+    data = json.loads(cache_entry.unseal(Path(str(tools["path"])).read_bytes()) or b"null")
     data["kinds"]["tool_teleported"] = next(iter(data["kinds"].values()))
-    Path(str(tools["path"])).write_bytes(msgspec.json.encode(data))
+    Path(str(tools["path"])).write_bytes(cache_entry.seal(msgspec.json.encode(data)) or b"")
     env = {**os.environ, "EVAL_CACHE_DIR": str(cache)}
     eval_bin = str(Path(sys.executable).parent / "eval")
     done = subprocess.run(
@@ -187,3 +188,36 @@ def test_each_entry_point_of_a_distribution_lists_only_its_own_fixtures(site: Si
     eps = {ep.name: ep for ep in entry_points("eval.plugins") if ep.distribution == "acme-two"}
     assert lazy.of(found, eps["every"]).hooks["eval_fixtures"] == ["*"]
     assert lazy.of(found, eps["own"]).hooks["eval_fixtures"] == []
+
+
+def test_a_case_nested_100000_deep_is_refused_by_the_loader_not_the_scan(tmp_path: Path) -> None:
+    """Issue 45's regression: the scan read Case files before the bounded reader did and its
+    shallow decode recursed without bound (a RecursionError traceback). Now the scan holds a
+    file to the depth limit and leaves it to the loader, which refuses it with its path."""
+    from eval_core._plugins import lazy
+
+    corpus = make_corpus(tmp_path / "corpus", 1)
+    deep = corpus / "deep.json"
+    deep.write_text('{"id": "deep", "a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    _, keys = lazy._scan(corpus) or (set(), set())  # no RecursionError
+    assert "a" not in keys  # the deep file's keys are the loader's to refuse
+    env = {**os.environ, "EVAL_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "eval"), "check", str(corpus), "--unlocked"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert f"{deep}: $.a" in done.stderr and "nested deeper than 64" in done.stderr
+
+
+def test_a_named_pipe_under_a_case_name_never_blocks_the_scan(tmp_path: Path) -> None:
+    from eval_core._plugins import lazy
+
+    corpus = make_corpus(tmp_path / "corpus", 1)
+    os.mkfifo(corpus / "pipe.json")
+    assert lazy._scan(corpus) is None  # the whole set opens; the loader refuses the pipe

@@ -251,3 +251,72 @@ def test_the_judges_key_is_redacted_like_the_models_even_when_the_model_echoes_i
     assert "[credential redacted]" in result.stdout
     for text in outputs:
         assert judge_key not in text and judge_key[:12] not in text
+
+
+CLEAN_TICKET = "support-passes-a-clean-ticket-to-the-model"
+
+
+@pytestmark_e2e
+def test_a_refused_request_keeps_its_status_and_body_in_the_error_and_is_not_retried(
+    tmp_path: Path, vendor: Any, kit: Any
+) -> None:
+    """The Host's loop keeps only the reason code; the Trial's error shows the transport's whole
+    message (URL, status, the body's snippet, key redacted) in the Scorecard and the trial log."""
+    refusal = {"error": {"message": f"messages[1].content: null is not a string ({KEY})"}}
+    server = vendor(kit.Reply(status=400, body=refusal))
+    models = models_file(tmp_path, server.url)
+    log = tmp_path / "trials.jsonl"
+    result = swept(models, "10000", "--case", CLEAN_TICKET, "--format", "json", "--log", str(log))
+    card = json.loads(result.stdout)
+    (trial,) = card["trials"]
+    assert trial["outcome"] == "errored" and trial["loopReason"] == "model_request_rejected"
+    error = trial["error"]
+    assert error.startswith(f"model_request_rejected: {server.url}/chat/completions answered 400")
+    assert "messages[1].content: null is not a string" in error
+    assert "[credential redacted]" in error and KEY not in error
+    assert (trial["modelCalls"], trial.get("retries", 0)) == (1, 0)  # a 4xx is not retried
+    assert len(server.requests) == 1
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert any(line.get("error") == error for line in logged)
+
+
+@pytestmark_e2e
+def test_a_pins_switches_go_out_on_every_call_and_are_recorded_in_the_scorecard(
+    tmp_path: Path, vendor: Any, kit: Any
+) -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "lookup_ticket", "arguments": '{"ticketId": "T-1042"}'},
+    }
+    asked = {
+        "model": "loop-model",
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 30},
+    }
+    server = vendor(kit.Reply(body=asked), kit.Reply(body=served()))
+    switches = {
+        "tool_choice": '"required"',
+        "parallel_tool_calls": "false",
+        "temperature": "0.2",
+        "seed": "42",
+    }
+    models = models_file(tmp_path, server.url, **switches)
+    result = swept(models, "10000", "--case", CLEAN_TICKET, "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    first, second = (r["json"] for r in server.requests)
+    assert first["tool_choice"] == "required" and second["tool_choice"] == "auto"  # the reset
+    for body in (first, second):
+        assert (body["temperature"], body["seed"], body["parallel_tool_calls"]) == (0.2, 42, False)
+    (answered,) = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert answered["content"] == "" and answered["tool_calls"][0]["id"] == "call_1"
+    card = json.loads(result.stdout)
+    assert (card["temperature"], card["seed"]) == (0.2, 42)
+    assert card["requestOptions"] == "tool_choice=required  parallel_tool_calls=false"
+    text = swept(models, "10000", "--case", CLEAN_TICKET).stdout
+    assert "temperature=0.2  seed=42  tool_choice=required  parallel_tool_calls=false" in text

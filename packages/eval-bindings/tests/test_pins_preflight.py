@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from eval_bindings import listing
 from eval_bindings.pins import PinError, load_pins, select_pin
 from eval_bindings.preflight import PreflightError, credential, judge, no_overrides
+from eval_bindings.wire.options import RequestOptions
 
 GOOD = """
 [models.local]
@@ -41,6 +44,20 @@ def test_a_good_pin(tmp_path: Path) -> None:
         False,
     )
     assert not pin.priced and pin.effort == "low"
+
+
+def test_a_pins_request_switches(tmp_path: Path) -> None:
+    """Unset, a pin sends ``tool_choice`` "auto" only; set, each switch is kept as written."""
+    assert select_pin(write(tmp_path, GOOD), "local").options == RequestOptions()
+    switches = (
+        'tool_choice = "required"\ntool_choice_after_result = "none"\n'
+        "parallel_tool_calls = false\ntemperature = 0\nseed = 7\n"
+    )
+    pin = select_pin(
+        write(tmp_path, GOOD.replace("dated = false", "dated = false\n" + switches)), "local"
+    )
+    assert pin.options == RequestOptions("required", "none", False, 0.0, 7)
+    assert isinstance(pin.options.temperature, float)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +105,32 @@ def test_a_good_pin(tmp_path: Path) -> None:
             ("dated = false", "dated = false\nmax_response_bytes = 10"),
             "models.local.max_response_bytes",
             "1024",
+        ),
+        *(
+            (("dated = false", f"dated = false\n{line}"), f"models.local.{key}", why)
+            for line, key, why in [
+                ('tool_choice = "any"', "tool_choice", "'auto', 'required', 'none'"),
+                ("tool_choice = true", "tool_choice", "'auto', 'required', 'none'"),
+                ('tool_choice_after_result = "x"', "tool_choice_after_result", "'none'"),
+                ('parallel_tool_calls = "no"', "parallel_tool_calls", "true or false"),
+                ("temperature = 2.5", "temperature", "from 0 to 2"),
+                ("temperature = nan", "temperature", "from 0 to 2"),
+                ("temperature = true", "temperature", "from 0 to 2"),
+                ("seed = -1", "seed", "integer from 0"),
+                ("seed = 1.5", "seed", "integer from 0"),
+                ("trial_timeout_s = 0", "trial_timeout_s", "> 0"),
+                ("trial_timeout_s = inf", "trial_timeout_s", "> 0"),
+            ]
+        ),
+        (
+            ('wire = "openai"', 'wire = "anthropic"\nseed = 7'),
+            "models.local.seed",
+            "no seed",
+        ),
+        (
+            ('wire = "openai"', 'wire = "anthropic"\ntemperature = 1.5'),
+            "models.local.temperature",
+            "0 to 1",
         ),
     ],
 )
@@ -185,3 +228,56 @@ def test_the_judge_is_the_same_endpoint_however_it_is_spelled(tmp_path: Path) ->
         judge([], {**env, "EVAL_JUDGE_BASE_URL": "http://[::1/v1"})
     other = judge([pin], {**env, "EVAL_JUDGE_BASE_URL": "http://localhost:8080/v1"})
     assert other is not None and not other.shares_model_under_test
+
+
+def test_the_pin_the_local_model_prints_is_accepted_as_printed(tmp_path: Path) -> None:
+    local = pytest.importorskip("eval_local_model", reason="the 'realmodel' group is not installed")
+    path = write(tmp_path, local.pin_toml("http://127.0.0.1:41234/v1", slots=2))
+    pin = select_pin(path, local.PIN_NAME)
+    assert pin.max_concurrency == 2 and pin.max_output_tokens == 64
+    assert pin.options == RequestOptions("required", "none", False, 0.0, 7)
+    checked_in = load_pins(Path(__file__).parents[3] / "models.toml")[local.PIN_NAME]
+    assert checked_in.options == pin.options  # models.toml's pin is the printed one
+
+
+def test_the_judge_is_the_model_under_test_by_address_and_by_the_servers_own_list(
+    tmp_path: Path,
+) -> None:
+    """``localhost`` is ``127.0.0.1``; two names the server lists as one model are one model."""
+    pin = select_pin(write(tmp_path, GOOD), "local")  # m-1 at http://127.0.0.1:9/v1
+    env = {"EVAL_JUDGE_API_KEY": SECRET, "EVAL_JUDGE_MODEL": "m-1"}
+    with pytest.raises(PreflightError, match="may not grade itself"):
+        judge([pin], {**env, "EVAL_JUDGE_BASE_URL": "http://localhost:9/v1"})
+
+    def one_model(url: str, wire: str, key: str) -> list[frozenset[str]]:
+        assert (url, wire, key) == ("http://127.0.0.1:9/v1", "openai", SECRET)
+        return [frozenset({"m-1", "m-1-alias"}), frozenset({"judge-model"})]
+
+    aliased = {
+        **env,
+        "EVAL_JUDGE_BASE_URL": "http://127.0.0.1:9/v1",
+        "EVAL_JUDGE_MODEL": "m-1-alias",
+    }
+    with pytest.raises(PreflightError, match="may not grade itself"):
+        judge([pin], aliased, lister=one_model)
+    other = judge([pin], {**aliased, "EVAL_JUDGE_MODEL": "judge-model"}, lister=one_model)
+    assert other is not None and not other.shares_model_under_test
+    unlisted = judge([pin], aliased, lister=lambda *_: None)  # no list: trusted as written
+    assert unlisted is not None and not unlisted.shares_model_under_test
+
+
+@pytest.mark.parametrize(
+    ("listed", "groups"),
+    [
+        ({"data": [{"id": "a"}, {"id": "b", "aliases": ["b2", 3]}]}, [{"a"}, {"b", "b2"}]),
+        ({"object": "list", "data": [{"id": "claude-x", "type": "model"}]}, [{"claude-x"}]),
+        ({"data": [{"name": "no id"}, "junk"]}, []),
+        ({"models": []}, None),
+        ([1, 2], None),
+    ],
+)
+def test_a_servers_model_list_is_read_as_groups_of_names(
+    listed: Any, groups: list[set[str]] | None
+) -> None:
+    found = listing.read(listed)
+    assert found == (None if groups is None else [frozenset(g) for g in groups])

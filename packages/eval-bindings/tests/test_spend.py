@@ -122,6 +122,7 @@ def test_model_version_is_the_vendors_when_it_differs(
         ({"max_tokens_per_trial": -5}, "--max-tokens-per-trial must be"),
         ({"max_spend": float("nan")}, "--max-spend must be"),
         ({"max_spend": float("inf")}, "--max-spend must be"),
+        ({"max_spend": 1e-320}, "--max-spend 1e-320 is subnormal"),
     ],
 )
 def test_bad_ceilings_are_refused(flags: dict[str, Any], why: str) -> None:

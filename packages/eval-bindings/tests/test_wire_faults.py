@@ -16,7 +16,7 @@ from eval_bindings.endpoint import EndpointBinding
 from eval_core._case.kinds import Expectation
 from eval_core._plugins.host import ModelCallRequest, ModelError
 from eval_core._plugins.plugins import load_plugins
-from eval_core._running.trial import run_trial
+from eval_core._running.trial import TrialResult, run_trial
 
 WIRES = ["openai", "anthropic"]
 
@@ -58,13 +58,14 @@ def output_contains() -> list[Expectation]:
 
 def assert_errored(
     kit: Any, host: Any, b: EndpointBinding, reason: str, calls: int, retries: int
-) -> None:
+) -> TrialResult:
     """Through the real run_trial: errored with the reason, never failed; attempts on the record."""
     result = run_trial(kit.make_case(expect=output_contains()), 1, host, b, load_plugins().kinds)
     assert result.outcome == "errored", result
     assert result.error is not None and result.error.startswith(reason), result.error
     assert (result.model_calls, result.retries) == (calls, retries)
     assert kit.FAKE_KEY not in (result.error or "")
+    return result
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -121,6 +122,33 @@ def test_timeout_is_retried_then_errors(wire: str, vendor: Any, kit: Any, loop_h
     server = vendor(kit.Reply(body=good(wire), delay=1.0))
     b = binding(kit, wire, server.url, timeout_s=0.2)
     assert_errored(kit, loop_host, b, "model_timeout", 3, 2)
+
+
+def test_a_trial_bound_cuts_the_retries_of_a_server_that_never_answers_in_time(
+    vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    """One wall clock across a Trial's retries: 3 timeouts of 0.5 s would take 1.5 s; with a
+    0.7 s bound the second attempt gets what is left and the third is never sent."""
+    server = vendor(kit.Reply(body=good("openai"), delay=2.0))
+    b = binding(kit, "openai", server.url, timeout_s=0.5, trial_timeout_s=0.7)
+    started = time.monotonic()
+    result = assert_errored(kit, loop_host, b, "model_timeout", 2, 1)
+    assert time.monotonic() - started < 1.2
+    assert "the Trial's bound of 0.7s, trial_timeout_s, is spent" in (result.error or "")
+
+
+def test_a_trial_bound_is_not_waited_past_for_a_retry_after(
+    vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(
+        kit.Reply(status=429, body={"error": "slow down"}, headers={"Retry-After": "5"})
+    )
+    b = EndpointBinding(
+        kit.pin("openai", server.url, trial_timeout_s=1.0), kit.FAKE_KEY, max_wait=30.0
+    )
+    started = time.monotonic()
+    assert_errored(kit, loop_host, b, "model_rate_limited", 1, 0)
+    assert time.monotonic() - started < 1.0  # the 5 s wait would outlast the bound: not waited
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -180,3 +208,33 @@ def test_a_failed_attempt_that_reports_usage_is_billed(vendor: Any, kit: Any) ->
     with pytest.raises(ModelError, match="model_malformed_response"):
         session.complete(REQUEST)
     assert (session.calls, session.usage.input_tokens, session.usage.output_tokens) == (1, 40, 9)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"code": 500, "message": "image input is not supported", "type": "server_error"},
+        {"message": "messages[1].content: null is not allowed", "type": "invalid_request_error"},
+    ],
+)
+def test_a_5xx_naming_the_request_as_its_fault_is_rejected_not_retried(
+    wire: str, error: dict[str, Any], vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    """Sent again it would be refused again: not ``model_provider_unavailable``, one attempt."""
+    server = vendor(kit.Reply(status=500, body={"error": error}))
+    result = assert_errored(
+        kit, loop_host, binding(kit, wire, server.url), "model_request_rejected", 1, 0
+    )
+    assert "answered 500, naming the request" in (result.error or "")
+    assert error["message"] in (result.error or "")
+
+
+@pytest.mark.parametrize("body", [{"error": "overloaded"}, {"error": {"message": "try later"}}])
+def test_a_5xx_that_does_not_blame_the_request_is_still_retried(
+    body: dict[str, Any], vendor: Any, kit: Any, loop_host: Any
+) -> None:
+    server = vendor(kit.Reply(status=503, body=body))
+    assert_errored(
+        kit, loop_host, binding(kit, "openai", server.url), "model_provider_unavailable", 3, 2
+    )

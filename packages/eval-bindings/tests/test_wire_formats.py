@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from eval_bindings.endpoint import EndpointBinding
+from eval_bindings.wire import anthropic, openai
+from eval_bindings.wire.options import RequestOptions
 from eval_core._plugins.host import ModelCallRequest
 from eval_core._plugins.plugins import load_plugins
 from eval_core._running.trial import run_trial
@@ -178,3 +184,73 @@ def test_anthropic_merges_consecutive_tool_results_into_one_user_turn(kit: Any) 
     assert [t["role"] for t in body["messages"]] == ["user", "assistant", "user"]
     assert [b["tool_use_id"] for b in body["messages"][2]["content"]] == ["1", "2"]
     assert "system" not in body and "tools" not in body
+
+
+def _options(**switches: Any) -> RequestOptions:
+    return RequestOptions(**switches)
+
+
+TOOL_RESULT_TURN = [
+    {"role": "user", "content": "u"},
+    {"role": "assistant", "content": None, "tool_calls": [{"call_id": "c1", "name": "echo"}]},
+    {"role": "tool", "tool_call_id": "c1", "name": "echo", "content": '{"ok":true}'},
+]
+
+
+@pytest.mark.parametrize(
+    ("switches", "first", "after_result"),
+    [
+        ({}, "auto", "auto"),
+        ({"tool_choice": "required"}, "required", "auto"),  # the reset: no forced loop
+        ({"tool_choice": "required", "tool_choice_after_result": "none"}, "required", "none"),
+        ({"tool_choice": "none"}, "none", "none"),
+        ({"tool_choice_after_result": "required"}, "auto", "required"),
+    ],
+)
+def test_tool_choice_goes_out_whenever_tools_are_offered(
+    kit: Any, switches: dict[str, Any], first: str, after_result: str
+) -> None:
+    options = _options(**switches)
+    opening = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[kit.ECHO])
+    answering = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN, tools=[kit.ECHO])
+    assert openai.encode("m", opening, 8, None, options)["tool_choice"] == first
+    assert openai.encode("m", answering, 8, None, options)["tool_choice"] == after_result
+    anthropic_names = {"auto": "auto", "required": "any", "none": "none"}
+    assert anthropic.encode("m", opening, 8, options)["tool_choice"] == {
+        "type": anthropic_names[first]
+    }
+    bare = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[])
+    assert "tool_choice" not in openai.encode("m", bare, 8, None, options)
+    assert "tool_choice" not in anthropic.encode("m", bare, 8, options)
+
+
+def test_sampling_switches_go_out_only_when_a_pin_sets_them(kit: Any) -> None:
+    request = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[kit.ECHO])
+    unset = openai.encode("m", request, 8)
+    assert not {"temperature", "seed", "parallel_tool_calls"} & set(unset)
+    options = _options(temperature=0.0, seed=7, parallel_tool_calls=False)
+    body = openai.encode("m", request, 8, None, options)
+    assert (body["temperature"], body["seed"], body["parallel_tool_calls"]) == (0.0, 7, False)
+    messages = anthropic.encode("m", request, 8, options)
+    assert messages["temperature"] == 0.0 and "seed" not in messages
+    assert messages["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
+
+
+@given(
+    text=st.one_of(st.none(), st.text(max_size=20)),
+    calls=st.lists(st.sampled_from(["echo", "lookup"]), max_size=3),
+)
+def test_an_assistant_message_never_goes_out_with_null_content(
+    text: str | None, calls: list[str]
+) -> None:
+    """llama.cpp answers 500 to ``"content": null`` and some templates fail on a missing key."""
+    assistant: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        assistant["tool_calls"] = [
+            {"call_id": f"c{i}", "name": n, "arguments": {}} for i, n in enumerate(calls)
+        ]
+    request = ModelCallRequest(
+        system="", messages=[{"role": "user", "content": "u"}, assistant], tools=[]
+    )
+    sent = openai.encode("m", request, 8)["messages"][1]
+    assert isinstance(sent["content"], str) and sent["content"] == (text or "")

@@ -25,7 +25,7 @@ from eval_core._plugins.commands import CANONICAL
 from eval_core._util import guard
 
 ROOT = Path(__file__).resolve().parents[3]
-CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "compare")
+CORE = ("check", "hash", "plugins", "lock", "schema", "sweep", "new-plugin", "init", "compare")
 
 
 def ran(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -183,6 +183,33 @@ def test_shell_completion_completes_commands_and_flags() -> None:
 
     assert {"sweep", "schema"} <= set(complete("eval s"))
     assert "--repeat" in complete("eval sweep --rep")
+
+
+@pytest.mark.parametrize("cword", ["99", "abc", "-5", ""])
+def test_completion_with_a_bad_comp_cword_completes_the_last_word(cword: str) -> None:
+    """Issue 45, class 2: a COMP_CWORD that is no number or points past the words was a
+    traceback; it completes the last word."""
+    env = {**os.environ, "_EVAL_COMPLETE": "complete_bash", "COMP_WORDS": "eval sw"}
+    env["COMP_CWORD"] = cword
+    done = subprocess.run(
+        [sys.executable, "-m", "eval_core"], capture_output=True, text=True, env=env,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["sweep"], "")
+
+
+def test_installing_completion_under_a_home_that_cannot_be_written_is_one_line(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.write_text("a file where HOME's directory should be")
+    done = subprocess.run(
+        [sys.executable, "-m", "eval_core", "--install-completion", "bash"],
+        capture_output=True, text=True, env={**os.environ, "HOME": str(home)},
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("eval: cannot write") and done.stderr.count("\n") == 1
 
 
 @pytest.mark.parametrize(

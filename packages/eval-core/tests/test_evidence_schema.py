@@ -9,6 +9,7 @@ import pytest
 
 from eval_core._case.evidence import Evidence
 from eval_core._recording.transcript import evidence_schema, schema_hash
+from eval_core._util import cache_entry
 
 
 def test_the_kept_digest_is_the_derived_one_and_a_damaged_one_is_derived_again(
@@ -19,11 +20,11 @@ def test_the_kept_digest_is_the_derived_one_and_a_damaged_one_is_derived_again(
     derived = schema_hash(Evidence)
     assert evidence_schema() == derived
     (kept,) = (tmp_path / "schemas").glob("evidence-*")
-    assert kept.read_text(encoding="ascii") == derived
+    assert cache_entry.unseal(kept.read_bytes()) == derived.encode()
     assert evidence_schema() == derived  # read back
     kept.write_text("not a digest", encoding="ascii")
     assert evidence_schema() == derived
-    assert kept.read_text(encoding="ascii") == derived  # written again
+    assert cache_entry.unseal(kept.read_bytes()) == derived.encode()  # written again
 
 
 def test_with_the_caches_off_nothing_is_kept(

@@ -77,3 +77,23 @@ def test_a_damaged_kept_text_is_rendered_anew_and_caches_off_keep_nothing(
     off = tmp_path / "off"
     assert helped(off, "--help", EVAL_CACHE="off") == (plain, "exit=0 parser=True")
     assert not off.exists()
+
+
+def test_a_help_kept_at_200_columns_is_not_printed_at_40(tmp_path: Path) -> None:
+    wide, _ = helped(tmp_path, "--help", COLUMNS="200")
+    narrow, how = helped(tmp_path, "--help", COLUMNS="40")
+    fresh, _ = helped(tmp_path / "off", "--help", COLUMNS="40", EVAL_CACHE="off")
+    assert narrow == fresh and narrow != wide and how == "exit=0 parser=True"
+    assert max(map(len, narrow.splitlines())) <= 50
+    again, how = helped(tmp_path, "--help", COLUMNS="150")  # 150 renders as 200 did: kept
+    assert again == helped(tmp_path / "off", "--help", COLUMNS="150", EVAL_CACHE="off")[0]
+
+
+def test_a_kept_help_that_is_a_pipe_or_a_link_to_dev_zero_renders_anew(tmp_path: Path) -> None:
+    plain, _ = helped(tmp_path / "off", "--help", EVAL_CACHE="off")
+    tmp_path.mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "help.txt")
+    assert helped(tmp_path, "--help") == (plain, "exit=0 parser=True")  # never blocks
+    os.unlink(tmp_path / "help.txt")
+    (tmp_path / "help.txt").symlink_to("/dev/zero")
+    assert helped(tmp_path, "--help") == (plain, "exit=0 parser=True")

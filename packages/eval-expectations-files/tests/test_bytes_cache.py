@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from eval_core.plugin import read_cache_entry
 from eval_expectations_files import bytes_cache, synthesis
 from eval_expectations_files.fixtures import CaseFile, PdfFixture, _synthesise
 
@@ -14,8 +14,9 @@ from eval_expectations_files.fixtures import CaseFile, PdfFixture, _synthesise
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("EVAL_CACHE", raising=False)
     _synthesise.cache_clear()
-    return tmp_path / "fixtures"
+    return tmp_path / "plugins" / "fixtures"
 
 
 def test_cached_bytes_are_the_synthesised_bytes(cache_dir: Path) -> None:
@@ -26,7 +27,8 @@ def test_cached_bytes_are_the_synthesised_bytes(cache_dir: Path) -> None:
     made = file.fixture_bytes()
     assert made == synthesis.pdf_bytes("text", "Invoice 1450 EUR.")
     [entry] = cache_dir.iterdir()
-    assert entry.read_bytes() == made + hashlib.sha256(made).hexdigest().encode()
+    assert read_cache_entry(entry, 1 << 30) == made  # sealed
+    assert entry.read_bytes().endswith(made)
     _synthesise.cache_clear()
     assert file.fixture_bytes() == made  # read back, not made again
 
@@ -40,7 +42,7 @@ def test_a_damaged_entry_is_made_again(cache_dir: Path) -> None:
 
     assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh"
     [entry] = cache_dir.iterdir()
-    entry.write_bytes(entry.read_bytes()[:-3] + b"000")  # the digest no longer matches
+    entry.write_bytes(entry.read_bytes()[:-3] + b"000")  # the digest no longer matches it
     assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh"
     assert len(calls) == 2
     assert bytes_cache.cached({"k": 1}, make) == b"%PDF-1.7 fresh" and len(calls) == 2

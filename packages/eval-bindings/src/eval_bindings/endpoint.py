@@ -49,16 +49,20 @@ class EndpointSession:
         self.model_version: str | None = None
         self.sent: list[ModelRequest] = []
         self.replied: list[list[str]] = []
+        self.failure: str | None = None  # the last vendor failure, whole (see ModelSession)
+        self._deadline: float | None = None  # the Trial's bound, from its first call
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
         b = self._binding
         pin = b.pin
         if pin.wire == "openai":
-            body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort)
+            body = openai.encode(pin.model, request, pin.max_output_tokens, pin.effort, pin.options)
             self.sent.append(openai.recorded(body))
         else:
-            body = anthropic.encode(pin.model, request, pin.max_output_tokens)
+            body = anthropic.encode(pin.model, request, pin.max_output_tokens, pin.options)
             self.sent.append(anthropic.recorded(body))
+        if self._deadline is None and pin.trial_timeout_s is not None:
+            self._deadline = time.monotonic() + pin.trial_timeout_s
         try:
             reply = with_retry(
                 lambda: self._attempt(body),
@@ -66,9 +70,18 @@ class EndpointSession:
                 max_wait=b.max_wait,
                 sleep=b.sleep,
                 on_retry=self._retried,
+                deadline=self._deadline,
             )
         except ModelError as exc:
-            raise VendorError(exc.reason, redact(exc.message, b.api_key)) from None
+            message = redact(exc.message, b.api_key)
+            spent = self._deadline is not None and time.monotonic() >= self._deadline - 0.05
+            if spent and "trial_timeout_s" not in message:
+                message += (
+                    f" (the Trial's bound of {pin.trial_timeout_s:g}s, trial_timeout_s, is spent)"
+                )
+            fault = VendorError(exc.reason, message)
+            self.failure = str(fault)
+            raise fault from None
         if reply.model_version is not None:
             self.model_version = reply.model_version
         if reply.tool_calls:
@@ -78,10 +91,26 @@ class EndpointSession:
     def _retried(self, _fault: VendorError) -> None:
         self.retries += 1
 
+    def _time_left(self, pin: ModelPin) -> float:
+        """This attempt's timeout: the pin's per call, cut to what is left of the Trial's bound
+        (a call that would start with nothing left is not sent: the Trial errs, not retried)."""
+        if self._deadline is None:
+            return pin.timeout_s
+        left = self._deadline - time.monotonic()
+        if left <= 0.05:
+            raise VendorError(
+                "model_timeout",
+                f"the Trial's bound of {pin.trial_timeout_s:g}s, trial_timeout_s, is spent "
+                f"after {self.calls} call(s) and {self.retries} retry(ies)",
+                final=True,
+            )
+        return min(pin.timeout_s, left)
+
     def _attempt(self, body: dict[str, Any]) -> ModelReply:
         b = self._binding
         wire = openai if b.pin.wire == "openai" else anthropic
         with b.window:
+            timeout = self._time_left(b.pin)
             self.calls += 1
             try:
                 answer = post_json(
@@ -89,7 +118,7 @@ class EndpointSession:
                     wire.url(b.pin.base_url),
                     wire.headers(b.api_key),
                     body,
-                    b.pin.timeout_s,
+                    timeout,
                     b.pin.max_response_bytes,
                 )
             except VendorError as fault:

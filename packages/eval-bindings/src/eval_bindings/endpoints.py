@@ -5,10 +5,13 @@ be a reachable HTTP endpoint (no host, a broken IPv6 bracket, a bad port, whites
 control character inside) is refused where it is read, not discovered by every Trial erroring.
 Two URLs that reach the same server and path are the same endpoint however they are spelled
 (case, a trailing dot, a default port, a trailing slash): that is what the Judge checks compare.
+:func:`same_server` goes one step further, by address: ``localhost`` and ``127.0.0.1`` are one
+server.
 """
 
 from __future__ import annotations
 
+import socket
 from urllib.parse import urlsplit
 
 import msgspec
@@ -56,3 +59,20 @@ def parse(url: str) -> Endpoint:
         port=port if port is not None else DEFAULT_PORTS[parts.scheme],
         path=parts.path.rstrip("/"),
     )
+
+
+def addresses(host: str) -> frozenset[str]:
+    """The addresses ``host`` resolves to (itself when it does not resolve)."""
+    try:
+        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return frozenset({host})
+    return frozenset(str(info[4][0]) for info in found) or frozenset({host})
+
+
+def same_server(a: Endpoint, b: Endpoint) -> bool:
+    """One endpoint however its host is named: the same scheme, port and path, and a host
+    that is the same name or resolves to an address the other resolves to."""
+    if (a.scheme, a.port, a.path) != (b.scheme, b.port, b.path):
+        return False
+    return a.host == b.host or bool(addresses(a.host) & addresses(b.host))

@@ -3,7 +3,9 @@
 A pin fixes everything that changes what a Sweep of a real model measures or costs: the wire
 format, the model id, the endpoint, where the credential comes from (``env://NAME`` and nowhere
 else, so a key is never written into a file), the effort, whether the id is dated (an undated
-alias can move under us) and the prices. Refusals name the file, the key path and the reason.
+alias can move under us), the prices, and the per-pin switches of each request
+(:mod:`eval_bindings.wire.options`: ``tool_choice``, ``temperature``, ``seed``...). Refusals name
+the file, the key path and the reason.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eval_bindings import endpoints
+from eval_bindings.wire.options import CHOICES, DEFAULT, RequestOptions, ToolChoice
+from eval_core.plugin import NotReadable, read_regular
 
 Wire = Literal["openai", "anthropic"]
 NAME = re.compile(r"^[a-zA-Z0-9._-]+\Z")
@@ -32,10 +36,17 @@ _KNOWN = frozenset(
         "price_output_per_mtok",
         "max_output_tokens",
         "timeout_s",
+        "trial_timeout_s",
         "max_concurrency",
         "max_response_bytes",
+        "tool_choice",
+        "tool_choice_after_result",
+        "parallel_tool_calls",
+        "temperature",
+        "seed",
     }
 )
+MAX_SEED = 2**63 - 1
 
 
 class PinError(Exception):
@@ -55,21 +66,29 @@ class ModelPin:
     price_output_per_mtok: float | None = None
     max_output_tokens: int = 4096
     timeout_s: float = 120.0
+    trial_timeout_s: float | None = None
     max_concurrency: int = 1
     max_response_bytes: int = 8 * 1024 * 1024
+    options: RequestOptions = DEFAULT
 
     @property
     def priced(self) -> bool:
         return self.price_input_per_mtok is not None and self.price_output_per_mtok is not None
 
 
+MAX_MODELS_BYTES = 4 << 20
+"""A models file past this is refused unread (a few hundred pins are a few tens of KB)."""
+
+
 def load_pins(path: Path) -> dict[str, ModelPin]:
     """Every pin in the file, by name; refuses the whole file on the first problem found."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinError(f"{path}: no such models file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    try:  # the bounded reader: a FIFO never blocks, a huge file is refused by its size
+        raw = tomllib.loads(read_regular(path, MAX_MODELS_BYTES).decode("utf-8"))
+    except NotReadable as exc:
+        if str(exc) == "no such file":
+            raise PinError(f"{path}: no such models file") from None
+        raise PinError(f"{path}: cannot be read: {exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PinError(f"{path}: cannot be read as TOML: {exc}") from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise PinError(f"{path}: $: arrays or inline tables nested too deeply to read") from None
@@ -158,6 +177,15 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         or timeout <= 0
     ):
         raise refuse("timeout_s", "must be a finite number of seconds > 0")
+    bound = table.get("trial_timeout_s")
+    if bound is not None and (
+        isinstance(bound, bool)
+        or not isinstance(bound, int | float)
+        or not math.isfinite(bound)
+        or bound <= 0
+    ):
+        raise refuse("trial_timeout_s", "must be a finite number of seconds > 0")
+    options = _options(table, wires[wire], refuse)
     return ModelPin(
         name=name,
         wire=wires[wire],
@@ -170,8 +198,48 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
         price_output_per_mtok=prices[1],
         max_output_tokens=max_out,
         timeout_s=float(timeout),
+        trial_timeout_s=None if bound is None else float(bound),
         max_concurrency=concurrency,
         max_response_bytes=most,
+        options=options,
+    )
+
+
+def _options(table: dict[str, Any], wire: Wire, refuse: Any) -> RequestOptions:
+    def choice(key: str) -> ToolChoice | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        for known in CHOICES:
+            if value == known:
+                return known
+        raise refuse(key, f"must be one of {', '.join(map(repr, CHOICES))}, not {value!r}")
+
+    parallel = table.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise refuse("parallel_tool_calls", "must be true or false")
+    temperature = table.get("temperature")
+    if temperature is not None and (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not math.isfinite(temperature)
+        or not 0 <= temperature <= 2
+    ):
+        raise refuse("temperature", "must be a number from 0 to 2")
+    if temperature is not None and wire == "anthropic" and temperature > 1:
+        raise refuse("temperature", "the anthropic wire takes a temperature from 0 to 1")
+    seed = table.get("seed")
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise refuse("seed", f"must be an integer from 0 to {MAX_SEED}")
+        if wire == "anthropic":
+            raise refuse("seed", "the anthropic wire has no seed (Messages takes none)")
+    return RequestOptions(
+        tool_choice=choice("tool_choice") or "auto",
+        tool_choice_after_result=choice("tool_choice_after_result"),
+        parallel_tool_calls=parallel,
+        temperature=None if temperature is None else float(temperature),
+        seed=seed,
     )
 
 

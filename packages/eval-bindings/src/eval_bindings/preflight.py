@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -75,10 +75,19 @@ class JudgeConfig(msgspec.Struct, frozen=True):
     shares_model_under_test: bool = False
 
 
+Lister = Callable[[str, str, str], "list[frozenset[str]] | None"]
+
+
 def judge(
-    pins_under_test: Sequence[ModelPin], environ: Mapping[str, str] | None = None
+    pins_under_test: Sequence[ModelPin],
+    environ: Mapping[str, str] | None = None,
+    lister: Lister | None = None,
 ) -> JudgeConfig | None:
-    """The configured Judge, ``None`` when none is, or a refusal naming the variable."""
+    """The configured Judge, ``None`` when none is, or a refusal naming the variable.
+
+    The Judge is the model under test when it reaches the same server (by address:
+    ``localhost`` is ``127.0.0.1``) and the same model: the same id, or two names the server's
+    own model list (:mod:`eval_bindings.listing`, or ``lister``) gives one model."""
     env = os.environ if environ is None else environ
     url = env.get("EVAL_JUDGE_BASE_URL", "").strip().rstrip("/")
     model = env.get("EVAL_JUDGE_MODEL", "").strip()
@@ -101,15 +110,21 @@ def judge(
                 f"EVAL_JUDGE_BASE_URL points at {vendor}: the Judge must be a third model, "
                 "not a vendor under test"
             )
-    shared = [
-        p.name
-        for p in pins_under_test
-        if endpoints.parse(p.base_url) == judged_at and p.model == model
+    beside = [
+        p for p in pins_under_test if endpoints.same_server(endpoints.parse(p.base_url), judged_at)
     ]
+    shared = [p.name for p in beside if p.model == model]
+    if beside and not shared:
+        from eval_bindings import listing
+
+        served = (lister or listing.groups)(url, "openai", credential("EVAL_JUDGE_API_KEY", env))
+        names = listing.names_of(model, served) if served is not None else None
+        shared = [p.name for p in beside if names is not None and p.model in names]
     if shared and env.get(JUDGE_SHARE_OPT_IN) != "1":
         raise PreflightError(
             f"the Judge (EVAL_JUDGE_BASE_URL + EVAL_JUDGE_MODEL) is the model under test "
-            f"({', '.join(shared)}): a model may not grade itself"
+            f"({', '.join(shared)}), however its server or name is spelled: a model may not "
+            "grade itself"
         )
     return JudgeConfig(
         base_url=url,

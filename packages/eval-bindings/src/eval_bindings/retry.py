@@ -5,7 +5,8 @@ Retry-After when it sends one (capped, so a hostile header cannot park a Sweep).
 bills every attempt; ``on_retry`` is told of each one retried, so it can be reported. A rate
 limit met while other calls were in flight (``fault.narrowed``: the concurrency window shrank,
 see :mod:`eval_bindings.window`) is the Sweep's own crowding, not the vendor failing this call:
-it is retried without spending an attempt, a few times at most.
+it is retried without spending an attempt, a few times at most. A Trial bounded in time
+(``trial_timeout_s``) stops retrying when the wait would outlast its bound.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def with_retry(
     max_wait: float = 30.0,
     sleep: Callable[[float], None] = time.sleep,
     on_retry: Callable[[VendorError], None] | None = None,
+    deadline: float | None = None,
 ) -> T:
-    """Run ``attempt`` until it succeeds, fails for good, or the attempts are spent."""
+    """Run ``attempt`` until it succeeds, fails for good, or the attempts are spent; never
+    sleeps past ``deadline`` (``time.monotonic()``): a wait that would is not waited."""
     number, crowded = 1, 0
     while True:
         try:
@@ -40,13 +43,15 @@ def with_retry(
             free = fault.narrowed and crowded < CROWDED
             if not fault.transient or (number == attempts and not free):
                 raise
-            if on_retry is not None:
-                on_retry(fault)
             wait = (
                 min(fault.retry_after, max_wait)
                 if fault.retry_after is not None
                 else base_delay * number
             )
+            if deadline is not None and time.monotonic() + wait >= deadline:
+                raise fault
+            if on_retry is not None:
+                on_retry(fault)
             sleep(wait)
             if free:
                 crowded += 1

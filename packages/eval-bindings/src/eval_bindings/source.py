@@ -51,10 +51,25 @@ class PinnedLeg:
         except CeilingError as exc:
             raise ModelRefused(str(exc)) from None
         self._planned = planned
+        self._listed()
         from eval_bindings.endpoint import EndpointBinding
 
         self._binding = EndpointBinding(self.pin, self._api_key)
         return self._binding
+
+    def _listed(self) -> None:
+        """A model the pin's server does not list is refused before the first Trial."""
+        from eval_bindings import listing
+
+        pin = self.pin
+        served = listing.groups(pin.base_url, pin.wire, self._api_key)
+        if served is None or listing.names_of(pin.model, served) is not None:
+            return
+        known = ", ".join(sorted(min(names) for names in served)[:8]) or "none"
+        raise ModelRefused(
+            f"preflight refused: models.{pin.name}.model: {pin.model!r} is not served at "
+            f"{pin.base_url} (its /models lists: {known})"
+        )
 
     @property
     def concurrency(self) -> int:
@@ -77,6 +92,9 @@ class PinnedLeg:
         settle(card, self.pin)
         card.model_dated = self.pin.dated
         card.effort = self.pin.effort
+        card.temperature = self.pin.options.temperature
+        card.seed = self.pin.options.seed
+        card.request_options = self.pin.options.describe()
         card.model_version = next((t.model_version for t in card.trials if t.model_version), None)
 
     def close(self) -> None:

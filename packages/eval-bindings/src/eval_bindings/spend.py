@@ -10,6 +10,7 @@ Ceilings are checked before each Trial is launched, so a Sweep overruns by at mo
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,6 +57,11 @@ def settle(card: Scorecard, pin: ModelPin | None) -> None:
 def positive(flag: str, value: float | None) -> None:
     if value is not None and (not math.isfinite(value) or value <= 0):
         raise CeilingError(f"{flag} must be a finite number > 0, not {value!r}")
+    if isinstance(value, float) and value < sys.float_info.min:  # subnormal (1e-320)
+        raise CeilingError(
+            f"{flag} {value!r} is subnormal (below {sys.float_info.min!r}): "
+            "not a ceiling a spend can be compared with; give a normal number > 0"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,6 +164,8 @@ if TYPE_CHECKING:
     from eval_core._running.scripted import ScriptedTools
     from eval_core._running.trial import TrialResult, decide, run_trial
     from eval_core._util.atomic import write_atomic
+    from eval_core._util.cache_entry import read_entry as read_cache_entry
+    from eval_core._util.cache_entry import write_entry as write_cache_entry
     from eval_core._util.cachedir import plugin_cache
     from eval_core._util.checks import (
         DOT_PATH,
@@ -363,6 +365,7 @@ __all__ = [
     "quote",
     "quoted",
     "read_baseline",
+    "read_cache_entry",
     "read_json_input",
     "read_regular",
     "read_saved",
@@ -382,6 +385,7 @@ __all__ = [
     "values_at",
     "version",
     "write_atomic",
+    "write_cache_entry",
     "write_soul",
 ]
 

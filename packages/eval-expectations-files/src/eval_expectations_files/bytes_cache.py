@@ -4,23 +4,23 @@ deterministic, verified because a cache is never trusted.
 Making a PDF, DOCX, XLSX or PPTX fixture costs importing its library (seconds) and running it.
 The bytes are the same on every run for the same fixture and the same generator, so they are
 kept under a key that hashes both: the File's fixture declaration, this package's version and
-the version of every document library. An entry is the bytes followed by their SHA-256; an entry
-whose digest does not match (a torn write, a disk error, a hand edit) is ignored and made again.
-Writes go through a temporary file and a rename, so concurrent Sweeps never read half an entry.
-``EVAL_CACHE_DIR`` moves the cache (default ``$XDG_CACHE_HOME/eval`` or ``~/.cache/eval``).
+the version of every document library. Entries are read and written as every cache entry is
+(``read_cache_entry``/``write_cache_entry``: a regular file, size-capped, sealed by its SHA-256,
+written through a temporary file and a rename that a failure removes), so an entry whose digest
+does not match (a torn write, a disk error, a hand edit) is ignored and made again, and
+concurrent Sweeps never read half an entry. They live under ``plugins/fixtures`` of the cache
+directory (``EVAL_CACHE_DIR`` moves it; ``EVAL_CACHE=off`` makes every fixture afresh).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from eval_core.plugin import version
+from eval_core.plugin import plugin_cache, read_cache_entry, version, write_cache_entry
 
 FORMAT = 2
 """The fixture generator's own version: raised whenever what a declaration makes changes (2:
@@ -33,7 +33,8 @@ GENERATORS = (
     "python-pptx",
     "pillow",
 )
-DIGEST = 64  # hex characters of a SHA-256 at the end of an entry
+MAX_ENTRY_BYTES = 256 << 20
+"""The largest entry read: a fixture past it is made again, never read whole."""
 
 
 @cache
@@ -45,12 +46,9 @@ def generator() -> str:
     return ";".join(found)
 
 
-def directory() -> Path:
-    configured = os.environ.get("EVAL_CACHE_DIR")
-    if configured:
-        return Path(configured) / "fixtures"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "eval" / "fixtures"
+def directory() -> Path | None:
+    """Where the entries live (``None`` while caches are off or the cache may not be used)."""
+    return plugin_cache("fixtures")
 
 
 def key(declaration: object) -> str:
@@ -60,26 +58,13 @@ def key(declaration: object) -> str:
 
 def cached(declaration: object, make: Callable[[], bytes]) -> bytes:
     """The bytes for ``declaration``: from the cache when intact, else made and kept."""
-    path = directory() / f"{key(declaration)}.bin"
-    try:
-        entry = path.read_bytes()
-    except OSError:
-        entry = b""
-    data, digest = entry[:-DIGEST], entry[-DIGEST:]
-    if len(entry) > DIGEST and hashlib.sha256(data).hexdigest().encode() == digest:
-        return data
+    where = directory()
+    if where is None:
+        return make()
+    path = where / f"{key(declaration)}.bin"
+    kept = read_cache_entry(path, MAX_ENTRY_BYTES)
+    if kept is not None:
+        return kept
     data = make()
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            temporary = out.name
-            out.write(data + hashlib.sha256(data).hexdigest().encode())
-        os.replace(temporary, path)
-        temporary = None
-    except OSError:
-        pass  # an unwritable cache costs time, never a Trial
-    finally:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
+    write_cache_entry(path, data)  # an unwritable cache costs time, never a Trial
     return data

@@ -8,6 +8,10 @@ under the Soul directory (path, type, bytes; a link by its target), the director
 :func:`eval_core.plugin.plugin_cache`, keyed by a digest of all of those, and only after it was
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
+Entries are read and written as every cache entry is (``read_cache_entry`` and
+``write_cache_entry`` of :mod:`eval_core.plugin`: a regular file reached without a link, size-capped
+before reading, sealed by its content's digest, written whole or not at all), and an entry is
+taken only under its own key: one grafted from another Soul, or rewritten, is a miss.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +30,15 @@ from agent_runtime import soul_files
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.mcp_integrations import McpTool
 from agent_runtime.soul import Agent, Business, Skill, Soul, load_soul
-from eval_core.plugin import plugin_cache, write_atomic
+from eval_core.plugin import (
+    NotReadable,
+    plugin_cache,
+    read_cache_entry,
+    read_regular,
+    write_cache_entry,
+)
 
-FORMAT = 1  # bump when what is stored, or how a key is made, changes
+FORMAT = 2  # bump when what is stored, or how a key is made, changes (2: sealed)
 CACHE_NAME = "agent-runtime-soul"
 KEPT = 8
 """Entries kept; the least recently written beyond them are removed."""
@@ -107,24 +116,24 @@ def soul_key(soul_dir: Path, code: str) -> str | None:
 
 
 def _file_bytes(path: str) -> bytes | None:
-    with open(path, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        data = handle.read(soul_files.MAX_FILE_BYTES + 1)
-    return None if len(data) > soul_files.MAX_FILE_BYTES else data
+    """A Soul file's bytes (``None`` past the loader's limit or for no regular file: the
+    loader then refuses it). The bounded reader: a FIFO never blocks."""
+    try:
+        return read_regular(path, soul_files.MAX_FILE_BYTES)
+    except NotReadable:
+        return None
 
 
 def _read(path: Path, key: str, soul_dir: Path) -> Soul | None:
+    data = read_cache_entry(path, MAX_ENTRY_BYTES)
+    if data is None:
+        return None
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_ENTRY_BYTES + 1)
-        if len(data) > MAX_ENTRY_BYTES:
-            return None
         stored = msgspec.msgpack.decode(data, type=Stored)
         if stored.key != key:
             return None
         return _soul(Path(soul_dir), stored)
-    except (OSError, msgspec.MsgspecError, ValueError, TypeError):
+    except (msgspec.MsgspecError, RecursionError, ValueError, TypeError):
         return None
 
 
@@ -161,10 +170,10 @@ def _write(path: Path, key: str, soul: Soul) -> None:
         data = msgspec.msgpack.encode(stored)
         if len(data) > MAX_ENTRY_BYTES or _soul(soul.root, _decoded(data)) != soul:
             return
-        write_atomic(path, data)
-    except (OSError, msgspec.MsgspecError, OverflowError, TypeError, ValueError):
+    except (msgspec.MsgspecError, RecursionError, OverflowError, TypeError, ValueError):
         return
-    _prune(path.parent)
+    if write_cache_entry(path, data):
+        _prune(path.parent)
 
 
 def _decoded(data: bytes) -> Stored:

@@ -22,8 +22,10 @@ from eval_core.plugin import (
     Pointer,
     ResumeRefused,
     Scorecard,
+    TooDeep,
     TranscriptReader,
     TranscriptRefused,
+    check_json_depth,
     noise_floor,
     read_regular,
     read_saved,
@@ -105,13 +107,14 @@ _HEAD = msgspec.json.Decoder(_Head)
 def is_log(path: Path) -> bool:
     """A trial log starts with a one-line Sweep header; a Scorecard is one JSON document."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, 2 << 30)  # a trial log may be a large Sweep's (see the core)
     except NotReadable as exc:
         raise Refused(f"{path}: cannot read: {exc}") from None
     first = data.split(b"\n", 1)[0]
     try:
+        check_json_depth(first)
         header = msgspec.json.decode(first, type=LogHeader)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, TooDeep):
         return False
     return header.kind == "sweep"
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from eval_bindings.wire import files, neutral, tokens
+from eval_bindings.wire.options import DEFAULT, RequestOptions, ToolChoice
 from eval_bindings.wire.transport import VendorError
 from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
 API_VERSION = "2023-06-01"
+_CHOICE: dict[ToolChoice, str] = {"auto": "auto", "required": "any", "none": "none"}
 
 
 def url(base_url: str) -> str:
@@ -31,7 +33,12 @@ def headers(api_key: str) -> dict[str, str]:
     }
 
 
-def encode(model: str, request: ModelCallRequest, max_tokens: int) -> dict[str, Any]:
+def encode(
+    model: str,
+    request: ModelCallRequest,
+    max_tokens: int,
+    options: RequestOptions = DEFAULT,
+) -> dict[str, Any]:
     turns: list[dict[str, Any]] = []
 
     def add(role: str, blocks: list[dict[str, Any]]) -> None:
@@ -75,6 +82,12 @@ def encode(model: str, request: ModelCallRequest, max_tokens: int) -> dict[str, 
             }
             for tool in request.tools
         ]
+        choice: dict[str, Any] = {"type": _CHOICE[options.choice(request.messages)]}
+        if options.parallel_tool_calls is False and choice["type"] != "none":
+            choice["disable_parallel_tool_use"] = True
+        body["tool_choice"] = choice
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
     return body
 
 

@@ -1,11 +1,14 @@
 """OpenAI Chat Completions: also what vLLM, llama.cpp and Ollama servers speak.
 
-Tools go out as ``functions``; tool-call arguments come back as a JSON string (kept as the raw
+Tools go out as ``functions``, with the ``tool_choice`` of :mod:`.options` (llama.cpp renders no
+Tools without one); tool-call arguments come back as a JSON string (kept as the raw
 string when it does not parse, so the Host's repair path sees what the model really sent).
 A user message with Files is an array of parts: ``text``, ``image_url`` with a ``data:`` URL,
 and ``file`` with the file name and a ``data:`` URL for a PDF (:mod:`.files`).
 Usage is ``prompt_tokens``/``completion_tokens``; cached and reasoning tokens are reported
 alongside, never added. :func:`recorded` reads a request body back as the neutral record.
+An assistant message's ``content`` is never ``null``: servers that render it through a chat
+template refuse ``null`` (llama.cpp answers 500) and some refuse a missing key, so it is ``""``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 from typing import Any
 
 from eval_bindings.wire import files, neutral, tokens
+from eval_bindings.wire.options import DEFAULT, RequestOptions
 from eval_bindings.wire.transport import VendorError
 from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
@@ -28,7 +32,11 @@ def headers(api_key: str) -> dict[str, str]:
 
 
 def encode(
-    model: str, request: ModelCallRequest, max_tokens: int, effort: str | None = None
+    model: str,
+    request: ModelCallRequest,
+    max_tokens: int,
+    effort: str | None = None,
+    options: RequestOptions = DEFAULT,
 ) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     if request.system:
@@ -46,7 +54,8 @@ def encode(
                 }
             )
         else:
-            out: dict[str, Any] = {"role": "assistant", "content": neutral.text_of(message)}
+            text = neutral.text_of(message) or ""
+            out: dict[str, Any] = {"role": "assistant", "content": text}
             calls = neutral.tool_calls(message)
             if calls:
                 out["tool_calls"] = [
@@ -71,8 +80,15 @@ def encode(
             }
             for tool in request.tools
         ]
+        body["tool_choice"] = options.choice(request.messages)
+        if options.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = options.parallel_tool_calls
     if effort is not None:
         body["reasoning_effort"] = effort
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.seed is not None:
+        body["seed"] = options.seed
     return body
 
 

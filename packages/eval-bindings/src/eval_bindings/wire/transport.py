@@ -36,14 +36,22 @@ TRANSIENT = frozenset({"model_rate_limited", "model_provider_unavailable", "mode
 class VendorError(ModelError):
     """A ``model_*`` failure of one attempt; ``retry_after`` is the vendor's own hint, seconds."""
 
-    def __init__(self, reason: str, message: str = "", retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        message: str = "",
+        retry_after: float | None = None,
+        *,
+        final: bool = False,
+    ) -> None:
         super().__init__(reason, message)
         self.retry_after = retry_after
         self.narrowed = False  # a rate limit that shrank the concurrency window
+        self.final = final  # never worth another attempt (the Trial's time is spent)
 
     @property
     def transient(self) -> bool:
-        return self.reason in TRANSIENT
+        return self.reason in TRANSIENT and not self.final
 
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -156,6 +164,12 @@ def post_json(
         )
     if status in (401, 403):
         raise VendorError("model_auth_failed", f"{url} answered {status}: {_snippet(data)}")
+    if status >= 500 and _refuses_request(data):
+        raise VendorError(
+            "model_request_rejected",
+            f"{url} answered {status}, naming the request as what it cannot take "
+            f"(not retried): {_snippet(data)}",
+        )
     if status >= 500:
         raise VendorError(
             "model_provider_unavailable",
@@ -260,6 +274,27 @@ def _inflater(encoding: str, url: str) -> Any:
         "model_malformed_response",
         f"{url} answered in an encoding it was not offered: {encoding!r}",
     )
+
+
+_UNSUPPORTED = ("not supported", "unsupported")
+
+
+def _refuses_request(data: bytes) -> bool:
+    """A 5xx whose JSON error says the request is at fault, not the server: an
+    ``invalid_request_error``, or a part of it the server does not support (llama.cpp answers
+    500 "image input is not supported" to an image sent to a text-only model). Sent again, it
+    would be refused again: it is not retried as if the provider were down."""
+    try:
+        check_json_depth(data[:65536])
+        error = json.loads(data[:65536]).get("error")
+    except (ValueError, AttributeError, TooDeep):
+        return False
+    if not isinstance(error, dict):
+        return False
+    if error.get("type") == "invalid_request_error":
+        return True
+    message = error.get("message")
+    return isinstance(message, str) and any(w in message.lower() for w in _UNSUPPORTED)
 
 
 def _snippet(data: bytes, limit: int = 200) -> str:

@@ -14,6 +14,7 @@ interrupted before the first Trial.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -161,6 +162,10 @@ def invoke(argv: Sequence[str]) -> int:
 
 
 def _invoke(argv: list[str]) -> int:
+    empty = _empty_value(argv)
+    if empty is not None:
+        sys.stderr.write(f"eval: {empty}\n")
+        return REFUSED
     if "--traceback" in argv:  # any position; before command plug-ins load, for their faults
         from eval_core._util.guard import show_tracebacks
 
@@ -175,6 +180,8 @@ def _invoke(argv: list[str]) -> int:
     from eval_core._cli.usage import line
 
     app = build(commands.table)
+    if "_EVAL_COMPLETE" in os.environ:  # shell completion: bounded, never a traceback
+        return _complete(app)
     if not argv:  # the help, but the exit code of a usage mistake
         app.main(["--help"], prog_name="eval", standalone_mode=False)
         return REFUSED
@@ -191,10 +198,49 @@ def _invoke(argv: list[str]) -> int:
     except Abort:
         sys.stderr.write("eval: interrupted\n")
         return INTERRUPTED
+    except OSError as exc:  # --install-completion under a HOME that cannot be written
+        where = f" {exc.filename}" if exc.filename else ""
+        sys.stderr.write(one_line(f"eval: cannot write{where}: {exc.strerror or exc}") + "\n")
+        return REFUSED
     if isinstance(parsed, tuple):  # a command and its arguments, parsed: run it now
         command, args = parsed
         return _run(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
+
+
+def _complete(app: Any) -> int:
+    """Shell completion, held to what the shell may send: a ``COMP_CWORD`` that is no number
+    or points past the words completes the last word; anything completion cannot answer is
+    no completion (exit 1, nothing printed: the shell shows what it is given)."""
+    words = os.environ.get("COMP_WORDS", "").split()
+    try:
+        at = int(os.environ.get("COMP_CWORD", ""))
+    except ValueError:
+        at = -1
+    if not 0 <= at <= len(words):
+        os.environ["COMP_CWORD"] = str(max(len(words) - 1, 0))
+    try:
+        app.main([], prog_name="eval", standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    except Exception:
+        return 1
+    return 0
+
+
+def _empty_value(argv: list[str]) -> str | None:
+    """Why an empty value is refused (``--save=``, ``--save ""``, a Corpus ``""``), or ``None``:
+    an empty path reads as ``.`` and an empty name as nothing, never what was meant."""
+    for at, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg.startswith("--") and arg.endswith("=") and len(arg) > 3:
+            return f"{arg[:-1]}: an empty value; give it one (or leave {arg[:-1]} out)"
+        if arg == "" or not arg.strip():
+            before = argv[at - 1] if at and argv[at - 1].startswith("-") else None
+            what = f"{before}: an empty value" if before else "an empty argument"
+            return f"{what}; give it one"
+    return None
 
 
 def _help(app: Any, argv: list[str]) -> int:
@@ -202,18 +248,29 @@ def _help(app: Any, argv: list[str]) -> int:
     import contextlib
     import io
 
+    from typer._click import formatting
+
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
-        app.main(argv, prog_name="eval", standalone_mode=False)
+    columns = help_cache.width()  # rendered at the width the kept text's key names
+    forced, formatting.FORCED_WIDTH = formatting.FORCED_WIDTH, columns
+    try:
+        with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
+            app.main(argv, prog_name="eval", standalone_mode=False)
+    finally:
+        formatting.FORCED_WIDTH = forced
     sys.stdout.write(out.getvalue())
-    help_cache.keep(argv, out.getvalue())
+    help_cache.keep(argv, out.getvalue(), columns)
     return CLEARED
 
 
-def main() -> NoReturn:
+def main(guarded: tuple[Any, Any] | None = None) -> NoReturn:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2.
-    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`)."""
+    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`).
+    stdout and stderr are guarded (:mod:`~eval_core._cli.streams`): one that cannot be written
+    is one line and exit 2, never a traceback."""
+    from eval_core._cli import streams
     from eval_core._util import collector
 
+    guarded = guarded if guarded is not None else streams.guard()
     collector.pause()
-    raise SystemExit(invoke(sys.argv[1:]))
+    raise SystemExit(streams.finish(invoke(sys.argv[1:]), guarded))

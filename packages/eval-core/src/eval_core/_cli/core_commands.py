@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, NOT_CLEARED
-from eval_core._plugins.commands import REFUSED, path
+from eval_core._plugins.commands import REFUSED
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -302,27 +302,6 @@ def _both_suites(options: SweepOptions) -> int:
     )
     codes = [run(options), run(red)]
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
-
-
-def run_new_plugin(args: SimpleNamespace) -> int:
-    from eval_core._kit.scaffold import ScaffoldRefused, write
-
-    name: str = args.name
-    target: Path = args.directory if args.directory is not None else path(name)
-    try:
-        written = write(name, target)
-    except ScaffoldRefused as exc:
-        _refuse(f"eval new-plugin: {exc}")
-    except OSError as exc:
-        _refuse(f"eval new-plugin: {target} could not be written: {exc.strerror or exc}")
-    for file in written:
-        print(f"wrote {file}")
-    print(
-        f"next: install it where eval runs (uv pip install -e {target}, or pip install -e "
-        f"{target}; to keep it across uv sync, see docs/plugins.md), then: pytest, "
-        "eval plugins --check, eval lock"
-    )
-    return CLEARED
 
 
 def run_compare(args: SimpleNamespace) -> int:

@@ -18,18 +18,19 @@ from typing import NoReturn
 
 
 def main() -> NoReturn:
-    from eval_core._cli import help_cache
+    from eval_core._cli import help_cache, streams
 
+    guarded = streams.guard()  # a closed or full stdout/stderr: one line, never a traceback
     argv = sys.argv[1:]
     if argv in help_cache.HELP:
         text = help_cache.kept(argv)
         if text is not None:
             sys.stdout.write(text)
-            raise SystemExit(0)
+            raise SystemExit(streams.finish(0, guarded))
     from eval_core._cli.cli import main as cli
 
     try:
-        cli()
+        cli(guarded)
     except SystemExit as done:
         _end(done)
         raise

@@ -2,12 +2,15 @@
 
 Building the help imports typer (click), pluggy and every command plug-in: two thirds of the
 command's time. The text it prints is kept (``help.txt`` in the cache directory) beside
-everything it was made from: the words asked (``--help`` or ``-h``), the terminal's width, the
-interpreter, each installed ``eval.commands`` entry point and its distribution's version,
-typer's version, and the path, size and modification time of every source file of the core
-and of each command plug-in's package. It is printed only while all of that reads the same;
-anything else renders anew and keeps the new text. Shell completion (an ``_EVAL_COMPLETE``
-variable) and ``EVAL_CACHE=off`` always render.
+everything it was made from: the words asked (``--help`` or ``-h``), the width the text was
+rendered at (:func:`width`: the one click's formatter uses, forced while rendering, so the key
+and the text cannot disagree), the interpreter, each installed ``eval.commands`` entry point
+and its distribution's version, typer's version, and the path, size and modification time of
+every source file of the core and of each command plug-in's package. It is printed only while
+all of that reads the same; anything else renders anew and keeps the new text. Shell
+completion (an ``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is
+read and written as every cache entry is (:mod:`eval_core._util.cache_entry`: bounded, sealed,
+atomic; any doubt renders anew).
 """
 
 from __future__ import annotations
@@ -17,47 +20,56 @@ import sys
 
 HELP = (["--help"], ["-h"])
 _NAME = "help.txt"
+MAX_WIDTH = 100  # the CLI's ``max_content_width``
+MAX_ENTRY_BYTES = 1 << 20  # a kept help is about 4 KB; a larger entry is a miss, never read
+
+
+def width() -> int:
+    """The width the help is rendered at here: click's own rule (the terminal's columns, at
+    most :data:`MAX_WIDTH`, less 2, at least 50), so 200 and 150 columns share a rendering."""
+    import shutil
+
+    return max(min(shutil.get_terminal_size().columns, MAX_WIDTH) - 2, 50)
 
 
 def kept(argv: list[str]) -> str | None:
     """The help text ``argv`` prints, when a kept rendering was made from what is here now."""
-    key = _key(argv)
+    key = _key(argv, width())
     if key is None:
         return None
+    from eval_core._util.cache_entry import read_entry
     from eval_core._util.cachedir import cache_dir
 
+    data = read_entry(cache_dir() / _NAME, MAX_ENTRY_BYTES)
+    if data is None:
+        return None
     try:
-        with open(cache_dir() / _NAME, encoding="utf-8") as handle:
-            stored, _, text = handle.read().partition("\n\n")
-    except (OSError, UnicodeDecodeError):
+        stored, _, text = data.decode("utf-8").partition("\n\n")
+    except UnicodeDecodeError:
         return None
     return text if stored == key and text else None
 
 
-def keep(argv: list[str], text: str) -> None:
-    """Keep ``text``, what ``argv`` printed, for the next ``eval --help`` (best effort)."""
-    key = _key(argv)
+def keep(argv: list[str], text: str, rendered_at: int) -> None:
+    """Keep ``text``, what ``argv`` printed at ``rendered_at`` columns, for the next
+    ``eval --help`` (best effort: a cache that cannot be written is only slower)."""
+    key = _key(argv, rendered_at)
     if key is None or not text:
         return
-    import contextlib
-
-    from eval_core._util.atomic import write_atomic
+    from eval_core._util.cache_entry import write_entry
     from eval_core._util.cachedir import cache_dir
 
-    with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
-        write_atomic(cache_dir() / _NAME, f"{key}\n\n{text}".encode())
+    write_entry(cache_dir() / _NAME, f"{key}\n\n{text}".encode(errors="replace"))
 
 
-def _key(argv: list[str]) -> str | None:
+def _key(argv: list[str], columns: int) -> str | None:
     from eval_core._util.cachedir import enabled
 
     if argv not in HELP or not enabled() or "_EVAL_COMPLETE" in os.environ:
         return None
-    import shutil
-
     from eval_core._util.entrypoints import entry_points, version
 
-    lines = [repr(argv), str(shutil.get_terminal_size().columns), sys.executable, sys.version]
+    lines = [repr(argv), f"width {columns}", sys.executable, sys.version]
     lines.append(f"typer {version('typer')}")
     packages = {__name__.partition(".")[0]}
     for ep in entry_points("eval.commands"):

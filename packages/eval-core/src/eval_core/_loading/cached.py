@@ -1,13 +1,12 @@
 """The checked-Corpus cache from the loader's side (the cache: :mod:`eval_core._util.checked`).
 
 What a load's environment is (everything it reads but the Case files, the Host's answers
-included), which file each Case of a kept Corpus came from, and where each file's Cases sit.
+included), each Case file's key, and where each file's Cases sit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
@@ -53,27 +52,6 @@ def file_keys(read: Sequence[tuple[str, bytes | NotReadable]]) -> list[str] | No
             return None
         keys.append(checked.file_key(name, data))
     return keys
-
-
-def kept_files(
-    entry: checked.Entry,
-    cases: Sequence[Any],
-    read: Sequence[tuple[str, bytes | NotReadable]],
-    keys: Sequence[str],
-) -> dict[str, str] | None:
-    """Each kept Case's file by id, or ``None`` when the entry does not account for them all.
-    Its key holds every file's key, so each kept Case's file is the one of these files whose
-    key the entry names for it."""
-    name_of = {key: name for key, (name, _) in zip(keys, read, strict=True)}
-    files: dict[str, str] = {}
-    for key, positions in entry.files.items():
-        for at in positions:
-            if key not in name_of or at >= len(cases):
-                return None
-            files[cases[at].id] = name_of[key]
-    if len(files) != len(cases) or set(entry.case_hashes) != set(files):
-        return None
-    return files
 
 
 def positions(order: Sequence[int], origin: Sequence[str]) -> dict[str, list[int]]:

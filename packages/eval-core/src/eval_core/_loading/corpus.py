@@ -29,7 +29,7 @@ from eval_core._loading.problem import Problem
 from eval_core._loading.resolve import Resolver, load_notes
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util import checked
+from eval_core._util import cachedir, checked
 from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core._util.input_files import NotReadable
 from eval_core._util.layout import CASE_SUFFIXES, LOCK_NAME, RED_TEAM, SOUL
@@ -195,6 +195,7 @@ class Loader:
         if not names:
             raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
         soul_dir = find_soul(directory)
+        cachedir.keep_out_of(directory, soul_dir)  # a cache there would change what is read
         problems: list[Problem] = []
         if soul_dir is None and self.needs_soul:
             problems.append(
@@ -208,14 +209,12 @@ class Loader:
         file_keys = cached.file_keys(files) if env is not None else None
         key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
         kept: dict[str, list[CaseBase]] = {}
+        entry: checked.Entry | None = None
         if key is not None:
-            assert env is not None and file_keys is not None
+            assert env is not None
             entry = checked.read(directory, self._suite)
-            if entry is not None and entry.key == key:
-                hit = self._kept(directory, entry, soul_dir, soul, files, file_keys)
-                if hit is not None:
-                    return hit
             kept = checked.reusable(entry, env, self.case_type)
+        rechecked = entry is None or entry.key != key  # whether the entry must be written
         cases: list[CaseBase] = []
         origin: list[str] = []  # the key of the file each Case came from (for the cache)
         sources: list[str] = []  # the name of the file each Case came from
@@ -224,7 +223,10 @@ class Loader:
             file = prefix + name
             fkey = file_keys[index] if file_keys is not None else ""
             given = kept.get(fkey)  # checked when this very file last loaded clean
+            if given is not None and not self._decodes_to(directory / name, file, data, given):
+                given = None  # the entry says other than the file: never taken on its word
             if given is None:
+                rechecked = True
                 given = self._cases_of(directory / name, file, data, problems)
             for one in given:
                 if one.id in seen:
@@ -264,7 +266,7 @@ class Loader:
             files=(named := {case.id: sources[i] for case, i in zip(cases, order, strict=True)}),
             notes=load_notes(self._resolver, self.plugins.fields, prefix, cases, named),
         )
-        if key is not None:
+        if key is not None and rechecked:
             assert env is not None
             positions = cached.positions(order, origin)
             checked.write(directory, self._suite, key, env, corpus, positions)
@@ -275,41 +277,23 @@ class Loader:
             self.plugins, self.host, self._resolver, suite=self._suite, soul=soul, judge=self.judge
         )
 
-    def _kept(
-        self,
-        directory: Path,
-        entry: checked.Entry,
-        soul_dir: Path | None,
-        soul: str,
-        files: Sequence[tuple[str, bytes | NotReadable]],
-        file_keys: Sequence[str],
-    ) -> Corpus | None:
-        """The Corpus the cache kept whole, or ``None``."""
-        cases = checked.cases(entry, self.case_type)
-        if cases is None:
-            return None
-        named = cached.kept_files(entry, cases, files, file_keys)
-        if named is None:
-            return None
-        return Corpus(
-            directory=directory,
-            suite=self._suite,
-            cases=cases,
-            hash=entry.hash,
-            soul_dir=soul_dir,
-            soul_hash=soul,
-            plugins=tuple(entry.plugins),
-            judge=self.judge,
-            case_hashes=dict(entry.case_hashes),
-            files=named,
-            notes=load_notes(
-                self._resolver,
-                self.plugins.fields,
-                "" if directory == Path() else os.path.join(directory, ""),
-                cases,
-                named,
-            ),
-        )
+    def _decodes_to(
+        self, path: Path, file: str, data: bytes | NotReadable, given: Sequence[CaseBase]
+    ) -> bool:
+        """Whether a file's bytes decode (typed, without the checks) to exactly the Cases the
+        checked-Corpus cache kept for it, its derived variants included."""
+        case, problems = self._decoder.file(path, data)
+        if case is None or problems or not given or case != given[0]:
+            return False
+        derived: list[CaseBase] = []
+        for _, doc in self.plugins.variants(case):
+            if isinstance(doc, Exception):
+                return False
+            variant, found = self._decoder.detailed(file, doc)
+            if variant is None or found:
+                return False
+            derived.append(variant)
+        return derived == list(given[1:])
 
     def _hash(
         self, cases: Sequence[CaseBase], soul: str

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -183,11 +184,19 @@ class Opened(msgspec.Struct, frozen=True):
 
 
 def require_directory(corpus: Path) -> None:
-    """A Corpus is a directory: a file, a missing path or anything else is refused up front."""
-    if corpus.is_dir():
+    """A Corpus is a directory: a file, a missing path or anything else is refused up front
+    (a path the system cannot even look up, such as one past PATH_MAX, with its reason)."""
+    try:
+        mode = os.stat(corpus).st_mode
+    except FileNotFoundError:
+        mode = None
+    except (OSError, ValueError) as exc:
+        reason = f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+        raise Refused(f"Corpus refused: {corpus}: $: {reason}") from None
+    if mode is not None and stat.S_ISDIR(mode):
         return
-    if os.path.lexists(corpus):
-        what = "a file" if corpus.is_file() else "not a directory"
+    if mode is not None or os.path.lexists(corpus):
+        what = "a file" if mode is not None and stat.S_ISREG(mode) else "not a directory"
         reason = f"{what}: a Corpus is a directory of Case files"
     else:
         reason = "no such Corpus directory"

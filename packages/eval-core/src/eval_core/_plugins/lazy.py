@@ -18,7 +18,6 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
 
 import msgspec
 
@@ -39,7 +38,9 @@ from eval_core._plugins.plugins import (
 from eval_core._util.code import fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
-from eval_core._util.layout import RED_TEAM
+from eval_core._util.input_files import NotReadable, decode_json, read_regular
+from eval_core._util.layout import RED_TEAM, SOUL
+from eval_core._util.limits import TooDeep
 
 _KIND = re.compile(rb'"kind"\s*:\s*"([^"\\]{1,200})"')
 _TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -58,6 +59,10 @@ def load_all() -> PluginSet:
 
 def load_for(corpus: Path) -> PluginSet:
     """The plug-in set with only what ``corpus``'s Cases use imported (see the module)."""
+    from eval_core._util.cachedir import keep_out_of
+
+    souls = [d for d in (Path(corpus) / SOUL, Path(corpus).parent / SOUL) if d.is_dir()]
+    keep_out_of(Path(corpus), *souls[:1])  # no manifest is kept inside the Corpus or its Soul
     used = _scan(Path(corpus))
     if used is None:
         return load_all()
@@ -69,6 +74,14 @@ def load_for(corpus: Path) -> PluginSet:
         roots = module_roots(ep.value.partition(":")[0].strip())
         code = fingerprint_at(ep.distribution, roots).digest
         kept = manifest.read(_key(ep, code))
+        if kept is not None and (kept.entry_point, kept.value, kept.distribution) != (
+            ep.name,
+            ep.value,
+            ep.distribution,
+        ):
+            kept = None  # another entry point's manifest, grafted under this key: a miss
+        elif kept is not None and (kept.version, kept.code) != (ep.version, code):
+            kept = None
         found.plugins.append(_row(ep, kept, code, roots))
         if kept is None:
             missing.append(ep)
@@ -196,17 +209,6 @@ def _suite(corpus: Path) -> str:
     return RED_TEAM if corpus.name == RED_TEAM else "capability"
 
 
-def _head(handle: BinaryIO) -> bytes:
-    """Up to ``_MAX_SCANNED + 1`` bytes: as many as the file has, asked for by its size (a
-    read of the limit itself allocates 8 MiB per file, three quarters of a scan's time); a
-    file that has more than its size said (it grew, or is no regular file) is read on."""
-    size = os.fstat(handle.fileno()).st_size
-    data = handle.read(min(size, _MAX_SCANNED) + 1)
-    if len(data) > size:
-        data += handle.read(_MAX_SCANNED + 1 - len(data))
-    return data
-
-
 def _scan(corpus: Path) -> tuple[set[str], set[str]] | None:
     """Every ``kind`` value and top-level key of the Corpus's Case files, or ``None`` when a
     file cannot be read this way (the whole set is then opened)."""
@@ -221,16 +223,15 @@ def _scan(corpus: Path) -> tuple[set[str], set[str]] | None:
             return None
         if not name.endswith(".json"):
             continue
-        try:
-            with open(os.path.join(corpus, name), "rb") as handle:
-                data = _head(handle)
-        except OSError:
+        try:  # the one bounded reader: a FIFO never blocks, a large file is not read
+            data = read_regular(os.path.join(corpus, name), _MAX_SCANNED)
+        except NotReadable:
             return None
-        if len(data) > _MAX_SCANNED or b"\\u" in data:
+        if b"\\u" in data:
             return None
         kinds.update(k.decode(errors="replace") for k in _KIND.findall(data))
         try:
-            keys.update(_TOP.decode(data))
-        except msgspec.MsgspecError:
-            continue  # the loader refuses it, naming the file
+            keys.update(decode_json(data, decoder=_TOP))
+        except (msgspec.MsgspecError, TooDeep):
+            continue  # the loader refuses it, naming the file (and the path too deep)
     return kinds, keys

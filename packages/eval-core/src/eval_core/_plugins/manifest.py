@@ -3,9 +3,10 @@
 A command that opens a Corpus imports only the families its Cases use (issue 32). For that it
 must know every installed plug-in's kinds, Case fields, schema fingerprints and hooks before
 importing any: each entry point's manifest. A manifest is written the first time the plug-in is
-imported and kept under :func:`eval_core._util.cachedir.cache_dir`, keyed by the content hash
-of the plug-in's installed files (:mod:`eval_core._util.code`), its distribution, version and
-entry point, Python, msgspec and the core's code: a changed file is a new key, so a stale
+imported and kept under :func:`eval_core._util.cachedir.cache_dir` (read and written as every
+cache entry is: :mod:`eval_core._util.cache_entry`), keyed by the content hash of the plug-in's
+installed files (:mod:`eval_core._util.code`), its distribution, version and entry point,
+Python, msgspec and the core's code: a changed file is a new key, so a stale
 manifest is never read. The lock pins the same code digest and schemas, so what a lazy load
 reports is checked against ``eval.lock`` as a full load is; and when a plug-in is imported after
 all, its code is compared with its manifest (:func:`disagreement`), and a plug-in whose manifest
@@ -24,7 +25,7 @@ import sys
 
 import msgspec
 
-FORMAT = 1  # bump when a manifest's meaning changes: old entries are then never read
+FORMAT = 2  # bump when a manifest or its entry changes (2: sealed): old ones never read
 EVERY = "*"
 
 
@@ -50,7 +51,7 @@ class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         return frozenset(self.kinds) | frozenset(self.fields)
 
 
-_DECODER = msgspec.json.Decoder(Manifest)
+MAX_ENTRY_BYTES = 4 << 20  # a manifest is a few KB; a larger entry is a miss, never read
 
 
 def key(entry_point: str, value: str, distribution: str, version: str, code: str) -> str:
@@ -86,24 +87,16 @@ def read(name: str) -> Manifest | None:
 
     if not cachedir.enabled():
         return None
-    try:
-        with open(_path(name), "rb") as handle:
-            return _DECODER.decode(handle.read())
-    except (OSError, msgspec.MsgspecError):
-        return None
+    from eval_core._util import cache_entry
+
+    return cache_entry.load(_path(name), Manifest, MAX_ENTRY_BYTES, json=True)
 
 
 def write(name: str, manifest: Manifest) -> None:
     """Keep a manifest (a cache: one that cannot be written only costs an import next time)."""
-    import contextlib
-    from pathlib import Path
+    from eval_core._util import cache_entry
 
-    from eval_core._util import cachedir, checked
-
-    if not cachedir.enabled():
-        return
-    with contextlib.suppress(OSError):
-        checked.replace(Path(_path(name)), msgspec.json.encode(manifest))
+    cache_entry.dump(_path(name), manifest, json=True)
 
 
 def disagreement(kept: Manifest, actual: Manifest) -> str | None:

@@ -93,6 +93,7 @@ class PluginSet(msgspec.Struct):
     _checks: list[tuple[Any, frozenset[str] | None, frozenset[str]]] | None = None
     _hooks: dict[str, list[Any]] = msgspec.field(default_factory=dict)
     _origins: dict[str, Origin] = msgspec.field(default_factory=dict)
+    _owned_by: dict[Any, frozenset[str] | None] = msgspec.field(default_factory=dict)
     _schemas: dict[str, str] | None = None
     _needed: set[tuple[str, str]] = msgspec.field(default_factory=set)
 
@@ -157,6 +158,7 @@ class PluginSet(msgspec.Struct):
         """Drop what was derived from the registered plug-ins (more were just registered)."""
         self._checks, self._schemas = None, None
         self._hooks.clear()
+        self._owned_by.clear()
 
     def check_case(
         self, case: CaseBase, context: LoadContext, uses: frozenset[str] | None = None
@@ -188,14 +190,11 @@ class PluginSet(msgspec.Struct):
         return problems
 
     def _owned(self, impl: Any) -> frozenset[str] | None:
-        """The fields and kinds of a hook marked ``own_cases`` (None: it sees every Case)."""
-        if owned_by(impl.function) is None:
-            return None
-        distribution, _, entry_point = str(impl.plugin_name).partition(":")
-        for info in self.plugins:
-            if (info.distribution, info.entry_point) == (distribution, entry_point):
-                return frozenset(info.fields) | frozenset(info.kinds)
-        return None
+        """The fields and kinds of a hook marked ``own_cases`` (None: it sees every Case);
+        found once per hook implementation (asked for every Case of a load)."""
+        if impl not in self._owned_by:
+            self._owned_by[impl] = _owned_names(self.plugins, impl)
+        return self._owned_by[impl]
 
     def _skips(self, impl: Any, cases: Sequence[CaseBase]) -> bool:
         """A hook marked ``own_cases`` is not called when none of ``cases`` uses its plug-in."""
@@ -316,3 +315,14 @@ class PluginSet(msgspec.Struct):
                 }
             )
         return rows
+
+
+def _owned_names(plugins: list[PluginInfo], impl: Any) -> frozenset[str] | None:
+    """What :meth:`PluginSet._owned` finds for ``impl``, from the plug-ins' rows."""
+    if owned_by(impl.function) is None:
+        return None
+    distribution, _, entry_point = str(impl.plugin_name).partition(":")
+    for info in plugins:
+        if (info.distribution, info.entry_point) == (distribution, entry_point):
+            return frozenset(info.fields) | frozenset(info.kinds)
+    return None

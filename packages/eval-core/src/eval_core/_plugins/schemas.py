@@ -7,7 +7,6 @@ is kept in the cache directory, keyed by everything they could change with.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -74,11 +73,14 @@ def stored_schemas(plugins: PluginSet) -> dict[str, str]:
     return {**kept, **_imported_schemas(plugins)}
 
 
+_MAX_ENTRY_BYTES = 4 << 20  # schema fingerprints: a few KB; a larger entry is a miss
+
+
 def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     import json
     import sys
 
-    from eval_core._util import cachedir, checked
+    from eval_core._util import cache_entry, cachedir, checked
     from eval_core._util.cachedir import cache_dir
     from eval_core._util.entrypoints import installed
 
@@ -89,10 +91,7 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
     stored: Any = None
     if cachedir.enabled():
-        try:
-            stored = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            stored = None
+        stored = cache_entry.load(path, dict[str, str], _MAX_ENTRY_BYTES, json=True)
         if isinstance(stored, dict) and all(isinstance(stored.get(n), str) for n in wanted):
             return {name: stored[name] for name in wanted}
     found = {name: kind_schema_hash(spec) for name, spec in plugins.kinds.items()}
@@ -103,7 +102,6 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
             if isinstance(stored, dict)
             else {}
         )
-        with contextlib.suppress(OSError):
-            checked.replace(path, json.dumps({**kept, **found}, sort_keys=True).encode())
+        cache_entry.write_entry(path, json.dumps({**kept, **found}, sort_keys=True).encode())
         checked.prune(path.parent, 16)
     return found

@@ -27,7 +27,6 @@ call, denial, guard decision, event and record, and the answer, so that an Expec
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import importlib
@@ -42,7 +41,7 @@ import msgspec
 from msgspec.structs import replace
 
 from eval_core._case.evidence import Evidence, Location
-from eval_core._util.input_files import NotReadable, read_regular
+from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 from eval_core._util.safe_text import clean_value, unsafe_json
 
@@ -113,7 +112,7 @@ def evidence_schema() -> str:
     in the cache directory under the core's code digest (deriving it costs a Sweep ~5 ms)."""
     import sys
 
-    from eval_core._util import cachedir, checked
+    from eval_core._util import cache_entry, cachedir, checked
     from eval_core._util.cachedir import cache_dir
 
     if not cachedir.enabled():
@@ -122,15 +121,11 @@ def evidence_schema() -> str:
     path = (
         cache_dir() / "schemas" / f"evidence-{hashlib.sha256(repr(head).encode()).hexdigest()[:32]}"
     )
-    try:
-        kept = path.read_text(encoding="ascii")
-    except (OSError, ValueError):
-        kept = ""
-    if len(kept) == 16 and all(c in "0123456789abcdef" for c in kept):
-        return kept
+    kept = cache_entry.read_entry(path, 64) or b""
+    if len(kept) == 16 and all(c in b"0123456789abcdef" for c in kept):
+        return kept.decode("ascii")
     found = schema_hash(Evidence)
-    with contextlib.suppress(OSError):
-        checked.replace(path, found.encode("ascii"))
+    cache_entry.write_entry(path, found.encode("ascii"))
     return found
 
 
@@ -248,7 +243,7 @@ class Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self._data = read_regular(path)
+            self._data = read_regular(path, MAX_RECORD_BYTES)
         except NotReadable as exc:
             raise TranscriptRefused(f"{path}: cannot read the transcripts: {exc}") from None
 

@@ -36,7 +36,7 @@ from eval_core._case.evidence import Evidence
 from eval_core._recording import transcript
 from eval_core._recording.transcript import Pointer
 from eval_core._running.trial import TrialResult
-from eval_core._util.input_files import NotReadable, read_regular
+from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
 from eval_core._util.limits import TooDeep, check_json_depth
 
 
@@ -218,7 +218,7 @@ class Logged(msgspec.Struct, frozen=True):
 def read(path: Path) -> Logged:
     """Read a trial log; :class:`ResumeRefused` naming the file, line and reason otherwise."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, MAX_RECORD_BYTES)
     except NotReadable as exc:
         raise ResumeRefused(f"{path}: cannot read the trial log: {exc}") from None
     lines = data.split(b"\n")

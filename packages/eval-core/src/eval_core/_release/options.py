@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import msgspec
@@ -109,6 +110,11 @@ def validate(options: SweepOptions) -> None:
     ):
         if value is not None and (not math.isfinite(value) or value <= 0):
             raise Refused(f"{flag} must be a finite number > 0, not {value!r}")
+        if isinstance(value, float) and value < sys.float_info.min:  # subnormal: no spend
+            raise Refused(  # compares as that number, and sums lose it: never a real ceiling
+                f"{flag} {value!r} is subnormal (below {sys.float_info.min!r}): "
+                "not a ceiling a spend can be compared with; give a normal number > 0"
+            )
     if options.models and options.max_tokens is None and options.max_tokens_per_trial is None:
         raise Refused(
             f"--model {','.join(options.models)} is a real model: pass a token ceiling, "

@@ -40,6 +40,9 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
         f"Sweep  model={card.model_id}"
         + (f"  version={card.model_version}" if card.model_version else "")
         + (f"  effort={card.effort}" if card.effort else "")
+        + (f"  temperature={card.temperature:g}" if card.temperature is not None else "")
+        + (f"  seed={card.seed}" if card.seed is not None else "")
+        + (f"  {card.request_options}" if card.request_options else "")
         + f"  corpus={card.corpus_hash[:16]}  suite={card.suite}  {card.duration_ms:.0f}ms"
     ]
     if card.unlocked:

@@ -29,8 +29,10 @@ import contextlib
 import os
 import pickle
 import select
+import shutil
 import signal
 import struct
+import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -86,10 +88,11 @@ class ForkExecutor:
 
 
 class _Worker:
-    __slots__ = ("busy", "pid", "replies", "requests", "since", "trial")
+    __slots__ = ("busy", "pid", "replies", "requests", "scratch", "since", "trial")
 
-    def __init__(self, pid: int, requests: int, replies: int) -> None:
+    def __init__(self, pid: int, requests: int, replies: int, scratch: str) -> None:
         self.pid, self.requests, self.replies = pid, requests, replies
+        self.scratch = scratch  # the child's TMPDIR, removed by the parent once it is gone
         self.busy: int | None = None
         self.trial: tuple[str, int] = ("", 0)
         self.since = 0.0
@@ -132,10 +135,17 @@ class _Launcher:
             raise ExecutorRefused(f"--executor fork could not start a worker: {exc}") from None
 
     def _fork(self) -> _Worker:
-        down_r, down_w = os.pipe()
-        up_r, up_w = os.pipe()
-        pid = os.fork()
+        scratch = tempfile.mkdtemp(prefix="eval-fork-")
+        try:
+            down_r, down_w = os.pipe()
+            up_r, up_w = os.pipe()
+            pid = os.fork()
+        except OSError:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
         if pid == 0:  # the child: serve Trials until the parent closes its pipe
+            tempfile.tempdir = scratch  # what the Host makes here, the parent removes
+            os.environ["TMPDIR"] = scratch
             os.close(down_w)
             os.close(up_r)
             for other in self._workers:
@@ -150,7 +160,7 @@ class _Launcher:
                 os._exit(code)
         os.close(down_r)
         os.close(up_w)
-        return _Worker(pid, down_w, up_r)
+        return _Worker(pid, down_w, up_r, scratch)
 
     def _serve(self, requests: int, replies: int) -> None:
         from eval_core._plugins.fixtures import Shared
@@ -266,6 +276,7 @@ class _Launcher:
                 os.kill(worker.pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 _, status = os.waitpid(worker.pid, 0)
+        shutil.rmtree(worker.scratch, ignore_errors=True)
         code = os.waitstatus_to_exitcode(status)
         return f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}"
 
@@ -280,6 +291,10 @@ class _Launcher:
         for worker in self._workers:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(worker.pid, signal.SIGKILL)
+        for worker in self._workers:  # killed: reaped, and what it made removed
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(worker.pid, 0)
+            shutil.rmtree(worker.scratch, ignore_errors=True)
 
     def close(self) -> None:
         workers, self._workers = self._workers, []
@@ -290,6 +305,7 @@ class _Launcher:
         for worker in workers:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
+            shutil.rmtree(worker.scratch, ignore_errors=True)
         if self._owned:
             self._host.close()
 

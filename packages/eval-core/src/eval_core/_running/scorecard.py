@@ -92,6 +92,11 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     model_version: str | None = None
     model_dated: bool | None = None
     effort: str | None = None
+    temperature: float | None = None
+    """The pin's sampling temperature, when it set one (else the server's default was used)."""
+    seed: int | None = None
+    request_options: str | None = None
+    """The pin's other request switches that were set (``tool_choice=required  ...``)."""
     aborted_reason: str | None = None
     sections: list[Section] = msgspec.field(default_factory=list)
 
@@ -248,4 +253,8 @@ def encode_json(card: Scorecard) -> bytes:
 
 
 def decode_json(data: bytes) -> Scorecard:
-    return msgspec.json.decode(data, type=Scorecard)
+    """A Scorecard from JSON, held to the depth limit first (:class:`TooDeep` past it)."""
+    from eval_core._util.input_files import decode_json as decode
+
+    card: Scorecard = decode(data, Scorecard)
+    return card

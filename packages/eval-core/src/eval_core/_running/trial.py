@@ -130,7 +130,20 @@ def run_trial(
         model_version=session.model_version,
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
-    return replace(decided, duration_ms=elapsed())
+    return replace(decided, error=_detailed(decided.error, session), duration_ms=elapsed())
+
+
+def _detailed(error: str | None, session: ModelSession) -> str | None:
+    """A vendor failure's whole message in place of its bare reason code.
+
+    A Host's loop keeps only the reason (``model_request_rejected``) when it fails a Turn on a
+    vendor failure; the binding's session keeps the message the transport built (``failure``:
+    the URL, the status, a redacted body snippet), which is what a person needs to act on.
+    """
+    failure = getattr(session, "failure", None)
+    if error is None or not isinstance(failure, str) or not failure.startswith(f"{error}: "):
+        return error
+    return failure
 
 
 def decide(
@@ -161,7 +174,9 @@ def decide(
         and _is_model_failure(evidence.loop_reason)
         and evidence.injected_fault is None
     ):
-        return replace(cleared, error=evidence.loop_reason)
+        reason = evidence.loop_reason
+        detailed = base.error is not None and base.error.startswith(f"{reason}: ")
+        return replace(cleared, error=base.error if detailed else reason)  # re-scored: kept whole
     try:
         results, unexercised = score(expect, evidence, kinds)
     except ScorerError as exc:  # every verdict kept, the faulty Expectation marked

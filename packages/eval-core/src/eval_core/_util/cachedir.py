@@ -2,12 +2,20 @@
 user cache directory for ``eval`` as platformdirs names it (``$XDG_CACHE_HOME/eval`` or
 ``~/.cache/eval`` on Linux, ``~/Library/Caches/eval`` on macOS, ``%LOCALAPPDATA%\\eval\\Cache``
 on Windows). Everything under it is keyed by content and safe to delete; ``EVAL_CACHE=off``
-turns every cache off."""
+turns every cache off.
+
+The cache never lives inside what it describes: once a command names its Corpus
+(:func:`keep_out_of`), a cache directory that is the Corpus, is inside it or its Eval Soul, or
+holds either, turns every cache off for that command. An entry written there would change the
+Soul's bytes (and so the corpusHash) or add a file the next load reads as a Case.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+_KEPT_OUT: list[str] = []  # resolved directories the cache may not overlap
 
 
 def cache_dir() -> Path:
@@ -20,13 +28,34 @@ def cache_dir() -> Path:
     return user_cache_path("eval", appauthor=False)
 
 
+def keep_out_of(*directories: Path | None) -> None:
+    """Say the directories the cache may not overlap (the Corpus, its Soul): while it does,
+    :func:`enabled` is False."""
+    for directory in directories:
+        if directory is not None:
+            resolved = os.path.realpath(directory)
+            if resolved not in _KEPT_OUT:
+                _KEPT_OUT.append(resolved)
+
+
+def _overlaps(cache: str) -> bool:
+    for kept in _KEPT_OUT:
+        if cache == kept or cache.startswith(kept + os.sep) or kept.startswith(cache + os.sep):
+            return True
+    return False
+
+
 def enabled() -> bool:
-    """Whether caches are on (``EVAL_CACHE`` is not ``off``, ``0``, ``no`` or ``false``)."""
-    return os.environ.get("EVAL_CACHE", "").lower() not in ("off", "0", "no", "false")
+    """Whether caches are on: ``EVAL_CACHE`` is not ``off``, ``0``, ``no`` or ``false``, and the
+    cache directory overlaps no directory given to :func:`keep_out_of`."""
+    if os.environ.get("EVAL_CACHE", "").lower() in ("off", "0", "no", "false"):
+        return False
+    return not _KEPT_OUT or not _overlaps(os.path.realpath(cache_dir()))
 
 
 def plugin_cache(name: str) -> Path | None:
     """The directory a plug-in keeps its own recomputable answers in (``plugins/<name>`` under
     the cache; not created here), or ``None`` while caches are off. Keep entries keyed by
-    content, write them atomically, and read a corrupt one as a miss."""
+    content, and read and write them with ``read_cache_entry``/``write_cache_entry``
+    (:mod:`eval_core._util.cache_entry`): bounded, sealed, atomic, any doubt a miss."""
     return cache_dir() / "plugins" / name if enabled() else None

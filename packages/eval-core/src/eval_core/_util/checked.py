@@ -15,6 +15,15 @@ the planned Trials, corpusHash) is always computed afresh. A Host that offers no
 ``fingerprint()`` (what its load-time answers depend on besides the Soul) is never cached, and
 ``EVAL_CACHE=off`` turns the cache off. A missing, corrupt or foreign entry is a miss, never an
 error; only a load without a problem is kept, so every refusal is always computed afresh.
+
+An entry cannot change a verdict (issue 45): it is read and written as every cache entry is
+(:mod:`eval_core._util.cache_entry`: bounded, sealed by its content's digest, atomic, never
+inside the Corpus or its Soul), and what it says is never taken on its word. The Cases are
+always decoded afresh from the Case files' bytes (a typed decode, without the checks) and a
+kept file's Cases are reused only when they equal what the file decodes to now, its variants
+included; the corpusHash and each Case's digest are computed afresh from those Cases. So a
+rewritten, truncated or grafted entry is at worst a miss: the only thing it stands for is that
+these very Cases passed the checks in this very environment.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-FORMAT = 3  # bump when what is stored, or how a key is made, changes
+FORMAT = 4  # bump when what is stored, or how a key is made, changes
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -95,25 +104,34 @@ def key(environment: str, files: Sequence[str]) -> str:
 def _path(directory: Path, suite: str) -> Path:
     from eval_core._util.cachedir import cache_dir
 
-    where = hashlib.sha256(f"{directory.resolve()}\0{suite}".encode()).hexdigest()[:32]
+    named = f"{directory.resolve()}\0{suite}\0{FORMAT}"  # another format, another file
+    where = hashlib.sha256(named.encode()).hexdigest()[:32]
     return cache_dir() / "corpora" / f"{where}.bin"
+
+
+MAX_ENTRY_BYTES = 256 << 20
+"""The largest entry read (about 25 KB a Case: far beyond the most Cases a Sweep plans)."""
 
 
 def read(directory: Path, suite: str) -> Entry | None:
     """The stored load of ``directory``, whatever its key (``None`` when there is none)."""
-    try:
-        return msgspec.msgpack.decode(_path(directory, suite).read_bytes(), type=Entry)
-    except (OSError, msgspec.MsgspecError):
-        return None
+    return read_path(_path(directory, suite))
+
+
+def read_path(path: Path) -> Entry | None:
+    """The entry at ``path`` (``None``: a miss)."""
+    from eval_core._util import cache_entry
+
+    return cache_entry.load(path, Entry, MAX_ENTRY_BYTES)
 
 
 def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
     """The stored Cases, decoded into the installed Case type (``None`` when they no longer
     decode: a miss)."""
-    try:
-        return tuple(msgspec.msgpack.decode(entry.cases, type=list[case_type]))  # type: ignore[valid-type]
-    except msgspec.MsgspecError:
-        return None
+    from eval_core._util import cache_entry
+
+    found = cache_entry.decode(entry.cases, list[case_type])  # type: ignore[valid-type]
+    return None if found is None else tuple(found)
 
 
 def reusable(entry: Entry | None, environment: str, case_type: type) -> dict[str, list[Any]]:
@@ -149,28 +167,14 @@ def write(
             files=dict(files),
             case_hashes=dict(corpus.case_hashes),
         )
-        path = _path(directory, suite)
-        replace(path, msgspec.msgpack.encode(entry))
-    except (OSError, msgspec.MsgspecError, OverflowError, TypeError):
+        data = msgspec.msgpack.encode(entry)
+    except (msgspec.MsgspecError, OverflowError, TypeError):
         return
-    prune(path.parent, KEPT)
+    from eval_core._util.cache_entry import write_entry
 
-
-def replace(path: Path, data: bytes) -> None:
-    """Write a cache entry whole or not at all (a rename), without waiting for the disk: an
-    entry a crash cuts short decodes as nothing, which is a miss."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    path = _path(directory, suite)
+    if write_entry(path, data):
+        prune(path.parent, KEPT)
 
 
 KEPT = 64

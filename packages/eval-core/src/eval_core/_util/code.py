@@ -24,10 +24,9 @@ import ast
 import gc
 import hashlib
 import inspect
-import json
+import io
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -36,10 +35,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from eval_core._util.entrypoints import dist_info
+from eval_core._util.input_files import NotReadable, decode_json, read_regular
+from eval_core._util.limits import TooDeep
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _RACY_NS = 2_000_000_000
-_FORMAT = 2  # bump when the normalisation changes: old cache entries are then ignored
+_FORMAT = 3  # bump when the normalisation or the entry changes (3: sealed): old ones ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +85,8 @@ def _files(
 
 def _editable(info: str) -> bool:
     try:
-        with open(os.path.join(info, "direct_url.json"), "rb") as handle:
-            loaded = json.loads(handle.read())
-    except (OSError, ValueError):
+        loaded = decode_json(read_regular(os.path.join(info, "direct_url.json"), 1 << 20))
+    except (NotReadable, TooDeep, ValueError):  # msgspec's errors are ValueErrors
         return False
     return bool(isinstance(loaded, dict) and loaded.get("dir_info", {}).get("editable"))
 
@@ -96,9 +96,9 @@ def _recorded(info: str) -> list[tuple[str, str]]:
     import csv
 
     try:
-        with open(os.path.join(info, "RECORD"), encoding="utf-8", newline="") as handle:
-            rows = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error):
+        text = read_regular(os.path.join(info, "RECORD"), 64 << 20).decode("utf-8")
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except (NotReadable, UnicodeDecodeError, csv.Error):
         return []
     base = os.path.dirname(info)
     found: list[tuple[str, str]] = []
@@ -278,6 +278,9 @@ def _is_docstring(first: ast.stmt) -> bool:
     )
 
 
+_MAX_ENTRY_BYTES = 64 << 20  # about 200 bytes a file: far more files than any site holds
+
+
 class _DigestCache:
     """File digests by path, valid while the file's mtime and size stay the same: kept for the
     process and in a JSON file shared by every process (written atomically; losing a race only
@@ -297,11 +300,14 @@ class _DigestCache:
 
     def entries(self) -> dict[str, list[Any]]:
         if self._entries is None:
-            try:
-                loaded = json.loads(self.path.read_bytes())
-                self._entries = loaded if isinstance(loaded, dict) else {}
-            except (OSError, ValueError):
-                self._entries = {}
+            from eval_core._util import cache_entry, cachedir
+
+            loaded = (
+                cache_entry.load(self.path, dict[str, list[Any]], _MAX_ENTRY_BYTES, json=True)
+                if cachedir.enabled()
+                else None
+            )
+            self._entries = loaded if loaded is not None else {}
         return self._entries
 
     def get(self, path: str, stat: os.stat_result) -> tuple[str, str] | None:
@@ -320,17 +326,10 @@ class _DigestCache:
         if not self._dirty or self._entries is None:
             return
         self._dirty = False
+        from eval_core._util import cache_entry
+
         live = {k: v for k, v in self._entries.items() if os.path.exists(k)}
-        target = self.path
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", dir=target.parent, prefix=".code-digests-", delete=False
-            ) as handle:
-                json.dump(live, handle)
-            os.replace(handle.name, target)
-        except OSError:
-            pass  # a cache that cannot be written is only slower
+        cache_entry.dump(self.path, live, json=True)  # best effort: a failure is only slower
 
 
 _CACHE = _DigestCache()
@@ -357,11 +356,10 @@ class _File:
             self.digest, self.raw = cached
             return
         self.digest = None
-        try:
-            with open(path, "rb") as handle:
-                self._data = handle.read()
-        except OSError as exc:
-            self.digest = self.raw = f"unreadable: {exc.strerror}"
+        try:  # installed code, read by the bounded reader all the same (a FIFO never blocks)
+            self._data = read_regular(path)
+        except NotReadable as exc:
+            self.digest = self.raw = f"unreadable: {exc}"
             return
         self._stat = stat
         self.raw = hashlib.sha256(self._data).hexdigest()

@@ -159,8 +159,9 @@ def _headers(text: str) -> dict[str, str]:
 
 
 def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
+    from eval_core._util.input_files import NotReadable, read_regular
+
+    try:  # installed metadata, read by the bounded reader all the same (a FIFO never blocks)
+        return read_regular(path, 16 << 20).decode("utf-8")
+    except (NotReadable, UnicodeDecodeError):
         return None

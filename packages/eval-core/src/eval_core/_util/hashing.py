@@ -21,6 +21,8 @@ from typing import Any
 
 import msgspec
 
+from eval_core._util.input_files import NotReadable, read_regular
+
 _ENCODER = msgspec.json.Encoder(order="sorted")
 
 
@@ -38,7 +40,10 @@ def soul_hash(soul_dir: Path) -> str:
     for rel, path in files:
         digest.update(rel.encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        try:  # the bounded reader: a file the Host would refuse is hashed as its reason
+            digest.update(read_regular(path))
+        except NotReadable as exc:
+            digest.update(f"unreadable: {exc}".encode())
         digest.update(b"\0")
     return digest.hexdigest()
 

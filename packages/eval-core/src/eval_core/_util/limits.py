@@ -16,7 +16,6 @@ path and the reason (never a ``RecursionError``, never memory without bound):
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from typing import Any
 
@@ -89,11 +88,19 @@ def _json_path_at_depth(data: bytes, limit: int) -> str:
                 else:
                     frame[1] += 1
         elif frames and frames[-1][0] and frames[-1][2]:
+            import json  # only when a document is too deep, to name the path
+
             try:
                 frames[-1][1] = json.loads(token)
             except ValueError:
                 frames[-1][1] = "?"
     return _render([frame[1] for frame in frames])
+
+
+def _quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text)
 
 
 def _render(segments: list[Any]) -> str:
@@ -102,7 +109,7 @@ def _render(segments: list[Any]) -> str:
         if isinstance(s, int)
         else f".{s}"
         if isinstance(s, str) and _SIMPLE_KEY.match(s)
-        else f"[{json.dumps(str(s))}]"
+        else f"[{_quoted(str(s))}]"
         for s in segments
         if s is not None
     )

@@ -45,7 +45,7 @@ def _canonical(path: Path) -> Path:
     absolute = Path(os.path.abspath(path))
     parent = absolute.parent
     missing: list[str] = []
-    while not parent.exists() and parent != parent.parent:
+    while not os.path.exists(parent) and parent != parent.parent:  # False on any error
         missing.append(parent.name)
         parent = parent.parent
     resolved = parent.resolve()
