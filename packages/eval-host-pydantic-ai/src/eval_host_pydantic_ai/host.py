@@ -144,15 +144,10 @@ class PydanticAiHost:
         """The ``timeout`` option: a Trial's forked child is killed a little after it."""
         return self.timeout
 
-    @property
-    def unforkable(self) -> str | None:
-        """MCP servers kept open on this process's loop cannot serve a forked child."""
-        if self.loop.holds_servers:
-            return (
-                f"the agents of {self.app.spec} keep MCP servers open in this process, "
-                "which a forked child cannot use"
-            )
-        return None
+    def prepare_fork(self) -> None:
+        """Before a Sweep's children are forked: the agents' MCP servers are exited here and
+        entered again in each child, on its own loop (:meth:`HostLoop.release_servers`)."""
+        self.loop.release_servers()
 
     @property
     def agents_from(self) -> str:

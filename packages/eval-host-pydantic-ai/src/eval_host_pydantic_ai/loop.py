@@ -34,6 +34,7 @@ class HostLoop:
         self._stop: asyncio.Event | None = None
         self._keeper: concurrent.futures.Future[None] | None = None
         self._servers: list[Any] = []
+        self._released: list[Any] = []
 
     def _start(self) -> None:
         self._pid = os.getpid()
@@ -54,20 +55,26 @@ class HostLoop:
                 if self._closing:
                     return
 
-    @property
-    def holds_servers(self) -> bool:
-        """Whether MCP servers are kept open on the loop (a forked child cannot use them)."""
-        return bool(self._servers)
+    def release_servers(self) -> None:
+        """Exit the kept servers here, before children are forked: each child enters them
+        again on its own loop at its first run (a server entered on this process's loop is of
+        no use to a child). This process keeps its loop."""
+        if not self._servers:
+            return
+        servers = self._servers
+        self._exit_servers()
+        self._released = servers
 
     def run(self, work: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run ``work`` on the loop and wait for it; cancelled past ``timeout`` seconds.
 
         In a child forked after the loop started (``--executor fork``) the loop's thread is
-        not there: the child starts a loop of its own first (the Host refuses the fork when
-        MCP servers are kept open on the parent's)."""
+        not there: the child starts a loop of its own first, and enters there the servers the
+        parent released (:meth:`release_servers`)."""
         if os.getpid() != self._pid:
             self._start()
             self._keeper, self._stop, self._servers = None, None, []
+            self.keep_open(self._released)
         future = asyncio.run_coroutine_threadsafe(work, self.loop)
         try:
             return future.result(timeout)
@@ -104,6 +111,14 @@ class HostLoop:
         if self.loop.is_closed():
             return
         self._closing = True
+        self._exit_servers()
+        self._finish(self.loop.shutdown_asyncgens())
+        self._finish(self.loop.shutdown_default_executor())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(CLOSE_SECONDS)
+        self.loop.close()
+
+    def _exit_servers(self) -> None:
         if self._keeper is not None and self._stop is not None:
             self.loop.call_soon_threadsafe(self._stop.set)
             with suppress(Exception):  # a server that fails to close is still let go of
@@ -113,11 +128,7 @@ class HostLoop:
             closing = getattr(transport, "close", None)
             if callable(closing):
                 self._finish(closing())
-        self._finish(self.loop.shutdown_asyncgens())
-        self._finish(self.loop.shutdown_default_executor())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(CLOSE_SECONDS)
-        self.loop.close()
+        self._keeper, self._stop, self._servers = None, None, []
 
     def _finish(self, work: Coroutine[Any, Any, Any]) -> None:
         with suppress(Exception):

@@ -121,6 +121,9 @@ class _Launcher:
             if self._owned:
                 self._host.close()
             raise ExecutorRefused(f"the Host {work.host!r} cannot run in a forked worker: {reason}")
+        prepare = getattr(self._host, "prepare_fork", None)
+        if callable(prepare):  # e.g. let go of what a child cannot share (an MCP session)
+            prepare()
         deadline = getattr(self._host, "trial_deadline", None)
         self._deadline = float(deadline) + GRACE if isinstance(deadline, (int, float)) else None
         self._work = work
