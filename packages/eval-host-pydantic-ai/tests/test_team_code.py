@@ -52,6 +52,31 @@ AGENTS = {"probe": Agent(name="probe", instructions="Probe.", tools=[act, block]
 '''
 
 
+HELP_SERVER = (
+    Path(__file__).parents[3] / "examples/pydantic-ai-support/support_agent/help_server.py"
+)
+
+MCP_APP = f'''
+import os, sys
+from fastmcp.client.transports import PythonStdioTransport
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+
+help_centre = MCPToolset(
+    PythonStdioTransport({str(HELP_SERVER)!r}, python_cmd=sys.executable), id="help"
+)
+
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    if how == "os_exit":
+        os._exit(0)
+    return "done " + how
+
+probe = Agent(name="probe", instructions="Probe.", tools=[act], toolsets=[help_centre])
+AGENTS = {{"probe": probe}}
+'''
+
+
 def _project(root: Path, cases: list[str], app: str = APP, tool: str = "act") -> Path:
     (root / "pyproject.toml").write_text(
         f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_app:AGENTS"\n'
@@ -61,15 +86,18 @@ def _project(root: Path, cases: list[str], app: str = APP, tool: str = "act") ->
     corpus = root / "corpus"
     corpus.mkdir()
     for how in cases:
-        call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
+        name, arguments = (
+            ("search_help", {"query": "returns"}) if "help" in how else (tool, {"how": how})
+        )
+        call = {"callId": "c1", "name": name, "arguments": arguments}
         case = {
             "id": how.replace("_", "-"),
             "tier": "l2",
             "agent": "probe",
             "input": [{"role": "user", "content": "go"}],
-            "platformTools": [tool],
+            "platformTools": [name],
             "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": tool}],
+            "expect": [{"kind": "tool_called", "name": name}],
         }
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
     return corpus
@@ -160,3 +188,15 @@ def test_a_thread_the_app_leaves_running_does_not_keep_eval_alive(tmp_path: Path
     assert done.returncode == 0, done.stderr[-2000:]
     assert _trials(done)["ok"]["outcome"] == "passed"
     assert took < 40
+
+
+def test_the_agents_mcp_servers_serve_every_child(tmp_path: Path) -> None:
+    """The parent lets go of the agent's MCP server before forking; each child (the first, and
+    the one that replaces it after os._exit) enters it again on its own loop."""
+    _project(tmp_path, ["a_help", "os_exit", "z_help"], app=MCP_APP)  # run in this order
+    done, _ = _eval(tmp_path, "sweep", "corpus", "--format", "json")
+    assert done.returncode == 1, done.stderr[-2000:]
+    trials = _trials(done)
+    assert list(trials) == ["a-help", "os-exit", "z-help"]
+    assert [t["outcome"] for t in trials.values()] == ["passed", "errored", "passed"]
+    assert "Traceback" not in done.stderr
