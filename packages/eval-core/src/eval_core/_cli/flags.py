@@ -310,9 +310,11 @@ def _sweep_arguments(sweep: Arguments) -> None:
     add(
         "--executor",
         metavar="NAME",
-        help="Run the Trials on an installed executor instead of this process: ray (the "
-        "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance unless "
-        "--address names a cluster. The trial log, --resume and the ceilings work the same.",
+        help="Run the Trials on an installed executor instead of this process: fork runs "
+        "them on --jobs forked children (a framework Host's Trials run so without the flag: "
+        "the team's code cannot end or hang the Sweep); ray (the eval-executor-ray package) "
+        "runs them as Ray tasks, on a local Ray instance unless --address names a cluster. The "
+        "trial log, --resume and the ceilings work the same.",
     )
     add(
         "--address",

@@ -173,7 +173,7 @@ def sweep_leg(
         leg.concurrency
         if leg is not None
         else 0
-        if elsewhere
+        if elsewhere and not getattr(elsewhere, "supervising", False)
         else scripted_jobs(corpus, options.cases)
     )
     if jobs > 1 and (options.jobs or leg is not None):
