@@ -39,6 +39,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
             run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
         else:
             run.notes.append(deltas.render(delta, not is_clean(base.corpus_commit)).rstrip())
+            run.baseline = {c.case_id: c.state for c in delta.cases}
             regressed = len(delta.of("regressed"))
             if regressed:
                 run.reasons.append(
@@ -74,6 +75,8 @@ def _promotion_refused(
 ) -> str | None:
     if card.binding == "scripted":
         return "the scripted binding is told what to say: it is never a Baseline"
+    if card.unlocked:
+        return "the plug-ins differ from eval.lock (--unlocked): a Baseline is made locked"
     if not is_clean(version):
         return f"the tree is not clean (the Corpus's, {version}): commit first"
     if card.partial:
