@@ -389,3 +389,43 @@ def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
     assert _comparable(card) == _comparable(json.loads(full.stdout))
     assert card["corpusHash"] == json.loads(full.stdout)["corpusHash"]
     assert card["abortedReason"] is None
+
+
+def test_a_second_corpus_keeps_its_own_baselines(project: Project) -> None:
+    """Two Corpora of one project never share a model's Baseline: the project's own keeps
+    ``baselines/<model>.json``, another its ``baselines/<corpus>/<model>.json``; a Baseline
+    promoted before the key (at the unkeyed path) still compares, with a note."""
+    second = project.root / "second"
+    shutil.copytree(project.root / "corpus", second)
+    (second / f"{CASES[0]}.json").unlink()  # another Corpus: two of the three Cases
+    git(project.root, "add", "-A")
+    project.commit()
+
+    def sweep(corpus: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = judgeless_env(EVAL_RELEASE_KEY=KEY)
+        return run_eval("sweep", corpus, "--quiet", "--model", "good", *REAL, *args,
+                        cwd=project.root, env=env)  # fmt: skip
+
+    mine = project.root / "baselines" / "good.json"
+    theirs = project.root / "baselines" / "second" / "good.json"
+    assert sweep("corpus", "--promote").returncode == 0
+    ours = mine.read_bytes()
+    promoted = sweep("second", "--promote")
+    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
+    assert "-> baselines/second/good.json" in promoted.stdout
+    assert mine.read_bytes() == ours  # the project's own Baseline untouched
+    project.commit()
+    assert "3 passed before, 3 passed after" in sweep("corpus", "--baseline").stdout
+    compared = sweep("second", "--baseline")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert "2 passed before, 2 passed after" in compared.stdout
+
+    theirs.rename(mine)  # as a harness before the key promoted it, over the project's
+    project.commit()
+    old = sweep("second", "--baseline")
+    assert old.returncode == 0, old.stdout + old.stderr
+    assert "compared with baselines/good.json" in old.stdout
+    assert "2 passed before, 2 passed after" in old.stdout
+    refused = sweep("corpus", "--baseline")  # the project's Corpus meets the other's Baseline
+    assert refused.returncode == 3
+    assert "REFUSED  no delta computed: different Corpora" in refused.stdout

@@ -303,7 +303,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         const=CANONICAL,
         metavar="PATH",
         help="Compare with the Baseline: <model>.json in the project's Baselines folder "
-        "(baselines/ at its root), or the PATH given.",
+        "(baselines/ at its root; <corpus>/<model>.json there for a Corpus other than the "
+        "project's own), or the PATH given.",
     )
     add(
         "-j",
