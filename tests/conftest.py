@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -130,9 +130,14 @@ def refuses(loader: Loader, corpus_dir: Path, write_case: WriteCase) -> Refuses:
 
 class JsonServer:
     """A real HTTP server on 127.0.0.1: each POST's JSON body is answered with the JSON
-    ``answer(path, body)`` returns. ``url`` is its base, ending in ``/v1``."""
+    ``answer(path, body)`` returns, with the status ``status(path, body)`` says (200 without
+    it). ``url`` is its base, ending in ``/v1``."""
 
-    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        answer: Callable[[str, dict[str, Any]], dict[str, Any]],
+        status: Callable[[str, dict[str, Any]], int] | None = None,
+    ) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -143,7 +148,7 @@ class JsonServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 data = json.dumps(answer(self.path, body)).encode()
-                self.send_response(200)
+                self.send_response(200 if status is None else status(self.path, body))
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -166,7 +171,8 @@ class ScriptedVendor(JsonServer):
     assistant turns the request already holds, so a real-binding Sweep (HTTP, retries, usage,
     billing) runs the real Corpus deterministically. ``wrong`` lists Case ids it answers badly,
     to make two models disagree; ``replies`` gives a Case the one step this model always answers
-    with. ``bodies`` keeps every request body it received.
+    with. ``bodies`` keeps every request body it received. A Case in ``down`` (changed at will)
+    is answered 503, as a server failing mid-Sweep answers.
     """
 
     def __init__(
@@ -177,6 +183,7 @@ class ScriptedVendor(JsonServer):
     ) -> None:
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []
+        self.down: set[str] = set()
         table = {}
         for case in cases:
             first = next(m for m in case["input"] if m["role"] == "user")
@@ -198,9 +205,15 @@ class ScriptedVendor(JsonServer):
                 step = {"kind": "text", "text": "I am not sure."}
             step = (replies or {}).get(case_id, step)
             anthropic = path.endswith("/messages")
+            if case_id in self.down:
+                return {"error": {"message": "the server is restarting", "code": 503}}
             return (_message if anthropic else _completion)(body["model"], step)
 
-        super().__init__(answer)
+        def status(path: str, body: dict[str, Any]) -> int:
+            first = next(m for m in body["messages"] if m["role"] == "user")
+            return 503 if table[_first_text(first["content"])][0] in self.down else 200
+
+        super().__init__(answer, status)
 
 
 def _first_text(content: Any) -> str:
@@ -464,9 +477,17 @@ def judgeless_env(**extra: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")}, **extra}
 
 
-def loopback_models(path: Path, credential_env: str, **urls: str) -> None:
+def loopback_models(
+    path: Path,
+    credential_env: str,
+    *,
+    trial_timeout_s: Mapping[str, float] | None = None,
+    **urls: str,
+) -> None:
     """A ``models.toml`` at ``path``: for each ``NAME=URL`` a dated OpenAI-wire pin
-    ``NAME-2026-01-01`` at that URL, its key in ``credential_env``."""
+    ``NAME-2026-01-01`` at that URL, its key in ``credential_env``; ``trial_timeout_s`` bounds
+    the named pins' Trials (a pin at a closed port then errs at once, its retries' backoff
+    outlasting the bound)."""
     lines: list[str] = []
     for name, url in urls.items():
         lines += [
@@ -479,8 +500,10 @@ def loopback_models(path: Path, credential_env: str, **urls: str) -> None:
             "price_input_per_mtok = 1.0",
             "price_output_per_mtok = 4.0",
             "timeout_s = 5",
-            "",
         ]
+        if trial_timeout_s and name in trial_timeout_s:
+            lines.append(f"trial_timeout_s = {trial_timeout_s[name]}")
+        lines.append("")
     path.write_text("\n".join(lines))
 
 

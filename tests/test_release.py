@@ -46,14 +46,23 @@ class Project:
         shutil.copy(ROOT / "corpus" / "eval.lock", corpus / "eval.lock")
         self.good = ScriptedVendor(self.cases)
         self.bad = ScriptedVendor(self.cases, wrong=frozenset({CASES[2]}))
-        self.models(good=self.good.url, bad=self.bad.url, down="http://127.0.0.1:9/v1")
+        self.flaky = ScriptedVendor(self.cases)  # its ``down`` Cases are answered 503
+        self.models(
+            good=self.good.url,
+            bad=self.bad.url,
+            down="http://127.0.0.1:9/v1",
+            flaky=self.flaky.url,
+        )
         (root / ".gitignore").write_text("scorecards/\n")
         git(root, "init", "-q")
         git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
         git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "corpus")
 
     def models(self, **urls: str) -> None:
-        loopback_models(self.root / "models.toml", "EVAL_RELEASE_KEY", **urls)
+        bound = {"down": 1.0, "flaky": 1.0}  # a vendor fault errs at once, not after retries
+        loopback_models(
+            self.root / "models.toml", "EVAL_RELEASE_KEY", trial_timeout_s=bound, **urls
+        )
 
     def commit(self) -> None:
         git(self.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
@@ -66,6 +75,7 @@ class Project:
     def close(self) -> None:
         self.good.close()
         self.bad.close()
+        self.flaky.close()
 
 
 @pytest.fixture
@@ -162,11 +172,105 @@ def test_usage_refusals(project: Project) -> None:
         (("--case", CASES[0], "--baseline"), "a partial Sweep is never compared"),
         (("--model", "good,bad", *REAL, "--baseline", "x.json"), "--baseline PATH names one"),
         (("--model", "good,bad", *REAL, "--save", "x.json"), "--save-dir"),
+        (("--model", "good", *REAL, "--rerun-errored"), "--rerun-errored reruns a trial log"),
+        (
+            ("--model", "good", *REAL, "--unlocked", "--promote"),
+            "--promote is refused with --unlocked",
+        ),
     ):
         result = project.sweep(*args)
         assert result.returncode == 2, result.stderr
         assert words in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_rerun_errored_replaces_only_the_vendor_errored_trials(project: Project) -> None:
+    """A server failing mid-Sweep errs some Trials (``model_*``); plain ``--resume`` keeps them
+    as done, ``--resume --rerun-errored`` runs those again and nothing else: the log keeps both
+    lines, the later wins, and the Sweep is whole (promotable) with one Spend of every Trial."""
+    log = project.root / "scorecards" / "flaky.jsonl"
+    project.flaky.down = {CASES[1]}
+    first = project.sweep("--model", "flaky", *REAL, "--log", str(log), "--format", "json")
+    assert first.returncode == 1, first.stderr
+    card = json.loads(first.stdout)
+    assert (card["passed"], card["errored"]) == (2, 1)
+    errored = next(t for t in card["trials"] if t["outcome"] == "errored")
+    assert errored["caseId"] == CASES[1]
+    assert errored["error"].startswith("model_provider_unavailable: ")
+
+    project.flaky.down = set()  # the server is back
+    asked = project.flaky.requests
+    kept = project.sweep("--model", "flaky", *REAL, "--resume", str(log), "--format", "json")
+    assert kept.returncode == 1
+    assert json.loads(kept.stdout)["errored"] == 1  # plain --resume: every recorded Trial done
+    assert project.flaky.requests == asked
+
+    args = ("--model", "flaky", *REAL, "--resume", str(log), "--rerun-errored")
+    rerun = project.sweep(*args, "--format", "json", "--promote")
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert "Promoted  flaky Baseline at " in rerun.stderr
+    card = json.loads(rerun.stdout)
+    assert (card["passed"], card["errored"], card["skipped"]) == (3, 0, 0)
+    users = {_first_user(body) for body in project.flaky.bodies[asked:]}
+    assert users == {_first_user_of(project.cases[1])}  # only the errored Case ran again
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 + 3 + 1  # the header, the first three, the rerun: both lines kept
+    assert json.loads(lines[-1])["caseId"] == CASES[1]
+    spend = card["spend"]
+    assert spend["calls"] == sum(t["modelCalls"] for t in card["trials"])
+    assert spend["inputTokens"] == sum(t["usage"]["input_tokens"] for t in card["trials"])
+    assert spend["outputTokens"] == sum(t["usage"]["output_tokens"] for t in card["trials"])
+    priced = (spend["inputTokens"] * 1.0 + spend["outputTokens"] * 4.0) / 1_000_000
+    assert spend["costUsd"] == pytest.approx(priced)  # dollars of the same Trials
+    assert spend["resumed"] == 2
+
+    again = project.sweep("--model", "flaky", *REAL, "--resume", str(log), "--rerun-errored")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "(all 3 Trials, 3 resumed from the log)" in again.stdout  # the text Spend line
+
+
+def _first_user(body: dict[str, Any]) -> str:
+    first = next(m for m in body["messages"] if m["role"] == "user")
+    content = first["content"]
+    return content if isinstance(content, str) else content[0]["text"]
+
+
+def _first_user_of(case: dict[str, Any]) -> str:
+    first = next(m for m in case["input"] if m["role"] == "user")
+    content = first["content"]
+    return content if isinstance(content, str) else content[0]["text"]
+
+
+def test_junit_tells_a_regression_from_a_failure_already_in_the_baseline(
+    project: Project,
+) -> None:
+    """The Baseline already failed one Case; now a second fails too: CI sees ``regression``
+    for the new one and ``known`` for the old one."""
+    before = ScriptedVendor(project.cases, wrong=frozenset({CASES[0]}))
+    after = ScriptedVendor(project.cases, wrong=frozenset({CASES[0], CASES[2]}))
+    try:
+        project.models(good=before.url)
+        project.commit()
+        promoted = project.sweep("--model", "good", *REAL, "--promote")
+        assert "Promoted  good Baseline" in promoted.stdout, promoted.stdout + promoted.stderr
+        project.models(good=after.url)
+        project.commit()
+        junit = project.root / "junit.xml"
+        result = project.sweep("--model", "good", *REAL, "--baseline", "--junit-xml", str(junit))
+    finally:
+        before.close()
+        after.close()
+    assert result.returncode == 1
+    assert f"REGRESSED\n  {CASES[2]}  PASS -> FAIL" in result.stdout
+    (suite,) = list(JUnitXml.fromfile(str(junit)))
+    assert {p.name: p.value for p in suite.properties()}["baseline"] == "compared"
+    kinds = {
+        case.name.split("#")[0]: [r.type for r in case.result if r._tag == "failure"]
+        for case in suite
+    }
+    assert kinds == {CASES[0]: ["known"], CASES[1]: [], CASES[2]: ["regression"]}
+    failures = [r for case in suite for r in case.result if r._tag == "failure"]
+    assert all(r.message and ":" in r.message for r in failures)  # the failing kind stays
 
 
 def test_the_matrix_is_a_control_with_ci_outputs(project: Project) -> None:
@@ -285,3 +389,43 @@ def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
     assert _comparable(card) == _comparable(json.loads(full.stdout))
     assert card["corpusHash"] == json.loads(full.stdout)["corpusHash"]
     assert card["abortedReason"] is None
+
+
+def test_a_second_corpus_keeps_its_own_baselines(project: Project) -> None:
+    """Two Corpora of one project never share a model's Baseline: the project's own keeps
+    ``baselines/<model>.json``, another its ``baselines/<corpus>/<model>.json``; a Baseline
+    promoted before the key (at the unkeyed path) still compares, with a note."""
+    second = project.root / "second"
+    shutil.copytree(project.root / "corpus", second)
+    (second / f"{CASES[0]}.json").unlink()  # another Corpus: two of the three Cases
+    git(project.root, "add", "-A")
+    project.commit()
+
+    def sweep(corpus: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = judgeless_env(EVAL_RELEASE_KEY=KEY)
+        return run_eval("sweep", corpus, "--quiet", "--model", "good", *REAL, *args,
+                        cwd=project.root, env=env)  # fmt: skip
+
+    mine = project.root / "baselines" / "good.json"
+    theirs = project.root / "baselines" / "second" / "good.json"
+    assert sweep("corpus", "--promote").returncode == 0
+    ours = mine.read_bytes()
+    promoted = sweep("second", "--promote")
+    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
+    assert "-> baselines/second/good.json" in promoted.stdout
+    assert mine.read_bytes() == ours  # the project's own Baseline untouched
+    project.commit()
+    assert "3 passed before, 3 passed after" in sweep("corpus", "--baseline").stdout
+    compared = sweep("second", "--baseline")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert "2 passed before, 2 passed after" in compared.stdout
+
+    theirs.rename(mine)  # as a harness before the key promoted it, over the project's
+    project.commit()
+    old = sweep("second", "--baseline")
+    assert old.returncode == 0, old.stdout + old.stderr
+    assert "compared with baselines/good.json" in old.stdout
+    assert "2 passed before, 2 passed after" in old.stdout
+    refused = sweep("corpus", "--baseline")  # the project's Corpus meets the other's Baseline
+    assert refused.returncode == 3
+    assert "REFUSED  no delta computed: different Corpora" in refused.stdout

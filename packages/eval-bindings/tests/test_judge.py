@@ -122,7 +122,9 @@ def test_an_unreachable_judge_errors_the_trial(kit: Any, vendor: Any, loop_host:
     agent = vendor(kit.Reply(body=agent_reply("hello")))
     binding = EndpointBinding(kit.pin("openai", agent.url), kit.FAKE_KEY)
     url = f"http://127.0.0.1:{kit.closed_port()}/v1"
-    judge_module.install(JudgeClient(JudgeConfig(base_url=url, model="j", api_key="jk-0123456789")))
+    judge_module.install(
+        JudgeClient(JudgeConfig(base_url=url, model="j", api_key="jk-0123456789"), base_delay=0.001)
+    )
     expect = [RubricScore(criteria=["x"], min=1)]
     result = run_trial(kit.make_case(expect=expect), 1, loop_host, binding, load_plugins().kinds)
     assert result.outcome == "errored" and "model_unreachable" in (result.error or "")

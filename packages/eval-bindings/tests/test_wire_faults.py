@@ -1,13 +1,17 @@
 """Every vendor fault is a ``model_*`` reason and an errored Trial, never a failed one.
 
 Each fault is served by a real loopback server in both wire formats. Transient faults (rate
-limit, 5xx, timeout) are retried up to 3 attempts, each billed as a call and reported as a
-retry; the rest are not retried. The credential never appears in what the fault says.
+limit, 5xx, timeout, refused connection) are retried up to 3 attempts, each billed as a call
+and reported as a retry; the rest are not retried. The credential never appears in what the
+fault says.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -42,6 +46,30 @@ def no_usage(wire: str) -> dict[str, Any]:
     body = good(wire)
     del body["usage"]
     return body
+
+
+def serve_on(port: int, body: dict[str, Any]) -> ThreadingHTTPServer:
+    """A loopback server on ``port`` answering every POST with ``body`` (a restarted vendor)."""
+    data = json.dumps(body).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    ).start()
+    return server
 
 
 REQUEST = ModelCallRequest(system="s", messages=[{"role": "user", "content": "hi"}], tools=[])
@@ -176,9 +204,58 @@ def test_a_body_cut_short_is_malformed(wire: str, vendor: Any, kit: Any, loop_ho
 
 
 @pytest.mark.parametrize("wire", WIRES)
-def test_refused_connection_is_unreachable(wire: str, kit: Any, loop_host: Any) -> None:
+def test_refused_connection_is_unreachable_after_its_retries(
+    wire: str, kit: Any, loop_host: Any
+) -> None:
+    """A refused connection never reached the server: it is retried like a 5xx (a server
+    restarting mid-Sweep), 3 attempts, each billed as a call, then the Trial errs."""
     url = f"http://127.0.0.1:{kit.closed_port()}/v1"
-    assert_errored(kit, loop_host, binding(kit, wire, url), "model_unreachable", 1, 0)
+    result = assert_errored(kit, loop_host, binding(kit, wire, url), "model_unreachable", 3, 2)
+    assert "cannot connect to" in (result.error or "")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_server_back_before_the_retry_answers_the_trial(
+    wire: str, kit: Any, loop_host: Any
+) -> None:
+    """The server is down at the first attempt and listening again (on the same port) when
+    the retry's backoff ends: the Trial passes, its refused attempt on the record."""
+    port = kit.closed_port()
+    started: list[ThreadingHTTPServer] = []
+
+    def restart(_seconds: float) -> None:  # the backoff: the server comes back meanwhile
+        if not started:
+            started.append(serve_on(port, good(wire)))
+
+    b = EndpointBinding(
+        kit.pin(wire, f"http://127.0.0.1:{port}/v1"), kit.FAKE_KEY, base_delay=0.001, sleep=restart
+    )
+    try:
+        result = run_trial(
+            kit.make_case(expect=output_contains()), 1, loop_host, b, load_plugins().kinds
+        )
+    finally:
+        for server in started:
+            server.shutdown()
+            server.server_close()
+    assert result.outcome == "passed", result
+    assert (result.model_calls, result.retries) == (2, 1)
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/v1", "http:///v1", "http://127.0.0.1:99999/v1"])
+def test_a_url_that_can_never_connect_is_not_retried(url: str, kit: Any, loop_host: Any) -> None:
+    assert_errored(kit, loop_host, binding(kit, "openai", url), "model_unreachable", 1, 0)
+
+
+def test_the_trial_bound_holds_across_unreachable_retries(kit: Any, loop_host: Any) -> None:
+    """With ``trial_timeout_s`` the retries of a refused connection stop when the backoff would
+    outlast the bound (0.3 s, then 0.6 s against 0.5 s): the Trial errs within it."""
+    url = f"http://127.0.0.1:{kit.closed_port()}/v1"
+    b = EndpointBinding(kit.pin("openai", url, trial_timeout_s=0.5), kit.FAKE_KEY, base_delay=0.3)
+    started = time.monotonic()
+    result = assert_errored(kit, loop_host, b, "model_unreachable", 2, 1)
+    assert time.monotonic() - started < 0.5
+    assert "Connection refused" in (result.error or "")
 
 
 @pytest.mark.parametrize("wire", WIRES)

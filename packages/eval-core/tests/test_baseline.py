@@ -74,3 +74,20 @@ def test_a_saved_scorecard_is_named_for_what_it_is(tmp_path: Path) -> None:
         f"{path} is a saved Scorecard, not a Baseline: promote one with --promote, or compare "
         "two Scorecards with eval compare"
     )
+
+
+def test_a_corpus_other_than_the_projects_is_keyed_by_its_directory(tmp_path: Path) -> None:
+    own, other = tmp_path / "corpus", tmp_path / "second"
+    for corpus in (own, other, own / "red-team"):
+        corpus.mkdir(parents=True)
+    assert baseline.corpus_key(own, own) is None
+    assert baseline.corpus_key(own / "red-team", own) is None  # its suite, not another Corpus
+    assert baseline.corpus_key(other, own) == "second"
+    folder = tmp_path / "baselines"
+    assert baseline.canonical_in(folder, "capability", "m1", "second") == folder / "second/m1.json"
+    assert baseline.canonical_in(folder, "red-team", "m1", "second") == (
+        folder / "second/red-team/m1.json"
+    )
+    for name in ("red-team", "..", "a b"):
+        with pytest.raises(baseline.BaselineError, match="cannot key its Baselines"):
+            baseline.canonical_in(folder, "capability", "m1", name)

@@ -103,3 +103,30 @@ def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties
     unfiled = list(bare)
     assert {case.classname for case in unfiled} == {"eval.capability.m1"}
     assert {case._elem.get("file") for case in unfiled} == {None}
+
+
+def test_failures_are_typed_by_their_case_against_the_baseline(tmp_path: Path) -> None:
+    """With a Baseline: a Case that passed there and fails now is a ``regression``, one that
+    failed there too ``known``; the states are the real delta's, not restated here."""
+    from eval_core._release.delta import compare
+
+    before = scorecard(
+        [trial("new-break", "passed"), trial("old-break", "failed"), trial("fine", "passed")]
+    )
+    after = scorecard(
+        [trial("new-break", "failed"), trial("old-break", "failed"), trial("fine", "passed")]
+    )
+    states = {c.case_id: c.state for c in compare(before, after).cases}
+    planned = [(_Case(c), 1) for c in ("new-break", "old-break", "fine")]
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit.render([after], planned, against=[states]))  # type: ignore[arg-type]
+    [suite] = list(JUnitXml.fromfile(str(path)))
+    types = {case.name: [r.type for r in case.result] for case in suite}
+    assert types == {"new-break#1": ["regression"], "old-break#1": ["known"], "fine#1": []}
+    assert {p.name: p.value for p in suite.properties()}["baseline"] == "compared"
+    assert all("output_contains" in r.message for case in suite for r in case.result)
+    plain = tmp_path / "plain.xml"
+    plain.write_bytes(junit.render([after], planned))  # type: ignore[arg-type]
+    [suite] = list(JUnitXml.fromfile(str(plain)))  # not compared: the failing kind, as before
+    assert {r.type for case in suite for r in case.result} == {"output_contains"}
+    assert "baseline" not in {p.name for p in suite.properties()}

@@ -12,6 +12,7 @@ from eval_core._case.case import (
     TextStep,
     ToolCallsStep,
 )
+from eval_core._case.evidence import RepliedCall
 from eval_core._plugins.host import ModelCallRequest
 from eval_core._running.scripted import ScriptedSession, ScriptedTools, ScriptExhaustedError
 
@@ -85,3 +86,26 @@ def test_the_script_replays_one_step_per_call_then_is_exhausted() -> None:
     assert session.complete(request).text == "done"
     with pytest.raises(ScriptExhaustedError, match="script exhausted"):
         session.complete(request)
+
+
+def test_each_request_recorded_keeps_the_calls_its_script_answered() -> None:
+    steps = [
+        ToolCallsStep(
+            calls=[
+                ScriptedCall(call_id="1", name="a"),
+                ScriptedCall(call_id="2", name="b", unoffered=True),
+            ]
+        ),
+        TextStep(text="done"),
+    ]
+    session = ScriptedSession(_Case(steps))  # type: ignore[arg-type]
+    request = ModelCallRequest(system="s", messages=[], tools=[])
+    session.complete(request)
+    session.complete(request)
+    first, last = session.sent
+    assert first.replied == [
+        RepliedCall(call_id="1", name="a"),
+        RepliedCall(call_id="2", name="b", unoffered=True),
+    ]
+    assert last.replied is None  # a text answer calls nothing
+    assert "replied" not in msgspec.json.decode(msgspec.json.encode(last))  # transcripts as before

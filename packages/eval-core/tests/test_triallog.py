@@ -194,3 +194,43 @@ def test_a_logged_line_is_the_bytes_its_struct_makes() -> None:
         fields = {name: getattr(result, name) for name in result.__struct_fields__}
         made = encoder.encode(LoggedTrial(**fields, transcript=pointer))
         assert logged_line(encoder, result, pointer) == made
+
+
+def test_a_trial_logged_twice_reads_as_its_later_line(tmp_path: Path) -> None:
+    """``--rerun-errored`` appends a Trial's new line and keeps the old: every reader takes the
+    later one, in the place the Trial was first logged, with its own transcript pointer."""
+    from msgspec.structs import replace
+
+    from eval_core._recording.triallog import vendor_errored
+
+    path = tmp_path / "log.jsonl"
+    log = TrialLog.create(path, HEADER)
+    down = replace(trial("b", "errored"), error="model_unreachable: cannot connect to x")
+    for result in (trial("a", "passed"), down, trial("c", "failed")):
+        log.append(result)
+    log.close()
+    logged = read(path)
+    assert [vendor_errored(t) for t in logged.trials] == [False, True, False]
+    log = TrialLog.resume(path, logged)
+    log.append(trial("b", "passed"))
+    log.close()
+    again = read(path)
+    assert [(t.case_id, t.outcome) for t in again.trials] == [
+        ("a", "passed"),
+        ("b", "passed"),
+        ("c", "failed"),
+    ]
+    assert again.superseded == 1
+    assert again.pointers is not None and len(again.pointers) == 3
+    assert path.read_bytes().count(b"\n") == 5  # the header and four lines: nothing rewritten
+
+
+def test_only_a_model_failure_is_vendor_errored() -> None:
+    from msgspec.structs import replace
+
+    from eval_core._recording.triallog import vendor_errored
+
+    assert vendor_errored(replace(trial("x", "errored"), error="model_timeout: no reply"))
+    assert not vendor_errored(replace(trial("x", "errored"), error="host_crashed: boom"))
+    assert not vendor_errored(replace(trial("x", "errored"), error="rubric_score: no verdict"))
+    assert not vendor_errored(trial("x", "failed"))

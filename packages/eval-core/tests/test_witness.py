@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from eval_core._case.evidence import Denial, Evidence, ModelRequest, Testimony, ToolCall
+from eval_core._case.evidence import (
+    Denial,
+    Evidence,
+    ModelRequest,
+    RepliedCall,
+    Testimony,
+    ToolCall,
+)
 from eval_core._case.witness import WitnessCheck, contradictions
 from eval_core._kit.strategies import evidence_strategy
 from eval_core._running.trial import TrialResult, decide
@@ -77,3 +84,29 @@ def test_a_raising_family_check_errors_the_trial() -> None:
     assert (
         decided.error is not None and "the witness check 'broken' raised KeyError" in decided.error
     )
+
+
+def _answered(tools: list[str], *calls: RepliedCall) -> Evidence:
+    request = ModelRequest(system="s", messages=[], tools=tools, replied=list(calls))
+    return Evidence(tier="l2", model_requests=[SENT, request])
+
+
+def test_a_scripted_call_to_a_tool_the_request_did_not_offer_fails_the_trial() -> None:
+    called = RepliedCall(call_id="c7", name="refund_order")
+    assert contradictions(_answered(["refund_order", "lookup_order"], called)) == []
+    (line,) = contradictions(_answered(["lookup_order"], called))
+    assert line == (
+        'scripted call not offered: the script calls "refund_order" (call c7) in reply to model '
+        'request #2, but that request offered "lookup_order"; a Tool the agent is not offered '
+        'is called on purpose only when the call says "unoffered": true'
+    )
+    decided = decide(
+        TrialResult(case_id="c", trial=1, outcome="errored"), _answered([], called), [], {}
+    )
+    assert decided.outcome == "failed"
+    assert "that request offered no Tools" in decided.contradictions[0]
+
+
+def test_a_call_the_script_marks_unoffered_is_no_contradiction() -> None:
+    meant = RepliedCall(call_id="c1", name="web_fetch", unoffered=True)
+    assert contradictions(_answered(["lookup_order"], meant)) == []

@@ -108,7 +108,10 @@ CASES = [
     (ModelPromptOmits(text="x"), ev(), False, "not observed"),
     # model_messages_in_order: the LAST request, each text in a later message
     (
-        ModelMessagesInOrder(texts=["order 61", "look into it", "before Saturday"]),
+        ModelMessagesInOrder(
+            texts=["order 61", "look into it", "before Saturday"],
+            roles=["user", "assistant", "user"],
+        ),
         ev(
             model_requests=[
                 request("s", {"role": "user", "content": "before Saturday"}),
@@ -124,7 +127,7 @@ CASES = [
         "in message 2",
     ),
     (
-        ModelMessagesInOrder(texts=["order 61", "before Saturday"]),
+        ModelMessagesInOrder(texts=["order 61", "before Saturday"], roles=["user", "user"]),
         ev(
             model_requests=[
                 request(
@@ -138,13 +141,44 @@ CASES = [
         "is in message 0, before",
     ),
     (
-        ModelMessagesInOrder(texts=["a", "missing"]),
+        ModelMessagesInOrder(texts=["a", "missing"], roles=["user", "user"]),
         ev(model_requests=[request("missing", {"role": "user", "content": "a"})]),
         False,
         "no message from 1 on holds",
     ),
-    (ModelMessagesInOrder(texts=["a", "b"]), ev(model_requests=[]), False, "no request"),
-    (ModelMessagesInOrder(texts=["a", "b"]), ev(), False, "not observed"),
+    (
+        ModelMessagesInOrder(texts=["a", "b"], roles=["user", "user"]),
+        ev(model_requests=[]),
+        False,
+        "no request",
+    ),
+    (ModelMessagesInOrder(texts=["a", "b"], roles=["user", "user"]), ev(), False, "not observed"),
+    # the fault: an earlier assistant turn handed to the model as a user message (its text
+    # and its place kept) is caught by its role
+    (
+        ModelMessagesInOrder(
+            texts=["order 61", "look into it", "before Saturday"],
+            roles=["user", "assistant", "user"],
+        ),
+        ev(
+            model_requests=[
+                request(
+                    "s",
+                    {"role": "user", "content": "my order 61"},
+                    {"role": "user", "content": "I will look into it"},
+                    {"role": "user", "content": "before Saturday?"},
+                )
+            ]
+        ),
+        False,
+        '"look into it" is in message 1, a user message, not an assistant message',
+    ),
+    (
+        ModelMessagesInOrder(texts=["a", "b"], roles=["user"]),
+        ev(model_requests=[request("s", {"role": "user", "content": "a b"})]),
+        False,
+        "2 texts but 1 roles",
+    ),
     # model_not_called
     (ModelNotCalled(), ev(model_calls=0), True, "not called"),
     (ModelNotCalled(), ev(model_calls=2), False, "2 times"),

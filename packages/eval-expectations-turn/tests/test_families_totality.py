@@ -105,6 +105,7 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "name": names,
     "names": st.lists(names, min_size=1, max_size=4),
     "texts": st.lists(texts, min_size=0, max_size=4),
+    "roles": st.lists(st.sampled_from(["user", "assistant", "tool", "bot"]), max_size=4),
     "count": st.integers(min_value=0, max_value=6),
     "min": st.integers(min_value=2, max_value=6),
     "stage": st.sampled_from(STAGES),

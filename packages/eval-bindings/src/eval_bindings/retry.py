@@ -1,5 +1,8 @@
 """Retries belong to the harness: transient vendor faults get another attempt, on the record.
 
+Transient: a rate limit, a 5xx, a timeout, a refused connection (the server restarting);
+see :data:`eval_bindings.wire.transport.TRANSIENT`.
+
 Three attempts in all, backing off ``base_delay × attempt`` seconds, or the vendor's own
 Retry-After when it sends one (capped, so a hostile header cannot park a Sweep). The caller
 bills every attempt; ``on_retry`` is told of each one retried, so it can be reported. A rate

@@ -55,7 +55,24 @@ class ModelNotCalled(Expectation, tag="model_not_called", frozen=True):
 
 
 class ModelMessagesInOrder(Expectation, tag="model_messages_in_order", frozen=True):
+    """``roles[i]`` is the role of the message that must hold ``texts[i]``: an earlier assistant
+    turn handed to the model as a user message keeps its text and its order, not its role."""
+
     texts: list[str]
+    roles: list[str]
+
+
+ROLES = ("user", "assistant", "tool", "system")
+"""The roles of the neutral request shape (:class:`eval_core.plugin.ModelCallRequest`)."""
+
+
+def _a(role: str) -> str:
+    return f"an {role}" if role[:1] in "aeio" else f"a {role}"  # "a user"
+
+
+def _role(message: Any) -> str | None:
+    role = message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+    return role if isinstance(role, str) else None
 
 
 def _around(haystack: str, index: int, length: int, margin: int = 40) -> str:
@@ -172,48 +189,56 @@ def _score_model_prompt_omits(e: ModelPromptOmits, ev: Evidence) -> Verdict:
 
 @scorer
 def _score_messages_in_order(e: ModelMessagesInOrder, ev: Evidence) -> Verdict:
-    """The last request as sent: each text in a message after the one that held the text
-    before it (the conversation in the order it was held, whatever the runtime read)."""
+    """The last request as sent: each text in a message of its role, after the one that held
+    the text before it (the conversation in the order and the roles it was held in, whatever
+    the runtime read)."""
     requests = _sent(
         ev, "cannot read the order of their messages", "cannot read the order of its messages"
     )
     last = requests[-1]
     messages = last.messages if isinstance(last.messages, list) else []
     where = f"last model request (#{len(requests)}: {len(messages)} messages)"
+
+    def holds(n: int, text: str) -> bool:
+        return any(text in piece for piece in _message_texts(messages[n]))
+
+    if len(e.roles) != len(e.texts):
+        return failed(f"{len(e.texts)} texts but {len(e.roles)} roles: cannot match them up")
     found: list[str] = []
     start = 0
-    for text in e.texts:
+    for text, role in zip(e.texts, e.roles, strict=True):
         at = next(
             (
                 n
                 for n in range(start, len(messages))
-                if any(text in piece for piece in _message_texts(messages[n]))
+                if holds(n, text) and _role(messages[n]) == role
             ),
             None,
         )
         if at is None:
-            earlier = next(
-                (
-                    n
-                    for n in range(0, start)
-                    if any(text in piece for piece in _message_texts(messages[n]))
-                ),
-                None,
-            )
             seen = "; ".join(found) or "nothing yet"
+            other = next((n for n in range(start, len(messages)) if holds(n, text)), None)
+            if other is not None:
+                held = _role(messages[other]) or "roleless"
+                return failed(
+                    f"{where}: {quoted(text)} is in message {other}, {_a(held)} message, not "
+                    f"{_a(role)} message ({seen})"
+                )
+            earlier = next((n for n in range(0, start) if holds(n, text)), None)
             if earlier is not None:
                 return failed(
                     f"{where}: {quoted(text)} is in message {earlier}, before the text that "
                     f"precedes it ({seen})"
                 )
             return failed(f"{where}: no message from {start} on holds {quoted(text)} ({seen})")
-        found.append(f"{quoted(text, 40)} in message {at}")
+        found.append(f"{quoted(text, 40)} in message {at} ({role})")
         start = at + 1
-    return passed(f"{where} holds the texts in order: " + "; ".join(found))
+    return passed(f"{where} holds the texts in order, each in its role: " + "; ".join(found))
 
 
 def _check_in_order(e: ModelMessagesInOrder, _case: object) -> Problems:
     texts = e.texts if isinstance(e.texts, list) else []
+    roles = e.roles if isinstance(e.roles, list) else []
     problems: Problems = []
     if len(texts) < 2:
         problems.append((".texts", "must list at least two texts (an order needs two)"))
@@ -222,6 +247,13 @@ def _check_in_order(e: ModelMessagesInOrder, _case: object) -> Problems:
             problems.append((f".texts[{index}]", "must be a string"))
         else:
             problems += non_empty(text, f".texts[{index}]")
+    if len(roles) != len(texts):
+        problems.append(
+            (".roles", f"must give one role per text ({len(texts)}), the role of its message")
+        )
+    for index, role in enumerate(roles):
+        if role not in ROLES:
+            problems.append((f".roles[{index}]", f"must be one of {', '.join(ROLES)}"))
     return problems
 
 
@@ -275,15 +307,20 @@ def eval_kinds() -> list[KindSpec]:
             struct=ModelMessagesInOrder,
             scorer=_score_messages_in_order,
             check=_check_in_order,
-            json_schema=properties(texts={"minItems": 2, "items": NON_EMPTY}),
+            json_schema=properties(
+                texts={"minItems": 2, "items": NON_EMPTY},
+                roles={"minItems": 2, "items": {"enum": list(ROLES)}},
+            ),
             description=(
                 "The last model request, as the binding sent it, holds each text in one of its "
-                "messages (exact substring), each in a later message than the text before it."
+                "messages (exact substring) whose role is the text's role in roles, each in a "
+                "later message than the text before it."
             ),
             examples=[
                 {
                     "kind": "model_messages_in_order",
                     "texts": ["Refund order A-1001", "not delivered"],
+                    "roles": ["user", "tool"],
                 }
             ],
         ),

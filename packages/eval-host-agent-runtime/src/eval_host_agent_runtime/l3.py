@@ -291,6 +291,7 @@ class L3Trial:
         self.recorded: list[Event] = []
         self.witness = ToolWitness()
         self.seeded: set[str] = set()  # call ids of the earlier pass the Host wrote itself
+        self.lost_passes = 0  # worker passes that died: what they did after a commit is gone
         self.usage = EvalUsage()
         self.system_prompt: str | None = None
 
@@ -468,6 +469,7 @@ class L3Trial:
         try:
             return execute_pass(self.store, lease, request, resume=resume), lease
         except WorkerDiedError:
+            self.lost_passes += 1
             self._restart()
             self.clock.advance_to(self.clock() + LEASE_SECONDS)  # the dead worker's lease
             lease = self.store.claim(minted, owner=f"{lease.owner}.replaced")
@@ -716,7 +718,11 @@ class L3Trial:
         said = [c for c in decisions.calls if c.call_id not in self.seeded]
         return Evidence(
             tier=self.case.tier,
-            testimony=Testimony(system_prompt=self.system_prompt, tool_calls=said),
+            testimony=Testimony(
+                system_prompt=self.system_prompt,
+                model_calls=self._reported_calls(),
+                tool_calls=said,
+            ),
             output_text=output_text if isinstance(output_text, str) else None,
             output_structured=output_structured,
             output_kind=output_kind,  # type: ignore[arg-type]
@@ -729,6 +735,29 @@ class L3Trial:
             usage=self.usage,
             events=self.recorded,
         )
+
+    def _reported_calls(self) -> int | None:
+        """The model calls the runtime says it made, read back from the database: the sum of
+        each Turn's count in its last ``turn.finished`` (a resumed Turn carries on its
+        checkpoint's count). ``None`` where it keeps no count to check: a Turn that never
+        finished (parked), or a worker that died (the calls it made after its last commit are
+        gone with it, as they would be in production)."""
+        if self.lost_passes or self.desk.crashes:
+            return None
+        finished: dict[int, Any] = {}
+        for event in self.recorded:
+            if event.type == "turn.finished":
+                finished[event.turn_index] = event.payload
+        turns = {row.turn_index for row in self.ledger.turn_rows}
+        if not turns or not turns <= finished.keys():
+            return None
+        total = 0
+        for index in sorted(turns):
+            count = finished[index].get("modelCallCount")
+            if type(count) is not int:
+                return None
+            total += count
+        return total
 
 
 LIMIT_REASONS = frozenset({ITERATION_LIMIT, TOOL_CALL_LIMIT, REPAIR_BUDGET_EXHAUSTED})

@@ -72,7 +72,13 @@ def find_app(soul_dir: Path, app: str | None) -> App:
         raise HostOptionError(f"{source} {spec!r}: expected package.module:NAME")
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:  # the team's module must not end (or forge the code of) eval
+        raise HostOptionError(
+            f"{source} {spec!r}: importing {module_name} called sys.exit({exc.code!r})"
+        ) from None
+    except BaseException as exc:
         raise HostOptionError(
             f"{source} {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}"
         ) from None

@@ -101,11 +101,18 @@ class LangGraphHost:
         model = SessionChatModel(session=None, on_request=_stop)
         try:
             return await build(self.app.builders[agent], model, {})
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a sys.exit of the builder's is one line, not eval's end
             raise HostOptionError(
                 f"app {self.app.spec!r}: the builder of agent {agent!r} raised "
                 f"{type(exc).__name__}: {exc}"
             ) from None
+
+    @property
+    def trial_deadline(self) -> float:
+        """The ``timeout`` option: a Trial's forked child is killed a little after it."""
+        return self.timeout
 
     def fingerprint(self) -> str:
         """What the load-time answers depend on besides the Soul: this package, the framework
@@ -166,7 +173,9 @@ class LangGraphHost:
             await graph.ainvoke({"messages": messages_of(case)})
         except _Probed as probed:
             return probed.request.system
-        except Exception:
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # the team's graph failing (or calling sys.exit) gives no prompt
             return None
         return None
 

@@ -30,7 +30,7 @@ from eval_host_langgraph.arguments import validated
 class ToolBoundary:
     """One Trial's Tool boundary: what each Tool received, and the Case's scripted results."""
 
-    __slots__ = ("_lock", "_scripted", "injected", "received", "scripted_names")
+    __slots__ = ("_lock", "_scripted", "denied", "injected", "received", "scripted_names")
 
     def __init__(self, results: list[ScriptedResult]) -> None:
         self._scripted = ScriptedTools(results)
@@ -39,6 +39,9 @@ class ToolBoundary:
         self.injected: dict[str, dict[str, Any]] = {}
         """By call id, the values LangGraph injected into the call (lent to the validation of
         the model's own arguments, never recorded as theirs)."""
+        self.denied: dict[str, str] = {}
+        """By call id, the reason of each call the Case's script has its Tool deny: LangGraph's
+        Tool message says only "error", so the Host keeps which errors were denials."""
         self._lock = threading.Lock()  # LangGraph may run a batch's Tools on threads
 
     def receive(
@@ -59,6 +62,9 @@ class ToolBoundary:
             content = output if isinstance(output, str) else compact_json(output) or ""
             return ToolMessage(content=content, name=name, tool_call_id=call_id)
         reason = outcome.reason or outcome.status
+        if outcome.status == "denied":
+            with self._lock:
+                self.denied[call_id] = reason
         return ToolMessage(
             content=f"Error: {reason}", name=name, tool_call_id=call_id, status="error"
         )

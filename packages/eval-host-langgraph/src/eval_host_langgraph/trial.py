@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -130,7 +130,15 @@ class LangGraphTrial:
         messages = _messages(state)[len(given) :] if state is not None else []
         known = frozenset(t.name for t in tools_of(graph))
         received = self.boundary.received if observed else None
-        return evidence_of(messages, status, reason, received, known, self._reading(graph))
+        return evidence_of(
+            messages,
+            status,
+            reason,
+            received,
+            known,
+            self._reading(graph),
+            dict(self.boundary.denied),
+        )
 
     def _reading(self, graph: Any) -> Reading:
         """The testimony's arguments on the witness's footing: through the named Tool's own
@@ -170,11 +178,15 @@ def evidence_of(
     received: list[ToolCall] | None,
     known: frozenset[str],
     read: Reading,
+    denied: Mapping[str, str] | None = None,
 ) -> Evidence:
     """The run read back: the Tool calls the witness saw, the answer and end from the loop,
     and the Tool messages of the final state as LangGraph's own record, each dispatched call's
     arguments as ``read`` gives them. A Tool message for a Tool the graph does not have
-    (``known``) is the ToolNode's refusal: a denial, not a call."""
+    (``known``) is the ToolNode's refusal: a denial, not a call. A call whose Tool denied it
+    (``denied``: the scripted denials, by call id, with their reasons) is a denial by the Tool,
+    not a failure: the Tool received it."""
+    denied = denied or {}
     asked: dict[str, tuple[str, Any]] = {}
     input_tokens = output_tokens = 0
     for message in messages:
@@ -213,14 +225,25 @@ def evidence_of(
             )
             continue
         failed = message.status == "error"
+        refused = denied.get(message.tool_call_id) if failed else None
+        if refused is not None:
+            denials.append(
+                Denial(
+                    call_id=message.tool_call_id,
+                    name=message.name or name,
+                    arguments=arguments,
+                    reason=refused,
+                    source="tool",
+                )
+            )
         results.append(
             ToolResult(
                 call_id=message.tool_call_id,
                 name=message.name or name,
                 arguments=arguments,
-                status="failed" if failed else "succeeded",
+                status="denied" if refused is not None else "failed" if failed else "succeeded",
                 output=None if failed else _output(message.content),
-                reason=text_of(message.content) if failed else None,
+                reason=refused or (text_of(message.content) if failed else None),
             )
         )
         called = message.name or name

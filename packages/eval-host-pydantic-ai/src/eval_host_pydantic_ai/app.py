@@ -57,7 +57,13 @@ def load_app(soul_dir: Path, app: str | None) -> App:
             sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:  # the team's module must not end (or forge the code of) eval
+        raise HostOptionError(
+            f"app {spec!r}: importing {module_name} called sys.exit({exc.code!r})"
+        ) from None
+    except BaseException as exc:
         raise HostOptionError(
             f"app {spec!r}: importing {module_name} raised {type(exc).__name__}: {exc}"
         ) from None

@@ -13,6 +13,7 @@ on the same footing (:mod:`.arguments`).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,19 @@ from eval_core.plugin import CaseBase, ScriptedTools, ToolCall, ToolResult
 from eval_host_pydantic_ai.arguments import jsonable
 
 NOT_PARKED = "the pydantic-ai Host cannot park a Tool call (approval or retry wait): L3 only"
+
+
+class ToolEndedRun(Exception):  # noqa: N818 - it names an outcome
+    """A Tool raised ``SystemExit`` (``sys.exit``) or another ``BaseException``: as an
+    ``Exception`` it ends the run and errors the Trial in one line; left as it was, it would
+    end the Host's loop thread (asyncio re-raises both out of the loop)."""
+
+    def __init__(self, name: str, exc: BaseException) -> None:
+        if isinstance(exc, SystemExit):
+            what = f"called sys.exit({exc.code!r})"
+        else:
+            what = f"raised {type(exc).__name__} (a BaseException, not an Exception)"
+        super().__init__(f"Tool {name!r} {what}: it ends this Trial, not the Sweep")
 
 
 class ToolBoundary:
@@ -58,6 +72,11 @@ class ToolBoundary:
             except Exception as exc:
                 self._result(call_id, name, received, "failed", reason=f"{type(exc).__name__}")
                 raise
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                raise
+            except BaseException as exc:  # a sys.exit or BaseException of the team's Tool
+                self._result(call_id, name, received, "failed", reason=f"{type(exc).__name__}")
+                raise ToolEndedRun(name, exc) from None
             self._result(call_id, name, received, "succeeded", output=plain(output))
             return output
         outcome = self.scripted.execute(name, received)

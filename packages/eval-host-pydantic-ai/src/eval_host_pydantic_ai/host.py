@@ -140,6 +140,16 @@ class PydanticAiHost:
         return self.loop.run(ask(), self.timeout)
 
     @property
+    def trial_deadline(self) -> float | None:
+        """The ``timeout`` option: a Trial's forked child is killed a little after it."""
+        return self.timeout
+
+    def prepare_fork(self) -> None:
+        """Before a Sweep's children are forked: the agents' MCP servers are exited here and
+        entered again in each child, on its own loop (:meth:`HostLoop.release_servers`)."""
+        self.loop.release_servers()
+
+    @property
     def agents_from(self) -> str:
         """Where the agents come from, as a refusal names it: the team's ``app``."""
         return self.app.spec

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import threading
 from collections.abc import Coroutine, Sequence
 from contextlib import AsyncExitStack, suppress
@@ -28,15 +29,52 @@ class HostLoop:
     """An event loop on a thread of its own, and the servers it keeps entered."""
 
     def __init__(self, name: str = "pydantic-ai-host") -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
-        self._thread.start()
+        self._name = name
+        self._start()
         self._stop: asyncio.Event | None = None
         self._keeper: concurrent.futures.Future[None] | None = None
         self._servers: list[Any] = []
+        self._released: list[Any] = []
+
+    def _start(self) -> None:
+        self._pid = os.getpid()
+        self._closing = False
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        """Run the loop until :meth:`close`: a ``SystemExit`` or ``BaseException`` the team's
+        code raised out of a task (asyncio re-raises both out of the loop; the task's caller has
+        it already) does not end the thread every later Trial needs."""
+        while True:
+            try:
+                self.loop.run_forever()
+                return
+            except BaseException:
+                if self._closing:
+                    return
+
+    def release_servers(self) -> None:
+        """Exit the kept servers here, before children are forked: each child enters them
+        again on its own loop at its first run (a server entered on this process's loop is of
+        no use to a child). This process keeps its loop."""
+        if not self._servers:
+            return
+        servers = self._servers
+        self._exit_servers()
+        self._released = servers
 
     def run(self, work: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        """Run ``work`` on the loop and wait for it; cancelled past ``timeout`` seconds."""
+        """Run ``work`` on the loop and wait for it; cancelled past ``timeout`` seconds.
+
+        In a child forked after the loop started (``--executor fork``) the loop's thread is
+        not there: the child starts a loop of its own first, and enters there the servers the
+        parent released (:meth:`release_servers`)."""
+        if os.getpid() != self._pid:
+            self._start()
+            self._keeper, self._stop, self._servers = None, None, []
+            self.keep_open(self._released)
         future = asyncio.run_coroutine_threadsafe(work, self.loop)
         try:
             return future.result(timeout)
@@ -72,6 +110,15 @@ class HostLoop:
     def close(self) -> None:
         if self.loop.is_closed():
             return
+        self._closing = True
+        self._exit_servers()
+        self._finish(self.loop.shutdown_asyncgens())
+        self._finish(self.loop.shutdown_default_executor())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(CLOSE_SECONDS)
+        self.loop.close()
+
+    def _exit_servers(self) -> None:
         if self._keeper is not None and self._stop is not None:
             self.loop.call_soon_threadsafe(self._stop.set)
             with suppress(Exception):  # a server that fails to close is still let go of
@@ -81,11 +128,7 @@ class HostLoop:
             closing = getattr(transport, "close", None)
             if callable(closing):
                 self._finish(closing())
-        self._finish(self.loop.shutdown_asyncgens())
-        self._finish(self.loop.shutdown_default_executor())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(CLOSE_SECONDS)
-        self.loop.close()
+        self._keeper, self._stop, self._servers = None, None, []
 
     def _finish(self, work: Coroutine[Any, Any, Any]) -> None:
         with suppress(Exception):

@@ -2,7 +2,10 @@
 
 A vendor failure is never a verdict: whatever goes wrong on the wire (a status, a timeout, a
 refused connection, a body that is not JSON) becomes a :class:`VendorError` the Host turns into
-an errored Trial. ``transient`` marks the faults worth another attempt.
+an errored Trial. ``transient`` marks the faults worth another attempt: a rate limit, a 5xx, a
+timeout, and a refused connection (``model_unreachable``: the request never reached the
+server, so sending it again is safe, and a server restarted mid-Sweep is back a moment later);
+a URL that can never be reached (not http(s), no host, a port out of range) is final.
 
 httpx speaks HTTP/1.1 here (pooling, de-chunking): it loads with the first call (a scripted
 Sweep never imports it), reads no proxy from the environment, follows no redirect, and verifies
@@ -30,7 +33,9 @@ if TYPE_CHECKING:  # httpx (and ssl with it) loads with the first call, not the 
 
     import httpx
 
-TRANSIENT = frozenset({"model_rate_limited", "model_provider_unavailable", "model_timeout"})
+TRANSIENT = frozenset(
+    {"model_rate_limited", "model_provider_unavailable", "model_timeout", "model_unreachable"}
+)
 
 
 class VendorError(ModelError):
@@ -199,9 +204,13 @@ def _target(url: str) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - a port out of range raises here
     except ValueError as exc:
-        raise VendorError("model_unreachable", f"cannot connect to {url}: {exc}") from None
+        raise VendorError(
+            "model_unreachable", f"cannot connect to {url}: {exc}", final=True
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise VendorError("model_unreachable", f"cannot connect to {url}: not an http(s) URL")
+        raise VendorError(
+            "model_unreachable", f"cannot connect to {url}: not an http(s) URL", final=True
+        )
 
 
 def _no_reply(url: str, timeout: float) -> VendorError:

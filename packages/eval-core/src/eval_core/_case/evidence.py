@@ -150,14 +150,28 @@ class SentPart(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     size: int | None = None
 
 
-class ModelRequest(msgspec.Struct, frozen=True, kw_only=True):
+class RepliedCall(msgspec.Struct, frozen=True, kw_only=True):
+    """A Tool call the scripted model made in its reply to one request. ``unoffered`` is the
+    script's own mark that the call is to a Tool the agent is not offered, on purpose."""
+
+    call_id: str
+    name: str
+    unoffered: bool = False
+
+
+class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One request as the binding sent it: the assembled prompt, messages and Tools. A binary
     part keeps the digest and size of its bytes (``sha256``, ``size``), never the bytes;
-    :func:`eval_core._case.sent.parts_of` reads the request as the provider's parts."""
+    :func:`eval_core._case.sent.parts_of` reads the request as the provider's parts.
+
+    ``replied`` is set by the scripted binding only: the Tool calls its script made in reply
+    to this request, checked against ``tools`` on every Trial (a scripted call to a Tool the
+    request did not offer is a contradiction, :mod:`eval_core._case.witness`)."""
 
     system: str
     messages: list[Any]
     tools: list[str]
+    replied: list[RepliedCall] | None = None
 
 
 class Usage(msgspec.Struct, frozen=True, kw_only=True):

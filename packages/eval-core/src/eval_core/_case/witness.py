@@ -129,11 +129,28 @@ def reported_calls_not_counted(evidence: Evidence) -> Iterable[str]:
     )
 
 
+def called_but_not_offered(evidence: Evidence) -> Iterable[str]:
+    """A scripted call to a Tool the very request it answers did not offer: the agent stopped
+    offering a Tool the Case means it to have (unless the script marks the call ``unoffered``,
+    a hallucinated call on purpose). The binding is the witness of what was offered."""
+    for number, request in enumerate(evidence.model_requests or (), start=1):
+        for call in request.replied or ():
+            if call.unoffered or call.name in request.tools:
+                continue
+            offered = ", ".join(quoted(t) for t in request.tools) or "no Tools"
+            yield (
+                f"the script calls {quoted(call.name)} (call {call.call_id}) in reply to model "
+                f"request #{number}, but that request offered {offered}; a Tool the agent is "
+                'not offered is called on purpose only when the call says "unoffered": true'
+            )
+
+
 CORE_CHECKS: tuple[WitnessCheck, ...] = (
     WitnessCheck("denied call received", denied_but_received),
     WitnessCheck("recorded call not received", recorded_but_not_received),
     WitnessCheck("reported prompt not sent", reported_prompt_not_sent),
     WitnessCheck("reported model calls not counted", reported_calls_not_counted),
+    WitnessCheck("scripted call not offered", called_but_not_offered),
 )
 
 

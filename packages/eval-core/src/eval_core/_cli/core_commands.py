@@ -249,6 +249,7 @@ def run_sweep(args: SimpleNamespace) -> int:
         junit_xml=args.junit_xml,
         log=args.log,
         resume=args.resume,
+        rerun_errored=args.rerun_errored,
         quiet=args.quiet,
         verbose=args.verbose,
         host=host,

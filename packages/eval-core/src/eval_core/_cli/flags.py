@@ -241,6 +241,13 @@ def _sweep_arguments(sweep: Arguments) -> None:
         metavar="LOG",
         help="Finish the Sweep this trial log began (same flags).",
     )
+    add(
+        "--rerun-errored",
+        action="store_true",
+        help="With --resume: also run again the Trials the log records as vendor-errored "
+        "(model_*: the model's server failed, not the agent); their new lines are appended "
+        "and replace the errored ones in the Scorecard, every other Trial is kept.",
+    )
     add("-q", "--quiet", action="store_true", help="No progress on stderr.")
     add(
         "-v",
@@ -296,7 +303,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         const=CANONICAL,
         metavar="PATH",
         help="Compare with the Baseline: <model>.json in the project's Baselines folder "
-        "(baselines/ at its root), or the PATH given.",
+        "(baselines/ at its root; <corpus>/<model>.json there for a Corpus other than the "
+        "project's own), or the PATH given.",
     )
     add(
         "-j",
@@ -310,9 +318,11 @@ def _sweep_arguments(sweep: Arguments) -> None:
     add(
         "--executor",
         metavar="NAME",
-        help="Run the Trials on an installed executor instead of this process: ray (the "
-        "eval-executor-ray package) runs them as Ray tasks, on a local Ray instance unless "
-        "--address names a cluster. The trial log, --resume and the ceilings work the same.",
+        help="Run the Trials on an installed executor instead of this process: fork runs "
+        "them on --jobs forked children (a framework Host's Trials run so without the flag: "
+        "the team's code cannot end or hang the Sweep); ray (the eval-executor-ray package) "
+        "runs them as Ray tasks, on a local Ray instance unless --address names a cluster. The "
+        "trial log, --resume and the ceilings work the same.",
     )
     add(
         "--address",
@@ -331,5 +341,6 @@ def _sweep_arguments(sweep: Arguments) -> None:
         "--promote",
         action="store_true",
         help="Make this Sweep the model's Baseline (clean tree, complete, unerrored, "
-        "unregressed, real model only; always the canonical path).",
+        "unregressed, real model only, the locked plug-ins: never with --unlocked; always "
+        "the canonical path).",
     )

@@ -24,6 +24,7 @@ from eval_core._case.evidence import (
     Evidence,
     GuardDecision,
     ModelRequest,
+    RepliedCall,
     Testimony,
     ToolCall,
     ToolResult,
@@ -157,6 +158,11 @@ def _evidence(records: tuple[type, ...]) -> SearchStrategy[Evidence]:
             st.fixed_dictionaries({"role": st.just("user"), "content": texts}), max_size=2
         ),
         tools=st.lists(names, max_size=2),
+        replied=st.none()
+        | st.lists(
+            st.builds(RepliedCall, call_id=names, name=names, unoffered=st.booleans()),
+            max_size=2,
+        ),
     )
     events = st.builds(
         Event,

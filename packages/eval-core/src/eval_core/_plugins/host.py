@@ -164,6 +164,15 @@ class Host(Protocol):
     on besides
     the Soul, its code mostly. With it, a Corpus loaded before from the same inputs is not
     checked again (:mod:`eval_core._util.checked`); without it, every load checks every Case.
+
+    A Host that runs the team's code (:func:`owns_agents`) is swept on forked children
+    (:mod:`eval_core._running.forked`), where that code cannot end or hang the Sweep. Such a
+    Host may offer ``trial_deadline: float`` (seconds a Trial may take: its child is killed a
+    little after), ``prepare_fork()`` (called before the children are forked: let go of what
+    a child cannot share, such as a session on this process's event loop, and make it again
+    in the child on first use) and ``unforkable: str | None`` (why it cannot run in a forked
+    child, one line: the Sweep then stays in this process, and ``--executor fork`` is refused
+    with it).
     """
 
     @property

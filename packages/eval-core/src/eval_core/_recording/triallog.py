@@ -16,6 +16,11 @@ Evidence in a side file beside it (:mod:`eval_core._recording.transcript`); its 
 there. The header also says what a reader needs to judge the Sweep without the Corpus at hand
 (suite, binding, Host, Trials planned, Cases in the Corpus, the plug-ins whose kinds it uses).
 
+A Trial may be logged more than once: ``--resume --rerun-errored`` runs again the Trials whose
+recorded outcome is a vendor error and appends their new lines, keeping the old. A reader takes
+the later line of each Trial (:func:`read` returns one record per Case and Trial number, the last
+written), so the log stays append-only and every reader agrees on what it holds.
+
 One process writes a log at a time: the writer holds an exclusive lock on it (``flock``) from
 create or resume to close, and a second ``--resume`` of the same log is refused in one line
 instead of interleaving its lines with the first's.
@@ -205,7 +210,8 @@ def _lock(handle: IO[bytes], path: Path) -> None:
 
 
 class Logged(msgspec.Struct, frozen=True):
-    """A trial log as read: its header, its complete Trials, and where they end."""
+    """A trial log as read: its header, its complete Trials (the last line of each), and where
+    they end."""
 
     header: LogHeader
     trials: list[TrialResult]
@@ -213,6 +219,31 @@ class Logged(msgspec.Struct, frozen=True):
     torn: int = 0
     needs_newline: bool = False
     pointers: list[Pointer | None] | None = None  # each Trial's transcript, when recorded
+    superseded: int = 0
+    """Lines a later line of the same Trial replaced (a vendor-errored Trial run again)."""
+
+
+VENDOR = "model_"
+"""The prefix of a vendor failure's reason (``model_unreachable: ...``): the model's server
+failed, not the system under test, so the Trial is worth running again."""
+
+
+def vendor_errored(trial: TrialResult) -> bool:
+    """The Trial errored because the model's server failed (a ``model_*`` reason)."""
+    return trial.outcome == "errored" and (trial.error or "").startswith(VENDOR)
+
+
+def _latest(
+    trials: list[TrialResult], pointers: list[Pointer | None]
+) -> tuple[list[TrialResult], list[Pointer | None], int]:
+    """One record per Case and Trial number, the last written, in the order each Trial was
+    first logged; and how many earlier lines were replaced."""
+    kept: dict[tuple[str, int], tuple[TrialResult, Pointer | None]] = {}
+    for trial, pointer in zip(trials, pointers, strict=True):
+        kept[(trial.case_id, trial.trial)] = (trial, pointer)
+    if len(kept) == len(trials):
+        return trials, pointers, 0
+    return [t for t, _ in kept.values()], [p for _, p in kept.values()], len(trials) - len(kept)
 
 
 def read(path: Path) -> Logged:
@@ -252,7 +283,8 @@ def read(path: Path) -> Logged:
             needs_newline = True
     elif not lines:
         needs_newline = True  # a header without its line break
-    return Logged(header, trials, end, torn, needs_newline, pointers)
+    trials, pointers, superseded = _latest(trials, pointers)
+    return Logged(header, trials, end, torn, needs_newline, pointers, superseded)
 
 
 _POINTER = msgspec.json.Decoder(_Line)

@@ -2,7 +2,8 @@
 
 Nothing becomes the Baseline on its own. A Baseline records what it measured
 (``corpusCommit``: the commit of the git tree holding the Corpus, ``-dirty`` when it had
-changes) and when; it lives at a canonical path per model and suite. A file that is missing,
+changes) and when; it lives at a canonical path per model and suite, and per Corpus when the
+Corpus is not the project's own (:func:`canonical_in`). A file that is missing,
 corrupt, truncated or foreign is refused with its reason, and never overwritten by accident:
 promotion always writes the canonical path, atomically.
 """
@@ -50,14 +51,35 @@ def canonical_path(root: Path, suite: str, model_id: str) -> Path:
     return canonical_in(root / "baselines", suite, model_id)
 
 
-def canonical_in(folder: Path, suite: str, model_id: str) -> Path:
+def canonical_in(folder: Path, suite: str, model_id: str, corpus: str | None = None) -> Path:
     """``<folder>/<model>.json``, or ``<folder>/red-team/<model>.json`` for the red-team suite
-    (``folder``: the project's Baselines folder, ``baselines`` in ``[tool.eval]``)."""
+    (``folder``: the project's Baselines folder, ``baselines`` in ``[tool.eval]``); a
+    ``corpus`` other than the project's own (see :func:`corpus_key`) keys it one folder deeper,
+    ``<folder>/<corpus>/<model>.json``, so two Corpora never share one model's Baseline."""
     if not MODEL_ID.fullmatch(model_id):
         raise BaselineError(f"model id {model_id!r} is not a safe file name ([a-zA-Z0-9._-]+)")
+    if corpus is not None:
+        if not MODEL_ID.fullmatch(corpus) or corpus in (".", "..", "red-team"):
+            raise BaselineError(
+                f"the Corpus directory's name {corpus!r} cannot key its Baselines (a safe file "
+                "name [a-zA-Z0-9._-]+, not red-team): rename it, or make it the project's "
+                "Corpus ([tool.eval] corpus)"
+            )
+        folder = folder / corpus
     if suite == "red-team":
         folder = folder / "red-team"
     return folder / f"{model_id}.json"
+
+
+def corpus_key(corpus: Path, own: Path) -> str | None:
+    """``None`` for the project's own Corpus ``own`` (its Baselines keep the paths they always
+    had), else the name of ``corpus``'s directory (its root: a red-team suite is its parent's)."""
+    from eval_core._loading.corpus import corpus_root
+
+    root, mine = corpus_root(corpus).resolve(), corpus_root(own).resolve()
+    if root == mine or root == mine / "red-team":  # the project's Corpus, or its red-team suite
+        return None
+    return root.name
 
 
 def read(path: Path) -> Baseline:

@@ -25,12 +25,12 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
     assert card is not None
     regressed = 0
     if options.baseline is not None:
-        path = (
-            baselines.canonical_in(options.baselines_dir, card.suite, card.model_id)
-            if options.baseline == CANONICAL
-            else Path(options.baseline)
-        )
         try:
+            path = (
+                _canonical(options, card, run)
+                if options.baseline == CANONICAL
+                else Path(options.baseline)
+            )
             base = baselines.read(path)
             delta = deltas.compare(base.scorecard, card, base.corpus_commit)
         except (baselines.BaselineError, deltas.ComparisonRefused) as exc:
@@ -39,6 +39,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
             run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
         else:
             run.notes.append(deltas.render(delta, not is_clean(base.corpus_commit)).rstrip())
+            run.baseline = {c.case_id: c.state for c in delta.cases}
             regressed = len(delta.of("regressed"))
             if regressed:
                 run.reasons.append(
@@ -52,7 +53,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
         run.reasons.append(f"{run.name}: promotion refused: {why}")
         return
     try:
-        target = baselines.canonical_in(options.baselines_dir, card.suite, card.model_id)
+        target = _canonical(options, card)
     except baselines.BaselineError as exc:
         run.reasons.append(f"{run.name}: promotion refused: {exc}")
         return
@@ -69,11 +70,31 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
     run.notes.append(f"Promoted  {card.model_id} Baseline at {version} -> {target}")
 
 
+def _canonical(options: SweepOptions, card: Scorecard, reading: Run | None = None) -> Path:
+    """The Baseline's canonical path: keyed by the Corpus too unless it is the project's own.
+    ``reading``: for a comparison, a Corpus keyed that has no Baseline there yet reads the
+    unkeyed path (where a harness before the key promoted it), saying so in a note."""
+    own = options.project.path("corpus") if options.project is not None else options.root / "corpus"
+    key = baselines.corpus_key(options.corpus, own)
+    path = baselines.canonical_in(options.baselines_dir, card.suite, card.model_id, key)
+    if reading is not None and key is not None and not path.exists():
+        before = baselines.canonical_in(options.baselines_dir, card.suite, card.model_id)
+        if before.exists():
+            reading.notes.append(
+                f"NOTE  no Baseline at {path} (this Corpus's): compared with {before}, where "
+                "an older harness promoted Baselines of every Corpus"
+            )
+            return before
+    return path
+
+
 def _promotion_refused(
     options: SweepOptions, card: Scorecard, version: str, refused: bool, regressed: int
 ) -> str | None:
     if card.binding == "scripted":
         return "the scripted binding is told what to say: it is never a Baseline"
+    if card.unlocked:
+        return "the plug-ins differ from eval.lock (--unlocked): a Baseline is made locked"
     if not is_clean(version):
         return f"the tree is not clean (the Corpus's, {version}): commit first"
     if card.partial:

@@ -8,6 +8,13 @@ variant is its source Case's), its ``file`` that file's path from the repository
 ``<failure>``'s ``type`` is what failed: ``witness`` when testimony contradicts a witness (it
 fails the Trial on its own, see :mod:`eval_core._case.witness`), else the first failing kind.
 
+Compared with a Baseline (``--baseline``), a ``<failure>``'s ``type`` says instead how the Case
+stands against it, so CI can tell a new break from an old one: ``regression`` (it passed in the
+Baseline: this fails the gate), ``known`` (it did not pass in the Baseline either), ``flapping``
+(its verdict is noise over ``--repeat``: no signal) or ``unbaselined`` (the Baseline has no
+comparable verdict for it); the failing kind stays first in the ``message``. The suite's
+``baseline`` property then reads ``compared``.
+
 Every attribute and text passes through :func:`~eval_core._util.safe_text.clean` on its way out, so
 the document stays well-formed XML 1.0 whatever a model said or a Case file was named.
 """
@@ -28,13 +35,17 @@ def render(
     cards: Sequence[Scorecard],
     planned: Sequence[tuple[CaseBase, int]] = (),
     files: Mapping[str, str] | None = None,
+    against: Sequence[Mapping[str, str] | None] = (),
 ) -> bytes:
     """One ``<testsuite>`` per Sweep (per Matrix leg), one ``<testcase>`` per planned Trial.
     ``files`` maps each Case id to its file's path from the repository's root (a Case not
-    in it is classed by its Sweep alone, with no ``file``)."""
+    in it is classed by its Sweep alone, with no ``file``); ``against``, per Sweep, each
+    Case's state against the Baseline (a delta's ``regressed``, ``unchanged``...) or ``None``
+    when it was not compared."""
     root = ET.Element("testsuites")
-    for card in cards:
-        root.append(_suite(card, planned, files or {}))
+    for index, card in enumerate(cards):
+        states = against[index] if index < len(against) else None
+        root.append(_suite(card, planned, files or {}, states))
     for element in root.iter():
         if element.text is not None:
             element.text = clean(element.text)
@@ -47,10 +58,20 @@ def render(
 
 WITNESS = "witness"
 """A ``<failure>``'s ``type`` when testimony contradicts a witness."""
+AGAINST_BASELINE = {
+    "regressed": "regression",
+    "unchanged": "known",
+    "no-signal": "flapping",
+    "not-comparable": "unbaselined",
+}
+"""A ``<failure>``'s ``type`` by its Case's state against the Baseline (``fixed`` never fails)."""
 
 
 def _suite(
-    card: Scorecard, planned: Sequence[tuple[CaseBase, int]], files: Mapping[str, str]
+    card: Scorecard,
+    planned: Sequence[tuple[CaseBase, int]],
+    files: Mapping[str, str],
+    states: Mapping[str, str] | None = None,
 ) -> ET.Element:
     prefix = f"eval.{card.suite}.{card.model_id}"
     suite = ET.Element(
@@ -65,6 +86,7 @@ def _suite(
         ("suite", card.suite),
         ("model", card.model_id),
         ("corpusCommit", card.corpus_commit),
+        *((("baseline", "compared"),) if states is not None else ()),
     ):
         ET.SubElement(properties, "property", name=key, value=recorded)
 
@@ -92,6 +114,8 @@ def _suite(
             kinds = [r.kind for r in trial.expectations if not r.passed]
             failing += [f"{r.kind}: {r.detail}" for r in trial.expectations if not r.passed]
             what = WITNESS if trial.contradictions else kinds[0] if kinds else "failed"
+            if states is not None:
+                what = AGAINST_BASELINE.get(states.get(trial.case_id, ""), "unbaselined")
             node = ET.SubElement(
                 case, "failure", message=failing[0] if failing else "failed", type=what
             )

@@ -30,11 +30,12 @@ from eval_core._recording.triallog import (
     TrialLog,
     check_resumable,
     read,
+    vendor_errored,
 )
 from eval_core._release.options import SweepOptions
 from eval_core._running.progress import Progress
 from eval_core._running.runner import StopSweep, run_sweep
-from eval_core._running.scorecard import Scorecard
+from eval_core._running.scorecard import Scorecard, Spend
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult
 from eval_core._util.project import OUTPUTS
@@ -60,6 +61,8 @@ class Run(msgspec.Struct):
     refused: bool = False
     log_path: Path | None = None
     write_failures: list[str] = msgspec.field(default_factory=list)
+    baseline: dict[str, str] | None = None
+    """Each Case's state against the Baseline (``regressed``, ``unchanged``...), when compared."""
 
 
 SCRIPTED_JOBS = 4
@@ -131,7 +134,15 @@ def sweep_leg(
                 "was being written when the Sweep died); it runs again"
             )
         done = logged.trials
-        progress.note(f"resuming {path}: {len(done)} of {planned} Trials already done")
+        if options.rerun_errored:
+            again = [t for t in done if vendor_errored(t)]
+            done = [t for t in done if not vendor_errored(t)]
+            progress.note(
+                f"resuming {path}: {len(done)} of {planned} Trials kept, {len(again)} "
+                "vendor-errored run again (--rerun-errored)"
+            )
+        else:
+            progress.note(f"resuming {path}: {len(done)} of {planned} Trials already done")
     else:
         header = LogHeader(
             corpus_hash=corpus.hash,
@@ -173,7 +184,7 @@ def sweep_leg(
         leg.concurrency
         if leg is not None
         else 0
-        if elsewhere
+        if elsewhere and not getattr(elsewhere, "supervising", False)
         else scripted_jobs(corpus, options.cases)
     )
     if jobs > 1 and (options.jobs or leg is not None):
@@ -244,8 +255,21 @@ def sweep_leg(
         log.close()
         if leg is not None:
             leg.close()
+    if done:
+        count_all(card, {(t.case_id, t.trial) for t in done})
     if card.aborted_reason:
         progress.note(f"stopped early: {card.aborted_reason}")
     if leg is not None:
         leg.settle(card)
     return card
+
+
+def count_all(card: Scorecard, resumed: set[tuple[str, int]]) -> None:
+    """A resumed Sweep's Spend counts every Trial of its Scorecard, the ones read back from the
+    log included, as its dollars are priced (and its ceilings checked) over them all; the
+    runner counted only the Trials this process ran. ``resumed`` says which came from the log.
+    """
+    spend = Spend(resumed=sum((t.case_id, t.trial) in resumed for t in card.trials))
+    for trial in card.trials:
+        spend.add(trial.usage, 0 if card.binding == "scripted" else trial.model_calls)
+    card.spend = spend

@@ -24,6 +24,8 @@ class SweepOptions(msgspec.Struct, frozen=True):
     junit_xml: Path | None = None
     log: Path | None = None
     resume: Path | None = None
+    rerun_errored: bool = False
+    """With ``resume``: run again the Trials the log records as vendor-errored (``model_*``)."""
     quiet: bool = False
     verbose: bool = False
     host: str = "agent-runtime"
@@ -97,6 +99,15 @@ def validate(options: SweepOptions) -> None:
         (options.resume is not None and many, "--resume continues one model's Sweep"),
         (options.log is not None and many, "--log names one trial log: models log apart"),
         (options.resume is not None and options.log is not None, "--resume appends to its log"),
+        (
+            options.rerun_errored and options.resume is None,
+            "--rerun-errored reruns a trial log's vendor-errored Trials: give --resume LOG",
+        ),
+        (
+            options.promote and options.unlocked,
+            "--promote is refused with --unlocked: a Baseline is made only with the plug-ins "
+            "eval.lock pins (run eval lock, commit, then promote)",
+        ),
     ]
     for broken, message in rules:
         if broken:

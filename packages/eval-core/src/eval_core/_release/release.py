@@ -30,6 +30,7 @@ from eval_core._release.matrix import Leg, not_cleared_matrix, unavailable_reaso
 from eval_core._release.options import SweepOptions, validate
 from eval_core._release.render import render_text, render_verdict
 from eval_core._release.written import check_outputs, junit_files, write_outputs
+from eval_core._running.forked import ForkExecutor, unforkable
 from eval_core._running.progress import Progress
 from eval_core._running.runner import SelectionError, plan
 from eval_core._running.scorecard import encode_json, not_cleared
@@ -40,6 +41,7 @@ from eval_core._util.safe_text import clean
 from eval_core._util.stopping import Stopping
 
 if TYPE_CHECKING:
+    from eval_core._plugins.host import Host
     from eval_core._plugins.judge import Judge
     from eval_core._plugins.model_source import ModelLeg, ModelSource
     from eval_core._plugins.plugin_set import PluginSet
@@ -123,10 +125,25 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
 def _executor(name: str, address: str | None) -> Executor:
     """``fork`` is the core's own (:mod:`eval_core._running.forked`); others are plug-ins."""
     if name == "fork":
-        from eval_core._running.forked import ForkExecutor
-
         return ForkExecutor(address)
     return executor(name, address)
+
+
+def _supervisor(found: PluginSet, host: Host) -> Executor | None:
+    """The forked children a Host that runs the team's code is swept on without ``--executor``
+    (:func:`~eval_core._running.forked.supervises`): there its code cannot end or hang the
+    Sweep, nor set its exit code. ``None``: the Trials run in this process."""
+    import os
+
+    from eval_core._plugins.host import agents_owned
+    from eval_core._running.forked import supervises
+
+    factory = found.hosts.get(host.name)
+    if not hasattr(os, "fork") or factory is None or not supervises(host, agents_owned(factory)):
+        return None
+    supervisor = ForkExecutor(None, supervising=True)
+    supervisor.host = host
+    return supervisor
 
 
 def _sweep(
@@ -182,6 +199,16 @@ def _sweep(
                 INTERRUPTED,
             ) from None
         progress = Progress(stream=err, quiet=options.quiet)
+        if elsewhere is None and judge is None:
+            elsewhere = _supervisor(found, opened.host)
+        elif isinstance(elsewhere, ForkExecutor):
+            reason = unforkable(opened.host)
+            if reason is not None:
+                raise Refused(
+                    f"--executor fork refused: the Host {opened.host.name!r} cannot run in a "
+                    f"forked worker: {reason}; sweep without --executor fork"
+                )
+            elsewhere.host = opened.host  # the children inherit the Sweep's Host as it is
         interrupted = False
         for run in runs:
             if run.unavailable is not None:

@@ -86,6 +86,8 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
     )
     if spend.unpriced:
         spend_line += f"  {spend.unpriced} unpriced"
+    if spend.resumed:
+        spend_line += f"  (all {len(card.trials)} Trials, {spend.resumed} resumed from the log)"
     lines.append(spend_line)
     if card.noise is not None:
         noise = card.noise

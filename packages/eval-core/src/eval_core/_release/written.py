@@ -93,6 +93,7 @@ def write_outputs(
     """Write ``--save``/``--save-dir``/``--junit-xml``; each failure as one line (after the
     Scorecard is on stdout: a failed write never loses the Sweep)."""
     cards = [r.card for r in runs if r.card is not None]
+    against = [r.baseline for r in runs if r.card is not None]
     writes: list[tuple[str, Path, Any]] = []
     if options.save is not None and cards:
         writes.append(("--save", options.save, lambda c=cards[0]: encode_json(c)))
@@ -105,7 +106,11 @@ def write_outputs(
         from eval_core._release import junit
 
         writes.append(
-            ("--junit-xml", options.junit_xml, lambda: junit.render(cards, trials, files))
+            (
+                "--junit-xml",
+                options.junit_xml,
+                lambda: junit.render(cards, trials, files, against),
+            )
         )
     failures: list[str] = []
     for flag, path, render in writes:

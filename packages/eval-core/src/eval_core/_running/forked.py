@@ -7,8 +7,15 @@ runner keeps the Sweep exactly as with threads or any executor
 (:mod:`eval_core._plugins.executor`): the ceilings are asked before each launch, each finished
 Trial is recorded here (trial log, transcript, progress), the planned order is restored, and an
 interruption abandons the Trials in flight (the children are killed, nothing of theirs is
-recorded, ``--resume`` runs them again). A child that dies with a Trial in flight ends the
-Sweep partial (:class:`~eval_core._plugins.executor.WorkerLost`).
+recorded, ``--resume`` runs them again).
+
+The children are also the boundary around the system under test's code (a Host that runs the
+team's agents is swept on them by default: :func:`supervises`). A child that dies with a Trial
+in flight (``os._exit``, a crash) errors that Trial in one line and is replaced; a Trial past
+the Host's deadline (its optional ``trial_deadline``, plus :data:`GRACE` seconds) has its child
+killed and errors the same way; a child retires after any errored Trial (whatever the team's
+code left behind, a blocked loop or a thread, goes with it). The exit code is the parent's,
+from the Trials it recorded: nothing a child does can end the Sweep or set its code.
 
 Where it pays: L3 and document-heavy Trials, which spend their time computing in Python (one
 core each under the GIL with threads). A scripted L2 Trial takes a fraction of a millisecond:
@@ -26,15 +33,36 @@ import shutil
 import signal
 import struct
 import tempfile
+import time
 from typing import TYPE_CHECKING, Any
 
-from eval_core._plugins.executor import Done, ExecutorRefused, Work, WorkerLost
+from eval_core._plugins.executor import Done, ExecutorRefused, Work
+from eval_core._running.trial import TrialResult
 
 if TYPE_CHECKING:
     from eval_core._case.case import CaseBase
+    from eval_core._plugins.host import Host
 
 NAME = "fork"
 _SIZE = struct.Struct("!Q")
+GRACE = 2.0
+"""Seconds a Trial may run past the Host's own deadline (which it enforces itself, in the
+child, when it can) before its child is killed."""
+
+
+def supervises(host: Host, owns_agents: bool) -> bool:
+    """Whether a Sweep without ``--executor`` runs on forked children anyway: when the Host runs
+    the team's code (its factory :func:`~eval_core._plugins.host.owns_agents`) and can be forked
+    (it says nothing in ``unforkable``). The core's own Host runs no team code: its Sweeps stay
+    in this process, as fast as they were."""
+    return owns_agents and unforkable(host) is None
+
+
+def unforkable(host: Host) -> str | None:
+    """The Host's one-line reason it cannot run in a forked child (its optional ``unforkable``
+    attribute), or ``None``."""
+    reason = getattr(host, "unforkable", None)
+    return reason if isinstance(reason, str) and reason else None
 
 
 class ForkExecutor:
@@ -42,41 +70,62 @@ class ForkExecutor:
 
     name = NAME
 
-    def __init__(self, address: str | None) -> None:
+    def __init__(self, address: str | None, *, supervising: bool = False) -> None:
+        self.supervising = supervising  # chosen by the Sweep for a Host running team code
+        self.host: Host | None = None
+        """The Sweep's own Host, when the Sweep hands it over: the children inherit it as it
+        is, instead of one made again for them (and closed with them)."""
         if address is not None:
             raise ExecutorRefused("--executor fork runs on this machine: it takes no --address")
         if not hasattr(os, "fork"):
             raise ExecutorRefused("--executor fork needs os.fork (POSIX)")
 
     def open(self, work: Work) -> _Launcher:
-        return _Launcher(work)
+        return _Launcher(work, self.host)
 
     def close(self) -> None:
         pass
 
 
 class _Worker:
-    __slots__ = ("busy", "pid", "replies", "requests", "scratch")
+    __slots__ = ("busy", "pid", "replies", "requests", "scratch", "since", "trial")
 
     def __init__(self, pid: int, requests: int, replies: int, scratch: str) -> None:
         self.pid, self.requests, self.replies = pid, requests, replies
         self.scratch = scratch  # the child's TMPDIR, removed by the parent once it is gone
         self.busy: int | None = None
+        self.trial: tuple[str, int] = ("", 0)
+        self.since = 0.0
 
 
 class _Launcher:
     """N forked children, one Trial in flight on each at most."""
 
-    def __init__(self, work: Work) -> None:
+    def __init__(self, work: Work, given: Host | None = None) -> None:
         from eval_core._loading.opening import Refused, host
 
         plugins = work.plugins
         # Import now what a Trial asks of the plug-in set: the children inherit it.
         self._run = (plugins.kinds, plugins.fixtures, plugins.witness_checks)
+        self._owned = given is None  # a Host made here is closed here, after every child
         try:
-            self._host = host(plugins, work.host, work.corpus.directory, work.host_options)
+            self._host = (
+                given
+                if given is not None
+                else host(plugins, work.host, work.corpus.directory, work.host_options)
+            )
         except Refused as exc:
             raise ExecutorRefused(str(exc)) from None
+        reason = unforkable(self._host)
+        if reason is not None:
+            if self._owned:
+                self._host.close()
+            raise ExecutorRefused(f"the Host {work.host!r} cannot run in a forked worker: {reason}")
+        prepare = getattr(self._host, "prepare_fork", None)
+        if callable(prepare):  # e.g. let go of what a child cannot share (an MCP session)
+            prepare()
+        deadline = getattr(self._host, "trial_deadline", None)
+        self._deadline = float(deadline) + GRACE if isinstance(deadline, (int, float)) else None
         self._work = work
         self._cases = {case.id: case for case in work.corpus.cases}
         self.capacity = max(1, work.jobs or os.cpu_count() or 1)
@@ -142,17 +191,29 @@ class _Launcher:
                     checks,
                 )
                 _send(replies, (key, result, seen[-1] if seen else None))
+                if result.outcome == "errored":
+                    return  # retire: the parent forks a fresh child in its place
         finally:
             shared.close()  # the Host is the parent's: it closes it once, after every child
 
     def launch(self, key: int, case: CaseBase, trial: int) -> None:
         worker = next(w for w in self._workers if w.busy is None)
-        worker.busy = key
-        _send(worker.requests, (key, case.id, trial))
+        worker.busy, worker.trial, worker.since = key, (case.id, trial), time.monotonic()
+        try:
+            _send(worker.requests, (key, case.id, trial))
+        except OSError:  # it went away between Trials: a fresh child takes the Trial
+            worker = self._replace(worker)
+            worker.busy, worker.trial, worker.since = key, (case.id, trial), time.monotonic()
+            _send(worker.requests, (key, case.id, trial))
 
     def wait(self) -> list[Done]:
+        """The Trials that finished, were lost with their child, or outlived the deadline."""
         busy = {w.replies: w for w in self._workers if w.busy is not None}
-        ready, _, _ = select.select(list(busy), [], [])
+        timeout = None
+        if self._deadline is not None:
+            first = min(w.since for w in busy.values())
+            timeout = max(0.0, first + self._deadline - time.monotonic())
+        ready, _, _ = select.select(list(busy), [], [], timeout)
         done: list[Done] = []
         for fd in ready:
             worker = busy[fd]
@@ -161,10 +222,73 @@ class _Launcher:
             except (OSError, EOFError, pickle.UnpicklingError):
                 message = None
             if message is None:
-                raise WorkerLost(f"a forked worker (pid {worker.pid}) went away")
+                status = self._reap(worker, kill=False)
+                done.append(self._lost(worker, f"its worker process {status} during the Trial"))
+                continue
             worker.busy = None
+            if message[1].outcome == "errored":
+                self._replace(worker, kill=False)  # it retires after an errored Trial
             done.append(message)
+        if self._deadline is not None:
+            now = time.monotonic()
+            for worker in list(busy.values()):
+                if worker.busy is not None and now - worker.since >= self._deadline:
+                    self._reap(worker, kill=True)
+                    done.append(
+                        self._lost(
+                            worker,
+                            f"it outlived the Host's deadline ({self._deadline - GRACE:g} s, "
+                            f"+{GRACE:g} s): its worker process was killed",
+                        )
+                    )
         return done
+
+    def _lost(self, worker: _Worker, what: str) -> Done:
+        """The errored Trial a child took with it; a fresh child takes its place."""
+        key = worker.busy
+        assert key is not None
+        case_id, number = worker.trial
+        self._replace(worker)
+        result = TrialResult(
+            case_id=case_id,
+            trial=number,
+            outcome="errored",
+            error=f"the system under test ended the Trial: {what}",
+            duration_ms=round((time.monotonic() - worker.since) * 1000, 3),
+        )
+        return key, result, None
+
+    def _reap(self, worker: _Worker, *, kill: bool) -> str:
+        """End the worker's process (given a moment to end itself unless ``kill``), close its
+        pipes and drop it; how it ended, as words."""
+        self._workers.remove(worker)
+        for fd in (worker.requests, worker.replies):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        status = 0
+        pid = 0
+        if not kill:
+            for _ in range(100):
+                with contextlib.suppress(ChildProcessError):
+                    pid, status = os.waitpid(worker.pid, os.WNOHANG)
+                if pid:
+                    break
+                time.sleep(0.01)
+        if not pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                _, status = os.waitpid(worker.pid, 0)
+        shutil.rmtree(worker.scratch, ignore_errors=True)
+        code = os.waitstatus_to_exitcode(status)
+        return f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}"
+
+    def _replace(self, worker: _Worker, *, kill: bool = True) -> _Worker:
+        if worker in self._workers:
+            self._reap(worker, kill=kill)
+        fresh = self._fork()
+        self._workers.append(fresh)
+        return fresh
 
     def abandon(self) -> None:
         for worker in self._workers:
@@ -185,7 +309,8 @@ class _Launcher:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
             shutil.rmtree(worker.scratch, ignore_errors=True)
-        self._host.close()
+        if self._owned:
+            self._host.close()
 
 
 def _send(fd: int, value: object) -> None:

@@ -35,6 +35,10 @@ class Spend(msgspec.Struct, kw_only=True, rename="camel"):
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
     unpriced: int = 0
+    resumed: int = 0
+    """Trials read back from the trial log (``--resume``), not run by this process: counted
+    here with the others, so calls, tokens and dollars are all of every Trial in the
+    Scorecard."""
 
     def add(self, usage: Usage, calls: int) -> None:
         self.calls += calls

@@ -1,12 +1,15 @@
 """The scripted binding and scripted Tools: the Case's own data, replayed, so CI runs free.
 
 The binding replays ``script`` one step per model call with zero usage; an exhausted script
-errors the Trial. Scripted Tools follow the dispatch semantics exactly: a call consumes the
-next unconsumed result of its name (only results whose ``when`` deep-equals the arguments, when
-set); once exhausted the last served result repeats; a Tool with no scripted result fails,
-naming itself; ``invalidArguments`` takes the loop's repair path and ``denied`` is a denial;
-``approvalId`` and ``retryWaitId`` say the Tool's provider is waiting (on an approval, or to be
-retried), which the runtime must park rather than report.
+errors the Trial. Each request it records keeps the calls its script made in reply, which the
+witness checks against the Tools that request offered.
+
+Scripted Tools follow the dispatch semantics exactly: a call consumes the next unconsumed result
+of its name (only results whose ``when`` deep-equals the arguments, when set); once exhausted
+the last served result repeats; a Tool with no scripted result fails, naming itself;
+``invalidArguments`` takes the loop's repair path and ``denied`` is a denial; ``approvalId``
+and ``retryWaitId`` say the Tool's provider is waiting (on an approval, or to be retried),
+which the runtime must park rather than report.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from eval_core._case.case import (
     TextStep,
     ToolCallsStep,
 )
-from eval_core._case.evidence import ModelRequest, Usage
+from eval_core._case.evidence import ModelRequest, RepliedCall, Usage
 from eval_core._case.sent import sent
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelToolCall
 
@@ -76,7 +79,14 @@ class ScriptedSession:
         step = self._steps[self._cursor]
         self._cursor += 1
         self.calls += 1
-        self.sent.append(sent(request.system, request.messages, [t.name for t in request.tools]))
+        record = sent(request.system, request.messages, [t.name for t in request.tools])
+        if isinstance(step, ToolCallsStep):  # what the script answered, to check against tools
+            replied = [
+                RepliedCall(call_id=c.call_id, name=c.name, unoffered=c.unoffered)
+                for c in step.calls
+            ]
+            record = msgspec.structs.replace(record, replied=replied)
+        self.sent.append(record)
         if isinstance(step, TextStep):
             return ModelReply(text=step.text)
         if isinstance(step, ToolCallsStep):

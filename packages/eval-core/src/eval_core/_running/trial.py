@@ -107,6 +107,10 @@ def run_trial(
         return _errored(
             case.id, trial, session, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
         )
+    except KeyboardInterrupt:
+        raise  # the user's Ctrl-C (or SIGTERM) ends the Sweep, partial
+    except BaseException as exc:  # the system under test's sys.exit or its own BaseException
+        return _errored(case.id, trial, session, ended_harness(exc), elapsed())
     finally:
         if own:
             resources.close()
@@ -215,6 +219,18 @@ def _errored(
         retries=session.retries,
         duration_ms=duration_ms,
     )
+
+
+def ended_harness(exc: BaseException) -> str:
+    """One line for a ``SystemExit`` or another ``BaseException`` raised inside a Trial (by the
+    team's code, a Tool or a hook): it ends that Trial, never the Sweep or its exit code."""
+    if isinstance(exc, SystemExit):
+        return (
+            f"the system under test called sys.exit({exc.code!r}): it ends this Trial, "
+            f"not the Sweep{_origin(exc)}"
+        )
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text} (a BaseException, not an Exception){_origin(exc)}"
 
 
 def _origin(exc: BaseException) -> str:

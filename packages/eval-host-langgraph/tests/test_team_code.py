@@ -1,0 +1,92 @@
+"""The team's code cannot hang or end the harness (issue 45, class 3), through the real
+``eval``: a LangGraph Tool that blocks the graph's own event loop (so the Host's
+``asyncio.timeout`` can never fire) is ended by the Sweep's deadline, its forked child killed;
+one that calls ``os._exit`` errors its Trial; the other Trials still run and the exit code is
+the parent's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+EVAL = str(Path(sys.executable).parent / "eval")
+TIMEOUT = 1  # the Host's timeout option, seconds
+
+APP = '''
+import os, time
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+@tool
+async def act(how: str) -> str:
+    """Do what the Case asks."""
+    if how == "block":
+        time.sleep(3600)  # blocks the loop: no timeout of the loop's can end it
+    if how == "os_exit":
+        os._exit(0)
+    return "done " + how
+
+def probe(model):
+    bound = model.bind_tools([act])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+'''
+
+
+def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_graph:AGENTS"\n'
+        f'pythonpath = ["."]\ntimeout = {TIMEOUT}\n'
+    )
+    (tmp_path / "probe_graph.py").write_text(APP)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for how in ("block", "os_exit", "ok"):
+        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
+        case = {
+            "id": how.replace("_", "-"),
+            "tier": "l2",
+            "agent": "probe",
+            "input": [{"role": "user", "content": "go"}],
+            "platformTools": ["act"],
+            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+            "expect": [{"kind": "tool_called", "name": "act"}],
+        }
+        (corpus / f"{case['id']}.json").write_text(json.dumps(case))
+    started = time.monotonic()
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=90,
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr[-2000:]
+    trials = {t["caseId"]: t for t in json.loads(done.stdout)["trials"]}
+    assert {c: t["outcome"] for c, t in trials.items()} == {
+        "block": "errored",
+        "os-exit": "errored",
+        "ok": "passed",
+    }
+    blocked = trials["block"]
+    assert (
+        "outlived the Host's deadline (1 s, +2 s): its worker process was killed"
+        in (blocked["error"])
+    )
+    assert blocked["durationMs"] / 1000 < TIMEOUT + 4
+    assert "worker process exited with status 0" in trials["os-exit"]["error"]
+    assert "Traceback" not in done.stderr
+    assert took < 60
