@@ -82,13 +82,17 @@ def corpus_key(corpus: Path, own: Path) -> str | None:
     return root.name
 
 
-def read(path: Path) -> Baseline:
-    if not path.exists() and not path.is_symlink():
-        raise BaselineError(f"{path}: no Baseline here")
-    try:
-        data = read_json_input(path)
-    except InputRefused as exc:
-        raise BaselineError(str(exc)) from None
+def read(path: Path, data: bytes | None = None) -> Baseline:
+    """The Baseline at ``path`` (``data``: its bytes, when the caller read them already);
+    refused, as :func:`read_saved` refuses, past :data:`MAX_PLANNED_TRIALS` Trials."""
+    if data is None:
+        if not path.exists() and not path.is_symlink():
+            raise BaselineError(f"{path}: no Baseline here")
+        try:
+            data = read_json_input(path)
+        except InputRefused as exc:
+            raise BaselineError(str(exc)) from None
+        _counted(path, data)
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -123,13 +127,28 @@ def read_saved(
     is read is then decoded straight into the Scorecard, never into dicts first."""
     try:
         data = read_json_input(path)
-        shape = msgspec.json.decode(data, type=_Shape)
     except InputRefused as exc:
         raise BaselineError(str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
+    shape = _counted(path, data)
+    if shape is not None and shape.scorecard is not None:
+        base = read(path, data)
+        return base.scorecard, base.corpus_commit
+    try:
+        return msgspec.json.decode(data, type=Scorecard), None
     except msgspec.ValidationError as exc:
         raise BaselineError(f"{path}: not {expected}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
+
+
+def _counted(path: Path, data: bytes) -> _Shape | None:
+    """What ``data`` holds, its Trials counted (not decoded); refused past
+    :data:`MAX_PLANNED_TRIALS`. ``None`` when it is not even that shape: the caller's own
+    decode says why."""
+    try:
+        shape: _Shape = msgspec.json.decode(data, type=_Shape)
+    except msgspec.MsgspecError:
+        return None
     where, count = (
         ("$.scorecard.trials", len(shape.scorecard.trials))
         if shape.scorecard is not None
@@ -140,13 +159,7 @@ def read_saved(
             f"{path}: {where}: {count:,} Trials, over the {MAX_PLANNED_TRIALS:,} a Sweep may "
             "plan: no Sweep saved this (never decoded)"
         )
-    if shape.scorecard is not None:
-        base = read(path)
-        return base.scorecard, base.corpus_commit
-    try:
-        return msgspec.json.decode(data, type=Scorecard), None
-    except msgspec.ValidationError as exc:
-        raise BaselineError(f"{path}: not {expected}: {exc}") from None
+    return shape
 
 
 class _Trial(msgspec.Struct, gc=False):
