@@ -28,6 +28,13 @@ at ``TIMEOUT``): a pipe as the help, a manifest, the schemas or the code digests
 entries, a closed or full stdout (``--help``, ``plugins``) and a Corpus path past PATH_MAX were
 tracebacks; ``--save=``, ``--max-spend 1e-320`` ran. After: every cache row is a miss (exit 0)
 within about 1 s and 28 MB, every output row one line and exit 2.
+
+Saved Sweeps (issue 45): a saved Scorecard of a million Trials (1,000 Cases, ~330 MB) and its
+trial log, under ``eval compare`` and ``eval report``. Before: about 4 GB and ``MemoryError``
+(200,000 Trials: 1.3 GB peak for ``compare``, 1.0 GB for ``report``; the JSON depth scan alone
+kept a piece of memory per string). After: the Trials are counted before any is decoded (a
+Scorecard's as empty records, a log's lines a megabyte at a time) and more than a Sweep may
+plan is refused in one line, exit 2, at about the file's size in peak RSS.
 """
 
 from __future__ import annotations
@@ -185,6 +192,69 @@ def main() -> None:
         soul_rows(root)
         cache_rows(root, reference)
         output_rows(root, reference)
+        saved_rows(root)
+
+
+SAVED_TRIALS = 1_000_000
+
+
+def saved_rows(root: Path) -> None:
+    """A saved Sweep of a million Trials (1,000 Cases), as a Scorecard and as a trial log, under
+    ``eval compare`` and ``eval report``; written a block of Trials at a time."""
+    trial = {
+        "caseId": "case-0",
+        "trial": 1,
+        "outcome": "passed",
+        "expectations": [
+            {
+                "kind": "output_contains",
+                "passed": True,
+                "detail": "answer quoted here",
+                "expectation": {"kind": "output_contains", "text": "x"},
+            }
+        ],
+        "loopStatus": "completed",
+    }
+    head = {
+        "corpusHash": "a" * 64,
+        "suite": "capability",
+        "modelId": "m1",
+        "binding": "model",
+        "host": "agent-runtime",
+        "corpusCommit": "abc",
+        "startedAt": "2026-11-30T00:00:00+00:00",
+        "corpusCases": 1000,
+        "planned": SAVED_TRIALS,
+    }
+    one = json.dumps(trial, separators=(",", ":"))
+
+    def trials(separator: str) -> Any:
+        for start in range(0, SAVED_TRIALS, 10_000):
+            yield separator.join(
+                one.replace('"case-0"', f'"case-{i % 1000}"').replace(
+                    '"trial":1', f'"trial":{i // 1000 + 1}'
+                )
+                for i in range(start, start + 10_000)
+            )
+
+    card = root / "million.json"
+    with card.open("w") as out:
+        out.write(json.dumps(head)[:-1] + ',"trials":[')
+        for n, block in enumerate(trials(",")):
+            out.write(("," if n else "") + block)
+        out.write("]}")
+    log = root / "million.jsonl"
+    header = {"kind": "sweep", "selected": [], "repeat": 1, **head}
+    with log.open("w") as out:
+        out.write(json.dumps(header) + "\n")
+        for block in trials("\n"):
+            out.write(block + "\n")
+    size = card.stat().st_size >> 20
+    measure(
+        root, f"saved Sweep, {SAVED_TRIALS:,} Trials, {size} MB (compare)", "compare", card, card
+    )
+    measure(root, f"saved Sweep, {SAVED_TRIALS:,} Trials (report)", "report", card)
+    measure(root, f"trial log, {SAVED_TRIALS:,} Trials (report)", "report", log)
 
 
 def cache_rows(root: Path, reference: Path) -> None:

@@ -623,3 +623,58 @@ def test_a_url_that_is_no_http_server_is_unavailable(url: str) -> None:
     with pytest.raises(ProviderUnavailable) as caught:
         McpClients().call_tool(url, "k", "t", {})
     assert single_line(caught.value, url).startswith(f"cannot connect to the MCP server {url}: ")
+
+
+def closes_mid_answer(handler: Handler, message: dict[str, Any]) -> None:
+    handler.start_events()
+    handler.chunk(b'data: {"jsonrpc": "2.0", "id": ' + str(message["id"]).encode())
+    handler.close_connection = True
+    handler.connection.shutdown(socket.SHUT_RDWR)  # the answer cut in the middle of an event
+
+
+def notification_flood(handler: Handler, message: dict[str, Any]) -> None:
+    handler.start_events()
+    bad = b'data: {"jsonrpc": "2.0", "method": "notifications/progress"}\n\n'
+    for _ in range(200):
+        handler.chunk(bad * 10)
+    handler.chunk(b"data: " + result(message) + b"\n\n")
+    handler.wfile.write(b"0\r\n\r\n")
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "answer"),
+    [
+        (malformed_event, "not a JSON-RPC message"),
+        (not_utf8, "not a JSON-RPC message"),
+        (malformed_json, "not a JSON-RPC message"),
+        (closes_mid_answer, "the answer was cut off: "),
+        (no_answer_in_stream, "ended without a response"),
+        (notification_flood, "OK ok"),
+    ],
+)
+def test_the_sdk_s_own_failures_never_reach_stderr(
+    behaviour: Behaviour, answer: str, loopback: Callable[[Behaviour], Loopback]
+) -> None:
+    """The SDK logs these with tracebacks (and on the root logger, which installs a stderr
+    handler): the reason is the call's one line, the SDK's records are counted, stderr is
+    empty. A child process, so stderr is the real one."""
+    server = loopback(behaviour)
+    program = (
+        "from agent_runtime.mcp_client import McpClients\n"
+        "from agent_runtime.sdk_noise import dropped\n"
+        "c = McpClients(timeout=3.0)\n"
+        "try:\n"
+        f"    print('OK', c.call_tool({server.url!r}, 'k', 't', {{}})[2])\n"
+        "except Exception as e:\n"
+        "    print('ERR', e)\n"
+        "c.close()\n"
+        "print(sum(dropped().values()))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == "", out.stderr
+    said, count = out.stdout.splitlines()
+    assert answer in said and "\n" not in said, said
+    assert int(count) >= (0 if behaviour is closes_mid_answer else 1)

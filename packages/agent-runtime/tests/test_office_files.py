@@ -85,3 +85,66 @@ def test_an_office_part_that_declares_a_document_type_is_refused(xml: str) -> No
         extract(documents.DOCX, _docx_with(xml))
     assert refused.value.reason == documents.UNREADABLE
     assert "word/document.xml declares a document type" in refused.value.detail
+
+
+def _listing_one_sheet(times: int, rows: int = 400) -> bytes:
+    """A real workbook (openpyxl) whose ``workbook.xml`` is then edited to list its one sheet
+    ``times`` times, each under its own name: the archive stays small, the sheets many."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Audits"
+    for n in range(rows):
+        sheet.append([f"audit {n}", n, "Leiden", "open", "=1+1"])
+    made = io.BytesIO()
+    book.save(made)
+    edited = io.BytesIO()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/workbook.xml":
+                text = data.decode()
+                start = text.index("<sheet ")
+                end = text.index("/>", start) + 2
+                one = text[start:end]
+                many = "".join(
+                    one.replace('name="Audits"', f'name="Audits {n}"').replace(
+                        'sheetId="1"', f'sheetId="{n + 1}"'
+                    )
+                    for n in range(times)
+                )
+                data = (text[:start] + many + text[end:]).encode()
+            out.writestr(info, data)
+    return edited.getvalue()
+
+
+def test_a_workbook_listing_one_sheet_3000_times_reads_it_once_and_says_what_was_cut() -> None:
+    """Before: every listing parsed the sheet again (500 MB and 19 s for a larger sheet)."""
+    import time
+    import tracemalloc
+
+    data = _listing_one_sheet(3000)
+    tracemalloc.start()
+    started = time.perf_counter()
+    text = extract(documents.XLSX, data).text
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert text.count("audit 399\t399\tLeiden\topen") == 1  # the sheet's text, once
+    assert text.startswith("## Audits 0\naudit 0\t0\tLeiden")
+    assert "## Audits 1\n[the same sheet as 'Audits 0', shown above]" in text
+    cut = 3000 - documents.MAX_SHEETS
+    assert text.endswith(f"[cut: {cut} more sheets not read (the limit is 64 sheets)]")
+    assert seconds < 2.0, seconds
+    assert peak < 50 << 20, peak
+
+
+def test_a_workbook_over_the_cell_limit_is_cut_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(documents, "MAX_CELLS", 1000)
+    text = extract(documents.XLSX, _listing_one_sheet(1)).text
+    assert text.endswith(  # 200 rows of 5 cells (a formula's cell has no value yet)
+        "audit 199\t199\tLeiden\topen\n"
+        "[cut: the rest not read (the limit is 1,000 cells a workbook)]"
+    )
+    assert "audit 200" not in text

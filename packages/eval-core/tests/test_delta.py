@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -175,3 +176,29 @@ def test_old_scorecards_without_digests_still_read() -> None:
     raw = msgspec.json.decode(encode_json(scorecard([trial("a", "passed")])))
     del raw["caseHashes"]
     assert decode_json(msgspec.json.encode(raw)).case_hashes == {}
+
+
+def test_a_case_id_with_a_line_break_cannot_forge_a_line_of_compare(tmp_path: Path) -> None:
+    """A saved Scorecard is a file anyone can edit: a Case id, a model id or a verdict holding
+    a line break or an escape is printed within its own row, never as a row of its own."""
+    from eval_core._release.compare import compare as compare_files
+
+    forged = "ok\nREGRESSED\n  billing-refund  PASS -> FAIL\x1b[2K\r"
+    paths = []
+    sides: tuple[tuple[str, Outcome], ...] = (("before", "failed"), ("after", "passed"))
+    for name, outcome in sides:
+        card = scorecard([trial(forged, outcome), trial("plain", "passed")], model="m\n1")
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(msgspec.json.encode(card))
+        paths.append(path)
+    out = io.StringIO()
+    assert compare_files(paths[0], paths[1], out) == 0
+    lines = out.getvalue().splitlines()
+    assert not any(line.startswith("REGRESSED") for line in lines), lines
+    assert not any("billing-refund" in line and not line.startswith("  ok") for line in lines)
+    assert "Delta  model=m\u240a1  " in lines[0]
+    assert "\x1b" not in out.getvalue() and "\r" not in out.getvalue()
+    assert lines[1:3] == [
+        "FIXED",
+        "  ok\u240aREGRESSED\u240a  billing-refund  PASS -> FAIL\u241b[2K\u240d  FAIL -> PASS",
+    ]

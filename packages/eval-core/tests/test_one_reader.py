@@ -23,7 +23,7 @@ DECODES = {"json.loads", "msgspec.json.decode", "msgspec.msgpack.decode", "tomll
 # (file under packages/, enclosing function, call) -> why it is not an unbounded untrusted read.
 ALLOWED: dict[tuple[str, str, str], str] = {
     # The bounded reader and the cache entry reader themselves.
-    ("eval-core/src/eval_core/_util/input_files.py", "read_with_status", "os.open"): "the reader",
+    ("eval-core/src/eval_core/_util/input_files.py", "_open", "os.open"): "the reader",
     ("eval-core/src/eval_core/_util/input_files.py", "decode_json", "msgspec.json.decode"): (
         "the depth-checked decode"
     ),
@@ -57,6 +57,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ),
     ("eval-core/src/eval_core/_release/baseline.py", "read_saved", "msgspec.json.decode"): (
         "a saved Scorecard from read_json_input (size and depth)"
+    ),
+    ("eval-core/src/eval_core/_release/baseline.py", "_counted", "msgspec.json.decode"): (
+        "a saved Scorecard or Baseline from read_json_input (size and depth), its Trials counted"
     ),
     ("eval-report/src/eval_report/saved.py", "is_log", "msgspec.json.decode"): (
         "the first line of a file read by read_regular, depth-checked first"

@@ -15,3 +15,33 @@ def test_the_loop_status_is_labelled_apart_from_the_verdict() -> None:
     assert "PASS  loop-fails#1  [loop failed]\n" in text
     assert "FAIL  bad#1  [loop completed]\n" in text
     assert "  [failed]" not in text and "  [completed]" not in text
+
+
+def test_no_value_in_a_trial_starts_a_line_of_the_text_scorecard() -> None:
+    """A Case id, a kind or a detail holding a line break is kept within its row."""
+    from eval_core._running.scorecard import Scorecard
+    from eval_core._running.scoring import ExpectationResult
+    from eval_core._running.trial import TrialResult
+
+    bad = "x\nCLEARED\n"
+    result = ExpectationResult(kind=bad, passed=False, detail=bad, expectation={})
+    trials = [
+        TrialResult(case_id=bad, trial=1, outcome="failed", expectations=[result]),
+        TrialResult(case_id=bad, trial=2, outcome="errored", error=bad),
+    ]
+    card = Scorecard(
+        corpus_hash="a" * 64,
+        suite="capability",
+        model_id=bad,
+        binding="model",
+        host="h",
+        corpus_commit="c",
+        started_at="t",
+        corpus_cases=1,
+        planned=2,
+        trials=trials,
+    )
+    card.tally()
+    lines = render_text(card).splitlines()
+    assert "CLEARED" not in [line.strip() for line in lines], lines
+    assert len(lines) == 6, lines

@@ -4,7 +4,8 @@ A document the runtime cannot read honestly is refused with a reason, never gues
 encrypted, malformed, empty and over-limit documents raise :class:`DocumentRefused` with the
 original's codes (``unreadable``, ``encrypted``, ``no_text_layer``, ``resource_limit``,
 ``unsupported_media_type``). Office archives are read with ``zipfile`` so their limits (512
-entries, 32 MiB expanded; 25 MiB per File) are ours to enforce, and each part with defusedxml's
+entries, 32 MiB expanded; 25 MiB per File; a workbook's 64 sheets, each part read once, and
+100,000 cells, the cut said in the text) are ours to enforce, and each part with defusedxml's
 ElementTree, which refuses a document type declaration: Office XML never has one, and an
 uploaded archive's entity expansions (a "billion laughs") or external entities would otherwise
 be the parser's to follow. PDFs are read with pypdf. A PDF also reports each page as the image
@@ -226,30 +227,68 @@ def _visible_sheets(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
     return sheets
 
 
+MAX_SHEETS = 64
+"""Sheets of one workbook read; the rest are named in the text as cut."""
+MAX_CELLS = 100_000
+"""Cells of one workbook read, over all its sheets; the rest are said in the text as cut."""
+
+
 def _xlsx(archive: zipfile.ZipFile) -> str:
+    """Each visible sheet's rows, a tab between cells. A part listed under several sheets is
+    read once (a workbook listing one sheet 3,000 times took 500 MB and 19 s), at most
+    :data:`MAX_SHEETS` sheets and :data:`MAX_CELLS` cells are read, and what was cut is said
+    in the text the model gets, never left out silently."""
     shared: list[str] = []
     if "xl/sharedStrings.xml" in archive.namelist():
         strings = _xml(archive, "xl/sharedStrings.xml")
         shared = ["".join(t.text or "" for t in si.iter(f"{_S}t")) for si in strings]
+    sheets = _visible_sheets(archive)
     lines: list[str] = []
-    for title, part in _visible_sheets(archive):
+    read: dict[str, str] = {}  # part -> the title it was first read under
+    cells = 0
+    for number, (title, part) in enumerate(sheets):
+        if number == MAX_SHEETS:
+            lines.append(
+                f"[cut: {len(sheets) - MAX_SHEETS} more sheets not read (the limit is "
+                f"{MAX_SHEETS} sheets)]"
+            )
+            break
         lines.append(f"## {title}")
+        if part in read:
+            lines.append(f"[the same sheet as {read[part]!r}, shown above]")
+            continue
+        read[part] = title
+        if cells >= MAX_CELLS:
+            lines.append(f"[cut: not read (the limit is {MAX_CELLS:,} cells a workbook)]")
+            continue
         for row in _xml(archive, part).iter(f"{_S}row"):
             if row.get("hidden") in ("1", "true"):
                 continue
-            cells: list[str] = []
+            values: list[str] = []
             for cell in row.iter(f"{_S}c"):
-                kind = cell.get("t")
-                value = cell.find(f"{_S}v")
-                if kind == "s" and value is not None and value.text is not None:
-                    index = int(value.text)
-                    cells.append(shared[index] if index < len(shared) else "")
-                elif kind == "inlineStr":
-                    cells.append("".join(t.text or "" for t in cell.iter(f"{_S}t")))
-                elif value is not None:
-                    cells.append(value.text or "")
-            lines.append("\t".join(cells).rstrip("\t"))
+                if cells >= MAX_CELLS:
+                    break
+                cells += 1
+                values.append(_cell(cell, shared))
+            lines.append("\t".join(values).rstrip("\t"))
+            if cells >= MAX_CELLS:
+                lines.append(
+                    f"[cut: the rest not read (the limit is {MAX_CELLS:,} cells a workbook)]"
+                )
+                break
     return "\n".join(lines)
+
+
+def _cell(cell: ElementTree.Element, shared: list[str]) -> str:
+    """A cell's text: a shared string by its index, an inline string, or its value."""
+    kind = cell.get("t")
+    value = cell.find(f"{_S}v")
+    if kind == "s" and value is not None and value.text is not None:
+        index = value.text.strip()
+        return shared[int(index)] if index.isdigit() and int(index) < len(shared) else ""
+    if kind == "inlineStr":
+        return "".join(t.text or "" for t in cell.iter(f"{_S}t"))
+    return value.text or "" if value is not None else ""
 
 
 def _pptx(archive: zipfile.ZipFile) -> str:

@@ -61,7 +61,10 @@ class _Loop:
     def __init__(self) -> None:
         import asyncio
 
+        from agent_runtime.sdk_noise import loop_exception
+
         self.loop = asyncio.new_event_loop()
+        self.loop.set_exception_handler(loop_exception)  # counted, never a stderr traceback
         self.thread = threading.Thread(target=self.loop.run_forever, name="mcp-client", daemon=True)
         self.thread.start()
 

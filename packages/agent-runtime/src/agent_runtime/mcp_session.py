@@ -25,6 +25,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
 from agent_runtime.mcp_client import MAX_ANSWER
+from agent_runtime.sdk_noise import quiet
+
+quiet()  # the SDK's own logging of a misbehaving server is counted, not printed
 
 CLIENT_INFO = types.Implementation(name="agent-runtime", version="0.1.0")
 CONNECT = "cannot connect: "  # a reason that starts so is the server not being reached
@@ -74,11 +77,15 @@ class _Capped(httpx.AsyncByteStream):
         self._size, self._ended = 0, False
 
     async def __aiter__(self) -> Any:
-        async for chunk in self._chunks:
-            self._size += len(chunk)
-            if self._size > MAX_ANSWER:
-                raise self._session.fail(f"the answer exceeds {MAX_ANSWER} bytes")
-            yield chunk
+        try:
+            async for chunk in self._chunks:
+                self._size += len(chunk)
+                if self._size > MAX_ANSWER:
+                    raise self._session.fail(f"the answer exceeds {MAX_ANSWER} bytes")
+                yield chunk
+        except (httpx.TransportError, OSError) as error:  # the SDK swallows a cut stream
+            self._ended = True
+            raise self._session.fail(f"the answer was cut off: {_reason(error)}") from None
         self._ended = True
         if self._events:  # the SDK stops reading at its response: an ended stream had none
             await asyncio.sleep(_SETTLE)  # a reason the SDK found in the stream comes first

@@ -180,8 +180,16 @@ if TYPE_CHECKING:
     )
     from eval_core._util.code import content_digest, fingerprint
     from eval_core._util.entrypoints import version
-    from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
-    from eval_core._util.limits import TooDeep, check_json_depth
+    from eval_core._util.input_files import (
+        MAX_RECORD_BYTES,
+        InputRefused,
+        NotReadable,
+        count_lines,
+        read_head,
+        read_json_input,
+        read_regular,
+    )
+    from eval_core._util.limits import MAX_PLANNED_TRIALS, TooDeep, check_json_depth
     from eval_core._util.outputs import Output, OutputRefused
     from eval_core._util.outputs import check_all as check_outputs
     from eval_core._util.paths import (
@@ -195,7 +203,7 @@ if TYPE_CHECKING:
         resolve,
     )
     from eval_core._util.project import SettingsRefused, find_project
-    from eval_core._util.safe_text import clean
+    from eval_core._util.safe_text import clean, one_line
 
 
 __all__ = [
@@ -206,6 +214,8 @@ __all__ = [
     "L2",
     "L3",
     "LOCK_NAME",
+    "MAX_PLANNED_TRIALS",
+    "MAX_RECORD_BYTES",
     "NON_EMPTY",
     "PATH",
     "REASON",
@@ -324,6 +334,7 @@ __all__ = [
     "compare_scorecards",
     "content_digest",
     "corpus_root",
+    "count_lines",
     "covered",
     "current_judge",
     "current_lock",
@@ -352,6 +363,7 @@ __all__ = [
     "non_empty_list",
     "not_cleared",
     "not_cleared_matrix",
+    "one_line",
     "optional_reason",
     "own_cases",
     "owns_agents",
@@ -366,6 +378,7 @@ __all__ = [
     "quoted",
     "read_baseline",
     "read_cache_entry",
+    "read_head",
     "read_json_input",
     "read_regular",
     "read_saved",

@@ -29,7 +29,9 @@ def pydantic_ai_host(
     ``timeout`` (seconds per Trial), each also read from ``[tool.eval]``. ``directory``: the
     Corpus's, where the team's project is found upwards."""
     from eval_host_pydantic_ai.host import PydanticAiHost
+    from eval_host_pydantic_ai.quiet import quiet
 
+    quiet()  # the MCP SDK's own logging of a misbehaving server: counted, not on stderr
     return PydanticAiHost(
         directory,
         app=app,

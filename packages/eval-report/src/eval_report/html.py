@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from eval_core.plugin import Output, OutputRefused, check_outputs, write_atomic
+from eval_core.plugin import Output, OutputRefused, check_outputs, one_line, write_atomic
 from eval_report.saved import COMPARISON_REFUSED, Refused, gather, read_any
 from eval_report.view import Report, build
 
@@ -76,7 +76,7 @@ def write_report(inputs: list[Path], output: Path, baselines: list[Path]) -> Wri
         mine = next((s for s in sweeps if s.card.model_id == base.card.model_id), None)
         if mine is None or mine.card.corpus_hash != base.card.corpus_hash:
             why = (
-                f"no Sweep of model {base.card.model_id} was given"
+                f"no Sweep of model {one_line(base.card.model_id)} was given"
                 if mine is None
                 else f"different Corpora: corpusHash {base.card.corpus_hash[:16]} vs "
                 f"{mine.card.corpus_hash[:16]}"

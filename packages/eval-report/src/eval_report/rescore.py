@@ -44,6 +44,7 @@ from eval_core.plugin import (
     load_plugins,
     noise_floor,
     not_cleared,
+    one_line,
     render_verdict,
     transcript_record_types,
     transcript_schema_hash,
@@ -215,10 +216,11 @@ def render(result: Rescored, path: Path) -> str:
     """What changed and why, for people: Cases whose verdict flipped, then every Trial."""
     card = result.saved.card
     lines = [
-        f"Rescore  {path}  model={card.model_id}  corpus={card.corpus_hash[:16]}  "
+        f"Rescore  {path}  model={one_line(card.model_id)}  "
+        f"corpus={one_line(card.corpus_hash[:16])}  "
         f"{len(card.trials)} Trials, scored again by the installed plug-ins (no model, no Host)"
     ]
-    lines.extend(f"  plug-in  {upgrade}" for upgrade in result.upgrades)
+    lines.extend(f"  plug-in  {one_line(upgrade)}" for upgrade in result.upgrades)
     before: dict[str, list[TrialResult]] = defaultdict(list)
     after: dict[str, list[TrialResult]] = defaultdict(list)
     for trial in card.trials:
@@ -232,17 +234,20 @@ def render(result: Rescored, path: Path) -> str:
     ]
     if flipped:
         lines.append(f"CHANGED  {len(flipped)} Case verdict(s)")
-        lines.extend(f"  {case}  {was} -> {now}" for case, was, now in flipped)
+        lines.extend(f"  {one_line(case)}  {was} -> {now}" for case, was, now in flipped)
     if result.changed:
         lines.append(f"TRIALS  {len(result.changed)} Trial(s) scored differently")
         for old, new in result.changed:
             lines.append(
-                f"  {old.case_id}#{old.trial}  {_LABEL[old.outcome]} -> {_LABEL[new.outcome]}"
+                f"  {one_line(old.case_id)}#{old.trial}  "
+                f"{_LABEL[old.outcome]} -> {_LABEL[new.outcome]}"
             )
             lines.extend(_why(old, new))
     if result.skipped:
         lines.append(f"NOT RE-SCORED  {len(result.skipped)} Trial(s) keep their verdict")
-        lines.extend(f"  {t.case_id}#{t.trial}  {why}" for t, why in result.skipped)
+        lines.extend(
+            f"  {one_line(t.case_id)}#{t.trial}  {one_line(why)}" for t, why in result.skipped
+        )
     unchanged = len(card.trials) - len(result.changed) - len(result.skipped)
     tail = f"{unchanged} Trial(s) unchanged"
     if result.reworded:
@@ -259,11 +264,13 @@ def _why(old: TrialResult, new: TrialResult) -> list[str]:
         if was is not None and was.passed == now.passed:
             continue
         verdict = "pass" if now.passed else "fail"
-        lines.append(f"     - {now.kind}: now {verdict}: {now.detail}")
+        lines.append(f"     - {one_line(now.kind)}: now {verdict}: {one_line(str(now.detail))}")
         if was is not None:
-            lines.append(f"       was {'pass' if was.passed else 'fail'}: {was.detail}")
+            lines.append(
+                f"       was {'pass' if was.passed else 'fail'}: {one_line(str(was.detail))}"
+            )
     if new.error and new.error != old.error:
-        lines.append(f"     error: {new.error}")
+        lines.append(f"     error: {one_line(new.error)}")
     if new.unexercised != old.unexercised:
-        lines.append(f"     unexercised: {new.unexercised or 'no longer'}")
+        lines.append(f"     unexercised: {one_line(new.unexercised or 'no longer')}")
     return lines

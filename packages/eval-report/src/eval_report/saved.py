@@ -15,6 +15,8 @@ from pathlib import Path
 import msgspec
 
 from eval_core.plugin import (
+    MAX_PLANNED_TRIALS,
+    MAX_RECORD_BYTES,
     BaselineError,
     Logged,
     LogHeader,
@@ -26,14 +28,20 @@ from eval_core.plugin import (
     TranscriptReader,
     TranscriptRefused,
     check_json_depth,
+    count_lines,
     noise_floor,
-    read_regular,
+    one_line,
+    read_head,
     read_saved,
     read_trial_log,
     transcript_pack_path,
 )
 
 REFUSED, COMPARISON_REFUSED = 2, 3
+HEAD_BYTES = 1 << 20
+"""A trial log's header line is read from at most this much of its start."""
+MOST_LINES = 2 * MAX_PLANNED_TRIALS + 1
+"""A header and every planned Trial twice (a Trial errored, then run again on resume)."""
 
 
 class Refused(Exception):  # noqa: N818 - it names an outcome
@@ -107,7 +115,7 @@ _HEAD = msgspec.json.Decoder(_Head)
 def is_log(path: Path) -> bool:
     """A trial log starts with a one-line Sweep header; a Scorecard is one JSON document."""
     try:
-        data = read_regular(path, 2 << 30)  # a trial log may be a large Sweep's (see the core)
+        data = read_head(path, HEAD_BYTES)  # the header only, never the whole Sweep
     except NotReadable as exc:
         raise Refused(f"{path}: cannot read: {exc}") from None
     first = data.split(b"\n", 1)[0]
@@ -120,6 +128,18 @@ def is_log(path: Path) -> bool:
 
 
 def read_log(path: Path) -> Saved:
+    """A trial log, its lines counted first (a megabyte at a time) and refused in one line when
+    they are more than a Sweep may plan and resume: a million Trials would be decoded into
+    gigabytes."""
+    try:
+        lines = count_lines(path, MAX_RECORD_BYTES, MOST_LINES)
+    except NotReadable as exc:
+        raise Refused(f"{path}: cannot read: {exc}") from None
+    if lines > MOST_LINES:
+        raise Refused(
+            f"{path}: over {MOST_LINES:,} lines: more Trials than a Sweep may plan "
+            f"({MAX_PLANNED_TRIALS:,}), even resumed: no Sweep wrote this (never decoded)"
+        )
     try:
         logged = read_trial_log(path)
     except ResumeRefused as exc:
@@ -186,7 +206,7 @@ def gather(paths: list[Path]) -> list[Saved]:
         joined = _join(same, saved)
         if joined is None:
             raise Refused(
-                f"{path}: a second Sweep of model {saved.card.model_id} (after "
+                f"{path}: a second Sweep of model {one_line(saved.card.model_id)} (after "
                 f"{same.sources[0]}): compare two Sweeps of one model with --baseline"
             )
         sweeps[sweeps.index(same)] = joined

@@ -20,6 +20,7 @@ import msgspec
 from eval_core._running.scorecard import Scorecard
 from eval_core._util.atomic import write_atomic
 from eval_core._util.input_files import InputRefused, read_json_input
+from eval_core._util.limits import MAX_PLANNED_TRIALS
 
 BASELINE_SCHEMA = 3
 READS = (2, 3)
@@ -81,13 +82,17 @@ def corpus_key(corpus: Path, own: Path) -> str | None:
     return root.name
 
 
-def read(path: Path) -> Baseline:
-    if not path.exists() and not path.is_symlink():
-        raise BaselineError(f"{path}: no Baseline here")
-    try:
-        data = read_json_input(path)
-    except InputRefused as exc:
-        raise BaselineError(str(exc)) from None
+def read(path: Path, data: bytes | None = None) -> Baseline:
+    """The Baseline at ``path`` (``data``: its bytes, when the caller read them already);
+    refused, as :func:`read_saved` refuses, past :data:`MAX_PLANNED_TRIALS` Trials."""
+    if data is None:
+        if not path.exists() and not path.is_symlink():
+            raise BaselineError(f"{path}: no Baseline here")
+        try:
+            data = read_json_input(path)
+        except InputRefused as exc:
+            raise BaselineError(str(exc)) from None
+        _counted(path, data)
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -114,20 +119,62 @@ def read_saved(
 ) -> tuple[Scorecard, str | None]:
     """A saved Scorecard (with no commit), or the Scorecard inside a Baseline with the
     Baseline's ``corpusCommit``; :class:`BaselineError` naming the file and why (``expected``
-    says what the caller reads, for that refusal)."""
+    says what the caller reads, for that refusal).
+
+    The Trials are counted before any is decoded (each an empty record: 24 bytes, whatever it
+    holds), and a file of more than a Sweep may plan (:data:`MAX_PLANNED_TRIALS`) is refused
+    in one line: no Sweep wrote it, and decoding a million Trials would take gigabytes. What
+    is read is then decoded straight into the Scorecard, never into dicts first."""
     try:
-        raw = msgspec.json.decode(read_json_input(path))
+        data = read_json_input(path)
     except InputRefused as exc:
         raise BaselineError(str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
-    if isinstance(raw, dict) and "scorecard" in raw:
-        base = read(path)
+    shape = _counted(path, data)
+    if shape is not None and shape.scorecard is not None:
+        base = read(path, data)
         return base.scorecard, base.corpus_commit
     try:
-        return msgspec.convert(raw, Scorecard), None
+        return msgspec.json.decode(data, type=Scorecard), None
     except msgspec.ValidationError as exc:
         raise BaselineError(f"{path}: not {expected}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise BaselineError(f"{path}: $: corrupt or truncated JSON ({exc})") from None
+
+
+def _counted(path: Path, data: bytes) -> _Shape | None:
+    """What ``data`` holds, its Trials counted (not decoded); refused past
+    :data:`MAX_PLANNED_TRIALS`. ``None`` when it is not even that shape: the caller's own
+    decode says why."""
+    try:
+        shape: _Shape = msgspec.json.decode(data, type=_Shape)
+    except msgspec.MsgspecError:
+        return None
+    where, count = (
+        ("$.scorecard.trials", len(shape.scorecard.trials))
+        if shape.scorecard is not None
+        else ("$.trials", len(shape.trials))
+    )
+    if count > MAX_PLANNED_TRIALS:
+        raise BaselineError(
+            f"{path}: {where}: {count:,} Trials, over the {MAX_PLANNED_TRIALS:,} a Sweep may "
+            "plan: no Sweep saved this (never decoded)"
+        )
+    return shape
+
+
+class _Trial(msgspec.Struct, gc=False):
+    """A Trial, counted and skipped (none of its fields is kept)."""
+
+
+class _Trials(msgspec.Struct, gc=False):
+    trials: list[_Trial] = []
+
+
+class _Shape(msgspec.Struct, gc=False):
+    """What a saved Scorecard or a Baseline is, and how many Trials it holds."""
+
+    trials: list[_Trial] = []
+    scorecard: _Trials | None = None
 
 
 def is_scorecard(raw: object) -> bool:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from eval_core._running.scorecard import COMPARABLE, Scorecard
+from eval_core._util.safe_text import one_line
 
 State = Literal["unchanged", "fixed", "regressed", "no-signal", "not-comparable"]
 
@@ -59,11 +60,14 @@ def check_comparable(before: Scorecard, after: Scorecard) -> None:
                 "platform Tools or the Judge differ"
             )
         raise ComparisonRefused(
-            f"different Corpora: corpusHash {before.corpus_hash[:16]} vs {after.corpus_hash[:16]}"
-            + "".join(f"\n  - {line}" for line in lines)
+            f"different Corpora: corpusHash {one_line(before.corpus_hash[:16])} vs "
+            f"{one_line(after.corpus_hash[:16])}"
+            + "".join(f"\n  - {one_line(line)}" for line in lines)
         )
     if before.model_id != after.model_id:
-        raise ComparisonRefused(f"different models: {before.model_id} vs {after.model_id}")
+        raise ComparisonRefused(
+            f"different models: {one_line(before.model_id)} vs {one_line(after.model_id)}"
+        )
 
 
 UNRECORDED = "a Scorecard saved before per-Case digests were recorded cannot say which Cases differ"
@@ -206,12 +210,13 @@ def compare(before: Scorecard, after: Scorecard, baseline_version: str = "") -> 
 def render(
     delta: Delta, baseline_dirty: bool = False, earlier: str = "the Baseline was promoted"
 ) -> str:
-    """The delta for people. ``earlier`` says how the earlier side was made, for the note
-    when it records no noise floor (``eval compare`` of two Scorecards: "the Scorecard A.json
-    was swept")."""
+    """The delta for people, every value from a file kept within its row (:func:`one_line`: a
+    Case id with a line break cannot forge a row). ``earlier`` says how the earlier side was
+    made, for the note when it records no noise floor (``eval compare`` of two Scorecards: "the
+    Scorecard A.json was swept")."""
     lines = [
-        f"Delta  model={delta.model_id}  corpus={delta.corpus_hash[:16]}"
-        + (f"  baseline={delta.baseline_version}" if delta.baseline_version else "")
+        f"Delta  model={one_line(delta.model_id)}  corpus={one_line(delta.corpus_hash[:16])}"
+        + (f"  baseline={one_line(delta.baseline_version)}" if delta.baseline_version else "")
     ]
     for state, title in (
         ("regressed", "REGRESSED"),
@@ -222,7 +227,10 @@ def render(
         rows = delta.of(state)  # type: ignore[arg-type]
         if rows:
             lines.append(title)
-            lines.extend(f"  {c.case_id}  {c.before} -> {c.after}" for c in rows)
+            lines.extend(
+                f"  {one_line(c.case_id)}  {one_line(c.before)} -> {one_line(c.after)}"
+                for c in rows
+            )
     if not delta.floor:
         lines.append(
             f"NOTE  {earlier} without --repeat: it records no noise floor, so no delta here "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from eval_core._case.witness import WITNESSED
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.trial import TrialResult
+from eval_core._util.safe_text import one_line
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR ", "unexercised": "UNEX"}
 
@@ -22,9 +23,9 @@ def loop_label(status: str) -> str:
 
 def trial_line(trial: TrialResult) -> str:
     label = _LABEL[trial.outcome]
-    head = f"{label}  {trial.case_id}#{trial.trial}"
+    head = f"{label}  {one_line(trial.case_id)}#{trial.trial}"
     if trial.outcome == "errored":
-        return f"{head}  {trial.error}"
+        return f"{head}  {one_line(str(trial.error))}"
     extras = f"  {loop_label(trial.loop_status)}" if trial.loop_status else ""
     if trial.vacuous:
         extras += "  (vacuous)"
@@ -36,8 +37,10 @@ def trial_line(trial: TrialResult) -> str:
 
 
 def render_text(card: Scorecard, verbose: bool = False) -> str:
+    """The Scorecard for people; every value a Trial or a file carries (a Case id, a kind, a
+    detail, a model id) is kept within its row (:func:`one_line`), so none can forge a line."""
     lines = [
-        f"Sweep  model={card.model_id}"
+        f"Sweep  model={one_line(card.model_id)}"
         + (f"  version={card.model_version}" if card.model_version else "")
         + (f"  effort={card.effort}" if card.effort else "")
         + (f"  temperature={card.temperature:g}" if card.temperature is not None else "")
@@ -56,11 +59,11 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
         if trial.outcome in ("failed", "unexercised"):
             for result in trial.expectations:
                 if not result.passed:
-                    lines.append(f"     - {result.kind}: {result.detail}")
+                    lines.append(f"     - {one_line(result.kind)}: {one_line(str(result.detail))}")
             if trial.unexercised:
-                lines.append(f"     unexercised: {trial.unexercised}")
+                lines.append(f"     unexercised: {one_line(trial.unexercised)}")
         if trial.outcome == "failed":
-            lines.extend(f"     - {WITNESSED}: {line}" for line in trial.contradictions)
+            lines.extend(f"     - {WITNESSED}: {one_line(line)}" for line in trial.contradictions)
     totals = f"{card.passed} passed, {card.failed} failed, {card.errored} errored"
     if card.unexercised:
         totals += f", {card.unexercised} unexercised"
@@ -91,11 +94,12 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
         lines.append(
             f"Noise  {len(noise.flapping)} of {len(noise.measured)} measured Cases flapped "
             f"over {noise.repeats} repeats"
-            + (f": {', '.join(noise.flapping)}" if noise.flapping else "")
+            + (f": {one_line(', '.join(noise.flapping))}" if noise.flapping else "")
         )
     if card.model_dated is False:
         lines.append(
-            f"NOTE  {card.model_id} is pinned to an undated model id: the vendor may move the "
+            f"NOTE  {one_line(card.model_id)} is pinned to an undated model id: the vendor may "
+            "move the "
             "alias, so a later Sweep may measure a different model"
         )
     if card.aborted_reason:

@@ -77,21 +77,7 @@ def read_with_status(
     file: who owns it is the owner of these bytes, not of whatever the name points at later);
     refused as :func:`read_regular` refuses."""
     limit = MAX_INPUT_BYTES if limit is None else limit
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    if not follow_links:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        if os.path.islink(path):
-            raise NotReadable("a dangling symbolic link (its target does not exist)") from None
-        raise NotReadable("no such file") from None
-    except OSError as exc:
-        if not follow_links and os.path.islink(path):
-            raise NotReadable("a symbolic link") from None
-        raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL in the name
-        raise NotReadable("cannot read: the name holds a NUL character") from None
+    fd = _open(path, follow_links)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
@@ -116,6 +102,74 @@ def read_with_status(
         raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
     except MemoryError:
         raise TooLarge(limit) from None
+    finally:
+        os.close(fd)
+
+
+def _open(path: str | Path, follow_links: bool = True) -> int:
+    """A descriptor of ``path`` opened read-only and non-blocking; :class:`NotReadable` with
+    the reason when it cannot be opened (the caller checks what it is)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise NotReadable("a dangling symbolic link (its target does not exist)") from None
+        raise NotReadable("no such file") from None
+    except OSError as exc:
+        if not follow_links and os.path.islink(path):
+            raise NotReadable("a symbolic link") from None
+        raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL in the name
+        raise NotReadable("cannot read: the name holds a NUL character") from None
+
+
+def _regular(fd: int) -> os.stat_result:
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        raise NotReadable(kind_of(status.st_mode))  # O_NONBLOCK kept a FIFO from hanging
+    return status
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """At most the first ``size`` bytes of the regular file ``path`` (what a file is, told by
+    its start, without reading the rest); refused as :func:`read_regular` refuses."""
+    fd = _open(path)
+    try:
+        _regular(fd)
+        return os.read(fd, size)
+    except OSError as exc:
+        raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def count_lines(path: str | Path, limit: int, most: int) -> int:
+    """How many lines the regular file ``path`` holds, counted a megabyte at a time (memory
+    stays flat however large the file), stopping past ``most`` (the count returned is then
+    over ``most``); :class:`TooLarge` past ``limit`` bytes, refused as :func:`read_regular`
+    refuses. Lets a reader refuse a file of too many records before it decodes any."""
+    fd = _open(path)
+    try:
+        status = _regular(fd)
+        if status.st_size > limit:
+            raise TooLarge(limit, status.st_size)
+        lines = total = 0
+        last = b"\n"
+        while lines <= most:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise TooLarge(limit)
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+        return lines + (last != b"\n")
+    except OSError as exc:
+        raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 

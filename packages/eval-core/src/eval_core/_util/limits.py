@@ -25,9 +25,10 @@ MAX_REPEAT = 1000
 MAX_PLANNED_TRIALS = 100_000
 MAX_JOBS = 256
 
-_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]', re.DOTALL)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_NOT_MARK = bytes(b for b in range(256) if b not in b'"[]{}')
+_WINDOW = 1 << 16
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
@@ -57,10 +58,32 @@ def check_json_depth(data: bytes, limit: int = MAX_DEPTH) -> None:
     """
     if data.count(b"[") + data.count(b"{") <= limit:
         return
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKET)
+    brackets = _outside_strings(data)
     if not brackets or max(itertools.accumulate(map(_STEP.__getitem__, brackets))) <= limit:
         return
     raise TooDeep(_json_path_at_depth(data, limit), too_deep_reason(limit))
+
+
+def _outside_strings(data: bytes) -> bytes:
+    """The brackets of ``data`` that are not inside a string, in memory a few times the
+    number of its quotes and brackets (not a list of every piece of text between strings, which
+    for a saved Sweep of 200,000 Trials was a gigabyte): escapes are dropped pair by pair, left
+    to right as a decoder reads them (``\\\\`` first, then ``\\"``), so every quote left
+    opens or closes a string; quotes and brackets alone are kept, and the strings among them
+    (now only brackets between two quotes) are cut out, a window at a time."""
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    marks = data.translate(None, _NOT_MARK)
+    if b'"' not in marks:
+        return marks
+    kept: list[bytes] = []
+    inside = False  # whether the window starts inside a string
+    for start in range(0, len(marks), _WINDOW):  # a window at a time: its pieces die with it
+        window = marks[start : start + _WINDOW]
+        pieces = window.split(b'"')
+        kept.append(b"".join(pieces[1::2] if inside else pieces[::2]))
+        inside ^= window.count(b'"') % 2 == 1
+    return b"".join(kept)
 
 
 def _json_path_at_depth(data: bytes, limit: int) -> str:

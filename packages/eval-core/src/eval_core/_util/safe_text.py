@@ -51,6 +51,13 @@ def clean(text: str) -> str:
     return _UNSAFE.sub(_stand_in, text)
 
 
+def one_line(text: str) -> str:
+    """:func:`clean` for a value printed inside a line (a Case id, a model id, a kind read from
+    a file): a line feed too becomes its stand-in ``␊``, so no value can start a line of its
+    own (a forged ``REGRESSED`` row, a forged verdict)."""
+    return clean(text).replace("\n", "\u240a")
+
+
 def clean_value(value: Any, depth: int = 0) -> Any:
     """:func:`clean` applied to every string (keys included) of a JSON-like value."""
     if isinstance(value, str):
