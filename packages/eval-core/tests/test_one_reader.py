@@ -61,7 +61,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_release/baseline.py", "_counted", "msgspec.json.decode"): (
         "a saved Scorecard or Baseline from read_json_input (size and depth), its Trials counted"
     ),
-    ("eval-report/src/eval_report/saved.py", "is_log", "msgspec.json.decode"): (
+    ("eval-core/src/eval_core/_recording/triallog.py", "is_trial_log", "msgspec.json.decode"): (
         "the first line of a file read by read_regular, depth-checked first"
     ),
     ("eval-bindings/src/eval_bindings/listing.py", "groups", "json.loads"): (

@@ -9,8 +9,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from eval_core.plugin import MAX_PLANNED_TRIALS, LogHeader, Scorecard
-from eval_report.saved import MOST_LINES, Refused, gather, read_any
+from eval_core._recording.triallog import MOST_LINES, LogHeader
+from eval_core._util.limits import MAX_PLANNED_TRIALS
+from eval_core.plugin import Scorecard
+from eval_report.saved import Refused, gather, read_any
 
 
 def _card(model: str) -> bytes:

@@ -1,8 +1,6 @@
-"""The public plug-in API: every name a family, a Host, a model source, an executor or a command
-plug-in may use, and the only module a shipped package imports from the core (the rest of
-``eval_core`` may change without notice). Names load on first use (PEP 562), so a family that
-needs only the Case and Evidence types does not pay for the release gate's imports.
-"""
+"""The public plug-in API: every name a family, Host, model source, executor or command plug-in
+may use; the only module a shipped package imports from the core (the rest of ``eval_core`` may
+change without notice). Names load on first use (PEP 562): a family pays for what it uses."""
 
 from __future__ import annotations
 
@@ -87,7 +85,6 @@ if TYPE_CHECKING:
         Loader,
         case_files,
         corpus_root,
-        find_soul,
     )
     from eval_core._loading.grounding import strings
     from eval_core._loading.opening import host_directory
@@ -145,7 +142,7 @@ if TYPE_CHECKING:
     from eval_core._recording.transcript import record_types as transcript_record_types
     from eval_core._recording.transcript import schema_hash as transcript_schema_hash
     from eval_core._recording.transcript import typed as typed_records
-    from eval_core._recording.triallog import Logged, LogHeader, ResumeRefused
+    from eval_core._recording.triallog import Logged, ResumeRefused, is_trial_log
     from eval_core._recording.triallog import read as read_trial_log
     from eval_core._release.baseline import BaselineError, read_saved
     from eval_core._release.baseline import read as read_baseline
@@ -181,15 +178,12 @@ if TYPE_CHECKING:
     from eval_core._util.code import content_digest, fingerprint
     from eval_core._util.entrypoints import version
     from eval_core._util.input_files import (
-        MAX_RECORD_BYTES,
         InputRefused,
         NotReadable,
-        count_lines,
-        read_head,
         read_json_input,
         read_regular,
     )
-    from eval_core._util.limits import MAX_PLANNED_TRIALS, TooDeep, check_json_depth
+    from eval_core._util.limits import TooDeep, check_json_depth
     from eval_core._util.outputs import Output, OutputRefused
     from eval_core._util.outputs import check_all as check_outputs
     from eval_core._util.paths import (
@@ -214,8 +208,6 @@ __all__ = [
     "L2",
     "L3",
     "LOCK_NAME",
-    "MAX_PLANNED_TRIALS",
-    "MAX_RECORD_BYTES",
     "NON_EMPTY",
     "PATH",
     "REASON",
@@ -266,7 +258,6 @@ __all__ = [
     "Loader",
     "Location",
     "Lock",
-    "LogHeader",
     "Logged",
     "Message",
     "ModelCallRequest",
@@ -334,7 +325,6 @@ __all__ = [
     "compare_scorecards",
     "content_digest",
     "corpus_root",
-    "count_lines",
     "covered",
     "current_judge",
     "current_lock",
@@ -347,11 +337,11 @@ __all__ = [
     "extract_json",
     "failed",
     "find_project",
-    "find_soul",
     "fingerprint",
     "first_equal",
     "hookimpl",
     "host_directory",
+    "is_trial_log",
     "json_name",
     "kind_schema_hash",
     "load_plugins",
@@ -378,7 +368,6 @@ __all__ = [
     "quoted",
     "read_baseline",
     "read_cache_entry",
-    "read_head",
     "read_json_input",
     "read_regular",
     "read_saved",

@@ -15,33 +15,23 @@ from pathlib import Path
 import msgspec
 
 from eval_core.plugin import (
-    MAX_PLANNED_TRIALS,
-    MAX_RECORD_BYTES,
     BaselineError,
     Logged,
-    LogHeader,
     NotReadable,
     Pointer,
     ResumeRefused,
     Scorecard,
-    TooDeep,
     TranscriptReader,
     TranscriptRefused,
-    check_json_depth,
-    count_lines,
+    is_trial_log,
     noise_floor,
     one_line,
-    read_head,
     read_saved,
     read_trial_log,
     transcript_pack_path,
 )
 
 REFUSED, COMPARISON_REFUSED = 2, 3
-HEAD_BYTES = 1 << 20
-"""A trial log's header line is read from at most this much of its start."""
-MOST_LINES = 2 * MAX_PLANNED_TRIALS + 1
-"""A header and every planned Trial twice (a Trial errored, then run again on resume)."""
 
 
 class Refused(Exception):  # noqa: N818 - it names an outcome
@@ -115,31 +105,14 @@ _HEAD = msgspec.json.Decoder(_Head)
 def is_log(path: Path) -> bool:
     """A trial log starts with a one-line Sweep header; a Scorecard is one JSON document."""
     try:
-        data = read_head(path, HEAD_BYTES)  # the header only, never the whole Sweep
+        return is_trial_log(path)
     except NotReadable as exc:
         raise Refused(f"{path}: cannot read: {exc}") from None
-    first = data.split(b"\n", 1)[0]
-    try:
-        check_json_depth(first)
-        header = msgspec.json.decode(first, type=LogHeader)
-    except (msgspec.MsgspecError, TooDeep):
-        return False
-    return header.kind == "sweep"
 
 
 def read_log(path: Path) -> Saved:
-    """A trial log, its lines counted first (a megabyte at a time) and refused in one line when
-    they are more than a Sweep may plan and resume: a million Trials would be decoded into
-    gigabytes."""
-    try:
-        lines = count_lines(path, MAX_RECORD_BYTES, MOST_LINES)
-    except NotReadable as exc:
-        raise Refused(f"{path}: cannot read: {exc}") from None
-    if lines > MOST_LINES:
-        raise Refused(
-            f"{path}: over {MOST_LINES:,} lines: more Trials than a Sweep may plan "
-            f"({MAX_PLANNED_TRIALS:,}), even resumed: no Sweep wrote this (never decoded)"
-        )
+    """A trial log, read by the core's reader (which refuses one of more Trials than a Sweep
+    may plan before decoding any), with its transcripts when it kept them."""
     try:
         logged = read_trial_log(path)
     except ResumeRefused as exc:

@@ -41,8 +41,19 @@ from eval_core._case.evidence import Evidence
 from eval_core._recording import transcript
 from eval_core._recording.transcript import Pointer
 from eval_core._running.trial import TrialResult
-from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
-from eval_core._util.limits import TooDeep, check_json_depth
+from eval_core._util.input_files import (
+    MAX_RECORD_BYTES,
+    NotReadable,
+    count_lines,
+    read_head,
+    read_regular,
+)
+from eval_core._util.limits import MAX_PLANNED_TRIALS, TooDeep, check_json_depth
+
+HEAD_BYTES = 1 << 20
+"""A trial log's header line is read from at most this much of its start."""
+MOST_LINES = 2 * MAX_PLANNED_TRIALS + 1
+"""A header and every planned Trial twice (a Trial errored, then run again on resume)."""
 
 
 class LogHeader(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -246,12 +257,34 @@ def _latest(
     return [t for t, _ in kept.values()], [p for _, p in kept.values()], len(trials) - len(kept)
 
 
-def read(path: Path) -> Logged:
-    """Read a trial log; :class:`ResumeRefused` naming the file, line and reason otherwise."""
+def is_trial_log(path: Path) -> bool:
+    """Whether ``path`` starts with a Sweep header (a Scorecard is one JSON document), read
+    from its first megabyte only, never the whole Sweep; :class:`NotReadable` as
+    :func:`read_head` refuses."""
+    first = read_head(path, HEAD_BYTES).split(b"\n", 1)[0]
     try:
-        data = read_regular(path, MAX_RECORD_BYTES)
+        check_json_depth(first)
+        header = msgspec.json.decode(first, type=LogHeader)
+    except (msgspec.MsgspecError, TooDeep):
+        return False
+    return header.kind == "sweep"
+
+
+def read(path: Path) -> Logged:
+    """Read a trial log; :class:`ResumeRefused` naming the file, line and reason otherwise.
+
+    Its lines are counted first, a megabyte at a time: a log of more Trials than a Sweep may
+    plan and resume is refused before any is decoded (a million would take gigabytes)."""
+    try:
+        counted = count_lines(path, MAX_RECORD_BYTES, MOST_LINES)
+        data = read_regular(path, MAX_RECORD_BYTES) if counted <= MOST_LINES else b""
     except NotReadable as exc:
         raise ResumeRefused(f"{path}: cannot read the trial log: {exc}") from None
+    if counted > MOST_LINES:
+        raise ResumeRefused(
+            f"{path}: over {MOST_LINES:,} lines: more Trials than a Sweep may plan "
+            f"({MAX_PLANNED_TRIALS:,}), even resumed: no Sweep wrote this (never decoded)"
+        )
     lines = data.split(b"\n")
     # The last element is what follows the last line break: b"" when the file ends with one.
     tail = lines.pop()
