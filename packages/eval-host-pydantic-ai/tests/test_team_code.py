@@ -11,6 +11,7 @@ the parent's (1: NOT CLEARED), never the team's.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -177,6 +178,25 @@ def test_an_app_whose_import_calls_sys_exit_is_refused_in_one_line(tmp_path: Pat
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
     assert len(lines) == 1 and "importing probe_app called sys.exit(0)" in lines[0], lines
+
+
+def test_an_app_whose_import_hangs_is_refused_at_the_load_deadline(tmp_path: Path) -> None:
+    """A hang at import is bounded: one line naming the bound, exit 2, within seconds."""
+    _project(tmp_path, ["ok"], app="import time\ntime.sleep(3600)\n")
+    started = time.monotonic()
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "pydantic-ai", "--unlocked", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "EVAL_HOST_LOAD_SECONDS": "2"},
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
+    assert len(lines) == 1 and "did not load its agents within 2 s" in lines[0], lines
+    assert time.monotonic() - started < 30
 
 
 def test_a_thread_the_app_leaves_running_does_not_keep_eval_alive(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import inspect
 import os
 import stat
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -99,12 +100,59 @@ def host(
     options = dict(options or {})
     _takes(factory, name, start, options)
     try:
-        return factory(start, **options)
+        return _built(factory, name, start, options)
     except HostOptionError as exc:
         raise Refused(f"the Host {name!r} refused its options: {exc}") from None
     except Exception as exc:
         what = "its agents" if agents_owned(factory) else "the Eval Soul"
         raise Refused(f"{start}: the Host {name!r} cannot load {what}: {exc}") from None
+
+
+LOAD_SECONDS = 120.0
+"""How long a Host that runs the team's code may take to load it (``EVAL_HOST_LOAD_SECONDS``)."""
+
+
+def _built(factory: HostFactory, name: str, start: Path, options: Mapping[str, str]) -> Host:
+    """The Host, built by its factory. A Host that owns its agents imports the team's app and
+    runs its builders while it is built: that runs on a thread of its own under a deadline, so
+    a hang there is a refusal in one line, not a command that never ends (the thread cannot be
+    stopped; it is a daemon and dies with the process)."""
+    if not agents_owned(factory):
+        return factory(start, **options)
+    seconds = _load_seconds()
+    built: list[Host] = []
+    raised: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            built.append(factory(start, **options))
+        except BaseException as exc:  # re-raised below, on the command's own thread
+            raised.append(exc)
+
+    worker = threading.Thread(target=build, name=f"eval-host-load-{name}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise Refused(
+            f"{start}: the Host {name!r} did not load its agents within {seconds:g} s: the "
+            "team's app hangs at import or in a builder (EVAL_HOST_LOAD_SECONDS sets the bound)"
+        )
+    if raised:
+        raise raised[0]
+    return built[0]
+
+
+def _load_seconds() -> float:
+    given = os.environ.get("EVAL_HOST_LOAD_SECONDS", "")
+    try:
+        seconds = float(given) if given else LOAD_SECONDS
+    except ValueError:
+        raise Refused(
+            f"EVAL_HOST_LOAD_SECONDS must be a number of seconds, not {given!r}"
+        ) from None
+    if not 0 < seconds < 1e6:
+        raise Refused(f"EVAL_HOST_LOAD_SECONDS must be between 0 and 1e6, not {given!r}")
+    return seconds
 
 
 def host_directory(factory: HostFactory, corpus: Path) -> Path | None:
