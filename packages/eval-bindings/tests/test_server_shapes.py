@@ -27,11 +27,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from request_shapes import LOOKUP, shapes
 
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.wire.options import RequestOptions
 from eval_bindings.wire.transport import VendorError
-from eval_core._case.case import ToolDecl
 from eval_core._plugins.host import ModelCallRequest
 
 Check = Callable[[dict[str, Any]], str | None]
@@ -134,11 +134,6 @@ def fake() -> Iterator[Callable[[Check], tuple[str, list[dict[str, Any]]]]]:
         server.server_close()
 
 
-LOOKUP = ToolDecl(
-    name="lookup_order",
-    description="Looks up an order by its number.",
-    input_schema={"type": "object", "properties": {"orderId": {"type": "string"}}},
-)
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00"
 PDF = b"%PDF-1.7\n1 0 obj <<>> endobj\ntrailer\n%%EOF\n"
@@ -161,32 +156,8 @@ def _with(part: dict[str, Any]) -> ModelCallRequest:
 
 
 def loop_shapes() -> dict[str, ModelCallRequest]:
-    """The shapes of a Host's tool loop: first call with and without Tools, the call after a
-    Tool result (the assistant's content ``""``), a later Turn, text parts, no system prompt."""
-    user = {"role": "user", "content": "Has order 4471 shipped?"}
-    called = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"call_id": "c1", "name": "lookup_order", "arguments": {"orderId": "4471"}}],
-    }
-    result = {"role": "tool", "tool_call_id": "c1", "name": "lookup_order", "content": '{"ok":1}'}
-    answered = {"role": "assistant", "content": "It has."}
-    parts = {
-        "role": "user",
-        "content": [{"type": "text", "text": "And"}, {"type": "text", "text": "4472?"}],
-    }
-    return {
-        "first call, no Tools": ModelCallRequest(system="s", messages=[user], tools=[]),
-        "first call, Tools offered": ModelCallRequest(system="s", messages=[user], tools=[LOOKUP]),
-        "after a Tool result": ModelCallRequest(
-            system="s", messages=[user, called, result], tools=[LOOKUP]
-        ),
-        "a later Turn": ModelCallRequest(
-            system="s", messages=[user, called, result, answered, parts], tools=[LOOKUP]
-        ),
-        "no system prompt": ModelCallRequest(system="", messages=[user], tools=[LOOKUP]),
-        "a PNG image": _with(_file("image", "image/png", "shot.png", PNG)),
-    }
+    """The shapes of a Host's tool loop (:func:`request_shapes.shapes`), and an image part."""
+    return {**shapes(), "a PNG image": _with(_file("image", "image/png", "shot.png", PNG))}
 
 
 def send(kit: Any, url: str, request: ModelCallRequest, **pin: Any) -> Any:
