@@ -50,6 +50,20 @@ def test_init_then_sweep_clears_in_an_empty_project(tmp_path: Path) -> None:
     assert swept.stdout.rstrip().endswith("CLEARED")
 
 
+def test_a_gitignore_or_pyproject_it_cannot_use_is_said_in_one_line_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A ``.gitignore`` and a ``pyproject.toml`` that are no files (here directories): the
+    starter Corpus is written, and what to do by hand is said, never a traceback."""
+    (tmp_path / ".gitignore").mkdir()
+    (tmp_path / "pyproject.toml").mkdir()
+    made = run_eval("init", cwd=tmp_path, env=judgeless_env(EVAL_CACHE="off"))
+    assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
+    assert f"{tmp_path / '.gitignore'}: not a writable text file: add scorecards/" in made.stdout
+    assert "paste this table there yourself" in made.stdout
+    assert (tmp_path / "corpus" / "eval.lock").is_file()
+
+
 def test_init_appends_its_settings_and_keeps_the_teams_files(tmp_path: Path) -> None:
     pyproject = '[project]\nname = "acme"\nversion = "1.0"\n\n[tool.ruff]\nline-length = 88'
     (tmp_path / "pyproject.toml").write_text(pyproject)

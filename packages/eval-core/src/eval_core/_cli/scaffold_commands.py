@@ -62,11 +62,13 @@ def run_init(args: SimpleNamespace) -> int:
         print(f"wrote [tool.eval] to {pyproject}")
     else:
         print(
-            f"{pyproject} already has [tool.eval] (or is not TOML it can safely add to); "
+            f"{pyproject} already has [tool.eval] (or is not TOML it can safely add to, or "
+            "cannot be written); "
             "paste this table there yourself:\n\n" + table
         )
-    if starter.ignore_outputs(project / ".gitignore"):
-        print(f"wrote {starter.OUTPUTS} to {project / '.gitignore'}")
+    ignored = starter.ignore_outputs(project / ".gitignore")
+    if ignored is not None:
+        print(ignored)
     print(
         f"next: eval sweep (the starter Cases for agent {agent!r} sweep green), then write "
         "your own Cases beside them: docs/your-project.md"

@@ -80,20 +80,29 @@ def add_settings(pyproject: Path, table: str) -> bool:
         tomllib.loads(joined)
     except (tomllib.TOMLDecodeError, RecursionError):
         return False
-    pyproject.write_text(joined, encoding="utf-8")
-    return True
-
-
-def ignore_outputs(gitignore: Path) -> bool:
-    """Add the outputs folder to ``.gitignore`` unless it is there; True when written."""
-    text = _existing(gitignore)
-    if text is None:
-        raise InitRefused(f"{gitignore}: not a readable text file; add {OUTPUTS} to it by hand")
-    if any(line.strip().rstrip("/") == OUTPUTS.rstrip("/") for line in text.splitlines()):
+    try:
+        pyproject.write_text(joined, encoding="utf-8")
+    except OSError:
         return False
-    gap = "\n" if text and not text.endswith("\n") else ""
-    gitignore.write_text(f"{text}{gap}{OUTPUTS}\n", encoding="utf-8")
     return True
+
+
+def ignore_outputs(gitignore: Path) -> str | None:
+    """Add the outputs folder to ``.gitignore`` unless it is there: the line saying what was
+    done, or what to do by hand when the file cannot be read or written (the starter Corpus
+    works either way); ``None`` when it was there already."""
+    text = _existing(gitignore)
+    by_hand = f"{gitignore}: not a writable text file: add {OUTPUTS} to it yourself"
+    if text is None:
+        return by_hand
+    if any(line.strip().rstrip("/") == OUTPUTS.rstrip("/") for line in text.splitlines()):
+        return None
+    gap = "\n" if text and not text.endswith("\n") else ""
+    try:
+        gitignore.write_text(f"{text}{gap}{OUTPUTS}\n", encoding="utf-8")
+    except OSError:
+        return by_hand
+    return f"wrote {OUTPUTS} to {gitignore}"
 
 
 READING = ("get", "lookup", "look", "search", "find", "list", "read", "fetch", "check", "show")
