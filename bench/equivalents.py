@@ -12,7 +12,10 @@ after (whitespace collapsed, as the bench prints them). Each entry is::
     Equivalent: ``limit`` is never 0 here: ...
 
 Several ``-``/``+`` pairs may follow one module heading, each with its own ``Equivalent:``
-paragraph. Anything else in the file (the gaps closed, the samples measured) is prose for a
+paragraph. A pair may instead be followed by ``Caught by: `node id` ...``: a test that catches the
+mutant where the covering map cannot see it run (a child process that cannot write its coverage
+data); the bench then runs those tests on the mutant, so the catch is measured, never taken on
+trust. Anything else in the file (the gaps closed, the samples measured) is prose for a
 person. A line that occurs twice in one module with the same mutation is one key: the reason
 must hold for both.
 """
@@ -30,6 +33,24 @@ _HEADING = re.compile(r"^###\s+`([^`]+)`\s*$")
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def caught_by(path: Path = TRIAGE) -> dict[Key, list[str]]:
+    """The tests each ``Caught by:`` entry names, by key."""
+    if not path.is_file():
+        return {}
+    found: dict[Key, list[str]] = {}
+    module = before = after = ""
+    for line in path.read_text().splitlines():
+        if heading := _HEADING.match(line):
+            module, before, after = heading.group(1), "", ""
+        elif line.startswith("    - "):
+            before, after = one_line(line[6:]), ""
+        elif line.startswith("    + "):
+            after = one_line(line[6:])
+        elif line.startswith("Caught by:") and module and before and after:
+            found[(module, before, after)] = re.findall(r"`([^`]+)`", line)
+    return found
 
 
 def read(path: Path = TRIAGE) -> dict[Key, str]:

@@ -757,6 +757,8 @@ class Bench:
         self.tests_timeout: float = args.tests_timeout
         self.test_paths: tuple[str, ...] = () if args.no_tests else TEST_SETS[args.tests]
         self.map: covering.CoveringMap | None = None
+        self.unseen = equivalents.caught_by()
+        """Tests the triage file says catch a mutant the map sees no test run."""
         self.baselines: dict[str, table.Outcome] = {}
         self.broken_tests: set[str] = set()
         self.lock = threading.Lock()
@@ -872,6 +874,8 @@ class Bench:
                 assert self.map is not None
                 chosen = self.map.covering(mutant.path, mutant.line, mutant.last_line)
                 result.covering = len(chosen)
+                if not chosen:
+                    chosen = self.unseen.get((mutant.module, *result.diff), [])
                 if not chosen:
                     result.tests = "no test runs this line"
                     return

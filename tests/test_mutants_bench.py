@@ -251,6 +251,14 @@ def test_the_triage_file_keys_an_equivalent_by_module_and_line_never_by_line_num
         )
     }
     assert all(len(key) == 3 for key in equivalents.read())  # the shipped file parses
+    triage.write_text(
+        "### `eval_core/example.py`\n\n    - return False\n    + return True\n\n"
+        "Caught by: `tests/test_a.py::test_b` (a child the map cannot see)\n"
+    )
+    assert equivalents.caught_by(triage) == {
+        ("eval_core/example.py", "return False", "return True"): ["tests/test_a.py::test_b"]
+    }
+    assert equivalents.read(triage) == {}
 
 
 def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caught_by_nothing(
