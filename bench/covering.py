@@ -14,6 +14,12 @@ A mutant's covering tests are those that ran any line of its span. A line run on
 modules were imported (a module constant, a ``def``'s defaults, a decorator: imports happen
 while pytest collects, outside any test) stands for its module: the tests that ran any line of
 that module. A mutant no test ran is caught by nothing without running anything.
+
+What the map cannot see: a child process started with an environment built from nothing (no
+``COVERAGE_PROCESS_START``), or one that cannot save its data at exit (killed, ``os._exit``, a
+file-size limit: ``test_cache_entry``'s full disk); a test that only reads a line a
+session-scoped fixture ran for an earlier test. The triage file names the test for such a mutant
+(``Caught by:``) and the bench runs it.
 """
 
 from __future__ import annotations

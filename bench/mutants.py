@@ -41,8 +41,9 @@ first on ``PYTHONPATH``, shadowing the editable installs, as ``bench/mutation_ta
    ``--tests all`` those then ``tests/`` (4-5 hours for 200 mutants). The copy's Corpora are
    re-locked first, so a lock pinning the old code is no kill, and
    ``tests/test_mutation_catalogue.py`` is left out (it pins snippets of text, not behaviour).
-   A test that fails unmutated too is set aside and the run repeated without it. A run cut by
-   ``--tests-timeout`` decides nothing: its mutant stays a survivor, saying so.
+   A test that fails unmutated too is set aside and the run repeated without it. Covering tests
+   that outlive ten times their unmutated duration (two minutes at least) hang: caught. Any other
+   run cut by ``--tests-timeout`` decides nothing: its mutant stays a survivor, saying so.
 
 A survivor that ``bench/mutants_triage.md`` says is equivalent (keyed by its module and its line
 before and after, never by line number: ``bench/equivalents.py``) is counted apart. The matrix
@@ -166,6 +167,9 @@ TEST_SETS = {"covering": ("covering",), "package": ("package",), "all": ("packag
 """The unit tests run on a survivor of the Corpus: ``covering`` (the default) only the tests, of
 every package and ``tests/``, that ran the mutated line (``bench/covering.py``'s map); ``package``
 the mutated package's own tests; ``all`` those and ``tests/`` (4-5 hours for 200 mutants)."""
+HUNG_FACTOR, HUNG_FLOOR = 10.0, 120.0
+"""Covering tests that outlive this many times their unmutated duration (as the map measured
+it, under coverage), and at least the floor in seconds, hang: the mutant is caught."""
 MAPPED_TESTS = ("packages", "tests")
 """The tests the covering map is built from: every package's and ``tests/``."""
 MAP_TIMEOUT = 3600.0
@@ -891,7 +895,22 @@ class Bench:
                 if not selected:  # every covering test fails unmutated: nothing decides
                     run = TestRun("passed", (), 0.0)
                     break
-                run = copy.pytest(selected, deselected, self.tests_timeout)
+                budget = self.tests_timeout
+                if covering_run := (result.covering is not None):
+                    assert self.map is not None
+                    usual = sum(self.map.durations.get(t, 0.0) for t in selected)
+                    budget = min(budget, max(HUNG_FLOOR, HUNG_FACTOR * usual))
+                run = copy.pytest(selected, deselected, budget)
+                if run.state == "timeout" and covering_run and budget < self.tests_timeout:
+                    # tests that take seconds unmutated and outlive many times that: a hang
+                    if result.verdict == "survived":
+                        result.verdict = "tests"
+                    result.tests_killed = True
+                    result.tests = (
+                        f"hung: {len(selected)} covering test(s) outlived {budget:.0f} s "
+                        f"({usual:.0f} s under coverage unmutated)"
+                    )
+                    return
                 if run.state != "failed":
                     break
                 if not self.fails_unmutated(copy, mutant, original, run.failed, deselected):
