@@ -702,7 +702,7 @@ class Copy:
             return TestRun("timeout", (), seconds)
         code, stdout, _stderr = done
         failed = tuple(
-            line.split(" ", 2)[1]
+            failed_id(line.split(" ", 1)[1], paths)
             for line in stdout.splitlines()
             if line.startswith(("FAILED ", "ERROR "))
         )
@@ -712,6 +712,14 @@ class Copy:
             return TestRun("failed", failed, seconds)
         tail = (stdout.strip().splitlines() or ["(no output)"])[-1]
         return TestRun("error", (f"pytest exit {code}: {tail}",), seconds)
+
+
+def failed_id(rest: str, asked: Sequence[str]) -> str:
+    """The node id a ``FAILED``/``ERROR`` summary line names: a parametrized id may hold
+    spaces (``[case3-$-the applies= predicate]``), so the longest id asked that the line
+    starts with, else its first word (a test of a file or directory asked)."""
+    known = [a for a in asked if rest == a or rest.startswith(a + " ")]
+    return max(known, key=len) if known else rest.split(" ", 1)[0]
 
 
 @dataclass(frozen=True)

@@ -295,3 +295,14 @@ def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caugh
     assert measured[unrun.id]["verdict"] == "survived", measured[unrun.id]
     assert measured[unrun.id]["tests"] == "no test runs this line"
     assert measured[unrun.id]["covering"] == 0
+
+
+def test_a_failed_test_whose_id_holds_spaces_is_named_whole() -> None:
+    """A summary line names a parametrized id that may hold spaces: the id asked for is read
+    back whole (cut at its first space, it names no test, and the failure was set aside)."""
+    failed_id = bench().failed_id
+    spaced = "tests/test_a.py::test_b[case3-$-the applies= predicate of fixture 'picky']"
+    assert failed_id(f"{spaced} - AssertionError: x", [spaced, "tests/test_a.py::test_c"]) == (
+        spaced
+    )
+    assert failed_id("tests/test_a.py::test_d - boom", ["tests"]) == "tests/test_a.py::test_d"
