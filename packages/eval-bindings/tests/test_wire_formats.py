@@ -271,3 +271,18 @@ def test_a_user_message_whose_parts_are_not_a_list_goes_out_as_its_joined_text()
         "role": "user",
         "content": "first\n\nsecond",
     }
+
+
+def test_each_wire_records_the_tool_declarations_it_put_on_the_wire(kit: Any) -> None:
+    """What ``tool_offered`` reads: the declaration as the vendor received it, not the Case's."""
+    request = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[kit.ECHO])
+    for record in (
+        openai.recorded(openai.encode("m", request, 8)),
+        anthropic.recorded(anthropic.encode("m", request, 8)),
+    ):
+        assert record.tools == [kit.ECHO.name]
+        assert record.offered is not None
+        (declared,) = record.offered
+        assert declared.name == kit.ECHO.name
+        assert declared.description == (kit.ECHO.description or "")
+        assert declared.input_schema == kit.ECHO.input_schema
