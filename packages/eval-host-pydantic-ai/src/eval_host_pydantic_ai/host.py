@@ -154,6 +154,13 @@ class PydanticAiHost:
         """Where the agents come from, as a refusal names it: the team's ``app``."""
         return self.app.spec
 
+    def noise(self) -> dict[str, int]:
+        """The MCP SDK's, httpx's and anyio's records kept off stderr in this process
+        (:mod:`eval_host_pydantic_ai.quiet`): each Trial's share is its ``dropped``."""
+        from eval_host_pydantic_ai.quiet import dropped
+
+        return dropped()
+
     def fingerprint(self) -> str:
         """Our code and pydantic-ai's version, the team's app named, and what pydantic-ai
         offers each agent (its Tools' names, its instructions): the checked-Corpus cache's key
