@@ -58,3 +58,26 @@ def test_plain_content_never_reaches_the_cache(cache_dir: Path) -> None:
     memo = CaseFile(file_id="m", media_type="text/plain", name="m.txt", content="Closes at 15:00.")
     assert memo.fixture_bytes() == b"Closes at 15:00."
     assert not cache_dir.exists()
+
+
+def test_another_interpreter_or_another_generator_is_a_miss(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key holds the interpreter (read as each key is made) and the generator: this
+    package's code and every document library's version (the end-to-end test edits a copy of
+    the package: tests/test_cache_keys.py)."""
+    import sys
+
+    from eval_core._util import cache_use
+
+    def use() -> str:
+        cache_use.forget()
+        bytes_cache.cached({"k": "interpreter"}, lambda: b"%PDF-1.7 made")
+        return cache_use.used()["fixtures"]
+
+    assert (use(), use()) == ("miss", "hit")
+    assert "code=" in bytes_cache.generator() and "fpdf2=" in bytes_cache.generator()
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "executable", sys.executable + "-another")
+        assert (use(), use()) == ("miss", "hit")
+    assert use() == "hit"  # the first interpreter's entry is still there

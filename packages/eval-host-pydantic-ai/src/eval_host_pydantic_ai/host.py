@@ -79,6 +79,11 @@ def _number(name: str, value: object, default: float | None) -> float | None:
     return number
 
 
+LIST_SECONDS = 30.0
+"""The least time listing an agent's offer at load may take, whatever the Trials' ``timeout``
+(a busy machine lists slower than a Trial's bound; the load deadline bounds it all)."""
+
+
 class PydanticAiHost:
     """pydantic-ai agents behind the Host port: ``--host pydantic-ai``."""
 
@@ -137,7 +142,7 @@ class PydanticAiHost:
                 raise
             raise HostOptionError("the agent answered without calling its model")
 
-        return self.loop.run(ask(), self.timeout)
+        return self.loop.run(ask(), max(self.timeout or 0, LIST_SECONDS))
 
     @property
     def trial_deadline(self) -> float | None:

@@ -10,7 +10,9 @@ interruption abandons the Trials in flight (the children are killed, nothing of 
 recorded, ``--resume`` runs them again).
 
 The children are also the boundary around the system under test's code (a Host that runs the
-team's agents is swept on them by default: :func:`supervises`). A child that dies with a Trial
+team's agents is swept on them by default: :func:`supervises`). What that code prints, on
+stdout or stderr, goes to ``eval``'s stderr with the diagnostics, never into the Scorecard on
+stdout. A child that dies with a Trial
 in flight (``os._exit``, a crash) errors that Trial in one line and is replaced; a Trial past
 the Host's deadline (its optional ``trial_deadline``, plus :data:`GRACE` seconds) has its child
 killed and errors the same way; a child retires after any errored Trial (whatever the team's
@@ -32,6 +34,7 @@ import select
 import shutil
 import signal
 import struct
+import sys
 import tempfile
 import time
 from typing import TYPE_CHECKING, Any
@@ -139,6 +142,9 @@ class _Launcher:
 
     def _fork(self) -> _Worker:
         scratch = tempfile.mkdtemp(prefix="eval-fork-")
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
+            with contextlib.suppress(Exception):
+                stream.flush()
         try:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
@@ -149,6 +155,8 @@ class _Launcher:
         if pid == 0:  # the child: serve Trials until the parent closes its pipe
             tempfile.tempdir = scratch  # what the Host makes here, the parent removes
             os.environ["TMPDIR"] = scratch
+            with contextlib.suppress(OSError):  # what the team's code prints goes with the
+                os.dup2(2, 1)  # diagnostics, never into the Scorecard on stdout
             os.close(down_w)
             os.close(up_r)
             for other in self._workers:

@@ -184,10 +184,12 @@ def _digest(
     raw = _combine((key, file.raw) for key, file in found)
     missed = [file for _, file in found if file.digest is None]
     pinned = _PINNED.get(raw) if missed else None
-    from eval_core._util import cache_use, cachedir
+    asked = [f for _, f in found if f.digest is None or f.path not in _CACHE.fresh]
+    if asked:  # what this process digested itself is no use of the cache
+        from eval_core._util import cache_use, cachedir
 
-    hits = len(found) if pinned is not None else len(found) - len(missed)  # nothing parsed
-    cache_use.note("code-digests", cache_use.share(hits, len(found), cachedir.enabled()))
+        hits = len(asked) if pinned is not None else sum(f.digest is not None for f in asked)
+        cache_use.note("code-digests", cache_use.share(hits, len(asked), cachedir.enabled()))
     if pinned is None:
         for file in missed:
             file.normalise()
@@ -314,6 +316,7 @@ class _DigestCache:
     def __init__(self) -> None:
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
+        self.fresh: set[str] = set()  # the paths digested by this process
 
     @property
     def path(self) -> Path:
@@ -343,6 +346,7 @@ class _DigestCache:
         return None
 
     def put(self, path: str, stat: os.stat_result, digest: str, raw: str) -> None:
+        self.fresh.add(path)
         if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
             self.entries()[path] = [*_stamp(stat), digest, raw]
             self._dirty = True
