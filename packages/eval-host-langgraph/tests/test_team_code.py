@@ -90,3 +90,77 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
     assert "worker process exited with status 0" in trials["os-exit"]["error"]
     assert "Traceback" not in done.stderr
     assert took < 60
+
+
+NOISY = '''
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+class Ended(GeneratorExit):
+    """Raised through LangGraph's async generators: asyncio has a task error to print."""
+
+@tool
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    if how == "end":
+        raise Ended("ended")
+    return "done"
+
+def probe(model):
+    bound = model.bind_tools([act])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+'''
+
+
+def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_path: Path) -> None:
+    """An orphaned task's error (asyncio's "Task exception was never retrieved", with its
+    traceback) is kept off stderr and counted: in the Trial's ``dropped``, the Scorecard's, the
+    errored Trial's line and a ``Kept off stderr`` line of the text Scorecard (issue 45)."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "noisy:AGENTS"\n'
+        'pythonpath = ["."]\n'
+    )
+    (tmp_path / "noisy.py").write_text(NOISY)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for how in ("end", "ok"):
+        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
+        case = {
+            "id": how,
+            "tier": "l2",
+            "agent": "probe",
+            "input": [{"role": "user", "content": "go"}],
+            "platformTools": ["act"],
+            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+            "expect": [{"kind": "tool_called", "name": "act"}],
+        }
+        (corpus / f"{how}.json").write_text(json.dumps(case))
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--save", "c.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=90,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
+    card = json.loads((tmp_path / "c.json").read_text())
+    trials = {t["caseId"]: t for t in card["trials"]}
+    kept = trials["end"]["dropped"]
+    assert kept.get("asyncio", 0) >= 1 and "dropped" not in trials["ok"], trials
+    assert card["dropped"] == kept
+    total = sum(kept.values())
+    lines = done.stdout.splitlines()
+    assert f"Kept off stderr  {total} third-party log records (asyncio {kept['asyncio']})" in lines
+    (errored,) = [line for line in lines if line.startswith("ERR ")]
+    assert errored.endswith(f"(kept off stderr: {total} third-party log records (asyncio {total}))")

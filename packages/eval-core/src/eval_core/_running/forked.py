@@ -175,7 +175,7 @@ class _Launcher:
 
     def _serve(self, requests: int, replies: int) -> None:
         from eval_core._plugins.fixtures import Shared
-        from eval_core._running.trial import run_trial
+        from eval_core._running.trial import ended_harness, run_trial
 
         kinds, fixtures, checks = self._run
         shared = Shared()
@@ -187,17 +187,23 @@ class _Launcher:
                 key, case_id, number = message
                 seen: list[Any] = []
                 observe = seen.append if self._work.evidence else None
-                result = run_trial(
-                    self._cases[case_id],
-                    number,
-                    self._host,
-                    self._work.binding,
-                    kinds,
-                    fixtures,
-                    shared,
-                    observe,
-                    checks,
-                )
+                try:
+                    result = run_trial(
+                        self._cases[case_id],
+                        number,
+                        self._host,
+                        self._work.binding,
+                        kinds,
+                        fixtures,
+                        shared,
+                        observe,
+                        checks,
+                    )
+                except KeyboardInterrupt as exc:  # SIGINT is ignored here: the team's own
+                    error = ended_harness(exc)
+                    result = TrialResult(
+                        case_id=case_id, trial=number, outcome="errored", error=error
+                    )
                 _send(replies, (key, result, seen[-1] if seen else None))
                 if result.outcome == "errored":
                     return  # retire: the parent forks a fresh child in its place
