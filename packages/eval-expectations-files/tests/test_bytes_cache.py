@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from eval_core._util.cache_entry import seal, unseal
 from eval_core.plugin import read_cache_entry
 from eval_expectations_files import bytes_cache, synthesis
 from eval_expectations_files.fixtures import CaseFile, PdfFixture, _synthesise
@@ -81,3 +84,22 @@ def test_another_interpreter_or_another_generator_is_a_miss(
         patched.setattr(sys, "executable", sys.executable + "-another")
         assert (use(), use()) == ("miss", "hit")
     assert use() == "hit"  # the first interpreter's entry is still there
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.one_of(st.binary(max_size=300), st.builds(lambda b: seal(b) or b"", st.binary())))
+def test_any_bytes_as_a_kept_fixture_are_a_miss_or_this_users_own_entry(
+    cache_dir: Path, data: bytes
+) -> None:
+    """The fixtures' fuzz target: whatever bytes stand as an entry, the fixture is made again
+    or is what this user's sealed entry holds (only its own key seals one), never an error."""
+    made = b"%PDF-1.7 made"
+    bytes_cache.cached({"k": "fuzz"}, lambda: made)
+    for entry in cache_dir.iterdir():
+        entry.write_bytes(data)
+    assert bytes_cache.cached({"k": "fuzz"}, lambda: made) in (made, unseal(data))

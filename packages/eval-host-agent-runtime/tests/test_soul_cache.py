@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_runtime.soul import SoulError, load_soul
 from eval_core._util import cache_use
+from eval_core._util.cache_entry import seal
 from eval_core._util.code import fingerprint_at
 from eval_host_agent_runtime.host import _code
 from eval_host_agent_runtime.soul_cache import CACHE_NAME, cached_soul
@@ -168,3 +171,25 @@ def test_each_input_of_the_key_changed_alone_is_a_miss(
     assert (use(code=edited_code), use(code=edited_code)) == ("miss", "hit")
     monkeypatch.setattr(sys, "executable", sys.executable + "-another")
     assert use(code=edited_code) == "miss"
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        st.builds(lambda b: seal(b) or b"", st.binary(max_size=300)),
+        st.builds(lambda n: seal(b"\x91" * n + b"\xc0") or b"", st.integers(0, 5000)),
+    )
+)
+def test_any_bytes_as_the_kept_soul_load_the_soul_itself(cache: Path, data: bytes) -> None:
+    """The Soul's fuzz target: whatever bytes stand as its entry (sealed or not, nested past
+    any limit), the Soul is the one the loader loads, never an error."""
+    cached_soul(EVAL_SOUL, _code)
+    for entry in _entries(cache):
+        entry.write_bytes(data)
+    assert cached_soul(EVAL_SOUL, _code) == load_soul(EVAL_SOUL)
