@@ -7,10 +7,13 @@ the parent's."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 1  # the Host's timeout option, seconds
@@ -164,3 +167,48 @@ def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_pa
     assert f"Kept off stderr  {total} third-party log records (asyncio {kept['asyncio']})" in lines
     (errored,) = [line for line in lines if line.startswith("ERR ")]
     assert errored.endswith(f"(kept off stderr: {total} third-party log records (asyncio {total}))")
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("time.sleep(3600)", "did not load its agents within 15 s"),
+        ("sys.exit(0)", "raised SystemExit"),
+    ],
+    ids=["hangs", "exits"],
+)
+def test_a_builder_that_hangs_or_exits_at_load_is_refused_in_one_line(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    """The builder runs at load (the Host lists each graph's Tools): a hang there is bounded by
+    the load deadline, a ``sys.exit`` is one line; exit 2 either way."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "stuck:AGENTS"\n'
+        'pythonpath = ["."]\n'
+    )
+    (tmp_path / "stuck.py").write_text(
+        f"import sys, time\n\ndef probe(model):\n    {body}\n\nAGENTS = {{'probe': probe}}\n"
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    case = {
+        "id": "c",
+        "tier": "l2",
+        "agent": "probe",
+        "input": [{"role": "user", "content": "go"}],
+        "script": [{"kind": "text", "text": "ok"}],
+        "expect": [{"kind": "output_contains", "text": "ok"}],
+    }
+    (corpus / "c.json").write_text(json.dumps(case))
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=90,
+        env={**os.environ, "EVAL_HOST_LOAD_SECONDS": "15"},  # LangGraph's import is within it
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
+    assert len(lines) == 1 and said in lines[0], lines
