@@ -431,7 +431,7 @@ def cache_rows(root: Path, reference: Path) -> None:
         "help": "help.txt",
         "manifest": "manifests/*.json",
         "checked Corpus": "corpora/*.bin",
-        "Soul": "plugins/agent-runtime-soul/*.bin",
+        "Soul": "plugins/agent-runtime-soul/*/*.bin",
         "schemas": "schemas/*",
         "code digests": "code-digests-*.json",
     }

@@ -35,6 +35,7 @@ runpy.run_module("eval_core", run_name="__main__")
 """
 
 JSON = ("--format", "json")
+SOUL_CACHE = "agent-runtime-soul"  # a plug-in's cache is named by its directory
 EDIT = "\n\ndef _cache_key_probe() -> int:\n    return 1\n"  # a real change of code
 
 
@@ -84,9 +85,9 @@ def test_each_input_changed_alone_misses_the_caches_keyed_by_it(tmp_path: Path) 
         return caches
 
     cold = sweep()
-    assert {n: cold[n] for n in ("checked-corpus", "soul", "fixtures", "evidence-schema")} == {
+    assert {n: cold[n] for n in ("checked-corpus", SOUL_CACHE, "fixtures", "evidence-schema")} == {
         "checked-corpus": "miss",
-        "soul": "miss",
+        SOUL_CACHE: "miss",
         "fixtures": "miss",
         "evidence-schema": "miss",
     }
@@ -97,17 +98,17 @@ def test_each_input_changed_alone_misses_the_caches_keyed_by_it(tmp_path: Path) 
     plugin = sweep()
     assert plugin["fixtures"] == "miss" and plugin["schemas"] in ("miss", "partial"), plugin
     assert plugin["checked-corpus"] == "miss" and plugin["manifests"] == "partial", plugin
-    assert plugin["soul"] == "hit" and plugin["evidence-schema"] == "hit", plugin
+    assert plugin[SOUL_CACHE] == "hit" and plugin["evidence-schema"] == "hit", plugin
 
     _copy(agent_runtime, site)  # the runtime's code
     runtime = sweep()
-    assert runtime["soul"] == "miss" and runtime["checked-corpus"] == "miss", runtime
+    assert runtime[SOUL_CACHE] == "miss" and runtime["checked-corpus"] == "miss", runtime
     assert runtime["fixtures"] == "hit" and runtime["manifests"] == "hit", runtime
 
     with (corpus / "soul" / "soul.yaml").open("a") as soul:  # one byte of the Soul
         soul.write("\n")
     souled = sweep()
-    assert souled["soul"] == "miss" and souled["checked-corpus"] == "miss", souled
+    assert souled[SOUL_CACHE] == "miss" and souled["checked-corpus"] == "miss", souled
     assert souled["fixtures"] == "hit" and souled["schemas"] == "hit", souled
 
     other = sweep(sys.executable + "-another")  # the interpreter

@@ -29,7 +29,7 @@ def test_an_older_scorecard_is_still_read(
     before.write_text(json.dumps(old))
     caches = "  ".join(f"{name}={use}" for name, use in saved["caches"].items())
     assert f"Caches  {caches}" in render_text(decode_json(new.read_bytes())).splitlines()
-    assert {"checked-corpus", "soul", "manifests"} <= set(saved["caches"])
+    assert {"checked-corpus", "agent-runtime-soul", "manifests"} <= set(saved["caches"])
     card = decode_json(before.read_bytes())
     assert (card.schema_version, card.caches, card.dropped) == (1, {}, {})
     assert not any(

@@ -19,7 +19,9 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("EVAL_CACHE", raising=False)
     _synthesise.cache_clear()
-    return tmp_path / "plugins" / "fixtures"
+    where = bytes_cache.directory()  # plugins/fixtures/<the interpreter's and core's tag>
+    assert where is not None and where.parent == tmp_path / "plugins" / "fixtures"
+    return where
 
 
 def test_cached_bytes_are_the_synthesised_bytes(cache_dir: Path) -> None:

@@ -34,7 +34,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(cache: Path) -> list[Path]:
-    return sorted(cache.glob("*.bin")) if cache.is_dir() else []
+    return sorted(cache.glob("*/*.bin")) if cache.is_dir() else []  # <name>/<tag>/<entry>
 
 
 @pytest.mark.parametrize("soul", [EVAL_SOUL, UPSTREAM_SOUL], ids=["shipped", "upstream"])
@@ -137,7 +137,7 @@ def test_a_scripted_sweep_with_a_warm_cache_never_imports_yaml(tmp_path: Path) -
 
 
 def _use() -> str:
-    return cache_use.used().get("soul", "none")
+    return cache_use.used().get(CACHE_NAME, "none")
 
 
 def test_each_input_of_the_key_changed_alone_is_a_miss(

@@ -4,14 +4,15 @@ deterministic, verified because a cache is never trusted.
 Making a PDF, DOCX, XLSX or PPTX fixture costs importing its library (seconds) and running it.
 The bytes are the same on every run for the same fixture and the same generator, so they are
 kept under a key that hashes both: the File's fixture declaration, this package's version and
-code (an edit to a generator without a version bump is a new key), the version of every
-document library, and what every cache key holds (:func:`eval_core._util.cache_key.common`:
-the interpreter, msgspec, the core). Entries are read and written as every cache entry is
-(``read_cache_entry``/``write_cache_entry``: a regular file, size-capped, sealed by its SHA-256,
-written through a temporary file and a rename that a failure removes), so an entry whose digest
-does not match (a torn write, a disk error, a hand edit) is ignored and made again, and
-concurrent Sweeps never read half an entry. They live under ``plugins/fixtures`` of the cache
-directory (``EVAL_CACHE_DIR`` moves it; ``EVAL_CACHE=off`` makes every fixture afresh).
+code (an edit to a generator without a version bump is a new key), the version of every document
+library, and what every cache key holds (the interpreter, msgspec, the core: the directory
+:func:`eval_core.plugin.plugin_cache` gives is named by them). Entries are read and written as
+every cache entry is (``read_cache_entry``/``write_cache_entry``: a regular file, size-capped,
+sealed by its SHA-256, written through a temporary file and a rename that a failure removes), so
+an entry whose digest does not match (a torn write, a disk error, a hand edit) is ignored and
+made again, and concurrent Sweeps never read half an entry. They live under ``plugins/fixtures``
+of the cache directory (``EVAL_CACHE_DIR`` moves it; ``EVAL_CACHE=off`` makes every fixture
+afresh).
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from eval_core._util import cache_use  # internal: eval_core.plugin is full (issue 48)
-from eval_core._util.cache_key import common
 from eval_core.plugin import (
     content_digest,
     plugin_cache,
@@ -66,7 +65,7 @@ def directory() -> Path | None:
 
 
 def key(declaration: object) -> str:
-    text = json.dumps([common(), generator(), declaration], sort_keys=True, ensure_ascii=False)
+    text = json.dumps([generator(), declaration], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -74,11 +73,9 @@ def cached(declaration: object, make: Callable[[], bytes]) -> bytes:
     """The bytes for ``declaration``: from the cache when intact, else made and kept."""
     where = directory()
     if where is None:
-        cache_use.note("fixtures", "off")
         return make()
     path = where / f"{key(declaration)}.bin"
     kept = read_cache_entry(path, MAX_ENTRY_BYTES)
-    cache_use.note("fixtures", "miss" if kept is None else "hit")
     if kept is not None:
         return kept
     data = make()

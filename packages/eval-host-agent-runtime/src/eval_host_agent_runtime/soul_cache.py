@@ -5,8 +5,8 @@ the runtime's own loader: its YAML parse and PyYAML's import are most of a small
 What :func:`agent_runtime.soul.load_soul` returns is a function of what it reads: every entry
 under the Soul directory (path, type, bytes; a link by its target), the directory's own name
 (the Soul records it), the runtime's code and this package's, PyYAML's version (the parse), and
-what every cache key holds (:func:`eval_core._util.cache_key.common`: the interpreter, msgspec,
-the core). So a Soul that loaded is kept under
+what every cache key holds (the interpreter, msgspec, the core: the directory
+:func:`eval_core.plugin.plugin_cache` gives is named by them). So a Soul that loaded is kept under
 :func:`eval_core.plugin.plugin_cache`, keyed by a digest of all of those, and only after it was
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
@@ -31,8 +31,6 @@ from agent_runtime import soul_files
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.mcp_integrations import McpTool
 from agent_runtime.soul import Agent, Business, Skill, Soul, load_soul
-from eval_core._util import cache_use  # internal: eval_core.plugin is full (issue 48)
-from eval_core._util.cache_key import common
 from eval_core.plugin import (
     NotReadable,
     plugin_cache,
@@ -68,14 +66,12 @@ def cached_soul(soul_dir: Path, code: Callable[[], str]) -> Soul:
     ``code`` is the runtime's code digest, asked only when the cache is on."""
     directory = plugin_cache(CACHE_NAME)
     if directory is None:
-        cache_use.note("soul", "off")
         return load_soul(soul_dir)
     key = soul_key(soul_dir, code())
     if key is None:  # a tree the cache cannot key is the loader's to refuse or load
         return load_soul(soul_dir)
     path = directory / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.bin"
     kept = _read(path, key, soul_dir)
-    cache_use.note("soul", "miss" if kept is None else "hit")
     if kept is not None:
         return kept
     soul = load_soul(soul_dir)
@@ -87,7 +83,7 @@ def soul_key(soul_dir: Path, code: str) -> str | None:
     """The digest of everything the loader reads, or ``None`` for a tree it would refuse (a
     pipe, a device, a file past the loader's size limit, too many entries, unreadable)."""
     digest = hashlib.sha256()
-    head = [FORMAT, *common(), f"pyyaml {version('pyyaml')}", code, str(soul_dir)]
+    head = [FORMAT, f"pyyaml {version('pyyaml')}", code, str(soul_dir)]
     digest.update(msgspec.json.encode(head))
     root = Path(soul_dir)
     pending, seen = [root], 0
