@@ -96,8 +96,11 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
     if spend.resumed:
         spend_line += f"  (all {len(card.trials)} Trials, {spend.resumed} resumed from the log)"
     lines.append(spend_line)
-    if card.caches:
-        lines.append("Caches  " + "  ".join(f"{name}={use}" for name, use in card.caches.items()))
+    if card.caches:  # every cache off (EVAL_CACHE=off) is said once
+        uses = [f"{name}={use}" for name, use in card.caches.items()]
+        lines.append(
+            "Caches  " + ("off" if set(card.caches.values()) == {"off"} else "  ".join(uses))
+        )
     if card.dropped:
         lines.append(f"Kept off stderr  {dropped(card.dropped)}")
     if card.noise is not None:
