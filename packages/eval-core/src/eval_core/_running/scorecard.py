@@ -21,7 +21,8 @@ from eval_core._running.scoring import ExpectationResult
 from eval_core._running.trial import TrialResult
 from eval_core._util.safe_text import clean, clean_builtins, clean_optional, unsafe_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``caches`` and ``dropped``. Every reader takes 1 as well (both then read as empty)."""
 CaseVerdict = Literal["PASS", "FAIL", "ERR", "VAC", "UNEX", "-"]
 COMPARABLE: frozenset[str] = frozenset({"PASS", "FAIL", "VAC"})
 
@@ -103,6 +104,13 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     """The pin's other request switches that were set (``tool_choice=required  ...``)."""
     aborted_reason: str | None = None
     sections: list[Section] = msgspec.field(default_factory=list)
+    caches: dict[str, str] = msgspec.field(default_factory=dict)
+    """Which caches the Sweep used and how (``hit``, ``miss``, ``partial``, ``off``), by name
+    (:mod:`eval_core._util.cache_use`): a cache never changes a verdict, but it explains a
+    Sweep's time. Empty in a Scorecard saved before it was recorded."""
+    dropped: dict[str, int] = msgspec.field(default_factory=dict)
+    """Third-party log records the Host kept off stderr, by logger: every Trial's ``dropped``
+    summed."""
 
     @property
     def partial(self) -> bool:
