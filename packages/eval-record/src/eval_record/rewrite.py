@@ -11,6 +11,7 @@ the new one, never half of each.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 from collections.abc import Mapping
@@ -35,7 +36,12 @@ def rewrite(path: Path, data: bytes, changes: Mapping[str, Any]) -> bytes:
     anything else (a string YAML 1.1 would read as a boolean...) is refused, never written."""
     json_file = path.suffix == ".json"
     out = _json(data, changes) if json_file else _yaml(data, changes)
-    before, after = _read(data, json_file), _read(out, json_file)
+    before = _read(data, json_file)
+    try:
+        after = _read(out, json_file)
+    except Exception as exc:
+        why = one_line(str(exc))
+        raise RewriteRefused(f"the rewritten file would not read back: {why}") from None
     expected = dict(_placed(list(before.items()), changes))
     if after != expected or list(after) != list(expected):
         raise RewriteRefused("the rewritten file would not read back as the recorded Case")
@@ -58,7 +64,9 @@ def _read(data: bytes, json_file: bool) -> dict[str, Any]:
 def _placed(items: list[tuple[str, Any]], changes: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """The keys in their order, changed values in place, missing ones after their anchor."""
     out = [(k, changes.get(k, v)) for k, v in items]
-    for key, value in changes.items():
+    order = list(AFTER)  # an anchor is placed before what follows it
+    for key in sorted(changes, key=lambda k: order.index(k) if k in order else len(order)):
+        value = changes[key]
         if any(k == key for k, _ in out):
             continue
         at = len(out)
@@ -105,31 +113,124 @@ def _separators(text: str) -> tuple[str, str]:
 
 
 def _yaml(data: bytes, changes: Mapping[str, Any]) -> bytes:
-    from ruamel.yaml import YAML
+    """Only the changed fields' lines are replaced (or new ones inserted), each dumped by
+    ruamel.yaml with the file's own indentation; every other line is kept byte for byte, its
+    comments with it. A file whose top level is not a block mapping is round-tripped whole by
+    ruamel.yaml instead (key order and comments kept, layout normalised)."""
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
-    from ruamel.yaml.util import load_yaml_guess_indent
 
     try:
         text = data.decode("utf-8")
-        document, indent, block_seq_indent = load_yaml_guess_indent(text)
+        document = _load_round_trip(text)
     except (UnicodeDecodeError, YAMLError) as exc:
         raise RewriteRefused(f"not YAML: {one_line(str(exc))}") from None
     if not isinstance(document, CommentedMap):
         raise RewriteRefused("not a YAML mapping")
-    placed = _placed(list(document.items()), changes)
-    for position, (key, _) in enumerate(placed):
+    lines = text.splitlines(keepends=True)
+    yaml = _dumper(*_indents(lines))
+    starts = {key: document.lc.key(key)[0] for key in document}
+    if any(document.lc.key(key)[1] != 0 for key in document) or not _ordered(starts):
+        return _round_trip(yaml, document, changes)
+    spans = _spans(lines, list(starts.values()))
+    replaced: dict[int, list[str]] = {}  # a span's first line: the lines in its place
+    inserted: dict[int, list[str]] = {}  # after a span's last line: the lines added
+    placed = [k for k, _ in _placed(list(document.items()), changes)]
+    for position, key in enumerate(placed):
+        if key not in changes:
+            continue
+        block = _block(yaml, key, changes[key])
+        if key in starts:
+            replaced[starts[key]] = block
+            continue
+        anchor = next((k for k in reversed(placed[:position]) if k in starts), None)
+        at = spans[starts[anchor]][1] if anchor is not None else -1
+        inserted.setdefault(at, []).extend(block)
+    out: list[str] = list(inserted.get(-1, []))
+    index = 0
+    while index < len(lines):
+        span = spans.get(index)
+        if span is None:
+            out.append(lines[index])
+            index += 1
+            continue
+        out.extend(replaced[index] if index in replaced else lines[span[0] : span[1] + 1])
+        out.extend(inserted.get(span[1], []))
+        index = span[1] + 1
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out).encode("utf-8")
+
+
+def _load_round_trip(text: str) -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML().load(text)
+
+
+def _ordered(starts: Mapping[str, int]) -> bool:
+    values = list(starts.values())
+    return values == sorted(values) and len(set(values)) == len(values)
+
+
+def _spans(lines: list[str], starts: list[int]) -> dict[int, tuple[int, int]]:
+    """Each top-level key's lines, first to last: up to the next key, less the comment and
+    blank lines just before it (they belong to what follows)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for position, first in enumerate(starts):
+        end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
+        while end > first and _loose(lines[end]):
+            end -= 1
+        spans[first] = (first, end)
+    return spans
+
+
+def _loose(line: str) -> bool:
+    """A blank line, a comment line or a document marker: never part of a value above it."""
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#") or stripped in ("...", "---")
+
+
+def _indents(lines: list[str]) -> tuple[int, int]:
+    """The file's own indentation: of a mapping nested in a top-level key, and of a sequence's
+    dash under its key (``key:`` then ``- item``: 0; ``  - item``: 2). Defaults 2 and 2."""
+    mapping: int | None = None
+    dash: int | None = None
+    for above, line in itertools.pairwise(lines):
+        if above[:1] in (" ", "#", "-", "\n") or not above.rstrip().endswith(":"):
+            continue
+        body = line.lstrip(" ")
+        spaces = len(line) - len(body)
+        if body.startswith("- ") and dash is None:
+            dash = spaces
+        elif body.strip() and not body.startswith("#") and spaces and mapping is None:
+            mapping = spaces
+    return mapping or 2, 2 if dash is None else dash
+
+
+def _dumper(mapping: int, dash: int) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round-trip: comments, key order and quoting kept
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never fold a long line
+    yaml.indent(mapping=mapping, sequence=dash + 2, offset=dash)
+    return yaml
+
+
+def _block(yaml: Any, key: str, value: Any) -> list[str]:
+    out = io.StringIO()
+    yaml.dump({key: _quoted(value)}, out)
+    return out.getvalue().splitlines(keepends=True)
+
+
+def _round_trip(yaml: Any, document: Any, changes: Mapping[str, Any]) -> bytes:
+    for position, (key, _) in enumerate(_placed(list(document.items()), changes)):
         if key in changes:
             if key in document:
                 document[key] = _quoted(changes[key])
             else:
                 document.insert(position, key, _quoted(changes[key]))
-    yaml = YAML()  # round-trip: comments, key order and quoting kept
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never fold a long line the file kept whole
-    sequence = block_seq_indent or 0
-    mapping = indent or 2
-    yaml.indent(mapping=mapping, sequence=max(mapping, sequence + 2), offset=sequence)
     out = io.StringIO()
     yaml.dump(document, out)
     return out.getvalue().encode("utf-8")
