@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+
 from eval_core.plugin import (
     TRANSCRIPT_FORMAT,
     CaseBase,
@@ -35,6 +37,7 @@ from eval_core.plugin import (
     TrialResult,
     agents_owned,
     clean,
+    json_name,
     one_line,
     read_regular,
     transcript_pack_path,
@@ -224,6 +227,12 @@ def _one(
     if case is None or problems:
         lines = [f"REFUSED  {name}: {path} does not load as it is now:"]
         return "refused", lines + [f"     {one_line(str(p))}" for p in problems]
+    own = _scripted_elsewhere(case, loader)
+    if own is not None:
+        return "skipped", [
+            f"SKIPPED  {name}: its {own!r} scripts replies of its own (a later Turn's script): "
+            "a recording is one script, so this Case is scripted by hand"
+        ]
     try:
         changes = _changes(case, stored.evidence, asked, header, trial, date)
     except NotRecordable as exc:
@@ -249,6 +258,25 @@ def _one(
     if asked.diff:
         lines += _diff(case, changes["script"])
     return "recorded", lines
+
+
+def _scripted_elsewhere(case: CaseBase, loader: Loader) -> str | None:
+    """The JSON name of a plug-in field of the Case that holds a script of its own (a
+    journey's later Turn), which a replay switches to: one recorded script cannot stand for
+    it."""
+    for name in loader.plugins.fields:
+        value = case.field(name)
+        if value is not None and _has_script(msgspec.to_builtins(value)):
+            return json_name(name)
+    return None
+
+
+def _has_script(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "script" in value or any(_has_script(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_script(v) for v in value)
+    return False
 
 
 def _changes(
