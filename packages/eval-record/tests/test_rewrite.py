@@ -142,6 +142,7 @@ def test_whatever_a_model_said_the_file_is_faithful_or_not_written(
         out = rewrite(path, data, changed)
     except RewriteRefused:
         return
+
     def read(data: bytes) -> Any:  # as the loader reads a Case file
         return yaml.safe_load(data) if as_yaml else json.loads(data)
 

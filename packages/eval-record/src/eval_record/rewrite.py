@@ -215,7 +215,24 @@ def _dumper(mapping: int, dash: int) -> Any:
     yaml.preserve_quotes = True
     yaml.width = 4096  # never fold a long line
     yaml.indent(mapping=mapping, sequence=dash + 2, offset=dash)
+    yaml.representer.add_representer(float, _float)
     return yaml
+
+
+def _float(representer: Any, value: float) -> Any:
+    """A float as YAML 1.1 reads one back (the loader's PyYAML): a dot in the mantissa
+    (``5e-324`` is a string there, ``5.0e-324`` a float)."""
+    text = repr(value)
+    if value != value:  # noqa: PLR0124 - NaN
+        text = ".nan"
+    elif text in ("inf", "-inf"):
+        text = text.replace("inf", ".inf")
+    elif "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    elif "." not in text:
+        text += ".0"
+    return representer.represent_scalar("tag:yaml.org,2002:float", text)
 
 
 def _block(yaml: Any, key: str, value: Any) -> list[str]:
