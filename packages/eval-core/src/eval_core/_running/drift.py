@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from eval_core._case.evidence import Evidence
@@ -35,12 +36,19 @@ def tool_digest(name: str, description: str | None, input_schema: Any) -> str:
     return _digest(canonical({"name": name, "description": description, "schema": input_schema}))
 
 
+@lru_cache(maxsize=256)
+def _system(system: str) -> tuple[str, str]:
+    """A system prompt's digest and its lines' (a Sweep's requests share a few prompts)."""
+    lines = " ".join(_digest(line.encode(), LINE) for line in system.splitlines())
+    return _digest(system.encode()), lines
+
+
 def shown_of(request: ModelCallRequest) -> Shown:
     """What ``request`` shows the model, as digests."""
-    lines = request.system.splitlines()
+    system, lines = _system(request.system)
     return Shown(
-        system=_digest(request.system.encode()),
-        lines=" ".join(_digest(line.encode(), LINE) for line in lines),
+        system=system,
+        lines=lines,
         messages=len(request.messages),
         tools={t.name: tool_digest(t.name, t.description, t.input_schema) for t in request.tools},
     )
