@@ -40,6 +40,15 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_loading/decode.py", "_raw", "yaml.load"): (
         "a Case file from read_regular, checked by check_yaml (depth, aliases) first"
     ),
+    ("eval-record/src/eval_record/rewrite.py", "_json", "json.loads"): (
+        "a Case file from read_regular that the loader has just checked (size, depth)"
+    ),
+    ("eval-record/src/eval_record/rewrite.py", "_read", "msgspec.json.decode"): (
+        "a Case file the loader has just checked, or the bytes rewrite made of it"
+    ),
+    ("eval-record/src/eval_record/rewrite.py", "_read", "yaml.load"): (
+        "a Case file the loader has just checked (depth, aliases), or the bytes rewrite made"
+    ),
     ("eval-core/src/eval_core/_plugins/lock.py", "seed", "msgspec.json.decode"): (
         "eval.lock from read_json_input (size and depth)"
     ),

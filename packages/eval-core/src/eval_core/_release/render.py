@@ -60,7 +60,7 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
             "UNLOCKED  the installed plug-ins differ from eval.lock; this Sweep is not pinned"
         )
     for trial in card.trials:
-        if not verbose and trial.outcome == "passed" and not trial.vacuous:
+        if not verbose and trial.outcome == "passed" and not trial.vacuous and not trial.notes:
             continue
         lines.append(trial_line(trial))
         if trial.outcome in ("failed", "unexercised"):
@@ -71,6 +71,7 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
                 lines.append(f"     unexercised: {one_line(trial.unexercised)}")
         if trial.outcome == "failed":
             lines.extend(f"     - {WITNESSED}: {one_line(line)}" for line in trial.contradictions)
+        lines.extend(f"     NOTE {one_line(line)}" for line in trial.notes)
     totals = f"{card.passed} passed, {card.failed} failed, {card.errored} errored"
     if card.unexercised:
         totals += f", {card.unexercised} unexercised"
@@ -78,6 +79,8 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
         totals += f", {card.vacuous} vacuous"
     if card.skipped:
         totals += f", {card.skipped} never run"
+    if card.noted:
+        totals += f", {card.noted} noted"
     if card.probabilistic:
         totals += f"; {card.probabilistic} probabilistic (reported, never gating)"
     lines.append(totals)

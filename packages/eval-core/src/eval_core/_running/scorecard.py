@@ -86,6 +86,8 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     vacuous: int = 0
     skipped: int = 0
     probabilistic: int = 0
+    noted: int = 0
+    """Trials that carry a NOTE (a recorded script that drifted): never a verdict."""
     spend: Spend = msgspec.field(default_factory=Spend)
     noise: Noise | None = None
     unlocked: bool = False
@@ -126,6 +128,7 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
         self.unexercised = sum(t.outcome == "unexercised" for t in gating)
         self.vacuous = sum(t.vacuous for t in gating)
         self.probabilistic = len(self.trials) - len(gating)
+        self.noted = sum(bool(t.notes) for t in self.trials)
         self.skipped = max(0, self.planned - len(self.trials))
 
     def case_ids(self) -> list[str]:
@@ -185,6 +188,7 @@ def admit(result: TrialResult) -> TrialResult:
         error=clean_optional(result.error),
         unexercised=clean_optional(result.unexercised),
         contradictions=[clean(line) for line in result.contradictions],
+        notes=[clean(line) for line in result.notes],
         model_version=clean_optional(result.model_version),
     )
 

@@ -16,6 +16,7 @@ from eval_core._case.kinds import Expectation, KindSpec
 from eval_core._case.witness import WitnessCheck, contradictions
 from eval_core._plugins.fixtures import FixtureError, Registered, Shared, run_with_fixtures
 from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
+from eval_core._running.drift import drift, watched
 from eval_core._running.scoring import ExpectationResult, ScorerError, score
 from eval_core._util.guard import PluginFault
 
@@ -35,6 +36,9 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     error: str | None = None
     unexercised: str | None = None
     contradictions: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+    """What the Trial says besides its verdict, which it does not change: a recorded script
+    that drifted from what the runtime shows the model now (:mod:`eval_core._running.drift`)."""
     guarded: bool = False
     vacuous: bool = False
     probabilistic: bool = False
@@ -107,7 +111,7 @@ def _run_trial(
     checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
     started = time.perf_counter()
-    session = binding.session(case)
+    session = watched(binding.session(case))
     own = shared is None
     resources = Shared() if shared is None else shared
 
@@ -122,6 +126,8 @@ def _run_trial(
             requests = list(session.sent)
             evidence.model_requests = requests
             evidence.model_calls = session.calls
+            evidence.shown = list(session.shown)
+            evidence.answers = list(session.answers)
             evidence.system_prompt = requests[-1].system if requests else None
             replied = getattr(session, "replied", None)
             evidence.tool_batches = [list(b) for b in replied] if replied is not None else None
@@ -163,7 +169,10 @@ def _run_trial(
         model_version=session.model_version,
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
-    return replace(decided, error=_detailed(decided.error, session), duration_ms=elapsed())
+    notes = drift(case.recorded, evidence) if binding.scripted and case.recorded else []
+    return replace(
+        decided, error=_detailed(decided.error, session), notes=notes, duration_ms=elapsed()
+    )
 
 
 def _detailed(error: str | None, session: ModelSession) -> str | None:
