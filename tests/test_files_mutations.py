@@ -47,8 +47,7 @@ def test_attaching_readable_files_turns_the_re_read_cases_red(
     # provider's prompt (others read readable Files for their names, sizes or limits)
     re_reads = ids_where(
         files_corpus,
-        lambda c: "readable" in c
-        and any(e["kind"] in _NOT_ATTACHED for e in c["expect"]),
+        lambda c: "readable" in c and any(e["kind"] in _NOT_ATTACHED for e in c["expect"]),
     )
     assert len(re_reads) >= 2
     assert red_cases(plugins, files_corpus)[1] == re_reads
