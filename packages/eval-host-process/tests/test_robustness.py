@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from process_project import Sweep, order_case
+from process_project import RUN, Sweep, order_case
 
 ERRORS = {
     "hang": "the agent did not answer within 2 s; its processes were ended",
@@ -23,14 +23,16 @@ ERRORS = {
 }
 
 
-def _marked() -> list[int]:
-    """Processes of this user that carry an agent's Trial mark (none may outlive a Trial)."""
+def _marked(run: str) -> list[int]:
+    """Processes of this test run's agents (none may outlive its Trial); another run's agents
+    on the same machine (their own value of RUN) are not looked at."""
+    needle = f"{RUN}={run}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if b"EVAL_TRIAL_MARK=" in (entry / "environ").read_bytes():
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
                 found.append(int(entry.name))
         except OSError:
             continue
@@ -48,7 +50,7 @@ def _described(pid: int) -> str:
 
 @pytest.mark.parametrize("misbehaviour", sorted(ERRORS))
 def test_a_misbehaving_agent_errors_in_one_line_and_leaves_nothing(
-    sweep: Sweep, misbehaviour: str
+    sweep: Sweep, misbehaviour: str, run_mark: str
 ) -> None:
     timeout = 2 if misbehaviour == "hang" else 30
     card, _ = sweep([order_case(f"agent-{misbehaviour}", misbehaviour)], timeout=timeout)
@@ -57,5 +59,5 @@ def test_a_misbehaving_agent_errors_in_one_line_and_leaves_nothing(
     error = trial.error or ""
     assert "\n" not in error and "Traceback" not in error
     assert error.startswith("AgentError: " + ERRORS[misbehaviour]), error
-    left = {pid: _described(pid) for pid in _marked()}
+    left = {pid: _described(pid) for pid in _marked(run_mark)}
     assert left == {}, f"left running: {left}"
