@@ -85,6 +85,15 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-bindings/src/eval_bindings/pins.py", "load_pins", "tomllib.loads"): (
         "a models file from read_regular (size); tomllib's RecursionError is refused"
     ),
+    ("eval-host-process/src/eval_host_process/manifest.py", "read_manifest", "tomllib.loads"): (
+        "the process Host's agents manifest from read_regular (size); RecursionError refused"
+    ),
+    ("eval-host-process/src/eval_host_process/wire.py", "loads", "json.loads"): (
+        "an agent's request body, answer or Tool result, bounded where received, depth-checked"
+    ),
+    ("eval-host-process/src/eval_host_process/process.py", "_proc", "open"): (
+        "/proc (the OS), read to end an agent's processes, at most 1 MiB"
+    ),
     (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/soul_cache.py",
         "_read",

@@ -1,0 +1,236 @@
+"""One Trial's loopback server: the harness as the agent's model and as its Tool server.
+
+On ``127.0.0.1`` and an ephemeral port, on a thread of its own (an event loop, uvicorn): the
+three model wires (:mod:`.chat_wire`, :mod:`.responses_wire`, :mod:`.messages_wire`) each
+translate a request into the binding's ``ModelCallRequest`` and answer with the Trial's
+session's reply (the session is the binding witness: what it records is what the agent sent);
+``/mcp`` serves the Trial's Tools (:mod:`.tools`, streamable HTTP, the official SDK). Every
+request must carry the Trial's token (``Authorization: Bearer``, or ``x-api-key`` as Anthropic's
+clients send it): else ``401``.
+
+A request the harness cannot relay (``400``) or a failure of the binding (``400`` too, so the
+agent's client does not retry it) is kept: the Trial errors with it once the agent has ended,
+whatever the agent then printed. After a binding failure every further model request is
+answered with it, without calling the binding again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from eval_core.plugin import ModelCallRequest, ModelReply, ModelSession, one_line
+from eval_host_process import chat_wire, messages_wire, responses_wire
+from eval_host_process.team_tools import TeamTools
+from eval_host_process.tools import ToolDesk
+from eval_host_process.wire import Refused, loads
+
+BODY_LIMIT = 16 << 20  # a model request larger than this is refused (413)
+START_SECONDS = 10.0
+Wire = Callable[[dict[str, Any]], ModelCallRequest]
+
+
+class _Token:
+    """ASGI middleware: every request carries the Trial's token, or is answered 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+            }
+            given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix(
+                "Bearer "
+            )
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                await JSONResponse({"error": {"message": "wrong or missing token"}}, 401)(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+class TrialServer:
+    """The Trial's server, on a thread of its own; :meth:`close` stops it and its sessions."""
+
+    def __init__(
+        self, session: ModelSession, desk: ToolDesk, team: TeamTools | None, token: str, model: str
+    ) -> None:
+        self.session, self.desk, self.team, self.token, self.model = (
+            session,
+            desk,
+            team,
+            token,
+            model,
+        )
+        self.problem: str | None = None  # a request refused, the first one kept
+        self.failure: BaseException | None = None  # the binding's failure, raised by the Trial
+        self.requests = 0
+        self._lock = asyncio.Lock()
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        self.port: int = self._socket.getsockname()[1]
+        self._ready = threading.Event()
+        self._server: uvicorn.Server | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._serve, name="eval-process-trial", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._ready.wait(START_SECONDS) or self._error is not None:
+            self.close()
+            raise RuntimeError(f"the Trial's server did not start: {self._error}")
+
+    def _app(self, manager: StreamableHTTPSessionManager) -> ASGIApp:
+        async def mcp(scope: Scope, receive: Receive, send: Send) -> None:
+            await manager.handle_request(scope, receive, send)
+
+        routes = [
+            Route(
+                "/v1/chat/completions",
+                self._endpoint(chat_wire.request_of, self._chat),
+                methods=["POST"],
+            ),
+            Route(
+                "/v1/responses",
+                self._endpoint(responses_wire.request_of, self._responses),
+                methods=["POST"],
+            ),
+            Route(
+                "/v1/messages",
+                self._endpoint(messages_wire.request_of, self._messages),
+                methods=["POST"],
+            ),
+            Mount("/mcp", app=mcp),
+        ]
+        return _Token(Starlette(routes=routes), self.token)
+
+    def _serve(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        manager = StreamableHTTPSessionManager(
+            self.desk.server(), json_response=True, stateless=True
+        )
+        config = uvicorn.Config(
+            self._app(manager), log_level="critical", access_log=False, lifespan="off", ws="none"
+        )
+        self._server = uvicorn.Server(config)
+        async with contextlib.AsyncExitStack() as stack:
+            if self.team is not None:
+                self.desk.team = await stack.enter_async_context(self.team.session())
+            await stack.enter_async_context(manager.run())
+            serving = asyncio.create_task(self._server.serve(sockets=[self._socket]))
+            while not self._server.started and not serving.done():
+                await asyncio.sleep(0.005)
+            self._ready.set()
+            await serving
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(START_SECONDS)
+        self._socket.close()
+
+    # the model wires
+
+    def _endpoint(
+        self, wire: Wire, answer: Callable[[ModelReply, dict[str, Any]], Response]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            self.requests += 1
+            body = await _body(request)
+            if isinstance(body, Response):
+                return body
+            try:
+                call = wire(body)
+            except Refused as exc:
+                self.problem = self.problem or one_line(str(exc))
+                return _error(400, str(exc), "invalid_request_error")
+            reply = await self._complete(call)
+            if isinstance(reply, Response):
+                return reply
+            self.desk.replied(reply.tool_calls)
+            return answer(reply, body)
+
+        return endpoint
+
+    async def _complete(self, call: ModelCallRequest) -> ModelReply | Response:
+        async with self._lock:  # one model call at a time: the session is the Trial's record
+            if self.failure is None:
+                try:
+                    return await anyio.to_thread.run_sync(self.session.complete, call)
+                except Exception as exc:
+                    self.failure = exc
+            return _error(
+                400, f"the harness's model failed: {one_line(str(self.failure))}", "model_error"
+            )
+
+    def _chat(self, reply: ModelReply, body: dict[str, Any]) -> Response:
+        if body.get("stream"):
+            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return _stream(chat_wire.chunks(reply, self.model, usage))
+        return JSONResponse(chat_wire.completion(reply, self.model))
+
+    def _responses(self, reply: ModelReply, body: dict[str, Any]) -> Response:
+        if body.get("stream"):
+            return _stream(responses_wire.events(reply, self.model))
+        return JSONResponse(responses_wire.response(reply, self.model))
+
+    def _messages(self, reply: ModelReply, body: dict[str, Any]) -> Response:
+        if body.get("stream"):
+            return _stream(messages_wire.events(reply, self.model))
+        return JSONResponse(messages_wire.message(reply, self.model))
+
+
+def _stream(events: Iterator[bytes]) -> Response:
+    return StreamingResponse(
+        events, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+    )
+
+
+def _error(status: int, message: str, kind: str) -> Response:
+    body = {
+        "type": "error",
+        "error": {"message": message, "type": kind, "code": None, "param": None},
+    }
+    return JSONResponse(body, status)
+
+
+async def _body(request: Request) -> dict[str, Any] | Response:
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > BODY_LIMIT:
+            return _error(
+                413, "the request body is larger than the harness takes", "invalid_request_error"
+            )
+    try:
+        body = loads(bytes(data))
+    except (ValueError, UnicodeDecodeError):
+        return _error(400, "the request body is not JSON", "invalid_request_error")
+    if not isinstance(body, dict):
+        return _error(400, "the request body is not a JSON object", "invalid_request_error")
+    return body
