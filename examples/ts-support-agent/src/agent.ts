@@ -59,7 +59,8 @@ async function main(): Promise<Outcome> {
     maxRetries: 0, // one request per step: the harness (or the vendor's gateway) retries
   });
   const instructions = await readFile(INSTRUCTIONS, "utf8");
-  const tools = await DeskTools.connect(required("EVAL_MCP_URL"), process.env.EVAL_MCP_TOKEN ?? token);
+  // The Tool server takes the same per-Trial token as the model endpoint (eval-process/1).
+  const tools = await DeskTools.connect(required("EVAL_MCP_URL"), token);
   try {
     return await runTurn(openai, required("EVAL_MODEL"), instructions, conversation, tools);
   } catch (error) {

@@ -50,9 +50,6 @@ export async function runTurn(
       messages.push({ role: "tool", tool_call_id: call.id, content });
     }
   }
-  return {
-    answer: "",
-    status: "failed",
-    reason: `no final answer within ${MAX_ITERATIONS} model requests (the iteration limit)`,
-  };
+  // eval-process/1 reads the reason in the harness's own words: `iteration_limit`.
+  return { answer: "", status: "failed", reason: "iteration_limit" };
 }
