@@ -138,7 +138,9 @@ def test_the_example_sweeps_green_once_over_the_loopback_openai_wire(
     assert all(t.usage.input_tokens == 100 * t.model_calls for t in card.trials)
     first = vendor.bodies[0]  # what reached the vendor: the agent's prompt and its Tools
     assert "You are Acme Outdoor support." in str(first["messages"][0]["content"])
-    assert "sk-loopback" not in str(vendor.bodies)
+    # the agent asked for EVAL_MODEL, which on a real binding is the pin's model
+    assert {body["model"] for body in vendor.bodies} == {"loopback-2025-01-01"}
+    assert len(vendor.bodies) == sum(t.model_calls for t in card.trials)
     offered = {t["function"]["name"] for t in first["tools"]}
     assert {"lookup_order", "issue_refund", "delete_account", "search_help"} <= offered
 
