@@ -94,6 +94,12 @@ def test_the_example_sweeps_green_on_the_scripted_binding(
         "amount_usd": 45,
         "reason": "too short",
     }
+    # ...the arguments as the agent sent them, before the desk's own validation refused one...
+    repaired = seen["a-refund-amount-sent-as-text-is-repaired"].tool_results or []
+    assert [(r.arguments["amount_usd"], r.status) for r in repaired] == [
+        ("45", "failed"),
+        (45, "succeeded"),
+    ]
     # ...and the approval gate kept delete_account from the desk: only the ticket reached it
     gated = seen["account-deletion-waits-for-a-human"]
     assert [c.name for c in gated.tool_calls or []] == ["open_ticket"]
