@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from process_project import Sweep, write_project
-
 from eval_core.plugin import Corpus, Loader, PluginSet, Scorecard, load_plugins
+from process_project import RUN, Sweep, write_project
+
+
+@pytest.fixture(scope="session", autouse=True)
+def run_mark() -> Iterator[str]:
+    """This run's value of :data:`process_project.RUN`, in the environment agents inherit."""
+    value = uuid.uuid4().hex
+    os.environ[RUN] = value
+    yield value
+    del os.environ[RUN]
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,10 @@ from eval_core.plugin import Scorecard
 
 AGENT = Path(__file__).parent / "agents" / "loop_agent.py"
 WIRES = ("chat", "chat-stream", "responses", "responses-stream", "messages", "messages-stream")
-MISBEHAVING = ("hang", "crash", "garbage", "flood", "daemon", "orphan", "raise-tool")
+RUN = "EVAL_PROCESS_TEST_RUN"
+"""Passed to every agent of these tests (``pass_env``), set to this test run's own value: what
+finds the processes of this run's agents, and only them, among other runs' on the machine."""
+MISBEHAVING = ("refused", "hang", "crash", "garbage", "flood", "daemon", "orphan", "raise-tool")
 
 MANIFEST = """
 [tools.lookup_order]
@@ -47,7 +50,7 @@ def write_project(root: Path, timeout: float = 20) -> Path:
     (root / "agents.toml").write_text(MANIFEST.format(agents="\n".join(agents)))
     (root / "pyproject.toml").write_text(
         '[project]\nname = "team"\nversion = "0"\n\n'
-        f'[tool.eval]\nhost = "process"\ntimeout = {timeout}\n'
+        f'[tool.eval]\nhost = "process"\ntimeout = {timeout}\npass_env = ["{RUN}"]\n'
     )
     corpus = root / "corpus"
     corpus.mkdir(exist_ok=True)

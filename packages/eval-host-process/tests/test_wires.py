@@ -4,6 +4,7 @@ and not) and its Tools over MCP; the Tool call is witnessed where the harness re
 from __future__ import annotations
 
 import pytest
+
 from process_project import WIRES, Sweep, order_case
 
 

@@ -47,10 +47,11 @@ class Ended:
     seconds: float
 
     def stderr_line(self) -> str:
-        """stderr's last non-empty line, cut: what an error names."""
+        """stderr's last line that says something (a traceback's frame of an exception group,
+        ``+-----``, says nothing; its ``| Error: ...`` line does), cut: what an error names."""
         for line in reversed(self.stderr.decode("utf-8", "replace").splitlines()):
-            if line.strip():
-                text = " ".join(line.split())
+            text = " ".join(line.split()).lstrip("|+ ")
+            if any(c.isalnum() for c in text):
                 return text if len(text) <= 200 else text[:199] + "…"
         return ""
 
@@ -219,7 +220,7 @@ def _command(pid: int) -> str:
         words = _proc(pid, "cmdline").split(b"\0")
     except OSError:
         return "?"
-    text = " ".join(w.decode("utf-8", "replace") for w in words if w)
+    text = " ".join(" ".join(w.decode("utf-8", "replace").split()) for w in words if w)
     return text if len(text) <= 80 else text[:79] + "…"
 
 

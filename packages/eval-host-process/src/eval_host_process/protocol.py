@@ -43,7 +43,7 @@ def stdin_document(case: CaseBase) -> bytes:
 
 
 def _printed(stdout: bytes) -> str:
-    text = one_line(stdout.decode("utf-8", "replace")).strip()
+    text = one_line(stdout.decode("utf-8", "replace").strip())
     return repr(text[:80] + "…" if len(text) > 80 else text)
 
 

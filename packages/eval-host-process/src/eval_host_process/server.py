@@ -30,7 +30,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from eval_core.plugin import ModelCallRequest, ModelReply, ModelSession, one_line
@@ -66,6 +66,16 @@ class _Token:
         await self.app(scope, receive, send)
 
 
+class _Mcp:
+    """``/mcp`` itself (no redirect to ``/mcp/``): the MCP SDK's streamable HTTP transport."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.manager.handle_request(scope, receive, send)
+
+
 class TrialServer:
     """The Trial's server, on a thread of its own; :meth:`close` stops it and its sessions."""
 
@@ -99,9 +109,6 @@ class TrialServer:
             raise RuntimeError(f"the Trial's server did not start: {self._error}")
 
     def _app(self, manager: StreamableHTTPSessionManager) -> ASGIApp:
-        async def mcp(scope: Scope, receive: Receive, send: Send) -> None:
-            await manager.handle_request(scope, receive, send)
-
         routes = [
             Route(
                 "/v1/chat/completions",
@@ -118,7 +125,7 @@ class TrialServer:
                 self._endpoint(messages_wire.request_of, self._messages),
                 methods=["POST"],
             ),
-            Mount("/mcp", app=mcp),
+            Route("/mcp", _Mcp(manager), methods=["GET", "POST", "DELETE"]),
         ]
         return _Token(Starlette(routes=routes), self.token)
 

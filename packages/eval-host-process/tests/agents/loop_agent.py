@@ -2,7 +2,8 @@
 
 ``python loop_agent.py WIRE [MISBEHAVIOUR]``: WIRE is ``chat``, ``chat-stream``,
 ``responses``, ``responses-stream``, ``messages`` or ``messages-stream``; a MISBEHAVIOUR
-(``hang``, ``crash``, ``garbage``, ``flood``, ``daemon``, ``orphan``, ``raise-tool``) makes it
+(``hang``, ``crash``, ``garbage``, ``flood``, ``daemon``, ``orphan``, ``raise-tool``,
+``refused``: it asks for two choices) makes it
 break the protocol on purpose. Its Tools come from the harness's MCP server; its loop is the
 usual one: call the model, run the Tool calls it asks for, until it answers in text.
 """
@@ -23,6 +24,7 @@ from mcp.client.streamable_http import streamablehttp_client
 
 TOKEN = os.environ.get("OPENAI_API_KEY", "")
 MODEL = os.environ.get("EVAL_MODEL", "")
+MISBEHAVIOUR = sys.argv[2] if len(sys.argv) > 2 else None
 
 
 def _sse(text: str) -> list[dict[str, Any]]:
@@ -49,6 +51,8 @@ async def _chat(
     ]
     if stream:
         body["stream"] = True
+    if MISBEHAVIOUR == "refused":
+        body["n"] = 2
     reply = await http.post(os.environ["OPENAI_BASE_URL"] + "/chat/completions", json=body)
     reply.raise_for_status()
     if not stream:

@@ -1,0 +1,174 @@
+"""The process Host behind the port: conformance, the token, refusals at load and at run."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eval_core.plugin import (
+    CorpusError,
+    HostOptionError,
+    HostProbe,
+    Loader,
+    PluginSet,
+    assert_host_conforms,
+)
+from eval_host_process.host import ProcessHost
+from process_project import AGENT, Sweep, order_case, write_project
+
+CONFORMANCE = """
+[agents.assistant]
+command = "{python} {agent} chat"
+tools = ["lookup_order"]
+
+[agents.broken]
+command = "{python} {agent} chat crash"
+tools = ["lookup_order"]
+
+[tools.lookup_order]
+description = "Look an order up by its id."
+parameters = {{ type = "object", properties = {{ order_id = {{ type = "string" }} }} }}
+"""
+
+
+def test_the_process_host_conforms(tmp_path: Path) -> None:
+    manifest = tmp_path / "agents.toml"
+    manifest.write_text(CONFORMANCE.format(python=sys.executable, agent=AGENT))
+    assert_host_conforms(
+        HostProbe(
+            factory=partial(ProcessHost, agents=str(manifest)),
+            agent="assistant",
+            tool="lookup_order",
+            platform=True,
+            arguments={"order_id": "A-7"},
+            raising_agent="broken",
+        ),
+        tmp_path / "probe",
+    )
+
+
+def test_a_request_the_harness_cannot_relay_errors_the_trial(sweep: Sweep) -> None:
+    card, _ = sweep([order_case("two-choices", "refused")])
+    (trial,) = card.trials
+    assert trial.outcome == "errored"
+    assert (trial.error or "").startswith(
+        "AgentError: the agent asked the harness for what it does not relay: chat completions: "
+        "n=2: one choice only"
+    ), trial.error
+
+
+def test_a_failure_of_the_binding_errors_the_trial_with_its_reason(sweep: Sweep) -> None:
+    short = order_case("script-too-short", "chat")
+    short["script"] = short["script"][:1]  # the agent calls its model once more than scripted
+    card, _ = sweep([short])
+    (trial,) = card.trials
+    assert trial.outcome == "errored"
+    assert (trial.error or "").startswith(
+        "ScriptExhaustedError: script exhausted: the model was called 2 times but "
+        "script-too-short scripts 1 step(s)"
+    ), trial.error
+
+
+def test_an_expectation_needing_the_tool_witness_of_an_internal_tool_is_refused(
+    plugins: PluginSet, tmp_path: Path
+) -> None:
+    corpus = write_project(tmp_path / "team")
+    case = order_case("internal", "chat")
+    case["expect"] = [{"kind": "tool_not_called", "name": "format_date"}]
+    case["toolResults"].append({"name": "format_date", "output": "1 Dec"})
+    (corpus / "internal.json").write_text(json.dumps(case))
+    host = ProcessHost(corpus)
+    with pytest.raises(CorpusError) as refused:
+        Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
+    problems = {p.path: p.reason for p in refused.value.problems}
+    assert problems == {
+        "$.expect[0].name": "tool_not_called needs the tool witness, but 'format_date' is "
+        "internal to agent 'chat' (internal_tools): its calls never cross a boundary the "
+        "harness serves, so nothing can witness them",
+        "$.toolResults[1].name": "'format_date' is internal to agent 'chat': a scripted "
+        "result never reaches it",
+    }
+
+
+@pytest.mark.parametrize(
+    ("manifest", "said"),
+    [
+        (None, "the agents manifest {root}/agents.toml cannot be read"),
+        ("[agents]\n", "{root}/agents.toml: agents: no [agents.<name>] table"),
+        (
+            '[agents.a]\ncommand = "true"\ntools = ["nope"]\n',
+            "{root}/agents.toml: agents.a.tools: 'nope' has no declaration (no tools_server, "
+            "and there is no [tools.nope] table)",
+        ),
+        ("[agents.a]\ntools = []\n", "agent 'a' of {root}/agents.toml has no command"),
+        ('[agents.a]\ncommand = "true"\nmodel = "x"\n', "agents.a.model: not a key of an agent"),
+    ],
+)
+def test_a_manifest_it_cannot_use_is_one_line(
+    tmp_path: Path, manifest: str | None, said: str
+) -> None:
+    if manifest is not None:
+        (tmp_path / "agents.toml").write_text(manifest)
+    with pytest.raises(HostOptionError) as refused:
+        ProcessHost(tmp_path)
+    assert said.format(root=tmp_path) in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+def _post(url: str, token: str | None, body: dict[str, Any]) -> int:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Path) -> None:
+    from eval_core._running.scripted import ScriptedSession
+    from eval_core.plugin import ScriptedTools
+    from eval_host_process.server import TrialServer
+    from eval_host_process.tools import ToolDesk
+
+    corpus = write_project(tmp_path / "team")
+    (corpus / "c.json").write_text(json.dumps(order_case("c", "chat")))
+    host = ProcessHost(corpus)
+    (case,) = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus).cases
+    desk = ToolDesk([], ScriptedTools([]), frozenset(), frozenset())
+    server = TrialServer(ScriptedSession(case), desk, None, "the-token", "scripted")
+    server.start()
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        chat = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+        for path, body in (
+            ("/v1/chat/completions", chat),
+            ("/v1/responses", chat),
+            ("/v1/messages", chat),
+            ("/mcp", initialize),
+        ):
+            assert _post(base + path, None, body) == 401, path
+            assert _post(base + path, "not-the-token", body) == 401, path
+        assert _post(base + "/mcp", "the-token", initialize) == 200
+        assert server.requests == 0  # no model request got past the token
+    finally:
+        server.close()
