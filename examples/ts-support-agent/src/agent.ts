@@ -1,5 +1,6 @@
-// Acme Outdoor's support agent, as a command: one conversation as JSON on stdin (the eval
-// harness's eval-process/1 protocol), one answer as JSON on stdout. The model is whatever
+// Acme Outdoor's support agent, as a command: `node dist/agent.js [--stream]` (--stream: the
+// model's replies streamed). One conversation as JSON on stdin (the eval harness's
+// eval-process/1 protocol), one answer as JSON on stdout. The model is whatever
 // OPENAI_BASE_URL serves (model EVAL_MODEL); the Tools are whatever MCP server EVAL_MCP_URL
 // names. Nothing here knows it is being evaluated: in production the same variables point at
 // the vendor and the order desk's own MCP server.
@@ -62,7 +63,8 @@ async function main(): Promise<Outcome> {
   // The Tool server takes the same per-Trial token as the model endpoint (eval-process/1).
   const tools = await DeskTools.connect(required("EVAL_MCP_URL"), token);
   try {
-    return await runTurn(openai, required("EVAL_MODEL"), instructions, conversation, tools);
+    const stream = process.argv.includes("--stream");
+    return await runTurn(openai, required("EVAL_MODEL"), instructions, conversation, tools, stream);
   } catch (error) {
     if (error instanceof OpenAI.APIError) {
       return { answer: "", status: "failed", reason: `the model refused the request: ${error.message}` };

@@ -25,17 +25,22 @@ export async function runTurn(
   instructions: string,
   conversation: Turn[],
   tools: DeskTools,
+  stream = false,
 ): Promise<Outcome> {
   const messages: ChatCompletionMessageParam[] = [
     { role: "system", content: instructions },
     ...conversation.map((turn) => ({ role: turn.role, content: turn.content })),
   ];
   for (let step = 0; step < MAX_ITERATIONS; step++) {
-    const reply = await openai.chat.completions.create({
+    const request = {
       model,
       messages,
       ...(tools.offered.length > 0 ? { tools: tools.offered } : {}),
-    });
+    };
+    // Streamed, the SDK's own helper gathers the deltas (text and Tool calls) into one reply.
+    const reply = stream
+      ? await openai.chat.completions.stream(request).finalChatCompletion()
+      : await openai.chat.completions.create(request);
     const message = reply.choices[0]?.message;
     if (message === undefined) {
       return { answer: "", status: "failed", reason: "the model answered with no choice" };

@@ -151,6 +151,37 @@ def test_the_example_sweeps_green_once_over_the_loopback_openai_wire(
     assert {"lookup_order", "issue_refund", "delete_account", "search_help"} <= offered
 
 
+def test_the_agent_streaming_its_replies_sweeps_green(
+    plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--stream``: the official SDK's stream helper reads the harness's server-sent chunks
+    (text, and Tool calls in one batch and across steps) back into the same replies."""
+    from eval_host_process import chat_wire
+
+    streamed = tmp_path / "streamed"
+    real = chat_wire.chunks
+
+    def counted(*args: Any, **kwargs: Any) -> Any:  # the Trial's worker is a fork: count in a file
+        with streamed.open("a") as seen:
+            seen.write("streamed\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(chat_wire, "chunks", counted)
+    host = ProcessHost(_built(EXAMPLE) / "corpus", command="node dist/agent.js --stream")
+    chosen = [
+        "two-orders-are-looked-up-in-one-batch",
+        "refund-of-a-delivered-order-looks-it-up-first",
+        "account-deletion-waits-for-a-human",
+        "instructions-reach-the-model",
+    ]
+    try:
+        card = _sweep(_load(host, plugins, EXAMPLE / "corpus"), host, plugins, select=chosen)
+    finally:
+        host.close()
+    assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(chosen, "passed")
+    assert len(streamed.read_text().splitlines()) == sum(t.model_calls for t in card.trials) == 9
+
+
 # Each mutation of the agent's own code: (file, the text replaced, its replacement).
 MUTATIONS: dict[str, tuple[str, str, str]] = {
     # a Tool call dropped: of a batch of calls, only the first is run
