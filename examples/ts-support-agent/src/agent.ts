@@ -2,8 +2,8 @@
 // model's replies streamed). One conversation as JSON on stdin (the eval harness's
 // eval-process/1 protocol), one answer as JSON on stdout. The model is whatever
 // OPENAI_BASE_URL serves (model EVAL_MODEL); the Tools are whatever MCP server EVAL_MCP_URL
-// names. Nothing here knows it is being evaluated: in production the same variables point at
-// the vendor and the order desk's own MCP server.
+// names. Past reading the protocol's JSON, nothing here knows it is being evaluated: in
+// production the same variables point at the vendor and the order desk's own MCP server.
 import { readFile } from "node:fs/promises";
 
 import OpenAI from "openai";
@@ -37,13 +37,16 @@ function conversationOf(text: string): Turn[] {
     throw new UsageError("stdin is not one JSON document");
   }
   const { protocol, messages, input } = (request ?? {}) as Record<string, unknown>;
-  if (protocol !== PROTOCOL) throw new UsageError(`protocol is not ${PROTOCOL}: ${String(protocol)}`);
+  if (protocol !== PROTOCOL) {
+    throw new UsageError(`protocol is not ${PROTOCOL}: ${String(protocol)}`);
+  }
   if (!Array.isArray(messages)) throw new UsageError("messages is not a list");
-  const turns = messages.map((m: Record<string, unknown>, i: number): Turn => {
-    if ((m.role !== "user" && m.role !== "assistant") || typeof m.content !== "string") {
+  const turns = messages.map((m: unknown, i: number): Turn => {
+    const { role, content } = (typeof m === "object" && m !== null ? m : {}) as Turn;
+    if ((role !== "user" && role !== "assistant") || typeof content !== "string") {
       throw new UsageError(`messages[${i}] is not a user or assistant message with text`);
     }
-    return { role: m.role, content: m.content };
+    return { role, content };
   });
   const last = turns.at(-1);
   if (last?.role === "user") return turns;
@@ -67,7 +70,8 @@ async function main(): Promise<Outcome> {
     return await runTurn(openai, required("EVAL_MODEL"), instructions, conversation, tools, stream);
   } catch (error) {
     if (error instanceof OpenAI.APIError) {
-      return { answer: "", status: "failed", reason: `the model refused the request: ${error.message}` };
+      const reason = `the model refused the request: ${error.message}`;
+      return { answer: "", status: "failed", reason };
     }
     throw error;
   } finally {
