@@ -8,8 +8,11 @@ required: without them these tests fail saying so; they never skip."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,22 +28,33 @@ EXAMPLE = Path(__file__).parents[3] / "examples" / "ts-support-agent"
 
 
 def _built(example: Path) -> Path:
-    """``example`` with dist/ built from its current sources (esbuild, a fraction of a second),
-    or a failure naming what is missing."""
+    """``example`` with dist/ built from its current sources, or a failure naming what is
+    missing. Built (esbuild, a fraction of a second) only when a source is newer than its
+    output, under a lock: xdist workers share the example, and a Trial of one must never read
+    a file another is rewriting."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.fail("node and npm must be on PATH: the TypeScript example runs on Node.js 20")
     if not (example / "node_modules").is_dir():
         pytest.fail(f"{example / 'node_modules'} is missing: run `npm ci` in {example}")
-    build = subprocess.run(
-        ["npm", "run", "--silent", "build"],
-        check=False,
-        cwd=example,
-        capture_output=True,
-        text=True,
-    )
-    if build.returncode != 0:
-        pytest.fail(f"npm run build failed in {example}: {build.stderr.strip()[-500:]}")
+    key = hashlib.sha256(str(example.resolve()).encode()).hexdigest()[:16]
+    with (Path(tempfile.gettempdir()) / f"ts-example-{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if any(_stale(source, example) for source in (example / "src").glob("*.ts")):
+            build = subprocess.run(
+                ["npm", "run", "--silent", "build"],
+                check=False,
+                cwd=example,
+                capture_output=True,
+                text=True,
+            )
+            if build.returncode != 0:
+                pytest.fail(f"npm run build failed in {example}: {build.stderr.strip()[-500:]}")
     return example
+
+
+def _stale(source: Path, example: Path) -> bool:
+    built = example / "dist" / source.with_suffix(".js").name
+    return not built.exists() or built.stat().st_mtime < source.stat().st_mtime
 
 
 def _sweep(corpus: Corpus, host: Any, plugins: PluginSet, **options: Any) -> Card:
