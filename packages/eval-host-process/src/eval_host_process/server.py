@@ -93,6 +93,13 @@ class TrialServer:
         self.failure: BaseException | None = None  # the binding's failure, raised by the Trial
         self.requests = 0
         self._lock = asyncio.Lock()
+        self._wanted, self._linked, self._closing = (
+            asyncio.Event(),
+            asyncio.Event(),
+            asyncio.Event(),
+        )
+        self._team_session: Any = None
+        self._link_error: BaseException | None = None
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", 0))
@@ -144,15 +151,45 @@ class TrialServer:
             self._app(manager), log_level="critical", access_log=False, lifespan="off", ws="none"
         )
         self._server = uvicorn.Server(config)
-        async with contextlib.AsyncExitStack() as stack:
-            if self.team is not None:
-                self.desk.team = await stack.enter_async_context(self.team.session())
-            await stack.enter_async_context(manager.run())
-            serving = asyncio.create_task(self._server.serve(sockets=[self._socket]))
-            while not self._server.started and not serving.done():
-                await asyncio.sleep(0.005)
-            self._ready.set()
-            await serving
+        link = asyncio.create_task(self._link()) if self.team is not None else None
+        if link is not None:
+            self.desk.connect = self._connect
+        try:
+            async with manager.run():
+                serving = asyncio.create_task(self._server.serve(sockets=[self._socket]))
+                while not self._server.started and not serving.done():
+                    await asyncio.sleep(0.005)
+                self._ready.set()
+                await serving
+        finally:
+            if link is not None:
+                self._closing.set()
+                if not self._wanted.is_set():
+                    link.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await link
+
+    async def _link(self) -> None:
+        """The team's Tool server's session, opened on the first proxied call and held (in
+        this one task, as anyio wants) until the Trial's server stops."""
+        assert self.team is not None
+        await self._wanted.wait()
+        try:
+            async with self.team.session() as session:
+                self._team_session = session
+                self._linked.set()
+                await self._closing.wait()
+        except Exception as exc:
+            self._link_error = exc
+        finally:
+            self._linked.set()
+
+    async def _connect(self) -> Any:
+        self._wanted.set()
+        await self._linked.wait()
+        if self._team_session is None:
+            raise RuntimeError(f"could not reach it: {self._link_error}")
+        return self._team_session
 
     def close(self) -> None:
         if self._server is not None:

@@ -15,7 +15,7 @@ arguments then differ from what the model sent, which the Expectations see), els
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from mcp import ClientSession, types
@@ -28,6 +28,7 @@ from eval_core.plugin import (
     ToolDecl,
     ToolResult,
     deep_equal,
+    one_line,
 )
 from eval_host_process.team_tools import result_of
 
@@ -46,7 +47,9 @@ class ToolDesk:
         self.scripted = scripted
         self.scripted_names = scripted_names
         self.proxied = proxied
-        self.team: ClientSession | None = None  # set by the server once its session is open
+        # how a proxied call reaches the team's server: set by the Trial's server, which opens
+        # the session on the first such call (a Trial that proxies nothing starts no server)
+        self.connect: Callable[[], Awaitable[ClientSession]] | None = None
         self.calls: list[ToolCall] = []
         self.results: list[ToolResult] = []
         self._pending: list[ModelToolCall] = []
@@ -70,7 +73,7 @@ class ToolDesk:
         received: Any = dict(arguments or {})
         call_id = self._call_id(name, received)
         self.calls.append(ToolCall(call_id=call_id, name=name, arguments=received))
-        if name in self.scripted_names or name not in self.proxied or self.team is None:
+        if name in self.scripted_names or name not in self.proxied or self.connect is None:
             outcome = self.scripted.execute(name, received)
             status: str = outcome.status
             output, reason = outcome.output, outcome.reason
@@ -78,7 +81,11 @@ class ToolDesk:
                 status, reason = "failed", f"{status} is not served by the process Host"
             answer = _scripted_answer(status, output, reason)
         else:
-            answer = await self.team.call_tool(name, received)
+            try:
+                answer = await (await self.connect()).call_tool(name, received)
+            except Exception as exc:  # the team's server failed: the agent is told, as it would be
+                reason = one_line(f"the team's Tool server failed: {type(exc).__name__}: {exc}")
+                answer = _scripted_answer("failed", None, reason)
             status, output = result_of(answer)
             reason = _text(answer) if answer.isError else None
             output = None if answer.isError else output
