@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from eval_core.plugin import Corpus, Evidence, Loader, PluginSet, load_plugins
+from eval_core.plugin import Corpus, Evidence, Loader, PluginSet
 from eval_core.plugin import Scorecard as Card
 from eval_host_process.host import ProcessHost
 
@@ -67,11 +67,6 @@ def _sweep(corpus: Corpus, host: Any, plugins: PluginSet, **options: Any) -> Car
 
 def _load(host: ProcessHost, plugins: PluginSet, directory: Path) -> Corpus:
     return Loader(plugins, host, judge="no-judge", needs_soul=False).load(directory)
-
-
-@pytest.fixture(scope="module")
-def plugins() -> PluginSet:
-    return load_plugins()
 
 
 @pytest.fixture(scope="module")
