@@ -100,9 +100,6 @@ export const HELP_ARTICLES: ReadonlyArray<{ topic: string; words: string[]; text
   },
 ];
 
-/** A refund the desk may issue itself; above it a manager approves (the desk does not check). */
-export const REFUND_LIMIT_USD = 100;
-
 export class DeskError extends Error {}
 
 export function lookupOrder(orderId: string): Order {
