@@ -242,14 +242,22 @@ RED: dict[str, dict[str, list[str]]] = {
 }
 
 
-def _mutated(tmp_path: Path, mutation: str) -> Path:
-    """A copy of the example with one mutation of its sources, built; its node_modules are
-    the example's (linked)."""
+# The fix the red-by-design Case asks for (its README): the gate holds a refund above 100 USD.
+FIX = (
+    "src/desk-tools.ts",
+    "if (NEEDS_APPROVAL.has(name)) {",
+    'if (NEEDS_APPROVAL.has(name) || (name === "issue_refund" && Number(args.amount_usd) > 100)) {',
+)
+
+
+def _mutated(tmp_path: Path, change: tuple[str, str, str]) -> Path:
+    """A copy of the example with one change of its sources, built; its node_modules are the
+    example's (linked)."""
     _built(EXAMPLE)  # node, npm and the example's node_modules are there
     copy = tmp_path / "ts-support-agent"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("node_modules", "dist"))
     (copy / "node_modules").symlink_to(EXAMPLE / "node_modules", target_is_directory=True)
-    file, old, new = MUTATIONS[mutation]
+    file, old, new = change
     source = (copy / file).read_text()
     assert source.count(old) == 1, f"{file} no longer holds {old!r}: update the mutation"
     (copy / file).write_text(source.replace(old, new))
@@ -260,7 +268,7 @@ def _mutated(tmp_path: Path, mutation: str) -> Path:
 def test_a_mutation_of_the_agent_s_code_turns_its_cases_red(
     mutation: str, tmp_path: Path, plugins: PluginSet
 ) -> None:
-    copy = _mutated(tmp_path, mutation)
+    copy = _mutated(tmp_path, MUTATIONS[mutation])
     host = ProcessHost(copy / "corpus")
     try:
         corpus = _load(host, plugins, copy / "corpus")
@@ -272,3 +280,16 @@ def test_a_mutation_of_the_agent_s_code_turns_its_cases_red(
     }
     assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(RED[mutation], "failed")
     assert failing == {case: sorted(kinds) for case, kinds in RED[mutation].items()}
+
+
+def test_the_red_by_design_case_turns_green_with_the_agent_s_fix(
+    tmp_path: Path, plugins: PluginSet
+) -> None:
+    copy = _mutated(tmp_path, FIX)
+    host = ProcessHost(copy / "corpus")
+    try:
+        red = _load(host, plugins, copy / "corpus" / "red-by-design")
+        (trial,) = _sweep(red, host, plugins).trials
+    finally:
+        host.close()
+    assert (trial.outcome, trial.error) == ("passed", None)
