@@ -50,7 +50,7 @@ def write_project(root: Path, timeout: float = 20) -> Path:
     (root / "agents.toml").write_text(MANIFEST.format(agents="\n".join(agents)))
     (root / "pyproject.toml").write_text(
         '[project]\nname = "team"\nversion = "0"\n\n'
-        f'[tool.eval]\nhost = "process"\ntimeout = {timeout}\npass_env = ["{RUN}"]\n'
+        f'[tool.eval]\nhost = "process"\ntimeout = {timeout}\npass_env = "{RUN}"\n'
     )
     corpus = root / "corpus"
     corpus.mkdir(exist_ok=True)

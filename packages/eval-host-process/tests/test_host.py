@@ -172,3 +172,24 @@ def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Pat
         assert server.requests == 0  # no model request got past the token
     finally:
         server.close()
+
+
+def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path) -> None:
+    """The command a team runs: ``eval sweep --jobs 2`` (a framework Host's Trials on forked
+    children), green, its Scorecard naming the Host."""
+    import subprocess
+
+    corpus = write_project(tmp_path / "team")
+    for wire in ("chat", "messages-stream"):
+        (corpus / f"on-{wire}.json").write_text(json.dumps(order_case(f"on-{wire}", wire)))
+    ran = subprocess.run(
+        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--jobs", "2", "--unlocked"],
+        cwd=corpus.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "2 passed, 0 failed, 0 errored" in ran.stdout
+    assert "2 Trials at a time" in ran.stderr
