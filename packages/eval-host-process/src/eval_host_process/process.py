@@ -80,10 +80,11 @@ def run(
         )
     except OSError as exc:
         raise AgentError(f"could not start the agent {argv[0]!r}: {exc.strerror or exc}") from None
+    born = _born(child.pid)
     try:
         out, err, timed_out, flooded = _exchange(child, stdin, started + timeout)
     finally:
-        outlived = _end_all(child, marker)
+        outlived = _end_all(child, marker, born)
     status = child.returncode if not (timed_out or flooded) else None
     return Ended(
         status=status,
@@ -153,49 +154,55 @@ def _exchange(
                         del err[: len(err) - STDERR_KEPT]
 
 
-def _end_all(child: subprocess.Popen[bytes], marker: str) -> tuple[str, ...]:
+def _end_all(child: subprocess.Popen[bytes], marker: str, born: int) -> tuple[str, ...]:
     """End the agent and everything of its group or carrying its marker; what was still
     running after the agent itself had exited is returned (it outlived the agent)."""
     exited = child.poll() is not None
+    left = _descendants(child.pid, marker, born)
     if exited:  # its children get a moment to end on their own
         settle = time.monotonic() + SETTLE_SECONDS
-        while _descendants(child.pid, marker) and time.monotonic() < settle:
+        while left and time.monotonic() < settle:
             time.sleep(0.02)
-    left = _descendants(child.pid, marker)
+            left = _descendants(child.pid, marker, born)
     outlived = tuple(f"{pid} {_command(pid)}" for pid in left) if exited else ()
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        _signal_all(child, marker, sig)
-        end = time.monotonic() + GRACE_SECONDS
-        while time.monotonic() < end:
-            if child.poll() is not None and not _descendants(child.pid, marker):
-                break
-            time.sleep(0.02)
-        else:
-            continue
-        break
+    if not exited or left:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            _signal_all(child, marker, born, sig)
+            end = time.monotonic() + GRACE_SECONDS
+            while time.monotonic() < end:
+                if child.poll() is not None and not _descendants(child.pid, marker, born):
+                    break
+                time.sleep(0.02)
+            else:
+                continue
+            break
     with contextlib.suppress(subprocess.TimeoutExpired):
         child.wait(timeout=GRACE_SECONDS)
     for stream in (child.stdin, child.stdout, child.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-    still = _descendants(child.pid, marker)
+    still = _descendants(child.pid, marker, born) if (not exited or left) else []
     if still:
         raise AgentError(f"the agent's processes {', '.join(map(str, still))} could not be ended")
     return outlived
 
 
-def _signal_all(child: subprocess.Popen[bytes], marker: str, sig: signal.Signals) -> None:
+def _signal_all(
+    child: subprocess.Popen[bytes], marker: str, born: int, sig: signal.Signals
+) -> None:
     if child.poll() is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, sig)
-    for pid in _descendants(child.pid, marker):
+    for pid in _descendants(child.pid, marker, born):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _descendants(group: int, marker: str) -> list[int]:
-    """Live (not zombie) processes in the agent's process group or carrying its marker."""
+def _descendants(group: int, marker: str, born: int) -> list[int]:
+    """Live (not zombie) processes in the agent's process group or carrying its marker. Only
+    a process started no earlier than the agent (``born``, in clock ticks since boot) can be
+    one of its own: the others' environments are not read."""
     needle = f"{MARK}={marker}".encode()
     found: list[int] = []
     me = os.getpid()
@@ -205,8 +212,8 @@ def _descendants(group: int, marker: str) -> list[int]:
         pid = int(entry.name)
         try:
             fields = _proc(pid, "stat").rsplit(b")", 1)[1].split()
-            state, pgrp = fields[0], int(fields[2])
-            if state in (b"Z", b"X"):
+            state, pgrp, started = fields[0], int(fields[2]), int(fields[19])
+            if state in (b"Z", b"X") or started < born:
                 continue
             if pgrp == group or needle in _proc(pid, "environ").split(b"\0"):
                 found.append(pid)
@@ -222,6 +229,15 @@ def _command(pid: int) -> str:
         return "?"
     text = " ".join(" ".join(w.decode("utf-8", "replace").split()) for w in words if w)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _born(pid: int) -> int:
+    """When the process started, in clock ticks since boot (0 when it cannot be read: then
+    every process is looked at)."""
+    try:
+        return int(_proc(pid, "stat").rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _proc(pid: int, name: str) -> bytes:

@@ -66,6 +66,31 @@ class _Token:
         await self.app(scope, receive, send)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, stopped the moment the Trial ends: its own loop looks every 0.1 s, and its
+    graceful shutdown waits 0.1 s more for clients; here the client (the agent's process) has
+    ended already, so what is left is closed and cancelled at once."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.stop = asyncio.Event()
+
+    async def main_loop(self) -> None:
+        await self.stop.wait()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        tasks = list(self.server_state.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class _Mcp:
     """``/mcp`` itself (no redirect to ``/mcp/``): the MCP SDK's streamable HTTP transport."""
 
@@ -105,7 +130,8 @@ class TrialServer:
         self._socket.bind(("127.0.0.1", 0))
         self.port: int = self._socket.getsockname()[1]
         self._ready = threading.Event()
-        self._server: uvicorn.Server | None = None
+        self._server: _Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._serve, name="eval-process-trial", daemon=True)
 
@@ -148,9 +174,15 @@ class TrialServer:
             self.desk.server(), json_response=True, stateless=True
         )
         config = uvicorn.Config(
-            self._app(manager), log_level="critical", access_log=False, lifespan="off", ws="none"
+            self._app(manager),
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+            ws="none",
+            timeout_graceful_shutdown=1,
         )
-        self._server = uvicorn.Server(config)
+        self._loop = asyncio.get_running_loop()
+        self._server = _Server(config)
         link = asyncio.create_task(self._link()) if self.team is not None else None
         if link is not None:
             self.desk.connect = self._connect
@@ -192,8 +224,10 @@ class TrialServer:
         return self._team_session
 
     def close(self) -> None:
-        if self._server is not None:
+        if self._server is not None and self._loop is not None:
             self._server.should_exit = True
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                self._loop.call_soon_threadsafe(self._server.stop.set)
         if self._thread.is_alive():
             self._thread.join(START_SECONDS)
         self._socket.close()
