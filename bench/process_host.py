@@ -137,36 +137,32 @@ def per_trial(corpus: Path, trials: int) -> None:
     host.close()
 
 
+def _eval_sweep(corpus: Path, case: str, trials: int, jobs: int) -> tuple[float, str]:
+    """Seconds of one whole ``eval sweep`` process, and whether it was green."""
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "eval_core", "sweep", str(corpus), "--host", "process"]
+    command += ["--case", case, "--repeat", str(trials), "--unlocked", "--jobs", str(jobs)]
+    ran = subprocess.run(
+        command,
+        cwd=corpus.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    said = "green" if f"{trials} passed" in ran.stdout else "NOT GREEN: " + ran.stderr[-300:]
+    return seconds, said
+
+
 def sweeps(corpus: Path, trials: int, jobs: int) -> None:
-    print(f"2. Trials/s, the loop agent, {trials} Trials (whole `eval sweep` processes)")
-    for label, flags in (
-        ("eval sweep --jobs 1", ["--jobs", "1"]),
-        (f"eval sweep --jobs {jobs}", ["--jobs", str(jobs)]),
-    ):
-        started = time.perf_counter()
-        ran = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "eval_core",
-                "sweep",
-                str(corpus),
-                "--host",
-                "process",
-                "--select",
-                "on-chat",
-                "--repeat",
-                str(trials),
-                "--unlocked",
-                *flags,
-            ],
-            cwd=corpus.parent,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        seconds = time.perf_counter() - started
-        said = "green" if f"{trials} passed" in ran.stdout else "NOT GREEN: " + ran.stderr[-300:]
+    start, said = _eval_sweep(corpus, "on-null", 1, 1)
+    print(
+        f"2. the command's own start: `eval sweep` of one null-agent Trial {start:.1f} s ({said})"
+    )
+    print(f"   Trials/s, the loop agent, {trials} Trials (whole `eval sweep` processes)")
+    for run_jobs in (1, jobs):
+        seconds, said = _eval_sweep(corpus, "on-chat", trials, run_jobs)
+        label = f"eval sweep --jobs {run_jobs}"
         print(f"   {label:<28} {trials / seconds:6.2f} Trials/s  ({seconds:.1f} s, {said})")
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding

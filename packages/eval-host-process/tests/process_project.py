@@ -16,7 +16,17 @@ WIRES = ("chat", "chat-stream", "responses", "responses-stream", "messages", "me
 RUN = "EVAL_PROCESS_TEST_RUN"
 """Passed to every agent of these tests (``pass_env``), set to this test run's own value: what
 finds the processes of this run's agents, and only them, among other runs' on the machine."""
-MISBEHAVING = ("refused", "hang", "crash", "garbage", "flood", "daemon", "orphan", "raise-tool")
+MISBEHAVING = (
+    "env",
+    "refused",
+    "hang",
+    "crash",
+    "garbage",
+    "flood",
+    "daemon",
+    "orphan",
+    "raise-tool",
+)
 
 MANIFEST = """
 [tools.lookup_order]

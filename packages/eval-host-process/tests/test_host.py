@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import urllib.error
 import urllib.request
 from functools import partial
@@ -193,3 +194,53 @@ def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path) -> N
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "2 passed, 0 failed, 0 errored" in ran.stdout
     assert "2 Trials at a time" in ran.stderr
+
+
+def test_the_agent_is_given_the_protocol_and_none_of_the_harness_s_keys(
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch, run_mark: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-harness-own-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-harness-own-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
+    case = order_case("what-it-is-given", "env", script=[{"kind": "text", "text": "x"}])
+    case["input"] = [
+        {"role": "user", "content": "Where is order A-1?"},
+        {"role": "assistant", "content": "Which order?"},
+        {"role": "user", "content": "A-1, please."},
+    ]
+    case["expect"] = [{"kind": "loop_status", "status": "completed"}]
+    card, seen = sweep([case])
+    assert [t.outcome for t in card.trials] == ["passed"], card.trials
+    given = json.loads(seen["what-it-is-given"].output_text)
+    env = given["env"]
+    assert "sk-the-harness-own-key" not in json.dumps(given) and "aws-secret" not in str(env)
+    token = env["OPENAI_API_KEY"]
+    assert env["ANTHROPIC_API_KEY"] == token and len(token) >= 24
+    port = env["OPENAI_BASE_URL"].removeprefix("http://127.0.0.1:").removesuffix("/v1")
+    assert env["OPENAI_BASE_URL"] == f"http://127.0.0.1:{port}/v1" and port.isdigit()
+    assert env["ANTHROPIC_BASE_URL"] == f"http://127.0.0.1:{port}"
+    assert env["EVAL_MCP_URL"] == f"http://127.0.0.1:{port}/mcp"
+    assert (env["EVAL_PROTOCOL"], env["EVAL_MODEL"]) == ("eval-process/1", "scripted")
+    assert env["TMPDIR"].startswith(tempfile.gettempdir()) and not Path(env["TMPDIR"]).exists()
+    assert env["EVAL_PROCESS_TEST_RUN"] == run_mark  # named by pass_env
+    allowed = {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LC_ALL",
+        "TMPDIR",
+        "EVAL_TRIAL_MARK",
+        "EVAL_PROCESS_TEST_RUN",
+    }
+    allowed |= {"EVAL_PROTOCOL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL"}
+    allowed |= {"ANTHROPIC_API_KEY", "EVAL_MODEL", "EVAL_MCP_URL"}
+    # what the interpreter sets for itself at start is not from the harness
+    assert set(env) - allowed - {"LC_CTYPE", "PWD", "SHLVL", "_"} == set()
+    assert given["cwd"] == str(Path(given["cwd"]).parent / "team")  # the project's root
+    assert given["stdin"] == {
+        "protocol": "eval-process/1",
+        "case": "what-it-is-given",
+        "agent": "env",
+        "messages": case["input"],
+        "input": "A-1, please.",
+    }

@@ -118,7 +118,7 @@ class ProcessHost:
         self.timeout = _number("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
         self.pass_env = _env_names(pass_env or settings.get("pass_env"))
         server = tools_server or settings.get("tools_server")
-        self.team = TeamTools.of(str(server), self.root, self._base_env()) if server else None
+        self.team = TeamTools.of(str(server), self.root, self.base_env()) if server else None
         listed = self.team.declarations() if self.team is not None else {}
         self.proxied = frozenset(listed)
         self._platform: dict[str, ToolDecl] = {}
@@ -135,7 +135,7 @@ class ProcessHost:
                     )
                 self._platform[tool] = decl
 
-    def _base_env(self) -> dict[str, str]:
+    def base_env(self) -> dict[str, str]:
         names = (*BASE_ENV, *self.pass_env)
         return {name: os.environ[name] for name in names if name in os.environ}
 
@@ -227,7 +227,7 @@ class ProcessTrial:
             server.start()
             base = f"http://127.0.0.1:{server.port}"
             env = {
-                **host._base_env(),
+                **host.base_env(),
                 "TMPDIR": scratch,
                 "EVAL_PROTOCOL": PROTOCOL,
                 "OPENAI_BASE_URL": f"{base}/v1",

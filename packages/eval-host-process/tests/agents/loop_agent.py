@@ -3,7 +3,7 @@
 ``python loop_agent.py WIRE [MISBEHAVIOUR]``: WIRE is ``chat``, ``chat-stream``,
 ``responses``, ``responses-stream``, ``messages`` or ``messages-stream``; a MISBEHAVIOUR
 (``hang``, ``crash``, ``garbage``, ``flood``, ``daemon``, ``orphan``, ``raise-tool``,
-``refused``: it asks for two choices) makes it
+``refused``: it asks for two choices; ``env``: it answers with what it was given) makes it
 break the protocol on purpose. Its Tools come from the harness's MCP server; its loop is the
 usual one: call the model, run the Tool calls it asks for, until it answers in text.
 """
@@ -177,6 +177,10 @@ def _result_turn(wire: str, results: list[tuple[str, str]]) -> list[Any]:
 
 async def main(wire: str, misbehaviour: str | None) -> None:
     document = json.loads(sys.stdin.read())
+    if misbehaviour == "env":  # what it was given: its environment, its stdin, where it runs
+        given = {"env": dict(os.environ), "stdin": document, "cwd": os.getcwd()}
+        print(json.dumps({"answer": json.dumps(given), "status": "completed"}))
+        return
     if misbehaviour == "hang":
         time.sleep(3600)
     if misbehaviour == "crash":
