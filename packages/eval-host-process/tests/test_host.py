@@ -123,11 +123,12 @@ def test_a_manifest_it_cannot_use_is_one_line(
     assert "\n" not in str(refused.value)
 
 
-def _post(url: str, token: str | None, body: dict[str, Any]) -> int:
+def _post(url: str, token: str | None, body: dict[str, Any] | bytes) -> int:
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(url, data, headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=10) as reply:
             return int(reply.status)
@@ -171,6 +172,9 @@ def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Pat
             assert _post(base + path, "not-the-token", body) == 401, path
         assert _post(base + "/mcp", "the-token", initialize) == 200
         assert server.requests == 0  # no model request got past the token
+        assert server.problem is None
+        assert _post(base + "/v1/chat/completions", "the-token", b"{not json") == 400
+        assert server.problem == "/v1/chat/completions: the request body is not JSON"
     finally:
         server.close()
 

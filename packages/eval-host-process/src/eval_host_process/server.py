@@ -240,8 +240,9 @@ class TrialServer:
         async def endpoint(request: Request) -> Response:
             self.requests += 1
             body = await _body(request)
-            if isinstance(body, Response):
-                return body
+            if isinstance(body, str):
+                self.problem = self.problem or body
+                return _error(413 if "larger" in body else 400, body, "invalid_request_error")
             try:
                 call = wire(body)
             except Refused as exc:
@@ -297,18 +298,17 @@ def _error(status: int, message: str, kind: str) -> Response:
     return JSONResponse(body, status)
 
 
-async def _body(request: Request) -> dict[str, Any] | Response:
+async def _body(request: Request) -> dict[str, Any] | str:
+    """The request's JSON object, or why it is none (a problem of the agent's request)."""
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > BODY_LIMIT:
-            return _error(
-                413, "the request body is larger than the harness takes", "invalid_request_error"
-            )
+            return f"{request.url.path}: the request body is larger than {BODY_LIMIT} bytes"
     try:
         body = loads(bytes(data))
     except (ValueError, UnicodeDecodeError):
-        return _error(400, "the request body is not JSON", "invalid_request_error")
+        return f"{request.url.path}: the request body is not JSON"
     if not isinstance(body, dict):
-        return _error(400, "the request body is not a JSON object", "invalid_request_error")
+        return f"{request.url.path}: the request body is not a JSON object"
     return body
