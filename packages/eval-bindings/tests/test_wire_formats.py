@@ -254,3 +254,18 @@ def test_an_assistant_message_never_goes_out_with_null_content(
     )
     sent = openai.encode("m", request, 8)["messages"][1]
     assert isinstance(sent["content"], str) and sent["content"] == (text or "")
+
+
+def test_each_wire_records_the_tool_declarations_it_put_on_the_wire(kit: Any) -> None:
+    """What ``tool_offered`` reads: the declaration as the vendor received it, not the Case's."""
+    request = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[kit.ECHO])
+    for record in (
+        openai.recorded(openai.encode("m", request, 8)),
+        anthropic.recorded(anthropic.encode("m", request, 8)),
+    ):
+        assert record.tools == [kit.ECHO.name]
+        assert record.offered is not None
+        (declared,) = record.offered
+        assert declared.name == kit.ECHO.name
+        assert declared.description == (kit.ECHO.description or "")
+        assert declared.input_schema == kit.ECHO.input_schema

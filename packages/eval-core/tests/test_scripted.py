@@ -11,8 +11,9 @@ from eval_core._case.case import (
     StructuredStep,
     TextStep,
     ToolCallsStep,
+    ToolDecl,
 )
-from eval_core._case.evidence import RepliedCall
+from eval_core._case.evidence import OfferedTool, RepliedCall
 from eval_core._plugins.host import ModelCallRequest
 from eval_core._running.scripted import ScriptedSession, ScriptedTools, ScriptExhaustedError
 
@@ -109,3 +110,22 @@ def test_each_request_recorded_keeps_the_calls_its_script_answered() -> None:
     ]
     assert last.replied is None  # a text answer calls nothing
     assert "replied" not in msgspec.json.decode(msgspec.json.encode(last))  # transcripts as before
+
+
+def test_each_request_recorded_keeps_the_declarations_of_the_tools_it_offered() -> None:
+    decl = ToolDecl(
+        name="file_read",
+        description="Reads a File.",
+        input_schema={"type": "object", "required": ["fileId"]},
+    )
+    session = ScriptedSession(_Case([TextStep(text="done")]))  # type: ignore[arg-type]
+    session.complete(ModelCallRequest(system="s", messages=[], tools=[decl]))
+    (record,) = session.sent
+    assert record.tools == ["file_read"]
+    assert record.offered == [
+        OfferedTool(
+            name="file_read",
+            description="Reads a File.",
+            input_schema={"type": "object", "required": ["fileId"]},
+        )
+    ]

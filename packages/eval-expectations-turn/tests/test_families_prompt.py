@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from eval_core._case.evidence import Evidence, ModelRequest
+from eval_core._case.evidence import Evidence, ModelRequest, OfferedTool
 from eval_core._case.kinds import Expectation
+from eval_expectations_turn.offered import ToolOffered
 from eval_expectations_turn.prompt import (
     ModelMessagesInOrder,
     ModelNotCalled,
@@ -34,6 +35,31 @@ def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
 
 def request(system: str, *messages: Any) -> ModelRequest:
     return ModelRequest(system=system, messages=list(messages), tools=[])
+
+
+READ = OfferedTool(
+    name="file_read",
+    description="Reads a File.",
+    input_schema={"type": "object", "required": ["fileId"], "properties": {"fileId": {}}},
+)
+
+
+def offering(*tools: OfferedTool | None) -> Evidence:
+    """One request per entry, offering that Tool (``None``: declarations not recorded)."""
+    return ev(
+        model_requests=[
+            ModelRequest(
+                system="s",
+                messages=[],
+                tools=[t.name] if t else [],
+                offered=[t] if t else None,
+            )
+            for t in tools
+        ]
+    )
+
+
+REQUIRED = ToolOffered(name="file_read", path="inputSchema.required", value=["fileId"])
 
 
 PART_TEXT = ev(
@@ -179,6 +205,35 @@ CASES = [
         False,
         "2 texts but 1 roles",
     ),
+    # tool_offered: every request, its declaration as sent
+    (REQUIRED, offering(READ, READ), True, "all 2 model request(s) offered"),
+    (
+        ToolOffered(name="file_read", path="description", value="Reads a File."),
+        offering(READ),
+        True,
+        "offered",
+    ),
+    (
+        REQUIRED,
+        offering(READ, OfferedTool(name="file_read", description="Reads a File.")),
+        False,
+        'request #2 of 2: the declaration of "file_read" has no inputSchema.required',
+    ),
+    (
+        ToolOffered(name="file_read", path="inputSchema.required", value=[]),
+        offering(READ),
+        False,
+        'has inputSchema.required = ["fileId"], expected []',
+    ),
+    (
+        REQUIRED,
+        offering(READ, OfferedTool(name="file_list")),
+        False,
+        'request #2 of 2 did not offer "file_read"; it offered file_list',
+    ),
+    (REQUIRED, offering(None), False, "Tool declarations not recorded"),
+    (REQUIRED, ev(), False, "model requests not observed"),
+    (REQUIRED, ev(model_requests=[]), False, "the model received no request"),
     # model_not_called
     (ModelNotCalled(), ev(model_calls=0), True, "not called"),
     (ModelNotCalled(), ev(model_calls=2), False, "2 times"),

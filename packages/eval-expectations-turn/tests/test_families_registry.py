@@ -29,6 +29,7 @@ EXPECTED = {
         "model_prompt_omits",
         "model_messages_in_order",
         "model_not_called",
+        "tool_offered",
     ],
     "output": ["output_contains", "output_omits", "output_matches", "output_field_equals"],
     "tools": [

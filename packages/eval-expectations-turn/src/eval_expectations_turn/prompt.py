@@ -32,6 +32,7 @@ from eval_core.plugin import (
     rules,
     scorer,
 )
+from eval_expectations_turn.offered import tool_offered_kind
 
 
 class _Text(Expectation, frozen=True):
@@ -331,4 +332,5 @@ def eval_kinds() -> list[KindSpec]:
             description="The model was never called in the Trial.",
             examples=[{"kind": "model_not_called"}],
         ),
+        tool_offered_kind(),
     ]

@@ -145,8 +145,17 @@ def recorded(body: dict[str, Any]) -> ModelRequest:
         if said:
             messages.append({"role": "user", "content": said})
     system = body.get("system")
-    tools = [t.get("name", "") for t in body.get("tools") or ()]
-    return sent(_text(system), messages, tools)
+    declared = list(body.get("tools") or ())
+    tools = [t.get("name", "") for t in declared]
+    offered = [
+        {
+            "name": t.get("name", ""),
+            "description": t.get("description"),
+            "inputSchema": t.get("input_schema"),
+        }
+        for t in declared
+    ]
+    return sent(_text(system), messages, tools, offered)
 
 
 def _assistant(blocks: list[Any]) -> dict[str, Any]:

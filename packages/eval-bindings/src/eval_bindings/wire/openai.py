@@ -138,8 +138,17 @@ def recorded(body: dict[str, Any]) -> ModelRequest:
                     for c in calls
                 ]
             messages.append(out)
-    tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or ()]
-    return sent("\n\n".join(system), messages, tools)
+    functions = [t.get("function") or {} for t in body.get("tools") or ()]
+    tools = [f.get("name", "") for f in functions]
+    offered = [
+        {
+            "name": f.get("name", ""),
+            "description": f.get("description"),
+            "inputSchema": f.get("parameters"),
+        }
+        for f in functions
+    ]
+    return sent("\n\n".join(system), messages, tools, offered)
 
 
 def _neutral_content(content: Any) -> Any:

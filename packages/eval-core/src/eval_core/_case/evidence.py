@@ -159,10 +159,20 @@ class RepliedCall(msgspec.Struct, frozen=True, kw_only=True):
     unoffered: bool = False
 
 
+class OfferedTool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One Tool's declaration as the binding put it in a request: what the model is told the
+    Tool does and which arguments its schema takes (``tool_offered`` reads it)."""
+
+    name: str
+    description: str | None = None
+    input_schema: Any = None
+
+
 class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One request as the binding sent it: the assembled prompt, messages and Tools. A binary
     part keeps the digest and size of its bytes (``sha256``, ``size``), never the bytes;
     :func:`eval_core._case.sent.parts_of` reads the request as the provider's parts.
+    ``offered`` is each offered Tool's declaration as sent (``None``: not recorded).
 
     ``replied`` is set by the scripted binding only: the Tool calls its script made in reply
     to this request, checked against ``tools`` on every Trial (a scripted call to a Tool the
@@ -172,6 +182,7 @@ class ModelRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
     messages: list[Any]
     tools: list[str]
     replied: list[RepliedCall] | None = None
+    offered: list[OfferedTool] | None = None
 
 
 class Usage(msgspec.Struct, frozen=True, kw_only=True):

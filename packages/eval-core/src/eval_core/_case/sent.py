@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from eval_core._case.evidence import ModelRequest, SentPart
+from eval_core._case.evidence import ModelRequest, OfferedTool, SentPart
 
 BINARY = ("file", "image")
 
@@ -46,9 +46,31 @@ def _message(message: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**message, "content": [_recorded(p) for p in content]}
 
 
-def sent(system: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> ModelRequest:
-    """The record of one request as sent (binary parts as digests, never their bytes)."""
-    return ModelRequest(system=system, messages=[_message(m) for m in messages], tools=list(tools))
+def _offered(declaration: Mapping[str, Any]) -> OfferedTool:
+    description = declaration.get("description")
+    return OfferedTool(
+        name=str(declaration.get("name", "")),
+        description=description if isinstance(description, str) else None,
+        input_schema=declaration.get("inputSchema"),
+    )
+
+
+def sent(
+    system: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[str],
+    offered: Sequence[Mapping[str, Any]] | None = None,
+) -> ModelRequest:
+    """The record of one request as sent (binary parts as digests, never their bytes).
+
+    ``offered``: each Tool's declaration as put on the wire, ``{"name", "description",
+    "inputSchema"}``; left out, the declarations are not recorded."""
+    return ModelRequest(
+        system=system,
+        messages=[_message(m) for m in messages],
+        tools=list(tools),
+        offered=None if offered is None else [_offered(d) for d in offered],
+    )
 
 
 def _content_parts(role: str, content: Any) -> Iterator[SentPart]:

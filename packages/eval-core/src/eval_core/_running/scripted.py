@@ -79,7 +79,11 @@ class ScriptedSession:
         step = self._steps[self._cursor]
         self._cursor += 1
         self.calls += 1
-        record = sent(request.system, request.messages, [t.name for t in request.tools])
+        offered = [
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in request.tools
+        ]
+        record = sent(request.system, request.messages, [t.name for t in request.tools], offered)
         if isinstance(step, ToolCallsStep):  # what the script answered, to check against tools
             replied = [
                 RepliedCall(call_id=c.call_id, name=c.name, unoffered=c.unoffered)
