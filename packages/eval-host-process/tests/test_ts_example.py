@@ -214,6 +214,12 @@ MUTATIONS: dict[str, tuple[str, str, str]] = {
         "    }\n"
         "    if (NEEDS_APPROVAL.has(name)) {",
     ),
+    # the Tools offered to the model without the schemas the desk declares
+    "the-tool-schemas-dropped": (
+        "src/desk-tools.ts",
+        "parameters: tool.inputSchema as Record<string, unknown>,",
+        'parameters: { type: "object", properties: {} },',
+    ),
     # the approval gate emptied: delete_account goes to the desk on the model's say-so
     "the-approval-gate-emptied": (
         "src/desk-tools.ts",
@@ -235,6 +241,9 @@ RED: dict[str, dict[str, list[str]]] = {
             "model_messages_in_order",
         ],
         "status-question-does-not-refund": ["tool_called", "tool_call_count"],
+    },
+    "the-tool-schemas-dropped": {
+        "the-desk-s-tools-reach-the-model-as-declared": ["tool_offered", "tool_offered"],
     },
     "the-approval-gate-emptied": {
         "account-deletion-waits-for-a-human": ["tool_not_called", "model_messages_in_order"],
