@@ -9,6 +9,7 @@ import pytest
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import Expectation
 from eval_expectations_turn.output import (
+    OutputAbsent,
     OutputContains,
     OutputFieldEquals,
     OutputMatches,
@@ -74,6 +75,27 @@ def test_text_kinds(e: Expectation, evidence: Evidence, expected: bool) -> None:
     ok, detail = score(e, evidence)
     assert ok is expected, detail
     assert QUOTED in detail, "details quote what the model said"
+
+
+@pytest.mark.parametrize(
+    ("evidence", "expected", "said"),
+    [
+        (ev(output_kind="none"), True, "the model gave no final answer"),
+        (ev(output_kind="tool_calls", output_text="I'll call"), True, "ended with tool calls"),
+        (text(ANSWER), False, QUOTED.replace("answer ", "the Trial answered ", 1)),
+        (text(""), False, 'the Trial answered ""'),
+        (ev(output_kind="structured", output_structured={"n": 1}), False, '{"n":1}'),
+        (ev(), False, "final answer not observed; cannot confirm there is no answer"),
+        (ev(output_kind="text"), False, "cannot confirm there is no answer"),
+    ],
+    ids=["none", "tool_calls", "text", "empty", "structured", "unobserved", "text-none"],
+)
+def test_output_absent_passes_only_where_the_host_returned_no_answer(
+    evidence: Evidence, expected: bool, said: str
+) -> None:
+    ok, detail = score(OutputAbsent(), evidence)
+    assert ok is expected, detail
+    assert said in detail
 
 
 def test_invalid_pattern_says_so() -> None:

@@ -31,7 +31,13 @@ EXPECTED = {
         "model_not_called",
         "tool_offered",
     ],
-    "output": ["output_contains", "output_omits", "output_matches", "output_field_equals"],
+    "output": [
+        "output_contains",
+        "output_omits",
+        "output_matches",
+        "output_field_equals",
+        "output_absent",
+    ],
     "tools": [
         "tool_called",
         "tool_not_called",
@@ -81,7 +87,7 @@ def test_metadata(family: str) -> None:
         assert spec.seam_independent == (tag in SEAM_INDEPENDENT), tag
         assert spec.seam is None, tag
         assert spec.description, tag
-        if tag.startswith("output_") and tag != "output_field_equals":
+        if tag.startswith("output_") and tag not in ("output_field_equals", "output_absent"):
             assert spec.text_compare == "casefold"
             assert spec.grounding is not None and spec.grounding.waivable
             assert spec.grounding.regex == (tag == "output_matches")

@@ -79,6 +79,19 @@ def test_one_changed_byte_is_a_miss_and_its_new_content_loads(cache: Path, tmp_p
         cached_soul(soul, _code)
 
 
+def test_a_changed_runtime_code_is_a_miss(cache: Path, tmp_path: Path) -> None:
+    """The same Soul bytes under another runtime's code are another entry: a Soul the new code
+    would load differently is never decoded from what the old code kept."""
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    cached_soul(soul, lambda: "agent-runtime:old")
+    [kept] = _entries(cache)
+    assert cached_soul(soul, lambda: "agent-runtime:new") == load_soul(soul)
+    assert [p for p in _entries(cache) if p != kept]  # the new code's own entry, written
+    assert cached_soul(soul, lambda: "agent-runtime:old") == load_soul(soul)
+    assert len(_entries(cache)) == 2
+
+
 def test_a_corrupt_or_foreign_entry_is_a_miss(cache: Path, tmp_path: Path) -> None:
     soul = tmp_path / "soul"
     shutil.copytree(EVAL_SOUL, soul)

@@ -209,6 +209,22 @@ def test_an_app_option_that_cannot_work_is_one_line(
     assert said in str(refused.value) and "\n" not in str(refused.value)
 
 
+def test_agents_may_be_a_list_of_named_agents_or_one_agent() -> None:
+    """The forms an app's ``AGENTS`` may take besides a mapping, each Agent by its own name."""
+    from pydantic_ai import Agent
+
+    from eval_host_pydantic_ai.app import _named
+
+    support, billing = Agent(name="support"), Agent(name="billing")
+    assert _named("desk:AGENTS", [support, billing]) == {"support": support, "billing": billing}
+    assert _named("desk:AGENTS", (billing,)) == {"billing": billing}
+    assert _named("desk:support", support) == {"support": support}
+    with pytest.raises(HostOptionError, match="an Agent in the list has no name"):
+        _named("desk:AGENTS", [support, Agent()])
+    with pytest.raises(HostOptionError, match="no Agents"):
+        _named("desk:AGENTS", [])
+
+
 def test_without_an_app_the_host_says_where_to_name_one(tmp_path: Path) -> None:
     with pytest.raises(HostOptionError, match=r"give --host-option app=package.module:AGENTS"):
         PydanticAiHost(tmp_path)

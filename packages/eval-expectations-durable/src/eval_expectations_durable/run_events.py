@@ -7,6 +7,11 @@ holding a stale lease, and the ordered run events (the Trial's Evidence). Every 
 only that record (and the Tool results and denials the Host read back from the same database).
 A missing record, Turn or observation is a failure with a reason, never a pass.
 
+The two targeted Tool-result kinds (``tool_result_field_equals``, ``tool_result_reason_contains``)
+also run at L2: every Host reports each Tool's outcome there too (a framework Host's Tool
+wrapper records what it returned to the framework), and a denial recorded as a failure, an
+invalid call as a success or a result filed under another call is a regression a Case must see.
+
 Journeys fold: a status without ``turnIndex`` is the first Turn's that did not succeed, else the
 last Turn's; events, Messages, commits and Tool results accumulate over the Turns.
 """
@@ -20,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 import msgspec
 
 from eval_core.plugin import (
+    L2,
     L3,
     PATH,
     REASON,
@@ -770,6 +776,7 @@ def eval_kinds() -> list[KindSpec]:
     recorded = partial(l3, seam_independent=True)
     status = partial(recorded, witness="store", **rules(status=TEXT, turn_index=TURN))
     targeted = {"name": TEXT, "argument_path": PATH, "status": TEXT}
+    result = partial(KindSpec, tiers=L2 | L3, evidence_at=Location.TOOL_CALLS)
     soul = partial(l3, witness="store", seam=_soul_write_called)
     publication = partial(
         soul,
@@ -846,7 +853,7 @@ def eval_kinds() -> list[KindSpec]:
                 {"kind": "persisted_message_metadata_equals", "path": "turnIndex", "value": 2}
             ],
         ),
-        l3(
+        result(
             struct=ToolResultFieldEquals,
             tool_fields=("name",),
             witness="events",
@@ -868,7 +875,7 @@ def eval_kinds() -> list[KindSpec]:
                 }
             ],
         ),
-        l3(
+        result(
             struct=ToolResultReasonContains,
             tool_fields=("name",),
             witness="events",

@@ -2,8 +2,10 @@
 
 The final answer is ``evidence.output_text``; a structured answer is its compact JSON. An
 answer that ended in tool calls, or with nothing, has no text: every output kind fails on it,
-``output_omits`` included (absence of an answer is not evidence of omission). Text compares
-case-insensitively; a failure quotes what the model said.
+``output_omits`` included (absence of an answer is not evidence of omission), except
+``output_absent``, which says there must be none: a Turn that failed or stopped before the
+model answered, where a Host reporting some other Message as the answer is the regression.
+Text compares case-insensitively; a failure quotes what the model said.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class OutputOmits(_Text, tag="output_omits", frozen=True): ...
 class OutputMatches(Expectation, tag="output_matches", frozen=True):
     pattern: str
     ungrounded: str | None = None
+
+
+class OutputAbsent(Expectation, tag="output_absent", frozen=True):
+    """The Trial ended without a final answer."""
 
 
 class OutputFieldEquals(Expectation, tag="output_field_equals", frozen=True):
@@ -144,6 +150,16 @@ def _score_field_equals(e: OutputFieldEquals, ev: Evidence) -> Verdict:
     )
 
 
+@scorer
+def _score_absent(_e: OutputAbsent, ev: Evidence) -> Verdict:
+    text, why = answer_text(ev)
+    if text is not None:
+        return failed(f"the Trial answered {quoted(text)}")
+    if ev.output_kind in ("none", "tool_calls"):  # what the Host returned says there is none
+        return passed(why)
+    return failed(f"{why}; cannot confirm there is no answer")
+
+
 def _check_pattern(e: OutputMatches, _case: object) -> Problems:
     problems = optional_reason(e.ungrounded)
     if not e.pattern:
@@ -193,5 +209,16 @@ def eval_kinds() -> list[KindSpec]:
                 "{…}/[…]) has the value at the dot path (deep equality, 1 == 1.0, true != 1)."
             ),
             examples=[{"kind": "output_field_equals", "path": "amount", "value": 24.5}],
+        ),
+        answer(
+            struct=OutputAbsent,
+            scorer=_score_absent,
+            text_compare="exact",  # no text to compare
+            description=(
+                "The Trial ended with no final answer (the loop failed or stopped before the "
+                "model answered); any answer, even an empty one, fails, and so does an answer "
+                "that was not observed."
+            ),
+            examples=[{"kind": "output_absent"}],
         ),
     ]
