@@ -40,6 +40,7 @@ def test_the_committed_locks_pin_the_host_each_corpus_is_swept_on() -> None:
         ("pydantic-ai-support", "eval-host-pydantic-ai"),
         ("langgraph-triage", "eval-host-langgraph"),
         ("openai-agents-desk", "eval-host-process"),
+        ("ts-support-agent", "eval-host-process"),
     ):
         pinned = _pinned(ROOT / "examples" / example / "corpus" / "eval.lock")
         assert host in pinned and "eval-host-agent-runtime" not in pinned
