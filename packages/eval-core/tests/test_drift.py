@@ -149,7 +149,7 @@ def test_a_drifted_replay_keeps_its_verdict_and_says_so(eval_kit: Kit) -> None:
         eval_kit.case({"kind": "loop_status", "status": "completed"}, recorded=stale)
     )
     assert fresh.outcome == noted.outcome == "passed"
-    assert fresh.notes == []
+    assert fresh.notes == ()
     assert len(noted.notes) == 1 and noted.notes[0].startswith(
         "drift: request 1: the system prompt changed"
     )

@@ -201,7 +201,7 @@ def run_sweep(
     card.sections = plugins.sections(card, corpus.cases)
     card.caches = dict(cache_use.used())
     for trial in card.trials:
-        for logger, count in trial.dropped.items():
+        for logger, count in (trial.dropped or {}).items():
             card.dropped[logger] = card.dropped.get(logger, 0) + count
     return card
 

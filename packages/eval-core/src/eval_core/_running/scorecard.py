@@ -188,7 +188,7 @@ def admit(result: TrialResult) -> TrialResult:
         error=clean_optional(result.error),
         unexercised=clean_optional(result.unexercised),
         contradictions=[clean(line) for line in result.contradictions],
-        notes=[clean(line) for line in result.notes],
+        notes=tuple(clean(line) for line in result.notes),
         model_version=clean_optional(result.model_version),
     )
 

@@ -36,7 +36,7 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     error: str | None = None
     unexercised: str | None = None
     contradictions: list[str] = msgspec.field(default_factory=list)
-    notes: list[str] = msgspec.field(default_factory=list)
+    notes: tuple[str, ...] = ()
     """What the Trial says besides its verdict, which it does not change: a recorded script
     that drifted from what the runtime shows the model now (:mod:`eval_core._running.drift`)."""
     guarded: bool = False
@@ -47,7 +47,7 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     model_version: str | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
     duration_ms: float = 0.0
-    dropped: dict[str, int] = msgspec.field(default_factory=dict)
+    dropped: dict[str, int] | None = None
     """Third-party log records (the MCP SDK's, httpx's, anyio's, an orphaned task's) the Host
     counted and kept off stderr while this Trial ran, by logger (:func:`noise_of`)."""
 
@@ -169,7 +169,7 @@ def _run_trial(
         model_version=session.model_version,
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
-    notes = drift(case.recorded, evidence) if binding.scripted and case.recorded else []
+    notes = tuple(drift(case.recorded, evidence)) if binding.scripted and case.recorded else ()
     return replace(
         decided, error=_detailed(decided.error, session), notes=notes, duration_ms=elapsed()
     )
