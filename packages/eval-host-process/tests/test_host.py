@@ -125,6 +125,35 @@ def test_a_manifest_it_cannot_use_is_one_line(
     assert "\n" not in str(refused.value)
 
 
+def test_a_loop_s_reason_passes_through_and_its_limits_are_the_harness_s_names(
+    sweep: Sweep,
+) -> None:
+    """``iteration_limit`` is the harness's own name (what ``loop_status`` compares on every
+    Host); a reason in the loop's own words reaches the Evidence unchanged."""
+    looping = order_case(
+        "stopped-at-its-limit",
+        "chat",
+        script=[
+            {
+                "kind": "tool_calls",
+                "calls": [{"callId": f"c{i}", "name": "lookup_order", "arguments": {}}],
+            }
+            for i in range(8)
+        ],
+        expect=[{"kind": "loop_status", "status": "failed", "reason": "iteration_limit"}],
+    )
+    giving_up = order_case(
+        "gives-up-in-its-words",
+        "give-up",
+        expect=[{"kind": "loop_status", "status": "failed", "reason": "MaxTurnsExceeded: 8"}],
+    )
+    card, seen = sweep([looping, giving_up])
+    assert [t.outcome for t in card.trials] == ["passed", "passed"], card.trials
+    assert seen["stopped-at-its-limit"].loop_reason == "iteration_limit"
+    assert len(seen["stopped-at-its-limit"].tool_calls) == 8
+    assert seen["gives-up-in-its-words"].loop_reason == "MaxTurnsExceeded: 8"
+
+
 def test_a_host_option_in_the_settings_is_read_by_the_core_s_rule(tmp_path: Path) -> None:
     """The Host reads ``[tool.eval]`` through the core's reader of Host options, so an array
     (which ``eval`` refuses before the Host starts) is refused the same way, in one line."""
