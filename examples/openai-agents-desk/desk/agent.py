@@ -2,7 +2,8 @@
 
 It is an ordinary Agents SDK program. Its model is whatever ``OPENAI_BASE_URL`` serves (the
 SDK's own client reads it and ``OPENAI_API_KEY``); its order desk's Tools come from the MCP
-server at ``EVAL_MCP_URL`` (the SDK's ``MCPServerStreamableHttp``); ``shipping_days`` is a
+server at ``EVAL_MCP_URL`` (the SDK's ``MCPServerStreamableHttp``, its bearer token
+``EVAL_MCP_TOKEN``: the model key never reaches the Tool server); ``shipping_days`` is a
 function Tool of its own. Under the eval harness (``--host process``) both URLs are the
 harness's, which stands in for the model and serves (and witnesses) the Tools; the protocol is
 ``eval-process/1`` (docs/process-host.md): the conversation as JSON on stdin, the answer as
@@ -64,7 +65,8 @@ async def answer(conversation: list[dict[str, str]], wire: str, stream: bool) ->
         if wire == "chat"
         else OpenAIResponsesModel(model=name, openai_client=client)
     )
-    key = os.environ.get("OPENAI_API_KEY", "")
+    # the Tool server's own credential, never the model key (eval-process/1: EVAL_MCP_TOKEN)
+    key = os.environ.get("EVAL_MCP_TOKEN", "")
     params: Any = {"url": os.environ["EVAL_MCP_URL"], "headers": {"Authorization": f"Bearer {key}"}}
     async with MCPServerStreamableHttp(params, cache_tools_list=True, name="desk-orders") as tools:
         agent = build(model, tools)

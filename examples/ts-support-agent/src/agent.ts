@@ -56,15 +56,15 @@ function conversationOf(text: string): Turn[] {
 
 async function main(): Promise<Outcome> {
   const conversation = conversationOf(await readStdin());
-  const token = required("OPENAI_API_KEY");
   const openai = new OpenAI({
     baseURL: required("OPENAI_BASE_URL"),
-    apiKey: token,
+    apiKey: required("OPENAI_API_KEY"),
     maxRetries: 0, // one request per step: the harness (or the vendor's gateway) retries
   });
   const instructions = await readFile(INSTRUCTIONS, "utf8");
-  // The Tool server takes the same per-Trial token as the model endpoint (eval-process/1).
-  const tools = await DeskTools.connect(required("EVAL_MCP_URL"), token);
+  // The Tool server's own credential: the model key is never sent to it (eval-process/1 gives
+  // it as EVAL_MCP_TOKEN; in production, whatever the order desk's server wants).
+  const tools = await DeskTools.connect(required("EVAL_MCP_URL"), required("EVAL_MCP_TOKEN"));
   try {
     const stream = process.argv.includes("--stream");
     return await runTurn(openai, required("EVAL_MODEL"), instructions, conversation, tools, stream);

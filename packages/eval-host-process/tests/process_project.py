@@ -26,6 +26,7 @@ MISBEHAVING = (
     "daemon",
     "orphan",
     "raise-tool",
+    "give-up",
 )
 
 MANIFEST = """

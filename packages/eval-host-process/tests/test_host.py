@@ -19,9 +19,11 @@ from eval_core.plugin import (
     HostProbe,
     Loader,
     PluginSet,
+    SettingsRefused,
     assert_host_conforms,
+    find_project,
 )
-from eval_host_process.host import ProcessHost
+from eval_host_process.host import OPTIONS, ProcessHost
 from process_project import AGENT, Sweep, order_case, write_project
 
 CONFORMANCE = """
@@ -123,6 +125,55 @@ def test_a_manifest_it_cannot_use_is_one_line(
     assert "\n" not in str(refused.value)
 
 
+def test_a_loop_s_reason_passes_through_and_its_limits_are_the_harness_s_names(
+    sweep: Sweep,
+) -> None:
+    """``iteration_limit`` is the harness's own name (what ``loop_status`` compares on every
+    Host); a reason in the loop's own words reaches the Evidence unchanged."""
+    looping = order_case(
+        "stopped-at-its-limit",
+        "chat",
+        script=[
+            {
+                "kind": "tool_calls",
+                "calls": [{"callId": f"c{i}", "name": "lookup_order", "arguments": {}}],
+            }
+            for i in range(8)
+        ],
+        expect=[{"kind": "loop_status", "status": "failed", "reason": "iteration_limit"}],
+    )
+    giving_up = order_case(
+        "gives-up-in-its-words",
+        "give-up",
+        expect=[{"kind": "loop_status", "status": "failed", "reason": "MaxTurnsExceeded: 8"}],
+    )
+    card, seen = sweep([looping, giving_up])
+    assert [t.outcome for t in card.trials] == ["passed", "passed"], card.trials
+    assert seen["stopped-at-its-limit"].loop_reason == "iteration_limit"
+    assert len(seen["stopped-at-its-limit"].tool_calls) == 8
+    assert seen["gives-up-in-its-words"].loop_reason == "MaxTurnsExceeded: 8"
+
+
+def test_a_host_option_in_the_settings_is_read_by_the_core_s_rule(tmp_path: Path) -> None:
+    """The Host reads ``[tool.eval]`` through the core's reader of Host options, so an array
+    (which ``eval`` refuses before the Host starts) is refused the same way, in one line."""
+    (tmp_path / "agents.toml").write_text('[agents.a]\ncommand = "true"\n')
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.eval]\nhost = "process"\npass_env = ["A_NAME", "B_NAME"]\n')
+    with pytest.raises(SettingsRefused) as core:
+        find_project(tmp_path).host_options("process", OPTIONS)
+    with pytest.raises(HostOptionError) as host:
+        ProcessHost(tmp_path)
+    said = "tool.eval.pass_env: expected a string or a number (a Host option), got an array"
+    said = f"{pyproject}: {said}"
+    assert str(host.value) == str(core.value) == said
+    pyproject.write_text(
+        '[tool.eval]\nhost = "process"\npass_env = "A_NAME, B_NAME"\ntimeout = 5\n'
+    )
+    accepted = ProcessHost(tmp_path)
+    assert (accepted.pass_env, accepted.timeout) == (("A_NAME", "B_NAME"), 5.0)
+
+
 def _post(url: str, token: str | None, body: dict[str, Any] | bytes) -> int:
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if token is not None:
@@ -220,6 +271,7 @@ def test_the_agent_is_given_the_protocol_and_none_of_the_harness_s_keys(
     assert "sk-the-harness-own-key" not in json.dumps(given) and "aws-secret" not in str(env)
     token = env["OPENAI_API_KEY"]
     assert env["ANTHROPIC_API_KEY"] == token and len(token) >= 24
+    assert env["EVAL_MCP_TOKEN"] == token  # its own name: the Tool server needs no model key
     port = env["OPENAI_BASE_URL"].removeprefix("http://127.0.0.1:").removesuffix("/v1")
     assert env["OPENAI_BASE_URL"] == f"http://127.0.0.1:{port}/v1" and port.isdigit()
     assert env["ANTHROPIC_BASE_URL"] == f"http://127.0.0.1:{port}"
@@ -237,7 +289,7 @@ def test_the_agent_is_given_the_protocol_and_none_of_the_harness_s_keys(
         "EVAL_PROCESS_TEST_RUN",
     }
     allowed |= {"EVAL_PROTOCOL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL"}
-    allowed |= {"ANTHROPIC_API_KEY", "EVAL_MODEL", "EVAL_MCP_URL"}
+    allowed |= {"ANTHROPIC_API_KEY", "EVAL_MODEL", "EVAL_MCP_URL", "EVAL_MCP_TOKEN"}
     # what the interpreter sets for itself at start is not from the harness
     assert set(env) - allowed - {"LC_CTYPE", "PWD", "SHLVL", "_"} == set()
     assert given["cwd"] == str(Path(given["cwd"]).parent / "team")  # the project's root

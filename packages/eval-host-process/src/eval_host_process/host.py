@@ -48,6 +48,8 @@ from eval_host_process.tools import ToolDesk
 TIMEOUT_SECONDS = 60.0
 DEADLINE_SLACK = 10.0  # the forked child's own deadline: ours always ends the agent first
 BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL")
+OPTIONS = ("agents", "command", "timeout", "pass_env", "tools_server")
+"""The Host's options (the factory's keywords), each also read from ``[tool.eval]``."""
 
 
 @cache
@@ -73,9 +75,9 @@ def _number(name: str, value: object, default: float) -> float:
 def _env_names(value: object) -> tuple[str, ...]:
     if value is None or value == "":
         return ()
-    names = value if isinstance(value, list) else str(value).replace(",", " ").split()
+    names = str(value).replace(",", " ").split()
     for name in names:
-        if not isinstance(name, str) or not name.replace("_", "").isalnum():
+        if not name.replace("_", "").isalnum():
             raise HostOptionError(f"pass_env: {name!r} is not an environment variable's name")
     return tuple(names)
 
@@ -98,9 +100,10 @@ class ProcessHost:
     ) -> None:
         try:
             found = find_project(directory)
+            # the core's own reader of Host options: one rule for both (a string or a number)
+            settings: Mapping[str, Any] = found.host_options(HOST_NAME, OPTIONS)
         except SettingsRefused as exc:
             raise HostOptionError(str(exc)) from None
-        settings: Mapping[str, Any] = found.table if found.file is not None else {}
         self.root = found.root if found.file is not None else directory
         manifest = agents or settings.get("agents") or DEFAULT
         self.manifest: Manifest = read_manifest(self.root / str(manifest), self.root)
@@ -236,6 +239,7 @@ class ProcessTrial:
                 "ANTHROPIC_API_KEY": token,
                 "EVAL_MODEL": model,
                 "EVAL_MCP_URL": f"{base}/mcp",
+                "EVAL_MCP_TOKEN": token,
             }
             ended = process.run(
                 argv,

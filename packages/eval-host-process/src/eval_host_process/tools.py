@@ -130,8 +130,10 @@ def _scripted_answer(status: str, output: Any, reason: str | None) -> types.Call
             structuredContent=structured,
             isError=False,
         )
-    body = json.dumps({"status": status, "error": reason or status})
-    return types.CallToolResult(content=[types.TextContent(type="text", text=body)], isError=True)
+    # as a real MCP server answers an error: the reason as plain text, ``isError`` (the status,
+    # failed, denied or invalid_arguments, is the witness's record; MCP has no field for it)
+    text = reason or status
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
 
 
 def _text(result: types.CallToolResult) -> str:

@@ -23,6 +23,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
 TOKEN = os.environ.get("OPENAI_API_KEY", "")
+MCP_TOKEN = os.environ.get("EVAL_MCP_TOKEN", "")  # its own name: the model key stays with the model
 MODEL = os.environ.get("EVAL_MODEL", "")
 MISBEHAVIOUR = sys.argv[2] if len(sys.argv) > 2 else None
 
@@ -181,6 +182,9 @@ async def main(wire: str, misbehaviour: str | None) -> None:
         given = {"env": dict(os.environ), "stdin": document, "cwd": os.getcwd()}
         print(json.dumps({"answer": json.dumps(given), "status": "completed"}))
         return
+    if misbehaviour == "give-up":  # its loop's own words for a limit the harness has no name for
+        print(json.dumps({"answer": "", "status": "failed", "reason": "MaxTurnsExceeded: 8"}))
+        return
     if misbehaviour == "hang":
         time.sleep(3600)
     if misbehaviour == "crash":
@@ -213,7 +217,7 @@ async def main(wire: str, misbehaviour: str | None) -> None:
     history: list[Any] = [
         {"role": m["role"], "content": m["content"]} for m in document["messages"]
     ]
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+    headers = {"Authorization": f"Bearer {MCP_TOKEN}"}
     async with (
         httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http,
         streamablehttp_client(os.environ["EVAL_MCP_URL"], headers=headers) as (read, write, _),
@@ -231,7 +235,9 @@ async def main(wire: str, misbehaviour: str | None) -> None:
                 if misbehaviour == "raise-tool":
                     raise RuntimeError(f"the agent's own code failed calling {name}")
                 result = await tools_session.call_tool(name, arguments)
-                results.append((call_id, "".join(getattr(b, "text", "") for b in result.content)))
+                text = "".join(getattr(b, "text", "") for b in result.content)
+                # as SDKs relay an MCP error result: its text, marked an error
+                results.append((call_id, f"error: {text}" if result.isError else text))
             history.extend(_result_turn(wire, results))
     print(json.dumps({"answer": "", "status": "failed", "reason": "iteration_limit"}))
 
