@@ -1,6 +1,7 @@
 """What a hostile input can cost: peak RSS and seconds of the real `eval` process refusing it.
 
-    uv run python bench/hostile_inputs.py
+    uv run python bench/hostile_inputs.py          # every row
+    uv run python bench/hostile_inputs.py team     # the team-code rows alone
 
 Each row is one `python -m eval_core ...` child process; its peak RSS comes from the kernel's
 own accounting of that child (``os.wait4``), its time is wall-clock. The first row is the
@@ -35,6 +36,17 @@ trial log, under ``eval compare`` and ``eval report``. Before: about 4 GB and ``
 kept a piece of memory per string). After: the Trials are counted before any is decoded (a
 Scorecard's as empty records, a log's lines a megabyte at a time) and more than a Sweep may
 plan is refused in one line, exit 2, at about the file's size in peak RSS.
+
+The team's code (issue 45, class 3; ``team`` runs these rows alone): a Sweep of one Case
+through the pydantic-ai or LangGraph Host whose Tool calls ``os._exit(0)``, ``sys.exit(3)``,
+raises ``KeyboardInterrupt`` or its own ``BaseException``, sleeps, spins, blocks the event
+loop, leaks a non-daemon thread, returns 100 MB or floods stdout or stderr with 10 MB. Before
+(the issue): exit 0 with no Scorecard, a forged 3, a traceback, a Sweep that never ended, and
+(found by the fuzz target) the team's stdout inside the Scorecard. After: the exit code is the
+Trials' (1 when the Tool ended its Trial, 0 when it returned), the errored Trial's line is the
+row's reason, a hang ends at the Host's ``timeout`` (2 s here; 100 MB through pydantic-ai also
+outlives it), at the Host's import cost in RSS (pydantic-ai 166 MB, LangGraph 94 MB; 212 MB
+with the 100 MB value).
 """
 
 from __future__ import annotations
@@ -106,7 +118,8 @@ def measure(
     close_stdout: bool = False,
 ) -> None:
     """Run ``eval ARGS`` in ``cwd`` (a Sweep writes its trial log there, never in the checkout);
-    ``env`` is added to the environment, ``stdout`` is where its stdout goes (or closed)."""
+    ``env`` is added to the environment, ``stdout`` is where its stdout goes (or closed; with
+    ``subprocess.PIPE``, an errored Trial's line there is the row's reason)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "eval_core", *map(str, args)],
@@ -119,7 +132,14 @@ def measure(
     assert process.stderr is not None
     killer = threading.Timer(TIMEOUT, process.kill)
     killer.start()
+    out: list[bytes] = []
+    reader = None
+    if process.stdout is not None:  # read beside stderr: neither pipe may fill and block it
+        reader = threading.Thread(target=lambda: out.append(process.stdout.read()))  # type: ignore[union-attr]
+        reader.start()
     stderr = process.stderr.read()
+    if reader is not None:
+        reader.join()
     _, status, usage = os.wait4(process.pid, 0)
     hung = not killer.is_alive()
     killer.cancel()
@@ -127,16 +147,26 @@ def measure(
     code = os.waitstatus_to_exitcode(status)
     lines = stderr.decode(errors="replace").strip().splitlines()
     reason = (lines[-1] if lines else "(the refusal is on stdout)").strip() if code else "ok"
+    errored = [
+        line for line in b"".join(out).decode(errors="replace").splitlines() if line[:4] == "ERR "
+    ]
+    if errored:
+        reason = errored[0][4:].strip()
     if hung:
         reason = f"HUNG: killed after {TIMEOUT:g} s"
     traceback = "TRACEBACK" if b"Traceback" in stderr else ""
     print(
         f"{label:<40} exit {code}  {usage.ru_maxrss / 1024:6.1f} MB peak RSS  "
-        f"{seconds:5.2f} s  {traceback}{reason[:70]}"
+        f"{seconds:5.2f} s  {traceback}{reason[:110]}"
     )
 
 
 def main() -> None:
+    if sys.argv[1:] == ["team"]:  # the team-code rows alone
+        with tempfile.TemporaryDirectory() as tmp:
+            print(f"python {sys.version.split()[0]}; one child process per row")
+            team_rows(Path(tmp))
+        return
     deep = "[" * DEPTH + "]" * DEPTH
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -193,6 +223,7 @@ def main() -> None:
         cache_rows(root, reference)
         output_rows(root, reference)
         saved_rows(root)
+        team_rows(root)
 
 
 SAVED_TRIALS = 1_000_000
@@ -257,6 +288,133 @@ def saved_rows(root: Path) -> None:
     measure(root, f"trial log, {SAVED_TRIALS:,} Trials (report)", "report", log)
 
 
+TEAM_TIMEOUT = 2
+"""The framework Hosts' ``timeout`` in the team-code rows: a hanging Trial's child is killed
+2 s (the fork executor's grace) after it."""
+
+PYDANTIC_AI_APP = '''
+import asyncio, os, sys, threading, time
+from pydantic_ai import Agent
+
+class Odd(BaseException):
+    """The team's own BaseException."""
+
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    return _do(how)
+
+async def act_async(how: str) -> str:
+    """Do what the Case asks, on the event loop."""
+    return _do(how)
+
+def _do(how):
+    if how == "os_exit":
+        os._exit(0)
+    if how == "sys_exit3":
+        sys.exit(3)
+    if how == "interrupt":
+        raise KeyboardInterrupt
+    if how == "odd":
+        raise Odd("odd")
+    if how in ("sleep", "block"):
+        time.sleep(3600)
+    if how == "spin":
+        while True:
+            pass
+    if how == "thread":
+        threading.Thread(target=time.sleep, args=(3600,)).start()
+    if how == "huge":
+        return "x" * (100 << 20)
+    if how in ("stdout", "stderr"):
+        stream = sys.stdout if how == "stdout" else sys.stderr
+        for _ in range(10_000):
+            stream.write("flood " * 170 + "\\n")  # ~10 MB
+    return "done"
+
+AGENTS = {"probe": Agent(name="probe", instructions="Probe.", tools=[act, act_async])}
+'''
+
+LANGGRAPH_APP = '''
+import os, time
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+@tool
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    if how == "os_exit":
+        os._exit(0)
+    return "done"
+
+@tool
+async def act_async(how: str) -> str:
+    """Do what the Case asks, on the graph's own event loop."""
+    if how == "block":
+        time.sleep(3600)
+    return "done"
+
+def probe(model):
+    bound = model.bind_tools([act, act_async])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act, act_async]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+'''
+
+
+def team_project(root: Path, host: str, app: str, how: str) -> Path:
+    """A team project of one Case whose Tool does ``how`` (``block``: the async Tool)."""
+    project = root / f"team-{host}-{how}"
+    corpus = project / "corpus"
+    corpus.mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_app:AGENTS"\n'
+        f'host = "{host}"\npythonpath = ["."]\ntimeout = {TEAM_TIMEOUT}\n'
+    )
+    (project / "probe_app.py").write_text(app)
+    tool = "act_async" if how == "block" else "act"
+    call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
+    case = {
+        "id": how.replace("_", "-"),
+        "tier": "l2",
+        "agent": "probe",
+        "input": [{"role": "user", "content": "go"}],
+        "platformTools": [tool],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+        "expect": [{"kind": "tool_called", "name": tool}],
+    }
+    (corpus / f"{case['id']}.json").write_text(json.dumps(case))
+    return project
+
+
+def team_rows(root: Path) -> None:
+    """The team's code behind the framework Hosts (issue 45, class 3): a Sweep of one Case
+    whose Tool does one hostile thing. The exit code must be the Trials' (1 when the Tool ended
+    its Trial, 0 when it returned), never the team's; a hang ends at the deadline plus grace."""
+    rows = {
+        "pydantic-ai": (
+            PYDANTIC_AI_APP,
+            "ok os_exit sys_exit3 interrupt odd sleep spin block thread huge stdout stderr",
+        ),
+        "langgraph": (LANGGRAPH_APP, "ok os_exit block"),
+    }
+    for host, (app, hows) in rows.items():
+        for how in hows.split():
+            project = team_project(root, host, app, how)
+            measure(
+                project,
+                f"team {host}: Tool {how}",
+                *("sweep", "corpus", "--unlocked", "-q"),
+                stdout=subprocess.PIPE,
+            )
+
+
 def cache_rows(root: Path, reference: Path) -> None:
     """Each kind of cache entry made hostile in a copy of a warm cache, under the command
     that reads it (``--help`` reads the kept help; ``check`` every other kind)."""
@@ -273,7 +431,7 @@ def cache_rows(root: Path, reference: Path) -> None:
         "help": "help.txt",
         "manifest": "manifests/*.json",
         "checked Corpus": "corpora/*.bin",
-        "Soul": "plugins/agent-runtime-soul/*.bin",
+        "Soul": "plugins/agent-runtime-soul/*/*.bin",
         "schemas": "schemas/*",
         "code digests": "code-digests-*.json",
     }

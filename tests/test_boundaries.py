@@ -116,6 +116,23 @@ def test_the_core_knows_no_executor_but_its_port() -> None:
     assert "ray" not in {n.split(".")[0] for n in imported(plugin)}  # Ray loads on use only
 
 
+INTERNALS = {
+    # eval_core.plugin is full until issue 48 splits it by audience: eval-record imports what it
+    # needs of the core's internals in this one module (its docstring says which and why).
+    "packages/eval-record/src/eval_record/core_internals.py": {
+        "eval_core._case.case",
+        "eval_core._case.recorded",
+        "eval_core._loading.opening",
+        "eval_core._loading.rules",
+        "eval_core._release.options",
+        "eval_core._release.release",
+        "eval_core._running.stale",
+        "eval_core._util.project",
+    },
+}
+"""The only imports of the core's internals outside it, each module by name."""
+
+
 def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
     for package in sorted((ROOT / "packages").iterdir()):
         if package.name == "eval-core" or not (package / "src").is_dir():
@@ -130,7 +147,8 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
                     continue
                 if name.split(".")[0] == "eval_core":
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
-                    assert name == "eval_core.plugin", f"{where} imports {name}"
+                    allowed = INTERNALS.get(path.relative_to(ROOT).as_posix(), set())
+                    assert name == "eval_core.plugin" or name in allowed, f"{where} imports {name}"
 
 
 def test_the_public_api_names_resolve_and_are_listed_once() -> None:

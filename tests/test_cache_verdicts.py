@@ -210,7 +210,7 @@ def test_a_forged_soul_entry_does_not_turn_a_refusal_into_a_run(
     assert _verdict(corpora["refused"], capsys) == expected["refused"]
     from eval_host_agent_runtime.soul_cache import Stored
 
-    (entry,) = (cache / "plugins" / "agent-runtime-soul").glob("*.bin")
+    (entry,) = (cache / "plugins" / "agent-runtime-soul").glob("*/*.bin")
     stored = msgspec.msgpack.decode(cache_entry.unseal(entry.read_bytes()) or b"", type=Stored)
     agents = {**stored.agents, "nobody": stored.agents["support"]}
     forged = msgspec.msgpack.encode(msgspec.structs.replace(stored, agents=agents))

@@ -14,6 +14,7 @@ from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ids_where
 from tests.test_mutations import red_cases
 
+_NOT_ATTACHED = {"provider_prompt_omits_file", "prompt_omits_attachment"}
 SOUL_ROLES = ["auditor", "billing", "engineering", "guide", "maintainer", "records", "support"]
 
 
@@ -42,9 +43,12 @@ def test_attaching_readable_files_turns_the_re_read_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(attachments, "attachable", lambda stored: stored is not None)
-    # the JSON-draft Case reads its notes back but asserts only file_create's refusal
-    json_draft = "files-a-json-draft-whose-content-is-not-json-is-refused"
-    re_reads = ids_where(files_corpus, lambda c: "readable" in c) - {json_draft}
+    # the Cases that give the model readable Files and say they are not attached to the
+    # provider's prompt (others read readable Files for their names, sizes or limits)
+    re_reads = ids_where(
+        files_corpus,
+        lambda c: "readable" in c and any(e["kind"] in _NOT_ATTACHED for e in c["expect"]),
+    )
     assert len(re_reads) >= 2
     assert red_cases(plugins, files_corpus)[1] == re_reads
 

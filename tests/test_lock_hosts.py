@@ -10,7 +10,7 @@ from eval_core._loading.opening import plugins
 from eval_core._plugins import lock
 
 ROOT = Path(__file__).resolve().parents[1]
-FRAMEWORK_HOSTS = {"eval-host-pydantic-ai", "eval-host-langgraph"}
+FRAMEWORK_HOSTS = {"eval-host-pydantic-ai", "eval-host-langgraph", "eval-host-process"}
 
 
 def _pinned(path: Path) -> set[str]:
@@ -24,7 +24,7 @@ def test_a_lock_pins_its_own_host_and_no_other() -> None:
     assert "eval-host-agent-runtime" in ours and not ours & FRAMEWORK_HOSTS
     theirs = {row.distribution for row in lock.current(found, "langgraph").plugins}
     assert "eval-host-langgraph" in theirs
-    assert not theirs & {"eval-host-agent-runtime", "eval-host-pydantic-ai"}
+    assert not theirs & {"eval-host-agent-runtime", "eval-host-pydantic-ai", "eval-host-process"}
     every = {row.distribution for row in lock.current(found).plugins}
     assert every == ours | FRAMEWORK_HOSTS  # without a Host, the whole installed set
     # kinds and fields are pinned whatever the Host
@@ -39,6 +39,8 @@ def test_the_committed_locks_pin_the_host_each_corpus_is_swept_on() -> None:
     for example, host in (
         ("pydantic-ai-support", "eval-host-pydantic-ai"),
         ("langgraph-triage", "eval-host-langgraph"),
+        ("openai-agents-desk", "eval-host-process"),
+        ("ts-support-agent", "eval-host-process"),
     ):
         pinned = _pinned(ROOT / "examples" / example / "corpus" / "eval.lock")
         assert host in pinned and "eval-host-agent-runtime" not in pinned
@@ -56,5 +58,5 @@ def test_an_unknown_host_is_named_before_the_lock_is_read_for_it() -> None:
     )  # fmt: skip
     assert ran.returncode == 2
     assert ran.stderr.strip().splitlines()[-1] == (
-        "unknown Host 'nope'; installed Hosts: agent-runtime, langgraph, pydantic-ai"
+        "unknown Host 'nope'; installed Hosts: agent-runtime, langgraph, process, pydantic-ai"
     )

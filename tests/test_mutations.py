@@ -180,6 +180,12 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
     _, red = red_cases(plugins, copy)
     assert red == {
         "triage-a-search-with-a-limit-of-zero-is-refused-by-the-schema",
+        "triage-assigning-nobody-is-refused-by-the-schema",
+        "triage-an-integration-digest-given-as-a-number-is-refused-by-the-schema",
+        "support-a-web-fetch-with-a-blank-prompt-is-refused-by-the-schema",
+        "support-a-slack-post-to-a-blank-channel-is-refused-by-the-schema",
+        "finance-a-schema-sent-as-text-to-validate-artifact-is-refused-by-the-schema",
+        "soul-author-a-soul-write-of-an-unknown-kind-is-refused-by-the-schema",
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-journey-statuses-fold-to-the-first-failed-turn",

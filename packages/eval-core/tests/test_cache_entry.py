@@ -15,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_core._case.evidence import Evidence
 from eval_core._cli import help_cache
 from eval_core._plugins import manifest
+from eval_core._recording.transcript import evidence_schema, schema_hash
 from eval_core._util import cache_entry, cachedir, checked
 from eval_core._util.input_files import NotReadable, TooLarge, read_cache, read_regular
 
@@ -179,3 +181,7 @@ def test_any_bytes_as_any_kind_of_entry_are_a_miss_or_a_value_never_an_error(
         read(path)
     (cache / "help.txt").write_bytes(data)
     assert help_cache.kept(["--help"]) is None or isinstance(help_cache.kept(["--help"]), str)
+    evidence_schema()  # makes its entry, then any bytes stand in its place
+    for kept in (cache / "schemas").glob("evidence-*"):
+        kept.write_bytes(data)
+    assert evidence_schema() == schema_hash(Evidence)

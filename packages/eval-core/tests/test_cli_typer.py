@@ -205,7 +205,9 @@ def test_installing_completion_under_a_home_that_cannot_be_written_is_one_line(
     home.write_text("a file where HOME's directory should be")
     done = subprocess.run(
         [sys.executable, "-m", "eval_core", "--install-completion", "bash"],
-        capture_output=True, text=True, env={**os.environ, "HOME": str(home)},
+        capture_output=True, text=True,
+        # the shell named, not detected from the process tree (a test runner may have none)
+        env={**os.environ, "HOME": str(home), "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"},
         timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr

@@ -43,6 +43,24 @@ def test_junitparser_reads_failures_errors_and_skips(tmp_path: Path) -> None:
     assert "never ran: spend ceiling reached" in results["never#1"][0].message
 
 
+def test_a_note_is_a_property_of_its_testcase_and_counted_in_the_suite(tmp_path: Path) -> None:
+    from msgspec.structs import replace
+
+    note = "drift: request 1: the system prompt changed: 1 line(s) added ('Be brief.'), 0 removed"
+    card = scorecard([replace(trial("old", "passed"), notes=[note]), trial("new", "passed")])
+    card.tally()
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit.render([card], [(_Case("old"), 1), (_Case("new"), 1)]))  # type: ignore[arg-type]
+    [suite] = list(JUnitXml.fromfile(str(path)))
+    assert {p.name: p.value for p in suite.properties()}["notes"] == "1"
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (2, 0, 0, 0)
+    cases = {case.name: case for case in suite}
+    assert cases["old#1"].result == [] and cases["new#1"].result == []  # a NOTE is no verdict
+    noted = cases["old#1"]._elem.find("properties")
+    assert [(p.get("name"), p.get("value")) for p in noted] == [("note", note)]
+    assert cases["new#1"]._elem.find("properties") is None
+
+
 def test_a_contradiction_is_the_failures_first_line(tmp_path: Path) -> None:
     from msgspec.structs import replace
 
@@ -83,6 +101,7 @@ def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties
         "suite": "capability",
         "model": "m1",
         "corpusCommit": "abc",
+        "notes": "0",
     }
     cases = {case.name: case for case in suite}
     assert {name: case.classname for name, case in cases.items()} == {

@@ -40,6 +40,15 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_loading/decode.py", "_raw", "yaml.load"): (
         "a Case file from read_regular, checked by check_yaml (depth, aliases) first"
     ),
+    ("eval-record/src/eval_record/rewrite.py", "_json", "json.loads"): (
+        "a Case file from read_regular that the loader has just checked (size, depth)"
+    ),
+    ("eval-record/src/eval_record/rewrite.py", "_read", "msgspec.json.decode"): (
+        "a Case file the loader has just checked, or the bytes rewrite made of it"
+    ),
+    ("eval-record/src/eval_record/rewrite.py", "_read", "yaml.load"): (
+        "a Case file the loader has just checked (depth, aliases), or the bytes rewrite made"
+    ),
     ("eval-core/src/eval_core/_plugins/lock.py", "seed", "msgspec.json.decode"): (
         "eval.lock from read_json_input (size and depth)"
     ),
@@ -84,6 +93,15 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ),
     ("eval-bindings/src/eval_bindings/pins.py", "load_pins", "tomllib.loads"): (
         "a models file from read_regular (size); tomllib's RecursionError is refused"
+    ),
+    ("eval-host-process/src/eval_host_process/manifest.py", "read_manifest", "tomllib.loads"): (
+        "the process Host's agents manifest from read_regular (size); RecursionError refused"
+    ),
+    ("eval-host-process/src/eval_host_process/wire.py", "loads", "json.loads"): (
+        "an agent's request body, answer or Tool result, bounded where received, depth-checked"
+    ),
+    ("eval-host-process/src/eval_host_process/process.py", "_proc", "open"): (
+        "/proc (the OS), read to end an agent's processes, at most 1 MiB"
     ),
     (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/soul_cache.py",

@@ -186,7 +186,7 @@ def test_pptx_has_two_slides_and_the_content_only_in_the_first_slides_notes() ->
 
 
 def test_the_bytes_cache_key_names_the_generator_format() -> None:
-    assert bytes_cache.FORMAT == 2 and "format=2" in bytes_cache.generator()
+    assert bytes_cache.FORMAT == 3 and "format=3" in bytes_cache.generator()
     assert "pypdf=" in bytes_cache.generator()
 
 

@@ -11,8 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_runtime.soul import SoulError, load_soul
+from eval_core._util import cache_use
+from eval_core._util.cache_entry import seal
+from eval_core._util.code import fingerprint_at
 from eval_host_agent_runtime.host import _code
 from eval_host_agent_runtime.soul_cache import CACHE_NAME, cached_soul
 
@@ -29,7 +34,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(cache: Path) -> list[Path]:
-    return sorted(cache.glob("*.bin")) if cache.is_dir() else []
+    return sorted(cache.glob("*/*.bin")) if cache.is_dir() else []  # <name>/<tag>/<entry>
 
 
 @pytest.mark.parametrize("soul", [EVAL_SOUL, UPSTREAM_SOUL], ids=["shipped", "upstream"])
@@ -142,3 +147,62 @@ def test_a_scripted_sweep_with_a_warm_cache_never_imports_yaml(tmp_path: Path) -
         )
         results.append(json.loads(out.stderr.strip().splitlines()[-1]))
     assert results == [[0, True], [0, False]], results  # a cold Soul is parsed: YAML loads
+
+
+def _use() -> str:
+    return cache_use.used().get(CACHE_NAME, "none")
+
+
+def test_each_input_of_the_key_changed_alone_is_a_miss(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Soul's bytes, the runtime's code (an edited copy, digested as the Host digests it)
+    and the interpreter (another executable, as :func:`eval_core._util.cache_key.interpreter`
+    reads it): each alone is a miss; unchanged, a hit (issue 44: a warm Soul keyed without the
+    runtime's code hid a Soul-loader regression)."""
+    import agent_runtime
+
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    runtime = tmp_path / "agent_runtime"
+    shutil.copytree(Path(agent_runtime.__file__).parent, runtime)
+    code = fingerprint_at("agent-runtime", (str(runtime),)).digest
+
+    def use(**changed: object) -> str:
+        cache_use.forget()
+        cached_soul(soul, lambda: str(changed.get("code", code)))
+        return _use()
+
+    assert (use(), use()) == ("miss", "hit")
+    with (soul / "soul.yaml").open("a") as edited:
+        edited.write("\n")
+    assert (use(), use()) == ("miss", "hit")
+    with (runtime / "soul.py").open("a") as edited:
+        edited.write("\n\ndef _probe() -> int:\n    return 1\n")
+    edited_code = fingerprint_at("agent-runtime", (str(runtime),)).digest
+    assert edited_code != code
+    assert (use(code=edited_code), use(code=edited_code)) == ("miss", "hit")
+    monkeypatch.setattr(sys, "executable", sys.executable + "-another")
+    assert use(code=edited_code) == "miss"
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        st.builds(lambda b: seal(b) or b"", st.binary(max_size=300)),
+        st.builds(lambda n: seal(b"\x91" * n + b"\xc0") or b"", st.integers(0, 5000)),
+    )
+)
+def test_any_bytes_as_the_kept_soul_load_the_soul_itself(cache: Path, data: bytes) -> None:
+    """The Soul's fuzz target: whatever bytes stand as its entry (sealed or not, nested past
+    any limit), the Soul is the one the loader loads, never an error."""
+    cached_soul(EVAL_SOUL, _code)
+    for entry in _entries(cache):
+        entry.write_bytes(data)
+    assert cached_soul(EVAL_SOUL, _code) == load_soul(EVAL_SOUL)

@@ -7,10 +7,13 @@ the parent's."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 1  # the Host's timeout option, seconds
@@ -90,3 +93,122 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
     assert "worker process exited with status 0" in trials["os-exit"]["error"]
     assert "Traceback" not in done.stderr
     assert took < 60
+
+
+NOISY = '''
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+class Ended(GeneratorExit):
+    """Raised through LangGraph's async generators: asyncio has a task error to print."""
+
+@tool
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    if how == "end":
+        raise Ended("ended")
+    return "done"
+
+def probe(model):
+    bound = model.bind_tools([act])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+'''
+
+
+def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_path: Path) -> None:
+    """An orphaned task's error (asyncio's "Task exception was never retrieved", with its
+    traceback) is kept off stderr and counted: in the Trial's ``dropped``, the Scorecard's, the
+    errored Trial's line and a ``Kept off stderr`` line of the text Scorecard (issue 45)."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "noisy:AGENTS"\n'
+        'pythonpath = ["."]\n'
+    )
+    (tmp_path / "noisy.py").write_text(NOISY)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for how in ("end", "ok"):
+        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
+        case = {
+            "id": how,
+            "tier": "l2",
+            "agent": "probe",
+            "input": [{"role": "user", "content": "go"}],
+            "platformTools": ["act"],
+            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+            "expect": [{"kind": "tool_called", "name": "act"}],
+        }
+        (corpus / f"{how}.json").write_text(json.dumps(case))
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--save", "c.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=90,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
+    card = json.loads((tmp_path / "c.json").read_text())
+    trials = {t["caseId"]: t for t in card["trials"]}
+    kept = trials["end"]["dropped"]
+    assert kept.get("asyncio", 0) >= 1 and "dropped" not in trials["ok"], trials
+    assert card["dropped"] == kept
+    total = sum(kept.values())
+    lines = done.stdout.splitlines()
+    assert f"Kept off stderr  {total} third-party log records (asyncio {kept['asyncio']})" in lines
+    (errored,) = [line for line in lines if line.startswith("ERR ")]
+    assert errored.endswith(f"(kept off stderr: {total} third-party log records (asyncio {total}))")
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("time.sleep(3600)", "did not load its agents within 15 s"),
+        ("sys.exit(0)", "raised SystemExit"),
+    ],
+    ids=["hangs", "exits"],
+)
+def test_a_builder_that_hangs_or_exits_at_load_is_refused_in_one_line(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    """The builder runs at load (the Host lists each graph's Tools): a hang there is bounded by
+    the load deadline, a ``sys.exit`` is one line; exit 2 either way."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "stuck:AGENTS"\n'
+        'pythonpath = ["."]\n'
+    )
+    (tmp_path / "stuck.py").write_text(
+        f"import sys, time\n\ndef probe(model):\n    {body}\n\nAGENTS = {{'probe': probe}}\n"
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    case = {
+        "id": "c",
+        "tier": "l2",
+        "agent": "probe",
+        "input": [{"role": "user", "content": "go"}],
+        "script": [{"kind": "text", "text": "ok"}],
+        "expect": [{"kind": "output_contains", "text": "ok"}],
+    }
+    (corpus / "c.json").write_text(json.dumps(case))
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=90,
+        env={**os.environ, "EVAL_HOST_LOAD_SECONDS": "15"},  # LangGraph's import is within it
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
+    assert len(lines) == 1 and said in lines[0], lines

@@ -38,6 +38,8 @@ def act(how: str) -> str:
         sys.exit(3)
     if how == "base":
         raise Odd("odd")
+    if how == "interrupt":
+        raise KeyboardInterrupt("the team's")
     if how == "thread":
         threading.Thread(target=time.sleep, args=(3600,)).start()
     if how == "sleep":
@@ -125,7 +127,10 @@ def _trials(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]
 
 
 def test_the_teams_code_ends_its_trial_never_the_sweep_nor_its_exit_code(tmp_path: Path) -> None:
-    _project(tmp_path, ["ok", "os_exit", "sys_exit0", "sys_exit3", "base", "thread", "sleep"])
+    _project(
+        tmp_path,
+        ["ok", "os_exit", "sys_exit0", "sys_exit3", "base", "interrupt", "thread", "sleep"],
+    )
     done, took = _eval(tmp_path, "sweep", "corpus", "--format", "json")
     assert done.returncode == 1, done.stderr[-2000:]  # NOT CLEARED: not 0, not the team's 3
     trials = _trials(done)
@@ -135,6 +140,7 @@ def test_the_teams_code_ends_its_trial_never_the_sweep_nor_its_exit_code(tmp_pat
         "sys-exit0": "errored",
         "sys-exit3": "errored",
         "base": "errored",
+        "interrupt": "errored",
         "thread": "passed",
         "sleep": "errored",
     }
@@ -144,6 +150,7 @@ def test_the_teams_code_ends_its_trial_never_the_sweep_nor_its_exit_code(tmp_pat
     assert "called sys.exit(0)" in errors["sys-exit0"]
     assert "called sys.exit(3)" in errors["sys-exit3"]
     assert "raised Odd (a BaseException" in errors["base"]
+    assert "KeyboardInterrupt: the team's (a BaseException" in errors["interrupt"]
     assert f"outlived its bound of {TIMEOUT} s" in errors["sleep"]
     assert 1.5 <= trials["sleep"]["durationMs"] / 1000 < TIMEOUT + 2
     assert "Traceback" not in done.stderr

@@ -4,12 +4,15 @@ deterministic, verified because a cache is never trusted.
 Making a PDF, DOCX, XLSX or PPTX fixture costs importing its library (seconds) and running it.
 The bytes are the same on every run for the same fixture and the same generator, so they are
 kept under a key that hashes both: the File's fixture declaration, this package's version and
-the version of every document library. Entries are read and written as every cache entry is
-(``read_cache_entry``/``write_cache_entry``: a regular file, size-capped, sealed by its SHA-256,
-written through a temporary file and a rename that a failure removes), so an entry whose digest
-does not match (a torn write, a disk error, a hand edit) is ignored and made again, and
-concurrent Sweeps never read half an entry. They live under ``plugins/fixtures`` of the cache
-directory (``EVAL_CACHE_DIR`` moves it; ``EVAL_CACHE=off`` makes every fixture afresh).
+code (an edit to a generator without a version bump is a new key), the version of every document
+library, and what every cache key holds (the interpreter, msgspec, the core: the directory
+:func:`eval_core.plugin.plugin_cache` gives is named by them). Entries are read and written as
+every cache entry is (``read_cache_entry``/``write_cache_entry``: a regular file, size-capped,
+sealed by its SHA-256, written through a temporary file and a rename that a failure removes), so
+an entry whose digest does not match (a torn write, a disk error, a hand edit) is ignored and
+made again, and concurrent Sweeps never read half an entry. They live under ``plugins/fixtures``
+of the cache directory (``EVAL_CACHE_DIR`` moves it; ``EVAL_CACHE=off`` makes every fixture
+afresh).
 """
 
 from __future__ import annotations
@@ -20,11 +23,18 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from eval_core.plugin import plugin_cache, read_cache_entry, version, write_cache_entry
+from eval_core.plugin import (
+    content_digest,
+    plugin_cache,
+    read_cache_entry,
+    version,
+    write_cache_entry,
+)
 
-FORMAT = 2
+FORMAT = 3
 """The fixture generator's own version: raised whenever what a declaration makes changes (2:
-the original's fixtures, US Letter PDFs, a stored three-part DOCX), so no older entry is reused."""
+the original's fixtures, US Letter PDFs, a stored three-part DOCX; 3: keyed by code and
+interpreter), so no older entry is reused."""
 GENERATORS = (
     "eval-expectations-files",
     "fpdf2",
@@ -39,8 +49,11 @@ MAX_ENTRY_BYTES = 256 << 20
 
 @cache
 def generator() -> str:
-    """Every version that can change the bytes, in one string."""
-    found = [f"format={FORMAT}"]
+    """Every version that can change the bytes, and this package's code, in one string."""
+    import eval_expectations_files
+
+    code = content_digest("eval-expectations-files", eval_expectations_files)
+    found = [f"format={FORMAT}", f"code={code}"]
     for name in GENERATORS:
         found.append(f"{name}={version(name) or 'absent'}")
     return ";".join(found)

@@ -92,6 +92,13 @@ class AgentRuntimeHost:
         except StoreError as refused:
             raise HostOptionError(f"store {refused}") from None
 
+    def noise(self) -> dict[str, int]:
+        """The MCP SDK's, httpx's and anyio's records and the runtime loop's orphaned task
+        errors kept off stderr in this process (:mod:`agent_runtime.sdk_noise`)."""
+        from agent_runtime.sdk_noise import dropped
+
+        return dropped()
+
     def fingerprint(self) -> str:
         """What the load-time answers (agents, platform Tools, given text) depend on besides
         the Soul: the runtime's code and this package's (the checked-Corpus cache's key)."""

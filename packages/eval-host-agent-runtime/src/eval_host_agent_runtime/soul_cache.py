@@ -4,7 +4,9 @@ Every ``eval check`` and ``eval sweep`` builds the Host, and the Host loads the 
 the runtime's own loader: its YAML parse and PyYAML's import are most of a small Sweep's start.
 What :func:`agent_runtime.soul.load_soul` returns is a function of what it reads: every entry
 under the Soul directory (path, type, bytes; a link by its target), the directory's own name
-(the Soul records it) and the runtime's code. So a Soul that loaded is kept under
+(the Soul records it), the runtime's code and this package's, PyYAML's version (the parse), and
+what every cache key holds (the interpreter, msgspec, the core: the directory
+:func:`eval_core.plugin.plugin_cache` gives is named by them). So a Soul that loaded is kept under
 :func:`eval_core.plugin.plugin_cache`, keyed by a digest of all of those, and only after it was
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
@@ -19,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,11 @@ from eval_core.plugin import (
     plugin_cache,
     read_cache_entry,
     read_regular,
+    version,
     write_cache_entry,
 )
 
-FORMAT = 2  # bump when what is stored, or how a key is made, changes (2: sealed)
+FORMAT = 3  # bump when what is stored, or how a key is made, changes (3: cache_key.common)
 CACHE_NAME = "agent-runtime-soul"
 KEPT = 8
 """Entries kept; the least recently written beyond them are removed."""
@@ -81,7 +83,7 @@ def soul_key(soul_dir: Path, code: str) -> str | None:
     """The digest of everything the loader reads, or ``None`` for a tree it would refuse (a
     pipe, a device, a file past the loader's size limit, too many entries, unreadable)."""
     digest = hashlib.sha256()
-    head = [FORMAT, sys.version_info[:2], msgspec.__version__, code, str(soul_dir)]
+    head = [FORMAT, f"pyyaml {version('pyyaml')}", code, str(soul_dir)]
     digest.update(msgspec.json.encode(head))
     root = Path(soul_dir)
     pending, seen = [root], 0

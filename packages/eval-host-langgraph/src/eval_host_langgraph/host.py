@@ -114,6 +114,13 @@ class LangGraphHost:
         """The ``timeout`` option: a Trial's forked child is killed a little after it."""
         return self.timeout
 
+    def noise(self) -> dict[str, int]:
+        """What the Trials' event loops and the MCP SDK would have printed, counted in this
+        process (:mod:`eval_host_langgraph.quiet`): each Trial's share is its ``dropped``."""
+        from eval_host_langgraph.quiet import dropped
+
+        return dropped()
+
     def fingerprint(self) -> str:
         """What the load-time answers depend on besides the Soul: this package, the framework
         and the team's app module (its source)."""

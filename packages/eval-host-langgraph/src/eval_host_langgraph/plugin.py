@@ -31,7 +31,9 @@ def langgraph_host(
     ``timeout=SECONDS`` (each also read from ``[tool.eval]``). ``directory``: the Corpus's,
     where the team's project is found upwards."""
     from eval_host_langgraph.host import LangGraphHost
+    from eval_host_langgraph.quiet import quiet
 
+    quiet()  # the MCP SDK's own logging of a misbehaving server: counted, not on stderr
     return LangGraphHost(directory, app=app, recursion_limit=recursion_limit, timeout=timeout)
 
 

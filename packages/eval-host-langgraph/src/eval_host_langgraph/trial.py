@@ -33,6 +33,7 @@ from eval_core.plugin import (
 from eval_host_langgraph.app import Builder, build
 from eval_host_langgraph.chat_model import SessionChatModel, text_of
 from eval_host_langgraph.mcp import McpConnections, NoApprovals
+from eval_host_langgraph.quiet import loop_exception
 from eval_host_langgraph.tools import ToolBoundary, tools_of, witness, witnessed
 
 SERVICES: tuple[type, ...] = (McpConnections, NoApprovals)
@@ -96,7 +97,10 @@ class LangGraphTrial:
         return (self.mcp, self.desk)
 
     def run(self) -> Evidence:
-        return asyncio.run(self._bounded())
+        """The graph on a loop of this Trial's own, whose noise is counted, not printed."""
+        with asyncio.Runner() as runner:
+            runner.get_loop().set_exception_handler(loop_exception)
+            return runner.run(self._bounded())
 
     async def _bounded(self) -> Evidence:
         """The run, cancelled past the Trial's bound (a TimeoutError of the team's own code

@@ -79,6 +79,11 @@ def _number(name: str, value: object, default: float | None) -> float | None:
     return number
 
 
+LIST_SECONDS = 30.0
+"""The least time listing an agent's offer at load may take, whatever the Trials' ``timeout``
+(a busy machine lists slower than a Trial's bound; the load deadline bounds it all)."""
+
+
 class PydanticAiHost:
     """pydantic-ai agents behind the Host port: ``--host pydantic-ai``."""
 
@@ -137,7 +142,7 @@ class PydanticAiHost:
                 raise
             raise HostOptionError("the agent answered without calling its model")
 
-        return self.loop.run(ask(), self.timeout)
+        return self.loop.run(ask(), max(self.timeout or 0, LIST_SECONDS))
 
     @property
     def trial_deadline(self) -> float | None:
@@ -153,6 +158,13 @@ class PydanticAiHost:
     def agents_from(self) -> str:
         """Where the agents come from, as a refusal names it: the team's ``app``."""
         return self.app.spec
+
+    def noise(self) -> dict[str, int]:
+        """The MCP SDK's, httpx's and anyio's records kept off stderr in this process
+        (:mod:`eval_host_pydantic_ai.quiet`): each Trial's share is its ``dropped``."""
+        from eval_host_pydantic_ai.quiet import dropped
+
+        return dropped()
 
     def fingerprint(self) -> str:
         """Our code and pydantic-ai's version, the team's app named, and what pydantic-ai

@@ -17,6 +17,8 @@ from collections.abc import Coroutine, Sequence
 from contextlib import AsyncExitStack, suppress
 from typing import Any, TypeVar
 
+from eval_host_pydantic_ai.quiet import loop_exception
+
 T = TypeVar("T")
 CLOSE_SECONDS = 10.0
 
@@ -40,6 +42,7 @@ class HostLoop:
         self._pid = os.getpid()
         self._closing = False
         self.loop = asyncio.new_event_loop()
+        self.loop.set_exception_handler(loop_exception)  # counted, never a stderr traceback
         self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
         self._thread.start()
 

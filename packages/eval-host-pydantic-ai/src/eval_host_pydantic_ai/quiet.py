@@ -6,7 +6,8 @@ validate with ``logger.exception`` (a traceback on stderr, through logging's las
 in ``mcp.shared.session``, on the *root* logger (``logging.warning``), which installs a stderr
 handler on a process that configured none: a Sweep's stderr filled with tracebacks even where
 the Trial's verdict was right. The failure itself reaches the agent as its Tool's error (and
-the Trial's line when the run fails); the records are counted by logger (:func:`dropped`).
+the Trial's line when the run fails); the records are counted by logger (:func:`dropped`), and
+so is what the Host's event loop would print (:func:`loop_exception`).
 Installed when the Host is made (:mod:`eval_host_pydantic_ai.plugin`), never by ``eval`` alone.
 """
 
@@ -61,6 +62,14 @@ def quiet() -> None:
     session = importlib.import_module("mcp.shared.session")
     if getattr(session, "logging", None) is logging:
         session.logging = _SessionLogging()  # type: ignore[attr-defined]
+
+
+def loop_exception(_loop: Any, context: dict[str, Any]) -> None:
+    """The Host loop's exception handler: what asyncio would print (a task's exception never
+    retrieved, an async generator of pydantic-ai's that failed to close when its run was
+    cancelled), counted under ``asyncio``."""
+    with _lock:
+        _counts["asyncio"] += 1
 
 
 def dropped() -> dict[str, int]:

@@ -14,6 +14,7 @@ import msgspec
 
 from eval_core._case.declared import Declared
 from eval_core._case.kinds import ALL_TIERS, Expectation, Tier
+from eval_core._case.recorded import Recorded
 
 if TYPE_CHECKING:
     from eval_core._util.guard import Origin
@@ -144,7 +145,9 @@ class CaseBase(msgspec.Struct, **_CONFIG):
     """The generic fields every Case has, whatever plug-ins are installed.
 
     ``script`` is required of every Case that runs a model (the loader says so); a Case whose
-    plug-in field runs none (:attr:`CaseField.runs_model`) carries no script.
+    plug-in field runs none (:attr:`CaseField.runs_model`) carries no script. ``recorded``
+    is set on a script recorded from a real model (``eval record``): what that model was shown,
+    which every scripted replay is compared with (drift, :mod:`eval_core._running.drift`).
     """
 
     id: str
@@ -153,6 +156,7 @@ class CaseBase(msgspec.Struct, **_CONFIG):
     input: list[Message]
     expect: list[Expectation]
     script: list[ScriptStep] | None = None
+    recorded: Recorded | None = None
     context: dict[str, Any] | None = None
     tools: list[ToolDecl] = msgspec.field(default_factory=list)
     platform_tools: list[str] = msgspec.field(default_factory=list)

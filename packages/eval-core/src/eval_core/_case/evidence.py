@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
+from eval_core._case.recorded import Answer, Shown
+
 R = TypeVar("R")
 
 
@@ -214,8 +216,10 @@ class Evidence(msgspec.Struct, kw_only=True):
     ``model_calls``, ``system_prompt`` and ``tool_batches`` are the binding's (the core fills
     them from the model session after the run: each request as put on the wire, the calls
     counted, the instructions of the last request sent, the call ids of each reply that asked
-    for Tools); ``tool_calls`` holds each call as the Tool itself
-    received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
+    for Tools, ``shown``: what each answered request showed the model, as digests, which a
+    recording keeps and a replay is compared with, and ``answers``: what the model answered
+    each, which a recording writes as the script); ``tool_calls`` holds each call as the
+    Tool itself received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
     ``events``, ``tool_results``, ``denials`` and ``guard_decisions`` are the runtime's own
     record, and ``testimony`` what it says it did besides.
 
@@ -228,6 +232,8 @@ class Evidence(msgspec.Struct, kw_only=True):
     system_prompt: str | None = None
     model_requests: list[ModelRequest] | None = None
     model_calls: int | None = None
+    shown: list[Shown] | None = None
+    answers: list[Answer] | None = None
     output_text: str | None = None
     output_structured: Any = None
     output_kind: Literal["text", "structured", "tool_calls", "none"] | None = None

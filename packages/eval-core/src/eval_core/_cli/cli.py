@@ -152,6 +152,9 @@ def _run(command: Command, args: object) -> int:
 def invoke(argv: Sequence[str]) -> int:
     """Run ``eval ARGV`` in this process and return its exit code (what :func:`main` exits
     with): usage errors and refusals are already on stderr, one line each."""
+    from eval_core._util import cache_use
+
+    cache_use.forget()  # the caches a Scorecard names are this command's
     try:
         return _invoke(list(argv))
     except SystemExit as exc:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import SimpleNamespace
 
+    from eval_core._loading.opening import Opened
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._release.options import SweepOptions
     from eval_core._util.project import Project
@@ -67,12 +68,30 @@ def run_check(args: SimpleNamespace) -> int:
 
     project, corpus, host = _chosen(args)
     opened = _guarded(lambda: open_corpus(corpus, host, args.unlocked, project=project))
-    opened.host.close()
+    try:
+        stale = _stale(opened) if args.drift else None
+    finally:
+        opened.host.close()
     loaded = opened.corpus
     tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
     print(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
     print(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
-    return CLEARED
+    if stale is None:
+        return CLEARED
+    from eval_core._util.safe_text import one_line
+
+    recorded = sum(case.recorded is not None for case in loaded.cases)
+    for case_id, notes in stale.items():
+        print(f"STALE  {one_line(case_id)}")
+        print("".join(f"     {one_line(note)}\n" for note in notes), end="")
+    print(f"drift: {len(stale)} of {recorded} recorded Case(s) stale")
+    return NOT_CLEARED if stale else CLEARED
+
+
+def _stale(opened: Opened) -> dict[str, list[str]]:
+    from eval_core._running.stale import stale_cases
+
+    return stale_cases(opened)
 
 
 def run_hash(args: SimpleNamespace) -> int:

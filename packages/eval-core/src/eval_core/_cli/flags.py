@@ -67,12 +67,22 @@ def add_core_commands(commands: Commands) -> None:
     check = commands.add(
         "check",
         help="Validate a Corpus; print its Cases per tier and its corpusHash.",
-        description="Load and validate a Corpus; print its Cases per tier and its corpusHash.",
+        description="Load and validate a Corpus; print its Cases per tier and its corpusHash. "
+        "With --drift, also replay every Case whose script was recorded from a real model (eval "
+        "record) on the scripted binding, free, and list those whose script is stale: the "
+        "runtime now shows the model something else than when it was recorded (exit 1 when "
+        "any is).",
         run=run_check,
     )
     _corpus_argument(check)
     _host_option(check)
     _unlocked_option(check)
+    check.add_argument(
+        "--drift",
+        action="store_true",
+        help="Replay the recorded Cases (free) and list those whose script is stale; exit 1 "
+        "when any is.",
+    )
 
     hash_ = commands.add(
         "hash", help="Print the corpusHash (sha256) of a Corpus, and nothing else.", run=run_hash

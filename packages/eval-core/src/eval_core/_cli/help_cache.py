@@ -1,14 +1,14 @@
 """``eval --help`` from its last rendering, the parser never imported (issue 32).
 
 Building the help imports typer (click), pluggy and every command plug-in: two thirds of the
-command's time. The text it prints is kept (``help.txt`` in the cache directory) beside
-everything it was made from: the words asked (``--help`` or ``-h``), the width the text was
-rendered at (:func:`width`: the one click's formatter uses, forced while rendering, so the key
-and the text cannot disagree), the interpreter, each installed ``eval.commands`` entry point
-and its distribution's version, typer's version, and the path, size and modification time of
-every source file of the core and of each command plug-in's package. It is printed only while
-all of that reads the same; anything else renders anew and keeps the new text. Shell
-completion (an ``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is
+command's time. The text it prints is kept (``help.txt`` in the cache directory) beside everything
+it was made from: the words asked (``--help`` or ``-h``), the width the text was rendered at
+(:func:`width`: the one click's formatter uses, forced while rendering, so the key and the text
+cannot disagree), the interpreter (:func:`~eval_core._util.cache_key.interpreter`), each installed
+``eval.commands`` entry point and its distribution's version, typer's version, and the path, size
+and modification time of every source file of the core and of each command plug-in's package. It is
+printed only while all of that reads the same; anything else renders anew and keeps the new text.
+Shell completion (an ``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is
 read and written as every cache entry is (:mod:`eval_core._util.cache_entry`: bounded, sealed,
 atomic; any doubt renders anew).
 """
@@ -67,9 +67,10 @@ def _key(argv: list[str], columns: int) -> str | None:
 
     if argv not in HELP or not enabled() or "_EVAL_COMPLETE" in os.environ:
         return None
+    from eval_core._util.cache_key import interpreter
     from eval_core._util.entrypoints import entry_points, version
 
-    lines = [repr(argv), f"width {columns}", sys.executable, sys.version]
+    lines = [repr(argv), f"width {columns}", interpreter(), sys.version]
     lines.append(f"typer {version('typer')}")
     packages = {__name__.partition(".")[0]}
     for ep in entry_points("eval.commands"):

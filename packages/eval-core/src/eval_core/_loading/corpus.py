@@ -29,7 +29,7 @@ from eval_core._loading.problem import Problem
 from eval_core._loading.resolve import Resolver, load_notes
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util import cachedir, checked
+from eval_core._util import cache_use, cachedir, checked
 from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
 from eval_core._util.input_files import NotReadable
 from eval_core._util.layout import CASE_SUFFIXES, LOCK_NAME, RED_TEAM, SOUL
@@ -219,6 +219,7 @@ class Loader:
         origin: list[str] = []  # the key of the file each Case came from (for the cache)
         sources: list[str] = []  # the name of the file each Case came from
         seen: dict[str, str] = {}
+        reused = 0  # files whose Cases the checked-Corpus cache gave
         for index, (name, data) in enumerate(files):
             file = prefix + name
             fkey = file_keys[index] if file_keys is not None else ""
@@ -228,6 +229,8 @@ class Loader:
             if given is None:
                 rechecked = True
                 given = self._cases_of(directory / name, file, data, problems)
+            else:
+                reused += 1
             for one in given:
                 if one.id in seen:
                     problems.append(
@@ -238,6 +241,8 @@ class Loader:
                 cases.append(one)
                 origin.append(fkey)
                 sources.append(name)
+        if key is not None or not cachedir.enabled():
+            cache_use.note("checked-corpus", cache_use.share(reused, len(files), key is not None))
         planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
         if planned > MAX_PLANNED_TRIALS:
             problems.append(

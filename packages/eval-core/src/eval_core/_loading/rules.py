@@ -47,6 +47,11 @@ def _modelless(case: CaseBase, fields: Mapping[str, CaseField]) -> list[str]:
     ]
 
 
+def runs_model(case: CaseBase, fields: Mapping[str, CaseField]) -> bool:
+    """Whether a model answers the Case (none does when a plug-in field of it runs none)."""
+    return not _modelless(case, fields)
+
+
 def script_notes(file: str, case: CaseBase, fields: Mapping[str, CaseField]) -> Iterator[str]:
     """Where a Case's script is not what replays its model, as the original allows: a script on
     a Case that runs no model is ignored; a Case without one errors at its first model call

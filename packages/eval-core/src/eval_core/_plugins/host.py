@@ -164,6 +164,9 @@ class Host(Protocol):
     on besides
     the Soul, its code mostly. With it, a Corpus loaded before from the same inputs is not
     checked again (:mod:`eval_core._util.checked`); without it, every load checks every Case.
+    And ``noise() -> Mapping[str, int]``: how many third-party log records (an SDK's, an HTTP
+    stack's, an orphaned task's) it has counted and kept off stderr so far in this process, by
+    logger; each Trial records what it added (``TrialResult.dropped``) and the Scorecard sums it.
 
     A Host that runs the team's code (:func:`owns_agents`) is swept on forked children
     (:mod:`eval_core._running.forked`), where that code cannot end or hang the Sweep. Such a

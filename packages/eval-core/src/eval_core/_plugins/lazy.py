@@ -59,6 +59,7 @@ def load_all() -> PluginSet:
 
 def load_for(corpus: Path) -> PluginSet:
     """The plug-in set with only what ``corpus``'s Cases use imported (see the module)."""
+    from eval_core._util import cache_use, cachedir
     from eval_core._util.cachedir import keep_out_of
 
     souls = [d for d in (Path(corpus) / SOUL, Path(corpus).parent / SOUL) if d.is_dir()]
@@ -87,6 +88,8 @@ def load_for(corpus: Path) -> PluginSet:
             missing.append(ep)
         else:
             found.pending[_name(ep)] = (ep, kept)
+    hits = len(entries) - len(missing)
+    cache_use.note("manifests", cache_use.share(hits, len(entries), cachedir.enabled()))
     if missing:
         register(found, [load_entry(ep) for ep in missing])
         found.forget()

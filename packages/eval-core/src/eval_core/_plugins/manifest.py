@@ -1,13 +1,13 @@
 """A plug-in's manifest: what it contributes, known without importing its code.
 
-A command that opens a Corpus imports only the families its Cases use (issue 32). For that it
-must know every installed plug-in's kinds, Case fields, schema fingerprints and hooks before
-importing any: each entry point's manifest. A manifest is written the first time the plug-in is
-imported and kept under :func:`eval_core._util.cachedir.cache_dir` (read and written as every
-cache entry is: :mod:`eval_core._util.cache_entry`), keyed by the content hash of the plug-in's
-installed files (:mod:`eval_core._util.code`), its distribution, version and entry point,
-Python, msgspec and the core's code: a changed file is a new key, so a stale
-manifest is never read. The lock pins the same code digest and schemas, so what a lazy load
+A command that opens a Corpus imports only the families its Cases use (issue 32). For that it must
+know every installed plug-in's kinds, Case fields, schema fingerprints and hooks before importing
+any: each entry point's manifest. A manifest is written the first time the plug-in is imported and
+kept under :func:`eval_core._util.cachedir.cache_dir` (read and written as every cache entry is:
+:mod:`eval_core._util.cache_entry`), keyed by the content hash of the plug-in's installed files
+(:mod:`eval_core._util.code`), its distribution, version and entry point, the interpreter, msgspec
+and the core's version and code (:mod:`eval_core._util.cache_key`): a changed file is a new key, so
+a stale manifest is never read. The lock pins the same code digest and schemas, so what a lazy load
 reports is checked against ``eval.lock`` as a full load is; and when a plug-in is imported after
 all, its code is compared with its manifest (:func:`disagreement`), and a plug-in whose manifest
 lies is refused.
@@ -21,11 +21,10 @@ only concerns Cases using the plug-in's own fields or kinds.
 from __future__ import annotations
 
 import hashlib
-import sys
 
 import msgspec
 
-FORMAT = 2  # bump when a manifest or its entry changes (2: sealed): old ones never read
+FORMAT = 3  # bump when a manifest or its entry changes (3: cache_key.common): old ones never read
 EVERY = "*"
 
 
@@ -56,13 +55,11 @@ MAX_ENTRY_BYTES = 4 << 20  # a manifest is a few KB; a larger entry is a miss, n
 
 def key(entry_point: str, value: str, distribution: str, version: str, code: str) -> str:
     """The cache key of one entry point's manifest: everything that could change it."""
-    from eval_core._util.checked import core_code
+    from eval_core._util.cache_key import common
 
     head = [
         FORMAT,
-        list(sys.version_info[:2]),
-        msgspec.__version__,
-        core_code(),
+        *common(),
         distribution,
         version,
         entry_point,

@@ -78,14 +78,14 @@ _MAX_ENTRY_BYTES = 4 << 20  # schema fingerprints: a few KB; a larger entry is a
 
 def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     import json
-    import sys
 
-    from eval_core._util import cache_entry, cachedir, checked
+    from eval_core._util import cache_entry, cache_use, cachedir, checked
+    from eval_core._util.cache_key import common
     from eval_core._util.cachedir import cache_dir
     from eval_core._util.entrypoints import installed
 
     rows = sorted((p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins)
-    head = [sys.version_info[:2], msgspec.__version__, checked.core_code(), rows, installed()]
+    head = [*common(), rows, installed()]
     key = hashlib.sha256(msgspec.json.encode(head)).hexdigest()[:32]
     path = cache_dir() / "schemas" / f"{key}.json"
     wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
@@ -93,7 +93,9 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     if cachedir.enabled():
         stored = cache_entry.load(path, dict[str, str], _MAX_ENTRY_BYTES, json=True)
         if isinstance(stored, dict) and all(isinstance(stored.get(n), str) for n in wanted):
+            cache_use.note("schemas", "hit")
             return {name: stored[name] for name in wanted}
+    cache_use.note("schemas", "miss" if cachedir.enabled() else "off")
     found = {name: kind_schema_hash(spec) for name, spec in plugins.kinds.items()}
     found.update({f"field:{n}": field_schema_hash(f) for n, f in plugins.fields.items()})
     if cachedir.enabled():  # a set with some plug-ins pending adds to what a fuller one kept

@@ -109,21 +109,22 @@ def schema_hash(kind: type) -> str:
 
 def evidence_schema() -> str:
     """:func:`schema_hash` of :class:`Evidence`, which every trial log's header records: kept
-    in the cache directory under the core's code digest (deriving it costs a Sweep ~5 ms)."""
-    import sys
-
-    from eval_core._util import cache_entry, cachedir, checked
+    in the cache directory under the interpreter, msgspec and the core's code
+    (:func:`~eval_core._util.cache_key.common`; deriving it costs a Sweep ~5 ms)."""
+    from eval_core._util import cache_entry, cache_use, cachedir
+    from eval_core._util.cache_key import common
     from eval_core._util.cachedir import cache_dir
 
     if not cachedir.enabled():
+        cache_use.note("evidence-schema", "off")
         return schema_hash(Evidence)
-    head = [sys.version_info[:2], msgspec.__version__, checked.core_code()]
-    path = (
-        cache_dir() / "schemas" / f"evidence-{hashlib.sha256(repr(head).encode()).hexdigest()[:32]}"
-    )
+    name = hashlib.sha256(msgspec.json.encode(common())).hexdigest()[:32]
+    path = cache_dir() / "schemas" / f"evidence-{name}"
     kept = cache_entry.read_entry(path, 64) or b""
     if len(kept) == 16 and all(c in b"0123456789abcdef" for c in kept):
+        cache_use.note("evidence-schema", "hit")
         return kept.decode("ascii")
+    cache_use.note("evidence-schema", "miss")
     found = schema_hash(Evidence)
     cache_entry.write_entry(path, found.encode("ascii"))
     return found

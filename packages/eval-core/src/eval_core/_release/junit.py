@@ -2,9 +2,11 @@
 fault an ``<error>``; an unexercised or never-run Trial is ``<skipped>`` with its reason.
 
 One ``<testsuite>`` per Sweep (per Matrix leg), its ``<properties>`` the ``corpusHash``, the
-``suite``, the ``model`` and the ``corpusCommit``; one ``<testcase>`` per planned Trial, its
+``suite``, the ``model``, the ``corpusCommit`` and ``notes`` (how many Trials carry a NOTE,
+such as a recorded script that drifted); one ``<testcase>`` per planned Trial, its
 ``classname`` the Sweep and the Case's file (``eval.capability.scripted.<file stem>``: a
-variant is its source Case's), its ``file`` that file's path from the repository's root. A
+variant is its source Case's), its ``file`` that file's path from the repository's root, its
+``<properties>`` a ``note`` property per NOTE of the Trial. A
 ``<failure>``'s ``type`` is what failed: ``witness`` when testimony contradicts a witness (it
 fails the Trial on its own, see :mod:`eval_core._case.witness`), else the first failing kind.
 
@@ -86,6 +88,7 @@ def _suite(
         ("suite", card.suite),
         ("model", card.model_id),
         ("corpusCommit", card.corpus_commit),
+        ("notes", str(card.noted)),
         *((("baseline", "compared"),) if states is not None else ()),
     ):
         ET.SubElement(properties, "property", name=key, value=recorded)
@@ -108,6 +111,10 @@ def _suite(
     for trial in card.trials:
         case = testcase(trial.case_id, trial.trial, f"{trial.duration_ms / 1000:.3f}")
         counts["tests"] += 1
+        if trial.notes:  # a NOTE never changes the verdict: a property, not a failure
+            noted = ET.SubElement(case, "properties")
+            for line in trial.notes:
+                ET.SubElement(noted, "property", name="note", value=line)
         if trial.outcome == "failed":
             counts["failures"] += 1
             failing = [f"{WITNESSED}: {line}" for line in trial.contradictions]

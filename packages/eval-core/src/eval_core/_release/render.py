@@ -25,7 +25,8 @@ def trial_line(trial: TrialResult) -> str:
     label = _LABEL[trial.outcome]
     head = f"{label}  {one_line(trial.case_id)}#{trial.trial}"
     if trial.outcome == "errored":
-        return f"{head}  {one_line(str(trial.error))}"
+        kept = f"  (kept off stderr: {dropped(trial.dropped)})" if trial.dropped else ""
+        return f"{head}  {one_line(str(trial.error))}{kept}"
     extras = f"  {loop_label(trial.loop_status)}" if trial.loop_status else ""
     if trial.vacuous:
         extras += "  (vacuous)"
@@ -34,6 +35,12 @@ def trial_line(trial: TrialResult) -> str:
     if trial.retries:
         extras += f"  ({trial.retries} retried)"
     return head + extras
+
+
+def dropped(counts: dict[str, int]) -> str:
+    """Third-party log records a Host kept off stderr, in words: ``3 records (mcp 2, httpx 1)``."""
+    each = ", ".join(f"{one_line(name)} {n}" for name, n in sorted(counts.items()))
+    return f"{sum(counts.values())} third-party log records ({each})"
 
 
 def render_text(card: Scorecard, verbose: bool = False) -> str:
@@ -53,7 +60,7 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
             "UNLOCKED  the installed plug-ins differ from eval.lock; this Sweep is not pinned"
         )
     for trial in card.trials:
-        if not verbose and trial.outcome == "passed" and not trial.vacuous:
+        if not verbose and trial.outcome == "passed" and not trial.vacuous and not trial.notes:
             continue
         lines.append(trial_line(trial))
         if trial.outcome in ("failed", "unexercised"):
@@ -64,6 +71,7 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
                 lines.append(f"     unexercised: {one_line(trial.unexercised)}")
         if trial.outcome == "failed":
             lines.extend(f"     - {WITNESSED}: {one_line(line)}" for line in trial.contradictions)
+        lines.extend(f"     NOTE {one_line(line)}" for line in trial.notes)
     totals = f"{card.passed} passed, {card.failed} failed, {card.errored} errored"
     if card.unexercised:
         totals += f", {card.unexercised} unexercised"
@@ -71,6 +79,8 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
         totals += f", {card.vacuous} vacuous"
     if card.skipped:
         totals += f", {card.skipped} never run"
+    if card.noted:
+        totals += f", {card.noted} noted"
     if card.probabilistic:
         totals += f"; {card.probabilistic} probabilistic (reported, never gating)"
     lines.append(totals)
@@ -89,6 +99,13 @@ def render_text(card: Scorecard, verbose: bool = False) -> str:
     if spend.resumed:
         spend_line += f"  (all {len(card.trials)} Trials, {spend.resumed} resumed from the log)"
     lines.append(spend_line)
+    if card.caches:  # every cache off (EVAL_CACHE=off) is said once
+        uses = [f"{name}={use}" for name, use in card.caches.items()]
+        lines.append(
+            "Caches  " + ("off" if set(card.caches.values()) == {"off"} else "  ".join(uses))
+        )
+    if card.dropped:
+        lines.append(f"Kept off stderr  {dropped(card.dropped)}")
     if card.noise is not None:
         noise = card.noise
         lines.append(

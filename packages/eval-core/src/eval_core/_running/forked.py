@@ -10,7 +10,9 @@ interruption abandons the Trials in flight (the children are killed, nothing of 
 recorded, ``--resume`` runs them again).
 
 The children are also the boundary around the system under test's code (a Host that runs the
-team's agents is swept on them by default: :func:`supervises`). A child that dies with a Trial
+team's agents is swept on them by default: :func:`supervises`). What that code prints, on
+stdout or stderr, goes to ``eval``'s stderr with the diagnostics, never into the Scorecard on
+stdout. A child that dies with a Trial
 in flight (``os._exit``, a crash) errors that Trial in one line and is replaced; a Trial past
 the Host's deadline (its optional ``trial_deadline``, plus :data:`GRACE` seconds) has its child
 killed and errors the same way; a child retires after any errored Trial (whatever the team's
@@ -32,6 +34,7 @@ import select
 import shutil
 import signal
 import struct
+import sys
 import tempfile
 import time
 from typing import TYPE_CHECKING, Any
@@ -130,25 +133,35 @@ class _Launcher:
         self._cases = {case.id: case for case in work.corpus.cases}
         self.capacity = max(1, work.jobs or os.cpu_count() or 1)
         self._workers: list[_Worker] = []
-        try:
+        self._made: dict[str, int] = {}  # every scratch made and its child (0: none yet), until
+        try:  # removed: what an interruption at any point leaves, abandon() still removes
             for _ in range(self.capacity):
                 self._workers.append(self._fork())
         except OSError as exc:
             self.abandon()
             raise ExecutorRefused(f"--executor fork could not start a worker: {exc}") from None
+        except BaseException:
+            self.abandon()
+            raise
 
     def _fork(self) -> _Worker:
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
+            with contextlib.suppress(Exception):
+                stream.flush()
         scratch = tempfile.mkdtemp(prefix="eval-fork-")
+        self._made[scratch] = 0
         try:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
             pid = os.fork()
-        except OSError:
-            shutil.rmtree(scratch, ignore_errors=True)
+        except BaseException:  # an OSError, or Ctrl-C right here: the scratch goes too
+            self._remove(scratch)
             raise
         if pid == 0:  # the child: serve Trials until the parent closes its pipe
             tempfile.tempdir = scratch  # what the Host makes here, the parent removes
             os.environ["TMPDIR"] = scratch
+            with contextlib.suppress(OSError):  # what the team's code prints goes with the
+                os.dup2(2, 1)  # diagnostics, never into the Scorecard on stdout
             os.close(down_w)
             os.close(up_r)
             for other in self._workers:
@@ -161,13 +174,18 @@ class _Launcher:
                 code = 0
             finally:
                 os._exit(code)
+        self._made[scratch] = pid
         os.close(down_r)
         os.close(up_w)
         return _Worker(pid, down_w, up_r, scratch)
 
+    def _remove(self, scratch: str) -> None:
+        shutil.rmtree(scratch, ignore_errors=True)
+        self._made.pop(scratch, None)
+
     def _serve(self, requests: int, replies: int) -> None:
         from eval_core._plugins.fixtures import Shared
-        from eval_core._running.trial import run_trial
+        from eval_core._running.trial import ended_harness, run_trial
 
         kinds, fixtures, checks = self._run
         shared = Shared()
@@ -179,17 +197,23 @@ class _Launcher:
                 key, case_id, number = message
                 seen: list[Any] = []
                 observe = seen.append if self._work.evidence else None
-                result = run_trial(
-                    self._cases[case_id],
-                    number,
-                    self._host,
-                    self._work.binding,
-                    kinds,
-                    fixtures,
-                    shared,
-                    observe,
-                    checks,
-                )
+                try:
+                    result = run_trial(
+                        self._cases[case_id],
+                        number,
+                        self._host,
+                        self._work.binding,
+                        kinds,
+                        fixtures,
+                        shared,
+                        observe,
+                        checks,
+                    )
+                except KeyboardInterrupt as exc:  # SIGINT is ignored here: the team's own
+                    error = ended_harness(exc)
+                    result = TrialResult(
+                        case_id=case_id, trial=number, outcome="errored", error=error
+                    )
                 _send(replies, (key, result, seen[-1] if seen else None))
                 if result.outcome == "errored":
                     return  # retire: the parent forks a fresh child in its place
@@ -279,7 +303,7 @@ class _Launcher:
                 os.kill(worker.pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 _, status = os.waitpid(worker.pid, 0)
-        shutil.rmtree(worker.scratch, ignore_errors=True)
+        self._remove(worker.scratch)
         code = os.waitstatus_to_exitcode(status)
         return f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}"
 
@@ -291,13 +315,17 @@ class _Launcher:
         return fresh
 
     def abandon(self) -> None:
-        for worker in self._workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(worker.pid, signal.SIGKILL)
-        for worker in self._workers:  # killed: reaped, and what it made removed
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(worker.pid, 0)
-            shutil.rmtree(worker.scratch, ignore_errors=True)
+        """Kill every child and remove every scratch, a worker's or one an interruption left
+        between making it and recording its worker."""
+        for pid in self._made.values():
+            if pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        for scratch, pid in list(self._made.items()):  # killed: reaped, what it made removed
+            if pid:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+            self._remove(scratch)
 
     def close(self) -> None:
         workers, self._workers = self._workers, []
@@ -308,7 +336,8 @@ class _Launcher:
         for worker in workers:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
-            shutil.rmtree(worker.scratch, ignore_errors=True)
+            self._remove(worker.scratch)
+        self.abandon()  # anything an interruption left unrecorded
         if self._owned:
             self._host.close()
 

@@ -19,7 +19,7 @@ from eval_core._plugins.host import Binding, Host
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.scorecard import Scorecard, admit, noise_floor
 from eval_core._running.trial import TrialResult, run_trial
-from eval_core._util import collector
+from eval_core._util import cache_use, collector
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
 
 if TYPE_CHECKING:
@@ -199,6 +199,10 @@ def run_sweep(
     card.tally()
     card.noise = noise_floor(card.trials)
     card.sections = plugins.sections(card, corpus.cases)
+    card.caches = dict(cache_use.used())
+    for trial in card.trials:
+        for logger, count in (trial.dropped or {}).items():
+            card.dropped[logger] = card.dropped.get(logger, 0) + count
     return card
 
 

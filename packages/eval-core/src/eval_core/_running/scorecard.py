@@ -21,7 +21,8 @@ from eval_core._running.scoring import ExpectationResult
 from eval_core._running.trial import TrialResult
 from eval_core._util.safe_text import clean, clean_builtins, clean_optional, unsafe_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``caches`` and ``dropped``. Every reader takes 1 as well (both then read as empty)."""
 CaseVerdict = Literal["PASS", "FAIL", "ERR", "VAC", "UNEX", "-"]
 COMPARABLE: frozenset[str] = frozenset({"PASS", "FAIL", "VAC"})
 
@@ -85,6 +86,8 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     vacuous: int = 0
     skipped: int = 0
     probabilistic: int = 0
+    noted: int = 0
+    """Trials that carry a NOTE (a recorded script that drifted): never a verdict."""
     spend: Spend = msgspec.field(default_factory=Spend)
     noise: Noise | None = None
     unlocked: bool = False
@@ -103,6 +106,13 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
     """The pin's other request switches that were set (``tool_choice=required  ...``)."""
     aborted_reason: str | None = None
     sections: list[Section] = msgspec.field(default_factory=list)
+    caches: dict[str, str] = msgspec.field(default_factory=dict)
+    """Which caches the Sweep used and how (``hit``, ``miss``, ``partial``, ``off``), by name
+    (:mod:`eval_core._util.cache_use`): a cache never changes a verdict, but it explains a
+    Sweep's time. Empty in a Scorecard saved before it was recorded."""
+    dropped: dict[str, int] = msgspec.field(default_factory=dict)
+    """Third-party log records the Host kept off stderr, by logger: every Trial's ``dropped``
+    summed."""
 
     @property
     def partial(self) -> bool:
@@ -118,6 +128,7 @@ class Scorecard(msgspec.Struct, kw_only=True, rename="camel"):
         self.unexercised = sum(t.outcome == "unexercised" for t in gating)
         self.vacuous = sum(t.vacuous for t in gating)
         self.probabilistic = len(self.trials) - len(gating)
+        self.noted = sum(bool(t.notes) for t in self.trials)
         self.skipped = max(0, self.planned - len(self.trials))
 
     def case_ids(self) -> list[str]:
@@ -177,6 +188,7 @@ def admit(result: TrialResult) -> TrialResult:
         error=clean_optional(result.error),
         unexercised=clean_optional(result.unexercised),
         contradictions=[clean(line) for line in result.contradictions],
+        notes=tuple(clean(line) for line in result.notes),
         model_version=clean_optional(result.model_version),
     )
 

@@ -16,6 +16,7 @@ from eval_core._case.kinds import Expectation, KindSpec
 from eval_core._case.witness import WitnessCheck, contradictions
 from eval_core._plugins.fixtures import FixtureError, Registered, Shared, run_with_fixtures
 from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
+from eval_core._running.drift import drift, watched
 from eval_core._running.scoring import ExpectationResult, ScorerError, score
 from eval_core._util.guard import PluginFault
 
@@ -35,6 +36,9 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     error: str | None = None
     unexercised: str | None = None
     contradictions: list[str] = msgspec.field(default_factory=list)
+    notes: tuple[str, ...] = ()
+    """What the Trial says besides its verdict, which it does not change: a recorded script
+    that drifted from what the runtime shows the model now (:mod:`eval_core._running.drift`)."""
     guarded: bool = False
     vacuous: bool = False
     probabilistic: bool = False
@@ -43,6 +47,9 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     model_version: str | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
     duration_ms: float = 0.0
+    dropped: dict[str, int] | None = None
+    """Third-party log records (the MCP SDK's, httpx's, anyio's, an orphaned task's) the Host
+    counted and kept off stderr while this Trial ran, by logger (:func:`noise_of`)."""
 
     @property
     def scoreable(self) -> bool:
@@ -53,6 +60,17 @@ class TrialResult(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
 
 def _is_model_failure(reason: str | None) -> bool:
     return reason is not None and (reason.startswith("model_") or reason == "empty_model_output")
+
+
+def noise_of(host: Host) -> dict[str, int]:
+    """What the Host's optional ``noise()`` says it has kept off stderr so far in this process
+    (records by logger), or nothing: a Host without it, or one that fails, drops nothing."""
+    method = getattr(host, "noise", None)
+    try:
+        found = method() if method is not None else {}
+        return {str(k): int(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
+    except Exception:
+        return {}
 
 
 def run_trial(
@@ -71,10 +89,29 @@ def run_trial(
     Never raises for a Trial's own failure. ``shared`` holds the Sweep's shared fixture
     resources; without it they live for this one Trial. ``observe`` is handed the Evidence
     once it is read back (the trial log records it as the Trial's transcript). ``checks``
-    are the installed families' witness checks (the core's own always run).
+    are the installed families' witness checks (the core's own always run). What the Host kept
+    off stderr meanwhile is the Trial's ``dropped``.
     """
+    before = noise_of(host)
+    result = _run_trial(case, trial, host, binding, kinds, fixtures, shared, observe, checks)
+    after = noise_of(host)
+    dropped = {k: n - before.get(k, 0) for k, n in sorted(after.items()) if n > before.get(k, 0)}
+    return replace(result, dropped=dropped) if dropped else result
+
+
+def _run_trial(
+    case: CaseBase,
+    trial: int,
+    host: Host,
+    binding: Binding,
+    kinds: Mapping[str, KindSpec],
+    fixtures: Sequence[Registered] = (),
+    shared: Shared | None = None,
+    observe: Callable[[Evidence], None] | None = None,
+    checks: Sequence[WitnessCheck] = (),
+) -> TrialResult:
     started = time.perf_counter()
-    session = binding.session(case)
+    session = watched(binding.session(case))
     own = shared is None
     resources = Shared() if shared is None else shared
 
@@ -89,6 +126,8 @@ def run_trial(
             requests = list(session.sent)
             evidence.model_requests = requests
             evidence.model_calls = session.calls
+            evidence.shown = list(session.shown)
+            evidence.answers = list(session.answers)
             evidence.system_prompt = requests[-1].system if requests else None
             replied = getattr(session, "replied", None)
             evidence.tool_batches = [list(b) for b in replied] if replied is not None else None
@@ -130,7 +169,10 @@ def run_trial(
         model_version=session.model_version,
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
-    return replace(decided, error=_detailed(decided.error, session), duration_ms=elapsed())
+    notes = tuple(drift(case.recorded, evidence)) if binding.scripted and case.recorded else ()
+    return replace(
+        decided, error=_detailed(decided.error, session), notes=notes, duration_ms=elapsed()
+    )
 
 
 def _detailed(error: str | None, session: ModelSession) -> str | None:

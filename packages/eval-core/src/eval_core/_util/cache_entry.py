@@ -107,8 +107,18 @@ def unseal(data: bytes | None) -> bytes | None:
 
 
 def read_entry(path: str | Path, limit: int) -> bytes | None:
-    """The content of the entry at ``path`` (at most ``limit`` bytes), or ``None``: a miss."""
-    return unseal(read_cache(path, limit + _HEAD))
+    """The content of the entry at ``path`` (at most ``limit`` bytes), or ``None``: a miss.
+    An entry of a plug-in's cache (:func:`~eval_core._util.cachedir.plugin_cache`) says its
+    hit or miss under the plug-in cache's name (:mod:`eval_core._util.cache_use`)."""
+    found = unseal(read_cache(path, limit + _HEAD))
+    from eval_core._util.cachedir import plugin_of
+
+    name = plugin_of(Path(path))
+    if name is not None:
+        from eval_core._util import cache_use
+
+        cache_use.note(name, "miss" if found is None else "hit")
+    return found
 
 
 def decode(data: bytes | None, type: type[T], *, json: bool = False) -> T | None:

@@ -54,8 +54,34 @@ def enabled() -> bool:
 
 
 def plugin_cache(name: str) -> Path | None:
-    """The directory a plug-in keeps its own recomputable answers in (``plugins/<name>`` under
-    the cache; not created here), or ``None`` while caches are off. Keep entries keyed by
-    content, and read and write them with ``read_cache_entry``/``write_cache_entry``
-    (:mod:`eval_core._util.cache_entry`): bounded, sealed, atomic, any doubt a miss."""
-    return cache_dir() / "plugins" / name if enabled() else None
+    """The directory a plug-in keeps its own recomputable answers in (``plugins/<name>/<tag>``
+    under the cache; not created here), or ``None`` while caches are off. ``<tag>`` digests
+    what every key holds (:func:`~eval_core._util.cache_key.common`: the interpreter, msgspec,
+    the harness's code), so the plug-in keys its entries by its own inputs only. Read and write
+    them with ``read_cache_entry``/``write_cache_entry`` (:mod:`eval_core._util.cache_entry`:
+    bounded, sealed, atomic, any doubt a miss), which also say each hit and miss under ``name``
+    (:mod:`eval_core._util.cache_use`: a Sweep's Scorecard names the caches it used)."""
+    from eval_core._util import cache_use
+
+    if not enabled():
+        cache_use.note(name, "off")
+        return None
+    import hashlib
+
+    import msgspec
+
+    from eval_core._util.cache_key import common
+
+    tag = hashlib.sha256(msgspec.json.encode(common())).hexdigest()[:16]
+    return cache_dir() / PLUGINS / name / tag
+
+
+PLUGINS = "plugins"
+
+
+def plugin_of(entry: Path) -> str | None:
+    """The plug-in cache an entry's path is in (``plugins/<name>/<tag>/<entry>``), or ``None``."""
+    parts = entry.parts
+    if len(parts) < 4 or parts[-4] != PLUGINS:
+        return None
+    return parts[-3] if Path(*parts[:-4]) == cache_dir() else None

@@ -1,11 +1,11 @@
 """The checked-Corpus cache: a Corpus loaded before from the same inputs is not checked again.
 
-Checking is most of a load's cost, and its answer is a function of what it reads: each Case
-file's name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code and
-the judge. So a clean load is kept (one file per Corpus directory, the 64 most recent, under
-:func:`eval_core._util.cachedir.cache_dir`), keyed by a digest of all of those, and the next load
-with
-the same key decodes its Cases from it instead of checking them.
+Checking is most of a load's cost, and its answer is a function of what it reads: each Case file's
+name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code, the judge and
+the interpreter (:mod:`eval_core._util.cache_key`). So a clean load is kept (one file per Corpus
+directory, the 64 most recent, under :func:`eval_core._util.cachedir.cache_dir`), keyed by a digest
+of all of those, and the next load with the same key decodes its Cases from it instead of checking
+them.
 
 A Case file's own checks read only that file and the rest of those inputs (its *environment*:
 all but the other Case files), never another Case file. So when the environment is unchanged
@@ -31,15 +31,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-FORMAT = 4  # bump when what is stored, or how a key is made, changes
+FORMAT = 5  # bump when what is stored, or how a key is made, changes (5: cache_key.common)
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -55,16 +53,6 @@ class Entry(msgspec.Struct, frozen=True):
     case_hashes: dict[str, str] = {}  # each Case's digest by id (the Corpus's case_hashes)
 
 
-@cache
-def core_code() -> str:
-    """The digest of the core's own code (its checks are part of every answer), by its bytes:
-    a key needs no parse."""
-    import eval_core
-    from eval_core._util.code import content_digest
-
-    return content_digest("eval-core", eval_core)
-
-
 def environment(
     *,
     suite: str,
@@ -75,11 +63,11 @@ def environment(
 ) -> str:
     """The digest of everything a load reads but the Case files; ``plugins`` rows are
     (distribution, version, entry point, code)."""
+    from eval_core._util.cache_key import common
+
     head = [
         FORMAT,
-        sys.version_info[:2],
-        msgspec.__version__,
-        core_code(),
+        *common(),
         sorted(plugins),
         host,
         suite,

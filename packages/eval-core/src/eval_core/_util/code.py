@@ -12,8 +12,11 @@ files or the ``.dist-info``; each file keyed by its path from the import root, s
 gives one fingerprint however it was installed.
 
 Every command that loads the plug-in set pays for this, so it stays cheap: parsing is paid once
-per file version. A file's digest is cached, keyed by its path, mtime and size, in memory and in
-``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``); see ``bench/startup.py``. Where nothing is
+per file version. A file's digest is cached, keyed by its path, mtime, size, inode and change
+time (which no one sets by hand: a file rewritten to its old size and mtime still moves it), in
+memory and in ``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``), in an entry named by the
+interpreter and by this module's own bytes (the normaliser: an edit to it is a new entry); see
+``bench/startup.py``. Where nothing is
 cached (a fresh CI machine), a lock still spares the parse: it pins each package's *raw* digest
 (of its bytes) beside its code digest, and bytes that digest the same are the bytes locked.
 """
@@ -31,6 +34,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -40,7 +44,9 @@ from eval_core._util.limits import TooDeep
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _RACY_NS = 2_000_000_000
-_FORMAT = 3  # bump when the normalisation or the entry changes (3: sealed): old ones ignored
+_FORMAT = (
+    4  # bump when the entry changes (4: inode and ctime, keyed by cache_key): old ones ignored
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +184,12 @@ def _digest(
     raw = _combine((key, file.raw) for key, file in found)
     missed = [file for _, file in found if file.digest is None]
     pinned = _PINNED.get(raw) if missed else None
+    asked = [f for _, f in found if f.digest is None or f.path not in _CACHE.fresh]
+    if asked:  # what this process digested itself is no use of the cache
+        from eval_core._util import cache_use, cachedir
+
+        hits = len(asked) if pinned is not None else sum(f.digest is not None for f in asked)
+        cache_use.note("code-digests", cache_use.share(hits, len(asked), cachedir.enabled()))
     if pinned is None:
         for file in missed:
             file.normalise()
@@ -281,8 +293,22 @@ def _is_docstring(first: ast.stmt) -> bool:
 _MAX_ENTRY_BYTES = 64 << 20  # about 200 bytes a file: far more files than any site holds
 
 
+@cache
+def _normaliser() -> str:
+    """The digest of this module's own bytes: the normalisation every cached digest came from."""
+    try:
+        return hashlib.sha256(read_regular(__file__)).hexdigest()[:16]
+    except NotReadable as exc:
+        return f"unreadable: {exc}"
+
+
+def _stamp(stat: os.stat_result) -> list[int]:
+    """What says a file is unchanged: mtime, size, inode and change time."""
+    return [stat.st_mtime_ns, stat.st_size, stat.st_ino, stat.st_ctime_ns]
+
+
 class _DigestCache:
-    """File digests by path, valid while the file's mtime and size stay the same: kept for the
+    """File digests by path, valid while the file's :func:`_stamp` stays the same: kept for the
     process and in a JSON file shared by every process (written atomically; losing a race only
     costs a re-parse). A file written in the last two seconds is never cached: an edit within
     the clock's tick could keep both (git's racy-clean rule)."""
@@ -290,13 +316,15 @@ class _DigestCache:
     def __init__(self) -> None:
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
+        self.fresh: set[str] = set()  # the paths digested by this process
 
     @property
     def path(self) -> Path:
+        from eval_core._util.cache_key import interpreter
         from eval_core._util.cachedir import cache_dir
 
-        python = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        return cache_dir() / f"code-digests-{python}-v{_FORMAT}.json"
+        head = f"{_FORMAT}\0{interpreter()}\0{_normaliser()}".encode()
+        return cache_dir() / f"code-digests-{hashlib.sha256(head).hexdigest()[:16]}.json"
 
     def entries(self) -> dict[str, list[Any]]:
         if self._entries is None:
@@ -311,15 +339,16 @@ class _DigestCache:
         return self._entries
 
     def get(self, path: str, stat: os.stat_result) -> tuple[str, str] | None:
-        """The file's (normalised, raw) digests while its mtime and size are unchanged."""
+        """The file's (normalised, raw) digests while its :func:`_stamp` is unchanged."""
         found = self.entries().get(path)
-        if isinstance(found, list) and found[:2] == [stat.st_mtime_ns, stat.st_size]:
-            return (str(found[2]), str(found[3])) if len(found) == 4 else None
+        if isinstance(found, list) and len(found) == 6 and found[:4] == _stamp(stat):
+            return str(found[4]), str(found[5])
         return None
 
     def put(self, path: str, stat: os.stat_result, digest: str, raw: str) -> None:
+        self.fresh.add(path)
         if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
-            self.entries()[path] = [stat.st_mtime_ns, stat.st_size, digest, raw]
+            self.entries()[path] = [*_stamp(stat), digest, raw]
             self._dirty = True
 
     def save(self) -> None:

@@ -279,6 +279,8 @@
     var contradicted = trial.contradictions || [];
     set(node, "contradicted", contradicted.length ?
       "testimony contradicts a witness: " + contradicted.join("; ") : null);
+    var notes = trial.notes || [];  // never a verdict: a recorded script that drifted, say
+    set(node, "noted", notes.length ? "NOTE " + notes.join("; NOTE ") : null);
     var anchors = new Anchors(prefix);
     var body = field(node, "transcript");
     if (stored === null) {

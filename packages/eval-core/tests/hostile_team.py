@@ -1,0 +1,172 @@
+"""The team-code boundary's fuzz target, shared by the framework Hosts' tests (issue 45, class 3).
+
+:func:`behaviours` draws what a team's Tool does in each Case of a tiny team project (end the
+process, raise, hang, leak, return or print too much); :func:`sweep_hostile` runs the real
+``eval sweep`` over it and holds it to the boundary's promise: the exit code is the one the
+Trials compute, never the team's; a Trial the team's code ended errors in one line; the
+Scorecard on stdout is whole; stderr holds no traceback; nothing the Sweep started is left
+running; the command ends within its bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+EVAL = str(Path(sys.executable).parent / "eval")
+TIMEOUT = 1
+"""The Host's ``timeout`` option, seconds: a hanging Trial's child is killed 2 s after it."""
+BOUND = 90
+"""Seconds one hostile Sweep may take in all (a few Trials, each within its deadline)."""
+
+BASES = (
+    "BaseException",
+    "SystemExit",
+    "KeyboardInterrupt",
+    "GeneratorExit",
+    "asyncio.CancelledError",
+    "Exception",
+    "RuntimeError",
+)
+ORDINARY = ("Exception", "RuntimeError")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What one Case's Tool does: ``what`` with ``arg``, from the sync or the async Tool."""
+
+    what: str
+    arg: Any = None
+    on_loop: bool = False
+
+    @property
+    def outcomes(self) -> frozenset[str]:
+        """What the Trial may come to: errored when the team's code ends it, passed when the
+        Tool returns; an ordinary ``Exception`` is the framework's to report (LangGraph hands
+        it to the model as the Tool's error, pydantic-ai ends the run): either, never worse."""
+        if self.what in ("thread", "flood", "ok"):
+            return frozenset({"passed"})
+        if self.what == "huge":  # passed, or past the deadline on a busy machine: bounded
+            return frozenset({"passed", "errored"})
+        if self.what == "raise" and self.arg[0] in ORDINARY:
+            return frozenset({"passed", "errored"})
+        return frozenset({"errored"})
+
+
+_NAMES = st.from_regex(r"[A-Z][a-z]{1,8}", fullmatch=True)
+_WHAT = st.one_of(
+    st.builds(
+        lambda n: ("exit", n),
+        st.one_of(st.integers(-(2**40), 2**40), st.none(), st.text(max_size=20)),
+    ),
+    st.builds(lambda n: ("os_exit", n), st.integers(0, 255)),
+    st.builds(lambda b, n: ("raise", [b, n]), st.sampled_from(BASES), _NAMES),
+    st.just(("sleep", None)),
+    st.just(("spin", None)),
+    st.just(("thread", None)),
+    st.builds(lambda n: ("huge", n), st.integers(1 << 20, 8 << 20)),
+    st.builds(
+        lambda s, n: ("flood", [s, n]),
+        st.sampled_from(["stdout", "stderr"]),
+        st.integers(1, 50_000),
+    ),
+    st.just(("ok", None)),
+)
+
+
+def behaviours() -> st.SearchStrategy[list[Behaviour]]:
+    """Two to four Cases' behaviours (a Sweep each example: kept small)."""
+    one = st.builds(lambda w, loop: Behaviour(w[0], w[1], loop), _WHAT, st.booleans())
+    return st.lists(one, min_size=2, max_size=4)
+
+
+def _project(
+    root: Path, cases: list[Behaviour], app: str, host: str, tools: tuple[str, str]
+) -> None:
+    module = "hostile_app"
+    (root / "pyproject.toml").write_text(
+        f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "{module}:AGENTS"\n'
+        f'host = "{host}"\npythonpath = ["."]\ntimeout = {TIMEOUT}\n'
+    )
+    (root / f"{module}.py").write_text(app)
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for at, behaviour in enumerate(cases):
+        tool = tools[1] if behaviour.on_loop else tools[0]
+        how = json.dumps([behaviour.what, behaviour.arg])
+        call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
+        case = {
+            "id": f"c{at}",
+            "tier": "l2",
+            "agent": "probe",
+            "input": [{"role": "user", "content": "go"}],
+            "platformTools": [tool],
+            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+            "expect": [{"kind": "tool_called", "name": tool}],
+        }
+        (corpus / f"c{at}.json").write_text(json.dumps(case))
+
+
+def _marked(mark: str) -> list[int]:
+    """Every live process whose environment carries ``mark`` (what the Sweep started)."""
+    found = []
+    needle = f"EVAL_FUZZ_MARK={mark}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                if needle in environ.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def sweep_hostile(
+    factory: Any, cases: list[Behaviour], app: str, *, host: str, tools: tuple[str, str]
+) -> None:
+    """Run ``eval sweep`` over a project whose Tools do ``cases`` and check the boundary."""
+    root = factory.mktemp("hostile")
+    _project(root, cases, app, host, tools)
+    mark = uuid.uuid4().hex
+    started = time.monotonic()
+    done = subprocess.run(
+        [EVAL, "sweep", "corpus", "--unlocked", "-q", "--format", "json"],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, "EVAL_FUZZ_MARK": mark},
+        timeout=BOUND,
+        check=False,
+    )
+    took = time.monotonic() - started
+    left = _marked(mark)
+    for pid in left:  # never leave them to the next example, whatever the verdict
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    stdout = done.stdout.decode("utf-8", "replace")
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert not left, f"{len(left)} process(es) left running after eval ended"
+    assert "Traceback" not in stderr, stderr[-3000:]
+    card = json.loads(stdout)  # the Scorecard is whole: no team output within it
+    trials = {t["caseId"]: t for t in card["trials"]}
+    assert len(trials) == len(cases), (cases, stdout[-2000:])
+    for at, behaviour in enumerate(cases):
+        trial = trials[f"c{at}"]
+        assert trial["outcome"] in behaviour.outcomes, (behaviour, trial)
+        if trial["outcome"] == "errored":
+            assert trial["error"] and "\n" not in trial["error"], trial
+    computed = 0 if all(t["outcome"] == "passed" for t in trials.values()) else 1
+    assert done.returncode == computed, (done.returncode, cases, stderr[-2000:])
+    assert took < BOUND

@@ -1,0 +1,79 @@
+"""Fuzz target for the team-code boundary (issue 45, class 3) through the LangGraph Host and the
+real ``eval``: generated hostile behaviour of a graph's Tools (one sync Tool, run on a worker
+thread by the graph, and one async Tool, run on the graph's own event loop), the same
+behaviours and the same promise as the pydantic-ai Host's target
+(``packages/eval-core/tests/hostile_team.py``): the exit code is the Trials', a Trial the team's
+code ended errors in one line, the Scorecard is whole, stderr holds no traceback, nothing is
+left running, the command ends within its bound."""
+
+from __future__ import annotations
+
+import pytest
+from hostile_team import Behaviour, behaviours, sweep_hostile
+from hypothesis import HealthCheck, given, settings
+
+APP = '''
+import asyncio, json, os, sys, threading, time
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+def _do(how):
+    what, arg = how
+    if what == "exit":
+        sys.exit(arg)
+    if what == "os_exit":
+        os._exit(arg)
+    if what == "raise":
+        base, name = arg
+        raise type(name, (eval(base),), {})(name)
+    if what == "sleep":
+        time.sleep(3600)
+    if what == "spin":
+        while True:
+            pass
+    if what == "thread":
+        threading.Thread(target=time.sleep, args=(3600,)).start()
+    if what == "huge":
+        return "x" * arg
+    if what == "flood":
+        stream, size = arg
+        (sys.stdout if stream == "stdout" else sys.stderr).write("flood " * size)
+        os.write(1 if stream == "stdout" else 2, b"raw " * size)
+    return "done"
+
+@tool
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    return _do(json.loads(how))
+
+@tool
+async def act_async(how: str) -> str:
+    """Do what the Case asks, on the graph's event loop (a sleep there blocks it)."""
+    return _do(json.loads(how))
+
+def probe(model):
+    tools = [act, act_async]
+    bound = model.bind_tools(tools)
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode(tools))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+'''
+
+
+@settings(
+    max_examples=2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(behaviours())
+def test_the_teams_code_never_ends_hangs_or_forges_the_sweep(
+    tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]
+) -> None:
+    sweep_hostile(tmp_path_factory, cases, APP, host="langgraph", tools=("act", "act_async"))

@@ -1,0 +1,80 @@
+"""What the three served wires share: a request feature refused, a body read, ids, SSE framing.
+
+A request the harness cannot relay faithfully to the Trial's binding (``n > 1``, ``logprobs``,
+audio, a hosted Tool...) is a :class:`Refused`: answered ``400`` with the reason, and the Trial
+errors with that line, since a reply that silently dropped the feature would measure something
+the agent did not ask for.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from eval_core.plugin import TooDeep, ToolDecl, check_json_depth
+
+
+class Refused(Exception):  # noqa: N818 - it names an outcome
+    """The request asks for something the harness does not relay; the message says what."""
+
+
+def require(condition: bool, reason: str) -> None:
+    if not condition:
+        raise Refused(reason)
+
+
+def refuse_present(body: Mapping[str, Any], wire: str, keys: Iterable[str]) -> None:
+    """Refuse the first of ``keys`` the body sets to something other than null/false."""
+    for key in keys:
+        value = body.get(key)
+        if value not in (None, False):
+            raise Refused(f"{wire}: {key!r} is not relayed by the harness")
+
+
+def tool_decl(name: Any, description: Any, schema: Any, wire: str) -> ToolDecl:
+    require(isinstance(name, str) and bool(name), f"{wire}: a function Tool without a name")
+    if schema is None:
+        schema = {"type": "object", "properties": {}}
+    require(isinstance(schema, dict), f"{wire}: Tool {name!r}: its parameters are not an object")
+    text = description if isinstance(description, str) else None
+    return ToolDecl(name=str(name), input_schema=dict(schema), description=text)
+
+
+def arguments_of(text: Any) -> Any:
+    """A call's arguments as the model sent them: parsed JSON, or the raw string kept."""
+    if isinstance(text, str):
+        if not text.strip():
+            return {}
+        try:
+            return loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def arguments_text(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}{secrets.token_hex(12)}"
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    """One server-sent event: ``event:`` (when named) and one ``data:`` line of compact JSON."""
+    line = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {line}\n\n".encode()
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON the agent sent (a request body, its answer, a Tool result), held to the depth
+    limit before it is decoded; ``ValueError`` (or :class:`TooDeep`) when it is not JSON."""
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        check_json_depth(raw)
+    except TooDeep as exc:
+        raise ValueError(exc.reason) from None
+    return json.loads(raw)

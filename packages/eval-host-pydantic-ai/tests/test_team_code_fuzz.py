@@ -1,0 +1,92 @@
+"""Fuzz target for the team-code boundary (issue 45, class 3): generated hostile behaviour of a
+team's Tools through the pydantic-ai Host and the real ``eval``.
+
+Each example is a team project whose Tools (one sync, one async) do what a generated
+behaviour says: ``sys.exit(n)`` for any ``n``, ``os._exit(n)``, raise any ``BaseException``
+subclass (``KeyboardInterrupt``, ``GeneratorExit``, ``CancelledError``, ``SystemExit`` and
+custom ones), sleep past the deadline, spin, block the event loop, leak a non-daemon thread,
+return a huge value, flood stdout or stderr. Whatever they do: ``eval``'s exit code is the one
+its Trials compute (never the team's), a Trial the team's code ended errors in one line, the
+Scorecard on stdout is whole, stderr holds no traceback, nothing is left running and the
+command ends within its bound. Few, small examples: each is one whole Sweep.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hostile_team import Behaviour, behaviours, sweep_hostile
+from hypothesis import HealthCheck, given, settings
+
+APP = '''
+import asyncio, json, os, sys, threading, time
+from pydantic_ai import Agent
+
+def _do(how):
+    what, arg = how
+    if what == "exit":
+        sys.exit(arg)
+    if what == "os_exit":
+        os._exit(arg)
+    if what == "raise":
+        base, name = arg
+        raise type(name, (eval(base),), {})(name)
+    if what == "sleep":
+        time.sleep(3600)
+    if what == "spin":
+        while True:
+            pass
+    if what == "thread":
+        threading.Thread(target=time.sleep, args=(3600,)).start()
+    if what == "huge":
+        return "x" * arg
+    if what == "flood":
+        stream, size = arg
+        (sys.stdout if stream == "stdout" else sys.stderr).write("flood " * size)
+        os.write(1 if stream == "stdout" else 2, b"raw " * size)
+    return "done"
+
+def act(how: str) -> str:
+    """Do what the Case asks."""
+    return _do(json.loads(how))
+
+async def act_async(how: str) -> str:
+    """Do what the Case asks, on the event loop (a sleep there blocks it)."""
+    return _do(json.loads(how))
+
+AGENTS = {"probe": Agent(name="probe", instructions="Probe.", tools=[act, act_async])}
+'''
+
+
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(behaviours())
+def test_the_teams_code_never_ends_hangs_or_forges_the_sweep(
+    tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]
+) -> None:
+    sweep_hostile(tmp_path_factory, cases, APP, host="pydantic-ai", tools=("act", "act_async"))
+
+
+def test_the_strategy_draws_every_behaviour() -> None:
+    """The target can reach each behaviour (a strategy that never drew one tests nothing)."""
+    seen: set[str] = set()
+
+    @settings(max_examples=300, deadline=None)
+    @given(behaviours())
+    def draw(cases: list[Behaviour]) -> None:
+        seen.update(b.what for b in cases)
+
+    draw()
+    assert seen == {
+        "exit",
+        "os_exit",
+        "raise",
+        "sleep",
+        "spin",
+        "thread",
+        "huge",
+        "flood",
+        "ok",
+    }

@@ -1,0 +1,1 @@
+"""`eval record`: a real run becomes a Case's script (see docs/record.md)."""
