@@ -3,7 +3,8 @@
 Prints figures; it is never a timed test. Usage::
 
     uv run --all-groups python bench/mutants.py [--sample N] [--seed S] [--jobs N]
-        [--area AREA ...] [--only ID ...] [--json PATH] [--coverage] [--list]
+        [--area AREA ...] [--only ID ...] [--tests covering|package|all] [--json PATH]
+        [--coverage] [--list]
 
 The hand-written catalogue (``tests/mutation_catalogue.py``) measures what its authors thought
 of, and the Corpus was grown against it. Here the mutants are generated mechanically from the
@@ -31,16 +32,29 @@ first on ``PYTHONPATH``, shadowing the editable installs, as ``bench/mutation_ta
    harness core and the model wires. Killed: a Case green unmutated goes FAIL. A Case that goes
    ERR is not red: such a mutant is *crashed*, listed apart; one whose Sweep outlives the
    timeout is *killed by timeout*, listed apart;
-2. for every mutant the Corpus did not kill, the unit tests: the mutated package's tests, then
-   ``tests/`` (``pytest -x``; ``--tests package`` leaves ``tests/`` out, which is minutes long).
-   The copy's Corpora are re-locked first, so a lock pinning the old code is no kill, and
+2. for every mutant the Corpus did not kill, the unit tests (``pytest -x``). ``--tests
+   covering``, the default, runs only the tests, of every package and ``tests/``, that ran the
+   mutated line, quickest first: ``bench/covering.py`` builds that map once per state of the
+   tree (every test under ``coverage`` with a context per test, subprocesses included: minutes,
+   printed) and keeps it in the bench's own cache. A mutant on a line no test runs is caught by
+   nothing without running anything. ``--tests package`` runs the mutated package's tests,
+   ``--tests all`` those then ``tests/`` (4-5 hours for 200 mutants). The copy's Corpora are
+   re-locked first, so a lock pinning the old code is no kill, and
    ``tests/test_mutation_catalogue.py`` is left out (it pins snippets of text, not behaviour).
-   A test that fails unmutated too is set aside and the run repeated without it. A run cut by
-   ``--tests-timeout`` decides nothing: its mutant stays a survivor, saying so.
+   A test that fails unmutated too is set aside and the run repeated without it. Covering tests
+   that outlive ten times their unmutated duration (two minutes at least) hang: caught. Any other
+   run cut by ``--tests-timeout`` decides nothing: its mutant stays a survivor, saying so.
 
-The matrix per area (killed by the Corpus, by the tests only, by nothing) and every survivor (id,
-file:line, the diff line) follow, for triage. ``--coverage`` also prints the Corpus's branch
-coverage of the runtime per module (``coverage`` over ``eval sweep --suite all``).
+A survivor that ``bench/mutants_triage.md`` says is equivalent (keyed by its module and its line
+before and after, never by line number: ``bench/equivalents.py``) is counted apart. The matrix
+per area follows (sampled; killed by the Corpus, a Case FAIL; crashed, a Case ERR or a Sweep
+that exits without a Scorecard, listed apart; killed by timeout; by the tests only; equivalent;
+survived), then the two headlines: the runtime, the Host adapters and the examples killed by the
+Corpus alone (the bar: 90% of the non-equivalent), and the harness core and the model wires
+caught by the Corpus or the tests (the bar: every one). Every mutant not killed by the Corpus
+(id, file:line, the diff line, what the tests did) follows, for triage. ``--coverage`` also
+prints the Corpus's branch coverage of the runtime per module (``coverage`` over ``eval sweep
+--suite all``).
 """
 
 from __future__ import annotations
@@ -70,6 +84,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+import covering  # noqa: E402
+import equivalents  # noqa: E402
 import mutation_table as table  # noqa: E402
 
 AREAS = ("runtime", "Host adapters", "examples", "harness core", "model wires")
@@ -147,9 +163,16 @@ UNIT_TESTS_LEFT_OUT = ("tests/test_mutation_catalogue.py",)
 PROGRESS_TEXT = frozenset({"eval_core/_running/progress.py"})
 """Modules whose strings are progress text for a person: their constants are not mutated."""
 
-TEST_SETS = {"package": ("package",), "all": ("package", "tests")}
-"""The unit tests run on a survivor of the Corpus: ``package`` is the mutated package's own
-tests (seconds); ``all`` adds ``tests/`` (minutes: run it for a headline figure)."""
+TEST_SETS = {"covering": ("covering",), "package": ("package",), "all": ("package", "tests")}
+"""The unit tests run on a survivor of the Corpus: ``covering`` (the default) only the tests, of
+every package and ``tests/``, that ran the mutated line (``bench/covering.py``'s map); ``package``
+the mutated package's own tests; ``all`` those and ``tests/`` (4-5 hours for 200 mutants)."""
+HUNG_FACTOR, HUNG_FLOOR = 10.0, 120.0
+"""Covering tests that outlive this many times their unmutated duration (as the map measured
+it, under coverage), and at least the floor in seconds, hang: the mutant is caught."""
+MAPPED_TESTS = ("packages", "tests")
+"""The tests the covering map is built from: every package's and ``tests/``."""
+MAP_TIMEOUT = 3600.0
 
 SWEEP_TIMEOUT = 120.0
 TESTS_TIMEOUT = 900.0
@@ -179,6 +202,10 @@ class Mutant:
     @property
     def id(self) -> str:
         return f"{self.module}:{self.line}:{self.col}:{self.operator}:{self.variant}"
+
+    @property
+    def last_line(self) -> int:
+        return self.line + self.old.count(b"\n")
 
     def apply(self, source: bytes) -> bytes:
         if source[self.start : self.end] != self.old:
@@ -675,16 +702,24 @@ class Copy:
             return TestRun("timeout", (), seconds)
         code, stdout, _stderr = done
         failed = tuple(
-            line.split(" ", 2)[1]
+            failed_id(line.split(" ", 1)[1], paths)
             for line in stdout.splitlines()
             if line.startswith(("FAILED ", "ERROR "))
         )
         if code == 0:
             return TestRun("passed", (), seconds)
-        if code == 1 and failed:
+        if code in (1, 2) and failed:  # 2: a test module no longer imports (collection)
             return TestRun("failed", failed, seconds)
         tail = (stdout.strip().splitlines() or ["(no output)"])[-1]
         return TestRun("error", (f"pytest exit {code}: {tail}",), seconds)
+
+
+def failed_id(rest: str, asked: Sequence[str]) -> str:
+    """The node id a ``FAILED``/``ERROR`` summary line names: a parametrized id may hold
+    spaces (``[case3-$-the applies= predicate]``), so the longest id asked that the line
+    starts with, else its first word (a test of a file or directory asked)."""
+    known = [a for a in asked if rest == a or rest.startswith(a + " ")]
+    return max(known, key=len) if known else rest.split(" ", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -714,6 +749,11 @@ class Result:
     tests: str = ""
     """The test that killed it, or how the tests ended."""
     tests_killed: bool = False
+    covering: int | None = None
+    """With ``--tests covering``: how many tests ran the mutated line."""
+    equivalent: str = ""
+    """Why the triage file says this mutant is equivalent (then ``verdict`` is
+    ``equivalent``)."""
     seconds: float = 0.0
 
 
@@ -728,6 +768,9 @@ class Bench:
         self.sweep_timeout: float = args.timeout
         self.tests_timeout: float = args.tests_timeout
         self.test_paths: tuple[str, ...] = () if args.no_tests else TEST_SETS[args.tests]
+        self.map: covering.CoveringMap | None = None
+        self.unseen = equivalents.caught_by()
+        """Tests the triage file says catch a mutant the map sees no test run."""
         self.baselines: dict[str, table.Outcome] = {}
         self.broken_tests: set[str] = set()
         self.lock = threading.Lock()
@@ -739,6 +782,28 @@ class Bench:
             yield copy
         finally:
             self.copies.put(copy)
+
+    def covering_map(self) -> None:
+        """Load or build the map of which test runs which line, in an unmutated copy."""
+        if "covering" not in self.test_paths:
+            return
+        with self.copy() as copy:
+            self.map, cached = covering.load_or_build(
+                copy.root,
+                copy.env(),
+                [t.root for t in TARGETS],
+                MAPPED_TESTS,
+                UNIT_TESTS_LEFT_OUT,
+                MAP_TIMEOUT,
+            )
+            shutil.rmtree(copy.root / ".cache", ignore_errors=True)
+        source = "read from the bench's cache" if cached else "built"
+        print(
+            f"covering map {source}: {self.map.tests} tests over "
+            f"{sum(len(b) for b in self.map.lines.values())} lines of {len(self.map.lines)} "
+            f"files; building it took {self.map.seconds:.0f} s",
+            flush=True,
+        )
 
     def baseline(self, corpora: Sequence[Corpus]) -> None:
         """Sweep each Corpus unmutated: what a mutant is compared with."""
@@ -811,15 +876,49 @@ class Bench:
             result.moved.update(row.moved)
 
     def tests(self, copy: Copy, mutant: Mutant, result: Result, original: bytes) -> None:
-        """The package's tests, then ``tests/``, on the mutated copy: a failing test that also
-        fails unmutated is set aside, and the run repeated without it."""
-        copy.relock()
+        """The tests that ran the mutated line (``covering``), or the package's tests then
+        ``tests/``, on the mutated copy: a failing test that also fails unmutated is set aside,
+        and the run repeated without it. A line no test ran is caught by nothing, unrun."""
         own = target_of(mutant).tests
-        for paths in ([own if p == "package" else p] for p in self.test_paths):
+        runs: list[list[str]] = []
+        for p in self.test_paths:
+            if p == "covering":
+                assert self.map is not None
+                chosen = self.map.covering(mutant.path, mutant.line, mutant.last_line)
+                result.covering = len(chosen)
+                if not chosen:
+                    chosen = self.unseen.get((mutant.module, *result.diff), [])
+                if not chosen:
+                    result.tests = "no test runs this line"
+                    return
+                runs.append(chosen)
+            else:
+                runs.append([own if p == "package" else p])
+        copy.relock()
+        for paths in runs:
             for _attempt in range(4):
                 with self.lock:
                     deselected = set(self.broken_tests)
-                run = copy.pytest(paths, deselected, self.tests_timeout)
+                selected = [p for p in paths if p not in deselected]
+                if not selected:  # every covering test fails unmutated: nothing decides
+                    run = TestRun("passed", (), 0.0)
+                    break
+                budget = self.tests_timeout
+                if covering_run := (result.covering is not None):
+                    assert self.map is not None
+                    usual = sum(self.map.durations.get(t, 0.0) for t in selected)
+                    budget = min(budget, max(HUNG_FLOOR, HUNG_FACTOR * usual))
+                run = copy.pytest(selected, deselected, budget)
+                if run.state == "timeout" and covering_run and budget < self.tests_timeout:
+                    # tests that take seconds unmutated and outlive many times that: a hang
+                    if result.verdict == "survived":
+                        result.verdict = "tests"
+                    result.tests_killed = True
+                    result.tests = (
+                        f"hung: {len(selected)} covering test(s) outlived {budget:.0f} s "
+                        f"({usual:.0f} s under coverage unmutated)"
+                    )
+                    return
                 if run.state != "failed":
                     break
                 if not self.fails_unmutated(copy, mutant, original, run.failed, deselected):
@@ -834,7 +933,11 @@ class Bench:
             if run.state == "error":
                 result.tests = run.failed[0]
         if not result.tests:
-            result.tests = "all passed"
+            result.tests = (
+                "all passed"
+                if result.covering is None
+                else (f"the {result.covering} covering tests passed")
+            )
 
     def fails_unmutated(
         self,
@@ -866,12 +969,22 @@ class Bench:
 
 
 COLUMNS = (
-    ("corpus", "Corpus"),
-    ("tests", "tests only"),
-    ("survived", "nothing"),
+    ("corpus", "Corpus FAIL"),
     ("crashed", "crashed"),
     ("timeout", "timeout"),
+    ("tests", "tests only"),
+    ("equivalent", "equivalent"),
+    ("survived", "survived"),
 )
+CORPUS_AREAS = ("runtime", "Host adapters", "examples")
+"""The headline the Corpus alone answers for: the runtime, the Host adapters, the examples."""
+HARNESS_AREAS = ("harness core", "model wires")
+"""The headline the Corpus and the unit tests answer for together: every mutant caught."""
+
+
+def caught(result: Result) -> bool:
+    """Killed by the Corpus (a Case FAIL), by a timeout, or by a unit test."""
+    return result.verdict in ("corpus", "timeout") or result.tests_killed
 
 
 def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[str]) -> None:
@@ -881,7 +994,7 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
     )
     print(
         f"\n{'area':<14} {'sampled':>7} "
-        + " ".join(f"{t:>10}" for _, t in COLUMNS)
+        + " ".join(f"{t:>11}" for _, t in COLUMNS)
         + f" {'Corpus kill':>11} {'caught':>7}"
     )
     for area in (*AREAS, "all"):
@@ -889,21 +1002,34 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
         if not rows:
             continue
         counts = Counter(r.verdict for r in rows)
-        caught = sum(1 for r in rows if r.verdict in ("corpus", "timeout") or r.tests_killed)
+        crashed_tests = sum(1 for r in rows if r.verdict == "crashed" and r.tests_killed)
+        counted = len(rows) - counts["equivalent"]
+        cells = [
+            f"{counts[v]} ({crashed_tests} tests)"
+            if v == "crashed" and crashed_tests
+            else str(counts[v])
+            for v, _ in COLUMNS
+        ]
         print(
             f"{area:<14} {len(rows):>7} "
-            + " ".join(f"{counts[v]:>10}" for v, _ in COLUMNS)
-            + f" {counts['corpus'] / len(rows):>11.0%} {caught / len(rows):>7.0%}"
+            + " ".join(f"{c:>11}" for c in cells)
+            + f" {ratio(counts['corpus'], counted):>11} "
+            + f"{ratio(sum(1 for r in rows if caught(r)), counted):>7}"
         )
     print(
-        "Corpus kill: FAIL by the Corpus alone; caught: by the Corpus, a timeout, or a unit test "
-        "(a crashed mutant counts when a test failed)"
+        "Corpus FAIL: a Case green unmutated went FAIL; crashed: a Case ERR or the Sweep exited "
+        "without a Scorecard (a refusal, a traceback), none FAIL ('(n tests)': n of them then "
+        "caught by a unit test); timeout: the Sweep outlived its limit; tests only: a unit test "
+        "failed that passes unmutated; equivalent: said so in bench/mutants_triage.md; "
+        "survived: caught by nothing. Corpus kill and caught are of the non-equivalent."
     )
+    headlines(results)
     sections = (
-        ("survivors (killed by nothing)", "survived"),
+        ("survivors (caught by nothing)", "survived"),
         ("killed by the unit tests only", "tests"),
         ("crashed (a Case ERR or no Scorecard; no Case FAIL)", "crashed"),
         ("killed by timeout", "timeout"),
+        ("equivalent (bench/mutants_triage.md)", "equivalent"),
         ("not parsable (a generator fault)", "unparsable"),
     )
     for title, verdict in sections:
@@ -915,14 +1041,16 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
             print(f"  {r.mutant.id}  {r.mutant.path}:{r.mutant.line}")
             print(f"      - {r.diff[0]}\n      + {r.diff[1]}")
             notes = []
+            if r.equivalent:
+                notes.append(f"equivalent: {r.equivalent}")
             if r.crashed:
                 notes.append(r.crashed)
             for corpus, cases in r.errored.items():
                 notes.append(f"ERR in {corpus}: {table.shown(set(cases), 3)}")
             for moved in sorted(set(r.moved.values())):
-                cases = {c for c, v in r.moved.items() if v == moved}
-                notes.append(f"{moved}: {table.shown(cases, 2)}")
-            if r.tests and verdict != "survived":
+                went = {c for c, v in r.moved.items() if v == moved}
+                notes.append(f"{moved}: {table.shown(went, 2)}")
+            if r.tests:
                 notes.append(f"tests: {r.tests}")
             for note in notes:
                 print(f"      [{note}]")
@@ -944,6 +1072,27 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
         )
 
 
+def ratio(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
+
+
+def headlines(results: Sequence[Result]) -> None:
+    """The two figures issue 44 asks for, each of the non-equivalent mutants."""
+    measured = [r for r in results if r.verdict not in ("unparsable", "equivalent")]
+    side = [r for r in measured if r.mutant.area in CORPUS_AREAS]
+    killed = sum(1 for r in side if r.verdict == "corpus")
+    print(
+        f"\nheadline 1, the runtime, the Host adapters and the examples killed by the Corpus "
+        f"alone: {killed} of {len(side)} ({ratio(killed, len(side))}; the bar: 90%)"
+    )
+    harness = [r for r in measured if r.mutant.area in HARNESS_AREAS]
+    held = sum(1 for r in harness if caught(r))
+    print(
+        f"headline 2, the harness core and the model wires caught by the Corpus or the unit "
+        f"tests: {held} of {len(harness)} ({ratio(held, len(harness))}; the bar: every one)"
+    )
+
+
 def as_json(results: Sequence[Result], seed: int, seconds: float) -> dict[str, object]:
     return {
         "seed": seed,
@@ -962,6 +1111,9 @@ def as_json(results: Sequence[Result], seed: int, seconds: float) -> dict[str, o
                 "crashed": r.crashed,
                 "moved": r.moved,
                 "tests": r.tests,
+                "testsKilled": r.tests_killed,
+                "covering": r.covering,
+                "equivalent": r.equivalent,
                 "seconds": round(r.seconds, 1),
             }
             for r in results
@@ -1077,8 +1229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--tests",
         choices=sorted(TEST_SETS),
-        default="all",
-        help="For the Corpus's survivors: the mutated package's tests, or those and tests/.",
+        default="covering",
+        help="For the Corpus's survivors: the tests that ran the mutated line (the default), "
+        "the mutated package's tests, or those and tests/.",
     )
     parser.add_argument("--timeout", type=float, default=SWEEP_TIMEOUT, help="Per Sweep (s).")
     parser.add_argument(
@@ -1111,12 +1264,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if chosen:  # --sample 0 --coverage: the coverage alone
         print(f"seed {seed}  (repeat with --seed {seed})", flush=True)
         results, seconds = run(chosen, args)
+        triage(results)
         report(results, seconds, seed, by_area)
         if args.json is not None:
             args.json.write_text(json.dumps(as_json(results, seed, seconds), indent=2) + "\n")
     if args.coverage:
         coverage_of_runtime()
     return 0
+
+
+def triage(results: Sequence[Result]) -> None:
+    """Mark the survivors ``bench/mutants_triage.md`` says are equivalent; say so when it
+    calls equivalent a mutant something caught (the entry is wrong)."""
+    said = equivalents.read()
+    for r in results:
+        why = said.get((r.mutant.module, *r.diff))
+        if why is None:
+            continue
+        if r.verdict == "survived":
+            r.verdict, r.equivalent = "equivalent", why
+        else:
+            print(f"triaged equivalent but {r.verdict}: {r.mutant.id} ({r.diff[0]})")
 
 
 def run(chosen: Sequence[Mutant], args: argparse.Namespace) -> tuple[list[Result], float]:
@@ -1127,6 +1295,7 @@ def run(chosen: Sequence[Mutant], args: argparse.Namespace) -> tuple[list[Result
     with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
         bench = Bench(Path(scratch), args.jobs, args.case, args)
         needed = [c for c in CORPORA if any(c in target_of(m).corpora for m in chosen)]
+        bench.covering_map()
         bench.baseline(needed)
         bench.check_shadowing()
         done = 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -175,3 +176,133 @@ def test_a_runtime_mutant_the_corpus_catches_is_reported_killed(
     (measured,) = json.loads(out.read_text())["mutants"]
     assert measured["verdict"] == "corpus", measured
     assert measured["red"] == {"corpus": [case]}
+
+
+def covering_module() -> ModuleType:
+    bench()  # puts bench/ on sys.path
+    import covering
+
+    return covering
+
+
+def test_the_covering_map_names_the_test_that_ran_a_line_in_its_process_or_in_a_child(
+    tmp_path: Path,
+) -> None:
+    """Built over a project of two tests under xdist: a line run in the test's own process and a
+    line run by a child Python the test started are each labelled with that test alone."""
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = ["-n", "2"]\n')
+    (project / "src" / "shapes.py").write_text(
+        "SIDES = 4\n\n\ndef area(side):\n    return side * side\n\n\n"
+        "def perimeter(side):\n    return SIDES * side\n"
+    )
+    (project / "tests" / "test_shapes.py").write_text(
+        "import subprocess, sys\n\nimport shapes\n\n\n"
+        "def test_area():\n    assert shapes.area(3) == 9\n\n\n"
+        "def test_perimeter_in_a_child():\n"
+        "    code = 'import shapes; assert shapes.perimeter(2) == 8'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True)\n\n\n"
+        "def test_nothing():\n    assert True\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(project / "src"))
+    built = covering_module().build(project, env, ["src"], ["tests"], [], 120.0)
+    lines = built.lines["src/shapes.py"]
+    assert lines[5] == ["tests/test_shapes.py::test_area"]
+    assert lines[9] == ["tests/test_shapes.py::test_perimeter_in_a_child"]
+    assert set(built.durations) == {
+        "tests/test_shapes.py::test_area",
+        "tests/test_shapes.py::test_perimeter_in_a_child",
+        "tests/test_shapes.py::test_nothing",
+    }
+
+
+def test_a_line_run_only_at_import_stands_for_its_module_and_one_never_run_for_nothing() -> None:
+    covering = covering_module()
+    durations = {"t::slow": 3.0, "t::quick": 0.1}
+    built = covering.CoveringMap(
+        {"m.py": {1: [], 4: ["t::slow"], 5: ["t::quick"]}}, durations, 0, 2
+    )
+    assert built.covering("m.py", 4, 5) == ["t::quick", "t::slow"], "quickest first"
+    assert built.covering("m.py", 1, 1) == ["t::quick", "t::slow"]
+    assert built.covering("m.py", 2, 3) == []
+    assert built.covering("other.py", 1, 9) == []
+    assert covering.CoveringMap.from_json(json.loads(json.dumps(built.as_json()))) == built
+
+
+def test_the_triage_file_keys_an_equivalent_by_module_and_line_never_by_line_number(
+    tmp_path: Path,
+) -> None:
+    bench()
+    import equivalents
+
+    triage = tmp_path / "triage.md"
+    triage.write_text(
+        "# Triage\n\n## Equivalent\n\n### `eval_core/example.py`\n\n"
+        "    - if   limit > 0:\n    + if limit >= 0:\n\n"
+        "Equivalent: `limit` is never 0 here:\nthe caller refuses it first.\n\n"
+        "    - return x\n    + return None\n\nA gap, not an equivalent: no reason is read.\n\n"
+        "## Gaps closed\n"
+    )
+    assert equivalents.read(triage) == {
+        ("eval_core/example.py", "if limit > 0:", "if limit >= 0:"): (
+            "`limit` is never 0 here: the caller refuses it first."
+        )
+    }
+    assert all(len(key) == 3 for key in equivalents.read())  # the shipped file parses
+    triage.write_text(
+        "### `eval_core/example.py`\n\n    - return False\n    + return True\n\n"
+        "Caught by: `tests/test_a.py::test_b` (a child the map cannot see)\n"
+    )
+    assert equivalents.caught_by(triage) == {
+        ("eval_core/example.py", "return False", "return True"): ["tests/test_a.py::test_b"]
+    }
+    assert equivalents.read(triage) == {}
+
+
+def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caught_by_nothing(
+    tmp_path: Path, pool: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a covering map in the bench's cache for this tree (a map of two lines, made here),
+    the loop's limit mutant is caught by the one test the map names for its line, and a mutant
+    on a line the map says no test runs is caught by nothing, with no test run."""
+    covering = covering_module()
+    limit = next(
+        m
+        for m in pool
+        if m.module == "agent_runtime/loop.py"
+        and m.operator == "constant"
+        and b"range(first, limits.max_iterations + 1)" in source(m.path)[m.start - 40 : m.end + 1]
+    )
+    unrun = next(  # the reason a Turn stopped at the limit, emptied: that Case never stops there
+        m for m in pool if m.module == "agent_runtime/loop.py" and m.old == b'"iteration_limit"'
+    )
+    test = "packages/agent-runtime/tests/test_loop.py::test_iteration_limit"
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MUTANTS_CACHE_DIR", str(cache))
+    made = covering.CoveringMap({limit.path: {limit.line: [test]}}, {test: 0.1}, 0.0, 1)
+    cache.mkdir()
+    (cache / f"covering-{covering.digest(ROOT)}.json").write_text(json.dumps(made.as_json()))
+    out = tmp_path / "result.json"
+    case = "concierge-looks-up-a-ticket-under-its-no-mutating-rule"
+    argv = ["--only", limit.id, "--only", unrun.id, "--case", case, "--jobs", "1"]
+    assert bench().main([*argv, "--json", str(out)]) == 0
+    measured = {m["id"]: m for m in json.loads(out.read_text())["mutants"]}
+    assert measured[limit.id]["verdict"] == "tests", measured[limit.id]
+    assert measured[limit.id]["tests"] == test
+    assert measured[limit.id]["covering"] == 1
+    assert measured[unrun.id]["verdict"] == "survived", measured[unrun.id]
+    assert measured[unrun.id]["tests"] == "no test runs this line"
+    assert measured[unrun.id]["covering"] == 0
+
+
+def test_a_failed_test_whose_id_holds_spaces_is_named_whole() -> None:
+    """A summary line names a parametrized id that may hold spaces: the id asked for is read
+    back whole (cut at its first space, it names no test, and the failure was set aside)."""
+    failed_id = bench().failed_id
+    spaced = "tests/test_a.py::test_b[case3-$-the applies= predicate of fixture 'picky']"
+    assert failed_id(f"{spaced} - AssertionError: x", [spaced, "tests/test_a.py::test_c"]) == (
+        spaced
+    )
+    assert failed_id("tests/test_a.py::test_d - boom", ["tests"]) == "tests/test_a.py::test_d"

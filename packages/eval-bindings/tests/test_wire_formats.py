@@ -256,6 +256,23 @@ def test_an_assistant_message_never_goes_out_with_null_content(
     assert isinstance(sent["content"], str) and sent["content"] == (text or "")
 
 
+def test_a_user_message_whose_parts_are_not_a_list_goes_out_as_its_joined_text() -> None:
+    """A Host built in Python may hand over a user message's parts as a tuple: its text parts
+    go out joined, empty ones and any part that is not text left out."""
+    parts = (
+        {"type": "text", "text": "first"},
+        {"type": "text", "text": ""},
+        {"type": "note", "text": "not a text part"},
+        "junk",
+        {"type": "text", "text": "second"},
+    )
+    request = ModelCallRequest(system="", messages=[{"role": "user", "content": parts}], tools=[])
+    assert openai.encode("m", request, 8)["messages"][-1] == {
+        "role": "user",
+        "content": "first\n\nsecond",
+    }
+
+
 def test_each_wire_records_the_tool_declarations_it_put_on_the_wire(kit: Any) -> None:
     """What ``tool_offered`` reads: the declaration as the vendor received it, not the Case's."""
     request = ModelCallRequest(system="s", messages=TOOL_RESULT_TURN[:1], tools=[kit.ECHO])

@@ -97,3 +97,28 @@ def test_a_kept_help_that_is_a_pipe_or_a_link_to_dev_zero_renders_anew(tmp_path:
     os.unlink(tmp_path / "help.txt")
     (tmp_path / "help.txt").symlink_to("/dev/zero")
     assert helped(tmp_path, "--help") == (plain, "exit=0 parser=True")
+
+
+def test_an_edited_core_renders_anew(tmp_path: Path) -> None:
+    """The kept text is keyed by the core's own source files: after an upgrade (here, a copy of
+    the core first on the path, its app's help edited) the new text is printed, never the old."""
+    import shutil
+
+    import eval_core
+
+    core = tmp_path / "core"
+    shutil.copytree(
+        Path(eval_core.__file__).parent,
+        core / "eval_core",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    cache = tmp_path / "cache"
+    path = str(core)
+    first, how = helped(cache, "--help", PYTHONPATH=path)
+    assert how == "exit=0 parser=True" and "Offline eval harness" in first
+    app = core / "eval_core" / "_cli" / "app.py"
+    text = app.read_text()
+    assert "Offline eval harness for tool-using LLM agents." in text
+    app.write_text(text.replace("Offline eval harness", "Upgraded eval harness"))
+    again, how = helped(cache, "--help", PYTHONPATH=path)
+    assert how == "exit=0 parser=True" and "Upgraded eval harness" in again

@@ -436,3 +436,5 @@ def test_a_host_whose_listing_raises_is_a_refusal_in_one_line(tmp_path: Path) ->
     [line] = [x for x in str(refused.value).splitlines() if "offered_tools" in x]
     assert line.startswith(f"  {corpus / 'c.json'}: $: ")
     assert "offered_tools of Host 'travel-host'" in line and "KeyError" in line
+    # the Host's code is no installed plug-in's: the deepest frame outside the core is named
+    assert line.endswith(f"test_tool_names.py:{broken.__code__.co_firstlineno + 1})"), line
