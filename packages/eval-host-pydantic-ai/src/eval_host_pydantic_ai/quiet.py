@@ -34,19 +34,6 @@ class _Count(logging.Handler):
             _counts[record.name] += 1
 
 
-class _SessionLogging:
-    """What ``mcp.shared.session`` calls ``logging``: the same calls, on a logger of the SDK's
-    own name instead of the root logger."""
-
-    def __init__(self) -> None:
-        self._logger = logging.getLogger("mcp.shared.session")
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("debug", "info", "warning", "error", "exception", "critical", "log"):
-            return getattr(self._logger, name)
-        return getattr(logging, name)
-
-
 def quiet() -> None:
     """Count and drop the records of :data:`LOGGERS` (once a process; idempotent)."""
     with _lock:
@@ -61,7 +48,8 @@ def quiet() -> None:
     # the SDK is this Host's dependency (pydantic-ai-slim[mcp])
     session = importlib.import_module("mcp.shared.session")
     if getattr(session, "logging", None) is logging:
-        session.logging = _SessionLogging()  # type: ignore[attr-defined]
+        # it calls only log methods on ``logging``: the same calls, on the SDK's own logger
+        session.logging = logging.getLogger("mcp.shared.session")  # type: ignore[attr-defined]
 
 
 def loop_exception(_loop: Any, context: dict[str, Any]) -> None:
