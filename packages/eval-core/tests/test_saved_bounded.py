@@ -113,7 +113,7 @@ def test_a_baseline_of_more_trials_than_planned_is_refused_before_decoding(tmp_p
     """The gate's ``--baseline`` reads a Baseline the same way: counted first."""
     import pytest
 
-    from eval_core._release import baseline
+    from eval_release import baseline
 
     one = b'{"caseId":"c","trial":1,"outcome":"passed"}'
     card = (

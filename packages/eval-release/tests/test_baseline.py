@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._release import baseline
-from eval_core._release.baseline import BaselineError
+from eval_release import baseline
+from eval_release.baseline import BaselineError
 from release_fixtures import scorecard, trial
 
 
