@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import CommandRefused, Commands, hookimpl
+from eval_core.plugin import Commands, clean, hookimpl
 from eval_core.plugin import path_argument as path
 
 if TYPE_CHECKING:
@@ -16,13 +16,18 @@ if TYPE_CHECKING:
 
 
 def compare(args: argparse.Namespace) -> int:
+    """A refusal is its message on stderr, every line of it (a refused comparison lists the
+    Cases that differ, one a line), and its exit code."""
+    import sys
+
     from eval_release.compare import compare as run
     from eval_release.core_internals import Refused
 
     try:
         return run(args.before, args.after)
     except Refused as exc:
-        raise CommandRefused(str(exc), exc.code) from None
+        sys.stderr.write(clean(str(exc).rstrip("\n")) + "\n")
+        return exc.code
 
 
 @hookimpl
