@@ -67,3 +67,25 @@ def test_a_gate_that_raises_does_not_clear_and_names_its_distribution(
     assert "could not judge the leg scripted: RuntimeError: the gate's ticket server is down" in (
         result.stdout
     )
+
+
+def test_without_a_gate_installed_its_flags_are_refused_and_a_sweep_needs_none() -> None:
+    import pytest
+
+    from eval_core._loading.opening import Refused
+    from eval_core._plugins.commands import CANONICAL
+    from eval_core._plugins.plugins import build, discover
+    from eval_core._sweeping.gating import check_gated
+    from eval_core._sweeping.options import SweepOptions
+
+    without = build([p for p in discover() if p[1] != "eval-release"])
+    check_gated(SweepOptions(), without)  # a plain Sweep asks nothing of a gate
+    for flags, named, hook in (
+        ({"baseline": CANONICAL}, "--baseline", "eval_sweep_leg"),
+        ({"promote": True, "junit_xml": Path("j.xml")}, "--promote, --junit-xml", "eval_sweep_leg"),
+        ({"junit_xml": Path("j.xml")}, "--junit-xml", "eval_sweep_files"),
+    ):
+        with pytest.raises(Refused, match=f"^{named}: no release gate is installed") as refused:
+            check_gated(SweepOptions(**flags), without)
+        assert f"implementing {hook}, such as eval-release" in str(refused.value)
+    check_gated(SweepOptions(baseline=CANONICAL, promote=True), build(discover()))
