@@ -177,7 +177,7 @@ def test_the_answers_the_provider_gives_are_typed(
         (
             mcp_case(mcp={**BLOCK, "answers": {"textParts": ["a", "b"], "oversized": True}}),
             "$.mcp.answers",
-            "choose one of textParts, httpStatus and oversized",
+            "choose one of textParts, httpStatus, oversized and fault",
         ),
     ],
 )

@@ -161,3 +161,33 @@ def test_a_sandbox_told_so_streams_past_eight_mebibytes_with_no_length(
     event = answer.content.decode().removeprefix("event: message\ndata: ")
     assert len(json.loads(event)["result"]["content"][0]["text"]) > 8 * 1024 * 1024
     assert (provider.calls(["cred-big"]), provider.refusals(["cred-big"])) == (1, 1)
+
+
+def test_a_sandbox_told_a_fault_answers_with_no_result_counted_as_served_and_refused(
+    provider: Provider,
+) -> None:
+    """Each fault as it arrives on the wire: a JSON-RPC error with HTTP 200, an HTML page, a
+    length announced past 8 MiB, an event stream cut off mid-event, one with no response."""
+    seen: dict[str, Any] = {}
+    for fault in ("rpc-error", "wrong-content-type", "announced-oversize", "no-response"):
+        provider.open_sandbox(f"s-{fault}", {f"cred-{fault}": "acct"})
+        provider.set_answers(f"s-{fault}", McpAnswers(fault=fault))  # type: ignore[arg-type]
+        answer = _raw_call(provider, f"cred-{fault}")
+        seen[fault] = (answer.status_code, answer.headers["content-type"].split(";")[0])
+        if fault == "rpc-error":
+            assert answer.json()["error"]["message"].startswith("the workspace index")
+        if fault == "announced-oversize":
+            assert int(answer.headers["content-length"]) > 8 * 1024 * 1024
+        if fault == "no-response":
+            assert b"data:" not in answer.content
+        assert (provider.calls([f"cred-{fault}"]), provider.refusals([f"cred-{fault}"])) == (1, 1)
+    assert seen == {
+        "rpc-error": (200, "application/json"),
+        "wrong-content-type": (200, "text/html"),
+        "announced-oversize": (200, "application/json"),
+        "no-response": (200, "text/event-stream"),
+    }
+    provider.open_sandbox("s-cut", {"cred-cut": "acct"})
+    provider.set_answers("s-cut", McpAnswers(fault="cut-off"))
+    with pytest.raises(httpx.RemoteProtocolError):
+        _raw_call(provider, "cred-cut")

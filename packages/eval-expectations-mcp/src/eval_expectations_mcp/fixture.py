@@ -55,6 +55,13 @@ class McpAnswers(msgspec.Struct, **BLOCK):
     """Every call is answered with this HTTP error status (400 to 599) and a JSON-RPC error."""
     oversized: bool = False
     """Every call is answered with an event stream of no stated length past 8 MiB."""
+    fault: (
+        Literal["rpc-error", "wrong-content-type", "announced-oversize", "cut-off", "no-response"]
+        | None
+    ) = None
+    """Every call is answered with no result: a JSON-RPC error (HTTP 200), an HTML page, a JSON
+    body whose length is announced past 8 MiB, an event cut off mid-answer (the connection
+    dropped), an event stream that ends without a response."""
 
 
 class McpFixture(msgspec.Struct, **BLOCK):
@@ -133,9 +140,14 @@ def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
         status = answers.http_status
         if status is not None and (isinstance(status, bool) or not 400 <= status <= 599):
             yield "$.mcp.answers.httpStatus", f"{status!r} is not an HTTP error status (400-599)"
-        chosen = [bool(answers.text_parts), status is not None, answers.oversized]
+        chosen = [
+            bool(answers.text_parts),
+            status is not None,
+            answers.oversized,
+            answers.fault is not None,
+        ]
         if sum(chosen) > 1:
-            yield "$.mcp.answers", "choose one of textParts, httpStatus and oversized"
+            yield "$.mcp.answers", "choose one of textParts, httpStatus, oversized and fault"
     revoked = fixture.revoke_grant_before_approval
     if revoked is not None and revoked not in granted:
         yield (

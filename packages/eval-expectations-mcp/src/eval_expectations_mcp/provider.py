@@ -12,9 +12,12 @@ it on the same process; ``DELETE /eval/sandboxes/<id>`` forgets it when the Tria
 vendor it refuses what its own rules forbid (a blank note) with an ``isError`` answer. A
 sandbox may also be told how its ``tools/call`` requests are answered (``PUT
 /eval/sandboxes/<id>/answers``), as real servers answer: ``status`` in several text parts, every
-call with an HTTP error status and a JSON-RPC error (a 403 from a gateway), or an event stream
-with no length that runs past the runtime's 8 MiB cap. It counts the ``tools/call`` requests it
-served per credential, and of those the ones it refused (``isError``, or an HTTP error status);
+call with an HTTP error status and a JSON-RPC error (a 403 from a gateway), an event stream
+with no length that runs past the runtime's 8 MiB cap, or a ``fault``: a JSON-RPC error, an
+HTML page, a JSON body announced past 8 MiB, an event cut off mid-answer, an event stream that
+ends without a response. It counts the ``tools/call`` requests it
+served per credential, and of those the ones it refused (``isError``, or any answer that is no
+result: an HTTP error, an oversized answer, a fault);
 the fixture reads its own counters back over plain HTTP (``GET /eval/calls?credential=...``),
 which is never a ``tools/call``.
 This is the only module of the package that imports the MCP SDK's server side.
@@ -33,7 +36,7 @@ from typing import Any
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import CallToolResult, TextContent
 from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 server = FastMCP("eval-mcp", log_level="WARNING", stateless_http=False)
@@ -206,17 +209,46 @@ def _answered(scope: Scope, body: bytes) -> ASGIApp | None:
     credential = headers.get(b"authorization", b"").decode().removeprefix("Bearer ").strip()
     owner = _accounts.get(credential)
     answers = _answers.get(owner[0], {}) if owner is not None else {}
-    status, oversized = answers.get("httpStatus"), answers.get("oversized")
-    if not status and not oversized:
+    status, oversized, fault = (answers.get(k) for k in ("httpStatus", "oversized", "fault"))
+    if not status and not oversized and not fault:
         return None
     _calls[credential] = _calls.get(credential, 0) + 1
     _refused[credential] = _refused.get(credential, 0) + 1
+    request_id = message.get("id")
     if status:
         error = {"code": -32001, "message": "the gateway refused the request for this account"}
         return JSONResponse(
-            {"jsonrpc": "2.0", "id": message.get("id"), "error": error}, status_code=int(status)
+            {"jsonrpc": "2.0", "id": request_id, "error": error}, status_code=int(status)
         )
-    return StreamingResponse(_oversized(message.get("id")), media_type="text/event-stream")
+    if oversized:
+        return StreamingResponse(_oversized(request_id), media_type="text/event-stream")
+    return _faulty(str(fault), request_id)
+
+
+def _faulty(fault: str, request_id: Any) -> ASGIApp:
+    """An answer that is no result, as a misbehaving server or a proxy in front of it gives."""
+    if fault == "rpc-error":
+        error = {"code": -32603, "message": "the workspace index is rebuilding; try again later"}
+        return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": error})
+    if fault == "wrong-content-type":
+        return Response("<html><body>Down for maintenance</body></html>", media_type="text/html")
+    if fault == "announced-oversize":  # a JSON body whose Content-Length says it all
+        result = {"content": [{"type": "text", "text": "x" * OVERSIZED}]}
+        return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
+    if fault == "cut-off":
+        return StreamingResponse(_cut_off(request_id), media_type="text/event-stream")
+    return StreamingResponse(_no_response(), media_type="text/event-stream")  # "no-response"
+
+
+async def _cut_off(request_id: Any) -> Any:
+    """Half an event, then the connection is dropped (the chunked body never ends)."""
+    yield f'event: message\ndata: {{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, '.encode()
+    raise ConnectionAbortedError("the provider drops the connection mid-answer")
+
+
+async def _no_response() -> Any:
+    """An event stream that ends after a keep-alive comment, never answering the request."""
+    yield b": keep-alive\n\n"
 
 
 async def _oversized(request_id: Any) -> Any:
