@@ -252,21 +252,22 @@ def main() -> None:
     for name, by_size in results.items():
         row = "  ".join(f"{by_size[n][0]:7.3f} ({by_size[n][1]:6.3f})" for n in sizes)
         print(f"  {name:<22}{row}")
-    print("\nratios, peer wall time / our wall time (warm | cold):")
     ours_warm, ours_cold = results["this project, warm"], results["this project, cold"]
-    for name, by_size in results.items():
-        if name.startswith("this project"):
-            continue
-        row = "  ".join(
-            f"N={n}: {by_size[n][0] / ours_warm[n][0]:5.1f}x | "
-            f"{by_size[n][0] / ours_cold[n][0]:5.1f}x"
-            for n in sizes
-        )
-        print(f"  {name:<16} {row}")
+    for measure, what in ((0, "wall time"), (1, "CPU")):  # CPU: what a loaded machine moves least
+        print(f"\nratios, peer {what} / our {what} (warm | cold):")
+        for name, by_size in results.items():
+            if name.startswith("this project"):
+                continue
+            row = "  ".join(
+                f"N={n}: {by_size[n][measure] / ours_warm[n][measure]:5.1f}x | "
+                f"{by_size[n][measure] / ours_cold[n][measure]:5.1f}x"
+                for n in sizes
+            )
+            print(f"  {name:<16} {row}")
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
-        per = (ours_warm[hi][0] - ours_warm[lo][0]) / (hi - lo) * 1000
-        print(f"\nour marginal wall time per Case, warm: {per:.3f} ms")
+        per = [(ours_warm[hi][i] - ours_warm[lo][i]) / (hi - lo) * 1000 for i in (0, 1)]
+        print(f"\nour marginal cost per Case, warm: {per[0]:.3f} ms wall, {per[1]:.3f} ms CPU")
     for name in skipped:
         print(f"skipped {name}: not found (see --help for where it is looked for)")
 
