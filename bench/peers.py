@@ -169,83 +169,71 @@ def median_of(
     return statistics.median(walls), statistics.median(cpus)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="100,1000")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--promptfoo", default=os.environ.get("PEERS_PROMPTFOO", "/tmp/peers"))
-    parser.add_argument(
-        "--inspect", default=os.environ.get("PEERS_INSPECT", "/tmp/peers-venv/bin/python")
-    )
-    parser.add_argument("--pydantic", default=os.environ.get("PEERS_PYDANTIC", sys.executable))
-    args = parser.parse_args()
-    runs = max(3, args.runs)
-    sizes = [int(s) for s in args.sizes.split(",")]
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+Peer = tuple[list[str], dict[str, str], Path]
+Results = dict[str, dict[int, tuple[float, float]]]
 
-    results: dict[str, dict[int, tuple[float, float]]] = {}
-    skipped: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="peers-") as tmp:
-        work = Path(tmp)
-        warm_cache, cold_cache = work / "cache-warm", work / "cache-cold"
-        warm = {**base, "EVAL_CACHE_DIR": str(warm_cache)}
-        cold = {**base, "EVAL_CACHE_DIR": str(cold_cache)}
-        one = make_corpus(work / "one", 1)
-        print(f"start-up, wall / CPU, median of {runs}:")
-        for label, argv in (
-            ("eval --help", [EVAL, "--help"]),
-            ("one-Case Sweep, warm", [EVAL, "sweep", str(one), "--quiet"]),
-        ):
-            wall, cpu = median_of(argv, runs, warm, ROOT)
-            print(f"  {label:<22} {wall:6.3f} s  {cpu:6.3f} s")
-        wall, cpu = median_of([EVAL, "sweep", str(one), "--quiet"], runs, cold, ROOT, cold_cache)
-        print(f"  {'one-Case Sweep, cold':<22} {wall:6.3f} s  {cpu:6.3f} s")
 
-        peers: dict[str, tuple[list[str], dict[str, str], Path] | None] = {}
-        script = work / "pydantic_evals_peer.py"
-        script.write_text(PYDANTIC_EVALS)
-        probe = [args.pydantic, "-c", "import pydantic_evals, pydantic_ai"]
-        found = subprocess.run(probe, capture_output=True, check=False).returncode == 0
-        peers["Pydantic Evals"] = ([args.pydantic, str(script)], base, work) if found else None
-        binary = Path(args.promptfoo) / "node_modules" / ".bin" / "promptfoo"
-        quiet = {
-            **base,
-            "PROMPTFOO_DISABLE_TELEMETRY": "1",
-            "PROMPTFOO_DISABLE_UPDATE": "1",
-            "PROMPTFOO_CACHE_ENABLED": "false",
-            "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo-home"),
-        }
-        peers["promptfoo"] = ([str(binary)], quiet, work) if binary.exists() else None
-        script = work / "inspect_peer.py"
-        script.write_text(INSPECT)
-        probe = [args.inspect, "-c", "import inspect_ai"]
-        found = Path(args.inspect).exists() and (
-            subprocess.run(probe, capture_output=True, check=False).returncode == 0
+def runs_python(python: str, code: str) -> bool:
+    """Whether ``python`` exists and runs ``code`` (the peer is installed there)."""
+    try:
+        return (
+            subprocess.run([python, "-c", code], capture_output=True, check=False).returncode == 0
         )
-        peers["Inspect AI"] = ([args.inspect, str(script)], base, work) if found else None
+    except OSError:
+        return False
 
-        for n in sizes:
-            corpus = make_corpus(work / f"corpus-{n}", n)
-            sweep = [EVAL, "sweep", str(corpus), "--quiet"]
-            results.setdefault("this project, warm", {})[n] = median_of(sweep, runs, warm, ROOT)
-            results.setdefault("this project, cold", {})[n] = median_of(
-                sweep, runs, cold, ROOT, cold_cache
-            )
-            for name, how in peers.items():
-                if how is None:
-                    continue
-                command, env, cwd = how
-                if name == "promptfoo":
-                    config = promptfoo_config(work, n)
-                    argv = [*command, "eval", "-c", str(config), "--no-cache", "--no-write"]
-                    argv += ["--no-table", "--no-progress-bar", "--no-share", "-j", "4"]
-                elif name == "Inspect AI":
-                    argv = [*command, str(n), str(work / "inspect-logs")]
-                else:
-                    argv = [*command, str(n)]
-                results.setdefault(name, {})[n] = median_of(argv, runs, env, cwd)
-        skipped = [name for name, how in peers.items() if how is None]
 
+def found_peers(
+    args: argparse.Namespace, base: dict[str, str], work: Path
+) -> dict[str, Peer | None]:
+    """Each anchor's command, environment and folder, or ``None`` where it is not installed."""
+    peers: dict[str, Peer | None] = {}
+    script = work / "pydantic_evals_peer.py"
+    script.write_text(PYDANTIC_EVALS)
+    found = runs_python(args.pydantic, "import pydantic_evals, pydantic_ai")
+    peers["Pydantic Evals"] = ([args.pydantic, str(script)], base, work) if found else None
+    binary = Path(args.promptfoo) / "node_modules" / ".bin" / "promptfoo"
+    quiet = {
+        **base,
+        "PROMPTFOO_DISABLE_TELEMETRY": "1",
+        "PROMPTFOO_DISABLE_UPDATE": "1",
+        "PROMPTFOO_CACHE_ENABLED": "false",
+        "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo-home"),
+    }
+    peers["promptfoo"] = ([str(binary)], quiet, work) if binary.exists() else None
+    script = work / "inspect_peer.py"
+    script.write_text(INSPECT)
+    found = runs_python(args.inspect, "import inspect_ai")
+    peers["Inspect AI"] = ([args.inspect, str(script)], base, work) if found else None
+    return peers
+
+
+def peer_argv(name: str, command: list[str], n: int, work: Path) -> list[str]:
+    if name == "promptfoo":
+        config = promptfoo_config(work, n)
+        argv = [*command, "eval", "-c", str(config), "--no-cache", "--no-write"]
+        return [*argv, "--no-table", "--no-progress-bar", "--no-share", "-j", "4"]
+    if name == "Inspect AI":
+        return [*command, str(n), str(work / "inspect-logs")]
+    return [*command, str(n)]
+
+
+def start_up(work: Path, runs: int, warm: dict[str, str], cold: dict[str, str]) -> None:
+    """What every process pays before its first Trial: ``eval --help``, a one-Case Sweep."""
+    one = make_corpus(work / "one", 1)
+    print(f"start-up, wall / CPU, median of {runs}:")
+    for label, argv in (
+        ("eval --help", [EVAL, "--help"]),
+        ("one-Case Sweep, warm", [EVAL, "sweep", str(one), "--quiet"]),
+    ):
+        wall, cpu = median_of(argv, runs, warm, ROOT)
+        print(f"  {label:<22} {wall:6.3f} s  {cpu:6.3f} s")
+    fresh = Path(cold["EVAL_CACHE_DIR"])
+    wall, cpu = median_of([EVAL, "sweep", str(one), "--quiet"], runs, cold, ROOT, fresh)
+    print(f"  {'one-Case Sweep, cold':<22} {wall:6.3f} s  {cpu:6.3f} s")
+
+
+def report(results: Results, sizes: list[int], runs: int, skipped: list[str]) -> None:
     print(f"\nwhole processes, wall seconds (CPU), median of {runs}:")
     head = "  ".join(f"{f'N={n}':>16}" for n in sizes)
     print(f"  {'harness':<22}{head}")
@@ -270,6 +258,41 @@ def main() -> None:
         print(f"\nour marginal cost per Case, warm: {per[0]:.3f} ms wall, {per[1]:.3f} ms CPU")
     for name in skipped:
         print(f"skipped {name}: not found (see --help for where it is looked for)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,1000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--promptfoo", default=os.environ.get("PEERS_PROMPTFOO", "/tmp/peers"))
+    parser.add_argument(
+        "--inspect", default=os.environ.get("PEERS_INSPECT", "/tmp/peers-venv/bin/python")
+    )
+    parser.add_argument("--pydantic", default=os.environ.get("PEERS_PYDANTIC", sys.executable))
+    args = parser.parse_args()
+    runs = max(3, args.runs)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    results: Results = {}
+    with tempfile.TemporaryDirectory(prefix="peers-") as tmp:
+        work = Path(tmp)
+        warm = {**base, "EVAL_CACHE_DIR": str(work / "cache-warm")}
+        cold = {**base, "EVAL_CACHE_DIR": str(work / "cache-cold")}
+        start_up(work, runs, warm, cold)
+        peers = found_peers(args, base, work)
+        for n in sizes:
+            sweep = [EVAL, "sweep", str(make_corpus(work / f"corpus-{n}", n)), "--quiet"]
+            results.setdefault("this project, warm", {})[n] = median_of(sweep, runs, warm, ROOT)
+            fresh = Path(cold["EVAL_CACHE_DIR"])
+            ours = median_of(sweep, runs, cold, ROOT, fresh)
+            results.setdefault("this project, cold", {})[n] = ours
+            for name, how in peers.items():
+                if how is not None:
+                    command, env, cwd = how
+                    argv = peer_argv(name, command, n, work)
+                    results.setdefault(name, {})[n] = median_of(argv, runs, env, cwd)
+    report(results, sizes, runs, [name for name, how in peers.items() if how is None])
 
 
 if __name__ == "__main__":
