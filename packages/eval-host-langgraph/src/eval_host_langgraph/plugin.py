@@ -37,6 +37,10 @@ def langgraph_host(
     return LangGraphHost(directory, app=app, recursion_limit=recursion_limit, timeout=timeout)
 
 
+langgraph_host.framework = ("eval_host_langgraph.host",)  # type: ignore[attr-defined]
+"""Imported before the load deadline starts: it bounds the team's code, not LangGraph's import."""
+
+
 @hookimpl
 def eval_hosts() -> Mapping[str, HostFactory]:
     return {HOST_NAME: langgraph_host}

@@ -125,6 +125,12 @@ def _exchange(
             readers = [k for k in selector.get_map().values() if k.fileobj is not child.stdin]
             if exited_at is not None and (not readers or now - exited_at > SETTLE_SECONDS):
                 return bytes(out), bytes(err), False, False
+            if exited_at is None and not selector.get_map():
+                # both pipes closed and nothing left to write: wait for the exit itself, not a
+                # 50 ms poll (which every Trial's agent would otherwise pay once)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(timeout=deadline - now)
+                continue
             wait = min(deadline - now, 0.05 if exited_at is None else SETTLE_SECONDS)
             for key, _ in selector.select(wait):
                 stream: Any = key.fileobj

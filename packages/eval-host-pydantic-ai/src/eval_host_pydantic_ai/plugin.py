@@ -41,6 +41,10 @@ def pydantic_ai_host(
     )
 
 
+pydantic_ai_host.framework = ("eval_host_pydantic_ai.host",)  # type: ignore[attr-defined]
+"""Imported before the load deadline starts: it bounds the team's code, not pydantic-ai's import."""
+
+
 @hookimpl
 def eval_hosts() -> Mapping[str, HostFactory]:
     return {HOST_NAME: pydantic_ai_host}

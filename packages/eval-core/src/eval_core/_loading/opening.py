@@ -6,6 +6,7 @@ message and exits with its code, never a traceback for a user's mistake.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import stat
@@ -116,9 +117,13 @@ def _built(factory: HostFactory, name: str, start: Path, options: Mapping[str, s
     """The Host, built by its factory. A Host that owns its agents imports the team's app and
     runs its builders while it is built: that runs on a thread of its own under a deadline, so
     a hang there is a refusal in one line, not a command that never ends (the thread cannot be
-    stopped; it is a daemon and dies with the process)."""
+    stopped; it is a daemon and dies with the process). The Host's own framework (the modules
+    its factory names in ``framework``) is imported first, before the clock starts: the deadline
+    bounds the team's code, not a second of LangGraph's import on a busy machine."""
     if not agents_owned(factory):
         return factory(start, **options)
+    for module in getattr(factory, "framework", ()):
+        importlib.import_module(module)
     seconds = _load_seconds()
     built: list[Host] = []
     raised: list[BaseException] = []

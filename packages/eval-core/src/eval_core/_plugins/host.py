@@ -225,7 +225,9 @@ directory that holds ``eval.lock`` (where its project is found upwards) instead.
 
 
 def owns_agents(factory: F) -> F:
-    """Marks a Host factory whose agents are the team's code, not an Eval Soul's."""
+    """Marks a Host factory whose agents are the team's code, not an Eval Soul's. Its load (the
+    team's import and builders) runs under a deadline; a ``framework`` attribute on the factory
+    (module names: the Host's own framework) is imported before the deadline starts."""
     factory.owns_agents = True  # type: ignore[attr-defined]
     return factory
 
