@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import loop, retry_waits
+from agent_runtime.durable import retry_waits
+from agent_runtime.durable.runs import Lease, RunStore
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.runs import Lease, RunStore
+from agent_runtime.turn import loop
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import Sweep
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime import capabilities, loop, mcp_integrations
+from agent_runtime.guards import capabilities
+from agent_runtime.mcp import integrations as mcp_integrations
+from agent_runtime.turn import loop
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT, sweep_dir
 from tests.test_mutations import red_cases

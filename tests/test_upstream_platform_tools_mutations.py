@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable, guardrails, loop
+from agent_runtime.durable import executor as durable
+from agent_runtime.guards import guardrails
+from agent_runtime.turn import loop
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases

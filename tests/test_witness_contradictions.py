@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import loop, recovery
 from agent_runtime.model import ModelRequest
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn import loop, recovery
 from eval_core._case.witness import WITNESSED
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins

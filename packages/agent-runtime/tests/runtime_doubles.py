@@ -8,10 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agent_runtime.accounts import AccountAuthority
-from agent_runtime.database import Connection
-from agent_runtime.durable import TurnRequest
-from agent_runtime.loop import TurnResult, run_turn
+from agent_runtime.durable.executor import TurnRequest
 from agent_runtime.model import (
     ModelFailure,
     ModelPort,
@@ -21,9 +18,12 @@ from agent_runtime.model import (
     ToolSpec,
     Usage,
 )
-from agent_runtime.native_routes import NativeRoutes, Route
-from agent_runtime.soul import Soul
+from agent_runtime.native.accounts import AccountAuthority
+from agent_runtime.native.routes import NativeRoutes, Route
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.database import Connection
 from agent_runtime.tools import PLATFORM_TOOLS, ToolExecutor, ToolOutcome
+from agent_runtime.turn.loop import TurnResult, run_turn
 
 SHIPPED = ToolOutcome("succeeded", {"ticketId": "T-1", "status": "shipped"})
 """What ``lookup_ticket`` answers for T-1."""

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.context import assemble_system_prompt
-from agent_runtime.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTICE
-from agent_runtime.loop import REPAIR_HINT, LoopLimits, TurnResult, text_chunks
+from agent_runtime.guards.guardrails import INPUT_REFUSAL, OUTPUT_REFUSAL, WITHHELD_NOTICE
 from agent_runtime.model import ModelFailure, ModelResponse, ToolSpec, Usage
-from agent_runtime.soul import Soul, load_soul
+from agent_runtime.soul.loader import Soul, load_soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.turn.context import assemble_system_prompt
+from agent_runtime.turn.loop import REPAIR_HINT, LoopLimits, TurnResult, text_chunks
 from runtime_doubles import ScriptedModel, ScriptedTools, call, platform, say, turn, user
 
 ISSUE_REFUND = ToolSpec(

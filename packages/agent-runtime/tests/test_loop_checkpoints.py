@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, TurnResult
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.recovery import (
+from agent_runtime.soul.loader import Soul
+from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.turn.loop import OUTPUT_LIMIT_REASON, Checkpoint, TurnResult
+from agent_runtime.turn.recovery import (
     CheckpointWriteError,
     EffectLedger,
     MemoryCheckpoints,
     run_recovering,
 )
-from agent_runtime.soul import Soul
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 from runtime_doubles import ScriptedModel, platform, turn
 
 COMMENT = ToolCallRequest(

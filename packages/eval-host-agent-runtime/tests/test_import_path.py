@@ -11,15 +11,15 @@ from pathlib import Path
 EVAL_SOUL = Path(__file__).resolve().parents[3] / "corpus" / "soul"
 
 DEFERRED = {
-    "agent_runtime.attachments",  # the attachment gate: a Trial that has Files
-    "agent_runtime.documents",
-    "agent_runtime.durable",  # the durable tier: the first L3 Trial
-    "agent_runtime.file_store",
-    "agent_runtime.file_tools",
-    "agent_runtime.mcp_accounts",
-    "agent_runtime.routines",  # a Soul with a routines/ folder
-    "agent_runtime.runs",
-    "agent_runtime.storage",
+    "agent_runtime.files.attachments",  # the attachment gate: a Trial that has Files
+    "agent_runtime.files.documents",
+    "agent_runtime.durable.executor",  # the durable tier: the first L3 Trial
+    "agent_runtime.files.store",
+    "agent_runtime.files.tools",
+    "agent_runtime.mcp.accounts",
+    "agent_runtime.routines.definitions",  # a Soul with a routines/ folder
+    "agent_runtime.durable.runs",
+    "agent_runtime.store.storage",
     "eval_host_agent_runtime.l3",
     "sqlite3",
 }
@@ -31,7 +31,7 @@ import json, sys
 from pathlib import Path
 from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.recovery import MemoryCheckpoints, run_recovering
+from agent_runtime.turn.recovery import MemoryCheckpoints, run_recovering
 from agent_runtime.tools import PLATFORM_TOOLS
 from eval_core.plugin import ScriptedResult
 from eval_host_agent_runtime.host import AgentRuntimeHost
