@@ -9,7 +9,7 @@ published; anything else (no proposal, one for another Routine, one that still d
 Soul that moved under the repair: ``soul_write`` denies it ``CONFLICT``) is escalated to a person.
 Every step is recorded in ``doctor_events``, and the doctor's ``soul_write`` call and its result in
 the Run's ``run_events`` (participant ``runtime``), so what the doctor did is read back from the
-database. """
+database."""
 
 from __future__ import annotations
 
