@@ -731,7 +731,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     # -- loop.py ------------------------------------------------------------------------------
     Mutation(
         id="loop-tool-call-guard-decision-ignored",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if refused is not None:\n            self.deny(call, denial_reason(refused), "guardrail")\n',
         new='        if refused is not None and refused.stage != "tool_call":\n'
         '            self.deny(call, denial_reason(refused), "guardrail")\n',
@@ -768,7 +768,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-capability-gate-skipped",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if (forbidden := agent.denial(call.name, mutating, call.arguments)) is not None:\n",
         new="        if (forbidden := agent.denial(call.name, mutating, {})) is not None:\n",
         breaks="the capability gate is not shown the call's arguments (Skill and record scopes)",
@@ -782,9 +782,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-hosting-gate-skipped",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if (held := self.hosting.refusal(call.name)) is not None:\n",
-        new="        if (held := INDEPENDENT.refusal(call.name)) is not None:\n",
+        new="        if (held := None) is not None:\n",  # INDEPENDENT's refusal: none
         breaks="the Tool gate asks the default hosting, not the Turn's, whether a push is held",
         red=(
             "soul-author-a-platform-hosted-soul-repository-is-never-pushed-by-an-agent",
@@ -1010,7 +1010,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-finished-counts-batches-not-model-calls",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/events.py",
         old='    payload["modelCallCount"] = result.model_calls\n',
         new='    payload["modelCallCount"] = len(result.batches)\n',
         breaks="turn.finished records the Tool batches as the Turn's model calls (one short)",
@@ -1091,7 +1091,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-unknown-tool-answered-as-success",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='            outcome = ToolOutcome("failed", reason=f"unknown tool {call.name}: not declared")\n',
         new='            outcome = ToolOutcome("succeeded", {"ok": True})\n',
         breaks="a call of an undeclared Tool is answered as if it had run",
@@ -1099,7 +1099,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-side-effect-repeat-allowed",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if spec.side_effecting and (earlier := self.ran_before(call)) is not None:\n",
         new="        if spec.side_effecting and (earlier := self.ran_before(call)) is None:\n",
         breaks="a side-effecting call repeated with the same arguments runs again",
@@ -1116,15 +1116,15 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-repeat-ignores-arguments",
-        file=RUNTIME + "turn/loop.py",
-        old='                    and _compact(earlier.get("arguments")) == same\n',
+        file=RUNTIME + "turn/tool_step.py",
+        old='                    and compact_json(earlier.get("arguments")) == same\n',
         new="",
         breaks="any second call of a side-effecting Tool is a repeat, whatever its arguments",
         red=("support-a-side-effecting-email-with-new-arguments-is-not-a-repeat",),
     ),
     Mutation(
         id="loop-reviewed-tool-not-held",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if spec.reviewed and unapproved:\n",
         new="        if spec.reviewed and not unapproved:\n",
         breaks="a reviewed (MCP) Tool runs without waiting for its approval",
@@ -1139,7 +1139,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-autonomy-ceiling-skipped",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if unapproved and demands_approval(agent.autonomy, spec.mutating, None):\n",
         new="        if unapproved and demands_approval(agent.autonomy, spec.reviewed, None):\n",
         breaks="the autonomy ceiling reads the wrong flag: a mutating Tool never waits",
@@ -1156,7 +1156,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-schema-check-skipped",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        wrong = arguments.problem(spec.input_schema, call.arguments)\n        if wrong is not None:  # the Tool",
         new="        wrong = None\n        if wrong is not None:  # the Tool",
         breaks="arguments the Tool's input schema refuses reach the Tool",
@@ -1185,7 +1185,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-park-before-schema-check",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        wrong = arguments.problem(spec.input_schema, call.arguments)\n        if wrong is not None:\n            return self.repair",
         new="        wrong = None\n        if wrong is not None:\n            return self.repair",
         breaks="a call whose arguments cannot run is parked for a person's approval anyway",
@@ -1193,7 +1193,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-withheld-result-still-shown",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if withheld:\n            seen["output"] = {"withheld": WITHHELD_NOTICE}\n        else:\n',
         new='        if False:\n            seen["output"] = {"withheld": WITHHELD_NOTICE}\n        else:\n',
         breaks="a Tool result the untrusted_content guard refused still reaches the model",
@@ -1253,7 +1253,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-reason-not-screened",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]\n",
         new="        screened = outcome.output\n",
         breaks="a failed Tool's reason is not screened by the tool_result stage",
@@ -1261,9 +1261,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-repair-budget-off-by-one",
-        file=RUNTIME + "turn/loop.py",
-        old="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts\n\n    def checkpoint",
-        new="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts + 1\n\n    def checkpoint",
+        file=RUNTIME + "turn/tool_step.py",
+        old="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts\n\n    def calls",
+        new="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts + 1\n\n    def calls",
         breaks="the argument-repair budget allows one repair more than max_repair_attempts",
         red=(
             "l3-journey-statuses-fold-to-the-first-failed-turn",
@@ -1272,7 +1272,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-tool-call-limit-counts-before-batch",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if dispatched > self.limits.max_tool_calls:\n",
         new="        if dispatched - len(calls) > self.limits.max_tool_calls:\n",
         breaks="max_tool_calls is checked before the batch is counted (one batch overruns it)",
@@ -1297,14 +1297,14 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="loop-structured-answer-not-screened",
         file=RUNTIME + "turn/loop.py",
-        old="            return turn.answer(_compact(response.structured), response.structured, None)\n",
-        new="            return turn.answer(\n                _compact(response.structured), response.structured, None, screen=False\n            )\n",
+        old="            return turn.answer(compact_json(response.structured), response.structured, None)\n",
+        new="            return turn.answer(\n                compact_json(response.structured), response.structured, None, screen=False\n            )\n",
         breaks="a structured answer skips the output guards",
         red=("finance-a-structured-answer-carrying-a-card-number-is-replaced",),
     ),
     Mutation(
         id="loop-output-refusal-not-applied",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/state.py",
         old='        if refused is not None:\n            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"\n',
         new='        if refused is not None and refused.stage != "output":\n'
         '            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"\n',
@@ -1393,7 +1393,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         id="loop-compaction-skipped",
         file=RUNTIME + "turn/loop.py",
         old="        if context_budget is not None:\n",
-        new="        if context_budget is not None and resume is not None:\n",
+        new="        if context_budget is not None and first > 1:\n",
         breaks="the Turn's context budget is never applied (no compaction)",
         red=(
             "support-a-long-conversation-is-compacted-to-its-token-budget",
@@ -1404,7 +1404,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-guard-records-last-refusal",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/state.py",
         old="            if decision.blocked and refused is None:\n",
         new="            if decision.blocked:\n",
         breaks="of several blocks at one stage, the last one (not the first) is the refusal",
@@ -1414,7 +1414,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-failed-request-input-goes-on",
-        file=RUNTIME + "turn/loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if outcome.status != "succeeded":\n            self.stop = ("failed", REQUEST_INPUT_FAILED)\n        elif isinstance(',
         new="        if isinstance(",
         breaks="a request_input that failed lets the Turn go on to its later Tool calls",

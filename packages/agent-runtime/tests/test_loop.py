@@ -13,7 +13,10 @@ from agent_runtime.model import ModelFailure, ModelResponse, ToolSpec, Usage
 from agent_runtime.soul.loader import Soul, load_soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 from agent_runtime.turn.context import assemble_system_prompt
-from agent_runtime.turn.loop import REPAIR_HINT, LoopLimits, TurnResult, text_chunks
+from agent_runtime.turn.events import text_chunks
+from agent_runtime.turn.result import TurnResult
+from agent_runtime.turn.settings import LoopLimits
+from agent_runtime.turn.tool_step import REPAIR_HINT
 from runtime_doubles import ScriptedModel, ScriptedTools, call, platform, say, turn, user
 
 ISSUE_REFUND = ToolSpec(

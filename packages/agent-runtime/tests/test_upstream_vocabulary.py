@@ -15,7 +15,7 @@ from agent_runtime.durable.runs import RunStore
 from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.soul.loader import Soul
 from agent_runtime.store.storage import StoreTemplate
-from agent_runtime.turn.loop import LoopLimits
+from agent_runtime.turn.settings import LoopLimits
 from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, turn_request
 
 

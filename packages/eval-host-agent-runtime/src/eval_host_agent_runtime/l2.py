@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import ToolExecutor
-from agent_runtime.turn.loop import TurnResult
 from agent_runtime.turn.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
+from agent_runtime.turn.result import TurnResult
+from agent_runtime.turn.settings import TurnSettings, TurnStart
 from eval_core.plugin import CaseBase, Evidence, ModelSession, Testimony
 from eval_core.plugin import Usage as EvalUsage
 from eval_host_agent_runtime.events import Decisions, Recorder
@@ -94,20 +95,20 @@ class L2Trial:
             budget = found.budget.tokens
             hosting = found.hosting.hosting()
         witness = ToolWitness(executor)
-        result = run_recovering(
-            executor=witness,
-            checkpoints=MemoryCheckpoints(crash),
+        settings = TurnSettings(
             soul=self.soul,
             agent_slug=case.agent,
             context=case.context or {},
-            messages=messages(case.input),
             tools=tools_of(case),
             model=ModelPort(self.model),
+            executor=witness,
             listener=self.recorder,
             attachments=gate,
             context_budget=budget,
             hosting=hosting,
         )
+        start = TurnStart(messages=messages(case.input))
+        result = run_recovering(settings, start, MemoryCheckpoints(crash))
         return evidence_of(result, case.tier, self.recorder, witness)
 
     def close(self) -> None:

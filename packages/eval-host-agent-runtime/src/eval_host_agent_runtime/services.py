@@ -15,8 +15,8 @@ import msgspec
 from agent_runtime.hosting import SOUL_HOSTS, Hosting, SoulHost
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from agent_runtime.turn.loop import Checkpoint
 from agent_runtime.turn.recovery import CheckpointWriteError
+from agent_runtime.turn.settings import Checkpoint
 from eval_host_agent_runtime.events import Subscriber
 
 if TYPE_CHECKING:  # the File Tools load with the first Trial that puts a File

@@ -24,17 +24,16 @@ from agent_runtime.durable.runs import Lease, Minted, RunStore
 from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
-from agent_runtime.turn.loop import (
-    PARTICIPANT_EVENTS,
-    RETRY_WAIT,
+from agent_runtime.turn.events import PARTICIPANT_EVENTS, Listener, finished_payload
+from agent_runtime.turn.loop import run_turn
+from agent_runtime.turn.result import RETRY_WAIT, TurnResult
+from agent_runtime.turn.settings import (
     ApprovalPolicy,
     AttachmentCheck,
     Checkpoint,
-    Listener,
     LoopLimits,
-    TurnResult,
-    finished_payload,
-    run_turn,
+    TurnSettings,
+    TurnStart,
 )
 
 CONTEXT_UNRESOLVED = "context_unresolved"
@@ -287,11 +286,10 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
     else:
         history = store.history(request.conversation_id)
         history_count = len(history)
-    result = run_turn(
-        soul,
-        request.agent,
+    settings = TurnSettings(
+        soul=soul,
+        agent_slug=request.agent,
         context=context,
-        messages=history,
         tools=request.tools,
         model=request.model,
         executor=LedgerExecutor(store, lease, request.executor(soul, lease)),
@@ -299,14 +297,18 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         listener=events,
         approval=request.approval,
         checkpoints=DbCheckpointer(store, lease, history_count),
+        attachments=request.attachments,
+        announce_finish=False,
+    )
+    start = TurnStart(
+        messages=history,
         resume=checkpoint,
         approved=store.granted_calls(lease.state_id),
-        attachments=request.attachments,
         turn_id=lease.turn_id,
         attempt=lease.generation,
         conversation_id=request.conversation_id,
-        announce_finish=False,
     )
+    result = run_turn(settings, start)
     if result.status == "awaiting_retry" and result.awaiting is not None:
         call, parked = result.awaiting, result.parked
         assert parked is not None

@@ -44,7 +44,7 @@ from agent_runtime.store.database import Connection
 from agent_runtime.store.storage import atomic
 from agent_runtime.tools import ToolOutcome, ToolStatus
 from agent_runtime.turn import arguments as argument_schema
-from agent_runtime.turn.loop import call_payload, denied_payload, preview, result_payload
+from agent_runtime.turn.events import call_payload, denied_payload, preview, result_payload
 
 SOURCE = "routine"
 EFFECT = "effect"

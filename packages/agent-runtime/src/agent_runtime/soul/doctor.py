@@ -28,7 +28,7 @@ from agent_runtime.soul.repo import Commit, Publication, SoulRepo, SoulWriter
 from agent_runtime.store.database import Connection
 from agent_runtime.store.storage import atomic
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from agent_runtime.turn.loop import call_payload, result_payload
+from agent_runtime.turn.events import call_payload, result_payload
 
 DOCTOR = "soul-doctor"
 """Who writes a repair (never an agent of the Soul: it may repair any Routine)."""

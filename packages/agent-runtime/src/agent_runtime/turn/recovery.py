@@ -11,11 +11,13 @@ fault port: it may fail a write on purpose (chaos testing, an operator drill).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
-from agent_runtime.turn.loop import Checkpoint, TurnResult, run_turn
+from agent_runtime.turn.loop import run_turn
+from agent_runtime.turn.result import TurnResult
+from agent_runtime.turn.settings import Checkpoint, TurnSettings, TurnStart
 
 CheckpointFault = Callable[[Checkpoint], None]
 """Called before each write; raising :class:`CheckpointWriteError` fails that write."""
@@ -65,16 +67,16 @@ class EffectLedger:
 
 
 def run_recovering(
-    *, executor: ToolExecutor, checkpoints: MemoryCheckpoints, **turn: Any
+    settings: TurnSettings, start: TurnStart, checkpoints: MemoryCheckpoints
 ) -> TurnResult:
     """:func:`run_turn` with its checkpoints kept, resuming after a failed checkpoint write."""
-    ledger = EffectLedger(executor)
-    resume: Checkpoint | None = None
+    settings = replace(settings, executor=EffectLedger(settings.executor), checkpoints=checkpoints)
     for _ in range(MAX_RECOVERIES + 1):
         try:
-            return run_turn(executor=ledger, checkpoints=checkpoints, resume=resume, **turn)
+            return run_turn(settings, start)
         except CheckpointWriteError:
             resume = checkpoints.latest()
             if resume is None:
                 raise
+            start = replace(start, resume=resume)
     raise CheckpointWriteError(f"the checkpoint store failed {MAX_RECOVERIES + 1} times")
