@@ -1297,8 +1297,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="loop-structured-answer-not-screened",
         file=RUNTIME + "turn/loop.py",
-        old="            return turn.answer(compact_json(response.structured), response.structured, None)\n",
-        new="            return turn.answer(\n                compact_json(response.structured), response.structured, None, screen=False\n            )\n",
+        old="        return turn.answer(compact_json(response.structured), response.structured, None)\n",
+        new="        return turn.answer(\n            compact_json(response.structured), response.structured, None, screen=False\n        )\n",
         breaks="a structured answer skips the output guards",
         red=("finance-a-structured-answer-carrying-a-card-number-is-replaced",),
     ),
@@ -1569,10 +1569,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="the fast pre-check accepts a number above its maximum",
         red=("triage-a-search-with-a-limit-above-fifty-is-refused-by-the-schema",),
     ),
-    # -- tools.py -----------------------------------------------------------------------------
+    # -- declarations/ ------------------------------------------------------------------------
     Mutation(
         id="tools-slack-message-not-mutating",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/slack.py",
         old='            ("channel", "text"),\n        ),\n        mutating=True,\n',
         new='            ("channel", "text"),\n        ),\n',
         breaks="send_slack_message is not declared mutating (no autonomy ceiling, no restriction)",
@@ -1580,7 +1580,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tools-objects-allow-extra-properties",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/schema.py",
         old='        "additionalProperties": False,\n',
         new='        "additionalProperties": True,\n',
         breaks="platform Tool schemas accept properties they do not declare",
@@ -1588,7 +1588,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tools-repository-pattern-dropped",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/github.py",
         old='    "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",\n',
         new="",
         breaks="a repository argument need not be owner/name",

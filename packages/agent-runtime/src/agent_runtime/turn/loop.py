@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_runtime.guards.guardrails import INPUT_REFUSAL, GuardrailConfig, Guardrails
-from agent_runtime.model import ModelFailure, ModelRequest, ToolSpec
+from agent_runtime.model import ModelFailure, ModelRequest, ModelResponse, ToolSpec
 from agent_runtime.turn.compaction import compact
 from agent_runtime.turn.context import assemble_system_prompt
 from agent_runtime.turn.events import Listener, compact_json, context_digest, policy_digest
@@ -121,11 +121,13 @@ def run_turn(settings: TurnSettings, start: TurnStart) -> TurnResult:
         for text in (_latest_user_text(messages), *screened_files):
             if turn.record(turn.guards.check_input(text)) is not None:
                 return turn.answer(INPUT_REFUSAL, None, "input_refused", screen=False)
-        return _model_calls(turn, settings, declared, 1, 0)
-    settled, dispatched = _resume(turn, resume)
-    if settled is not None:
-        return settled
-    return _model_calls(turn, settings, declared, resume.iteration + 1, dispatched)
+        first, dispatched = 1, 0
+    else:
+        settled, dispatched = _resume(turn, resume)
+        if settled is not None:
+            return settled
+        first = resume.iteration + 1
+    return _model_calls(turn, settings, declared, first, dispatched)
 
 
 def _model_calls(
@@ -175,9 +177,14 @@ def _model_calls(
             if settled is not None:
                 return settled
             continue
-        if response.structured is not None:
-            return turn.answer(compact_json(response.structured), response.structured, None)
-        if response.text is not None and response.text.strip():
-            return turn.answer(response.text, None, None)
-        return turn.settle("failed", "empty_model_output", "none")
+        return _answer(turn, response)
     return turn.settle("failed", ITERATION_LIMIT, "tool_calls")
+
+
+def _answer(turn: ToolStep, response: ModelResponse) -> TurnResult:
+    """A response that asked for no Tool: its structured output or text is the answer."""
+    if response.structured is not None:
+        return turn.answer(compact_json(response.structured), response.structured, None)
+    if response.text is not None and response.text.strip():
+        return turn.answer(response.text, None, None)
+    return turn.settle("failed", "empty_model_output", "none")
