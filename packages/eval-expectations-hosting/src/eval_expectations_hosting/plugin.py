@@ -36,8 +36,10 @@ REPOSITORY = "hosting_authority"
 SAFETY = "safety_hosting_authority"
 PUSH = "soul_repo_push"
 
-Authority = Literal["independent", "tulipfarm"]
-HOSTS: dict[str, str] = {"independent": "independent", "tulipfarm": "platform"}
+PLATFORM = "tulipfarm"
+"""The platform's name as the spec (and so a Case) spells it."""
+Authority = Literal["independent", "tulipfarm"]  # a type spells its values: PLATFORM's
+HOSTS: dict[str, str] = {"independent": "independent", PLATFORM: "platform"}
 """The Case's names for who hosts (the spec's) -> the runtime's."""
 
 
@@ -67,18 +69,18 @@ def eval_case_fields() -> list[CaseField]:
         authority(
             name=REPOSITORY,
             description=(
-                "Who hosts the Soul repository: independent (the business) or tulipfarm (the "
+                f"Who hosts the Soul repository: independent (the business) or {PLATFORM} (the "
                 "platform, which denies soul_repo_push). Needs soul_repo_push, unscripted."
             ),
-            examples=["tulipfarm"],
+            examples=[PLATFORM],
         ),
         authority(
             name=SAFETY,
             description=(
-                "Whether the Soul runs on the platform (tulipfarm), under its safety floor "
+                f"Whether the Soul runs on the platform ({PLATFORM}), under its safety floor "
                 "unioned with the Soul's guardrails, or on its own (independent)."
             ),
-            examples=["tulipfarm"],
+            examples=[PLATFORM],
         ),
     ]
 

@@ -2,7 +2,7 @@
 
 A Soul or a Case written for the original spells a Routine one of two ways, and both load here:
 
-- the **canonical envelope** ``{apiVersion: tulipfarm.ai/v1, kind: Routine, metadata {slug..},
+- the **canonical envelope** ``{apiVersion: <platform name>.ai/v1, kind: Routine, metadata {slug..},
   spec {start, states [{type: tool | compute, name, toolRef {name}, input, transition | end}]}}``,
   whose ``${ input.x }`` / ``${ states.Name.output }`` expressions are the same references as this
   runtime's ``$from`` templates: it is translated to the runtime's form, so it runs;
@@ -22,8 +22,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
+from agent_runtime.platform_name import PLATFORM_NAME
+
 Form = Literal["runtime", "canonical", "workflow"]
-API_VERSION = "tulipfarm.ai/v1"
+API_VERSION = f"{PLATFORM_NAME}.ai/v1"
 _EXPRESSION = re.compile(r"^\$\{\s*(input|states)((?:\.[A-Za-z0-9_-]+)*)\s*\}\Z")
 _WORKFLOW_TOP = frozenset(
     {"id", "version", "name", "description", "start", "functions", "states", "specVersion"}

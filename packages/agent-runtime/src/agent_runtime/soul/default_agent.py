@@ -1,14 +1,17 @@
 """The platform's built-in default assistant, there in every Soul.
 
 The original platform answers a conversation that names no agent of the Soul with its own
-assistant, ``__tulipfarm_default__``; its Cases address it by that slug. It is the platform's,
-not the Soul's: no ``agents/`` directory defines it, no Soul may shadow its slug (the
-double-underscore form is not a directory slug), and it is not listed among a Soul's agents.
+assistant, ``__<platform name>_default__`` (:mod:`agent_runtime.platform_name`); its Cases
+address it by that slug. It is the platform's, not the Soul's: no ``agents/`` directory defines
+it, no Soul may shadow its slug (the double-underscore form is not a directory slug), and it is
+not listed among a Soul's agents.
 """
 
 from __future__ import annotations
 
-DEFAULT_AGENT_SLUG = "__tulipfarm_default__"
+from agent_runtime.platform_name import PLATFORM_NAME
+
+DEFAULT_AGENT_SLUG = f"__{PLATFORM_NAME}_default__"
 
 DEFAULT_AGENT_DESCRIPTION = "The platform's default assistant."
 
