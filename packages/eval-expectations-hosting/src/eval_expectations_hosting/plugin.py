@@ -36,10 +36,8 @@ REPOSITORY = "hosting_authority"
 SAFETY = "safety_hosting_authority"
 PUSH = "soul_repo_push"
 
-PLATFORM = "tulipfarm"
-"""The platform's name as the spec (and so a Case) spells it."""
-Authority = Literal["independent", "tulipfarm"]  # a type spells its values: PLATFORM's
-HOSTS: dict[str, str] = {"independent": "independent", PLATFORM: "platform"}
+Authority = Literal["independent", "tulipfarm"]
+HOSTS: dict[str, str] = {"independent": "independent", "tulipfarm": "platform"}
 """The Case's names for who hosts (the spec's) -> the runtime's."""
 
 
@@ -69,18 +67,18 @@ def eval_case_fields() -> list[CaseField]:
         authority(
             name=REPOSITORY,
             description=(
-                f"Who hosts the Soul repository: independent (the business) or {PLATFORM} (the "
+                "Who hosts the Soul repository: independent (the business) or tulipfarm (the "
                 "platform, which denies soul_repo_push). Needs soul_repo_push, unscripted."
             ),
-            examples=[PLATFORM],
+            examples=["tulipfarm"],
         ),
         authority(
             name=SAFETY,
             description=(
-                f"Whether the Soul runs on the platform ({PLATFORM}), under its safety floor "
+                "Whether the Soul runs on the platform (tulipfarm), under its safety floor "
                 "unioned with the Soul's guardrails, or on its own (independent)."
             ),
-            examples=[PLATFORM],
+            examples=["tulipfarm"],
         ),
     ]
 
