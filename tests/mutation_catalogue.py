@@ -1517,7 +1517,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="arguments-precheck-ignores-required",
         file=RUNTIME + "turn/arguments.py",
-        old='        if any(name not in value for name in schema.get("required", ())):\n            return False\n',
+        old='    if any(name not in value for name in schema.get("required", ())):\n        return False\n',
         new="",
         breaks="the fast pre-check accepts an object missing a required property",
         red=(
@@ -1537,15 +1537,15 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="arguments-precheck-max-length-ignored",
         file=RUNTIME + "turn/arguments.py",
-        old='        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):\n',
-        new='        if not schema.get("minLength", 0) <= len(value):\n',
+        old='    if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):\n',
+        new='    if not schema.get("minLength", 0) <= len(value):\n',
         breaks="the fast pre-check accepts a string over its maxLength",
         red=("triage-an-issue-title-over-256-characters-is-refused-by-the-schema",),
     ),
     Mutation(
         id="arguments-precheck-unique-items-ignored",
         file=RUNTIME + "turn/arguments.py",
-        old='        if schema.get("uniqueItems") and not _distinct_strings(value):\n            return False\n',
+        old='    if schema.get("uniqueItems") and not _distinct_strings(value):\n        return False\n',
         new="",
         breaks="the fast pre-check accepts an array with a repeated item under uniqueItems",
         red=("triage-a-label-given-twice-is-refused-by-the-schema",),
@@ -1553,8 +1553,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="arguments-precheck-extra-properties-allowed",
         file=RUNTIME + "turn/arguments.py",
-        old='        extra = schema.get("additionalProperties", True)\n',
-        new="        extra = True\n",
+        old='    extra = schema.get("additionalProperties", True)\n',
+        new="    extra = True\n",
         breaks="the fast pre-check accepts properties additionalProperties: false refuses",
         red=(
             "l3-routine-refuses-arguments-its-tool-contract-does-not-take",

@@ -122,16 +122,12 @@ class FileTools:
         args = arguments if isinstance(arguments, dict) else {}
         filename, fmt = args.get("filename"), args.get("format")
         content, title = args.get("content"), args.get("title")
-        if not isinstance(filename, str) or not 1 <= len(filename.strip()) <= MAX_FILENAME_CHARS:
-            return _error("validation_error", "filename must be 1 to 200 characters")
-        if not isinstance(fmt, str) or fmt not in FORMATS:
-            return _error("validation_error", f"format must be one of {', '.join(FORMATS)}")
-        if not isinstance(content, str):
-            return _error("validation_error", "content must be text")
-        if title is not None and not isinstance(title, str):
-            return _error("validation_error", "title must be text")
-        if len(content) > MAX_CREATE_CHARS:
-            return _error("oversize_value", f"content is above {MAX_CREATE_CHARS} characters")
+        wrong = _create_problem(filename, fmt, content, title)
+        if wrong is not None:
+            return wrong
+        assert (
+            isinstance(filename, str) and isinstance(fmt, str) and isinstance(content, str)
+        )  # checked
         media_type, extension = FORMATS[fmt]
         try:
             data = render(fmt, content, title)
@@ -199,3 +195,18 @@ class FileTools:
 def audience(store: FileStore, requester: str, principal: str) -> list[str]:
     """Who a generated File is shared with: the requester, and the principal's assigned Roles."""
     return [user(requester), *(f"role:{r}" for r in store.roles_of(principal))]
+
+
+def _create_problem(filename: Any, fmt: Any, content: Any, title: Any) -> ToolOutcome | None:
+    """What is wrong with ``file_create``'s arguments, checked in the original's order."""
+    if not isinstance(filename, str) or not 1 <= len(filename.strip()) <= MAX_FILENAME_CHARS:
+        return _error("validation_error", "filename must be 1 to 200 characters")
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        return _error("validation_error", f"format must be one of {', '.join(FORMATS)}")
+    if not isinstance(content, str):
+        return _error("validation_error", "content must be text")
+    if title is not None and not isinstance(title, str):
+        return _error("validation_error", "title must be text")
+    if len(content) > MAX_CREATE_CHARS:
+        return _error("oversize_value", f"content is above {MAX_CREATE_CHARS} characters")
+    return None

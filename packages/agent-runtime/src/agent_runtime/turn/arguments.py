@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -67,27 +68,40 @@ def _sound(schema: Any, depth: int) -> bool:
 
 
 def _keyword_sound(key: str, item: Any, depth: int) -> bool:
-    if key == "type":
-        return isinstance(item, str) and item in _TYPES
-    if key in _TEXTS:
-        return isinstance(item, str)
-    if key == "properties":
-        return isinstance(item, dict) and all(_sound(s, depth) for s in item.values())
-    if key == "required":
-        return isinstance(item, list) and _distinct_strings(item)
-    if key in ("additionalProperties", "items"):
-        return _sound(item, depth)
-    if key in ("examples", "enum"):
-        return isinstance(item, list)
-    if key in ("minimum", "maximum"):
-        return _number(item)
-    if key in _LENGTHS:
-        return type(item) is int and item >= 0
-    if key == "pattern":
-        return isinstance(item, str) and _compiles(item)
-    if key == "uniqueItems":
-        return isinstance(item, bool)
-    return key == "default"
+    """Whether one keyword of the subset has a valid value (an unknown keyword: never)."""
+    check = _KEYWORDS.get(key)
+    return check is not None and check(item, depth)
+
+
+def _properties_sound(item: Any, depth: int) -> bool:
+    return isinstance(item, dict) and all(_sound(s, depth) for s in item.values())
+
+
+def _text(item: Any, _depth: int) -> bool:
+    return isinstance(item, str)
+
+
+def _length(item: Any, _depth: int) -> bool:
+    return type(item) is int and item >= 0
+
+
+_KEYWORDS: dict[str, Callable[[Any, int], bool]] = {
+    "type": lambda item, _: isinstance(item, str) and item in _TYPES,
+    "properties": _properties_sound,
+    "required": lambda item, _: isinstance(item, list) and _distinct_strings(item),
+    "additionalProperties": _sound,
+    "items": _sound,
+    "examples": lambda item, _: isinstance(item, list),
+    "enum": lambda item, _: isinstance(item, list),
+    "minimum": lambda item, _: _number(item),
+    "maximum": lambda item, _: _number(item),
+    "pattern": lambda item, _: isinstance(item, str) and _compiles(item),
+    "uniqueItems": lambda item, _: isinstance(item, bool),
+    "default": lambda _item, _: True,
+    **dict.fromkeys(_TEXTS, _text),
+    **dict.fromkeys(_LENGTHS, _length),
+}
+"""The subset's keywords, each with the test of its own value."""
 
 
 def _conforms(schema: Any, value: Any) -> bool:
@@ -106,23 +120,40 @@ def _conforms(schema: Any, value: Any) -> bool:
         value < schema.get("minimum", value) or value > schema.get("maximum", value)
     ):
         return False
+    return _shape_conforms(schema, value)
+
+
+def _shape_conforms(schema: dict[str, Any], value: Any) -> bool:
+    """What a string, an object or an array must also satisfy."""
     if isinstance(value, str):
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
-            return False
-        return "pattern" not in schema or re.search(schema["pattern"], value) is not None
+        return _string_conforms(schema, value)
     if isinstance(value, dict):
-        if any(name not in value for name in schema.get("required", ())):
-            return False
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        return all(_conforms(properties.get(name, extra), item) for name, item in value.items())
+        return _object_conforms(schema, value)
     if isinstance(value, list):
-        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
-            return False
-        if schema.get("uniqueItems") and not _distinct_strings(value):
-            return False
-        return all(_conforms(schema.get("items", True), item) for item in value)
+        return _array_conforms(schema, value)
     return True
+
+
+def _string_conforms(schema: dict[str, Any], value: str) -> bool:
+    if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
+        return False
+    return "pattern" not in schema or re.search(schema["pattern"], value) is not None
+
+
+def _object_conforms(schema: dict[str, Any], value: dict[str, Any]) -> bool:
+    if any(name not in value for name in schema.get("required", ())):
+        return False
+    properties = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    return all(_conforms(properties.get(name, extra), item) for name, item in value.items())
+
+
+def _array_conforms(schema: dict[str, Any], value: list[Any]) -> bool:
+    if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+        return False
+    if schema.get("uniqueItems") and not _distinct_strings(value):
+        return False
+    return all(_conforms(schema.get("items", True), item) for item in value)
 
 
 def _number(value: Any) -> bool:
