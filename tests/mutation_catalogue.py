@@ -2404,8 +2404,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="mcp-requires-approval-read-from-mutating",
         file=RUNTIME + "mcp/integrations.py",
-        old='                requires_approval=flags["requiresApproval"],\n',
-        new='                requires_approval=flags["mutating"],\n',
+        old='        requires_approval=flags["requiresApproval"],\n',
+        new='        requires_approval=flags["mutating"],\n',
         breaks="an MCP Tool's requiresApproval review is read from its mutating flag",
         red=(
             "l3-mcp-a-revoked-grant-blocks-an-approved-call",

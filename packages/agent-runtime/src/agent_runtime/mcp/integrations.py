@@ -102,41 +102,43 @@ def parse_integration(data: Any) -> list[McpTool]:
     tools: list[McpTool] = []
     seen: set[str] = set()
     for index, item in enumerate(items):
-        where = f"reviewed.tools[{index}]"
-        entry = _mapping(item, where, _TOOL)
-        name = _text(entry, where, "name")
-        if name in seen:
-            raise McpConfigError(f"{where}.name", f"Tool {name!r} reviewed twice")
-        seen.add(name)
-        schema = entry.get("inputSchema")
-        if not isinstance(schema, dict):
-            raise McpConfigError(f"{where}.inputSchema", "must be a JSON Schema object")
-        flags = {}
-        for key in ("mutating", "requiresApproval"):
-            value = entry.get(key)
-            if not isinstance(value, bool):
-                raise McpConfigError(f"{where}.{key}", "must be true or false")
-            flags[key] = value
-        digest = entry.get("digest")
-        if digest is not None and (not isinstance(digest, str) or not _DIGEST.match(digest)):
-            raise McpConfigError(f"{where}.digest", "must be a sha256 hex digest")
-        description = entry.get("description", "")
-        if not isinstance(description, str):
-            raise McpConfigError(f"{where}.description", "must be a string")
-        tools.append(
-            McpTool(
-                integration=server_id,
-                tool=name,
-                exposed=exposed_name(server_id, name),
-                description=description or f"{server_id}: {name}",
-                input_schema=dict(schema),
-                mutating=flags["mutating"],
-                requires_approval=flags["requiresApproval"],
-                url=url,
-                digest=digest,
-            )
-        )
+        tools.append(_reviewed_tool(item, f"reviewed.tools[{index}]", seen, server_id, url))
     return tools if enabled else []
+
+
+def _reviewed_tool(item: Any, where: str, seen: set[str], server_id: str, url: str) -> McpTool:
+    """One reviewed Tool of the server, its name not reviewed before (added to ``seen``)."""
+    entry = _mapping(item, where, _TOOL)
+    name = _text(entry, where, "name")
+    if name in seen:
+        raise McpConfigError(f"{where}.name", f"Tool {name!r} reviewed twice")
+    seen.add(name)
+    schema = entry.get("inputSchema")
+    if not isinstance(schema, dict):
+        raise McpConfigError(f"{where}.inputSchema", "must be a JSON Schema object")
+    flags = {}
+    for key in ("mutating", "requiresApproval"):
+        value = entry.get(key)
+        if not isinstance(value, bool):
+            raise McpConfigError(f"{where}.{key}", "must be true or false")
+        flags[key] = value
+    digest = entry.get("digest")
+    if digest is not None and (not isinstance(digest, str) or not _DIGEST.match(digest)):
+        raise McpConfigError(f"{where}.digest", "must be a sha256 hex digest")
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        raise McpConfigError(f"{where}.description", "must be a string")
+    return McpTool(
+        integration=server_id,
+        tool=name,
+        exposed=exposed_name(server_id, name),
+        description=description or f"{server_id}: {name}",
+        input_schema=dict(schema),
+        mutating=flags["mutating"],
+        requires_approval=flags["requiresApproval"],
+        url=url,
+        digest=digest,
+    )
 
 
 def load_integration(file: Path) -> list[McpTool]:

@@ -130,17 +130,28 @@ def _lint_runtime(data: Any) -> list[Finding]:
         )
         if kind == "tool":
             tools += 1
-            if not isinstance(state.get("tool"), str) or not state["tool"]:
-                findings.append(Finding(f"{where}.tool", "names the Tool the State calls"))
-            findings.extend(_references(state.get("arguments"), f"{where}.arguments", inputs, {}))
-        else:
-            if "output" not in state:
-                findings.append(Finding(f"{where}.output", "a capture State says what it keeps"))
-            findings.extend(_references(state.get("output"), f"{where}.output", inputs, seen))
+        findings.extend(_state_body(state, kind, where, inputs, seen))
         if isinstance(key, str):
             seen.setdefault(key, kind)
     if tools != 1:
         findings.append(Finding("$.states", f"a Routine has exactly one tool State, not {tools}"))
+    return findings
+
+
+def _state_body(
+    state: Mapping[str, Any], kind: str, where: str, inputs: Mapping[str, Any], seen: dict[str, str]
+) -> list[Finding]:
+    """A tool State names its Tool and refers to inputs only; a capture State says what it
+    keeps and may also refer to the States before it."""
+    findings: list[Finding] = []
+    if kind == "tool":
+        if not isinstance(state.get("tool"), str) or not state["tool"]:
+            findings.append(Finding(f"{where}.tool", "names the Tool the State calls"))
+        findings.extend(_references(state.get("arguments"), f"{where}.arguments", inputs, {}))
+        return findings
+    if "output" not in state:
+        findings.append(Finding(f"{where}.output", "a capture State says what it keeps"))
+    findings.extend(_references(state.get("output"), f"{where}.output", inputs, seen))
     return findings
 
 
