@@ -278,7 +278,7 @@ def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caugh
     unrun = next(  # the reason a Turn stopped at the limit, emptied: that Case never stops there
         m
         for m in pool
-        if m.module == "agent_runtime/turn/loop.py" and m.old == b'"iteration_limit"'
+        if m.module == "agent_runtime/turn/result.py" and m.old == b'"iteration_limit"'
     )
     test = "packages/agent-runtime/tests/test_loop.py::test_iteration_limit"
     cache = tmp_path / "cache"
