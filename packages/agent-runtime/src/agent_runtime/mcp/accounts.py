@@ -11,6 +11,7 @@ call is refused, naming why.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
@@ -149,10 +150,25 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
         "SELECT account_id, shared_consent FROM mcp_selections WHERE conversation_id = ?",
         (conversation_id,),
     ).fetchone()
-    consent = False
+    chosen = _chosen(accounts, selection)
+    if isinstance(chosen, Decision):
+        return chosen
+    found = accounts.get(chosen)
+    if found is None:
+        return Decision(None, f"{REQUIRED}: account {chosen} is not connected")
+    refused = _account_refusal(chosen, found, visibility, now)
+    if refused is None and found[0] == "shared":
+        refused = _shared_refusal(conn, conversation_id, chosen, selection)
+    if refused is not None:
+        return Decision(None, refused)
+    return Decision(chosen, credential=found[4])
+
+
+def _chosen(accounts: dict[str, Any], selection: Any) -> str | Decision:
+    """The account the chat selected; else its personal default, its one default or its one
+    account; else why none is chosen."""
     if selection is not None:
         chosen: str = selection[0]
-        consent = bool(selection[1])
     else:
         defaults = [a for a, row in accounts.items() if row[2]]
         personal = [a for a in defaults if accounts[a][0] == "personal"]
@@ -167,25 +183,36 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
             chosen = next(iter(accounts))
         else:
             return Decision(None, f"{SELECTION}: several accounts could act; select one")
-    found = accounts.get(chosen)
-    if found is None:
-        return Decision(None, f"{REQUIRED}: account {chosen} is not connected")
-    scope, status, _default, expires_at, credential = found
+    return chosen
+
+
+def _account_refusal(chosen: str, found: Any, visibility: str, now: datetime) -> str | None:
+    """Why the chosen account itself may not act: not active, expired, or personal in a
+    shared chat."""
+    scope, status, _default, expires_at, _credential = found
     if status != "active":
-        return Decision(None, f"{DENIED}: account {chosen} is {status}")
+        return f"{DENIED}: account {chosen} is {status}"
     if _expired(expires_at, now):
-        return Decision(None, f"{EXPIRED}: account {chosen} expired; reconnect it")
+        return f"{EXPIRED}: account {chosen} expired; reconnect it"
     if scope == "personal" and visibility == "shared":
-        return Decision(None, f"{PRIVATE}: personal account {chosen} cannot enter a shared chat")
-    if scope == "shared":
-        if not consent:
-            return Decision(None, f"{CONSENT}: shared account {chosen} needs shared consent")
-        grant = conn.execute(
-            "SELECT status FROM mcp_grants WHERE conversation_id = ? AND account_id = ?",
-            (conversation_id, chosen),
-        ).fetchone()
-        if grant is None:
-            return Decision(None, f"{DENIED}: shared account {chosen} has no grant")
-        if grant[0] != "granted":
-            return Decision(None, f"{DENIED}: the grant of shared account {chosen} was revoked")
-    return Decision(chosen, credential=credential)
+        return f"{PRIVATE}: personal account {chosen} cannot enter a shared chat"
+    return None
+
+
+def _shared_refusal(
+    conn: Connection, conversation_id: str, chosen: str, selection: Any
+) -> str | None:
+    """Why a shared account may not act: no shared consent with its selection, or no grant
+    (or a revoked one) to this chat."""
+    consent = selection is not None and bool(selection[1])
+    if not consent:
+        return f"{CONSENT}: shared account {chosen} needs shared consent"
+    grant = conn.execute(
+        "SELECT status FROM mcp_grants WHERE conversation_id = ? AND account_id = ?",
+        (conversation_id, chosen),
+    ).fetchone()
+    if grant is None:
+        return f"{DENIED}: shared account {chosen} has no grant"
+    if grant[0] != "granted":
+        return f"{DENIED}: the grant of shared account {chosen} was revoked"
+    return None
