@@ -35,7 +35,7 @@ class Mutation:
 
 
 CATALOGUE: tuple[Mutation, ...] = (
-    # -- guardrails.py ------------------------------------------------------------------------
+    # -- guards/guardrails.py ------------------------------------------------------------------
     Mutation(
         id="input-guard-never-finds",
         file=RUNTIME + "guards/guardrails.py",
@@ -266,7 +266,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="an input block of a base64 instruction is reasoned as a plain override",
         red=("l3-input-guard-records-a-base64-order-as-an-encoded-instruction",),
     ),
-    # -- injection.py -------------------------------------------------------------------------
+    # -- guards/injection.py -------------------------------------------------------------------
     Mutation(
         id="injection-base64-not-decoded",
         file=RUNTIME + "guards/injection.py",
@@ -407,7 +407,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "urlsafe-base64-instruction-override--roleplay",
         ),
     ),
-    # -- sensitive.py / cards.py --------------------------------------------------------------
+    # -- guards/sensitive.py / guards/cards.py -------------------------------------------------
     Mutation(
         id="ssn-finder-finds-emails",
         file=RUNTIME + "guards/sensitive.py",
@@ -557,7 +557,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="the platform floor's content_filter no longer refuses email addresses",
         red=("support-a-platform-hosted-soul-filters-an-email-address-from-the-answer",),
     ),
-    # -- capabilities.py ----------------------------------------------------------------------
+    # -- guards/capabilities.py ----------------------------------------------------------------
     Mutation(
         id="capability-deny-list-ignored",
         file=RUNTIME + "guards/capabilities.py",
@@ -700,7 +700,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "records-readonly-cannot-create-a-file",
         ),
     ),
-    # -- soul.py ------------------------------------------------------------------------------
+    # -- soul/loader.py ------------------------------------------------------------------------
     Mutation(
         id="soul-restrictions-key-misspelt",
         file=RUNTIME + "soul/loader.py",
@@ -728,7 +728,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "stockroom-may-not-delete-a-bulb-record",
         ),
     ),
-    # -- loop.py ------------------------------------------------------------------------------
+    # -- turn/ (loop, tool_step, state, events) ------------------------------------------------
     Mutation(
         id="loop-tool-call-guard-decision-ignored",
         file=RUNTIME + "turn/tool_step.py",
@@ -1420,7 +1420,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="a request_input that failed lets the Turn go on to its later Tool calls",
         red=("l3-a-request-input-that-fails-stops-the-turn-before-any-later-call",),
     ),
-    # -- context.py / compaction.py -----------------------------------------------------------
+    # -- turn/context.py / turn/compaction.py --------------------------------------------------
     Mutation(
         id="context-platform-instructions-dropped",
         file=RUNTIME + "turn/context.py",
@@ -1513,7 +1513,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "support-compaction-keeps-the-first-line-of-each-earlier-message",
         ),
     ),
-    # -- arguments.py -------------------------------------------------------------------------
+    # -- turn/arguments.py ---------------------------------------------------------------------
     Mutation(
         id="arguments-precheck-ignores-required",
         file=RUNTIME + "turn/arguments.py",
@@ -1594,7 +1594,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="a repository argument need not be owner/name",
         red=("triage-a-repository-without-its-owner-is-refused-by-the-schema",),
     ),
-    # -- attachments.py / documents.py --------------------------------------------------------
+    # -- files/attachments.py / files/documents.py ---------------------------------------------
     Mutation(
         id="attachments-library-file-attached",
         file=RUNTIME + "files/attachments.py",
@@ -1714,7 +1714,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="an Office or text document with no text is not refused",
         red=("l3-file-docx-empty-archive-is-refused-before-the-model",),
     ),
-    # -- file_tools.py / file_store.py --------------------------------------------------------
+    # -- files/tools.py / files/store.py -------------------------------------------------------
     Mutation(
         id="file-read-skips-access-check",
         file=RUNTIME + "files/tools.py",
@@ -1771,7 +1771,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="replacing a File's bytes overwrites its blob in place (no new blob, old bytes lost)",
         red=("l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",),
     ),
-    # -- durable.py / runs.py / retry_waits.py / recovery.py ----------------------------------
+    # -- durable/ / turn/recovery.py -----------------------------------------------------------
     Mutation(
         id="durable-ledger-not-consulted",
         file=RUNTIME + "durable/executor.py",
@@ -1960,7 +1960,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="an in-memory Turn resumed after a failed checkpoint runs a finished effect again",
         red=("checkpoint-crash-replays-the-first-batch",),
     ),
-    # -- routine_runs.py / routines.py / tool_providers.py ------------------------------------
+    # -- routines/ -----------------------------------------------------------------------------
     Mutation(
         id="routine-ledger-not-consulted",
         file=RUNTIME + "routines/runs.py",
@@ -2262,7 +2262,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="an already admitted inbox event can be claimed again",
         red=("l3-native-routine-an-admitted-event-is-never-claimed-again",),
     ),
-    # -- replies.py / publications.py / soul_repo.py / doctor.py ------------------------------
+    # -- durable/replies.py / soul/ (publications, repo, doctor) -------------------------------
     Mutation(
         id="reply-refused-reported-succeeded",
         file=RUNTIME + "durable/replies.py",
@@ -2392,7 +2392,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
         ),
     ),
-    # -- mcp_integrations.py / mcp_client.py / native_routes.py / storage.py / file_render.py -
+    # -- mcp/ / native/routes.py / store/storage.py / files/render.py --------------------------
     Mutation(
         id="mcp-disabled-integration-published",
         file=RUNTIME + "mcp/integrations.py",
