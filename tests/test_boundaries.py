@@ -124,10 +124,21 @@ INTERNALS = {
         "eval_core._case.recorded",
         "eval_core._loading.opening",
         "eval_core._loading.rules",
-        "eval_core._release.options",
-        "eval_core._release.release",
+        "eval_core._sweeping.options",
+        "eval_core._sweeping.sweep",
         "eval_core._running.stale",
         "eval_core._util.project",
+    },
+    # The release gate is called with the Sweep's own types (its flags, its legs): eval-release
+    # imports them, and what the comparison needs beyond eval_core.plugin, in this one module.
+    "packages/eval-release/src/eval_release/core_internals.py": {
+        "eval_core._loading.opening",
+        "eval_core._sweeping.leg",
+        "eval_core._sweeping.matrix",
+        "eval_core._sweeping.options",
+        "eval_core._sweeping.render",
+        "eval_core._util.limits",
+        "eval_core._util.provenance",
     },
 }
 """The only imports of the core's internals outside it, each module by name."""
@@ -168,7 +179,7 @@ LAYERS = (
     "_loading",
     "_running",
     "_recording",
-    "_release",
+    "_sweeping",
     "_kit",
     "_cli",
 )

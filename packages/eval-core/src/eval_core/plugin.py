@@ -144,12 +144,6 @@ if TYPE_CHECKING:
     from eval_core._recording.transcript import typed as typed_records
     from eval_core._recording.triallog import Logged, ResumeRefused, is_trial_log
     from eval_core._recording.triallog import read as read_trial_log
-    from eval_core._release.baseline import BaselineError, read_saved
-    from eval_core._release.baseline import read as read_baseline
-    from eval_core._release.delta import CaseDelta, ComparisonRefused
-    from eval_core._release.delta import compare as compare_scorecards
-    from eval_core._release.matrix import Leg, covered, not_cleared_matrix
-    from eval_core._release.render import render_verdict
     from eval_core._running.scorecard import (
         COMPARABLE,
         Scorecard,
@@ -216,17 +210,14 @@ __all__ = [
     "WITNESSED",
     "Agent",
     "AgentTools",
-    "BaselineError",
     "Binding",
     "CaseBase",
-    "CaseDelta",
     "CaseField",
     "CaseRefused",
     "Ceilings",
     "Claim",
     "CommandRefused",
     "Commands",
-    "ComparisonRefused",
     "ContextRules",
     "Corpus",
     "CorpusError",
@@ -253,7 +244,6 @@ __all__ = [
     "JudgeError",
     "KindSpec",
     "Kit",
-    "Leg",
     "LoadContext",
     "Loader",
     "Location",
@@ -322,10 +312,8 @@ __all__ = [
     "check_outputs",
     "clean",
     "compact_json",
-    "compare_scorecards",
     "content_digest",
     "corpus_root",
-    "covered",
     "current_judge",
     "current_lock",
     "decide",
@@ -352,7 +340,6 @@ __all__ = [
     "non_empty",
     "non_empty_list",
     "not_cleared",
-    "not_cleared_matrix",
     "one_line",
     "optional_reason",
     "own_cases",
@@ -366,14 +353,11 @@ __all__ = [
     "properties",
     "quote",
     "quoted",
-    "read_baseline",
     "read_cache_entry",
     "read_json_input",
     "read_regular",
-    "read_saved",
     "read_trial_log",
     "render",
-    "render_verdict",
     "resolve",
     "rules",
     "run_trial",

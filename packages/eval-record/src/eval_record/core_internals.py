@@ -14,9 +14,9 @@ from eval_core._case.case import ScriptedCall, StructuredStep
 from eval_core._case.recorded import Recorded, recorded_from
 from eval_core._loading.opening import Opened, Refused, locked_owners, open_corpus
 from eval_core._loading.rules import runs_model
-from eval_core._release.options import SweepOptions
-from eval_core._release.release import sweep
 from eval_core._running.stale import stale_cases
+from eval_core._sweeping.options import SweepOptions
+from eval_core._sweeping.sweep import sweep
 from eval_core._util.project import Project, is_cwd
 
 __all__ = [

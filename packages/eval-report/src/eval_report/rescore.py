@@ -45,11 +45,11 @@ from eval_core.plugin import (
     noise_floor,
     not_cleared,
     one_line,
-    render_verdict,
     transcript_record_types,
     transcript_schema_hash,
     typed_records,
 )
+from eval_release.api import render_verdict
 from eval_report.saved import Refused, Saved, read_log
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR", "unexercised": "UNEX"}

@@ -15,7 +15,6 @@ from pathlib import Path
 import msgspec
 
 from eval_core.plugin import (
-    BaselineError,
     Logged,
     NotReadable,
     Pointer,
@@ -26,10 +25,10 @@ from eval_core.plugin import (
     is_trial_log,
     noise_floor,
     one_line,
-    read_saved,
     read_trial_log,
     transcript_pack_path,
 )
+from eval_release.api import BaselineError, read_saved
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 

@@ -1,8 +1,8 @@
 """What the report shows, computed once: the gate, the Sweeps, the Cases, delta and Matrix.
 
 The template only lays this out. Verdicts, the gate's reasons, the delta and DISAGREEMENT are
-the core's own rules (:mod:`eval_core._running.scorecard`, :mod:`eval_core._release.delta`,
-:mod:`eval_core._release.matrix`), never recomputed here another way. Each Trial and its transcript
+the core's own rules (:mod:`eval_core._running.scorecard`, :mod:`eval_release.delta`,
+:mod:`eval_core._sweeping.matrix`), never recomputed here another way. Each Trial and its transcript
 go
 to the page as recorded (:mod:`eval_report.payload`); the page lays a transcript out when its
 Case is opened.
@@ -17,15 +17,17 @@ from dataclasses import dataclass, field
 from eval_core.plugin import (
     COMPARABLE,
     WITNESSED,
-    CaseDelta,
-    ComparisonRefused,
-    Leg,
     Scorecard,
     TrialResult,
     case_verdict,
+    not_cleared,
+)
+from eval_release.api import (
+    CaseDelta,
+    ComparisonRefused,
+    Leg,
     compare_scorecards,
     covered,
-    not_cleared,
     not_cleared_matrix,
 )
 from eval_report import payload, plots
