@@ -192,7 +192,7 @@ class Mutant:
     """One span of one file replaced: ``source[start:end]`` (bytes) becomes ``new``."""
 
     module: str
-    """The file from its import root, e.g. ``agent_runtime/loop.py``."""
+    """The file from its import root, e.g. ``agent_runtime/turn/loop.py``."""
     path: str
     """The file from the repository root."""
     line: int
@@ -919,9 +919,9 @@ class Bench:
 
     def check_shadowing(self) -> None:
         """A syntax error in the copy must stop the Sweep: else the copy is not what runs."""
-        path = "packages/agent-runtime/src/agent_runtime/guardrails.py"
+        path = "packages/agent-runtime/src/agent_runtime/guards/guardrails.py"
         broken = Mutant(
-            "agent_runtime/guardrails.py",
+            "agent_runtime/guards/guardrails.py",
             path,
             1,
             0,

@@ -270,7 +270,7 @@ def check_shadowing(snap: Path) -> None:
     """A syntax error in the copy must stop the Sweep: else the copy is not what runs."""
     broken = Mutation(
         id="syntax-error",
-        file="packages/agent-runtime/src/agent_runtime/guardrails.py",
+        file="packages/agent-runtime/src/agent_runtime/guards/guardrails.py",
         old='"""Guardrails:',
         new='def (:\n"""Guardrails:',
         breaks="everything (a deliberate syntax error)",

@@ -405,7 +405,7 @@ def sweep(corpus: Corpus, real_host: Host, plugins: PluginSet) -> Sweep:
 
 def grant_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """The runtime's approval gate finds every call granted, whoever granted nothing."""
-    from agent_runtime.runs import RunStore
+    from agent_runtime.durable.runs import RunStore
 
     class Everything(frozenset[str]):
         def __contains__(self, item: object) -> bool:
@@ -424,7 +424,7 @@ def killed_mid_turn_then_rerun(
     """Sweep one durable Case twice; the runtime's worker dies once, at the first ``text.delta``
     it logs. The first Trial errored saying so, the second passed; what ``read`` saw of each
     Trial's own database (``read(trial)``, an ``L3Trial``) when its Evidence was read back."""
-    from agent_runtime import durable
+    from agent_runtime.durable import executor as durable
     from eval_host_agent_runtime.l3 import L3Trial
 
     real_log, real_evidence = durable.EventLog.__call__, L3Trial._evidence

@@ -35,10 +35,10 @@ class Mutation:
 
 
 CATALOGUE: tuple[Mutation, ...] = (
-    # -- guardrails.py ------------------------------------------------------------------------
+    # -- guards/guardrails.py ------------------------------------------------------------------
     Mutation(
         id="input-guard-never-finds",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="        finding = find_injection(text)\n",
         new="        finding = None\n",
         breaks="the input stage's prompt_injection never finds an instruction override",
@@ -160,7 +160,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="blocklist-ignores-globs",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="any(fnmatchcase(tool, p) for p in self.block)",
         new="any(tool == p for p in self.block)",
         breaks="tool_blocklist matches only exact names, not its '*' globs",
@@ -168,7 +168,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="blocklist-ignores-category",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old=" or tool_category(tool) in self.category",
         new="",
         breaks="tool_blocklist ignores its 'category' list (system/platform/integration tiers)",
@@ -179,7 +179,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-tools-are-not-integration-category",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old='    if name.startswith("mcp_"):\n',
         new='    if name.startswith("mcp."):\n',
         breaks="a published mcp_* Tool is not in the 'integration' category of tool_blocklist",
@@ -189,7 +189,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tool-result-screen-skips-keys",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="            if isinstance(key, str):\n                into.append(key)\n",
         new="",
         breaks="untrusted_content does not screen the field names of a Tool's output",
@@ -197,7 +197,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tool-result-screen-skips-nested",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="            elif item is not None:\n                _texts(item, into)\n",
         new="",
         breaks="untrusted_content screens only top-level strings of a Tool's output",
@@ -209,7 +209,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="content-filter-first-pattern-only",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="for p in patterns if (hits := PATTERNS[p].find(text))]",
         new="for p in patterns[:1] if (hits := PATTERNS[p].find(text))]",
         breaks="content_filter checks only the first pattern it is configured with",
@@ -230,7 +230,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="guard-merge-replaces-instead-of-union",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old="**{stage: getattr(self, stage) + getattr(other, stage) for stage in STAGES}",
         new="**{stage: getattr(self, stage) or getattr(other, stage) for stage in STAGES}",
         breaks="merging policies is no union: a stage the Soul configures drops the floor's guard",
@@ -260,16 +260,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="base64-block-reason-is-plain-override",
-        file=RUNTIME + "guardrails.py",
+        file=RUNTIME + "guards/guardrails.py",
         old='category = "encoded_instruction" if finding.via == "base64" else "instruction_override"',
         new='category = "instruction_override"',
         breaks="an input block of a base64 instruction is reasoned as a plain override",
         red=("l3-input-guard-records-a-base64-order-as-an-encoded-instruction",),
     ),
-    # -- injection.py -------------------------------------------------------------------------
+    # -- guards/injection.py -------------------------------------------------------------------
     Mutation(
         id="injection-base64-not-decoded",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old="decoded_base64_runs(text)",
         new="decoded_base64_runs(text)[:0]",
         breaks="inline base64 runs are not decoded and screened",
@@ -305,7 +305,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="injection-leet-not-undone",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old="_SEPARATORS.sub(' ', _unleet(text.lower()))",
         new="_SEPARATORS.sub(' ', text.lower())",
         breaks="leetspeak is not undone before an instruction override is matched",
@@ -325,7 +325,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="injection-spelt-out-not-joined",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old="    return _SPELT_OUT.sub(_join_spelt_out, padded).strip()\n",
         new="    return padded.strip()\n",
         breaks="words spelt out letter by letter ('i g n o r e') are not joined",
@@ -339,7 +339,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="injection-no-pretend-pattern",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old='    rf"\\bpretend ?(?:to ?be|you ?are|that ?you ?are) ?{_ARTICLE}(?:[a-z]+ ?)?{_PRIVILEGED}\\b",\n',
         new="",
         breaks="'pretend to be an administrator' is not an instruction override",
@@ -353,7 +353,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="injection-no-mode-pattern",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old='    r"\\b(?:developer|god|admin|debug|sudo|unrestricted|jailbreak|dan) ?mode\\b",\n',
         new="",
         breaks="'developer mode' and its kin are not an instruction override",
@@ -367,7 +367,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="agent-order-no-call-verb-pattern",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old='    r"\\b(?:call|invoke|execute|trigger|run|use) (?:the )?(?:tool |function )?"\n',
         new='    r"\\b(?:invoke|trigger) (?:the )?(?:tool |function )?"\n',
         breaks="untrusted content telling the agent to 'call/run/use' a Tool is not an order",
@@ -381,7 +381,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="agent-order-addressee-pattern-dropped",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old='    rf"(?:^|[\\n.!?>\\"\'\\]]\\s*)\\s*{_ADDRESSEE}\\s*:",\n',
         new="",
         breaks="untrusted content opening a line with 'AI:' / 'Assistant:' is not an order",
@@ -395,7 +395,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="injection-urlsafe-base64-not-translated",
-        file=RUNTIME + "injection.py",
+        file=RUNTIME + "guards/injection.py",
         old='        run = match.group().rstrip("=").translate(_URLSAFE)\n',
         new='        run = match.group().rstrip("=")\n',
         breaks="URL-safe base64 (- and _) is not decoded before screening",
@@ -407,10 +407,10 @@ CATALOGUE: tuple[Mutation, ...] = (
             "urlsafe-base64-instruction-override--roleplay",
         ),
     ),
-    # -- sensitive.py / cards.py --------------------------------------------------------------
+    # -- guards/sensitive.py / guards/cards.py -------------------------------------------------
     Mutation(
         id="ssn-finder-finds-emails",
-        file=RUNTIME + "sensitive.py",
+        file=RUNTIME + "guards/sensitive.py",
         old='"ssn": Pattern(find_ssns,',
         new='"ssn": Pattern(find_emails,',
         breaks="content_filter's ssn pattern runs the wrong finder (no SSN is ever found)",
@@ -418,7 +418,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="email-two-letter-tld-missed",
-        file=RUNTIME + "sensitive.py",
+        file=RUNTIME + "guards/sensitive.py",
         old=r'r"[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])"',
         new=r'r"[A-Za-z0-9])?)*\.[A-Za-z]{3,24}(?![\w-])"',
         breaks="an email address at a two-letter top-level domain is not found",
@@ -426,7 +426,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="github-token-length-off",
-        file=RUNTIME + "sensitive.py",
+        file=RUNTIME + "guards/sensitive.py",
         old='r"|gh[pousr]_[A-Za-z0-9]{36,}"',
         new='r"|gh[pousr]_[A-Za-z0-9]{40,}"',
         breaks="a GitHub token of the published 36-character length is not an API key",
@@ -434,7 +434,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="ssn-range-check-dropped",
-        file=RUNTIME + "sensitive.py",
+        file=RUNTIME + "guards/sensitive.py",
         old=r"(?!000|666|9\d\d)",
         new="",
         breaks="an unassigned SSN area (000, 666, 9xx) is filtered as if it were an SSN",
@@ -442,7 +442,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="card-separators-not-allowed",
-        file=RUNTIME + "cards.py",
+        file=RUNTIME + "guards/cards.py",
         old=r'_CANDIDATE = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")',
         new=r'_CANDIDATE = re.compile(r"(?<!\d)\d(?:\d){12,18}(?!\d)")',
         breaks="a card number written with spaces or dashes is not found",
@@ -469,7 +469,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="luhn-doubling-wrong",
-        file=RUNTIME + "cards.py",
+        file=RUNTIME + "guards/cards.py",
         old="            value = value * 2 - 9 if value > 4 else value * 2\n",
         new="            value = value * 2\n",
         breaks="the Luhn checksum forgets to subtract 9 from doubled digits above 4",
@@ -488,7 +488,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="luhn-check-skipped",
-        file=RUNTIME + "cards.py",
+        file=RUNTIME + "guards/cards.py",
         old="        if luhn_valid(digits):\n",
         new="        if digits.isdigit():\n",
         breaks="any 13-19 digit run is a card number (an order or tracking number is filtered)",
@@ -557,10 +557,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         breaks="the platform floor's content_filter no longer refuses email addresses",
         red=("support-a-platform-hosted-soul-filters-an-email-address-from-the-answer",),
     ),
-    # -- capabilities.py ----------------------------------------------------------------------
+    # -- guards/capabilities.py ----------------------------------------------------------------
     Mutation(
         id="capability-deny-list-ignored",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if tool in rule.deny:\n",
         new="        if tool in rule.deny and tool in FLOW_CONTROL_TOOLS:\n",
         breaks="an Agent's tools.deny refuses only flow-control Tools",
@@ -568,7 +568,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-flow-control-exempt-from-deny",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old='        if tool in rule.deny:\n            return f\'tool "{tool}" is denied',
         new="        if tool in rule.deny and tool not in FLOW_CONTROL_TOOLS:\n"
         '            return f\'tool "{tool}" is denied',
@@ -577,7 +577,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-allow-list-only-for-mutating",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if rule.allow is not None and tool not in rule.allow:\n",
         new="        if rule.allow is not None and tool not in rule.allow and mutating:\n",
         breaks="an Agent's tools.allow list binds only mutating Tools",
@@ -591,7 +591,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-flow-control-not-exempt",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if tool in FLOW_CONTROL_TOOLS:\n            return None\n",
         new="",
         breaks="a blanket rule (allow list, allowMutating false) takes away flow-control Tools",
@@ -602,7 +602,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-allow-mutating-ignored",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if rule.allow_mutating is False and mutating:\n",
         new="        if rule.allow_mutating is True and mutating:\n",
         breaks="allowMutating: false no longer refuses a mutating Tool",
@@ -620,7 +620,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-skill-deny-ignored",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if name in rule.deny:\n",
         new="        if name in rule.deny and rule.allow is not None:\n",
         breaks="skills.deny is honoured only beside an allow list",
@@ -628,7 +628,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-skill-allow-ignored",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="        if rule.allow is not None and name not in rule.allow:\n",
         new="        if rule.allow is not None and name in rule.deny:\n",
         breaks="skills.allow no longer refuses a Skill outside it",
@@ -636,7 +636,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-nameless-skill-allowed",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="            if rule.allow is None:\n                return None\n",
         new="            return None\n",
         breaks="a skill call naming no Skill passes an Agent restricted to named Skills",
@@ -644,7 +644,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-record-scope-inverted",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="if rule.scope is not None and target is not None and target not in rule.scope:",
         new="if rule.scope is not None and target is not None and target in rule.scope:",
         breaks="a records restriction scoped to named types applies to every other type instead",
@@ -657,7 +657,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-record-nameless-target-unscoped",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="if rule.scope is not None and target is not None and target not in rule.scope:",
         new="if rule.scope is not None and target not in rule.scope:",
         breaks="a records call naming no type escapes a type-scoped restriction",
@@ -665,7 +665,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-action-deny-ignored",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old="    if action in rule.actions.deny:\n",
         new="    if action in rule.actions.deny and rule.actions.allow is not None:\n",
         breaks="records/resourceTypes actions.deny is honoured only beside an allow list",
@@ -677,7 +677,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="capability-resource-type-field-wrong",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old='self.resource_types, RESOURCE_TYPE_ACTIONS, "name")',
         new='self.resource_types, RESOURCE_TYPE_ACTIONS, "type")',
         breaks="a resourceTypes restriction reads the wrong argument for the type's name",
@@ -685,7 +685,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="autonomy-ceiling-needs-explicit-opt-in",
-        file=RUNTIME + "capabilities.py",
+        file=RUNTIME + "guards/capabilities.py",
         old='    return autonomy == "approval-required" and mutating and requires_approval is not False\n',
         new='    return autonomy == "approval-required" and mutating and requires_approval is True\n',
         breaks="approval-required holds a mutating Tool only when it opts in to approval",
@@ -700,10 +700,10 @@ CATALOGUE: tuple[Mutation, ...] = (
             "records-readonly-cannot-create-a-file",
         ),
     ),
-    # -- soul.py ------------------------------------------------------------------------------
+    # -- soul/loader.py ------------------------------------------------------------------------
     Mutation(
         id="soul-restrictions-key-misspelt",
-        file=RUNTIME + "soul.py",
+        file=RUNTIME + "soul/loader.py",
         old='            if meta.get("capabilityRestrictions") is None\n',
         new='            if meta.get("capabilityrestrictions") is None\n',
         breaks="an Agent's capabilityRestrictions are never loaded (every Agent unrestricted)",
@@ -728,10 +728,10 @@ CATALOGUE: tuple[Mutation, ...] = (
             "stockroom-may-not-delete-a-bulb-record",
         ),
     ),
-    # -- loop.py ------------------------------------------------------------------------------
+    # -- turn/ (loop, tool_step, state, events) ------------------------------------------------
     Mutation(
         id="loop-tool-call-guard-decision-ignored",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if refused is not None:\n            self.deny(call, denial_reason(refused), "guardrail")\n',
         new='        if refused is not None and refused.stage != "tool_call":\n'
         '            self.deny(call, denial_reason(refused), "guardrail")\n',
@@ -768,7 +768,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-capability-gate-skipped",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if (forbidden := agent.denial(call.name, mutating, call.arguments)) is not None:\n",
         new="        if (forbidden := agent.denial(call.name, mutating, {})) is not None:\n",
         breaks="the capability gate is not shown the call's arguments (Skill and record scopes)",
@@ -782,9 +782,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-hosting-gate-skipped",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if (held := self.hosting.refusal(call.name)) is not None:\n",
-        new="        if (held := INDEPENDENT.refusal(call.name)) is not None:\n",
+        new="        if (held := None) is not None:\n",  # INDEPENDENT's refusal: none
         breaks="the Tool gate asks the default hosting, not the Turn's, whether a push is held",
         red=(
             "soul-author-a-platform-hosted-soul-repository-is-never-pushed-by-an-agent",
@@ -793,7 +793,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-last-tool-not-offered",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="        request = ModelRequest(system, sent, declared)\n",
         new="        request = ModelRequest(system, sent, declared[:-1])\n",
         breaks="the model is offered every declared Tool but the last (the call still dispatches)",
@@ -1010,7 +1010,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-finished-counts-batches-not-model-calls",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/events.py",
         old='    payload["modelCallCount"] = result.model_calls\n',
         new='    payload["modelCallCount"] = len(result.batches)\n',
         breaks="turn.finished records the Tool batches as the Turn's model calls (one short)",
@@ -1091,7 +1091,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-unknown-tool-answered-as-success",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='            outcome = ToolOutcome("failed", reason=f"unknown tool {call.name}: not declared")\n',
         new='            outcome = ToolOutcome("succeeded", {"ok": True})\n',
         breaks="a call of an undeclared Tool is answered as if it had run",
@@ -1099,7 +1099,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-side-effect-repeat-allowed",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if spec.side_effecting and (earlier := self.ran_before(call)) is not None:\n",
         new="        if spec.side_effecting and (earlier := self.ran_before(call)) is None:\n",
         breaks="a side-effecting call repeated with the same arguments runs again",
@@ -1116,15 +1116,15 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-repeat-ignores-arguments",
-        file=RUNTIME + "loop.py",
-        old='                    and _compact(earlier.get("arguments")) == same\n',
+        file=RUNTIME + "turn/tool_step.py",
+        old='                    and compact_json(earlier.get("arguments")) == same\n',
         new="",
         breaks="any second call of a side-effecting Tool is a repeat, whatever its arguments",
         red=("support-a-side-effecting-email-with-new-arguments-is-not-a-repeat",),
     ),
     Mutation(
         id="loop-reviewed-tool-not-held",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if spec.reviewed and unapproved:\n",
         new="        if spec.reviewed and not unapproved:\n",
         breaks="a reviewed (MCP) Tool runs without waiting for its approval",
@@ -1139,7 +1139,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-autonomy-ceiling-skipped",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if unapproved and demands_approval(agent.autonomy, spec.mutating, None):\n",
         new="        if unapproved and demands_approval(agent.autonomy, spec.reviewed, None):\n",
         breaks="the autonomy ceiling reads the wrong flag: a mutating Tool never waits",
@@ -1156,7 +1156,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-schema-check-skipped",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        wrong = arguments.problem(spec.input_schema, call.arguments)\n        if wrong is not None:  # the Tool",
         new="        wrong = None\n        if wrong is not None:  # the Tool",
         breaks="arguments the Tool's input schema refuses reach the Tool",
@@ -1185,7 +1185,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-park-before-schema-check",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        wrong = arguments.problem(spec.input_schema, call.arguments)\n        if wrong is not None:\n            return self.repair",
         new="        wrong = None\n        if wrong is not None:\n            return self.repair",
         breaks="a call whose arguments cannot run is parked for a person's approval anyway",
@@ -1193,7 +1193,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-withheld-result-still-shown",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if withheld:\n            seen["output"] = {"withheld": WITHHELD_NOTICE}\n        else:\n',
         new='        if False:\n            seen["output"] = {"withheld": WITHHELD_NOTICE}\n        else:\n',
         breaks="a Tool result the untrusted_content guard refused still reaches the model",
@@ -1253,7 +1253,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-reason-not-screened",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        screened = outcome.output if outcome.reason is None else [outcome.output, outcome.reason]\n",
         new="        screened = outcome.output\n",
         breaks="a failed Tool's reason is not screened by the tool_result stage",
@@ -1261,9 +1261,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-repair-budget-off-by-one",
-        file=RUNTIME + "loop.py",
-        old="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts\n\n    def checkpoint",
-        new="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts + 1\n\n    def checkpoint",
+        file=RUNTIME + "turn/tool_step.py",
+        old="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts\n\n    def calls",
+        new="        self.repairs += 1\n        return self.repairs <= self.limits.max_repair_attempts + 1\n\n    def calls",
         breaks="the argument-repair budget allows one repair more than max_repair_attempts",
         red=(
             "l3-journey-statuses-fold-to-the-first-failed-turn",
@@ -1272,7 +1272,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-tool-call-limit-counts-before-batch",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old="        if dispatched > self.limits.max_tool_calls:\n",
         new="        if dispatched - len(calls) > self.limits.max_tool_calls:\n",
         breaks="max_tool_calls is checked before the batch is counted (one batch overruns it)",
@@ -1280,7 +1280,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-iteration-limit-off-by-one",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="    for iteration in range(first, limits.max_iterations + 1):\n",
         new="    for iteration in range(first, limits.max_iterations + 2):\n",
         breaks="the loop allows one model call more than max_iterations",
@@ -1288,7 +1288,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-completion-guard-wrong-reason",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old='        if response.finish_reason == "length":\n',
         new='        if response.finish_reason == "max_tokens":\n',
         breaks="an answer truncated at the output limit is delivered as if whole",
@@ -1296,15 +1296,15 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-structured-answer-not-screened",
-        file=RUNTIME + "loop.py",
-        old="            return turn.answer(_compact(response.structured), response.structured, None)\n",
-        new="            return turn.answer(\n                _compact(response.structured), response.structured, None, screen=False\n            )\n",
+        file=RUNTIME + "turn/loop.py",
+        old="        return turn.answer(compact_json(response.structured), response.structured, None)\n",
+        new="        return turn.answer(\n            compact_json(response.structured), response.structured, None, screen=False\n        )\n",
         breaks="a structured answer skips the output guards",
         red=("finance-a-structured-answer-carrying-a-card-number-is-replaced",),
     ),
     Mutation(
         id="loop-output-refusal-not-applied",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/state.py",
         old='        if refused is not None:\n            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"\n',
         new='        if refused is not None and refused.stage != "output":\n'
         '            text, structured, kind = refused.refusal or FALLBACK_REFUSAL, None, "text"\n',
@@ -1344,7 +1344,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-attachments-not-screened",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="        for text in (_latest_user_text(messages), *screened_files):\n",
         new="        for text in (_latest_user_text(messages),):\n",
         breaks="attachments' file names and extracted texts skip the input guard",
@@ -1355,7 +1355,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-input-screens-first-user-message",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old='    for message in reversed(messages):\n        if message.get("role") != "user":\n',
         new='    for message in messages:\n        if message.get("role") != "user":\n',
         breaks="the input guard screens the first user message, not the latest",
@@ -1366,7 +1366,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-read-files-never-attached",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="        if turn.pending:\n",
         new="        if turn.pending and attachments is None:\n",
         breaks="Files a file_read attached never reach the next model request",
@@ -1377,7 +1377,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-attachment-refusal-ignored",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="    if refusal is not None:  # an attachment nobody can read",
         new="    if refusal is not None and resume is not None:  # an attachment nobody can read",
         breaks="an unreadable attachment does not stop the Turn: the model is called anyway",
@@ -1391,9 +1391,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-compaction-skipped",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/loop.py",
         old="        if context_budget is not None:\n",
-        new="        if context_budget is not None and resume is not None:\n",
+        new="        if context_budget is not None and first > 1:\n",
         breaks="the Turn's context budget is never applied (no compaction)",
         red=(
             "support-a-long-conversation-is-compacted-to-its-token-budget",
@@ -1404,7 +1404,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-guard-records-last-refusal",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/state.py",
         old="            if decision.blocked and refused is None:\n",
         new="            if decision.blocked:\n",
         breaks="of several blocks at one stage, the last one (not the first) is the refusal",
@@ -1414,16 +1414,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="loop-failed-request-input-goes-on",
-        file=RUNTIME + "loop.py",
+        file=RUNTIME + "turn/tool_step.py",
         old='        if outcome.status != "succeeded":\n            self.stop = ("failed", REQUEST_INPUT_FAILED)\n        elif isinstance(',
         new="        if isinstance(",
         breaks="a request_input that failed lets the Turn go on to its later Tool calls",
         red=("l3-a-request-input-that-fails-stops-the-turn-before-any-later-call",),
     ),
-    # -- context.py / compaction.py -----------------------------------------------------------
+    # -- turn/context.py / turn/compaction.py --------------------------------------------------
     Mutation(
         id="context-platform-instructions-dropped",
-        file=RUNTIME + "context.py",
+        file=RUNTIME + "turn/context.py",
         old="        if (value := context.get(key)) is None:\n",
         new='        if (value := context.get(key)) is None or key == "platformInstructions":\n',
         breaks="the Turn's platformInstructions never reach the system prompt",
@@ -1435,7 +1435,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="context-tool-index-dropped",
-        file=RUNTIME + "context.py",
+        file=RUNTIME + "turn/context.py",
         old="    if tools:\n        parts.append(",
         new="    if not tools:\n        parts.append(",
         breaks="the system prompt carries no index of the Turn's Tools",
@@ -1447,7 +1447,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="context-skill-index-dropped",
-        file=RUNTIME + "context.py",
+        file=RUNTIME + "turn/context.py",
         old="    if soul.skills:\n",
         new="    if not soul.skills:\n",
         breaks="the system prompt carries no index of the Soul's Skills",
@@ -1459,7 +1459,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="context-soul-owned-key-settable",
-        file=RUNTIME + "context.py",
+        file=RUNTIME + "turn/context.py",
         old="        if key in TURN_CONTEXT_KEYS:\n            continue\n",
         new="        if key in TURN_CONTEXT_KEYS or key in SOUL_OWNED_CONTEXT_KEYS:\n            continue\n",
         breaks="a Turn may set a Soul-owned context key (personality)",
@@ -1471,7 +1471,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="compaction-budget-doubled",
-        file=RUNTIME + "compaction.py",
+        file=RUNTIME + "turn/compaction.py",
         old="    if before <= budget or not older:\n",
         new="    if before <= 2 * budget or not older:\n",
         breaks="a conversation up to twice its budget is sent whole",
@@ -1484,7 +1484,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="compaction-folds-the-latest-user-message",
-        file=RUNTIME + "compaction.py",
+        file=RUNTIME + "turn/compaction.py",
         old="    older, kept = list(messages[:latest]), list(messages[latest:])\n",
         new="    older, kept = list(messages[: latest + 1]), list(messages[latest + 1 :])\n",
         breaks="the latest user message is folded into the summary instead of sent whole",
@@ -1496,7 +1496,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="compaction-drops-newest-lines-first",
-        file=RUNTIME + "compaction.py",
+        file=RUNTIME + "turn/compaction.py",
         old="        lines.pop(0)\n",
         new="        lines.pop()\n",
         breaks="compaction drops the newest summary lines first instead of the oldest",
@@ -1504,7 +1504,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="compaction-summary-keeps-no-first-line",
-        file=RUNTIME + "compaction.py",
+        file=RUNTIME + "turn/compaction.py",
         old='    first = text.splitlines()[0] if text else ""\n',
         new='    first = ""\n',
         breaks="the compaction summary keeps no first line of each folded message",
@@ -1513,11 +1513,11 @@ CATALOGUE: tuple[Mutation, ...] = (
             "support-compaction-keeps-the-first-line-of-each-earlier-message",
         ),
     ),
-    # -- arguments.py -------------------------------------------------------------------------
+    # -- turn/arguments.py ---------------------------------------------------------------------
     Mutation(
         id="arguments-precheck-ignores-required",
-        file=RUNTIME + "arguments.py",
-        old='        if any(name not in value for name in schema.get("required", ())):\n            return False\n',
+        file=RUNTIME + "turn/arguments.py",
+        old='    if any(name not in value for name in schema.get("required", ())):\n        return False\n',
         new="",
         breaks="the fast pre-check accepts an object missing a required property",
         red=(
@@ -1528,7 +1528,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="arguments-precheck-bool-is-integer",
-        file=RUNTIME + "arguments.py",
+        file=RUNTIME + "turn/arguments.py",
         old='    if isinstance(value, bool) and kind in ("integer", "number"):\n        return False\n',
         new="",
         breaks="the fast pre-check accepts a boolean where an integer is required",
@@ -1536,25 +1536,25 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="arguments-precheck-max-length-ignored",
-        file=RUNTIME + "arguments.py",
-        old='        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):\n',
-        new='        if not schema.get("minLength", 0) <= len(value):\n',
+        file=RUNTIME + "turn/arguments.py",
+        old='    if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):\n',
+        new='    if not schema.get("minLength", 0) <= len(value):\n',
         breaks="the fast pre-check accepts a string over its maxLength",
         red=("triage-an-issue-title-over-256-characters-is-refused-by-the-schema",),
     ),
     Mutation(
         id="arguments-precheck-unique-items-ignored",
-        file=RUNTIME + "arguments.py",
-        old='        if schema.get("uniqueItems") and not _distinct_strings(value):\n            return False\n',
+        file=RUNTIME + "turn/arguments.py",
+        old='    if schema.get("uniqueItems") and not _distinct_strings(value):\n        return False\n',
         new="",
         breaks="the fast pre-check accepts an array with a repeated item under uniqueItems",
         red=("triage-a-label-given-twice-is-refused-by-the-schema",),
     ),
     Mutation(
         id="arguments-precheck-extra-properties-allowed",
-        file=RUNTIME + "arguments.py",
-        old='        extra = schema.get("additionalProperties", True)\n',
-        new="        extra = True\n",
+        file=RUNTIME + "turn/arguments.py",
+        old='    extra = schema.get("additionalProperties", True)\n',
+        new="    extra = True\n",
         breaks="the fast pre-check accepts properties additionalProperties: false refuses",
         red=(
             "l3-routine-refuses-arguments-its-tool-contract-does-not-take",
@@ -1563,16 +1563,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="arguments-precheck-maximum-ignored",
-        file=RUNTIME + "arguments.py",
+        file=RUNTIME + "turn/arguments.py",
         old='value < schema.get("minimum", value) or value > schema.get("maximum", value)',
         new='value < schema.get("minimum", value)',
         breaks="the fast pre-check accepts a number above its maximum",
         red=("triage-a-search-with-a-limit-above-fifty-is-refused-by-the-schema",),
     ),
-    # -- tools.py -----------------------------------------------------------------------------
+    # -- declarations/ ------------------------------------------------------------------------
     Mutation(
         id="tools-slack-message-not-mutating",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/slack.py",
         old='            ("channel", "text"),\n        ),\n        mutating=True,\n',
         new='            ("channel", "text"),\n        ),\n',
         breaks="send_slack_message is not declared mutating (no autonomy ceiling, no restriction)",
@@ -1580,7 +1580,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tools-objects-allow-extra-properties",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/schema.py",
         old='        "additionalProperties": False,\n',
         new='        "additionalProperties": True,\n',
         breaks="platform Tool schemas accept properties they do not declare",
@@ -1588,16 +1588,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="tools-repository-pattern-dropped",
-        file=RUNTIME + "tools.py",
+        file=RUNTIME + "declarations/github.py",
         old='    "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",\n',
         new="",
         breaks="a repository argument need not be owner/name",
         red=("triage-a-repository-without-its-owner-is-refused-by-the-schema",),
     ),
-    # -- attachments.py / documents.py --------------------------------------------------------
+    # -- files/attachments.py / files/documents.py ---------------------------------------------
     Mutation(
         id="attachments-library-file-attached",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old='    return stored is not None and stored.origin == "attachment"\n',
         new="    return stored is not None\n",
         breaks="a library File the message only mentions is attached as if sent with the Turn",
@@ -1613,7 +1613,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="attachments-names-not-screened",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old="        return Rendered(updated, inputs=inputs, screened=[*names, *texts])\n",
         new="        return Rendered(updated, inputs=inputs, screened=[*texts])\n",
         breaks="an attachment's file name is not screened by the input guard",
@@ -1621,7 +1621,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="attachments-texts-not-screened",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old="            if document.text:\n                texts.append(document.text)\n",
         new="",
         breaks="an attachment's extracted text is not screened by the input guard",
@@ -1629,7 +1629,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="attachments-unreadable-passed-on",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old="            except DocumentRefused as refused:\n                return Rendered(\n",
         new="            except DocumentRefused as refused:\n                continue\n                return Rendered(\n",
         breaks="an unreadable attachment is left out silently instead of refusing the Turn",
@@ -1643,7 +1643,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="attachments-pdf-bytes-not-sent",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old='                parts.append(_binary(stored))\n                inputs.append(pdf_input(file_id, "prompt", document))\n',
         new='                inputs.append(pdf_input(file_id, "prompt", document))\n',
         breaks="an attached PDF's bytes never reach the provider",
@@ -1656,7 +1656,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="attachments-file-read-not-reread",
-        file=RUNTIME + "attachments.py",
+        file=RUNTIME + "files/attachments.py",
         old='                parts.append(_text(f"[file_read: {refusal_message(stored.name, refused.reason)}]"))\n                continue\n',
         new="                parts.append(_binary(stored))\n                continue\n",
         breaks="a File replaced by unreadable bytes after its file_read still reaches the model",
@@ -1668,7 +1668,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-encrypted-pdf-read",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old="        if reader.is_encrypted:\n",
         new="        if reader.is_encrypted and not reader.pages:\n",
         breaks="a password-protected PDF is not refused as encrypted",
@@ -1676,7 +1676,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-partial-text-layer-accepted",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old="    if not all(p.has_text for p in pages):\n",
         new="    if not any(p.has_text for p in pages):\n",
         breaks="a PDF whose text layer misses a page has its partial text sent as the whole",
@@ -1684,7 +1684,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-archive-entry-limit-lifted",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old="    if len(infos) > MAX_ARCHIVE_ENTRIES:\n",
         new="    if len(infos) > 2 * MAX_ARCHIVE_ENTRIES:\n",
         breaks="an Office archive may hold twice the 512-entry limit",
@@ -1692,7 +1692,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-speaker-notes-dropped",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old='    for name in _numbered(archive, "ppt/notesSlides/notesSlide"):\n',
         new='    for name in _numbered(archive, "ppt/notesSlide/notesSlide"):\n',
         breaks="a deck's speaker notes are not extracted",
@@ -1700,7 +1700,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-hidden-sheet-read",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old='        if sheet.get("state") in ("hidden", "veryHidden"):\n',
         new='        if sheet.get("state") in ("veryHidden",):\n',
         breaks="a hidden workbook sheet is read as the document's text",
@@ -1708,16 +1708,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="documents-empty-document-accepted",
-        file=RUNTIME + "documents.py",
+        file=RUNTIME + "files/documents.py",
         old='    if not text.strip():\n        raise DocumentRefused(NO_TEXT_LAYER, "the document holds no text")\n',
         new="",
         breaks="an Office or text document with no text is not refused",
         red=("l3-file-docx-empty-archive-is-refused-before-the-model",),
     ),
-    # -- file_tools.py / file_store.py --------------------------------------------------------
+    # -- files/tools.py / files/store.py -------------------------------------------------------
     Mutation(
         id="file-read-skips-access-check",
-        file=RUNTIME + "file_tools.py",
+        file=RUNTIME + "files/tools.py",
         old="        if file is None or not may_read(self.store, file, self.requester):\n",
         new="        if file is None:\n",
         breaks="file_read returns a File the requester may not read",
@@ -1725,7 +1725,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-list-skips-access-check",
-        file=RUNTIME + "file_tools.py",
+        file=RUNTIME + "files/tools.py",
         old="            if may_read(self.store, f, self.requester)\n            and",
         new="            if True\n            and",
         breaks="file_list lists Files the requester may not read",
@@ -1733,7 +1733,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-create-shares-requesters-roles",
-        file=RUNTIME + "file_tools.py",
+        file=RUNTIME + "files/tools.py",
         old='    return [user(requester), *(f"role:{r}" for r in store.roles_of(principal))]\n',
         new='    return [user(requester), *(f"role:{r}" for r in store.roles_of(user(requester)))]\n',
         breaks="a generated File is shared with the requester's Roles, not the principal's",
@@ -1745,7 +1745,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-create-not-a-draft",
-        file=RUNTIME + "file_tools.py",
+        file=RUNTIME + "files/tools.py",
         old='                status="draft",\n',
         new='                status="saved",\n',
         breaks="file_create saves the File instead of leaving a draft",
@@ -1757,7 +1757,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-read-text-not-truncated",
-        file=RUNTIME + "file_tools.py",
+        file=RUNTIME + "files/tools.py",
         old='                    "text": text[:MAX_READ_CHARS],\n',
         new='                    "text": text,\n',
         breaks="file_read returns a text File's characters past its 32 000 limit",
@@ -1765,16 +1765,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-store-replace-in-place",
-        file=RUNTIME + "file_store.py",
+        file=RUNTIME + "files/store.py",
         old='        self.conn.execute("UPDATE files SET sha256 = ? WHERE id = ?", (sha, file_id))\n',
         new='        self.conn.execute(\n            "UPDATE file_blobs SET data = ? WHERE sha256 = (SELECT sha256 FROM files WHERE id = ?)",\n            (data, file_id),\n        )\n',
         breaks="replacing a File's bytes overwrites its blob in place (no new blob, old bytes lost)",
         red=("l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",),
     ),
-    # -- durable.py / runs.py / retry_waits.py / recovery.py ----------------------------------
+    # -- durable/ / turn/recovery.py -----------------------------------------------------------
     Mutation(
         id="durable-ledger-not-consulted",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old="        recorded = self.store.effect(self.lease.state_id, call.call_id)\n",
         new="        recorded = None\n",
         breaks="a replayed call of a durable Turn runs its effect again",
@@ -1783,7 +1783,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-retry-budget-off-by-one",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old='            if outcome.status != "awaiting_retry" or tries < retry_waits.MAX_RETRY_WAITS:\n',
         new='            if outcome.status != "awaiting_retry" or tries <= retry_waits.MAX_RETRY_WAITS:\n',
         breaks="a chat call's provider may ask for one retry more than MAX_RETRY_WAITS",
@@ -1791,7 +1791,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-failed-turn-leaves-no-message",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old='    if events.tool_calls() or "".join(events.released):\n',
         new='    if events.tool_calls() and "".join(events.released):\n',
         breaks="a failed attempt with finished Tool calls but no released text leaves no Message",
@@ -1799,7 +1799,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-approved-calls-forgotten",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old="        approved=store.granted_calls(lease.state_id),\n",
         new="        approved=frozenset(),\n",
         breaks="a resumed Turn does not know which calls were approved (it parks again)",
@@ -1828,7 +1828,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-participant-audience-inverted",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old='        participant = "participant" if kind in PARTICIPANT_EVENTS else "operator"\n',
         new='        participant = "operator" if kind in PARTICIPANT_EVENTS else "participant"\n',
         breaks="durable events are written to the wrong audience (operator vs participant)",
@@ -1839,7 +1839,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-message-tool-calls-dropped",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old='        "toolCalls": events.tool_calls(),\n',
         new='        "toolCalls": [],\n',
         breaks="the assistant Message's toolCalls metadata is empty",
@@ -1852,7 +1852,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="durable-checkpoint-not-committed",
-        file=RUNTIME + "durable.py",
+        file=RUNTIME + "durable/executor.py",
         old='        conn = self.store.conn\n        conn.execute("COMMIT")\n        conn.execute("BEGIN")\n',
         new="",
         breaks="a durable checkpoint is not committed when written (a crash loses it)",
@@ -1860,7 +1860,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-fence-accepts-older-generation",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old='            "UPDATE states SET generation = generation WHERE id = ? AND generation = ?",\n',
         new='            "UPDATE states SET generation = generation WHERE id = ? AND generation >= ?",\n',
         breaks="the generation fence lets a worker holding a stale lease write",
@@ -1879,7 +1879,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-claim-takes-a-live-lease",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old="\"(status = 'queued' OR (status = 'running' AND lease_expires_at <= ?))\"",
         new="\"(status = 'queued' OR (status = 'running' AND lease_expires_at >= ?))\"",
         breaks="a State running under a live lease is claimable (and an expired one is not)",
@@ -1890,7 +1890,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-waiting-turn-marked-completed",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old="            (status if status in TURN_COMPLETED else None, reason, lease.turn_id),\n",
         new="            (status, reason, lease.turn_id),\n",
         breaks="a Turn that waits or needs reconciliation gets a status as if it completed",
@@ -1898,7 +1898,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-requested-approval-counts-as-granted",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old="\"SELECT call_id FROM approvals WHERE state_id = ? AND status = 'granted'\"",
         new="\"SELECT call_id FROM approvals WHERE state_id = ? AND status IN ('granted', 'requested')\"",
         breaks="a requested (undecided) approval lets its call past the gate",
@@ -1906,7 +1906,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-history-reversed",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old='            "SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY seq",\n',
         new='            "SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY seq DESC",\n',
         breaks="a durable Turn reads its conversation history newest first",
@@ -1917,7 +1917,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="runs-settle-rechecks-generation",
-        file=RUNTIME + "runs.py",
+        file=RUNTIME + "durable/runs.py",
         old='"WHERE id = ? AND generation = ?",\n            (status, lease.state_id, lease.generation),',
         new='"WHERE id = ?",\n            (status, lease.state_id),',
         breaks="settle no longer repeats the generation predicate in its own UPDATE",
@@ -1927,7 +1927,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="retry-waits-default-backoff-ignored",
-        file=RUNTIME + "retry_waits.py",
+        file=RUNTIME + "durable/retry_waits.py",
         old="    after = retry_after_ms if retry_after_ms and retry_after_ms > 0 else DEFAULT_RETRY_AFTER_MS\n",
         new="    after = DEFAULT_RETRY_AFTER_MS\n",
         breaks="a retry wait ignores how long the provider asked to wait",
@@ -1940,7 +1940,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="retry-waits-wake-early",
-        file=RUNTIME + "retry_waits.py",
+        file=RUNTIME + "durable/retry_waits.py",
         old='"AND state_id IS NOT NULL AND due_at <= ? ORDER BY due_at, id",\n            (now,),',
         new='"AND state_id IS NOT NULL AND due_at <= ? ORDER BY due_at, id",\n            (now + 3600,),',
         breaks="the timer sweep wakes a retry wait before it is due",
@@ -1954,16 +1954,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="recovery-ledger-forgets",
-        file=RUNTIME + "recovery.py",
+        file=RUNTIME + "turn/recovery.py",
         old="        if recorded is not None:\n            return recorded\n",
         new="",
         breaks="an in-memory Turn resumed after a failed checkpoint runs a finished effect again",
         red=("checkpoint-crash-replays-the-first-batch",),
     ),
-    # -- routine_runs.py / routines.py / tool_providers.py ------------------------------------
+    # -- routines/ -----------------------------------------------------------------------------
     Mutation(
         id="routine-ledger-not-consulted",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old="            recorded = store.effect(lease.state_id, EFFECT)\n",
         new="            recorded = None\n",
         breaks="a Routine worker resuming after a confirmed effect calls the provider again",
@@ -1974,7 +1974,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routine-approval-bypassed",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old="        if contract.requires_approval and call.call_id not in store.granted_calls(lease.state_id):\n",
         new="        if contract.requires_approval and call.call_id in store.granted_calls(lease.state_id):\n",
         breaks="a Routine Tool that requires approval is called without one",
@@ -1986,7 +1986,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routine-guard-block-ignored",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old="        if blocked is not None:\n            reason = denial_reason(blocked)\n",
         new='        if blocked is not None and blocked.stage != "tool_call":\n            reason = denial_reason(blocked)\n',
         breaks="a Routine's tool_call block is recorded but the provider is called anyway",
@@ -1999,7 +1999,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routine-retry-budget-off-by-one",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old="            if tries < retry_waits.MAX_RETRY_WAITS:\n",
         new="            if tries <= retry_waits.MAX_RETRY_WAITS:\n",
         breaks="a Routine's provider may ask for one retry more than MAX_RETRY_WAITS",
@@ -2007,7 +2007,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routine-withheld-result-succeeds",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old='        if withheld:\n            return self.settle("failed"',
         new='        if False:\n            return self.settle("failed"',
         breaks="a Routine provider's reply the untrusted_content guard refused still succeeds",
@@ -2015,7 +2015,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routine-arguments-not-checked",
-        file=RUNTIME + "routine_runs.py",
+        file=RUNTIME + "routines/runs.py",
         old="        wrong = argument_schema.problem(dict(contract.input_schema), call.arguments)\n",
         new="        wrong = None\n",
         breaks="a Routine Tool is called with arguments its contract's schema refuses",
@@ -2023,7 +2023,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routines-undeclared-input-allowed",
-        file=RUNTIME + "routines.py",
+        file=RUNTIME + "routines/definitions.py",
         old="            if name not in inputs:\n",
         new="            if name not in inputs and not name:\n",
         breaks="the Routine lint lets a template read an undeclared input",
@@ -2037,7 +2037,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="routines-two-tool-states-allowed",
-        file=RUNTIME + "routines.py",
+        file=RUNTIME + "routines/definitions.py",
         old="    if tools != 1:\n",
         new="    if tools < 1:\n",
         breaks="the Routine lint lets a Routine have more than one tool State",
@@ -2045,7 +2045,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="provider-reply-read-in-part",
-        file=RUNTIME + "tool_providers.py",
+        file=RUNTIME + "routines/tool_providers.py",
         old="    return response.read(MAX_REPLY_BYTES + 1)\n",
         new="    return response.read(65536)\n",
         breaks="a provider's reply is read only in part (a large answer is cut)",
@@ -2053,7 +2053,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="provider-503-not-retryable",
-        file=RUNTIME + "tool_providers.py",
+        file=RUNTIME + "routines/tool_providers.py",
         old="RETRYABLE = frozenset({429, 503})\n",
         new="RETRYABLE = frozenset({429})\n",
         breaks="a provider answering 503 is a failure, not a retry",
@@ -2061,7 +2061,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="provider-retry-after-header-ignored",
-        file=RUNTIME + "tool_providers.py",
+        file=RUNTIME + "routines/tool_providers.py",
         old="            after = int(retry_after) * 1000\n",
         new="            after = None\n",
         breaks="a provider's Retry-After header is not honoured",
@@ -2070,7 +2070,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     # -- MCP ----------------------------------------------------------------------------------
     Mutation(
         id="mcp-approval-never-required",
-        file=RUNTIME + "mcp_dispatch.py",
+        file=RUNTIME + "mcp/dispatch.py",
         old="        replace(t, reviewed=True)\n",
         new="        replace(t, reviewed=False)\n",
         breaks="a published MCP Tool whose review requires approval runs without one",
@@ -2085,7 +2085,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-refused-account-dispatched",
-        file=RUNTIME + "mcp_dispatch.py",
+        file=RUNTIME + "mcp/dispatch.py",
         old="        if decision.account_id is None:\n",
         new="        if decision.account_id is None and decision.reason is None:\n",
         breaks="an MCP call the account authority refused still reaches the server",
@@ -2102,7 +2102,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-soul-url-overrides-operator",
-        file=RUNTIME + "mcp_dispatch.py",
+        file=RUNTIME + "mcp/dispatch.py",
         old="        url = self.endpoints.url(tool.integration) or tool.url\n",
         new="        url = tool.url or self.endpoints.url(tool.integration)\n",
         breaks="the Soul's declared server URL wins over the operator's endpoint configuration",
@@ -2117,7 +2117,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-provider-error-is-success",
-        file=RUNTIME + "mcp_dispatch.py",
+        file=RUNTIME + "mcp/dispatch.py",
         old="        if is_error:\n",
         new="        if is_error and structured is not None:\n",
         breaks="an MCP provider's isError answer is reported as a success",
@@ -2125,7 +2125,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-credential-not-sent",
-        file=RUNTIME + "mcp_dispatch.py",
+        file=RUNTIME + "mcp/dispatch.py",
         old='                url, decision.credential or "", tool.tool, arguments\n',
         new='                url, "", tool.tool, arguments\n',
         breaks="an MCP call is not authenticated with the chosen account's credential",
@@ -2140,23 +2140,23 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-revoked-grant-honoured",
-        file=RUNTIME + "mcp_accounts.py",
-        old='        if grant[0] != "granted":\n',
-        new='        if grant[0] not in ("granted", "revoked"):\n',
+        file=RUNTIME + "mcp/accounts.py",
+        old='    if grant[0] != "granted":\n',
+        new='    if grant[0] not in ("granted", "revoked"):\n',
         breaks="a revoked shared grant still lets the shared account act",
         red=("l3-mcp-a-revoked-grant-blocks-an-approved-call",),
     ),
     Mutation(
         id="mcp-shared-consent-not-required",
-        file=RUNTIME + "mcp_accounts.py",
-        old="        if not consent:\n",
-        new="        if not consent and selection is None:\n",
+        file=RUNTIME + "mcp/accounts.py",
+        old="    if not consent:\n",
+        new="    if not consent and selection is None:\n",
         breaks="a selected shared account acts without the user's shared consent",
         red=("l3-mcp-shared-account-requires-consent",),
     ),
     Mutation(
         id="mcp-personal-account-in-shared-chat",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old='    if scope == "personal" and visibility == "shared":\n',
         new='    if scope == "personal" and visibility == "public":\n',
         breaks="a personal account may act in a shared chat",
@@ -2164,7 +2164,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-expired-account-acts",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old="    return moment <= now\n",
         new="    return moment < now.replace(year=1970)\n",
         breaks="an expired account is not refused",
@@ -2172,7 +2172,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-account-needing-action-acts",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old='    if status != "active":\n',
         new='    if status == "revoked":\n',
         breaks="an account whose status is action_required may act",
@@ -2180,7 +2180,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-shared-default-acts-unselected",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old='        elif len(defaults) == 1 and accounts[defaults[0]][0] == "shared":\n',
         new='        elif len(defaults) == 1 and accounts[defaults[0]][0] == "team":\n',
         breaks="a shared default account acts without being selected",
@@ -2188,7 +2188,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-first-of-several-accounts-acts",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old="        elif len(accounts) == 1:\n",
         new="        elif len(accounts) >= 1:\n",
         breaks="of several candidate accounts the first acts instead of asking for a selection",
@@ -2196,7 +2196,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-personal-default-not-preferred",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old="            chosen = personal[0]  # the personal default is preferred\n",
         new="            chosen = defaults[-1]  # the personal default is preferred\n",
         breaks="the personal default is not preferred over another default account",
@@ -2204,7 +2204,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-selection-ignored",
-        file=RUNTIME + "mcp_accounts.py",
+        file=RUNTIME + "mcp/accounts.py",
         old="        chosen: str = selection[0]\n",
         new="        chosen: str = next(iter(accounts), selection[0])\n",
         breaks="the account the chat selected is not the one that acts",
@@ -2216,7 +2216,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     # -- native admission ---------------------------------------------------------------------
     Mutation(
         id="native-revoked-account-admitted",
-        file=RUNTIME + "accounts.py",
+        file=RUNTIME + "native/accounts.py",
         old='        if row[0] != "approved":\n',
         new='        if row[0] not in ("approved", "revoked"):\n',
         breaks="admission lets a revoked native account start a Routine",
@@ -2224,7 +2224,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-route-change-ignored",
-        file=RUNTIME + "admission.py",
+        file=RUNTIME + "native/admission.py",
         old="    if route is None or route.routine != event.routine:\n",
         new="    if route is None:\n",
         breaks="admission starts the Routine an event was routed to even after the route changed",
@@ -2232,7 +2232,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-correlation-unfenced",
-        file=RUNTIME + "admission.py",
+        file=RUNTIME + "native/admission.py",
         old='"WHERE id = ? AND fence = ? AND lease_owner = ?",\n        (run_id, account, claim.event_id, claim.fence, claim.owner),',
         new='"WHERE id = ? AND fence >= ? AND (lease_owner = ? OR lease_owner IS NULL)",\n        (run_id, account, claim.event_id, claim.fence, claim.owner),',
         breaks="the inbox correlation write is not fenced by the claim (a lost lease admits)",
@@ -2240,7 +2240,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-account-from-payload",
-        file=RUNTIME + "admission.py",
+        file=RUNTIME + "native/admission.py",
         old='        (_new_id("invocation"), run_id, state_id, route.routine, account.account_id, event.id),\n',
         new='        (_new_id("invocation"), run_id, state_id, route.routine, event.account_id + "?", event.id),\n',
         breaks="the Routine invocation records the event's claimed account, not the resolved one",
@@ -2248,7 +2248,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-identity-acts-for-agent",
-        file=RUNTIME + "admission.py",
+        file=RUNTIME + "native/admission.py",
         old='        "effectiveSubject": {"kind": "user" if route.owner else "agent", "id": subject},\n',
         new='        "effectiveSubject": {"kind": "agent", "id": route.agent},\n',
         breaks="an admitted Run acts for the agent, not for the person who approved the route",
@@ -2256,16 +2256,16 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-held-event-unfenced",
-        file=RUNTIME + "native_inbox.py",
+        file=RUNTIME + "native/inbox.py",
         old="\"WHERE id = ? AND run_id IS NULL AND \"\n                \"(status = 'pending' OR (status = 'claimed' AND lease_expires_at <= ?))\"",
         new="\"WHERE id = ? AND \"\n                \"(status IN ('pending', 'admitted') OR (status = 'claimed' AND lease_expires_at <= ?))\"",
         breaks="an already admitted inbox event can be claimed again",
         red=("l3-native-routine-an-admitted-event-is-never-claimed-again",),
     ),
-    # -- replies.py / publications.py / soul_repo.py / doctor.py ------------------------------
+    # -- durable/replies.py / soul/ (publications, repo, doctor) -------------------------------
     Mutation(
         id="reply-refused-reported-succeeded",
-        file=RUNTIME + "replies.py",
+        file=RUNTIME + "durable/replies.py",
         old="        if result.delivered:\n",
         new='        if result.delivered or result.outcome == "failed":\n',
         breaks="a reply the integration refused for good is reported as delivered",
@@ -2273,7 +2273,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="reply-unknown-outcome-retryable",
-        file=RUNTIME + "replies.py",
+        file=RUNTIME + "durable/replies.py",
         old='        outcome = result.outcome or "ambiguous"  # a channel that cannot say is not sure\n',
         new='        outcome = result.outcome if result.outcome != "ambiguous" else "retryable"\n',
         breaks="a reply that may have arrived is redelivered instead of reconciled by a person",
@@ -2281,7 +2281,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="reply-retryable-not-scheduled",
-        file=RUNTIME + "replies.py",
+        file=RUNTIME + "durable/replies.py",
         old="            retry_waits.schedule_redelivery(store, run_id, result.code)\n",
         new="            pass\n",
         breaks="a reply the integration may take later is never scheduled for redelivery",
@@ -2289,7 +2289,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="publications-previous-stays-active",
-        file=RUNTIME + "publications.py",
+        file=RUNTIME + "soul/publications.py",
         old='    conn.execute("UPDATE soul_publications SET active = 0 WHERE active = 1")\n',
         new="",
         breaks="publishing a bundle leaves the previous one active too",
@@ -2302,7 +2302,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="soul-write-self-rewrite-allowed",
-        file=RUNTIME + "soul_repo.py",
+        file=RUNTIME + "soul/repo.py",
         old='        if kind == "Agent" and slug == self.agent:\n',
         new='        if kind == "Agent" and slug == self.agent and not args.get("subject"):\n',
         breaks="an agent may rewrite its own definition when it names a commit subject",
@@ -2310,7 +2310,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="soul-write-stale-base-accepted",
-        file=RUNTIME + "soul_repo.py",
+        file=RUNTIME + "soul/repo.py",
         old="        if expected_base is not None and (head := self.head()) != expected_base:\n",
         new="        if expected_base is not None and (head := self.head()) == expected_base[:0]:\n",
         breaks="a soul_write whose expected base commit moved is not a CONFLICT",
@@ -2321,7 +2321,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="soul-publish-without-loading",
-        file=RUNTIME + "soul_repo.py",
+        file=RUNTIME + "soul/repo.py",
         old="        bundle = self.bundle(commit)\n        soul = load_bundle(bundle)\n        return Publication(commit, bundle, artifacts_of(soul))\n",
         new="        bundle = self.bundle(commit)\n        return Publication(commit, bundle, ())\n",
         breaks="a commit is published without loading its tree (a malformed artifact goes live)",
@@ -2336,7 +2336,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="soul-write-companion-may-climb-out",
-        file=RUNTIME + "soul_repo.py",
+        file=RUNTIME + "soul/repo.py",
         old='    if len(parts) > _COMPANION_DEPTH or not all(\n        _SEGMENT.match(p) and p not in (".", "..") for p in parts\n    ):\n',
         new='    if len(parts) > _COMPANION_DEPTH or companion.startswith("/"):\n',
         breaks="a soul_write companion is refused only when absolute: '../' climbs out of its artifact",
@@ -2344,7 +2344,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="soul-write-companion-ignored",
-        file=RUNTIME + "soul_repo.py",
+        file=RUNTIME + "soul/repo.py",
         old="                companion=companion if isinstance(companion, str) and companion else None,\n",
         new="                companion=None,\n",
         breaks="soul_write ignores its companion and writes the content as the definition",
@@ -2355,7 +2355,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="doctor-repair-for-another-routine-accepted",
-        file=RUNTIME + "doctor.py",
+        file=RUNTIME + "soul/doctor.py",
         old="    if proposal.slug != finding.slug:\n",
         new="    if proposal.slug != finding.slug and not proposal.content:\n",
         breaks="the doctor commits a repair proposed for another Routine",
@@ -2363,7 +2363,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="doctor-unlinted-repair-committed",
-        file=RUNTIME + "doctor.py",
+        file=RUNTIME + "soul/doctor.py",
         old="    still = problems(proposal.content)\n",
         new="    still: list[str] = []\n",
         breaks="the doctor commits a proposed repair that does not lint",
@@ -2371,7 +2371,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="doctor-repair-based-on-the-moved-head",
-        file=RUNTIME + "doctor.py",
+        file=RUNTIME + "soul/doctor.py",
         old='            "expectedBaseCommit": head,\n',
         new='            "expectedBaseCommit": repo.head(),\n',
         breaks="the doctor's repair is based on the head it writes over, not the one its finding saw",
@@ -2379,7 +2379,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="doctor-not-recorded",
-        file=RUNTIME + "doctor.py",
+        file=RUNTIME + "soul/doctor.py",
         old="    _record(conn, events, run_id)\n",
         new="",
         breaks="the doctor's findings, repairs and escalations are not recorded in the database",
@@ -2392,10 +2392,10 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input",
         ),
     ),
-    # -- mcp_integrations.py / mcp_client.py / native_routes.py / storage.py / file_render.py -
+    # -- mcp/ / native/routes.py / store/storage.py / files/render.py --------------------------
     Mutation(
         id="mcp-disabled-integration-published",
-        file=RUNTIME + "mcp_integrations.py",
+        file=RUNTIME + "mcp/integrations.py",
         old="    return tools if enabled else []\n",
         new="    return tools\n",
         breaks="a disabled MCP server's reviewed Tools are still published",
@@ -2403,9 +2403,9 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-requires-approval-read-from-mutating",
-        file=RUNTIME + "mcp_integrations.py",
-        old='                requires_approval=flags["requiresApproval"],\n',
-        new='                requires_approval=flags["mutating"],\n',
+        file=RUNTIME + "mcp/integrations.py",
+        old='        requires_approval=flags["requiresApproval"],\n',
+        new='        requires_approval=flags["mutating"],\n',
         breaks="an MCP Tool's requiresApproval review is read from its mutating flag",
         red=(
             "l3-mcp-a-revoked-grant-blocks-an-approved-call",
@@ -2417,7 +2417,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="mcp-client-structured-content-dropped",
-        file=RUNTIME + "mcp_client.py",
+        file=RUNTIME + "mcp/client.py",
         old='        return bool(result.get("isError")), result.get("structuredContent"), text\n',
         new='        return bool(result.get("isError")), None, text\n',
         breaks="an MCP answer's structuredContent never reaches the model",
@@ -2431,7 +2431,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-route-owner-dropped",
-        file=RUNTIME + "native_routes.py",
+        file=RUNTIME + "native/routes.py",
         old="        return Route(destination, row[0], row[1], row[2], bundle)\n",
         new="        return Route(destination, row[0], row[1], None, bundle)\n",
         breaks="a native route forgets who approved it (its Runs act for the agent)",
@@ -2439,7 +2439,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="native-route-pinned-bundle-dropped",
-        file=RUNTIME + "native_routes.py",
+        file=RUNTIME + "native/routes.py",
         old="        bundle = None if row[3] is None else json.loads(row[3])\n",
         new="        bundle = None\n",
         breaks="a native route forgets the Routine bundle its approval pinned (its Run carries none)",
@@ -2447,7 +2447,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="storage-atomic-commits-a-failed-block",
-        file=RUNTIME + "storage.py",
+        file=RUNTIME + "store/storage.py",
         old='    except BaseException:\n        conn.execute("ROLLBACK")\n        raise\n    conn.execute("COMMIT")\n',
         new='    except BaseException:\n        conn.execute("COMMIT")\n        raise\n    conn.execute("COMMIT")\n',
         breaks="a transaction block that raises commits what it wrote instead of rolling back",
@@ -2455,7 +2455,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     ),
     Mutation(
         id="file-create-json-not-validated",
-        file=RUNTIME + "file_render.py",
+        file=RUNTIME + "files/render.py",
         old="            json.loads(content)\n",
         new="            pass\n",
         breaks="file_create writes a JSON draft whose content is not JSON",

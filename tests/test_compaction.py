@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import compaction, loop
+from agent_runtime.turn import compaction, loop
 from tests.conftest import Sweep
 
 COMPACTED = [

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_runtime.guardrails import STAGE_KEYS
+from agent_runtime.guards.guardrails import STAGE_KEYS
 from bench.logged import logged_sweep
 from eval_core._case.case import CaseBase
 from eval_core._loading.corpus import Corpus, Loader, case_files, find_soul

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import doctor
-from agent_runtime.doctor import DoctorEvent, Finding, Repair
-from agent_runtime.soul_repo import SoulRepo
+from agent_runtime.soul import doctor
+from agent_runtime.soul.doctor import DoctorEvent, Finding, Repair
+from agent_runtime.soul.repo import SoulRepo
 from eval_host_agent_runtime import l3  # before any patch: it binds run_doctor at import
 from tests.conftest import Sweep
 

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable, recovery, soul_repo
-from agent_runtime.runs import RunStore
+from agent_runtime.durable import executor as durable
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.soul import repo as soul_repo
+from agent_runtime.turn import recovery
 from eval_core._case.case import ToolCallsStep
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.host import Host

@@ -21,14 +21,18 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from agent_runtime import admission, mcp_accounts, mcp_dispatch, recovery, retry_waits
-from agent_runtime.database import Connection
-from agent_runtime.file_tools import FileTools
-from agent_runtime.mcp_accounts import Decision
-from agent_runtime.mcp_client import McpClients
-from agent_runtime.runs import RunStore
-from agent_runtime.tool_providers import HttpToolProvider, ProviderReply
+from agent_runtime.durable import retry_waits
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.files.tools import FileTools
+from agent_runtime.mcp import accounts as mcp_accounts
+from agent_runtime.mcp import dispatch as mcp_dispatch
+from agent_runtime.mcp.accounts import Decision
+from agent_runtime.mcp.client import McpClients
+from agent_runtime.native import admission
+from agent_runtime.routines.tool_providers import HttpToolProvider, ProviderReply
+from agent_runtime.store.database import Connection
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn import recovery
 from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.fixtures import Shared
@@ -253,7 +257,7 @@ def test_a_pdf_whose_bytes_never_went_on_the_wire_is_not_attributed(
     failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The attachment gate renders the PDF as a note instead of its bytes."""
-    from agent_runtime import attachments
+    from agent_runtime.files import attachments
 
     monkeypatch.setattr(
         attachments, "_binary", lambda stored: {"type": "text", "text": f"[{stored.name}]"}

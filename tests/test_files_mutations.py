@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import attachments, file_tools
-from agent_runtime.file_store import FileStore, StoredFile
+from agent_runtime.files import attachments
+from agent_runtime.files import tools as file_tools
+from agent_runtime.files.store import FileStore, StoredFile
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ids_where
 from tests.test_mutations import red_cases

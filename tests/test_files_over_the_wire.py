@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import attachments
+from agent_runtime.files import attachments
 from eval_bindings.wire import files
 from tests.conftest import Sweep
 

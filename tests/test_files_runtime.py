@@ -6,12 +6,12 @@ import sqlite3
 
 import pytest
 
-from agent_runtime import documents
-from agent_runtime.documents import DocumentRefused, extract
-from agent_runtime.file_store import MemoryFileStore, SqlFileStore, digest
-from agent_runtime.file_tools import FileTools
+from agent_runtime.files import documents
+from agent_runtime.files.documents import DocumentRefused, extract
+from agent_runtime.files.store import MemoryFileStore, SqlFileStore, digest
+from agent_runtime.files.tools import FileTools
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.storage import Template
+from agent_runtime.store.storage import Template
 from agent_runtime.tools import ToolOutcome
 from eval_expectations_files import synthesis
 

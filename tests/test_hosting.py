@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import guardrails, hosting
-from agent_runtime.guardrails import GuardrailConfig
+from agent_runtime import hosting
+from agent_runtime.guards import guardrails
+from agent_runtime.guards.guardrails import GuardrailConfig
+from agent_runtime.guards.sensitive import PATTERNS, Pattern
 from agent_runtime.hosting import PLATFORM_FLOOR, Hosting
-from agent_runtime.sensitive import PATTERNS, Pattern
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import Sweep, outcomes

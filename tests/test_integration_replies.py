@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_runtime import replies
-from agent_runtime.replies import Delivery
-from agent_runtime.runs import RunStore
+from agent_runtime.durable import replies
+from agent_runtime.durable.replies import Delivery
+from agent_runtime.durable.runs import RunStore
 from eval_expectations_integration_reply.plugin import RepliesHanded
 from eval_host_agent_runtime import l3  # before any patch: it binds deliver_reply at import
 from tests.conftest import Sweep

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable
+from agent_runtime.durable import executor as durable
 from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.host import Host

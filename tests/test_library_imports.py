@@ -11,12 +11,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LAZY = {
-    "mcp",  # agent_runtime.mcp_session: the first MCP call
+    "mcp",  # agent_runtime.mcp.session: the first MCP call
     "httpx",  # the MCP session, and eval_bindings.wire: the first real-model call
     "httpcore",
     "anyio",
-    "defusedxml",  # agent_runtime.documents: the first Office File read
-    "docx",  # agent_runtime.file_render: the first file_create of its format
+    "defusedxml",  # agent_runtime.files.documents: the first Office File read
+    "docx",  # agent_runtime.files.render: the first file_create of its format
     "openpyxl",
     "pptx",
     "fpdf",

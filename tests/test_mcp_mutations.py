@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import mcp_accounts, mcp_dispatch
-from agent_runtime.mcp_accounts import Decision
-from agent_runtime.mcp_client import McpClients
+from agent_runtime.mcp import accounts as mcp_accounts
+from agent_runtime.mcp import dispatch as mcp_dispatch
+from agent_runtime.mcp.accounts import Decision
+from agent_runtime.mcp.client import McpClients
 from eval_expectations_mcp.setup import Provider
 from tests.conftest import ROOT, Sweep, over_the_soul, shipped_corpus
 

@@ -143,7 +143,7 @@ def test_a_mutant_applied_then_reverted_leaves_the_file_byte_identical(
 ) -> None:
     mutants = bench()
     copy = mutants.Copy(tmp_path / "copy")
-    mutant = next(m for m in pool if m.module == "agent_runtime/loop.py")
+    mutant = next(m for m in pool if m.module == "agent_runtime/turn/loop.py")
     path = copy.root / mutant.path
     original = path.read_bytes()
     with copy.mutated(mutant):
@@ -165,7 +165,7 @@ def test_a_runtime_mutant_the_corpus_catches_is_reported_killed(
     mutant = next(
         m
         for m in pool
-        if m.module == "agent_runtime/loop.py"
+        if m.module == "agent_runtime/turn/loop.py"
         and m.operator == "constant"
         and b"range(first, limits.max_iterations + 1)" in source(m.path)[m.start - 40 : m.end + 1]
     )
@@ -271,12 +271,14 @@ def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caugh
     limit = next(
         m
         for m in pool
-        if m.module == "agent_runtime/loop.py"
+        if m.module == "agent_runtime/turn/loop.py"
         and m.operator == "constant"
         and b"range(first, limits.max_iterations + 1)" in source(m.path)[m.start - 40 : m.end + 1]
     )
     unrun = next(  # the reason a Turn stopped at the limit, emptied: that Case never stops there
-        m for m in pool if m.module == "agent_runtime/loop.py" and m.old == b'"iteration_limit"'
+        m
+        for m in pool
+        if m.module == "agent_runtime/turn/result.py" and m.old == b'"iteration_limit"'
     )
     test = "packages/agent-runtime/tests/test_loop.py::test_iteration_limit"
     cache = tmp_path / "cache"

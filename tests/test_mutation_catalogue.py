@@ -103,12 +103,12 @@ def test_a_stale_entry_is_reported_not_applied(tmp_path: Path) -> None:
     table = bench()
     snap = tmp_path / "snapshot"
     source = ROOT / "packages" / "agent-runtime" / "src"
-    (snap / "agent-runtime" / "agent_runtime").mkdir(parents=True)
-    (snap / "agent-runtime" / "agent_runtime" / "loop.py").write_text(
-        (source / "agent_runtime" / "loop.py").read_text()
+    (snap / "agent-runtime" / "agent_runtime" / "turn").mkdir(parents=True)
+    (snap / "agent-runtime" / "agent_runtime" / "turn" / "loop.py").write_text(
+        (source / "agent_runtime" / "turn" / "loop.py").read_text()
     )
     gone = Mutation(
-        id="gone", file=RUNTIME + "loop.py", old="no such line", new="x", breaks="nothing"
+        id="gone", file=RUNTIME + "turn/loop.py", old="no such line", new="x", breaks="nothing"
     )
     outcome = table.run_mutation(gone, snap)
     assert outcome.stale and outcome.crashed is not None and not outcome.verdicts

@@ -15,17 +15,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_runtime import arguments, guardrails, hosting
-from agent_runtime.guardrails import (
+from agent_runtime import hosting
+from agent_runtime.guards import guardrails
+from agent_runtime.guards.guardrails import (
     STAGE_KEYS,
     STAGES,
     GuardDecision,
     GuardrailConfig,
     Guardrails,
 )
+from agent_runtime.guards.sensitive import PATTERNS
 from agent_runtime.hosting import PLATFORM_FLOOR
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.sensitive import PATTERNS
+from agent_runtime.turn import arguments
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.runner import run_sweep
@@ -213,10 +215,10 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
 def test_bypassing_the_assembler_turns_the_prompt_cases_red(
     plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent_runtime.loop
+    import agent_runtime.turn.loop
 
     monkeypatch.setattr(
-        agent_runtime.loop,
+        agent_runtime.turn.loop,
         "assemble_system_prompt",
         lambda *args, **kwargs: "You are a helpful assistant.",
     )

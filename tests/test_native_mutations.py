@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import admission
-from agent_runtime.accounts import ResolvedAccount
-from agent_runtime.native_inbox import InboxEvent
-from agent_runtime.native_routes import Route
+from agent_runtime.native import admission
+from agent_runtime.native.accounts import ResolvedAccount
+from agent_runtime.native.inbox import InboxEvent
+from agent_runtime.native.routes import Route
 from tests.conftest import Sweep
 
 APPROVED = "l3-native-routine-approved-route-account"

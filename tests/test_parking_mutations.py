@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import loop, retry_waits
+from agent_runtime.durable import retry_waits
+from agent_runtime.durable.runs import Lease, RunStore
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.runs import Lease, RunStore
+from agent_runtime.turn import tool_step
 from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import Sweep
 
@@ -52,7 +53,7 @@ def test_the_parking_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:
 def test_a_runtime_that_reports_a_waiting_provider_as_an_answer_fails_the_parking_cases(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loop, "PARKED", frozenset())
+    monkeypatch.setattr(tool_step, "PARKED", frozenset())
     sweep.red(RETRY + APPROVAL)
     sweep.green(REPEAT)
 
@@ -82,7 +83,7 @@ def test_a_retry_wait_the_worker_keeps_in_memory_does_not_survive_the_restart(
 def test_a_runtime_that_repeats_side_effects_fails_the_repeat_cases(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loop._Turn, "ran_before", lambda self, call: None)
+    monkeypatch.setattr(tool_step.ToolStep, "ran_before", lambda self, call: None)
     sweep.red(REPEAT)
     sweep.green(NEW_ARGUMENTS)
 
@@ -97,7 +98,7 @@ def test_a_runtime_that_compares_only_tool_names_fails_the_new_arguments_case(
                     return str(earlier["call_id"])
         return None
 
-    monkeypatch.setattr(loop._Turn, "ran_before", by_name)
+    monkeypatch.setattr(tool_step.ToolStep, "ran_before", by_name)
     sweep.red(NEW_ARGUMENTS)
     sweep.green(REPEAT)
 
@@ -119,7 +120,7 @@ def test_a_message_persisted_without_the_tool_activity_fails_the_activity_cases(
 def test_a_runtime_that_shows_every_tool_as_visible_fails_the_undeclared_case(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_execute = loop._Turn.execute
+    real_execute = tool_step.ToolStep.execute
 
     def visible(self: Any, call: ToolCallRequest) -> bool:
         spec = self.tools[call.name]
@@ -127,7 +128,7 @@ def test_a_runtime_that_shows_every_tool_as_visible_fails_the_undeclared_case(
             self.tools[call.name] = replace(spec, participant_activity="visible")
         return real_execute(self, call)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(loop._Turn, "execute", visible)
+    monkeypatch.setattr(tool_step.ToolStep, "execute", visible)
     sweep.red(NO_ACTIVITY)
     sweep.green(ACTIVITY)
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_runtime.sensitive import PATTERNS
+from agent_runtime.guards.sensitive import PATTERNS
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scorecard import Scorecard, not_cleared
@@ -418,8 +418,8 @@ GUARDS = {
 def test_breaking_a_guards_code_leaks_exactly_its_attacks(
     plugins: PluginSet, red_copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
 ) -> None:
-    from agent_runtime import guardrails
-    from agent_runtime.guardrails import GuardDecision, Guardrails
+    from agent_runtime.guards import guardrails
+    from agent_runtime.guards.guardrails import GuardDecision, Guardrails
 
     if guard == "tool_blocklist":
         real = Guardrails.check_tool_call

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import routine_runs, tool_providers
-from agent_runtime.runs import RunStore
-from agent_runtime.tool_providers import ProviderReply
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.routines import runs as routine_runs
+from agent_runtime.routines import tool_providers
+from agent_runtime.routines.tool_providers import ProviderReply
 from eval_core._case.evidence import Evidence
 from eval_core._plugins.fixtures import Shared, run_with_fixtures
 from eval_core._running.scripted import ScriptedBinding

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime import capabilities, loop, mcp_integrations
+from agent_runtime.guards import capabilities
+from agent_runtime.mcp import integrations as mcp_integrations
+from agent_runtime.turn import tool_step
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT, sweep_dir
 from tests.test_mutations import red_cases
@@ -72,7 +74,7 @@ def test_an_autonomy_ceiling_that_never_asks_fails_the_approval_cases(
     plugins: PluginSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     copy = subset(tmp_path, "records-readonly-*.json", "l3-*approv*.json")
-    monkeypatch.setattr(loop, "demands_approval", lambda *_: False)
+    monkeypatch.setattr(tool_step, "demands_approval", lambda *_: False)
     red = not_passing(plugins, copy)
     assert red["records-readonly-cannot-comment-on-an-issue"] == "FAIL"
     assert red["l3-approval-parks-the-run-and-the-comment-posts-once"] == "FAIL"

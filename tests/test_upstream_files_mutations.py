@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import attachments, documents
-from agent_runtime.attachments import Attached, AttachmentGate, Rendered
-from agent_runtime.file_store import SqlFileStore
+from agent_runtime.files import attachments, documents
+from agent_runtime.files.attachments import Attached, AttachmentGate, Rendered
+from agent_runtime.files.store import SqlFileStore
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ids_where
 from tests.test_mutations import red_cases

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable, guardrails, loop
+from agent_runtime.durable import executor as durable
+from agent_runtime.guards import guardrails
+from agent_runtime.turn import loop, tool_step
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ROOT
 from tests.test_mutations import red_cases
@@ -56,7 +58,7 @@ def test_the_originals_refusal_texts_are_what_the_refusal_cases_read(
 def test_the_model_visible_denial_reason_is_read_by_the_blocklist_case(
     plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loop, "denial_reason", lambda d: f"{d.guard} said no")
+    monkeypatch.setattr(tool_step, "denial_reason", lambda d: f"{d.guard} said no")
     _, red = red_cases(plugins, copy)
     expected = reading(copy, lambda e: DENIAL in str(e.get("text", "")))
     assert "finance-refund-is-blocklisted" in expected

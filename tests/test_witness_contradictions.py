@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import loop, recovery
 from agent_runtime.model import ModelRequest
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn import events, loop, recovery, tool_step
 from eval_core._case.witness import WITNESSED
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
@@ -64,13 +64,13 @@ def test_unmutated_the_cases_pass_with_no_contradiction(loaded: Any) -> None:
 
 def run_denied_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """The regression: the runtime denies a call and its Tool still receives it."""
-    real = loop._Turn.deny
+    real = tool_step.ToolStep.deny
 
     def deny_and_run(self: Any, call: Any, reason: str, source: Any) -> None:
         real(self, call, reason, source)
         self.executor.execute(call)
 
-    monkeypatch.setattr(loop._Turn, "deny", deny_and_run)
+    monkeypatch.setattr(tool_step.ToolStep, "deny", deny_and_run)
 
 
 def test_a_denied_call_that_still_runs_fails_at_both_tiers(
@@ -85,12 +85,12 @@ def test_a_denied_call_that_still_runs_fails_at_both_tiers(
 def test_recorded_arguments_that_differ_from_what_the_tool_received_fail(
     loaded: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = loop.preview
+    real = events.preview
 
     def wrong_preview(value: Any) -> Any:  # the record shows arguments that were never passed
         return real({**value, "recorded": "only"} if isinstance(value, dict) else value)
 
-    monkeypatch.setattr(loop, "preview", wrong_preview)
+    monkeypatch.setattr(events, "preview", wrong_preview)
     lines = contradicted(trials(loaded, CALLS)[CALLS], "recorded call not received")
     assert all('"recorded":"on' in line and "but the Tool received {" in line for line in lines), (
         lines

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.soul import Soul, load_soul
-from agent_runtime.storage import StoreTemplate, Template
+from agent_runtime.soul.loader import Soul, load_soul
+from agent_runtime.store.storage import StoreTemplate, Template
 
 EVAL_SOUL = Path(__file__).resolve().parents[3] / "corpus" / "soul"
 
@@ -37,7 +37,7 @@ def template(request: pytest.FixtureRequest) -> Iterator[StoreTemplate]:
     if request.param == "sqlite":
         made = Template()
     else:
-        from agent_runtime.postgres import PostgresTemplate
+        from agent_runtime.store.postgres import PostgresTemplate
 
         made = PostgresTemplate(request.getfixturevalue("postgres_url"))
     yield made

@@ -6,12 +6,10 @@ tests know nothing of the harness either."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields
 from typing import Any
 
-from agent_runtime.accounts import AccountAuthority
-from agent_runtime.database import Connection
-from agent_runtime.durable import TurnRequest
-from agent_runtime.loop import TurnResult, run_turn
+from agent_runtime.durable.executor import TurnRequest
 from agent_runtime.model import (
     ModelFailure,
     ModelPort,
@@ -21,9 +19,14 @@ from agent_runtime.model import (
     ToolSpec,
     Usage,
 )
-from agent_runtime.native_routes import NativeRoutes, Route
-from agent_runtime.soul import Soul
+from agent_runtime.native.accounts import AccountAuthority
+from agent_runtime.native.routes import NativeRoutes, Route
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.database import Connection
 from agent_runtime.tools import PLATFORM_TOOLS, ToolExecutor, ToolOutcome
+from agent_runtime.turn.loop import run_turn
+from agent_runtime.turn.result import TurnResult
+from agent_runtime.turn.settings import TurnSettings, TurnStart
 
 SHIPPED = ToolOutcome("succeeded", {"ticketId": "T-1", "status": "shipped"})
 """What ``lookup_ticket`` answers for T-1."""
@@ -85,6 +88,10 @@ def platform(*names: str) -> list[ToolSpec]:
     return [PLATFORM_TOOLS[n] for n in names]
 
 
+START = frozenset(f.name for f in fields(TurnStart))
+"""The keywords of :func:`turn` that say where the Turn starts; every other one is a setting."""
+
+
 def turn(
     soul: Soul,
     agent: str,
@@ -94,17 +101,19 @@ def turn(
     text: str = "Where is my order? Ticket T-1042.",
     **kwargs: Any,
 ) -> TurnResult:
-    """One Turn in memory: ``text`` from the user (or ``messages=``), no context unless given."""
-    return run_turn(
-        soul,
-        agent,
-        context=kwargs.pop("context", {}),
-        messages=kwargs.pop("messages", user(text)),
+    """One Turn in memory: ``text`` from the user (or ``messages=``), no context unless given;
+    any other keyword is a :class:`TurnSettings` or :class:`TurnStart` field."""
+    start = {k: kwargs.pop(k) for k in START & kwargs.keys()}
+    start.setdefault("messages", user(text))
+    settings = TurnSettings(
+        soul=soul,
+        agent_slug=agent,
         tools=list(tools),
         model=model,
         executor=executor or ScriptedTools(),
         **kwargs,
     )
+    return run_turn(settings, TurnStart(**start))
 
 
 def turn_request(

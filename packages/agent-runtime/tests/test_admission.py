@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import admission
-from agent_runtime.accounts import AccountAuthority
-from agent_runtime.admission import LEASE_LOST, ROUTE_CHANGED, Admitted, Refused, admit
-from agent_runtime.database import Connection
-from agent_runtime.native_inbox import InboxClaim, InboxClaimRefusedError, NativeInbox
-from agent_runtime.native_routes import NativeRoutes, Route
-from agent_runtime.storage import StoreTemplate, connect, migrate
+from agent_runtime.native import admission
+from agent_runtime.native.accounts import AccountAuthority
+from agent_runtime.native.admission import LEASE_LOST, ROUTE_CHANGED, Admitted, Refused, admit
+from agent_runtime.native.inbox import InboxClaim, InboxClaimRefusedError, NativeInbox
+from agent_runtime.native.routes import NativeRoutes, Route
+from agent_runtime.store.database import Connection
+from agent_runtime.store.storage import StoreTemplate, connect, migrate
 from runtime_doubles import ACCOUNT, DESTINATION, ROUTINE, approve_and_route, lease_taken_over
 
 

@@ -10,8 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, SchemaError
 
-from agent_runtime import arguments
-from agent_runtime.arguments import _plainly_valid, problem
+from agent_runtime.turn import arguments
+from agent_runtime.turn.arguments import _plainly_valid, problem
 
 scalars = (
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text("ab", max_size=3)

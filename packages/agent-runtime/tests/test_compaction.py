@@ -3,7 +3,7 @@ into one summary of first lines, oldest dropped first; within the budget nothing
 
 from __future__ import annotations
 
-from agent_runtime.compaction import SUMMARY_HEADING, compact, estimate
+from agent_runtime.turn.compaction import SUMMARY_HEADING, compact, estimate
 
 OLD = [
     {"role": "user", "content": "first question\nwith a second line"},

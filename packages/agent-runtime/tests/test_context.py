@@ -4,8 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime import context
-from agent_runtime.context import (
+from agent_runtime.soul.loader import Soul, load_soul
+from agent_runtime.tools import PLATFORM_TOOLS
+from agent_runtime.turn import context
+from agent_runtime.turn.context import (
     CONTEXT_SECTIONS,
     RETIRED_CONTEXT_KEYS,
     SOUL_OWNED_CONTEXT_KEYS,
@@ -13,9 +15,12 @@ from agent_runtime.context import (
     ContextError,
     assemble_system_prompt,
 )
-from agent_runtime.platform_prompt import PACK_INSTALL, PLAN_MODE, PLATFORM_PREAMBLE, PLATFORM_RULES
-from agent_runtime.soul import Soul, load_soul
-from agent_runtime.tools import PLATFORM_TOOLS
+from agent_runtime.turn.platform_prompt import (
+    PACK_INSTALL,
+    PLAN_MODE,
+    PLATFORM_PREAMBLE,
+    PLATFORM_RULES,
+)
 
 
 def test_key_sets_are_derived_from_the_section_mapping() -> None:

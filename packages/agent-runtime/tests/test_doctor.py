@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_runtime.doctor import Finding, Publishing, Repair, recorded, run_doctor
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.soul_repo import SoulRepo
-from agent_runtime.storage import Template
+from agent_runtime.soul.doctor import Finding, Publishing, Repair, recorded, run_doctor
+from agent_runtime.soul.repo import SoulRepo
+from agent_runtime.store.storage import Template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 
 BROKEN = "inputs: {queue: {type: string}}\nstates:\n  - {key: digest, type: tool, tool: t, " \

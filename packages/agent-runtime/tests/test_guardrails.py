@@ -4,11 +4,16 @@ import base64
 
 import pytest
 
-from agent_runtime.cards import find_card_numbers, luhn_valid
-from agent_runtime.guardrails import GuardrailConfig, Guardrails, GuardSpec
-from agent_runtime.injection import decoded_base64_runs, find_agent_order, find_injection, normalise
+from agent_runtime.guards.cards import find_card_numbers, luhn_valid
+from agent_runtime.guards.guardrails import GuardrailConfig, Guardrails, GuardSpec
+from agent_runtime.guards.injection import (
+    decoded_base64_runs,
+    find_agent_order,
+    find_injection,
+    normalise,
+)
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.soul import Soul
+from agent_runtime.soul.loader import Soul
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from agent_runtime.hosting import Hosting
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.soul import Soul
+from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import ToolOutcome
 from runtime_doubles import ScriptedModel, ScriptedTools, platform, turn
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_runtime.loop import OUTPUT_LIMIT_REASON, Checkpoint, TurnResult
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.recovery import (
+from agent_runtime.soul.loader import Soul
+from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.turn.recovery import (
     CheckpointWriteError,
     EffectLedger,
     MemoryCheckpoints,
     run_recovering,
 )
-from agent_runtime.soul import Soul
-from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
+from agent_runtime.turn.result import OUTPUT_LIMIT_REASON, TurnResult
+from agent_runtime.turn.settings import Checkpoint, TurnSettings, TurnStart
 from runtime_doubles import ScriptedModel, platform, turn
 
 COMMENT = ToolCallRequest(
@@ -94,17 +95,16 @@ def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_ag
 
     events: list[tuple[str, dict[str, object]]] = []
     tools = Counting()
-    result = run_recovering(
-        executor=tools,
-        checkpoints=MemoryCheckpoints(crash_once),
+    settings = TurnSettings(
         soul=eval_soul,
         agent_slug="support",
-        context={},
-        messages=[{"role": "user", "content": "Compare T-1 and T-2."}],
         tools=[PLATFORM_TOOLS["lookup_ticket"]],
         model=ScriptedModel(ModelResponse(tool_calls=[first, second]), ModelResponse(text="Done.")),
+        executor=tools,
         listener=lambda kind, payload: events.append((kind, payload)),
     )
+    start = TurnStart(messages=[{"role": "user", "content": "Compare T-1 and T-2."}])
+    result = run_recovering(settings, start, MemoryCheckpoints(crash_once))
     assert result.status == "completed" and result.model_calls == 2
     assert crashed == [1] and tools.runs == 2  # c1 ran once, though dispatched twice
     dispatched = [p["callId"] for kind, p in events if kind == "tool.call"]

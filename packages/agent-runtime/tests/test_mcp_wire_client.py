@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent_runtime.mcp_client import MAX_ANSWER, PROTOCOL_VERSION, McpClients, ProviderUnavailable
+from agent_runtime.mcp.client import MAX_ANSWER, PROTOCOL_VERSION, McpClients, ProviderUnavailable
 
 SLACK = 1.5  # seconds a loaded 2-core machine may add to a bounded wait
 
@@ -240,7 +240,7 @@ def test_a_client_that_forgets_the_session_id_is_refused_by_the_real_server(
 ) -> None:
     """The provider checks what we send: drop the header and the call is an outage, so these
     tests would see a client that stopped carrying its session."""
-    from agent_runtime import mcp_session
+    from agent_runtime.mcp import session as mcp_session
 
     url = live(sse_provider, {"cred-forget": "acct-f"})
 
@@ -286,7 +286,7 @@ def test_the_provider_killed_mid_turn_is_unavailable_within_the_timeout(
 def test_the_sdk_loads_with_the_first_call_not_with_the_runtime(sse_provider: Provider) -> None:
     url = live(sse_provider, {"cred-imports": "acct-i"})
     program = (
-        "import sys; import agent_runtime.mcp_dispatch; from agent_runtime.mcp_client import "
+        "import sys; import agent_runtime.mcp.dispatch; from agent_runtime.mcp.client import "
         "McpClients; c = McpClients(); heavy = {'mcp', 'httpx', 'httpcore', 'anyio', "
         "'pydantic', 'starlette', 'asyncio'}; "
         "print(sorted(heavy & {m.split('.')[0] for m in sys.modules})); "
@@ -660,8 +660,8 @@ def test_the_sdk_s_own_failures_never_reach_stderr(
     empty. A child process, so stderr is the real one."""
     server = loopback(behaviour)
     program = (
-        "from agent_runtime.mcp_client import McpClients\n"
-        "from agent_runtime.sdk_noise import dropped\n"
+        "from agent_runtime.mcp.client import McpClients\n"
+        "from agent_runtime.mcp.sdk_noise import dropped\n"
         "c = McpClients(timeout=3.0)\n"
         "try:\n"
         f"    print('OK', c.call_tool({server.url!r}, 'k', 't', {{}})[2])\n"

@@ -14,9 +14,9 @@ from openpyxl import load_workbook  # type: ignore[import-untyped]
 from pptx import Presentation
 from pypdf import PdfReader
 
-from agent_runtime import documents
-from agent_runtime.documents import DocumentRefused, extract
-from agent_runtime.file_render import FORMATS, render
+from agent_runtime.files import documents
+from agent_runtime.files.documents import DocumentRefused, extract
+from agent_runtime.files.render import FORMATS, render
 
 CONTENT = "Open audits,14\nLeiden,=1+1\n\nNext steps\nClose two a week.\nReport on Fridays."
 

@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import admission, postgres
-from agent_runtime.admission import Admitted, Refused, admit
-from agent_runtime.durable import start_turn
-from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
-from agent_runtime.postgres import PostgresConnection, PostgresTemplate
-from agent_runtime.runs import ClaimRefusedError, Lease, RunStore, StaleGenerationError
-from agent_runtime.storage import MIGRATIONS, StoreError, migrate, open_template
+from agent_runtime.durable.executor import start_turn
+from agent_runtime.durable.runs import ClaimRefusedError, Lease, RunStore, StaleGenerationError
+from agent_runtime.native import admission
+from agent_runtime.native.admission import Admitted, Refused, admit
+from agent_runtime.native.inbox import InboxClaimRefusedError, NativeInbox
+from agent_runtime.store import postgres
+from agent_runtime.store.postgres import PostgresConnection, PostgresTemplate
+from agent_runtime.store.storage import MIGRATIONS, StoreError, migrate, open_template
 from runtime_doubles import ACCOUNT, DESTINATION, approve_and_route, lease_taken_over
 
 RACES = 100

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_runtime import retry_waits
-from agent_runtime.database import Connection
-from agent_runtime.durable import execute_pass, start_turn
+from agent_runtime.durable import retry_waits
+from agent_runtime.durable.executor import execute_pass, start_turn
+from agent_runtime.durable.runs import Minted, RunStore
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
-from agent_runtime.runs import Minted, RunStore
-from agent_runtime.soul import Soul
-from agent_runtime.storage import StoreTemplate, Template, connect, migrate
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.database import Connection
+from agent_runtime.store.storage import StoreTemplate, Template, connect, migrate
 from agent_runtime.tools import ToolOutcome
 from runtime_doubles import ScriptedTools, platform, turn, turn_request
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.routines import RoutineError, lint, parse, resolve
+from agent_runtime.routines.definitions import RoutineError, lint, parse, resolve
 
 CANONICAL: dict[str, Any] = {
     "apiVersion": "tulipfarm.ai/v1",

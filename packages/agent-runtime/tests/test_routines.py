@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.routines import RoutineError, lint, parse, resolve
-from agent_runtime.tool_providers import classify
+from agent_runtime.routines.definitions import RoutineError, lint, parse, resolve
+from agent_runtime.routines.tool_providers import classify
 
 PUSH = {"key": "push", "type": "tool", "tool": "invoice_push",
         "arguments": {"id": {"$from": "inputs.invoiceId"}}}  # fmt: skip

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent_runtime.guardrails import OUTPUT_REFUSAL, GuardrailConfig, Guardrails
-from agent_runtime.sensitive import find_api_keys, find_emails, find_ssns
+from agent_runtime.guards.guardrails import OUTPUT_REFUSAL, GuardrailConfig, Guardrails
+from agent_runtime.guards.sensitive import find_api_keys, find_emails, find_ssns
 
 FOUND: list[tuple[Callable[[str], list[str]], str, list[str]]] = [
     (find_ssns, "SSN 219-09-9999 on file", ["219-09-9999"]),

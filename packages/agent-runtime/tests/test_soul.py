@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.guardrails import GuardrailConfig
-from agent_runtime.soul import Soul, SoulError, load_soul
+from agent_runtime.guards.guardrails import GuardrailConfig
+from agent_runtime.soul.loader import Soul, SoulError, load_soul
 
 
 def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:

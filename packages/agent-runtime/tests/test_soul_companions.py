@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter
+from agent_runtime.soul.repo import Commit, Publication, SoulRepo, SoulWriter
 
 SKILL = "---\nname: packing-notes\ndescription: Packing.\n---\nPack in paper.\n"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_runtime import soul_files
-from agent_runtime.doctor import problems
-from agent_runtime.soul import Soul, SoulError, load_soul
+from agent_runtime.soul import files as soul_files
+from agent_runtime.soul.doctor import problems
+from agent_runtime.soul.loader import Soul, SoulError, load_soul
 
 
 def refused(soul: Path) -> SoulError:

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_runtime.soul import SoulError, load_soul
+from agent_runtime.soul.loader import SoulError, load_soul
 
 FUZZ = settings(
     max_examples=30,

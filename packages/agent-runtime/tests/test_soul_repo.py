@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.soul import load_soul
-from agent_runtime.soul_repo import Commit, Publication, SoulRepo, SoulWriter
+from agent_runtime.soul.loader import load_soul
+from agent_runtime.soul.repo import Commit, Publication, SoulRepo, SoulWriter
 
 SKILL = "---\nname: Bulb storage\ndescription: Keeping bulbs.\n---\nKeep bulbs dry.\n"
 

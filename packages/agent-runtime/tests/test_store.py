@@ -7,12 +7,18 @@ from typing import Any
 
 import pytest
 
-from agent_runtime import durable
-from agent_runtime.durable import execute_pass, start_turn
+from agent_runtime.durable import executor as durable
+from agent_runtime.durable.executor import execute_pass, start_turn
+from agent_runtime.durable.runs import (
+    ClaimRefusedError,
+    Lease,
+    Minted,
+    RunStore,
+    StaleGenerationError,
+)
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.runs import ClaimRefusedError, Lease, Minted, RunStore, StaleGenerationError
-from agent_runtime.soul import Soul
-from agent_runtime.storage import MIGRATIONS, StoreTemplate, connect, migrate, shown
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.storage import MIGRATIONS, StoreTemplate, connect, migrate, shown
 from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, platform, turn_request
 
 
@@ -176,8 +182,8 @@ def test_sqlite_needs_no_psycopg_and_postgresql_names_the_extra_it_needs() -> No
     script = """
 import sys
 sys.modules["psycopg"] = None  # as if the extra agent-runtime[postgresql] were not installed
-from agent_runtime.runs import RunStore
-from agent_runtime.storage import StoreError, open_template
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.store.storage import StoreError, open_template
 template = open_template()
 assert RunStore(template.fresh()).start_conversation("support")
 try:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_runtime.arguments import problem
 from agent_runtime.tools import PLATFORM_TOOLS
+from agent_runtime.turn.arguments import problem
 
 REQUIRED = {
     "get_current_time": (set(), False),

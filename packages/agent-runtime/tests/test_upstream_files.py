@@ -20,18 +20,18 @@ from typing import Any
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from agent_runtime import documents
-from agent_runtime.attachments import DOCUMENT_TEXT_CHARS, AttachmentGate
-from agent_runtime.documents import DocumentRefused, extract
-from agent_runtime.durable import execute_pass, start_turn
-from agent_runtime.file_render import render
-from agent_runtime.file_store import MemoryFileStore, SqlFileStore
-from agent_runtime.file_tools import FileTools
-from agent_runtime.guardrails import INPUT_REFUSAL
+from agent_runtime.durable.executor import execute_pass, start_turn
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.files import documents
+from agent_runtime.files.attachments import DOCUMENT_TEXT_CHARS, AttachmentGate
+from agent_runtime.files.documents import DocumentRefused, extract
+from agent_runtime.files.render import render
+from agent_runtime.files.store import MemoryFileStore, SqlFileStore
+from agent_runtime.files.tools import FileTools
+from agent_runtime.guards.guardrails import INPUT_REFUSAL
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest
-from agent_runtime.runs import RunStore
-from agent_runtime.soul import Soul
-from agent_runtime.storage import Template
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.storage import Template
 from agent_runtime.tools import ToolOutcome
 from runtime_doubles import ScriptedModel, platform, turn, turn_request, user
 

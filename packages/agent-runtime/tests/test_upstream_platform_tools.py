@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.durable import execute_pass, start_turn
+from agent_runtime.durable.executor import execute_pass, start_turn
+from agent_runtime.durable.runs import RunStore
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
-from agent_runtime.runs import RunStore
-from agent_runtime.soul import Soul
-from agent_runtime.storage import StoreTemplate
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.storage import StoreTemplate
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 from runtime_doubles import ScriptedModel, turn_request
 
@@ -325,13 +325,13 @@ SKILL_TEXT = "---\nname: Bulb storage\ndescription: How bulbs are stored.\n---\n
 
 @pytest.fixture
 def soul_repo(tmp_path: Path, soul_copy: Path) -> Any:
-    from agent_runtime.soul_repo import SoulRepo
+    from agent_runtime.soul.repo import SoulRepo
 
     return SoulRepo(soul_copy, tmp_path / "work")
 
 
 def _soul_write(repo: Any, **arguments: Any) -> ToolOutcome:
-    from agent_runtime.soul_repo import SoulWriter
+    from agent_runtime.soul.repo import SoulWriter
 
     writer = SoulWriter(repo, "soul-author", lambda *_: None)
     return writer.execute(ToolCallRequest("c1", "soul_write", arguments))

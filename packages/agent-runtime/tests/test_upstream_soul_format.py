@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.mcp_integrations import exposed_name
+from agent_runtime.mcp.integrations import exposed_name
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
-from agent_runtime.soul import Soul, SoulError, load_soul
+from agent_runtime.soul.loader import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
 from runtime_doubles import ScriptedTools, turn
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_runtime.loop import INPUT_REQUESTED, REQUEST_INPUT_FAILED
 from agent_runtime.model import ModelResponse, ToolCallRequest, ToolSpec
-from agent_runtime.soul import Soul
+from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn.result import INPUT_REQUESTED, REQUEST_INPUT_FAILED
 from runtime_doubles import ScriptedModel, ScriptedTools, call, say, turn
 
 ASK = ToolSpec("request_input", "Ask the operator to choose.", {"type": "object"}, True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_runtime.durable import ContextUnresolvedError, execute_pass, start_turn
-from agent_runtime.loop import LoopLimits
+from agent_runtime.durable.executor import ContextUnresolvedError, execute_pass, start_turn
+from agent_runtime.durable.runs import RunStore
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.runs import RunStore
-from agent_runtime.soul import Soul
-from agent_runtime.storage import StoreTemplate
+from agent_runtime.soul.loader import Soul
+from agent_runtime.store.storage import StoreTemplate
+from agent_runtime.turn.settings import LoopLimits
 from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, turn_request
 
 

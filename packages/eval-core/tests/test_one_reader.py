@@ -5,7 +5,7 @@ calls listed below, each with why it is not untrusted input. The next surface ca
 a new ``open``/``read_bytes``/``read_text``/``json.load``/``msgspec.json.decode``/``yaml``/
 ``tomllib`` call fails this test until it reads through the bounded reader or is listed here
 with its reason. ``agent-runtime`` is the reference runtime under test (its Soul reads are
-bounded by ``agent_runtime.soul_files``), not the harness, and is not scanned."""
+bounded by ``agent_runtime.soul.files``), not the harness, and is not scanned."""
 
 from __future__ import annotations
 

@@ -11,15 +11,15 @@ from pathlib import Path
 EVAL_SOUL = Path(__file__).resolve().parents[3] / "corpus" / "soul"
 
 DEFERRED = {
-    "agent_runtime.attachments",  # the attachment gate: a Trial that has Files
-    "agent_runtime.documents",
-    "agent_runtime.durable",  # the durable tier: the first L3 Trial
-    "agent_runtime.file_store",
-    "agent_runtime.file_tools",
-    "agent_runtime.mcp_accounts",
-    "agent_runtime.routines",  # a Soul with a routines/ folder
-    "agent_runtime.runs",
-    "agent_runtime.storage",
+    "agent_runtime.files.attachments",  # the attachment gate: a Trial that has Files
+    "agent_runtime.files.documents",
+    "agent_runtime.durable.executor",  # the durable tier: the first L3 Trial
+    "agent_runtime.files.store",
+    "agent_runtime.files.tools",
+    "agent_runtime.mcp.accounts",
+    "agent_runtime.routines.definitions",  # a Soul with a routines/ folder
+    "agent_runtime.durable.runs",
+    "agent_runtime.store.storage",
     "eval_host_agent_runtime.l3",
     "sqlite3",
 }
@@ -31,7 +31,8 @@ import json, sys
 from pathlib import Path
 from agent_runtime.hosting import INDEPENDENT
 from agent_runtime.model import ModelResponse, ToolCallRequest
-from agent_runtime.recovery import MemoryCheckpoints, run_recovering
+from agent_runtime.turn.recovery import MemoryCheckpoints, run_recovering
+from agent_runtime.turn.settings import TurnSettings, TurnStart
 from agent_runtime.tools import PLATFORM_TOOLS
 from eval_core.plugin import ScriptedResult
 from eval_host_agent_runtime.host import AgentRuntimeHost
@@ -50,12 +51,12 @@ host = AgentRuntimeHost(Path(sys.argv[1]))
 host.services("l2")
 scripted = ScriptedResult(name="lookup_ticket", output={"status": "packed"})
 witness = ToolWitness(ScriptedExecutor([scripted]))
-result = run_recovering(
-    executor=witness, checkpoints=MemoryCheckpoints(None), soul=host.soul,
-    agent_slug="support", context={}, tools=[PLATFORM_TOOLS["lookup_ticket"]],
-    messages=[{"role": "user", "content": "When does order 7 ship? Ticket T-7."}],
-    model=Model(), hosting=INDEPENDENT,
+settings = TurnSettings(
+    soul=host.soul, agent_slug="support", context={}, tools=[PLATFORM_TOOLS["lookup_ticket"]],
+    model=Model(), executor=witness, hosting=INDEPENDENT,
 )
+start = TurnStart(messages=[{"role": "user", "content": "When does order 7 ship? Ticket T-7."}])
+result = run_recovering(settings, start, MemoryCheckpoints(None))
 loaded = sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules)
 print(json.dumps([result.status, result.output_text, len(witness.received), loaded]))
 """

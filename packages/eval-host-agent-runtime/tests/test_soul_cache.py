@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_runtime.soul import SoulError, load_soul
+from agent_runtime.soul.loader import SoulError, load_soul
 from eval_core._util import cache_use
 from eval_core._util.cache_entry import seal
 from eval_core._util.code import fingerprint_at

@@ -138,7 +138,7 @@ def mutated_runtime(into: Path) -> dict[str, str]:
         into,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    context = into / "agent_runtime" / "context.py"
+    context = into / "agent_runtime" / "turn" / "context.py"
     source = context.read_text()
     old, new = MUTATION
     assert old in source, "the mutation no longer applies: update MUTATION"

@@ -18,7 +18,7 @@ from typing import Literal
 
 import msgspec
 
-from agent_runtime.guardrails import GuardrailConfig, GuardSpec
+from agent_runtime.guards.guardrails import GuardrailConfig, GuardSpec
 
 SoulHost = Literal["independent", "platform"]
 SOUL_HOSTS: tuple[SoulHost, ...] = ("independent", "platform")

@@ -13,11 +13,9 @@ from typing import Any
 
 import msgspec
 
-from agent_runtime import admission, mcp_accounts
-from agent_runtime.accounts import AccountAuthority
-from agent_runtime.database import Connection
-from agent_runtime.doctor import Finding, Repair
-from agent_runtime.mcp_dispatch import McpEndpoints
+from agent_runtime.durable.replies import Delivery as ReplyDelivery
+from agent_runtime.mcp import accounts as mcp_accounts
+from agent_runtime.mcp.dispatch import McpEndpoints
 from agent_runtime.model import (
     ModelFailure,
     ModelPort,
@@ -25,9 +23,12 @@ from agent_runtime.model import (
     ModelResponse,
     ToolCallRequest,
 )
-from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
-from agent_runtime.native_routes import NativeRoutes, Route
-from agent_runtime.replies import Delivery as ReplyDelivery
+from agent_runtime.native import admission
+from agent_runtime.native.accounts import AccountAuthority
+from agent_runtime.native.inbox import InboxClaimRefusedError, NativeInbox
+from agent_runtime.native.routes import NativeRoutes, Route
+from agent_runtime.soul.doctor import Finding, Repair
+from agent_runtime.store.database import Connection
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from eval_core.plugin import (
     Message,
@@ -107,7 +108,7 @@ class DependencyFaultService:
 
     def resolve_context(self, context: Mapping[str, Any]) -> Mapping[str, Any]:
         if self._fault == "context":
-            from agent_runtime.durable import ContextUnresolvedError
+            from agent_runtime.durable.executor import ContextUnresolvedError
 
             self._fired = True
             raise ContextUnresolvedError("the context service did not answer (fault: context)")
@@ -209,7 +210,8 @@ class TrialClockService:
 
 class ToolProviderService:
     """Chat Tools an external provider serves over HTTP, reached with the runtime's own client
-    (:class:`agent_runtime.tool_providers.HttpToolProvider`, the call id as idempotency key).
+    (:class:`agent_runtime.routines.tool_providers.HttpToolProvider`, the call id as idempotency
+    key).
     Its answer is translated to the executor port's outcome and nothing more: a success is the
     output, a retry it asks for parks the call for as long as it said, anything else fails."""
 
@@ -238,7 +240,7 @@ class _Provided:
         url = self.urls.get(call.name)
         if url is None:
             return self.inner.execute(call)
-        from agent_runtime.tool_providers import HttpToolProvider
+        from agent_runtime.routines.tool_providers import HttpToolProvider
 
         reply = HttpToolProvider(url).call(call.name, call.arguments, call.call_id)
         if reply.status == "success":
@@ -566,8 +568,8 @@ class PublicationRow(msgspec.Struct, frozen=True):
 
 class StaleWrite(msgspec.Struct, frozen=True):
     """A worker that lost its lease came back. ``raised``: the runtime refused it (raised
-    :class:`~agent_runtime.runs.StaleGenerationError`), its word; ``landed``: the rows of the
-    Run that its pass changed, read back from the database (the witness), one line each."""
+    :class:`~agent_runtime.durable.runs.StaleGenerationError`), its word; ``landed``: the rows of
+    the Run that its pass changed, read back from the database (the witness), one line each."""
 
     turn_index: int
     raised: bool

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_runtime.loop import PARTICIPANT_EVENTS
+from agent_runtime.turn.events import PARTICIPANT_EVENTS
 from eval_core.plugin import Denial, Event, GuardDecision, ToolCall, ToolResult
 
 Subscriber = Callable[[str, dict[str, Any]], None]

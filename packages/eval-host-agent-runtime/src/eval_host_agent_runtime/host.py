@@ -17,14 +17,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_runtime.context import (
+from agent_runtime.soul.default_agent import DEFAULT_AGENT_SLUG
+from agent_runtime.soul.loader import Soul
+from agent_runtime.turn.context import (
     RETIRED_CONTEXT_KEYS,
     SOUL_OWNED_CONTEXT_KEYS,
     TURN_CONTEXT_KEYS,
     assemble_system_prompt,
 )
-from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
-from agent_runtime.soul import Soul
 from eval_core.plugin import (
     AgentTools,
     CaseBase,
@@ -84,7 +84,7 @@ class AgentRuntimeHost:
             self._durable = self._tier()
 
     def _tier(self) -> l3.DurableTier:
-        from agent_runtime.storage import StoreError
+        from agent_runtime.store.storage import StoreError
         from eval_host_agent_runtime import l3
 
         try:
@@ -94,8 +94,8 @@ class AgentRuntimeHost:
 
     def noise(self) -> dict[str, int]:
         """The MCP SDK's, httpx's and anyio's records and the runtime loop's orphaned task
-        errors kept off stderr in this process (:mod:`agent_runtime.sdk_noise`)."""
-        from agent_runtime.sdk_noise import dropped
+        errors kept off stderr in this process (:mod:`agent_runtime.mcp.sdk_noise`)."""
+        from agent_runtime.mcp.sdk_noise import dropped
 
         return dropped()
 

@@ -1,7 +1,7 @@
 """An L2 Trial: one Turn in memory through the real assembler, tool loop and guardrails.
 
 The Turn runs the way the runtime runs a Turn without a database: checkpoints kept in memory
-and effects through a ledger (:func:`agent_runtime.recovery.run_recovering`), so a failed
+and effects through a ledger (:func:`agent_runtime.turn.recovery.run_recovering`), so a failed
 checkpoint write is survived by the runtime itself. The Tool calls scored are what the Tools
 behind the executor port received (:class:`~eval_host_agent_runtime.ports.ToolWitness`); the
 answer and status are what the loop returned; its events are kept as its own record, and what it
@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_runtime.hosting import INDEPENDENT
-from agent_runtime.loop import TurnResult
-from agent_runtime.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
-from agent_runtime.soul import Soul
+from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import ToolExecutor
+from agent_runtime.turn.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
+from agent_runtime.turn.result import TurnResult
+from agent_runtime.turn.settings import TurnSettings, TurnStart
 from eval_core.plugin import CaseBase, Evidence, ModelSession, Testimony
 from eval_core.plugin import Usage as EvalUsage
 from eval_host_agent_runtime.events import Decisions, Recorder
@@ -38,8 +39,8 @@ from eval_host_agent_runtime.services import (
 )
 
 if TYPE_CHECKING:  # the File store and the attachment gate load with a Trial that has Files
-    from agent_runtime.attachments import AttachmentGate
-    from agent_runtime.file_store import FileStore
+    from agent_runtime.files.attachments import AttachmentGate
+    from agent_runtime.files.store import FileStore
 
 SERVICES: tuple[type, ...] = (
     FileStoreService,
@@ -94,20 +95,20 @@ class L2Trial:
             budget = found.budget.tokens
             hosting = found.hosting.hosting()
         witness = ToolWitness(executor)
-        result = run_recovering(
-            executor=witness,
-            checkpoints=MemoryCheckpoints(crash),
+        settings = TurnSettings(
             soul=self.soul,
             agent_slug=case.agent,
             context=case.context or {},
-            messages=messages(case.input),
             tools=tools_of(case),
             model=ModelPort(self.model),
+            executor=witness,
             listener=self.recorder,
             attachments=gate,
             context_budget=budget,
             hosting=hosting,
         )
+        start = TurnStart(messages=messages(case.input))
+        result = run_recovering(settings, start, MemoryCheckpoints(crash))
         return evidence_of(result, case.tier, self.recorder, witness)
 
     def close(self) -> None:
@@ -118,7 +119,7 @@ class _Services:
     __slots__ = ("budget", "crash", "events", "files", "hosting", "registry")
 
     def __init__(self, agent: str, scripted: ScriptedExecutor, recorder: Recorder) -> None:
-        from agent_runtime.file_store import MemoryFileStore
+        from agent_runtime.files.store import MemoryFileStore
 
         self.files = FileStoreService(MemoryFileStore(), agent)
         self.events = EventStreamService()
@@ -132,7 +133,7 @@ class _Services:
 def _gate(store: FileStore) -> AttachmentGate:
     """The attachment gate, imported with the first Trial that has Files (it brings the
     document readers)."""
-    from agent_runtime.attachments import AttachmentGate
+    from agent_runtime.files.attachments import AttachmentGate
 
     return AttachmentGate(store)
 

@@ -25,26 +25,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_runtime import retry_waits
-from agent_runtime.attachments import AttachmentGate
-from agent_runtime.doctor import Publishing, recorded, run_doctor
-from agent_runtime.durable import EventLog, TurnRequest, execute_pass, start_turn
-from agent_runtime.file_store import SqlFileStore
-from agent_runtime.guardrails import GuardrailConfig, GuardrailConfigError
-from agent_runtime.loop import (
-    ITERATION_LIMIT,
-    REPAIR_BUDGET_EXHAUSTED,
-    TOOL_CALL_LIMIT,
-    canonical_digest,
-    preview,
-    result_payload,
+from agent_runtime.durable import retry_waits
+from agent_runtime.durable.executor import (
+    EventLog,
+    TurnRequest,
+    execute_pass,
+    start_turn,
 )
-from agent_runtime.mcp_client import McpClients
-from agent_runtime.mcp_dispatch import McpDispatcher, McpEndpoints, reviewed
+from agent_runtime.durable.replies import deliver_reply
+from agent_runtime.durable.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
+from agent_runtime.files.attachments import AttachmentGate
+from agent_runtime.files.store import SqlFileStore
+from agent_runtime.guards.guardrails import GuardrailConfig, GuardrailConfigError
+from agent_runtime.mcp.client import McpClients
+from agent_runtime.mcp.dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.model import ModelRequest, ModelResponse, ToolCallRequest, ToolSpec
-from agent_runtime.publications import active_bundle, publish
-from agent_runtime.replies import deliver_reply
-from agent_runtime.routine_runs import (
+from agent_runtime.routines.definitions import RoutineError
+from agent_runtime.routines.definitions import parse as parse_definition
+from agent_runtime.routines.runs import (
     RoutineRequest,
     ToolContract,
     WorkerCrashedError,
@@ -53,11 +51,11 @@ from agent_runtime.routine_runs import (
     start_routine,
     states,
 )
-from agent_runtime.routines import RoutineError
-from agent_runtime.routines import parse as parse_definition
-from agent_runtime.runs import LEASE_SECONDS, Lease, Minted, RunStore, StaleGenerationError
-from agent_runtime.soul import Soul
-from agent_runtime.soul_repo import (
+from agent_runtime.routines.tool_providers import HttpToolProvider
+from agent_runtime.soul.doctor import Publishing, recorded, run_doctor
+from agent_runtime.soul.loader import Soul
+from agent_runtime.soul.publications import active_bundle, publish
+from agent_runtime.soul.repo import (
     Commit,
     Publication,
     SoulRepo,
@@ -65,9 +63,10 @@ from agent_runtime.soul_repo import (
     artifacts_of,
     load_bundle,
 )
-from agent_runtime.storage import StoreTemplate, atomic, open_template
-from agent_runtime.tool_providers import HttpToolProvider
+from agent_runtime.store.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
+from agent_runtime.turn.events import canonical_digest, preview, result_payload
+from agent_runtime.turn.result import ITERATION_LIMIT, REPAIR_BUDGET_EXHAUSTED, TOOL_CALL_LIMIT
 from eval_core.plugin import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
 from eval_core.plugin import Usage as EvalUsage
 from eval_host_agent_runtime.durable_services import (

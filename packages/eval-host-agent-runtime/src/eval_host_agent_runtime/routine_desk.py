@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from agent_runtime.routine_runs import CRASH_POINTS, CrashPoint, WorkerCrashedError
+from agent_runtime.routines.runs import CRASH_POINTS, CrashPoint, WorkerCrashedError
 
 
 class ScheduledJob(msgspec.Struct, frozen=True):

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agent_runtime.hosting import SOUL_HOSTS, Hosting, SoulHost
-from agent_runtime.loop import Checkpoint
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.recovery import CheckpointWriteError
 from agent_runtime.tools import ToolExecutor, ToolOutcome
+from agent_runtime.turn.recovery import CheckpointWriteError
+from agent_runtime.turn.settings import Checkpoint
 from eval_host_agent_runtime.events import Subscriber
 
 if TYPE_CHECKING:  # the File Tools load with the first Trial that puts a File
-    from agent_runtime.file_store import FileStore, Origin
+    from agent_runtime.files.store import FileStore, Origin
 
 REQUESTER = "eval"
 _ORIGINS: dict[str, Origin] = {"attachment": "attachment", "library": "library"}
@@ -92,7 +92,7 @@ class FileStoreService:
 
     def tools(self, inner: ToolExecutor) -> ToolExecutor:
         """The runtime's File Tools over ``inner``, when the Trial has Files."""
-        from agent_runtime.file_tools import FileTools  # with the document readers it needs
+        from agent_runtime.files.tools import FileTools  # with the document readers it needs
 
         if not self.used:
             return inner

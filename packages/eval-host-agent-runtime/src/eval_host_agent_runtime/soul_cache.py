@@ -2,7 +2,7 @@
 
 Every ``eval check`` and ``eval sweep`` builds the Host, and the Host loads the Eval Soul with
 the runtime's own loader: its YAML parse and PyYAML's import are most of a small Sweep's start.
-What :func:`agent_runtime.soul.load_soul` returns is a function of what it reads: every entry
+What :func:`agent_runtime.soul.loader.load_soul` returns is a function of what it reads: every entry
 under the Soul directory (path, type, bytes; a link by its target), the directory's own name
 (the Soul records it), the runtime's code and this package's, PyYAML's version (the parse), and
 what every cache key holds (the interpreter, msgspec, the core: the directory
@@ -27,10 +27,10 @@ from typing import Any
 
 import msgspec
 
-from agent_runtime import soul_files
-from agent_runtime.guardrails import GuardrailConfig
-from agent_runtime.mcp_integrations import McpTool
-from agent_runtime.soul import Agent, Business, Skill, Soul, load_soul
+from agent_runtime.guards.guardrails import GuardrailConfig
+from agent_runtime.mcp.integrations import McpTool
+from agent_runtime.soul import files as soul_files
+from agent_runtime.soul.loader import Agent, Business, Skill, Soul, load_soul
 from eval_core.plugin import (
     NotReadable,
     plugin_cache,
@@ -142,7 +142,7 @@ def _read(path: Path, key: str, soul_dir: Path) -> Soul | None:
 def _soul(root: Path, stored: Stored) -> Soul:
     routines: dict[str, Any] = {}
     if stored.routines:
-        from agent_runtime.routines import Routine
+        from agent_runtime.routines.definitions import Routine
 
         routines = msgspec.msgpack.decode(stored.routines, type=dict[str, Routine])
     return Soul(

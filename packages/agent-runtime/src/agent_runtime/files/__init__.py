@@ -1,0 +1,1 @@
+"""Files: the content-addressed store, the File Tools, attachments and the documents they read."""

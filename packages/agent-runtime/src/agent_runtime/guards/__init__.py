@@ -1,0 +1,1 @@
+"""The gate's checks: guardrails, the detectors they use, capability restrictions and autonomy."""

@@ -1,0 +1,2 @@
+"""MCP: integrations published in the Soul, the account authority, and the client that calls
+their servers."""

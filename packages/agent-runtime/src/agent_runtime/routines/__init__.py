@@ -1,0 +1,1 @@
+"""Routines: their definitions and forms, and Runs of their States by workers."""

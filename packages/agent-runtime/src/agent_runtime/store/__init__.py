@@ -1,0 +1,1 @@
+"""The runtime's database: its connection port, migrations, and the PostgreSQL store."""

@@ -1,0 +1,1 @@
+"""One Turn: the tool loop, its settings and steps, the context it assembles and compacts."""
