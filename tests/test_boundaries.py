@@ -20,7 +20,6 @@ from pathlib import Path
 
 from eval_core._case.case import json_name
 from eval_core._plugins.plugins import PluginSet
-from eval_core._util.lazy_names import table as lazy_table
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
@@ -116,24 +115,30 @@ def test_the_core_knows_no_executor_but_its_port() -> None:
     assert "ray" not in {n.split(".")[0] for n in imported(plugin)}  # Ray loads on use only
 
 
+AUDIENCES = (
+    "eval_core.kinds",
+    "eval_core.hosts",
+    "eval_core.records",
+    "eval_core.commands",
+    "eval_core.testing",
+)
+"""The public API, one module per audience: all a shipped package imports from the core."""
+
+TRANSITIONAL = "eval_core.plugin"
+"""The release gate's names until the gate is a package of its own (issue 48, w/release)."""
+
 INTERNALS = {
-    # eval_core.plugin is full until issue 48 splits it by audience: eval-record imports what it
-    # needs of the core's internals in this one module (its docstring says which and why).
+    # the release gate's sweep and its options, until the gate is a package of its own (issue 48)
     "packages/eval-record/src/eval_record/core_internals.py": {
-        "eval_core._case.case",
-        "eval_core._case.recorded",
-        "eval_core._loading.opening",
-        "eval_core._loading.rules",
         "eval_core._release.options",
         "eval_core._release.release",
-        "eval_core._running.stale",
-        "eval_core._util.project",
     },
 }
 """The only imports of the core's internals outside it, each module by name."""
 
 
 def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
+    public = {*AUDIENCES, TRANSITIONAL}
     for package in sorted((ROOT / "packages").iterdir()):
         if package.name == "eval-core" or not (package / "src").is_dir():
             continue
@@ -148,17 +153,69 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
                 if name.split(".")[0] == "eval_core":
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     allowed = INTERNALS.get(path.relative_to(ROOT).as_posix(), set())
-                    assert name == "eval_core.plugin" or name in allowed, f"{where} imports {name}"
+                    assert name in public or name in allowed, f"{where} imports {name}"
 
 
-def test_the_public_api_names_resolve_and_are_listed_once() -> None:
-    import eval_core.plugin as api
+def public_imports(module: str) -> dict[str, tuple[str, str]]:
+    """What a public module imports (``name -> (module, attribute)``), read from its source."""
+    import importlib
 
-    table = lazy_table(Path(api.__file__))
-    assert set(table) == set(api.__all__), "the TYPE_CHECKING imports and __all__ differ"
-    assert len(api.__all__) == len(set(api.__all__))
-    for name in api.__all__:
-        assert getattr(api, name) is not None, name
+    source = importlib.import_module(module).__file__
+    assert source is not None
+    tree = ast.parse(Path(source).read_text())
+    return {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__"
+        for alias in node.names
+    }
+
+
+def test_each_public_module_exports_what_it_imports_and_every_name_resolves() -> None:
+    import importlib
+
+    for module in (*AUDIENCES, TRANSITIONAL):
+        api = importlib.import_module(module)
+        imports = public_imports(module)
+        assert len(api.__all__) == len(set(api.__all__)), f"{module} lists a name twice"
+        assert set(imports) == set(api.__all__), f"{module}: its imports and __all__ differ"
+        for name, (home, attribute) in imports.items():
+            assert home.startswith("eval_core._"), f"{module}.{name} comes from {home}"
+            assert getattr(api, name) is getattr(importlib.import_module(home), attribute)
+        lines = len(Path(str(api.__file__)).read_text().splitlines())
+        assert lines <= 300, f"{module} is {lines} lines (at most 300)"
+
+
+def test_a_name_in_two_audiences_is_the_same_object() -> None:
+    import importlib
+
+    seen: dict[str, object] = {}
+    for module in AUDIENCES:
+        api = importlib.import_module(module)
+        for name in api.__all__:
+            value = getattr(api, name)
+            assert seen.setdefault(name, value) is value, f"{module}.{name} differs"
+
+
+def test_the_transitional_module_holds_the_release_gate_only() -> None:
+    import eval_core.plugin as transitional
+
+    assert sorted(transitional.__all__) == sorted(
+        [
+            "BaselineError",
+            "CaseDelta",
+            "ComparisonRefused",
+            "Leg",
+            "compare_scorecards",
+            "covered",
+            "not_cleared_matrix",
+            "read_baseline",
+            "read_saved",
+            "render_verdict",
+        ]
+    )
+    for home, _ in public_imports(TRANSITIONAL).values():
+        assert home.startswith("eval_core._release."), home
 
 
 LAYERS = (
@@ -213,24 +270,8 @@ def test_the_core_imports_one_way() -> None:
 def test_no_core_module_is_flat_but_the_public_ones() -> None:
     src = CORE / "src" / "eval_core"
     flat = sorted(p.name for p in src.glob("*.py"))
-    assert flat == ["__init__.py", "__main__.py", "_compat.py", "plugin.py"]
-
-
-def test_an_old_flat_path_still_imports_for_one_release_with_a_warning() -> None:
-    import importlib
-    import sys
-    import warnings
-
-    import eval_core._loading.grounding as new
-
-    sys.modules.pop("eval_core.grounding", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("eval_core.grounding")
-    assert old is new
-    assert old.__name__ == "eval_core._loading.grounding"
-    assert [w.category for w in caught] == [DeprecationWarning]
-    assert "eval_core.plugin" in str(caught[0].message)
+    public = sorted(f"{m.removeprefix('eval_core.')}.py" for m in (*AUDIENCES, TRANSITIONAL))
+    assert flat == sorted(["__init__.py", "__main__.py", *public])
 
 
 MODULE_LINES, CLASS_LINES = 400, 250

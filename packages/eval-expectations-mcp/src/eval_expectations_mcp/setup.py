@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from eval_core.plugin import FixtureRequest, TrialFixture
+from eval_core.kinds import FixtureRequest, TrialFixture
 from eval_expectations_mcp.fixture import McpFixture
 
 INTEGRATION = "eval-mcp"

@@ -29,7 +29,7 @@ from agent_runtime.native_inbox import InboxClaimRefusedError, NativeInbox
 from agent_runtime.native_routes import NativeRoutes, Route
 from agent_runtime.replies import Delivery as ReplyDelivery
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from eval_core.plugin import (
+from eval_core.hosts import (
     Message,
     ModelCallRequest,
     ModelReply,

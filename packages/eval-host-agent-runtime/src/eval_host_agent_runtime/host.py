@@ -25,7 +25,7 @@ from agent_runtime.context import (
 )
 from agent_runtime.default_agent import DEFAULT_AGENT_SLUG
 from agent_runtime.soul import Soul
-from eval_core.plugin import (
+from eval_core.hosts import (
     AgentTools,
     CaseBase,
     ContextRules,
@@ -49,7 +49,7 @@ HOST_NAME = "agent-runtime"
 def _code() -> str:
     import agent_runtime
     import eval_host_agent_runtime
-    from eval_core.plugin import content_digest
+    from eval_core.hosts import content_digest
 
     packages = (
         ("agent-runtime", agent_runtime),

@@ -68,8 +68,8 @@ from agent_runtime.soul_repo import (
 from agent_runtime.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tool_providers import HttpToolProvider
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from eval_core.plugin import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
-from eval_core.plugin import Usage as EvalUsage
+from eval_core.hosts import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
+from eval_core.hosts import Usage as EvalUsage
 from eval_host_agent_runtime.durable_services import (
     ApprovalDeskService,
     CommitRow,

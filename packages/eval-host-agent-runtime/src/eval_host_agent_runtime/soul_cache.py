@@ -6,8 +6,8 @@ What :func:`agent_runtime.soul.load_soul` returns is a function of what it reads
 under the Soul directory (path, type, bytes; a link by its target), the directory's own name
 (the Soul records it), the runtime's code and this package's, PyYAML's version (the parse), and
 what every cache key holds (the interpreter, msgspec, the core: the directory
-:func:`eval_core.plugin.plugin_cache` gives is named by them). So a Soul that loaded is kept under
-:func:`eval_core.plugin.plugin_cache`, keyed by a digest of all of those, and only after it was
+:func:`eval_core.hosts.plugin_cache` gives is named by them). So a Soul that loaded is kept under
+:func:`eval_core.hosts.plugin_cache`, keyed by a digest of all of those, and only after it was
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
 Entries are read and written as every cache entry is (``read_cache_entry`` and
@@ -31,7 +31,7 @@ from agent_runtime import soul_files
 from agent_runtime.guardrails import GuardrailConfig
 from agent_runtime.mcp_integrations import McpTool
 from agent_runtime.soul import Agent, Business, Skill, Soul, load_soul
-from eval_core.plugin import (
+from eval_core.hosts import (
     NotReadable,
     plugin_cache,
     read_cache_entry,

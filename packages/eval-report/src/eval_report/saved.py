@@ -14,8 +14,8 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import (
-    BaselineError,
+from eval_core.plugin import BaselineError, read_saved
+from eval_core.records import (
     Logged,
     NotReadable,
     Pointer,
@@ -26,7 +26,6 @@ from eval_core.plugin import (
     is_trial_log,
     noise_floor,
     one_line,
-    read_saved,
     read_trial_log,
     transcript_pack_path,
 )
