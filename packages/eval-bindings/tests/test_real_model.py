@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from request_shapes import shapes
 
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.pins import select_pin
 from eval_bindings.wire.transport import VendorError
+from request_shapes import shapes
 
 
 def _missing() -> str | None:

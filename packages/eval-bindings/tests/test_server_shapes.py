@@ -27,12 +27,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from request_shapes import LOOKUP, shapes
 
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.wire.options import RequestOptions
 from eval_bindings.wire.transport import VendorError
 from eval_core._plugins.host import ModelCallRequest
+from request_shapes import LOOKUP, shapes
 
 Check = Callable[[dict[str, Any]], str | None]
 OK = {

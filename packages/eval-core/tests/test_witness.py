@@ -3,6 +3,8 @@ or either is missing, and a raising family check errors the Trial instead of dec
 
 from __future__ import annotations
 
+from typing import get_args
+
 from hypothesis import given, settings
 
 from eval_core._case.evidence import (
@@ -13,7 +15,7 @@ from eval_core._case.evidence import (
     Testimony,
     ToolCall,
 )
-from eval_core._case.witness import WitnessCheck, contradictions
+from eval_core._case.witness import TESTIMONY, WITNESSES, Witness, WitnessCheck, contradictions
 from eval_core._kit.strategies import evidence_strategy
 from eval_core._running.trial import TrialResult, decide
 
@@ -110,3 +112,10 @@ def test_a_scripted_call_to_a_tool_the_request_did_not_offer_fails_the_trial() -
 def test_a_call_the_script_marks_unoffered_is_no_contradiction() -> None:
     meant = RepliedCall(call_id="c1", name="web_fetch", unoffered=True)
     assert contradictions(_answered(["lookup_order"], meant)) == []
+
+
+def test_the_witness_type_names_every_witness_and_no_other() -> None:
+    """``KindSpec.witness`` is typed by :data:`Witness`, so mypy refuses a family naming a
+    witness the loader would refuse: the type and the described table are one list."""
+    assert list(get_args(Witness)) == list(WITNESSES)
+    assert TESTIMONY in WITNESSES

@@ -9,8 +9,9 @@ left running, the command ends within its bound."""
 from __future__ import annotations
 
 import pytest
-from hostile_team import Behaviour, behaviours, sweep_hostile
 from hypothesis import HealthCheck, given, settings
+
+from hostile_team import Behaviour, behaviours, sweep_hostile
 
 APP = '''
 import asyncio, json, os, sys, threading, time

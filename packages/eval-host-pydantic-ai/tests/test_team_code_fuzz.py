@@ -14,8 +14,9 @@ command ends within its bound. Few, small examples: each is one whole Sweep.
 from __future__ import annotations
 
 import pytest
-from hostile_team import Behaviour, behaviours, sweep_hostile
 from hypothesis import HealthCheck, given, settings
+
+from hostile_team import Behaviour, behaviours, sweep_hostile
 
 APP = '''
 import asyncio, json, os, sys, threading, time

@@ -87,6 +87,19 @@ class Asked:
     diff: bool = True
 
 
+@dataclass(frozen=True)
+class _Recording:
+    """What every Case's recording from one log shares: the Corpus, the log's header and its
+    transcripts, the loader that checks each rewritten Case, what was asked, and the date."""
+
+    corpus: Corpus
+    header: Any
+    reader: TranscriptReader
+    loader: Loader
+    asked: Asked
+    date: str
+
+
 def from_log(log: Path, opened: Opened, asked: Asked, out: IO[str] | None = None) -> Outcome:
     """Record the Cases of ``opened`` from the trial log ``log``; each line of what happened
     goes to ``out``."""
@@ -119,9 +132,9 @@ def from_log(log: Path, opened: Opened, asked: Asked, out: IO[str] | None = None
     )
     outcome = Outcome()
     date = datetime.now(UTC).strftime("%Y-%m-%d")
+    recording = _Recording(corpus, header, reader, loader, asked, date)
     for case_id in wanted:
-        said = _one(case_id, corpus, trials.get(case_id, []), reader, loader, asked, header, date)
-        kind, lines = said
+        kind, lines = _one(case_id, trials.get(case_id, []), recording)
         getattr(outcome, kind).append(case_id)
         for line in lines:
             say(line + "\n")
@@ -190,17 +203,10 @@ def _failures(trial: TrialResult) -> str:
     return one_line("; ".join(failed) or trial.outcome)
 
 
-def _one(
-    case_id: str,
-    corpus: Corpus,
-    trials: Found,
-    reader: TranscriptReader,
-    loader: Loader,
-    asked: Asked,
-    header: Any,
-    date: str,
-) -> tuple[str, list[str]]:
+def _one(case_id: str, trials: Found, recording: _Recording) -> tuple[str, list[str]]:
     """Record one Case: ``("recorded" | "skipped" | "refused", lines to print)``."""
+    corpus, reader, loader = recording.corpus, recording.reader, recording.loader
+    asked, header = recording.asked, recording.header
     name = one_line(case_id)
     path = corpus.file(case_id)
     if path is None:
@@ -234,7 +240,7 @@ def _one(
             "a recording is one script, so this Case is scripted by hand"
         ]
     try:
-        changes = _changes(case, stored.evidence, asked, header, trial, date)
+        changes = _changes(case, stored.evidence, trial, recording)
     except NotRecordable as exc:
         return "skipped", [f"SKIPPED  {name}: {exc}"]
     try:
@@ -280,15 +286,16 @@ def _has_script(value: Any) -> bool:
 
 
 def _changes(
-    case: CaseBase, evidence: Evidence, asked: Asked, header: Any, trial: TrialResult, date: str
+    case: CaseBase, evidence: Evidence, trial: TrialResult, recording: _Recording
 ) -> dict[str, Any]:
+    header = recording.header
     changes: dict[str, Any] = {
         "script": as_json(script_of(evidence)),
         "recorded": as_json(
-            recorded_of(evidence, header.model_id, date, trial.model_version, header.host)
+            recorded_of(evidence, header.model_id, recording.date, trial.model_version, header.host)
         ),
     }
-    if asked.tool_results:
+    if recording.asked.tool_results:
         names = frozenset(
             [t.name for t in case.tools]
             + list(case.platform_tools)

@@ -18,6 +18,7 @@ from eval_core._case.evidence import Location
 if TYPE_CHECKING:
     from eval_core._case.case import Case
     from eval_core._case.evidence import Evidence
+    from eval_core._case.witness import Witness
     from eval_core._util.guard import Origin
 
 Tier = Literal["l2", "l3"]
@@ -146,7 +147,7 @@ class KindSpec(Declared, frozen=True):
     description: str = ""
     examples: Sequence[Mapping[str, Any]] = ()
     json_schema: Mapping[str, Any] | None = None
-    witness: str | None = None
+    witness: Witness | None = None
     evidence_at: Location | None = None
     tool_fields: tuple[str, ...] = ()
     name: str = ""  # the Struct's tag, set from it

@@ -12,7 +12,7 @@ through ``eval_witness_checks`` (an announced attachment never sent, a stale wri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from eval_core._case.declared import Declared
 from eval_core._case.evidence import Evidence, ToolCall
@@ -22,7 +22,11 @@ from eval_core._util.paths import deep_equal, quoted, render
 if TYPE_CHECKING:
     from eval_core._util.guard import Origin
 
-WITNESSES: Mapping[str, str] = {
+Witness = Literal["binding", "tool", "provider", "channel", "store", "answer", "host", "events"]
+"""A witness's name, so that a type checker refuses a kind naming any other (the loader still
+checks a plug-in's at run time: a plug-in is untrusted code)."""
+
+WITNESSES: Mapping[Witness, str] = {
     "binding": "each model request as the binding put it on the wire, and its call count",
     "tool": "each call as the Tool itself received it",
     "provider": "an external provider's own log (an MCP server, a Routine's provider)",
@@ -34,7 +38,7 @@ WITNESSES: Mapping[str, str] = {
 }
 """Every witness a kind may name, and what it is. Only ``events`` is the runtime's word."""
 
-TESTIMONY = "events"
+TESTIMONY: Witness = "events"
 WITNESSED = "testimony contradicts a witness"
 """How a contradiction of the runtime's record by a witness is named wherever it is shown."""
 

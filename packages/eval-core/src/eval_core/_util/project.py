@@ -252,21 +252,19 @@ def _text(file: Path, key: str, value: Any, what: str) -> str:
     return value
 
 
+_TOML_TYPES: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"),  # before int: a bool is an int
+    (int, "an integer"),
+    (float, "a float"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "a table"),
+)
+
+
 def _type(value: Any) -> str:
     """A TOML value's type, in TOML's words."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date or time"
+    return next((name for kind, name in _TOML_TYPES if isinstance(value, kind)), "a date or time")
 
 
 def is_cwd(directory: Path) -> bool:
