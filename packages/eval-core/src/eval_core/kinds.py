@@ -64,7 +64,7 @@ from eval_core._case.kinds import (
 )
 from eval_core._case.sections import Section
 from eval_core._case.sent import parts_of, sent
-from eval_core._case.witness import WITNESSED, WitnessCheck
+from eval_core._case.witness import WITNESSED, Witness, WitnessCheck
 from eval_core._loading.grounding import strings
 from eval_core._loading.tool_names import did_you_mean
 from eval_core._plugins.fixtures import FixtureError, FixtureRequest, TrialFixture
@@ -147,6 +147,7 @@ __all__ = [
     "TrialFixture",
     "Usage",
     "Verdict",
+    "Witness",
     "WitnessCheck",
     "absent",
     "at_least",
