@@ -157,33 +157,64 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
 
 
 def public_imports(module: str) -> dict[str, tuple[str, str]]:
-    """What a public module imports (``name -> (module, attribute)``), read from its source."""
+    """What a public module imports for type checkers (``name -> (module, attribute)``): its
+    ``if TYPE_CHECKING:`` block, read from its source."""
     import importlib
 
     source = importlib.import_module(module).__file__
     assert source is not None
     tree = ast.parse(Path(source).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.dump(n))
     return {
         alias.asname or alias.name: (node.module, alias.name)
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
         for alias in node.names
     }
 
 
-def test_each_public_module_exports_what_it_imports_and_every_name_resolves() -> None:
+def test_each_public_module_s_table_and_typing_imports_agree_and_every_name_resolves() -> None:
     import importlib
 
     for module in (*AUDIENCES, TRANSITIONAL):
         api = importlib.import_module(module)
         imports = public_imports(module)
+        table = {name: f"{home}:{attribute}" for name, (home, attribute) in imports.items()}
+        assert table == api.WHERE, f"{module}: its WHERE table and TYPE_CHECKING imports differ"
         assert len(api.__all__) == len(set(api.__all__)), f"{module} lists a name twice"
-        assert set(imports) == set(api.__all__), f"{module}: its imports and __all__ differ"
+        assert set(api.__all__) == set(table), f"{module}: __all__ and its table differ"
+        assert api.__dir__() == api.__all__
         for name, (home, attribute) in imports.items():
             assert home.startswith("eval_core._"), f"{module}.{name} comes from {home}"
             assert getattr(api, name) is getattr(importlib.import_module(home), attribute)
         lines = len(Path(str(api.__file__)).read_text().splitlines())
         assert lines <= 300, f"{module} is {lines} lines (at most 300)"
+
+
+def test_a_public_module_refuses_a_name_it_does_not_list() -> None:
+    import eval_core.kinds
+
+    try:
+        eval_core.kinds.NoSuchName  # noqa: B018 - the lookup is the test
+    except AttributeError as exc:
+        assert "eval_core.kinds has no public name 'NoSuchName'" in str(exc)
+    else:
+        raise AssertionError("an unlisted name resolved")
+
+
+def test_a_command_plug_in_s_registration_imports_no_corpus_machinery() -> None:
+    """``eval --help`` loads every command plug-in: ``Commands`` and ``hookimpl`` from
+    :mod:`eval_core.commands` must not bring the Corpus opener with them."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from eval_core.commands import Commands, hookimpl\n"
+        "print(sorted(m for m in sys.modules if m.startswith('eval_core._loading')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_a_name_in_two_audiences_is_the_same_object() -> None:

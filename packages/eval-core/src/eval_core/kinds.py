@@ -6,98 +6,193 @@ only from here (and :mod:`eval_core.testing` in its tests); docs/plugins.md walk
 
 from __future__ import annotations
 
-from eval_core._case.blocks import (
-    BLOCK,
-    L2,
-    L3,
-    PATH,
-    REASON,
-    TEXT,
-    Claim,
-    Rule,
-    absent,
-    first_equal,
-    minimum,
-    need,
-    present,
-    rules,
-    scorer,
-    values_at,
-)
-from eval_core._case.case import (
-    CaseBase,
-    CaseField,
-    FilePart,
-    Message,
-    ScriptedResult,
-    ScriptStep,
-    TextPart,
-    TextStep,
-    ToolCallsStep,
-    ToolDecl,
-    ToolRef,
-    json_name,
-)
-from eval_core._case.evidence import (
-    Denial,
-    Event,
-    Evidence,
-    GuardDecision,
-    GuardStage,
-    Location,
-    ModelRequest,
-    SentPart,
-    Testimony,
-    ToolCall,
-    ToolResult,
-    Usage,
-)
-from eval_core._case.kinds import (
-    Expectation,
-    Grounding,
-    KindSpec,
-    NoVerdict,
-    Tier,
-    Verdict,
-    failed,
-    passed,
-)
-from eval_core._case.sections import Section
-from eval_core._case.sent import parts_of, sent
-from eval_core._case.witness import WITNESSED, Witness, WitnessCheck
-from eval_core._loading.grounding import strings
-from eval_core._loading.tool_names import did_you_mean
-from eval_core._plugins.fixtures import FixtureError, FixtureRequest, TrialFixture
-from eval_core._plugins.hookspecs import hookimpl, own_cases
-from eval_core._plugins.host import LoadContext
-from eval_core._plugins.judge import JudgeError
-from eval_core._plugins.judge import current as current_judge
-from eval_core._util.cache_entry import read_entry as read_cache_entry
-from eval_core._util.cache_entry import write_entry as write_cache_entry
-from eval_core._util.cachedir import plugin_cache
-from eval_core._util.checks import (
-    DOT_PATH,
-    NON_EMPTY,
-    Problems,
-    at_least,
-    dot_path,
-    non_empty,
-    non_empty_list,
-    optional_reason,
-    properties,
-)
-from eval_core._util.code import content_digest
-from eval_core._util.entrypoints import version
-from eval_core._util.paths import (
-    compact_json,
-    deep_equal,
-    extract_json,
-    path_segments,
-    quote,
-    quoted,
-    render,
-    resolve,
-)
+from typing import TYPE_CHECKING
+
+from eval_core._util.public import Public
+
+if TYPE_CHECKING:
+    from eval_core._case.blocks import (
+        BLOCK,
+        L2,
+        L3,
+        PATH,
+        REASON,
+        TEXT,
+        Claim,
+        Rule,
+        absent,
+        first_equal,
+        minimum,
+        need,
+        present,
+        rules,
+        scorer,
+        values_at,
+    )
+    from eval_core._case.case import (
+        CaseBase,
+        CaseField,
+        FilePart,
+        Message,
+        ScriptedResult,
+        ScriptStep,
+        TextPart,
+        TextStep,
+        ToolCallsStep,
+        ToolDecl,
+        ToolRef,
+        json_name,
+    )
+    from eval_core._case.evidence import (
+        Denial,
+        Event,
+        Evidence,
+        GuardDecision,
+        GuardStage,
+        Location,
+        ModelRequest,
+        SentPart,
+        Testimony,
+        ToolCall,
+        ToolResult,
+        Usage,
+    )
+    from eval_core._case.kinds import (
+        Expectation,
+        Grounding,
+        KindSpec,
+        NoVerdict,
+        Tier,
+        Verdict,
+        failed,
+        passed,
+    )
+    from eval_core._case.sections import Section
+    from eval_core._case.sent import parts_of, sent
+    from eval_core._case.witness import WITNESSED, Witness, WitnessCheck
+    from eval_core._loading.grounding import strings
+    from eval_core._loading.tool_names import did_you_mean
+    from eval_core._plugins.fixtures import FixtureError, FixtureRequest, TrialFixture
+    from eval_core._plugins.hookspecs import hookimpl, own_cases
+    from eval_core._plugins.host import LoadContext
+    from eval_core._plugins.judge import JudgeError
+    from eval_core._plugins.judge import current as current_judge
+    from eval_core._util.cache_entry import read_entry as read_cache_entry
+    from eval_core._util.cache_entry import write_entry as write_cache_entry
+    from eval_core._util.cachedir import plugin_cache
+    from eval_core._util.checks import (
+        DOT_PATH,
+        NON_EMPTY,
+        Problems,
+        at_least,
+        dot_path,
+        non_empty,
+        non_empty_list,
+        optional_reason,
+        properties,
+    )
+    from eval_core._util.code import content_digest
+    from eval_core._util.entrypoints import version
+    from eval_core._util.paths import (
+        compact_json,
+        deep_equal,
+        extract_json,
+        path_segments,
+        quote,
+        quoted,
+        render,
+        resolve,
+    )
+
+WHERE = {
+    "BLOCK": "eval_core._case.blocks:BLOCK",
+    "CaseBase": "eval_core._case.case:CaseBase",
+    "CaseField": "eval_core._case.case:CaseField",
+    "Claim": "eval_core._case.blocks:Claim",
+    "DOT_PATH": "eval_core._util.checks:DOT_PATH",
+    "Denial": "eval_core._case.evidence:Denial",
+    "Event": "eval_core._case.evidence:Event",
+    "Evidence": "eval_core._case.evidence:Evidence",
+    "Expectation": "eval_core._case.kinds:Expectation",
+    "FilePart": "eval_core._case.case:FilePart",
+    "FixtureError": "eval_core._plugins.fixtures:FixtureError",
+    "FixtureRequest": "eval_core._plugins.fixtures:FixtureRequest",
+    "Grounding": "eval_core._case.kinds:Grounding",
+    "GuardDecision": "eval_core._case.evidence:GuardDecision",
+    "GuardStage": "eval_core._case.evidence:GuardStage",
+    "JudgeError": "eval_core._plugins.judge:JudgeError",
+    "KindSpec": "eval_core._case.kinds:KindSpec",
+    "L2": "eval_core._case.blocks:L2",
+    "L3": "eval_core._case.blocks:L3",
+    "LoadContext": "eval_core._plugins.host:LoadContext",
+    "Location": "eval_core._case.evidence:Location",
+    "Message": "eval_core._case.case:Message",
+    "ModelRequest": "eval_core._case.evidence:ModelRequest",
+    "NON_EMPTY": "eval_core._util.checks:NON_EMPTY",
+    "NoVerdict": "eval_core._case.kinds:NoVerdict",
+    "PATH": "eval_core._case.blocks:PATH",
+    "Problems": "eval_core._util.checks:Problems",
+    "REASON": "eval_core._case.blocks:REASON",
+    "Rule": "eval_core._case.blocks:Rule",
+    "ScriptStep": "eval_core._case.case:ScriptStep",
+    "ScriptedResult": "eval_core._case.case:ScriptedResult",
+    "Section": "eval_core._case.sections:Section",
+    "SentPart": "eval_core._case.evidence:SentPart",
+    "TEXT": "eval_core._case.blocks:TEXT",
+    "Testimony": "eval_core._case.evidence:Testimony",
+    "TextPart": "eval_core._case.case:TextPart",
+    "TextStep": "eval_core._case.case:TextStep",
+    "Tier": "eval_core._case.kinds:Tier",
+    "ToolCall": "eval_core._case.evidence:ToolCall",
+    "ToolCallsStep": "eval_core._case.case:ToolCallsStep",
+    "ToolDecl": "eval_core._case.case:ToolDecl",
+    "ToolRef": "eval_core._case.case:ToolRef",
+    "ToolResult": "eval_core._case.evidence:ToolResult",
+    "TrialFixture": "eval_core._plugins.fixtures:TrialFixture",
+    "Usage": "eval_core._case.evidence:Usage",
+    "Verdict": "eval_core._case.kinds:Verdict",
+    "WITNESSED": "eval_core._case.witness:WITNESSED",
+    "Witness": "eval_core._case.witness:Witness",
+    "WitnessCheck": "eval_core._case.witness:WitnessCheck",
+    "absent": "eval_core._case.blocks:absent",
+    "at_least": "eval_core._util.checks:at_least",
+    "compact_json": "eval_core._util.paths:compact_json",
+    "content_digest": "eval_core._util.code:content_digest",
+    "current_judge": "eval_core._plugins.judge:current",
+    "deep_equal": "eval_core._util.paths:deep_equal",
+    "did_you_mean": "eval_core._loading.tool_names:did_you_mean",
+    "dot_path": "eval_core._util.checks:dot_path",
+    "extract_json": "eval_core._util.paths:extract_json",
+    "failed": "eval_core._case.kinds:failed",
+    "first_equal": "eval_core._case.blocks:first_equal",
+    "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
+    "json_name": "eval_core._case.case:json_name",
+    "minimum": "eval_core._case.blocks:minimum",
+    "need": "eval_core._case.blocks:need",
+    "non_empty": "eval_core._util.checks:non_empty",
+    "non_empty_list": "eval_core._util.checks:non_empty_list",
+    "optional_reason": "eval_core._util.checks:optional_reason",
+    "own_cases": "eval_core._plugins.hookspecs:own_cases",
+    "parts_of": "eval_core._case.sent:parts_of",
+    "passed": "eval_core._case.kinds:passed",
+    "path_segments": "eval_core._util.paths:path_segments",
+    "plugin_cache": "eval_core._util.cachedir:plugin_cache",
+    "present": "eval_core._case.blocks:present",
+    "properties": "eval_core._util.checks:properties",
+    "quote": "eval_core._util.paths:quote",
+    "quoted": "eval_core._util.paths:quoted",
+    "read_cache_entry": "eval_core._util.cache_entry:read_entry",
+    "render": "eval_core._util.paths:render",
+    "resolve": "eval_core._util.paths:resolve",
+    "rules": "eval_core._case.blocks:rules",
+    "scorer": "eval_core._case.blocks:scorer",
+    "sent": "eval_core._case.sent:sent",
+    "strings": "eval_core._loading.grounding:strings",
+    "values_at": "eval_core._case.blocks:values_at",
+    "version": "eval_core._util.entrypoints:version",
+    "write_cache_entry": "eval_core._util.cache_entry:write_entry",
+}
+"""Where each public name lives: ``name -> "module:attribute"``."""
 
 __all__ = [
     "BLOCK",
@@ -187,3 +282,9 @@ __all__ = [
     "version",
     "write_cache_entry",
 ]
+
+__getattr__ = Public(__name__, WHERE)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -6,16 +6,33 @@
 
 from __future__ import annotations
 
-from eval_core._kit.testing import (
-    Agent,
-    CaseRefused,
-    HostProbe,
-    Kit,
-    assert_host_conforms,
-    assert_kind_conforms,
-    evidence,
-    write_soul,
-)
+from typing import TYPE_CHECKING
+
+from eval_core._util.public import Public
+
+if TYPE_CHECKING:
+    from eval_core._kit.testing import (
+        Agent,
+        CaseRefused,
+        HostProbe,
+        Kit,
+        assert_host_conforms,
+        assert_kind_conforms,
+        evidence,
+        write_soul,
+    )
+
+WHERE = {
+    "Agent": "eval_core._kit.testing:Agent",
+    "CaseRefused": "eval_core._kit.testing:CaseRefused",
+    "HostProbe": "eval_core._kit.testing:HostProbe",
+    "Kit": "eval_core._kit.testing:Kit",
+    "assert_host_conforms": "eval_core._kit.testing:assert_host_conforms",
+    "assert_kind_conforms": "eval_core._kit.testing:assert_kind_conforms",
+    "evidence": "eval_core._kit.testing:evidence",
+    "write_soul": "eval_core._kit.testing:write_soul",
+}
+"""Where each public name lives: ``name -> "module:attribute"``."""
 
 __all__ = [
     "Agent",
@@ -27,3 +44,9 @@ __all__ = [
     "evidence",
     "write_soul",
 ]
+
+__getattr__ = Public(__name__, WHERE)
+
+
+def __dir__() -> list[str]:
+    return __all__
