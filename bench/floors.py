@@ -38,7 +38,7 @@ PYTHON = sys.executable
 EVAL = str(Path(sys.executable).parent / "eval")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 SWEEP_IMPORTS = (
-    "import eval_core._release.release; "
+    "import eval_core._sweeping.sweep; "
     "from eval_core._plugins.plugins import load_plugins; load_plugins()"
 )
 # The same imports, timing what Python spends building each dataclass they define.

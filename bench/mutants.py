@@ -18,10 +18,16 @@ Operators: comparisons (``==``/``!=``, ``<``/``<=``, ``in``/``not in``, ``is``/`
 ``0``/``1``, a number +1, a string or bytes emptied), a returned value replaced (``None``, or
 ``True``/``False`` for a condition), a call statement removed, an ``if`` body or a simple
 statement replaced by ``pass``, and two neighbouring arguments of a call swapped. Never in
-docstrings, type annotations, logging or progress calls, ``__repr__``, ``__all__``, or under
-``if TYPE_CHECKING``. A mutant's id is ``module/path.py:line:col:operator:variant``, stable for
-the code as it stands. A mutant is one byte span of one file replaced: the rest of the file is
-byte-identical, and reverting restores the original bytes.
+docstrings (any bare string statement: an attribute's docstring too), type annotations, logging
+or progress calls, ``__repr__``, ``__all__``, or under ``if TYPE_CHECKING``; and no swap that is
+equivalent by construction (``SKIPPED``): two alternatives of a regex alternation that can never
+match at the same place, the exceptions ``suppress`` is given, the arguments of ``max``/``min``
+or of a set's union. (The swap moves only a call's arguments: a tuple's, a set's or a dict's
+members are never swapped, and two keywords swap their values, which is a real change.)
+``--list`` counts what each of these rules leaves out. A mutant's id is
+``module/path.py:line:col:operator:variant``, stable for the code as it stands. A mutant is
+one byte span of one file replaced: the rest of the file is byte-identical, and reverting
+restores the original bytes.
 
 Each sampled mutant is applied to a scratch copy of the tree (one per job) whose packages are put
 first on ``PYTHONPATH``, shadowing the editable installs, as ``bench/mutation_table.py`` does
@@ -244,6 +250,19 @@ _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "criti
 _PRINTERS = {"print", "echo", "secho"}
 _CONDITIONS = {"isinstance", "issubclass", "any", "all", "bool", "callable", "hasattr"}
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Delete, ast.Break, ast.Continue)
+_ORDER_FREE = {"suppress", "max", "min", "union", "intersection"}
+"""Calls whose positional arguments' order changes nothing: ``contextlib.suppress`` (its
+exceptions are one ``issubclass`` check), ``max``/``min`` without a ``key`` (equal numbers are
+equal whichever is returned), a set's ``union``/``intersection``."""
+_REGEX_SYNTAX = frozenset("\\.^$*+?{}[]()|")
+
+SKIPPED = {
+    "docstring": "a bare string statement (an attribute's docstring, a note): never behaviour",
+    "regex alternatives": "two alternatives of a regex alternation that cannot both match at "
+    "one place: which texts match, and what, is the same in either order",
+    "order-free arguments": "the arguments of suppress, max/min (no key), a set's union",
+}
+"""The rules that leave out a mutant equivalent by construction, and why."""
 
 
 def _is_logging(call: ast.Call) -> bool:
@@ -275,6 +294,60 @@ def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
     )
+
+
+def _alternation_builders(tree: ast.Module) -> frozenset[str]:
+    """Module-level functions that only join their ``*alternatives`` into one regex alternation
+    (``"|".join(alternatives)``): a call's arguments to them are alternatives, not arguments."""
+    found = set()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.args.vararg is None:
+            continue
+        params = node.args
+        if params.args or params.posonlyargs or params.kwonlyargs or params.kwarg:
+            continue
+        vararg = params.vararg.arg
+        if any(
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "join"
+            and isinstance(call.func.value, ast.Constant)
+            and call.func.value.value == "|"
+            and [type(a) for a in call.args] == [ast.Name]
+            and call.args[0].id == vararg  # type: ignore[attr-defined]
+            for call in ast.walk(node)
+        ):
+            found.add(node.name)
+    return frozenset(found)
+
+
+def _required_prefix(alternative: str) -> str:
+    """The literal text every match of a regex ``alternative`` starts with: up to its first
+    syntax, less a character made optional or repeatable (``s?``, ``a*``, ``b{0,2}``)."""
+    for i, char in enumerate(alternative):
+        if char in _REGEX_SYNTAX:
+            return alternative[: i - 1 if char in "?*{" and i else i]
+    return alternative
+
+
+def _never_both_match(left: ast.expr, right: ast.expr) -> bool:
+    """Two regex alternatives that cannot both match at one place: neither's required prefix
+    starts the other's. An alternation tries its alternatives in order and the first that
+    matches wins, so only alternatives that can match at the same place make the order count."""
+    if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in (left, right)):
+        return False
+    a = _required_prefix(left.value)  # type: ignore[attr-defined]
+    b = _required_prefix(right.value)  # type: ignore[attr-defined]
+    return not (a.startswith(b) or b.startswith(a))
+
+
+def _order_free(call: ast.Call) -> bool:
+    """A call whose positional arguments' order changes nothing (``_ORDER_FREE``)."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if name in ("max", "min") and not isinstance(func, ast.Name):
+        return False
+    return name in _ORDER_FREE and not call.keywords
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -309,6 +382,9 @@ class _Finder:
                 self.starts.append(i + 1)
         self.found: list[Mutant] = []
         self.variants: Counter[tuple[int, int, str]] = Counter()
+        self.skipped: Counter[str] = Counter()
+        """Mutants left out as equivalent by construction, by rule (``SKIPPED``)."""
+        self.builders: frozenset[str] = frozenset()
 
     # positions ------------------------------------------------------------------------------
 
@@ -363,11 +439,14 @@ class _Finder:
     # the walk -------------------------------------------------------------------------------
 
     def module_body(self, tree: ast.Module) -> None:
+        self.builders = _alternation_builders(tree)
         self.body(tree.body, in_function=False)
 
     def body(self, stmts: list[ast.stmt], *, in_function: bool) -> None:
         for i, stmt in enumerate(stmts):
-            if i == 0 and _is_docstring(stmt):
+            if _is_docstring(stmt):
+                if i > 0 and stmt.value.value:  # type: ignore[attr-defined]
+                    self.skipped["docstring"] += 1  # (a body's first was never mutated)
                 continue
             self.stmt(stmt, in_function=in_function)
 
@@ -524,21 +603,36 @@ class _Finder:
             self.add(start, end, 'b""', "constant")
 
     def swapped(self, call: ast.Call) -> None:
+        """Two neighbouring positional arguments swapped, and two keywords' values (a real
+        change: ``f(a=x, b=y)`` becomes ``f(a=y, b=x)``), but not what is equivalent by
+        construction (``SKIPPED``)."""
         args = call.args
+        func = call.func
+        alternation = isinstance(func, ast.Name) and func.id in self.builders
+        order_free = _order_free(call)
         if not any(isinstance(a, ast.Starred) for a in args):
             for left, right in itertools.pairwise(args):
-                self.swap(left, right)
+                if alternation and _never_both_match(left, right):
+                    self.swap(left, right, skipped="regex alternatives")
+                elif order_free:
+                    self.swap(left, right, skipped="order-free arguments")
+                else:
+                    self.swap(left, right)
         named = [k for k in call.keywords if k.arg is not None]
         for left_kw, right_kw in itertools.pairwise(named):
             self.swap(left_kw.value, right_kw.value)
 
-    def swap(self, left: ast.expr, right: ast.expr) -> None:
+    def swap(self, left: ast.expr, right: ast.expr, skipped: str | None = None) -> None:
         (start, mid), (mid2, end) = self.span(left), self.span(right)
         a, b = self.source[start:mid], self.source[mid2:end]
         # a walrus keeps its parentheses outside its span: moved, it needs its own
         a = b"(" + a + b")" if isinstance(left, ast.NamedExpr) else a
         b = b"(" + b + b")" if isinstance(right, ast.NamedExpr) else b
-        if a != b and mid <= mid2:
+        if a == b or mid > mid2:
+            return
+        if skipped is not None:
+            self.skipped[skipped] += 1
+        else:
             self.add(start, end, b + self.source[mid:mid2] + a, "arguments")
 
 
@@ -561,10 +655,15 @@ def _not_implemented(stmt: ast.stmt) -> bool:
     return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
-def mutants_of(source: bytes, module: str, path: str, area: str) -> list[Mutant]:
-    """Every mutant of one module, in source order."""
+def mutants_of(
+    source: bytes, module: str, path: str, area: str, skipped: Counter[str] | None = None
+) -> list[Mutant]:
+    """Every mutant of one module, in source order; ``skipped`` counts, by rule, those left
+    out as equivalent by construction."""
     finder = _Finder(source, module, path, area)
     finder.module_body(ast.parse(source))
+    if skipped is not None:
+        skipped.update(finder.skipped)
     return sorted(finder.found, key=lambda m: (m.start, m.operator, m.variant))
 
 
@@ -580,13 +679,17 @@ def target_files(root: Path = ROOT) -> Iterator[tuple[Target, Path, str, str]]:
             yield target, path, module, area
 
 
-def generate(root: Path = ROOT, areas: Sequence[str] = ()) -> list[Mutant]:
-    """Every mutant of every target (of ``areas`` if given), in a stable order."""
+def generate(
+    root: Path = ROOT, areas: Sequence[str] = (), skipped: Counter[str] | None = None
+) -> list[Mutant]:
+    """Every mutant of every target (of ``areas`` if given), in a stable order; ``skipped``
+    counts those left out as equivalent by construction, by rule."""
     found: list[Mutant] = []
     for _target, path, module, area in target_files(root):
         if areas and area not in areas:
             continue
-        found.extend(mutants_of(path.read_bytes(), module, path.relative_to(root).as_posix(), area))
+        relative = path.relative_to(root).as_posix()
+        found.extend(mutants_of(path.read_bytes(), module, relative, area, skipped))
     return found
 
 
@@ -1245,13 +1348,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="Also print the Corpus's branch coverage of the runtime.",
     )
     args = parser.parse_args(argv)
-    pool = generate(areas=args.area)
+    skipped: Counter[str] = Counter()
+    pool = generate(areas=args.area, skipped=skipped)
     by_area = Counter(m.area for m in pool)
     if args.list:
         for area in AREAS:
             print(f"{area:<14} {by_area[area]}")
         print(f"{'all':<14} {len(pool)}")
         print(Counter(m.operator for m in pool))
+        print("left out as equivalent by construction:")
+        for rule, why in SKIPPED.items():
+            print(f"  {rule:<22} {skipped[rule]:>5}  ({why})")
         return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.only:

@@ -124,21 +124,29 @@ AUDIENCES = (
 )
 """The public API, one module per audience: all a shipped package imports from the core."""
 
-TRANSITIONAL = "eval_core.plugin"
-"""The release gate's names until the gate is a package of its own (issue 48, w/release)."""
-
 INTERNALS = {
-    # the release gate's sweep and its options, until the gate is a package of its own (issue 48)
+    # the Sweep driver and its options, until a public module offers them (issue 48)
     "packages/eval-record/src/eval_record/core_internals.py": {
-        "eval_core._release.options",
-        "eval_core._release.release",
+        "eval_core._sweeping.options",
+        "eval_core._sweeping.sweep",
+    },
+    # The release gate is called with the Sweep's own types (its flags, its legs): eval-release
+    # imports them, and what the comparison needs beyond the public modules, in this one module.
+    "packages/eval-release/src/eval_release/core_internals.py": {
+        "eval_core._loading.opening",
+        "eval_core._sweeping.leg",
+        "eval_core._sweeping.matrix",
+        "eval_core._sweeping.options",
+        "eval_core._sweeping.render",
+        "eval_core._util.limits",
+        "eval_core._util.provenance",
     },
 }
 """The only imports of the core's internals outside it, each module by name."""
 
 
 def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
-    public = {*AUDIENCES, TRANSITIONAL}
+    public = set(AUDIENCES)
     for package in sorted((ROOT / "packages").iterdir()):
         if package.name == "eval-core" or not (package / "src").is_dir():
             continue
@@ -176,7 +184,7 @@ def public_imports(module: str) -> dict[str, tuple[str, str]]:
 def test_each_public_module_s_table_and_typing_imports_agree_and_every_name_resolves() -> None:
     import importlib
 
-    for module in (*AUDIENCES, TRANSITIONAL):
+    for module in AUDIENCES:
         api = importlib.import_module(module)
         imports = public_imports(module)
         table = {name: f"{home}:{attribute}" for name, (home, attribute) in imports.items()}
@@ -228,27 +236,6 @@ def test_a_name_in_two_audiences_is_the_same_object() -> None:
             assert seen.setdefault(name, value) is value, f"{module}.{name} differs"
 
 
-def test_the_transitional_module_holds_the_release_gate_only() -> None:
-    import eval_core.plugin as transitional
-
-    assert sorted(transitional.__all__) == sorted(
-        [
-            "BaselineError",
-            "CaseDelta",
-            "ComparisonRefused",
-            "Leg",
-            "compare_scorecards",
-            "covered",
-            "not_cleared_matrix",
-            "read_baseline",
-            "read_saved",
-            "render_verdict",
-        ]
-    )
-    for home, _ in public_imports(TRANSITIONAL).values():
-        assert home.startswith("eval_core._release."), home
-
-
 LAYERS = (
     "_util",
     "_case",
@@ -256,7 +243,7 @@ LAYERS = (
     "_loading",
     "_running",
     "_recording",
-    "_release",
+    "_sweeping",
     "_kit",
     "_cli",
 )
@@ -301,7 +288,7 @@ def test_the_core_imports_one_way() -> None:
 def test_no_core_module_is_flat_but_the_public_ones() -> None:
     src = CORE / "src" / "eval_core"
     flat = sorted(p.name for p in src.glob("*.py"))
-    public = sorted(f"{m.removeprefix('eval_core.')}.py" for m in (*AUDIENCES, TRANSITIONAL))
+    public = sorted(f"{m.removeprefix('eval_core.')}.py" for m in AUDIENCES)
     assert flat == sorted(["__init__.py", "__main__.py", *public])
 
 

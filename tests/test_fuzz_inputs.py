@@ -26,10 +26,10 @@ from eval_core._loading.corpus import Loader
 from eval_core._loading.opening import Refused
 from eval_core._plugins.plugins import PluginSet
 from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
-from eval_core._release import baseline
-from eval_core._release.compare import _scorecard_of
-from eval_core._release.options import SweepOptions
-from eval_core._release.release import _legs
+from eval_core._sweeping.legs import open_legs as _legs
+from eval_core._sweeping.options import SweepOptions
+from eval_release import baseline
+from eval_release.compare import _scorecard_of
 from release_fixtures import scorecard, trial
 from tests.conftest import SOUL, minimal_case
 

@@ -204,7 +204,7 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
 
 
 def test_the_scripted_default_runs_trials_at_once_only_where_they_wait(corpus: Corpus) -> None:
-    from eval_core._release.leg import SCRIPTED_JOBS, scripted_jobs
+    from eval_core._sweeping.leg import SCRIPTED_JOBS, scripted_jobs
 
     l2 = sorted(c.id for c in corpus.cases if c.tier == "l2")
     l3 = sorted(c.id for c in corpus.cases if c.tier == "l3")

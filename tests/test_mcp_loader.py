@@ -37,6 +37,20 @@ def test_an_mcp_case_loads_with_its_block_typed(
     block = case.field("mcp")
     assert block.selection.account_id == "shared-working"
     assert block.revoke_grant_before_approval == "shared-working"
+    assert block.answers is None
+
+
+def test_the_answers_the_provider_gives_are_typed(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase
+) -> None:
+    write_case(mcp_case(mcp={**BLOCK, "answers": {"textParts": ["operational", "; busy"]}}))
+    [case] = loader.load(corpus_dir).cases
+    answers = case.field("mcp").answers
+    assert (answers.text_parts, answers.http_status, answers.oversized) == (
+        ["operational", "; busy"],
+        None,
+        False,
+    )
 
 
 @pytest.mark.parametrize(
@@ -135,6 +149,35 @@ def test_an_mcp_case_loads_with_its_block_typed(
             mcp_case(mcp={**BLOCK, "operatorEndpoints": ["eval-mcp-archive", "eval-mcp-archive"]}),
             "$.mcp.operatorEndpoints[1]",
             "duplicate server id 'eval-mcp-archive'",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "reselect": {"accountId": "nobody", "sharedConsent": False}}),
+            "$.mcp.reselect.accountId",
+            "selects 'nobody', which is not a declared account",
+        ),
+        (
+            mcp_case(
+                mcp={
+                    **BLOCK,
+                    "reselect": {
+                        "accountId": "personal-default",
+                        "sharedConsent": False,
+                        "atApproval": 0,
+                    },
+                }
+            ),
+            "$.mcp.reselect.atApproval",
+            "must be an integer >= 1 (the first approval is 1)",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "answers": {"httpStatus": 200}}),
+            "$.mcp.answers.httpStatus",
+            "200 is not an HTTP error status (400-599)",
+        ),
+        (
+            mcp_case(mcp={**BLOCK, "answers": {"textParts": ["a", "b"], "oversized": True}}),
+            "$.mcp.answers",
+            "choose one of textParts, httpStatus, oversized and fault",
         ),
     ],
 )

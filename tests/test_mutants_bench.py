@@ -306,3 +306,77 @@ def test_a_failed_test_whose_id_holds_spaces_is_named_whole() -> None:
         spaced
     )
     assert failed_id("tests/test_a.py::test_d - boom", ["tests"]) == "tests/test_a.py::test_d"
+
+
+def changes_of(module: bytes) -> tuple[set[tuple[str, str, str]], dict[str, int]]:
+    """What the generator makes of ``module``: (operator, old, new) each, and what it left out
+    as equivalent by construction, by rule."""
+    skipped: Any = bench().Counter()
+    found = bench().mutants_of(module, "example.py", "example.py", "runtime", skipped)
+    return {(m.operator, m.old.decode(), m.new.decode()) for m in found}, dict(skipped)
+
+
+def test_an_attribute_docstring_is_left_out_and_the_value_it_documents_is_mutated() -> None:
+    changes, skipped = changes_of(b'LIMIT = 8\n"""The most a Turn may ask."""\n')
+    assert changes == {("constant", "8", "9")}
+    assert skipped == {"docstring": 1}
+
+
+def test_regex_alternatives_that_cannot_both_match_at_one_place_are_never_swapped() -> None:
+    """``_any`` joins its arguments into an alternation: "ignore" and "forget" cannot both
+    match at one place, so their order is no behaviour; "admin" and "administrator" can (the
+    first that matches wins, and the matched text is quoted), and "prompts?" requires only
+    "prompt", a prefix of "prompt ?text": those swaps are real mutants."""
+    module = (
+        b"def _any(*alternatives):\n"
+        b'    return "(?:" + "|".join(alternatives) + ")"\n\n\n'
+        b'VERB = _any("ignore", "forget")\n'
+        b'WHO = _any("admin", "administrator")\n'
+        b'WHAT = _any("prompts?", "prompt ?text", "rules")\n'
+        b'OTHER = pair("ignore", "forget")\n'
+    )
+    changes, skipped = changes_of(module)
+    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    assert swaps == {
+        ('"admin", "administrator"', '"administrator", "admin"'),
+        ('"prompts?", "prompt ?text"', '"prompt ?text", "prompts?"'),
+        ('"ignore", "forget"', '"forget", "ignore"'),  # OTHER: not an alternation
+    }
+    assert skipped == {"regex alternatives": 2}  # VERB's pair, WHAT's second pair
+    assert bench()._required_prefix("system ?administrator") == "system"
+    assert bench()._required_prefix("what (?:is|are)") == "what "
+    assert bench()._required_prefix("(?:a|b)c") == ""
+
+
+def test_order_free_arguments_are_never_swapped_and_keywords_swap_their_values() -> None:
+    """The exceptions ``suppress`` is given and the arguments of ``max`` are one set of
+    values; two keywords' values swapped is a real change (``origin=owner``)."""
+    module = (
+        b"def f(store, owner, when):\n"
+        b"    with suppress(OSError, TimeoutError):\n"
+        b"        store.offset = max(0.0, when)\n"
+        b'        store.put(owner, when, origin="library", owner=owner)\n'
+    )
+    changes, skipped = changes_of(module)
+    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    assert swaps == {
+        ("owner, when", "when, owner"),
+        ('"library", owner=owner', 'owner, owner="library"'),
+    }
+    assert skipped == {"order-free arguments": 2}
+
+
+def test_a_collection_literal_and_an_except_tuple_are_never_reordered() -> None:
+    """The swap moves a call's arguments only: a set's, a dict's, a tuple's members and the
+    classes an ``except`` names keep their order; their members are still emptied one by one."""
+    module = (
+        b"def f(x):\n"
+        b"    try:\n"
+        b'        return x in {"a", "b"} and {"k": 1, "j": 2}\n'
+        b"    except (KeyError, ValueError):\n"
+        b"        raise\n"
+    )
+    changes, _ = changes_of(module)
+    assert not any(op == "arguments" for op, _old, _new in changes)
+    assert ("constant", '"a"', '""') in changes
+    assert ("constant", '"k"', '""') in changes

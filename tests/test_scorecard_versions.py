@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from eval_core._cli.cli import invoke
-from eval_core._release.render import render_text
 from eval_core._running.scorecard import decode_json
+from eval_core._sweeping.render import render_text
 
 from .conftest import minimal_case
 

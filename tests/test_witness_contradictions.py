@@ -20,10 +20,10 @@ from agent_runtime.tools import ToolOutcome
 from eval_core._case.witness import WITNESSED
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
-from eval_core._release.render import render_text
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult
+from eval_core._sweeping.render import render_text
 from tests.conftest import ROOT
 
 DENIED = "records-readonly-cannot-comment-on-an-issue"

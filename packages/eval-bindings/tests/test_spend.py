@@ -16,9 +16,9 @@ from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.spend import Ceiling, CeilingError, settle
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.plugins import load_plugins
-from eval_core._release.render import render_text
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import not_cleared
+from eval_core._sweeping.render import render_text
 
 
 def reply(tokens: tuple[int, int], cached: int = 0) -> dict[str, Any]:

@@ -156,7 +156,7 @@ def test_a_drifted_replay_keeps_its_verdict_and_says_so(eval_kit: Kit) -> None:
 
 
 def test_the_text_scorecard_shows_a_noted_trial_and_counts_it() -> None:
-    from eval_core._release.render import render_text
+    from eval_core._sweeping.render import render_text
 
     note = "drift: request 1: 2 message(s) now, 1 when recorded"
     card = Scorecard(

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_core._plugins import lock
-from eval_core._release import baseline
 from eval_core._util import limits
 from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth, check_yaml
+from eval_release import baseline
 
 
 def nested(depth: int, inner: bytes = b"1") -> bytes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_core._release.matrix import Leg, not_cleared_matrix, render, unavailable_reason
+from eval_core._sweeping.matrix import Leg, not_cleared_matrix, render, unavailable_reason
 from release_fixtures import scorecard, trial
 
 CASES = ["agree", "differ", "guard", "vendor"]

@@ -61,13 +61,13 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_recording/triallog.py", "read", "msgspec.json.decode"): (
         "a trial log from read_regular, each line depth-checked"
     ),
-    ("eval-core/src/eval_core/_release/baseline.py", "read", "msgspec.json.decode"): (
+    ("eval-release/src/eval_release/baseline.py", "read", "msgspec.json.decode"): (
         "a Baseline from read_json_input (size and depth)"
     ),
-    ("eval-core/src/eval_core/_release/baseline.py", "read_saved", "msgspec.json.decode"): (
+    ("eval-release/src/eval_release/baseline.py", "read_saved", "msgspec.json.decode"): (
         "a saved Scorecard from read_json_input (size and depth)"
     ),
-    ("eval-core/src/eval_core/_release/baseline.py", "_counted", "msgspec.json.decode"): (
+    ("eval-release/src/eval_release/baseline.py", "_counted", "msgspec.json.decode"): (
         "a saved Scorecard or Baseline from read_json_input (size and depth), its Trials counted"
     ),
     ("eval-core/src/eval_core/_recording/triallog.py", "is_trial_log", "msgspec.json.decode"): (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from eval_core._release.render import render_text, trial_line
+from eval_core._sweeping.render import render_text, trial_line
 from release_fixtures import scorecard, trial
 
 

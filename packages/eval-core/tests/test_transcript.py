@@ -16,6 +16,7 @@ from eval_core._case.evidence import (
     Evidence,
     GuardDecision,
     ModelRequest,
+    Testimony,
     ToolCall,
     Usage,
     record_key,
@@ -91,6 +92,22 @@ def test_every_trial_points_at_its_transcript_and_it_reads_back_by_type(tmp_path
     assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
     lines = path.read_bytes().count(b"\n")
     assert lines == 3  # the log stays one small line per Trial; Evidence lives beside it
+
+
+def test_the_runtimes_testimony_of_the_prompt_is_stored_once_and_restored(
+    tmp_path: Path,
+) -> None:
+    said = evidence()
+    said.testimony = Testimony(system_prompt="You are Support.", model_calls=1)
+    other = evidence("Still packing.")
+    other.testimony = Testimony(system_prompt="You are someone else.", model_calls=1)
+    path, reader = logged(tmp_path, ("a", said), ("b", other))
+    pointers = read(path).pointers
+    assert pointers is not None and pointers[0] is not None and pointers[1] is not None
+    assert reader.get(pointers[0]).evidence.testimony == said.testimony
+    assert reader.get(pointers[1]).evidence.testimony == other.testimony  # a differing one kept
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
+    assert pack_path(path).read_bytes().count(b"You are someone else.") == 1
 
 
 def test_an_identical_transcript_is_stored_once(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import pytest
 
 from bench.loopback import SlowVendor
 from eval_core._loading.opening import Refused
-from eval_core._release.release import SweepOptions, sweep
+from eval_core._sweeping.sweep import SweepOptions, sweep
 from tests.conftest import ROOT
 from tests.test_jobs import KEY, project
 

@@ -4,11 +4,14 @@ is not itself a ``tools/call``, and each sandbox (a Trial's) keeps its own state
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
+from eval_expectations_mcp.fixture import McpAnswers
 from eval_expectations_mcp.setup import Provider
 
 Call = Callable[[str, str, str, dict[str, Any]], tuple[bool, Any]]
@@ -108,3 +111,83 @@ def test_a_blank_note_is_refused_counted_and_counted_as_refused(
     assert (provider.calls(["cred-blank"]), provider.refusals(["cred-blank"])) == (2, 1)
     provider.close_sandbox("s-blank")
     assert provider.refusals(["cred-blank"]) == 0
+
+
+def test_a_sandbox_told_so_answers_in_several_text_parts(
+    provider: Provider, call_tool: Callable[..., Any]
+) -> None:
+    provider.open_sandbox("s-parts", {"cred-parts": "acct-parts"})
+    provider.set_answers("s-parts", McpAnswers(text_parts=["operational", "; 2 incidents open"]))
+    result = call_tool(provider.url, "cred-parts", "status", {"probe": "p"})
+    assert [c.text for c in result.content] == ["operational", "; 2 incidents open"]
+    assert result.structuredContent["accountId"] == "acct-parts"
+    provider.open_sandbox("s-plain", {"cred-plain": "acct-plain"})  # another sandbox: one part
+    assert [
+        c.text for c in call_tool(provider.url, "cred-plain", "status", {"probe": "p"}).content
+    ] == ["operational"]
+
+
+def _raw_call(provider: Provider, credential: str) -> httpx.Response:
+    """One ``tools/call`` POSTed as is (no session): what the server answers on the wire."""
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "status", "arguments": {"probe": "p"}}}  # fmt: skip
+    headers = {
+        "Authorization": f"Bearer {credential}",
+        "Accept": "application/json, text/event-stream",
+    }
+    return httpx.post(provider.url, json=body, headers=headers, timeout=30.0)
+
+
+def test_a_sandbox_told_so_answers_with_an_http_error_counted_as_served_and_refused(
+    provider: Provider,
+) -> None:
+    provider.open_sandbox("s-403", {"cred-403": "acct-403"})
+    provider.set_answers("s-403", McpAnswers(http_status=403))
+    answer = _raw_call(provider, "cred-403")
+    assert answer.status_code == 403
+    assert answer.json()["error"]["message"] == "the gateway refused the request for this account"
+    assert (provider.calls(["cred-403"]), provider.refusals(["cred-403"])) == (1, 1)
+
+
+def test_a_sandbox_told_so_streams_past_eight_mebibytes_with_no_length(
+    provider: Provider,
+) -> None:
+    provider.open_sandbox("s-big", {"cred-big": "acct-big"})
+    provider.set_answers("s-big", McpAnswers(oversized=True))
+    answer = _raw_call(provider, "cred-big")
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert "content-length" not in answer.headers
+    assert len(answer.content) > 8 * 1024 * 1024
+    event = answer.content.decode().removeprefix("event: message\ndata: ")
+    assert len(json.loads(event)["result"]["content"][0]["text"]) > 8 * 1024 * 1024
+    assert (provider.calls(["cred-big"]), provider.refusals(["cred-big"])) == (1, 1)
+
+
+def test_a_sandbox_told_a_fault_answers_with_no_result_counted_as_served_and_refused(
+    provider: Provider,
+) -> None:
+    """Each fault as it arrives on the wire: a JSON-RPC error with HTTP 200, an HTML page, a
+    length announced past 8 MiB, an event stream cut off mid-event, one with no response."""
+    seen: dict[str, Any] = {}
+    for fault in ("rpc-error", "wrong-content-type", "announced-oversize", "no-response"):
+        provider.open_sandbox(f"s-{fault}", {f"cred-{fault}": "acct"})
+        provider.set_answers(f"s-{fault}", McpAnswers(fault=fault))  # type: ignore[arg-type]
+        answer = _raw_call(provider, f"cred-{fault}")
+        seen[fault] = (answer.status_code, answer.headers["content-type"].split(";")[0])
+        if fault == "rpc-error":
+            assert answer.json()["error"]["message"].startswith("the workspace index")
+        if fault == "announced-oversize":
+            assert int(answer.headers["content-length"]) > 8 * 1024 * 1024
+        if fault == "no-response":
+            assert b"data:" not in answer.content
+        assert (provider.calls([f"cred-{fault}"]), provider.refusals([f"cred-{fault}"])) == (1, 1)
+    assert seen == {
+        "rpc-error": (200, "application/json"),
+        "wrong-content-type": (200, "text/html"),
+        "announced-oversize": (200, "application/json"),
+        "no-response": (200, "text/event-stream"),
+    }
+    provider.open_sandbox("s-cut", {"cred-cut": "acct"})
+    provider.set_answers("s-cut", McpAnswers(fault="cut-off"))
+    with pytest.raises(httpx.RemoteProtocolError):
+        _raw_call(provider, "cred-cut")

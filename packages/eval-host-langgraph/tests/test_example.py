@@ -15,9 +15,9 @@ import pytest
 from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.model_source import Ceilings
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._release.render import render_text
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
+from eval_core._sweeping.render import render_text
 from eval_host_langgraph.host import LangGraphHost
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "langgraph-triage"

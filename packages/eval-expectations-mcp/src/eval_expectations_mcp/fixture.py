@@ -37,6 +37,33 @@ class McpSelection(msgspec.Struct, **BLOCK):
     shared_consent: bool
 
 
+class McpReselection(msgspec.Struct, **BLOCK):
+    """The chat selects another account while its ``atApproval``-th approval waits (a user
+    switching accounts mid-Turn): the calls from then on act for it."""
+
+    account_id: str
+    shared_consent: bool
+    at_approval: int = 1
+
+
+class McpAnswers(msgspec.Struct, **BLOCK):
+    """How the provider answers this Trial's ``tools/call`` requests, as real servers do."""
+
+    text_parts: list[str] = msgspec.field(default_factory=list)
+    """``status`` answers its text in these parts, one text content each."""
+    http_status: int | None = None
+    """Every call is answered with this HTTP error status (400 to 599) and a JSON-RPC error."""
+    oversized: bool = False
+    """Every call is answered with an event stream of no stated length past 8 MiB."""
+    fault: (
+        Literal["rpc-error", "wrong-content-type", "announced-oversize", "cut-off", "no-response"]
+        | None
+    ) = None
+    """Every call is answered with no result: a JSON-RPC error (HTTP 200), an HTML page, a JSON
+    body whose length is announced past 8 MiB, an event cut off mid-answer (the connection
+    dropped), an event stream that ends without a response."""
+
+
 class McpFixture(msgspec.Struct, **BLOCK):
     """The ``mcp`` block of a Case."""
 
@@ -48,6 +75,10 @@ class McpFixture(msgspec.Struct, **BLOCK):
     operator_endpoints: list[str] = msgspec.field(default_factory=list)
     """Further integrations (server ids) whose endpoint the operator points at the fixture
     provider, whatever the Soul says of them; the fixture's own server always is."""
+    reselect: McpReselection | None = None
+    """Another selection, made while an approval waits."""
+    answers: McpAnswers | None = None
+    """How the provider answers (several text parts, an HTTP error, an oversized stream)."""
 
 
 def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
@@ -95,6 +126,28 @@ def fixture_problems(fixture: McpFixture) -> Iterator[tuple[str, str]]:
         elif server_id in served:
             yield f"$.mcp.operatorEndpoints[{index}]", f"duplicate server id {server_id!r}"
         served.add(server_id)
+    reselect = fixture.reselect
+    if reselect is not None:
+        if reselect.account_id not in seen:
+            yield (
+                "$.mcp.reselect.accountId",
+                f"selects {reselect.account_id!r}, which is not a declared account",
+            )
+        if isinstance(reselect.at_approval, bool) or reselect.at_approval < 1:
+            yield "$.mcp.reselect.atApproval", "must be an integer >= 1 (the first approval is 1)"
+    answers = fixture.answers
+    if answers is not None:
+        status = answers.http_status
+        if status is not None and (isinstance(status, bool) or not 400 <= status <= 599):
+            yield "$.mcp.answers.httpStatus", f"{status!r} is not an HTTP error status (400-599)"
+        chosen = [
+            bool(answers.text_parts),
+            status is not None,
+            answers.oversized,
+            answers.fault is not None,
+        ]
+        if sum(chosen) > 1:
+            yield "$.mcp.answers", "choose one of textParts, httpStatus, oversized and fault"
     revoked = fixture.revoke_grant_before_approval
     if revoked is not None and revoked not in granted:
         yield (

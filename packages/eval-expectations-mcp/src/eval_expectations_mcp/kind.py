@@ -1,5 +1,6 @@
 """``mcp_provider_call_count``: how many ``tools/call`` requests the MCP provider served, and
-of those how many it refused (answered ``isError``).
+of those how many it refused (answered ``isError``, or with no result at all when the Case's
+``answers`` told it to: an HTTP error, an oversized answer, a fault).
 
 The fixture reads the counts back from the provider itself (:class:`McpRecord`), never from
 the Host's dispatcher or the model's claims: a call the account authority refused never reaches

@@ -7,9 +7,11 @@ account a fresh credential there (as a vendor's sandbox tenant would): what the 
 write (note ids included) starts empty however many Trials the provider served before, its
 ``tools/call`` count is the provider's count for its own credentials, never another Trial's,
 and the sandbox is closed when the Trial ends.
-The Host is told which server serves the integration (and each further one the Case's
-``operatorEndpoints`` names), the chat's visibility, accounts, grants, selection and consent; a
-grant the Case revokes is revoked while the approval waits.
+The Case's ``answers`` tell the sandbox how to answer (several text parts, an HTTP error, an
+oversized stream). The Host is told which server serves the integration (and each further one
+the Case's ``operatorEndpoints`` names), the chat's visibility, accounts, grants, selection and
+consent; a grant the Case revokes is revoked while the approval waits, and a ``reselect`` selects
+another account while the approval it names waits.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from urllib.parse import quote
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
-from eval_expectations_mcp.fixture import McpFixture
+from eval_expectations_mcp.fixture import McpAnswers, McpFixture
 
 INTEGRATION = "eval-mcp"
 START_TIMEOUT = 30.0
@@ -155,6 +157,14 @@ class Provider:
         except ProviderUnavailable as error:
             raise ProviderUnavailable(f"the MCP provider refused the accounts: {error}") from error
 
+    def set_answers(self, sandbox: str, answers: McpAnswers) -> None:
+        """How the sandbox's ``tools/call`` requests are answered (the Case's ``answers``)."""
+        body = msgspec.json.encode(answers)
+        try:
+            self._admin("PUT", f"/eval/sandboxes/{quote(sandbox, safe='')}/answers", body)
+        except ProviderUnavailable as error:
+            raise ProviderUnavailable(f"the MCP provider refused the answers: {error}") from error
+
     def close_sandbox(self, sandbox: str) -> None:
         """Forget the sandbox (its counts were read); a provider that died kept nothing."""
         with contextlib.suppress(ProviderUnavailable):
@@ -214,6 +224,8 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
         server.open_sandbox(
             sandbox, {credential: account for account, credential in credentials.items()}
         )
+        if fixture.answers is not None:
+            server.set_answers(sandbox, fixture.answers)
         reachable = True
     except ProviderUnavailable:
         reachable = False  # the Trial runs; its calls fail and the count is not observed
@@ -243,6 +255,13 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
                     revoked.append(revoke)
 
             desk.while_pending(revoke_now)
+        reselect = fixture.reselect
+        if reselect is not None:
+
+            def select_now() -> None:
+                host.select(reselect.account_id, reselect.shared_consent)
+
+            _at_approval(desk, reselect.at_approval, select_now)
         yield
         held = list(credentials.values())
         calls = server.calls(held) if reachable else None
@@ -253,6 +272,14 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     finally:
         if reachable:
             server.close_sandbox(sandbox)
+
+
+def _at_approval(desk: ApprovalDesk, approval: int, action: Callable[[], None]) -> None:
+    """Run ``action`` while the ``approval``-th approval from now waits (1: the next one)."""
+    if approval <= 1:
+        desk.while_pending(action)
+    else:
+        desk.while_pending(lambda: _at_approval(desk, approval - 1, action))
 
 
 FIXTURE = TrialFixture(

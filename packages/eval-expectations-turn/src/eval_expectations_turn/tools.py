@@ -125,9 +125,10 @@ def _score_called(claim: Claim, e: _OfTool, ev: Evidence) -> Verdict:
     """``tool_called`` (``present``) and ``tool_not_called`` (``absent``)."""
     calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot tell whether {quoted(e.name)} was called")
     mine = _of(e.name, calls)
-    hit = f"{quoted(e.name)} was called {len(mine)} time(s); {_listing(calls)}" if mine else None
-    at = Location.call_at(mine[0]) if mine else None  # the first call of it
-    return claim(hit, _not_called(e.name, ev, calls), at)
+    if not mine:  # the "otherwise" line is read only when nothing was found: made only then
+        return claim(None, _not_called(e.name, ev, calls), None)
+    hit = f"{quoted(e.name)} was called {len(mine)} time(s); {_listing(calls)}"
+    return claim(hit, "", Location.call_at(mine[0]))  # at the first call of it
 
 
 @scorer

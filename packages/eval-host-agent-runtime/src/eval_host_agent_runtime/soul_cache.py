@@ -11,7 +11,7 @@ what every cache key holds (the interpreter, msgspec, the core: the directory
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
 Entries are read and written as every cache entry is (``read_cache_entry`` and
-``write_cache_entry`` of :mod:`eval_core.plugin`: a regular file reached without a link, size-capped
+``write_cache_entry`` of :mod:`eval_core.hosts`: a regular file reached without a link, size-capped
 before reading, sealed by its content's digest, written whole or not at all), and an entry is
 taken only under its own key: one grafted from another Soul, or rewritten, is a miss.
 """

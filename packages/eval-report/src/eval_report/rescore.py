@@ -26,7 +26,6 @@ from typing import Any
 import msgspec
 from msgspec import structs
 
-from eval_core.plugin import render_verdict
 from eval_core.records import (
     TRANSCRIPT_FORMAT,
     Evidence,
@@ -50,6 +49,7 @@ from eval_core.records import (
     transcript_schema_hash,
     typed_records,
 )
+from eval_release.api import render_verdict
 from eval_report.saved import Refused, Saved, read_log
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR", "unexercised": "UNEX"}

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import BaselineError, read_saved
 from eval_core.records import (
     Logged,
     NotReadable,
@@ -29,6 +28,7 @@ from eval_core.records import (
     read_trial_log,
     transcript_pack_path,
 )
+from eval_release.api import BaselineError, read_saved
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 

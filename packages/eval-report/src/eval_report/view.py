@@ -1,8 +1,8 @@
 """What the report shows, computed once: the gate, the Sweeps, the Cases, delta and Matrix.
 
 The template only lays this out. Verdicts, the gate's reasons, the delta and DISAGREEMENT are
-the core's own rules (:mod:`eval_core._running.scorecard`, :mod:`eval_core._release.delta`,
-:mod:`eval_core._release.matrix`), never recomputed here another way. Each Trial and its transcript
+the core's own rules (:mod:`eval_core._running.scorecard`, :mod:`eval_release.delta`,
+:mod:`eval_core._sweeping.matrix`), never recomputed here another way. Each Trial and its transcript
 go
 to the page as recorded (:mod:`eval_report.payload`); the page lays a transcript out when its
 Case is opened.
@@ -14,14 +14,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from eval_core.plugin import (
-    CaseDelta,
-    ComparisonRefused,
-    Leg,
-    compare_scorecards,
-    covered,
-    not_cleared_matrix,
-)
 from eval_core.records import (
     COMPARABLE,
     WITNESSED,
@@ -29,6 +21,14 @@ from eval_core.records import (
     TrialResult,
     case_verdict,
     not_cleared,
+)
+from eval_release.api import (
+    CaseDelta,
+    ComparisonRefused,
+    Leg,
+    compare_scorecards,
+    covered,
+    not_cleared_matrix,
 )
 from eval_report import payload, plots
 from eval_report.saved import Saved

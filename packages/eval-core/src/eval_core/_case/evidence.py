@@ -18,9 +18,16 @@ from eval_core._case.recorded import Answer, Shown
 R = TypeVar("R")
 
 
+_KEYS: dict[type, str] = {}
+
+
 def record_key(kind: type) -> str:
-    """Where a record of this type lives in ``Evidence.records``: owned by its module."""
-    return f"{kind.__module__}:{kind.__qualname__}"
+    """Where a record of this type lives in ``Evidence.records``: owned by its module (asked
+    by every read-back and witness check of every Trial, so made once per type)."""
+    key = _KEYS.get(kind)
+    if key is None:
+        key = _KEYS[kind] = f"{kind.__module__}:{kind.__qualname__}"
+    return key
 
 
 GuardStage = Literal["input", "tool_call", "tool_result", "output"]

@@ -1,6 +1,6 @@
 """The `eval` command line: flags in, a refusal or an exit code out. The core's commands are
 :mod:`~eval_core._cli.flags` (their flags) and :mod:`~eval_core._cli.core_commands` (what they
-do), the work lives in :mod:`eval_core._release.release` and friends, imported only by the
+do), the work lives in :mod:`eval_core._sweeping.sweep` and friends, imported only by the
 command that runs. Command plug-ins add their sub-commands to the same registry
 (:mod:`eval_core._plugins.commands`) before the arguments are parsed; typer parses them all
 (:mod:`~eval_core._cli.app`), and a usage mistake is one line (:mod:`~eval_core._cli.usage`).

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from eval_core._loading.opening import Opened
     from eval_core._plugins.plugin_set import PluginSet
-    from eval_core._release.options import SweepOptions
+    from eval_core._sweeping.options import SweepOptions
     from eval_core._util.project import Project
 
 T = TypeVar("T")
@@ -252,8 +252,8 @@ def run_schema(args: SimpleNamespace) -> int:
 def run_sweep(args: SimpleNamespace) -> int:
     from pathlib import Path
 
-    from eval_core._release.options import SweepOptions
-    from eval_core._release.release import sweep as run
+    from eval_core._sweeping.options import SweepOptions
+    from eval_core._sweeping.sweep import sweep as run
     from eval_core._util.project import is_cwd
 
     model: str | None = args.model
@@ -303,7 +303,7 @@ def _both_suites(options: SweepOptions) -> int:
 
     from eval_core._loading.corpus import RED_TEAM
     from eval_core._loading.opening import Refused
-    from eval_core._release.release import sweep as run
+    from eval_core._sweeping.sweep import sweep as run
 
     single: dict[str, object] = {
         "--save": options.save,
@@ -322,9 +322,3 @@ def _both_suites(options: SweepOptions) -> int:
     )
     codes = [run(options), run(red)]
     return max(codes, key=lambda code: (code == COMPARISON_REFUSED, code))
-
-
-def run_compare(args: SimpleNamespace) -> int:
-    from eval_core._release.compare import compare as run
-
-    return _guarded(lambda: run(args.before, args.after))

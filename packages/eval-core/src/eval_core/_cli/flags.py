@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from eval_core._cli.core_commands import (
     run_check,
-    run_compare,
     run_hash,
     run_lock,
     run_plugins,
@@ -200,21 +199,6 @@ def add_core_commands(commands: Commands) -> None:
         default="corpus",
         metavar="DIR",
         help="The Corpus folder to write, in this project (new or empty).",
-    )
-
-    compare = commands.add(
-        "compare",
-        help="The delta between two saved Scorecards (or Baselines).",
-        description="Print the delta between two saved Scorecards (or Baselines); refused "
-        "across models, or across Corpora, naming the Cases added, removed and changed and the "
-        "plug-in differences (exit 3).",
-        run=run_compare,
-    )
-    compare.add_argument(
-        "before", type=path, metavar="BEFORE", help="The earlier Scorecard (or Baseline) JSON."
-    )
-    compare.add_argument(
-        "after", type=path, metavar="AFTER", help="The later Scorecard (or Baseline) JSON."
     )
 
 

@@ -15,6 +15,7 @@ session-scoped pytest fixture.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -105,9 +106,16 @@ class Registered:
 
 def uses_any(case: CaseBase, names: frozenset[str]) -> bool:
     """Whether the Case sets one of ``names`` as a Case field or uses one as a kind."""
-    if any(e.kind_name in names for e in case.expect):
+    if not names.isdisjoint([e.kind_name for e in case.expect]):
         return True
-    return any(getattr(case, name, None) is not None for name in names)
+    return any(getattr(case, name) is not None for name in _fields_of(type(case), names))
+
+
+@functools.cache
+def _fields_of(case_type: type, names: frozenset[str]) -> tuple[str, ...]:
+    """Which of ``names`` the Case type has at all (the rest are kinds): asked every Trial,
+    answered once per type and plug-in."""
+    return tuple(sorted(name for name in names if hasattr(case_type, name)))
 
 
 class Shared:

@@ -9,7 +9,8 @@ It implements any of the hooks below with :data:`hookimpl`. The core's own built
 (prompt, output, tool calls, guardrails, status) and its model bindings (``eval-bindings``)
 are registered exactly this way, from their own packages' ``pyproject.toml``. Every hook is
 called once per process, when the plug-in set is loaded, except :func:`eval_check_case`,
-called once per Case at load.
+called once per Case at load, and the Sweep's own (:func:`eval_sweep_leg`,
+:func:`eval_sweep_files`), called by ``eval sweep`` as it finishes.
 
 Every hook, and every callable a hook returns (scorers, checks, seams, guard gates, fixtures,
 text functions), is called through :mod:`eval_core._util.guard`: an exception is never a crash or a
@@ -38,16 +39,21 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from eval_core._case.case import Case, CaseField
     from eval_core._case.kinds import KindSpec
     from eval_core._case.sections import Section
     from eval_core._case.witness import WitnessCheck
+    from eval_core._loading.corpus import Corpus
     from eval_core._plugins.commands import Commands
     from eval_core._plugins.executor import ExecutorFactory
     from eval_core._plugins.fixtures import TrialFixture
     from eval_core._plugins.host import HostFactory, LoadContext
     from eval_core._plugins.model_source import ModelSource
     from eval_core._running.scorecard import Scorecard
+    from eval_core._sweeping.leg import Run
+    from eval_core._sweeping.options import SweepOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROJECT = "eval"
@@ -194,6 +200,40 @@ def eval_scorecard_sections(card: Scorecard, cases: Sequence[Case]) -> Iterable[
 @hookspec
 def eval_matrix_sections(cards: Sequence[Scorecard]) -> Iterable[Section]:
     """This plug-in's summary across the legs of a Matrix (one Scorecard per model)."""
+    raise NotImplementedError
+
+
+@hookspec
+def eval_sweep_leg(
+    options: SweepOptions, leg: Run, commit: str, scrub: Callable[[bytes], bytes]
+) -> None:
+    """Judge one measured leg of ``eval sweep`` (a release gate: eval-release compares it with
+    its Baseline and promotes it).
+
+    Called once per leg that ran and measured something, after its Trials and before anything
+    prints, with the Sweep's flags, the leg (:class:`~eval_core._sweeping.leg.Run`: its name,
+    its Scorecard ``leg.card``), the Corpus's commit and ``scrub`` (every byte a gate writes
+    goes through it: the Sweep's secrets never reach a file). The hook changes the verdict only
+    through the leg: a line in ``leg.notes`` prints under the Scorecard, a reason in
+    ``leg.reasons`` makes it NOT CLEARED (exit 1), ``leg.refused = True`` is exit 3 (a
+    comparison refused), a line in ``leg.write_failures`` is exit 2; ``leg.states`` (Case id to
+    a word, ``regressed``...) is handed to :func:`eval_sweep_files`. A hook that raises adds a
+    reason naming the plug-in: the Sweep is not cleared.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def eval_sweep_files(
+    options: SweepOptions, corpus: Corpus, legs: Sequence[Run], trials: Sequence[Any]
+) -> Iterable[tuple[str, Path, Callable[[], bytes]]]:
+    """Files this plug-in writes after the Sweep's Scorecard is on stdout (eval-release: JUnit).
+
+    Each is ``(flag, path, render)``: ``render()`` makes the bytes, written atomically through
+    the Sweep's redactor; a failed write is one line naming the flag (exit 2), never a lost
+    Sweep. The Sweep checked its own flags' paths before the first Trial; a plug-in's own
+    paths are its to check.
+    """
     raise NotImplementedError
 
 

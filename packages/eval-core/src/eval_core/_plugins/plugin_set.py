@@ -326,3 +326,9 @@ def _owned_names(plugins: list[PluginInfo], impl: Any) -> frozenset[str] | None:
         if (info.distribution, info.entry_point) == (distribution, entry_point):
             return frozenset(info.fields) | frozenset(info.kinds)
     return None
+
+
+def implementations(found: PluginSet, hook: str) -> list[tuple[str, Any]]:
+    """Each plug-in's function for ``hook``, with its label: for a caller that guards the
+    calls its own way (the Sweep's hooks, :mod:`eval_core._sweeping.gating`)."""
+    return [(found._label(impl), impl.function) for impl in found._impls(hook)]

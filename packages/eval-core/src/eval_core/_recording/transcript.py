@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import msgspec
-from msgspec.structs import replace
 
 from eval_core._case.evidence import Evidence, Location
+from eval_core._recording import stored_once
 from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 from eval_core._util.safe_text import clean_value, unsafe_json
@@ -68,9 +68,10 @@ class Transcript(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=Tru
     evidence: Evidence
     record_schemas: dict[str, str] = msgspec.field(default_factory=dict)
     capped: list[Capped] = msgspec.field(default_factory=list)
-    # Requests whose system prompt is the Trial's own (evidence.system_prompt), stored once:
-    # their ``system`` is empty as stored and restored by :func:`decode`.
+    # What is stored once (:mod:`eval_core._recording.stored_once`), restored by :func:`decode`.
     system_shared: list[int] = msgspec.field(default_factory=list)
+    offered_shared: list[int] = msgspec.field(default_factory=list)
+    testimony_shared: bool = False
 
 
 class Pointer(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,21 +147,14 @@ def _decoder() -> msgspec.json.Decoder[Transcript]:
 
 def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], bytes]) -> bytes:
     """The transcript of one Trial as stored: scrubbed, made safe, large parts capped."""
-    shared = [
-        i
-        for i, request in enumerate(evidence.model_requests or [])
-        if evidence.system_prompt is not None and request.system == evidence.system_prompt
-    ]
-    if shared:  # the assembled prompt, repeated in every request, is stored once
-        requests = list(evidence.model_requests or [])
-        for i in shared:
-            requests[i] = replace(requests[i], system="")
-        evidence = replace(evidence, model_requests=requests)
+    evidence, shared = stored_once.strip(evidence)
     transcript = Transcript(
         expect=list(expect),
         evidence=evidence,
         record_schemas={key: schema_hash(type(value)) for key, value in evidence.records.items()},
-        system_shared=shared,
+        system_shared=shared.system,
+        offered_shared=shared.offered,
+        testimony_shared=shared.testimony,
     )
     try:
         data = scrub(_ENCODER.encode(transcript))
@@ -277,14 +271,13 @@ def decode(data: bytes, where: str) -> Transcript:
         raise TranscriptRefused(
             f"{where}: transcript format {transcript.format}, and this harness reads {FORMAT}"
         )
-    evidence = transcript.evidence
-    if transcript.system_shared and evidence.system_prompt is not None:
-        requests = list(evidence.model_requests or [])
-        for i in transcript.system_shared:
-            if 0 <= i < len(requests):
-                requests[i] = replace(requests[i], system=evidence.system_prompt)
-        evidence.model_requests = requests
-        transcript.system_shared = []
+    shared = stored_once.Shared(
+        system=transcript.system_shared,
+        offered=transcript.offered_shared,
+        testimony=transcript.testimony_shared,
+    )
+    stored_once.restore(transcript.evidence, shared)
+    transcript.system_shared, transcript.offered_shared, transcript.testimony_shared = [], [], False
     return transcript
 
 

@@ -33,7 +33,16 @@ def _digest(data: bytes, size: int = DIGEST) -> str:
 
 def tool_digest(name: str, description: str | None, input_schema: Any) -> str:
     """A Tool declaration's digest: what the model reads of it (name, description, schema)."""
-    return _digest(canonical({"name": name, "description": description, "schema": input_schema}))
+    return _declaration(
+        canonical({"name": name, "description": description, "schema": input_schema})
+    )
+
+
+@lru_cache(maxsize=1024)
+def _declaration(declared: bytes) -> str:
+    """The digest of a declaration's bytes: keyed by its content, each request's Tools are
+    encoded as sent, and only the hash of a declaration seen before is remembered."""
+    return _digest(declared)
 
 
 @lru_cache(maxsize=256)

@@ -85,9 +85,12 @@ def run_sweep(
     executor: Executor | None = None,
     host_options: Mapping[str, str] | None = None,
     note: Callable[[str], None] | None = None,
+    planned: Sequence[tuple[CaseBase, int]] | None = None,
 ) -> Scorecard:
-    """Run the planned Trials; Ctrl-C (or SIGTERM, see :mod:`eval_core._util.stopping`), a ceiling
-    or ``on_trial`` raising :class:`StopSweep` ends it with a partial, aborted Scorecard.
+    """Run the planned Trials (``planned``: :func:`plan`'s list, when the caller made it
+    already; else planned here from ``select`` and ``repeat``); Ctrl-C (or SIGTERM, see
+    :mod:`eval_core._util.stopping`), a ceiling or ``on_trial`` raising :class:`StopSweep`
+    ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
     Trial enters the Scorecard through :func:`~eval_core._running.scorecard.admit` (its text made
@@ -109,7 +112,7 @@ def run_sweep(
     :class:`~eval_core._plugins.executor.ExecutorRefused` propagates (nothing more is launched);
     :class:`~eval_core._plugins.executor.WorkerLost` ends the Sweep partial.
     """
-    trials = plan(corpus, select, repeat)
+    trials = plan(corpus, select, repeat) if planned is None else list(planned)
     card = Scorecard(
         corpus_hash=corpus.hash,
         suite=corpus.suite,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from eval_core._release import junit
+from eval_release import junit
 from release_fixtures import scorecard, trial
 
 
@@ -127,7 +127,7 @@ def test_cases_are_classed_by_their_file_with_failure_types_and_suite_properties
 def test_failures_are_typed_by_their_case_against_the_baseline(tmp_path: Path) -> None:
     """With a Baseline: a Case that passed there and fails now is a ``regression``, one that
     failed there too ``known``; the states are the real delta's, not restated here."""
-    from eval_core._release.delta import compare
+    from eval_release.delta import compare
 
     before = scorecard(
         [trial("new-break", "passed"), trial("old-break", "failed"), trial("fine", "passed")]

@@ -6,12 +6,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from eval_core._loading.opening import COMPARISON_REFUSED, Refused
-from eval_core._release import baseline as baselines
-from eval_core._release import delta as deltas
-from eval_core._running.scorecard import Scorecard
-from eval_core._util.provenance import is_clean
-from eval_core._util.safe_text import clean
+from eval_core.records import Scorecard, clean
+from eval_release import baseline as baselines
+from eval_release import delta as deltas
+from eval_release.core_internals import COMPARISON_REFUSED, Refused, is_clean
 
 
 def compare(before: Path, after: Path, out: TextIO | None = None) -> int:

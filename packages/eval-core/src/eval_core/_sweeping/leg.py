@@ -32,12 +32,12 @@ from eval_core._recording.triallog import (
     read,
     vendor_errored,
 )
-from eval_core._release.options import SweepOptions
 from eval_core._running.progress import Progress
 from eval_core._running.runner import StopSweep, run_sweep
 from eval_core._running.scorecard import Scorecard, Spend
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult
+from eval_core._sweeping.options import SweepOptions
 from eval_core._util.project import OUTPUTS
 from eval_core._util.provenance import Provenance
 from eval_core._util.redaction import Redactor
@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 
 
 class Run(msgspec.Struct):
-    """One leg as it ran, and what the gate made of it."""
+    """One leg as it ran, and what a gate plug-in made of it (:func:`eval_sweep_leg
+    <eval_core._plugins.hookspecs.eval_sweep_leg>`)."""
 
     name: str
     leg: ModelLeg | None
@@ -61,8 +62,9 @@ class Run(msgspec.Struct):
     refused: bool = False
     log_path: Path | None = None
     write_failures: list[str] = msgspec.field(default_factory=list)
-    baseline: dict[str, str] | None = None
-    """Each Case's state against the Baseline (``regressed``, ``unchanged``...), when compared."""
+    states: dict[str, str] | None = None
+    """Each Case's state as a gate found it (eval-release: against the Baseline, ``regressed``,
+    ``unchanged``...), for the files it writes; ``None``: not compared."""
 
 
 SCRIPTED_JOBS = 4
@@ -100,14 +102,16 @@ def sweep_leg(
     options: SweepOptions,
     opened: Opened,
     run: Run,
-    planned: int,
+    trials: Sequence[tuple[CaseBase, int]],
     provenance: Provenance,
     progress: Progress,
     redactor: Redactor,
     stopping: Stopping,
     elsewhere: Executor | None = None,
 ) -> Scorecard:
+    """Run one leg's ``trials`` (planned once for every leg), appending each to its trial log."""
     corpus = opened.corpus
+    planned = len(trials)
     path = run.log_path
     assert path is not None
     done: list[TrialResult] = []
@@ -241,6 +245,7 @@ def sweep_leg(
                 executor=elsewhere,
                 host_options=opened.host_options,
                 note=progress.note,
+                planned=trials,
             )
     except ExecutorRefused as exc:
         log.close()

@@ -1,10 +1,9 @@
-"""The release gate: a Sweep (or a Matrix) of a Corpus, compared with its Baseline, maybe promoted.
+"""The Sweep: a Corpus (or a Matrix: one leg per model) run Trial by Trial, then reported.
 
 This is what `eval sweep` does once its flags are parsed. Legs (one per model) run strictly one
 after another, each with the full ceiling. Each Trial is appended to a trial log as it finishes.
-A Baseline comparison across different Corpora or models is refused, never computed; promotion
-happens only when asked, from a clean tree, for a complete, unerrored, unregressed Sweep of a
-real model, and always to the canonical path.
+The Trials are planned once, before the first runs; a gate plug-in (eval-release: Baselines,
+promotion, JUnit) judges each measured leg through the Sweep's hooks (:mod:`.gating`).
 """
 
 from __future__ import annotations
@@ -13,27 +12,19 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from eval_core._loading.opening import (
-    COMPARISON_REFUSED,
-    REFUSED,
-    Opened,
-    Refused,
-    host_options,
-    open_corpus,
-)
+from eval_core._loading.opening import REFUSED, Opened, Refused, host_options, open_corpus
 from eval_core._plugins.executor import Executor, ExecutorRefused, executor
 from eval_core._plugins.model_source import ModelRefused
-from eval_core._release.compare import compare
-from eval_core._release.gate import gate
-from eval_core._release.leg import SCRIPTED_JOBS, Run, scripted_jobs, sweep_leg
-from eval_core._release.matrix import Leg, not_cleared_matrix, unavailable_reason
-from eval_core._release.options import SweepOptions, validate
-from eval_core._release.render import render_text, render_verdict
-from eval_core._release.written import check_outputs, junit_files, write_outputs
 from eval_core._running.forked import ForkExecutor, unforkable
 from eval_core._running.progress import Progress
 from eval_core._running.runner import SelectionError, plan
-from eval_core._running.scorecard import encode_json, not_cleared
+from eval_core._sweeping.gating import check_gated, gate, gated_outputs
+from eval_core._sweeping.leg import SCRIPTED_JOBS, Run, scripted_jobs, sweep_leg
+from eval_core._sweeping.legs import open_legs
+from eval_core._sweeping.matrix import unavailable_reason
+from eval_core._sweeping.options import SweepOptions, validate
+from eval_core._sweeping.report import report_sweep
+from eval_core._sweeping.written import check_outputs, write_outputs
 from eval_core._util.entrypoints import version
 from eval_core._util.provenance import Provenance, tree_commit
 from eval_core._util.redaction import Redactor, credentials_in
@@ -46,11 +37,10 @@ if TYPE_CHECKING:
     from eval_core._plugins.model_source import ModelLeg, ModelSource
     from eval_core._plugins.plugin_set import PluginSet
 
-__all__ = [  # the gate's parts, importable from here as before they moved
+__all__ = [  # the Sweep's parts, importable from here as before they moved
     "INTERRUPTED",
     "SCRIPTED_JOBS",
     "SweepOptions",
-    "compare",
     "scripted_jobs",
     "sweep",
     "validate",
@@ -59,39 +49,9 @@ __all__ = [  # the gate's parts, importable from here as before they moved
 INTERRUPTED = 130  # SIGINT or SIGTERM before the first Trial: no Scorecard to print
 
 
-def _legs(options: SweepOptions, source: ModelSource | None) -> list[Run]:
-    """Each model's leg from the model source; a preflight failure refuses one model alone,
-    and marks a Matrix leg unavailable."""
-    if not options.models:
-        return [Run("scripted", None)]
-    from eval_core._plugins.model_source import ModelUnavailable
-
-    if source is None:
-        raise Refused(
-            f"--model {','.join(options.models)}: no model source is installed (a plug-in "
-            "providing eval_models, such as eval-bindings); without --model the scripted "
-            "binding runs"
-        )
-    runs: list[Run] = []
-    try:
-        for name in options.models:
-            try:
-                runs.append(Run(name, source.open_leg(options.models_file, name)))
-            except ModelUnavailable as exc:
-                if len(options.models) == 1:
-                    raise Refused(str(exc)) from None
-                runs.append(Run(name, None, unavailable=str(exc)))
-    except ModelRefused as exc:
-        for run in runs:
-            if run.leg is not None:
-                run.leg.close()
-        raise Refused(str(exc)) from None
-    return runs
-
-
 def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the gate; return the exit code (0 cleared, 1 not cleared, 2 an output could not be
-    written, 3 comparison refused). SIGTERM is handled like Ctrl-C
+    """Run the Sweep; return the exit code (0 cleared, 1 not cleared, 2 an output could not be
+    written, 3 a gate refused the comparison). SIGTERM is handled like Ctrl-C
     (:mod:`eval_core._util.stopping`).
     ``out`` and ``err`` default to the streams of the moment (stdout, stderr).
     """
@@ -101,7 +61,8 @@ def sweep(options: SweepOptions, out: TextIO | None = None, err: TextIO | None =
     err = err or sys.stderr
     validate(options)
     found = plugins(options.corpus)
-    runs = _legs(options, found.model_source)
+    check_gated(options, found)
+    runs = open_legs(options, found.model_source)
     given = [s for r in runs if r.leg is not None for s in r.leg.secrets]
     given += [s for option in options.host_options for s in credentials_in(option)]
     redactor = Redactor(given)
@@ -220,7 +181,7 @@ def _sweep(
                 options,
                 opened,
                 run,
-                len(trials),
+                trials,
                 provenance,
                 progress,
                 redactor,
@@ -247,11 +208,12 @@ def _sweep(
                 err.write(report(judge) + "\n")
     for run in runs:
         if run.card is not None and run.unavailable is None:
-            gate(options, run, provenance.commit, redactor)
-    code = _report(options, opened, runs, redactor, out, err)
+            gate(found, options, run, provenance.commit, redactor.scrub_bytes)
+    code = report_sweep(options, opened, runs, redactor, out, err)
     failures = [f for run in runs for f in run.write_failures]
-    files = junit_files(opened.corpus, options.root) if options.junit_xml and opened else {}
-    failures.extend(write_outputs(options, runs, trials, redactor, files))
+    files, unnamed = gated_outputs(found, options, opened.corpus, runs, trials)
+    failures.extend(unnamed)
+    failures.extend(write_outputs(options, runs, redactor, files))
     for failure in failures:
         err.write(clean(redactor.scrub_text(failure)) + "\n")
     err.flush()
@@ -288,60 +250,3 @@ def _judge(source: ModelSource | None, legs: Sequence[ModelLeg], err: TextIO) ->
     if judge is not None:
         install(judge)
     return judge
-
-
-def _report(
-    options: SweepOptions,
-    opened: Opened | None,
-    runs: Sequence[Run],
-    redactor: Redactor,
-    out: TextIO,
-    err: TextIO,
-) -> int:
-    """The Scorecard(s) on stdout, notes on stderr; every byte through the redactor, and text
-    for people through :func:`~eval_core._util.safe_text.clean` (no control character reaches a
-    terminal)."""
-    legs = [Leg(r.name, r.card, r.unavailable) for r in runs]
-    matrix_sections = []
-    if len(runs) > 1:
-        reasons = not_cleared_matrix(legs)
-        if opened is not None:
-            measured = [r.card for r in runs if r.card is not None and r.unavailable is None]
-            matrix_sections = opened.plugins.matrix_sections(measured)
-            reasons.extend(r for section in matrix_sections for r in section.reasons)
-    else:
-        reasons = not_cleared(runs[0].card) if runs[0].card is not None else []
-    for run in runs:
-        reasons.extend(run.reasons)
-    notes = [note for run in runs for note in run.notes]
-    if options.output_format == "json":
-        cards = [encode_json(r.card) for r in runs if r.card is not None]
-        body = (
-            cards[0]
-            if len(runs) == 1
-            else b"[\n" + b",\n".join(c.rstrip() for c in cards) + b"\n]\n"
-        )
-        out.write(redactor.scrub_bytes(body).decode())
-        err.write(clean(redactor.scrub_text("".join(n + "\n" for n in notes))))
-        err.write(clean(render_verdict(reasons)))
-    else:
-        parts: list[str] = []
-        if len(runs) > 1 and opened is not None:
-            from eval_core._release.matrix import render as render_matrix
-
-            case_ids = [
-                c.id for c in opened.corpus.cases if not options.cases or c.id in options.cases
-            ]
-            total_ms = sum(r.card.duration_ms for r in runs if r.card is not None)
-            parts.append(render_matrix(legs, case_ids, opened.corpus.hash, total_ms))
-            parts.extend(line + "\n" for section in matrix_sections for line in section.lines)
-        for run in runs:
-            if run.card is not None:
-                parts.append(render_text(run.card, options.verbose))
-        parts.extend(note + "\n" for note in notes)
-        parts.append(render_verdict(reasons))
-        out.write(clean(redactor.scrub_text("".join(parts))))
-    out.flush()
-    if any(r.refused for r in runs):
-        return COMPARISON_REFUSED
-    return 1 if reasons else 0

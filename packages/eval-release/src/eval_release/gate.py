@@ -7,19 +7,17 @@ canonical path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from eval_core._plugins.commands import CANONICAL  # CANONICAL: `--baseline` sans PATH
-from eval_core._release import baseline as baselines
-from eval_core._release import delta as deltas
-from eval_core._release.leg import Run
-from eval_core._release.options import SweepOptions
-from eval_core._running.scorecard import Scorecard
-from eval_core._util.provenance import is_clean
-from eval_core._util.redaction import Redactor
+from eval_core.commands import CANONICAL
+from eval_core.records import Scorecard
+from eval_release import baseline as baselines
+from eval_release import delta as deltas
+from eval_release.core_internals import Run, SweepOptions, is_clean
 
 
-def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> None:
+def gate(options: SweepOptions, run: Run, version: str, scrub: Callable[[bytes], bytes]) -> None:
     """Compare with the Baseline, then promote if asked and allowed."""
     card = run.card
     assert card is not None
@@ -39,7 +37,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
             run.reasons.append(f"{run.name}: the Baseline comparison refused this Sweep")
         else:
             run.notes.append(deltas.render(delta, not is_clean(base.corpus_commit)).rstrip())
-            run.baseline = {c.case_id: c.state for c in delta.cases}
+            run.states = {c.case_id: c.state for c in delta.cases}
             regressed = len(delta.of("regressed"))
             if regressed:
                 run.reasons.append(
@@ -58,7 +56,7 @@ def gate(options: SweepOptions, run: Run, version: str, redactor: Redactor) -> N
         run.reasons.append(f"{run.name}: promotion refused: {exc}")
         return
     try:
-        baselines.write(target, card, version, redactor.scrub_bytes)
+        baselines.write(target, card, version, scrub)
     except OSError as exc:
         run.notes.append(f"NOT PROMOTED  {run.name}: {target} could not be written")
         run.write_failures.append(

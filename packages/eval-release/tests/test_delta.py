@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval_core._release.delta import ComparisonRefused, compare, render
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.trial import Outcome
+from eval_release.delta import ComparisonRefused, compare, render
 from release_fixtures import scorecard, trial
 
 
@@ -107,9 +107,9 @@ def test_states_partition_the_union_and_swapping_swaps_fixed_and_regressed(
 
 
 def test_two_scorecards_without_repeat_are_worded_as_scorecards(tmp_path: Path) -> None:
-    from eval_core._release import baseline
-    from eval_core._release.compare import compare as compare_files
     from eval_core._running.scorecard import encode_json
+    from eval_release import baseline
+    from eval_release.compare import compare as compare_files
 
     card = scorecard([trial("a", "passed")])
     before, after = tmp_path / "A.json", tmp_path / "B.json"
@@ -181,7 +181,7 @@ def test_old_scorecards_without_digests_still_read() -> None:
 def test_a_case_id_with_a_line_break_cannot_forge_a_line_of_compare(tmp_path: Path) -> None:
     """A saved Scorecard is a file anyone can edit: a Case id, a model id or a verdict holding
     a line break or an escape is printed within its own row, never as a row of its own."""
-    from eval_core._release.compare import compare as compare_files
+    from eval_release.compare import compare as compare_files
 
     forged = "ok\nREGRESSED\n  billing-refund  PASS -> FAIL\x1b[2K\r"
     paths = []

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._release import baseline
-from eval_core._release.baseline import BaselineError
+from eval_release import baseline
+from eval_release.baseline import BaselineError
 from release_fixtures import scorecard, trial
 
 
@@ -91,3 +91,21 @@ def test_a_corpus_other_than_the_projects_is_keyed_by_its_directory(tmp_path: Pa
     for name in ("red-team", "..", "a b"):
         with pytest.raises(baseline.BaselineError, match="cannot key its Baselines"):
             baseline.canonical_in(folder, "capability", "m1", name)
+
+
+def test_a_baseline_of_more_trials_than_planned_is_refused_before_decoding(tmp_path: Path) -> None:
+    """The gate's ``--baseline`` reads a Baseline the same way: counted first."""
+    one = b'{"caseId":"c","trial":1,"outcome":"passed"}'
+    card = (
+        b'{"corpusHash":"'
+        + b"a" * 64
+        + b'","modelId":"m","trials":['
+        + b",".join([one] * 100_001)
+        + b"]}"
+    )
+    path = tmp_path / "m.json"
+    path.write_bytes(
+        b'{"schemaVersion":3,"corpusCommit":"c","savedAt":"t","scorecard":' + card + b"}"
+    )
+    with pytest.raises(baseline.BaselineError, match=r"\$\.scorecard\.trials: 100,001 Trials"):
+        baseline.read(path)

@@ -1,4 +1,4 @@
-"""What a Sweep writes besides stdout: --save, --save-dir, --junit-xml and the trial logs.
+"""What a Sweep writes besides stdout: --save, --save-dir, the trial logs, and a gate's files.
 
 Every path is checked before the first Trial, so a typo costs nothing; the files are written
 after the Scorecard is on stdout, so a write that fails never loses the Sweep.
@@ -6,24 +6,21 @@ after the Scorecard is on stdout, so a write that fails never loses the Sweep.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from eval_core._loading.corpus import corpus_root
 from eval_core._loading.opening import Refused
 from eval_core._plugins.commands import CANONICAL
 from eval_core._recording.transcript import pack_path
-from eval_core._release.leg import Run, trial_log_path
-from eval_core._release.options import SweepOptions
 from eval_core._running.scorecard import encode_json
+from eval_core._sweeping.gating import Written
+from eval_core._sweeping.leg import Run, trial_log_path
+from eval_core._sweeping.options import SweepOptions
 from eval_core._util import outputs
 from eval_core._util.atomic import write_atomic
 from eval_core._util.redaction import Redactor
-
-if TYPE_CHECKING:
-    from eval_core._loading.corpus import Corpus
 
 
 def check_outputs(
@@ -65,53 +62,25 @@ def check_outputs(
         raise Refused(f"output refused: {exc}") from None
 
 
-def junit_files(corpus: Corpus, root: Path) -> dict[str, str]:
-    """Each Case's file as JUnit names it: its path from the root of the repository the
-    Sweep ran in (else from the working directory ``root``; a file outside it, as given)."""
-    from eval_core._util.provenance import repository_root
-
-    base = Path(os.path.abspath(repository_root(root) or root))
-    found: dict[str, str] = {}
-    for case_id in corpus.files:
-        file = corpus.file(case_id)
-        assert file is not None
-        absolute = Path(os.path.abspath(file))
-        try:
-            found[case_id] = absolute.relative_to(base).as_posix()
-        except ValueError:
-            found[case_id] = file.as_posix()
-    return found
-
-
 def write_outputs(
     options: SweepOptions,
     runs: Sequence[Run],
-    trials: Sequence[Any],
     redactor: Redactor,
-    files: Mapping[str, str] | None = None,
+    gated: Sequence[Written] = (),
 ) -> list[str]:
-    """Write ``--save``/``--save-dir``/``--junit-xml``; each failure as one line (after the
-    Scorecard is on stdout: a failed write never loses the Sweep)."""
+    """Write ``--save``/``--save-dir`` and the gate plug-ins' files (``gated``, such as
+    ``--junit-xml``); each failure as one line (after the Scorecard is on stdout: a failed
+    write never loses the Sweep)."""
     cards = [r.card for r in runs if r.card is not None]
-    against = [r.baseline for r in runs if r.card is not None]
-    writes: list[tuple[str, Path, Any]] = []
+    writes: list[Written] = []
     if options.save is not None and cards:
-        writes.append(("--save", options.save, lambda c=cards[0]: encode_json(c)))
+        writes.append(("--save", options.save, partial(encode_json, cards[0])))
     if options.save_dir is not None:
         for run in runs:
             if run.card is not None:
                 path = options.save_dir / f"{run.name}.json"
-                writes.append(("--save-dir", path, lambda c=run.card: encode_json(c)))
-    if options.junit_xml is not None:
-        from eval_core._release import junit
-
-        writes.append(
-            (
-                "--junit-xml",
-                options.junit_xml,
-                lambda: junit.render(cards, trials, files, against),
-            )
-        )
+                writes.append(("--save-dir", path, partial(encode_json, run.card)))
+    writes.extend(gated)
     failures: list[str] = []
     for flag, path, render in writes:
         try:

@@ -27,10 +27,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from eval_core._case.case import CaseBase
-from eval_core._case.witness import WITNESSED
-from eval_core._running.scorecard import Scorecard
-from eval_core._util.safe_text import clean
+from eval_core.kinds import WITNESSED, CaseBase
+from eval_core.records import Scorecard, clean
 
 
 def render(
