@@ -109,7 +109,7 @@ def project(root: Path, trials: int) -> Path:
 def per_trial(corpus: Path, trials: int) -> None:
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding
-    from eval_core.plugin import Loader, load_plugins
+    from eval_core.hosts import Loader, load_plugins
     from eval_host_process.host import ProcessHost
 
     clock = Clock()
@@ -166,7 +166,7 @@ def sweeps(corpus: Path, trials: int, jobs: int) -> None:
         print(f"   {label:<28} {trials / seconds:6.2f} Trials/s  ({seconds:.1f} s, {said})")
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding
-    from eval_core.plugin import Loader, load_plugins
+    from eval_core.hosts import Loader, load_plugins
     from eval_host_process.host import ProcessHost
 
     plugins = load_plugins()

@@ -41,7 +41,7 @@ def measure(argv: list[str], runs: int) -> tuple[float, float, float]:
 
 FINGERPRINTS = """
 import sys, time
-from eval_core import code
+from eval_core._util import code
 from eval_core._plugins.plugins import discover
 found = discover()
 started = time.process_time()

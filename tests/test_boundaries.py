@@ -20,7 +20,6 @@ from pathlib import Path
 
 from eval_core._case.case import json_name
 from eval_core._plugins.plugins import PluginSet
-from eval_core._util.lazy_names import table as lazy_table
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
@@ -116,21 +115,23 @@ def test_the_core_knows_no_executor_but_its_port() -> None:
     assert "ray" not in {n.split(".")[0] for n in imported(plugin)}  # Ray loads on use only
 
 
+AUDIENCES = (
+    "eval_core.kinds",
+    "eval_core.hosts",
+    "eval_core.records",
+    "eval_core.commands",
+    "eval_core.testing",
+)
+"""The public API, one module per audience: all a shipped package imports from the core."""
+
 INTERNALS = {
-    # eval_core.plugin is full until issue 48 splits it by audience: eval-record imports what it
-    # needs of the core's internals in this one module (its docstring says which and why).
+    # the Sweep driver and its options, until a public module offers them (issue 48)
     "packages/eval-record/src/eval_record/core_internals.py": {
-        "eval_core._case.case",
-        "eval_core._case.recorded",
-        "eval_core._loading.opening",
-        "eval_core._loading.rules",
         "eval_core._sweeping.options",
         "eval_core._sweeping.sweep",
-        "eval_core._running.stale",
-        "eval_core._util.project",
     },
     # The release gate is called with the Sweep's own types (its flags, its legs): eval-release
-    # imports them, and what the comparison needs beyond eval_core.plugin, in this one module.
+    # imports them, and what the comparison needs beyond the public modules, in this one module.
     "packages/eval-release/src/eval_release/core_internals.py": {
         "eval_core._loading.opening",
         "eval_core._sweeping.leg",
@@ -145,6 +146,7 @@ INTERNALS = {
 
 
 def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
+    public = set(AUDIENCES)
     for package in sorted((ROOT / "packages").iterdir()):
         if package.name == "eval-core" or not (package / "src").is_dir():
             continue
@@ -159,17 +161,79 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
                 if name.split(".")[0] == "eval_core":
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     allowed = INTERNALS.get(path.relative_to(ROOT).as_posix(), set())
-                    assert name == "eval_core.plugin" or name in allowed, f"{where} imports {name}"
+                    assert name in public or name in allowed, f"{where} imports {name}"
 
 
-def test_the_public_api_names_resolve_and_are_listed_once() -> None:
-    import eval_core.plugin as api
+def public_imports(module: str) -> dict[str, tuple[str, str]]:
+    """What a public module imports for type checkers (``name -> (module, attribute)``): its
+    ``if TYPE_CHECKING:`` block, read from its source."""
+    import importlib
 
-    table = lazy_table(Path(api.__file__))
-    assert set(table) == set(api.__all__), "the TYPE_CHECKING imports and __all__ differ"
-    assert len(api.__all__) == len(set(api.__all__))
-    for name in api.__all__:
-        assert getattr(api, name) is not None, name
+    source = importlib.import_module(module).__file__
+    assert source is not None
+    tree = ast.parse(Path(source).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.dump(n))
+    return {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+
+
+def test_each_public_module_s_table_and_typing_imports_agree_and_every_name_resolves() -> None:
+    import importlib
+
+    for module in AUDIENCES:
+        api = importlib.import_module(module)
+        imports = public_imports(module)
+        table = {name: f"{home}:{attribute}" for name, (home, attribute) in imports.items()}
+        assert table == api.WHERE, f"{module}: its WHERE table and TYPE_CHECKING imports differ"
+        assert len(api.__all__) == len(set(api.__all__)), f"{module} lists a name twice"
+        assert set(api.__all__) == set(table), f"{module}: __all__ and its table differ"
+        assert api.__dir__() == api.__all__
+        for name, (home, attribute) in imports.items():
+            assert home.startswith("eval_core._"), f"{module}.{name} comes from {home}"
+            assert getattr(api, name) is getattr(importlib.import_module(home), attribute)
+        lines = len(Path(str(api.__file__)).read_text().splitlines())
+        assert lines <= 300, f"{module} is {lines} lines (at most 300)"
+
+
+def test_a_public_module_refuses_a_name_it_does_not_list() -> None:
+    import eval_core.kinds
+
+    try:
+        eval_core.kinds.NoSuchName  # noqa: B018 - the lookup is the test
+    except AttributeError as exc:
+        assert "eval_core.kinds has no public name 'NoSuchName'" in str(exc)
+    else:
+        raise AssertionError("an unlisted name resolved")
+
+
+def test_a_command_plug_in_s_registration_imports_no_corpus_machinery() -> None:
+    """``eval --help`` loads every command plug-in: ``Commands`` and ``hookimpl`` from
+    :mod:`eval_core.commands` must not bring the Corpus opener with them."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from eval_core.commands import Commands, hookimpl\n"
+        "print(sorted(m for m in sys.modules if m.startswith('eval_core._loading')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_a_name_in_two_audiences_is_the_same_object() -> None:
+    import importlib
+
+    seen: dict[str, object] = {}
+    for module in AUDIENCES:
+        api = importlib.import_module(module)
+        for name in api.__all__:
+            value = getattr(api, name)
+            assert seen.setdefault(name, value) is value, f"{module}.{name} differs"
 
 
 LAYERS = (
@@ -224,24 +288,8 @@ def test_the_core_imports_one_way() -> None:
 def test_no_core_module_is_flat_but_the_public_ones() -> None:
     src = CORE / "src" / "eval_core"
     flat = sorted(p.name for p in src.glob("*.py"))
-    assert flat == ["__init__.py", "__main__.py", "_compat.py", "plugin.py"]
-
-
-def test_an_old_flat_path_still_imports_for_one_release_with_a_warning() -> None:
-    import importlib
-    import sys
-    import warnings
-
-    import eval_core._loading.grounding as new
-
-    sys.modules.pop("eval_core.grounding", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("eval_core.grounding")
-    assert old is new
-    assert old.__name__ == "eval_core._loading.grounding"
-    assert [w.category for w in caught] == [DeprecationWarning]
-    assert "eval_core.plugin" in str(caught[0].message)
+    public = sorted(f"{m.removeprefix('eval_core.')}.py" for m in AUDIENCES)
+    assert flat == sorted(["__init__.py", "__main__.py", *public])
 
 
 MODULE_LINES, CLASS_LINES = 400, 250

@@ -8,7 +8,8 @@ import re
 import sys
 import types
 
-from eval_core.plugin import Evidence, ToolCall, assert_kind_conforms
+from eval_core.kinds import Evidence, ToolCall
+from eval_core.testing import assert_kind_conforms
 from tests.conftest import ROOT
 
 GUIDE = ROOT / "docs" / "plugins.md"
@@ -33,7 +34,7 @@ def test_the_guides_family_is_short_and_imports_only_the_public_api() -> None:
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("eval")
     }
-    assert imported == {"eval_core.plugin"}
+    assert imported == {"eval_core.kinds"}
 
 
 def test_the_guides_family_keeps_the_contract_and_scores_what_it_says() -> None:

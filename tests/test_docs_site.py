@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from eval_core._plugins.plugins import PluginSet
-from eval_core.plugin import TEXT, rules
+from eval_core.kinds import TEXT, rules
 from tests.conftest import ROOT
 from tests.test_kind_reference import family
 

@@ -18,7 +18,7 @@ from eval_core._loading.reference import Reference
 from eval_core._loading.reference_render import example_json, markdown, page, text
 from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.plugins import PluginSet, build
-from eval_core.plugin import TEXT, Expectation, Grounding, KindSpec, passed, rules
+from eval_core.kinds import TEXT, Expectation, Grounding, KindSpec, passed, rules
 from tests.conftest import ROOT, run_eval
 
 

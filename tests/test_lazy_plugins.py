@@ -145,7 +145,7 @@ def test_a_lazy_set_pins_what_the_whole_set_pins(three: tuple[Path, Path]) -> No
 TWO = """
 from collections.abc import Iterator
 
-from eval_core.plugin import CaseField, TrialFixture, hookimpl
+from eval_core.kinds import CaseField, TrialFixture, hookimpl
 
 
 def nothing(request) -> Iterator[None]:

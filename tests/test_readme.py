@@ -12,7 +12,8 @@ import sys
 import types
 from pathlib import Path
 
-from eval_core.plugin import Evidence, assert_kind_conforms
+from eval_core.kinds import Evidence
+from eval_core.testing import assert_kind_conforms
 from tests.conftest import ROOT, SOUL, judgeless_env, run_eval
 
 README = ROOT / "README.md"
@@ -75,7 +76,7 @@ def test_the_readmes_family_is_ten_lines_of_public_api_that_keep_the_contract() 
     source, module = family()
     assert len([line for line in source.splitlines() if line.strip()]) <= 10
     imported = {n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)}
-    assert imported == {"eval_core.plugin"}
+    assert imported == {"eval_core.kinds"}
     (spec,) = module.eval_kinds()
     assert_kind_conforms(spec, examples=10)
     short = spec.struct(max_chars=10)

@@ -11,7 +11,7 @@ from tests.conftest import Site, WriteCase, minimal_case
 TEAM_GATE = """
 from pathlib import Path
 
-from eval_core.plugin import hookimpl
+from eval_core.kinds import hookimpl
 
 
 @hookimpl
@@ -31,7 +31,7 @@ def eval_sweep_files(options, corpus, legs, trials):
 """
 
 RAISING_GATE = """
-from eval_core.plugin import hookimpl
+from eval_core.kinds import hookimpl
 
 
 @hookimpl

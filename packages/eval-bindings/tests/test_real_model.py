@@ -91,7 +91,7 @@ def test_a_pinned_model_the_server_does_not_list_is_refused_before_the_first_tri
     from dataclasses import replace
 
     from eval_bindings.source import PinnedLeg
-    from eval_core.plugin import Ceilings, ModelRefused
+    from eval_core.hosts import Ceilings, ModelRefused
 
     model, models = local
     pin = select_pin(models, model.pin_name)

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     BLOCK,
     DOT_PATH,
     L2,
@@ -24,7 +24,6 @@ from eval_core.plugin import (
     Rule,
     Verdict,
     absent,
-    assert_kind_conforms,
     first_equal,
     minimum,
     need,
@@ -35,6 +34,7 @@ from eval_core.plugin import (
     scorer,
     values_at,
 )
+from eval_core.testing import assert_kind_conforms
 
 
 class Called(Expectation, tag="blocks_called", frozen=True):

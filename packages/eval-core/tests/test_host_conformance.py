@@ -10,21 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.plugin import (
+from eval_core.hosts import ContextRules, ModelCallRequest, ModelSession
+from eval_core.kinds import (
     CaseBase,
-    ContextRules,
     Evidence,
-    HostProbe,
-    ModelCallRequest,
-    ModelSession,
     ScriptStep,
     TextStep,
     Tier,
     ToolCall,
     ToolCallsStep,
     ToolDecl,
-    assert_host_conforms,
 )
+from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_agent_runtime.host import AgentRuntimeHost
 
 

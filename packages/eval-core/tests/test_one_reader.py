@@ -205,9 +205,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "a plug-in author's own snapshot, in their test run"
     ),
     ("eval-core/src/eval_core/_kit/scaffold.py", "_template", ".read_text"): "package data",
-    ("eval-core/src/eval_core/_util/lazy_names.py", "table", ".read_text"): (
-        "eval_core.plugin's own source"
-    ),
     (
         "eval-expectations-redteam/src/eval_expectations_redteam/strategies.py",
         "translations",

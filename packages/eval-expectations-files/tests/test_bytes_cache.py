@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_core._util.cache_entry import seal, unseal
-from eval_core.plugin import read_cache_entry
+from eval_core.kinds import read_cache_entry
 from eval_expectations_files import bytes_cache, synthesis
 from eval_expectations_files.fixtures import CaseFile, PdfFixture, _synthesise
 

@@ -34,7 +34,7 @@ from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.turn.recovery import MemoryCheckpoints, run_recovering
 from agent_runtime.turn.settings import TurnSettings, TurnStart
 from agent_runtime.tools import PLATFORM_TOOLS
-from eval_core.plugin import ScriptedResult
+from eval_core.hosts import ScriptedResult
 from eval_host_agent_runtime.host import AgentRuntimeHost
 from eval_host_agent_runtime.ports import ScriptedExecutor, ToolWitness
 

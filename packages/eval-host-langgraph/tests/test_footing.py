@@ -20,7 +20,7 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding
-from eval_core.plugin import Evidence
+from eval_core.hosts import Evidence
 from eval_host_langgraph.host import LangGraphHost
 from eval_host_langgraph.trial import LangGraphTrial
 

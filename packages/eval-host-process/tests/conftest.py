@@ -14,7 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from eval_core.plugin import Corpus, Loader, PluginSet, Scorecard, load_plugins
+from eval_core.hosts import Corpus, Loader, PluginSet, load_plugins
+from eval_core.records import Scorecard
 from process_project import RUN, Sweep, write_project
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import Scorecard
+from eval_core.records import Scorecard
 
 AGENT = Path(__file__).parent / "agents" / "loop_agent.py"
 WIRES = ("chat", "chat-stream", "responses", "responses-stream", "messages", "messages-stream")

@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from eval_core.plugin import Corpus, Evidence, Loader, PluginSet, Scorecard
+from eval_core.hosts import Corpus, Evidence, Loader, PluginSet
+from eval_core.records import Scorecard
 from eval_host_process.host import ProcessHost
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "openai-agents-desk"

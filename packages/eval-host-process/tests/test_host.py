@@ -13,16 +13,15 @@ from typing import Any
 
 import pytest
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     CorpusError,
     HostOptionError,
-    HostProbe,
     Loader,
     PluginSet,
     SettingsRefused,
-    assert_host_conforms,
     find_project,
 )
+from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_process.host import OPTIONS, ProcessHost
 from process_project import AGENT, Sweep, order_case, write_project
 
@@ -189,7 +188,7 @@ def _post(url: str, token: str | None, body: dict[str, Any] | bytes) -> int:
 
 def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Path) -> None:
     from eval_core._running.scripted import ScriptedSession
-    from eval_core.plugin import ScriptedTools
+    from eval_core.hosts import ScriptedTools
     from eval_host_process.server import TrialServer
     from eval_host_process.tools import ToolDesk
 

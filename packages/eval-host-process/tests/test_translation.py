@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_bindings.wire import anthropic, openai
-from eval_core.plugin import ModelCallRequest, ModelReply, ModelToolCall, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelToolCall, ToolDecl
 from eval_host_process import chat_wire, messages_wire, responses_wire
 from eval_host_process.wire import sse
 

@@ -20,8 +20,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from eval_core.plugin import Corpus, Evidence, Loader, PluginSet
-from eval_core.plugin import Scorecard as Card
+from eval_core.hosts import Corpus, Evidence, Loader, PluginSet
+from eval_core.records import Scorecard as Card
 from eval_host_process.host import ProcessHost
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "ts-support-agent"

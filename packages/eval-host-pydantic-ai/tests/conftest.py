@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.plugin import Corpus, Loader, PluginSet, load_plugins
+from eval_core.hosts import Corpus, Loader, PluginSet, load_plugins
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "pydantic-ai-support"
 CORPUS = EXAMPLE / "corpus"

@@ -14,8 +14,8 @@ import pytest
 from pydantic_ai import _instructions
 from pydantic_ai.tool_manager import ToolManager
 
-from eval_core.plugin import Corpus, Evidence, Host, Loader, PluginSet, ScriptedTools
-from eval_core.plugin import Scorecard as Card
+from eval_core.hosts import Corpus, Evidence, Host, Loader, PluginSet, ScriptedTools
+from eval_core.records import Scorecard as Card
 
 CORPUS = Path(__file__).parents[3] / "examples" / "pydantic-ai-support" / "corpus"
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.plugin import Corpus, Evidence, Host, Loader, PluginSet
-from eval_core.plugin import Scorecard as Card
+from eval_core.hosts import Corpus, Evidence, Host, Loader, PluginSet
+from eval_core.records import Scorecard as Card
 from eval_host_pydantic_ai import evidence
 from eval_host_pydantic_ai.host import PydanticAiHost
 

@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.plugin import (
-    CorpusError,
-    Host,
-    HostOptionError,
-    HostProbe,
-    Loader,
-    PluginSet,
-    assert_host_conforms,
-)
+from eval_core.hosts import CorpusError, Host, HostOptionError, Loader, PluginSet
+from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_pydantic_ai.host import PydanticAiHost
 
 
@@ -130,7 +123,7 @@ def test_the_agents_mcp_tools_and_the_cases_own_tools_are_offered(
 ) -> None:
     """search_help is the help centre's (an MCP server's), listed at load; a Tool the Case
     declares is offered beside the agent's."""
-    from eval_core.plugin import CaseBase, Message, ToolDecl
+    from eval_core.hosts import CaseBase, Message, ToolDecl
 
     case = CaseBase(
         id="c",

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from eval_core.plugin import read_trial_log
+from eval_core.records import read_trial_log
 from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
 
 KEY = "sk-record-test-0123456789abcdef"

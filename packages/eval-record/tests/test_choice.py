@@ -4,7 +4,7 @@ never (one recorded script cannot stand for it)."""
 
 from __future__ import annotations
 
-from eval_core.plugin import Pointer, TrialResult
+from eval_core.records import Pointer, TrialResult
 from eval_record.record import chosen
 
 AT = Pointer(sha256="0" * 64, at=0, size=1)
@@ -32,8 +32,8 @@ def test_a_failed_trial_only_when_asked_and_an_errored_one_never() -> None:
 def test_a_case_whose_journey_scripts_its_own_turns_is_not_recorded() -> None:
     """A later Turn's own script is what a replay switches to: one recorded script cannot
     stand for it, so such a Case is skipped, naming the field."""
-    from eval_core.plugin import Loader, load_plugins
-    from eval_record.core_internals import open_corpus
+    from eval_core.commands import open_corpus
+    from eval_core.records import Loader, load_plugins
     from eval_record.record import _scripted_elsewhere
     from tests.conftest import ROOT
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import Scorecard, TrialResult
+from eval_core.records import Scorecard, TrialResult
 from eval_report.html import write_report
 
 NOTE = "drift: request 1: the system prompt changed: 1 line(s) added ('Be brief.'), 0 removed"

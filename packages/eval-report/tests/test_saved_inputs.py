@@ -11,7 +11,7 @@ import pytest
 
 from eval_core._recording.triallog import MOST_LINES, LogHeader
 from eval_core._util.limits import MAX_PLANNED_TRIALS
-from eval_core.plugin import Scorecard
+from eval_core.records import Scorecard
 from eval_report.saved import Refused, gather, read_any
 
 

@@ -19,7 +19,7 @@ from eval_bindings.retry import with_retry
 from eval_bindings.window import Window
 from eval_bindings.wire import anthropic, openai
 from eval_bindings.wire.transport import Connections, VendorError, post_json
-from eval_core.plugin import CaseBase, ModelCallRequest, ModelError, ModelReply, ModelRequest, Usage
+from eval_core.hosts import CaseBase, ModelCallRequest, ModelError, ModelReply, ModelRequest, Usage
 
 REDACTED = "[credential redacted]"
 

@@ -1,9 +1,9 @@
 """The Judge client: the pinned third model, reached over the OpenAI-compatible wire.
 
-It implements :class:`eval_core.plugin.Judge`. It is configured by the environment
+It implements :class:`eval_core._plugins.judge.Judge`. It is configured by the environment
 (``EVAL_JUDGE_BASE_URL``, ``EVAL_JUDGE_MODEL``, ``EVAL_JUDGE_API_KEY``, checked by
 :func:`eval_bindings.preflight.judge`); what it is asked, and the rules of its reply, belong to
-the family that asks. Any vendor fault is :class:`~eval_core.plugin.JudgeError`: a Judge failure
+the family that asks. Any vendor fault is :class:`~eval_core.hosts.JudgeError`: a Judge failure
 errors the Trial, it never scores low. Retries are the harness's, as for a model under test.
 """
 
@@ -16,7 +16,7 @@ from eval_bindings.preflight import JudgeConfig
 from eval_bindings.retry import with_retry
 from eval_bindings.wire import openai
 from eval_bindings.wire.transport import Connections, VendorError, post_json
-from eval_core.plugin import JudgeError, ModelCallRequest, ModelError, Usage
+from eval_core.hosts import JudgeError, ModelCallRequest, ModelError, Usage
 
 MAX_OUTPUT = 512
 TIMEOUT = 120.0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from eval_core.plugin import TooDeep, check_json_depth
+from eval_core.hosts import TooDeep, check_json_depth
 
 MAX_BYTES = 1 << 20  # a model list, not a corpus
 TIMEOUT_S = 10.0

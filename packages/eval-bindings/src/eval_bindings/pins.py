@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from eval_bindings import endpoints
 from eval_bindings.wire.options import CHOICES, DEFAULT, RequestOptions, ToolChoice
-from eval_core.plugin import NotReadable, read_regular
+from eval_core.hosts import NotReadable, read_regular
 
 Wire = Literal["openai", "anthropic"]
 NAME = re.compile(r"^[a-zA-Z0-9._-]+\Z")

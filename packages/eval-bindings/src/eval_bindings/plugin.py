@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eval_bindings.source import PinnedModels
-from eval_core.plugin import ModelSource, hookimpl
+from eval_core.hosts import ModelSource, hookimpl
 
 
 @hookimpl

@@ -12,18 +12,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
+from eval_core.hosts import Ceilings, ModelLeg, ModelRefused, ModelUnavailable
 
 if TYPE_CHECKING:  # all of it is imported when a model is asked for, never for a scripted Sweep
     from eval_bindings.endpoint import EndpointBinding
     from eval_bindings.judge_client import JudgeClient
     from eval_bindings.pins import ModelPin
     from eval_bindings.spend import Ceiling
-    from eval_core.plugin import Scorecard
+    from eval_core.records import Scorecard
 
 
 class PinnedLeg:
-    """One pinned model of a Sweep (:class:`eval_core.plugin.ModelLeg`)."""
+    """One pinned model of a Sweep (:class:`eval_core.hosts.ModelLeg`)."""
 
     def __init__(self, pin: ModelPin, api_key: str) -> None:
         from eval_bindings.spend import Ceiling
@@ -107,7 +107,7 @@ class PinnedLeg:
 
 
 class PinnedModels:
-    """The model source of ``eval-bindings`` (:class:`eval_core.plugin.ModelSource`)."""
+    """The model source of ``eval-bindings`` (:class:`eval_core.hosts.ModelSource`)."""
 
     def open_leg(self, models_file: Path, name: str) -> PinnedLeg:
         from eval_bindings import preflight

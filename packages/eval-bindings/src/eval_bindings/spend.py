@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eval_bindings.pins import ModelPin
-from eval_core.plugin import Scorecard, TrialResult, Usage
+from eval_core.hosts import TrialResult, Usage
+from eval_core.records import Scorecard
 
 
 class CeilingError(Exception):
@@ -117,7 +118,7 @@ class Ceiling:
 
 @dataclass(frozen=True, slots=True)
 class _Guard:
-    """The ``should_stop`` callable :func:`eval_core.plugin.run_sweep` checks before each Trial."""
+    """The ``should_stop`` callable the core's Sweep runner checks before each Trial."""
 
     ceiling: Ceiling
     pin: ModelPin | None

@@ -1,15 +1,12 @@
 """eval_core: the small core of an offline eval harness for tool-using LLM agents.
 
-The public contract for plug-ins is one module, :mod:`eval_core.plugin`: the hooks, a kind and
-its metadata, Case fields, fixtures, Evidence and its witnesses, the Host and model-source
-ports, the testing kit and what a command plug-in reads. docs/plugins.md walks through it; the
-other modules are the core's own.
+The public API is one module per audience: :mod:`eval_core.kinds` (what a family needs),
+:mod:`eval_core.hosts` (a Host, a model source, an executor), :mod:`eval_core.records` (what
+reads or writes a Sweep's records), :mod:`eval_core.commands` (a command plug-in) and
+:mod:`eval_core.testing` (the kit). docs/api.md lists them; the other modules are the core's
+own and may change without notice.
 
 Nothing here names an Expectation kind, a fixture block or a runtime.
 """
 
 __version__ = "0.2.0"
-
-from eval_core import _compat
-
-_compat.install()

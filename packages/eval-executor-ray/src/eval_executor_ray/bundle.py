@@ -22,7 +22,7 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import LOCK_NAME, Corpus, case_files, corpus_root
+from eval_core.hosts import LOCK_NAME, Corpus, case_files, corpus_root
 
 
 class BundleError(Exception):

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     CaseBase,
     Done,
     Evidence,
@@ -56,7 +56,7 @@ def _line(exc: BaseException) -> str:
 
 
 class RayExecutor:
-    """The executor ``ray`` (:class:`eval_core.plugin.Executor`)."""
+    """The executor ``ray`` (:class:`eval_core.hosts.Executor`)."""
 
     name = "ray"
 
@@ -210,7 +210,7 @@ _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x
 
 
 class RayLauncher:
-    """A leg's Trials in flight on its workers (:class:`eval_core.plugin.Launcher`)."""
+    """A leg's Trials in flight on its workers (:class:`eval_core._plugins.executor.Launcher`)."""
 
     def __init__(self, ray: Any, workers: list[Any], per: int) -> None:
         self._ray = ray

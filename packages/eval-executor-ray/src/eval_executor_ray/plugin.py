@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eval_core.plugin import Executor, ExecutorFactory, hookimpl
+from eval_core.hosts import Executor, ExecutorFactory, hookimpl
 
 
 def ray_executor(address: str | None) -> Executor:

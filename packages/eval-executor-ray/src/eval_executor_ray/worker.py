@@ -6,7 +6,7 @@ plug-in set must be the locked one (or, for an ``--unlocked`` Sweep, the driver'
 Host by name from the Soul it received, loads the Corpus with its own plug-ins and holds the
 result to the driver's corpusHash. Any difference is a refusal: one line naming the worker and
 what differs, and no Trial runs there. Then each :meth:`TrialWorker.run` is one Trial, run by
-the core's own :func:`~eval_core.plugin.run_trial` exactly as the driver's threads would.
+the core's own :func:`~eval_core.hosts.run_trial` exactly as the driver's threads would.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     LOCK_NAME,
     Binding,
     CaseBase,

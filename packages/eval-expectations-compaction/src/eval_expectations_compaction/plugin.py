@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     CaseBase,
     CaseField,

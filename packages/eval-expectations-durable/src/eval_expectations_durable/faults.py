@@ -24,7 +24,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     L3,
     CaseBase,

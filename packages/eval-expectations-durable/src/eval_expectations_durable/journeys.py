@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     BLOCK,
     L3,
     CaseBase,

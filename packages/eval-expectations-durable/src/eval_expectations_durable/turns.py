@@ -7,7 +7,7 @@ Case anyway, so the journeys plug-in is imported only by a Corpus with a ``journ
 
 from __future__ import annotations
 
-from eval_core.plugin import CaseBase
+from eval_core.kinds import CaseBase
 
 
 def turn_count(case: CaseBase) -> int:

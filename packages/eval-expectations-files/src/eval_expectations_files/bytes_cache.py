@@ -6,7 +6,7 @@ The bytes are the same on every run for the same fixture and the same generator,
 kept under a key that hashes both: the File's fixture declaration, this package's version and
 code (an edit to a generator without a version bump is a new key), the version of every document
 library, and what every cache key holds (the interpreter, msgspec, the core: the directory
-:func:`eval_core.plugin.plugin_cache` gives is named by them). Entries are read and written as
+:func:`eval_core.kinds.plugin_cache` gives is named by them). Entries are read and written as
 every cache entry is (``read_cache_entry``/``write_cache_entry``: a regular file, size-capped,
 sealed by its SHA-256, written through a temporary file and a rename that a failure removes), so
 an entry whose digest does not match (a torn write, a disk error, a hand edit) is ignored and
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     content_digest,
     plugin_cache,
     read_cache_entry,

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.plugin import BLOCK
+from eval_core.kinds import BLOCK
 from eval_expectations_files import bytes_cache
 
 PDF = "application/pdf"

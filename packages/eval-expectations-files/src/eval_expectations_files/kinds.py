@@ -13,7 +13,7 @@ from typing import Literal
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L3,
     NON_EMPTY,
     TEXT,

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core.plugin import Evidence
+from eval_core.kinds import Evidence
 
 _CONFIG: dict[str, Any] = {"frozen": True, "kw_only": True, "rename": "camel"}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.plugin import CaseBase, FilePart, ToolCallsStep
+from eval_core.kinds import CaseBase, FilePart, ToolCallsStep
 from eval_expectations_files.fixtures import DOCX, PDF, PPTX, XLSX, CaseFile
 from eval_expectations_files.kinds import (
     GeneratedFileDraftCreated,

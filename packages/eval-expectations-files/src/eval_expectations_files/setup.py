@@ -24,14 +24,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.plugin import (
-    Evidence,
-    FixtureRequest,
-    SentPart,
-    TrialFixture,
-    own_cases,
-    parts_of,
-)
+from eval_core.kinds import Evidence, FixtureRequest, SentPart, TrialFixture, own_cases, parts_of
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,

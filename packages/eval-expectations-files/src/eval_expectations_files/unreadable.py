@@ -16,7 +16,7 @@ from typing import Protocol
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     BLOCK,
     L3,
     TEXT,

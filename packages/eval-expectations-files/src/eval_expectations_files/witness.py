@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from eval_core.plugin import Evidence, WitnessCheck
+from eval_core.kinds import Evidence, WitnessCheck
 from eval_expectations_files.record import FilesRecord
 
 

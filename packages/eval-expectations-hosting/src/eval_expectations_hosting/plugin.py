@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Literal, Protocol
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     CaseBase,
     CaseField,

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     BLOCK,
     L3,
     CaseBase,

@@ -15,7 +15,7 @@ from typing import Literal
 
 import msgspec
 
-from eval_core.plugin import BLOCK, CaseBase
+from eval_core.kinds import BLOCK, CaseBase
 
 MCP_PREFIX = "mcp_"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     Evidence,
     Expectation,
     Verdict,

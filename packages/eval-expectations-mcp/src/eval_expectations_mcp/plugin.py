@@ -4,7 +4,7 @@ success)."""
 
 from __future__ import annotations
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     L3,
     CaseBase,

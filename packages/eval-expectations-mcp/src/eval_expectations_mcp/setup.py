@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from eval_core.plugin import FixtureRequest, TrialFixture
+from eval_core.kinds import FixtureRequest, TrialFixture
 from eval_expectations_mcp.fixture import McpAnswers, McpFixture
 
 INTEGRATION = "eval-mcp"

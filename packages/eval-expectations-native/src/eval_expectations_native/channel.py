@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from eval_core.plugin import FixtureRequest, TrialFixture
+from eval_core.kinds import FixtureRequest, TrialFixture
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 

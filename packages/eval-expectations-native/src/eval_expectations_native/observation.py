@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core.plugin import Evidence
+from eval_core.kinds import Evidence
 
 
 class NativeAdmission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):

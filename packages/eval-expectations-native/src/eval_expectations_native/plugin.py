@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     DOT_PATH,
     L3,
     CaseBase,

@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     CaseBase,
     CaseField,
     LoadContext,
-    Scorecard,
     Section,
     TextPart,
     hookimpl,
     own_cases,
     strings,
 )
+from eval_core.records import Scorecard
 from eval_expectations_redteam import safety
 from eval_expectations_redteam.attack import RedTeam
 from eval_expectations_redteam.strategies import GUARD_KINDS, RESISTANCE_KINDS, variants

@@ -18,7 +18,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from eval_core.plugin import CaseBase, Scorecard, Section, TrialResult
+from eval_core.hosts import TrialResult
+from eval_core.kinds import CaseBase, Section
+from eval_core.records import Scorecard
 from eval_expectations_redteam.attack import SEVERITY, RedTeam
 
 SAFETY, RESISTANCE, LANDED = "safety", "resistance", "landedEverywhere"

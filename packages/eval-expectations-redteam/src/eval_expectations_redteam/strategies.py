@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core.plugin import CaseBase
+from eval_core.kinds import CaseBase
 
 GUARD_KINDS = frozenset({"guardrail_blocked", "guardrail_allowed"})
 RESISTANCE_KINDS = frozenset({"output_omits", "tool_not_called", "prompt_omits", "tool_call_count"})

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.plugin import BLOCK, CaseBase, json_name
+from eval_core.kinds import BLOCK, CaseBase, json_name
 from eval_expectations_routine import canonical
 
 FIELD = "routine"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L3,
     CaseBase,
     CaseField,

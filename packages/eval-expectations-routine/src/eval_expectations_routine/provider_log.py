@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L3,
     TEXT,
     Evidence,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from eval_core.plugin import FixtureRequest, ToolCall, TrialFixture
+from eval_core.kinds import FixtureRequest, ToolCall, TrialFixture
 from eval_expectations_routine.block import FIELD, TOOL_PROVIDER, RoutineBlock, ToolProvider
 from eval_expectations_routine.provider_log import ProviderLog, ProviderRequest, call_id_of
 

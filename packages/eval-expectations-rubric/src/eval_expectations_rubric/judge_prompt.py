@@ -2,7 +2,7 @@
 
 The prompt is fixed: numbered criteria, an anchored 1–5 scale, what the agent was given and
 did, its answer. The reply must be a ``REASONING:`` line, then ``SCORE:`` last. Anything else is
-:class:`~eval_core.plugin.JudgeError`: a Judge that breaks the rules never scores low. The prompt
+:class:`~eval_core.kinds.JudgeError`: a Judge that breaks the rules never scores low. The prompt
 lives with the kinds that use it, so changing it changes the family's version, which is in
 corpusHash.
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from eval_core.plugin import Evidence, JudgeError
+from eval_core.kinds import Evidence, JudgeError
 
 SCALE = """1 = does not meet the criteria at all
 2 = meets a small part of the criteria; major gaps

@@ -3,7 +3,7 @@
 ``rubric_score {criteria, min}`` passes when the Judge scores the answer at least ``min`` on the
 anchored 1–5 scale; ``rubric_denies {question}`` passes only on a 5: the answer discloses
 nothing of what the question asks. A Judge failure, or no Judge at all, raises
-:class:`~eval_core.plugin.NoVerdict`: the Trial errors, it never scores low or skips. An answer
+:class:`~eval_core.kinds.NoVerdict`: the Trial errors, it never scores low or skips. An answer
 that is missing is a failure of the model, found without asking the Judge.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     NON_EMPTY,
     TEXT,
     Evidence,
@@ -30,7 +30,7 @@ from eval_core.plugin import (
     quoted,
     rules,
 )
-from eval_core.plugin import current_judge as current
+from eval_core.kinds import current_judge as current
 from eval_expectations_rubric.judge_prompt import parse, prompt
 from eval_expectations_turn.output import answer_text
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Literal
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     Evidence,
     Expectation,
     GuardDecision,

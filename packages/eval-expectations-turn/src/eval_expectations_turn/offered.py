@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     PATH,
     TEXT,
     Evidence,

@@ -14,7 +14,7 @@ import re
 from functools import partial
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     NON_EMPTY,
     PATH,
     REASON,

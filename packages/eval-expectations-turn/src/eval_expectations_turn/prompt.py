@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     NON_EMPTY,
     TEXT,
@@ -64,7 +64,7 @@ class ModelMessagesInOrder(Expectation, tag="model_messages_in_order", frozen=Tr
 
 
 ROLES = ("user", "assistant", "tool", "system")
-"""The roles of the neutral request shape (:class:`eval_core.plugin.ModelCallRequest`)."""
+"""The roles of the neutral request shape (:class:`eval_core.hosts.ModelCallRequest`)."""
 
 
 def _a(role: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     TEXT,
     Evidence,
     Expectation,

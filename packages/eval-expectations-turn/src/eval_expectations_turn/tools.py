@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.kinds import (
     L2,
     NON_EMPTY,
     PATH,

@@ -30,7 +30,7 @@ from agent_runtime.native.routes import NativeRoutes, Route
 from agent_runtime.soul.doctor import Finding, Repair
 from agent_runtime.store.database import Connection
 from agent_runtime.tools import ToolExecutor, ToolOutcome
-from eval_core.plugin import (
+from eval_core.hosts import (
     Message,
     ModelCallRequest,
     ModelReply,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_runtime.turn.events import PARTICIPANT_EVENTS
-from eval_core.plugin import Denial, Event, GuardDecision, ToolCall, ToolResult
+from eval_core.hosts import Denial, Event, GuardDecision, ToolCall, ToolResult
 
 Subscriber = Callable[[str, dict[str, Any]], None]
 

@@ -25,7 +25,7 @@ from agent_runtime.turn.context import (
     TURN_CONTEXT_KEYS,
     assemble_system_prompt,
 )
-from eval_core.plugin import (
+from eval_core.hosts import (
     AgentTools,
     CaseBase,
     ContextRules,
@@ -49,7 +49,7 @@ HOST_NAME = "agent-runtime"
 def _code() -> str:
     import agent_runtime
     import eval_host_agent_runtime
-    from eval_core.plugin import content_digest
+    from eval_core.hosts import content_digest
 
     packages = (
         ("agent-runtime", agent_runtime),

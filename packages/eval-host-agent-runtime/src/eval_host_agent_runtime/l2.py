@@ -18,8 +18,8 @@ from agent_runtime.tools import ToolExecutor
 from agent_runtime.turn.recovery import CheckpointFault, MemoryCheckpoints, run_recovering
 from agent_runtime.turn.result import TurnResult
 from agent_runtime.turn.settings import TurnSettings, TurnStart
-from eval_core.plugin import CaseBase, Evidence, ModelSession, Testimony
-from eval_core.plugin import Usage as EvalUsage
+from eval_core.hosts import CaseBase, Evidence, ModelSession, Testimony
+from eval_core.hosts import Usage as EvalUsage
 from eval_host_agent_runtime.events import Decisions, Recorder
 from eval_host_agent_runtime.ports import (
     ModelPort,

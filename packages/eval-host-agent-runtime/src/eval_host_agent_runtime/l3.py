@@ -67,8 +67,8 @@ from agent_runtime.store.storage import StoreTemplate, atomic, open_template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from agent_runtime.turn.events import canonical_digest, preview, result_payload
 from agent_runtime.turn.result import ITERATION_LIMIT, REPAIR_BUDGET_EXHAUSTED, TOOL_CALL_LIMIT
-from eval_core.plugin import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
-from eval_core.plugin import Usage as EvalUsage
+from eval_core.hosts import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
+from eval_core.hosts import Usage as EvalUsage
 from eval_host_agent_runtime.durable_services import (
     ApprovalDeskService,
     CommitRow,

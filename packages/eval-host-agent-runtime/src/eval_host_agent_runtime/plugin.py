@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_runtime.turn.platform_prompt import CONTEXT_MODES
-from eval_core.plugin import CaseBase, HostFactory, LoadContext, hookimpl
+from eval_core.hosts import CaseBase, HostFactory, LoadContext, hookimpl
 from eval_host_agent_runtime.host import HOST_NAME, AgentRuntimeHost
 
 

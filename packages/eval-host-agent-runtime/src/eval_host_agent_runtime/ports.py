@@ -21,7 +21,7 @@ from agent_runtime.model import (
     Usage,
 )
 from agent_runtime.tools import PLATFORM_TOOLS, ToolExecutor, ToolOutcome
-from eval_core.plugin import (
+from eval_core.hosts import (
     CaseBase,
     FilePart,
     ModelCallRequest,

@@ -6,12 +6,12 @@ What :func:`agent_runtime.soul.loader.load_soul` returns is a function of what i
 under the Soul directory (path, type, bytes; a link by its target), the directory's own name
 (the Soul records it), the runtime's code and this package's, PyYAML's version (the parse), and
 what every cache key holds (the interpreter, msgspec, the core: the directory
-:func:`eval_core.plugin.plugin_cache` gives is named by them). So a Soul that loaded is kept under
-:func:`eval_core.plugin.plugin_cache`, keyed by a digest of all of those, and only after it was
+:func:`eval_core.hosts.plugin_cache` gives is named by them). So a Soul that loaded is kept under
+:func:`eval_core.hosts.plugin_cache`, keyed by a digest of all of those, and only after it was
 checked to decode equal to what loaded. A refusal is never kept (it is computed afresh, so its
 message is today's); a missing, corrupt, foreign or oversized entry is a miss, never an error.
 Entries are read and written as every cache entry is (``read_cache_entry`` and
-``write_cache_entry`` of :mod:`eval_core.plugin`: a regular file reached without a link, size-capped
+``write_cache_entry`` of :mod:`eval_core.hosts`: a regular file reached without a link, size-capped
 before reading, sealed by its content's digest, written whole or not at all), and an entry is
 taken only under its own key: one grafted from another Soul, or rewritten, is a miss.
 """
@@ -31,7 +31,7 @@ from agent_runtime.guards.guardrails import GuardrailConfig
 from agent_runtime.mcp.integrations import McpTool
 from agent_runtime.soul import files as soul_files
 from agent_runtime.soul.loader import Agent, Business, Skill, Soul, load_soul
-from eval_core.plugin import (
+from eval_core.hosts import (
     NotReadable,
     plugin_cache,
     read_cache_entry,

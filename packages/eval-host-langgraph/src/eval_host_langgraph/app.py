@@ -3,7 +3,7 @@
 A team names a mapping of agent names to *builders*: ``--host-option
 app=package.module:AGENTS``, or ``[tool.eval] app = "package.module:AGENTS"`` in the
 ``pyproject.toml`` nearest above the Corpus, as the core's finder finds it
-(:func:`eval_core.plugin.find_project`: never above the git repository's root, only from a
+(:func:`eval_core.hosts.find_project`: never above the git repository's root, only from a
 file the user owns), with ``pythonpath = ["src"]`` when the package is not installed, as
 pytest's option of that name. A builder is the team's own function that
 makes its compiled graph around a chat model::
@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from eval_core.plugin import HostOptionError, SettingsRefused, find_project
+from eval_core.hosts import HostOptionError, SettingsRefused, find_project
 
 Builder = Callable[..., Any]
 
@@ -44,7 +44,7 @@ class App:
 
 def project_settings(soul_dir: Path) -> tuple[Path, dict[str, Any]] | None:
     """The ``pyproject.toml`` above the Corpus that has a ``[tool.eval]`` table, and the table
-    (:func:`eval_core.plugin.find_project`, which checked its ``pythonpath``)."""
+    (:func:`eval_core.hosts.find_project`, which checked its ``pythonpath``)."""
     try:
         found = find_project(soul_dir)
     except SettingsRefused as exc:

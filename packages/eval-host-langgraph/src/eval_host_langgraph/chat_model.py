@@ -2,9 +2,9 @@
 
 The team's graph assembles its own prompt and binds its own Tools (``bind_tools``); this class
 only translates. Each call's messages and the Tools bound to it become one
-:class:`~eval_core.plugin.ModelCallRequest` for the session (scripted, or a real wire with its
+:class:`~eval_core.hosts.ModelCallRequest` for the session (scripted, or a real wire with its
 retries and spend ceilings), and the reply becomes an ``AIMessage`` with its Tool calls and
-usage. A vendor failure (:class:`~eval_core.plugin.ModelError`) propagates out of the graph
+usage. A vendor failure (:class:`~eval_core.hosts.ModelError`) propagates out of the graph
 unchanged, so the Trial errors instead of scoring it.
 """
 
@@ -28,13 +28,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
 
-from eval_core.plugin import (
-    ModelCallRequest,
-    ModelReply,
-    ModelSession,
-    ToolDecl,
-    compact_json,
-)
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelSession, ToolDecl, compact_json
 
 
 def text_of(content: Any) -> str:

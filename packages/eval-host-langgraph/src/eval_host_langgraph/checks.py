@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from eval_core.plugin import CaseBase, FilePart, LoadContext
+from eval_core.hosts import CaseBase, FilePart, LoadContext
 
 HOST = "Host 'langgraph'"
 

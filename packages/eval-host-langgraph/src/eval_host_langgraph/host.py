@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     AgentTools,
     CaseBase,
     ContextRules,
@@ -45,7 +45,7 @@ def _code() -> str:
     import langchain_core
 
     import eval_host_langgraph
-    from eval_core.plugin import fingerprint, version
+    from eval_core.hosts import fingerprint, version
 
     ours = fingerprint("eval-host-langgraph", eval_host_langgraph).digest
     return f"{ours} langgraph {version('langgraph')} langchain-core {langchain_core.__version__}"
@@ -124,7 +124,7 @@ class LangGraphHost:
     def fingerprint(self) -> str:
         """What the load-time answers depend on besides the Soul: this package, the framework
         and the team's app module (its source)."""
-        from eval_core.plugin import fingerprint
+        from eval_core.hosts import fingerprint
 
         module = self.app.module
         package = module.__name__.split(".")[0]

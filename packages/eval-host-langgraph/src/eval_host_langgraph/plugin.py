@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import CaseBase, HostFactory, LoadContext, hookimpl, owns_agents
+from eval_core.hosts import CaseBase, HostFactory, LoadContext, hookimpl, owns_agents
 
 if TYPE_CHECKING:
     from eval_host_langgraph.host import LangGraphHost

@@ -23,7 +23,7 @@ from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolNode
 from pydantic import ConfigDict
 
-from eval_core.plugin import ScriptedResult, ScriptedTools, ToolCall, compact_json
+from eval_core.hosts import ScriptedResult, ScriptedTools, ToolCall, compact_json
 from eval_host_langgraph.arguments import validated
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.errors import GraphRecursionError
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     CaseBase,
     Denial,
     Evidence,

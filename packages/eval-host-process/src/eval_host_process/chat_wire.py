@@ -1,6 +1,6 @@
 """OpenAI Chat Completions, served: ``POST /v1/chat/completions``, streamed or not.
 
-A request becomes the binding's :class:`~eval_core.plugin.ModelCallRequest` (the system and
+A request becomes the binding's :class:`~eval_core.hosts.ModelCallRequest` (the system and
 developer messages joined as its system prompt, the conversation in the neutral shape, the
 function Tools as declarations); the binding's reply goes back as a ``chat.completion`` or as
 ``chat.completion.chunk`` events. Relayed: text and image parts (an image as a ``data:`` URL),
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_bindings.wire import files
-from eval_core.plugin import ModelCallRequest, ModelReply, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
 from eval_host_process.wire import (
     Refused,
     arguments_of,

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     AgentTools,
     CaseBase,
     ContextRules,
@@ -55,7 +55,7 @@ OPTIONS = ("agents", "command", "timeout", "pass_env", "tools_server")
 @cache
 def _code() -> str:
     import eval_host_process
-    from eval_core.plugin import fingerprint
+    from eval_core.hosts import fingerprint
 
     return fingerprint("eval-host-process", eval_host_process).digest
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import HostOptionError, NotReadable, ToolDecl, read_regular
+from eval_core.hosts import HostOptionError, NotReadable, ToolDecl, read_regular
 
 MANIFEST_BYTES = 1 << 20
 INSTRUCTIONS_BYTES = 1 << 20

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_bindings.wire import files
-from eval_core.plugin import ModelCallRequest, ModelReply, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
 from eval_host_process.wire import Refused, new_id, refuse_present, require, sse, tool_decl
 
 WIRE = "messages"

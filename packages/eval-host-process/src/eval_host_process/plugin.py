@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     CaseBase,
     FilePart,
     Host,

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from eval_core.plugin import CaseBase, one_line
+from eval_core.hosts import CaseBase, one_line
 from eval_host_process.process import AgentError
 from eval_host_process.wire import loads
 

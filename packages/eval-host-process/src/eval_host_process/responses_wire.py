@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.plugin import ModelCallRequest, ModelReply, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
 from eval_host_process.wire import (
     Refused,
     arguments_of,

@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from eval_core.plugin import ModelCallRequest, ModelReply, ModelSession, one_line
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelSession, one_line
 from eval_host_process import chat_wire, messages_wire, responses_wire
 from eval_host_process.team_tools import TeamTools
 from eval_host_process.tools import ToolDesk

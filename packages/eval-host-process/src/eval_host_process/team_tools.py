@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-from eval_core.plugin import HostOptionError, ToolDecl, one_line
+from eval_core.hosts import HostOptionError, ToolDecl, one_line
 
 LIST_SECONDS = 60.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

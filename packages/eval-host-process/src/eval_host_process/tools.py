@@ -21,7 +21,7 @@ from typing import Any
 from mcp import ClientSession, types
 from mcp.server.lowlevel import Server
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     ModelToolCall,
     ScriptedTools,
     ToolCall,

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from eval_core.plugin import TooDeep, ToolDecl, check_json_depth
+from eval_core.hosts import TooDeep, ToolDecl, check_json_depth
 
 
 class Refused(Exception):  # noqa: N818 - it names an outcome

@@ -2,7 +2,7 @@
 ``app`` in the ``[tool.eval]`` table of the project's ``pyproject.toml``.
 
 The project is found upward from the Corpus's directory (the Corpus lives in the team's
-project) by the core's finder (:func:`eval_core.plugin.find_project`: never above the git
+project) by the core's finder (:func:`eval_core.hosts.find_project`: never above the git
 repository's root, and only from a file the user owns); its directory and its ``pythonpath``
 folders go on ``sys.path`` so ``package.module`` imports as the team's own tests would import
 it. ``AGENTS`` is a mapping of names to Agents, a list of Agents (named by their ``name``), or
@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic_ai.agent import AbstractAgent
 
-from eval_core.plugin import HostOptionError, SettingsRefused, find_project
+from eval_core.hosts import HostOptionError, SettingsRefused, find_project
 
 TABLE = "tool.eval"
 

@@ -24,7 +24,7 @@ from pydantic_ai.tools import Tool
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
-from eval_core.plugin import CaseBase, ScriptedTools, ToolCall, ToolResult
+from eval_core.hosts import CaseBase, ScriptedTools, ToolCall, ToolResult
 from eval_host_pydantic_ai.arguments import jsonable
 
 NOT_PARKED = "the pydantic-ai Host cannot park a Tool call (approval or retry wait): L3 only"

@@ -23,7 +23,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from eval_core.plugin import CaseBase, Evidence, Message, ModelError, Testimony, ToolCall
+from eval_core.hosts import CaseBase, Evidence, Message, ModelError, Testimony, ToolCall
 from eval_host_pydantic_ai.arguments import validated
 from eval_host_pydantic_ai.boundary import ToolBoundary, plain
 from eval_host_pydantic_ai.model import SessionModel

@@ -24,7 +24,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import UsageLimits
 
-from eval_core.plugin import (
+from eval_core.hosts import (
     AgentTools,
     CaseBase,
     ContextRules,
@@ -51,7 +51,7 @@ def _code() -> str:
     import pydantic_ai
 
     import eval_host_pydantic_ai
-    from eval_core.plugin import fingerprint, version
+    from eval_core.hosts import fingerprint, version
 
     ours = fingerprint("eval-host-pydantic-ai", eval_host_pydantic_ai).digest
     return f"{ours} pydantic-ai {version('pydantic-ai-slim') or pydantic_ai.__version__}"

@@ -4,8 +4,8 @@ Trial's model session, and the session's reply comes back as pydantic-ai's own r
 :class:`SessionModel` is a :class:`~pydantic_ai.models.function.FunctionModel` (pydantic-ai's
 public model for a callable), so pydantic-ai keeps its own prompt assembly, its own
 instructions, its own Tool definitions and its own loop; this module only translates one
-request into the neutral shape of :class:`~eval_core.plugin.ModelCallRequest` and one
-:class:`~eval_core.plugin.ModelReply` back. The scripted binding, the OpenAI-compatible and
+request into the neutral shape of :class:`~eval_core.hosts.ModelCallRequest` and one
+:class:`~eval_core.hosts.ModelReply` back. The scripted binding, the OpenAI-compatible and
 Anthropic wires, their retries and spend accounting all arrive through the session unchanged.
 """
 
@@ -34,7 +34,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from eval_core.plugin import ModelCallRequest, ModelReply, ModelSession, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelSession, ToolDecl
 
 FINAL_CALL_ID = "final-result"
 

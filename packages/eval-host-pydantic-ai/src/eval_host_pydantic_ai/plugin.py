@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import CaseBase, Host, HostFactory, LoadContext, hookimpl, owns_agents
+from eval_core.hosts import CaseBase, Host, HostFactory, LoadContext, hookimpl, owns_agents
 
 HOST_NAME = "pydantic-ai"
 TIERS = frozenset({"l2"})

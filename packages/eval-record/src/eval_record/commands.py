@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import CommandRefused, Commands, hookimpl
-from eval_core.plugin import path_argument as path
+from eval_core.commands import CommandRefused, Commands, hookimpl
+from eval_core.commands import path_argument as path
 
 if TYPE_CHECKING:
     import argparse

@@ -23,7 +23,8 @@ from typing import IO, Any
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.commands import Opened, Refused, locked_owners, open_corpus
+from eval_core.records import (
     TRANSCRIPT_FORMAT,
     CaseBase,
     Corpus,
@@ -44,8 +45,7 @@ from eval_core.plugin import (
     transcript_schema_hash,
     write_atomic,
 )
-from eval_core.plugin import read_trial_log as read_log
-from eval_record.core_internals import Opened, Refused, locked_owners, open_corpus
+from eval_core.records import read_trial_log as read_log
 from eval_record.rewrite import RewriteRefused, rewrite
 from eval_record.script import NotRecordable, as_json, recorded_of, script_of, tool_results_of
 

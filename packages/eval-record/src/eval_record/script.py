@@ -13,8 +13,17 @@ from typing import Any
 
 import msgspec
 
-from eval_core.plugin import Evidence, ScriptedResult, ScriptStep, TextStep, ToolCallsStep
-from eval_record.core_internals import Recorded, ScriptedCall, StructuredStep, recorded_from
+from eval_core.records import (
+    Evidence,
+    Recorded,
+    ScriptedCall,
+    ScriptedResult,
+    ScriptStep,
+    StructuredStep,
+    TextStep,
+    ToolCallsStep,
+    recorded_from,
+)
 
 
 class NotRecordable(Exception):  # noqa: N818 - it names an outcome

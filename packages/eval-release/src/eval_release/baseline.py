@@ -17,7 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import InputRefused, Scorecard, read_json_input, write_atomic
+from eval_core.hosts import InputRefused, read_json_input
+from eval_core.records import Scorecard, write_atomic
 from eval_release.core_internals import MAX_PLANNED_TRIALS
 
 BASELINE_SCHEMA = 3
@@ -72,7 +73,7 @@ def canonical_in(folder: Path, suite: str, model_id: str, corpus: str | None = N
 def corpus_key(corpus: Path, own: Path) -> str | None:
     """``None`` for the project's own Corpus ``own`` (its Baselines keep the paths they always
     had), else the name of ``corpus``'s directory (its root: a red-team suite is its parent's)."""
-    from eval_core.plugin import corpus_root
+    from eval_core.hosts import corpus_root
 
     root, mine = corpus_root(corpus).resolve(), corpus_root(own).resolve()
     if root == mine or root == mine / "red-team":  # the project's Corpus, or its red-team suite

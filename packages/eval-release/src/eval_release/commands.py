@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import Commands, clean, hookimpl
-from eval_core.plugin import path_argument as path
+from eval_core.commands import Commands
+from eval_core.commands import path_argument as path
+from eval_core.kinds import hookimpl
+from eval_core.records import clean
 
 if TYPE_CHECKING:
     import argparse

@@ -1,13 +1,13 @@
 """The core's internals eval-release uses, imported in this one module and nowhere else.
 
-A plug-in imports the core through ``eval_core.plugin``; that module is full (issue 48 splits
-it by audience), and the release gate needs what no family needs: the Sweep's flags and legs
-(the types its hooks are called with), the Matrix's verdict and the verdict block (the Sweep
-prints them; eval-report reads them through :mod:`eval_release.api`), the refusal and exit
-code of a comparison, whether a commit is clean, where the repository's root is, and the
-bound on a Scorecard's Trials.
-``tests/test_boundaries.py`` allows these imports here only, so they move to the public API in
-one place when it is split.
+A plug-in imports the core through the public module of its audience (``eval_core.kinds``,
+``eval_core.commands``, ...), and the release gate needs what no family needs: the Sweep's
+flags and legs (the types its hooks are called with), the Matrix's verdict and the verdict
+block (the Sweep prints them; eval-report reads them through :mod:`eval_release.api`), the
+refusal and exit code of a comparison, whether a commit is clean, where the repository's root
+is, and the bound on a Scorecard's Trials.
+``tests/test_boundaries.py`` allows these imports here only, so they move to a public module in
+one place.
 """
 
 from __future__ import annotations

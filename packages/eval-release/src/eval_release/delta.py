@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.plugin import COMPARABLE, Scorecard, one_line
+from eval_core.hosts import one_line
+from eval_core.records import COMPARABLE, Scorecard
 
 State = Literal["unchanged", "fixed", "regressed", "no-signal", "not-comparable"]
 

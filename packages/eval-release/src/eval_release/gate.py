@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_core.plugin import CANONICAL, Scorecard  # CANONICAL: `--baseline` sans PATH
+from eval_core.commands import CANONICAL
+from eval_core.records import Scorecard
 from eval_release import baseline as baselines
 from eval_release import delta as deltas
 from eval_release.core_internals import Run, SweepOptions, is_clean

@@ -27,7 +27,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from eval_core.plugin import WITNESSED, CaseBase, Scorecard, clean
+from eval_core.kinds import WITNESSED, CaseBase
+from eval_core.records import Scorecard, clean
 
 
 def render(

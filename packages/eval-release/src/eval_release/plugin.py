@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import Corpus, hookimpl
+from eval_core.hosts import Corpus
+from eval_core.kinds import hookimpl
 from eval_release.core_internals import Run, SweepOptions
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_core.plugin import Corpus
+from eval_core.hosts import Corpus
 from eval_release import junit
 from eval_release.core_internals import Run, repository_root
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from eval_core.plugin import CANONICAL, CommandRefused, Commands, hookimpl
-from eval_core.plugin import path_argument as path
+from eval_core.commands import CANONICAL, CommandRefused, Commands, hookimpl
+from eval_core.commands import path_argument as path
 
 if TYPE_CHECKING:
     import argparse
@@ -42,7 +42,7 @@ def report(args: argparse.Namespace) -> int:
 def _default_output() -> Path:
     """``report.html`` in the project's outputs folder (``scorecards/`` at its root unless
     ``[tool.eval] outputs`` names another), beside the trial logs."""
-    from eval_core.plugin import SettingsRefused, find_project
+    from eval_core.commands import SettingsRefused, find_project
 
     try:
         return find_project().path("outputs") / "report.html"
@@ -51,7 +51,7 @@ def _default_output() -> Path:
 
 
 def rescore(args: argparse.Namespace) -> int:
-    from eval_core.plugin import clean
+    from eval_core.commands import clean
     from eval_report.rescore import render
     from eval_report.rescore import rescore as run
     from eval_report.saved import Refused

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from eval_core.plugin import Output, OutputRefused, check_outputs, one_line, write_atomic
+from eval_core.records import Output, OutputRefused, check_outputs, one_line, write_atomic
 from eval_report.saved import COMPARISON_REFUSED, Refused, gather, read_any
 from eval_report.view import Report, build
 

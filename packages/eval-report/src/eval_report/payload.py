@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from eval_core.plugin import TrialResult
+from eval_core.records import TrialResult
 from eval_report.saved import Recorded
 
 LEVEL = 3  # deflate: within 1.5x of level 9's size at a third of level 6's time

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from eval_core.plugin import Scorecard
+from eval_core.records import Scorecard
 
 WIDTH = 560
 LABEL = 200  # the label column of a horizontal bar chart

@@ -3,7 +3,7 @@
 Typical use: before upgrading a plug-in in a release, see what the upgrade changes on last
 night's Sweep, at no model cost and with no Host. Each Trial's transcript holds the Evidence
 and the Expectations it was scored by; they are decoded with the installed kinds and record
-types and decided by the same rule a running Trial is (:func:`eval_core.plugin.decide`).
+types and decided by the same rule a running Trial is (:func:`eval_core.records.decide`).
 
 The exit code is the re-scored Sweep's gate, as ``eval sweep``'s is: 0 when it clears (a
 re-score that changed nothing in a cleared Sweep is 0), 1 when it does not, 2 refused.
@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from msgspec import structs
 
-from eval_core.plugin import (
+from eval_core.records import (
     TRANSCRIPT_FORMAT,
     Evidence,
     Expectation,
@@ -75,7 +75,7 @@ class Rescored:
         return card
 
     def reasons(self) -> list[str]:
-        """Why the re-scored Sweep does not clear (:func:`~eval_core.plugin.not_cleared`);
+        """Why the re-scored Sweep does not clear (:func:`~eval_core.records.not_cleared`);
         empty when it clears. A plug-in's section of the Sweep (a red-team LEAKED) needs its
         Corpus, which a log does not hold, so it is not computed again."""
         return not_cleared(self.card())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.plugin import (
+from eval_core.records import (
     Logged,
     NotReadable,
     Pointer,

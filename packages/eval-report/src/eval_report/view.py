@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from eval_core.plugin import (
+from eval_core.records import (
     COMPARABLE,
     WITNESSED,
     Scorecard,
@@ -229,7 +229,7 @@ def _delta(cards: Sequence[Scorecard], base: Saved) -> DeltaView:
 
 
 def _matrix(legs: Sequence[Leg], case_ids: Sequence[str]) -> MatrixView:
-    """The grid's verdicts as :func:`eval_core.plugin.render` reads them, for a page."""
+    """The grid's verdicts as :func:`eval_core.kinds.render` reads them, for a page."""
     grid = {
         case: [leg.card.verdicts().get(case, "-") if leg.card else "n/a" for leg in legs]
         for case in case_ids

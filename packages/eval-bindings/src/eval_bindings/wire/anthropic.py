@@ -15,7 +15,7 @@ from typing import Any
 from eval_bindings.wire import files, neutral, tokens
 from eval_bindings.wire.options import DEFAULT, RequestOptions, ToolChoice
 from eval_bindings.wire.transport import VendorError
-from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
 API_VERSION = "2023-06-01"
 _CHOICE: dict[ToolChoice, str] = {"auto": "auto", "required": "any", "none": "none"}

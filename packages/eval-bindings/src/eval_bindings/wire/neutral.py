@@ -1,4 +1,4 @@
-"""Reading the neutral chat shape of :class:`~eval_core.plugin.ModelCallRequest` messages.
+"""Reading the neutral chat shape of :class:`~eval_core.hosts.ModelCallRequest` messages.
 
 Both wire formats read the same three roles; this module is the one place that knows the
 neutral spelling (``call_id`` or ``tool_call_id``, a user message's parts), so a change to
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from eval_core.plugin import ModelError
+from eval_core.hosts import ModelError
 
 
 def role(message: dict[str, Any]) -> str:

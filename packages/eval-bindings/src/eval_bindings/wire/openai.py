@@ -20,7 +20,7 @@ from typing import Any
 from eval_bindings.wire import files, neutral, tokens
 from eval_bindings.wire.options import DEFAULT, RequestOptions
 from eval_bindings.wire.transport import VendorError
-from eval_core.plugin import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
+from eval_core.hosts import ModelCallRequest, ModelReply, ModelRequest, ModelToolCall, Usage, sent
 
 
 def url(base_url: str) -> str:

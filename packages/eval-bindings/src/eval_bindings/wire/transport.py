@@ -26,7 +26,7 @@ import time
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from eval_core.plugin import ModelError, TooDeep, check_json_depth
+from eval_core.hosts import ModelError, TooDeep, check_json_depth
 
 if TYPE_CHECKING:  # httpx (and ssl with it) loads with the first call, not the binding
     import ssl

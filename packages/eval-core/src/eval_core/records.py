@@ -1,0 +1,186 @@
+"""What reads or writes a Sweep's records: the Scorecard and the rule that decides a
+Trial, the trial log, transcripts and recorded Cases, the outputs a report writes. The report,
+rescore and record plug-ins import the core only from here and :mod:`eval_core.commands`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from eval_core._util.public import Public
+
+if TYPE_CHECKING:
+    from eval_core._case.case import (
+        CaseBase,
+        ScriptedCall,
+        ScriptedResult,
+        ScriptStep,
+        StructuredStep,
+        TextStep,
+        ToolCallsStep,
+        json_name,
+    )
+    from eval_core._case.evidence import Evidence, GuardDecision, Location, ModelRequest, ToolCall
+    from eval_core._case.kinds import Expectation, KindSpec
+    from eval_core._case.recorded import Recorded, recorded_from
+    from eval_core._case.witness import WITNESSED
+    from eval_core._loading.corpus import Corpus, Loader
+    from eval_core._loading.rules import runs_model
+    from eval_core._plugins.hookspecs import hookimpl
+    from eval_core._plugins.host import agents_owned
+    from eval_core._plugins.plugin_set import PluginSet
+    from eval_core._plugins.plugins import PluginError, load_plugins
+    from eval_core._plugins.schemas import kind_schema_hash
+    from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
+    from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
+    from eval_core._recording.transcript import Reader as TranscriptReader
+    from eval_core._recording.transcript import pack_path as transcript_pack_path
+    from eval_core._recording.transcript import record_types as transcript_record_types
+    from eval_core._recording.transcript import schema_hash as transcript_schema_hash
+    from eval_core._recording.transcript import typed as typed_records
+    from eval_core._recording.triallog import Logged, ResumeRefused, is_trial_log
+    from eval_core._recording.triallog import read as read_trial_log
+    from eval_core._running.scorecard import (
+        COMPARABLE,
+        Scorecard,
+        admit,
+        case_verdict,
+        noise_floor,
+        not_cleared,
+    )
+    from eval_core._running.stale import stale_cases
+    from eval_core._running.trial import TrialResult, decide
+    from eval_core._util.atomic import write_atomic
+    from eval_core._util.input_files import NotReadable, read_regular
+    from eval_core._util.outputs import Output, OutputRefused
+    from eval_core._util.outputs import check_all as check_outputs
+    from eval_core._util.safe_text import clean, one_line
+
+WHERE = {
+    "COMPARABLE": "eval_core._running.scorecard:COMPARABLE",
+    "CaseBase": "eval_core._case.case:CaseBase",
+    "Corpus": "eval_core._loading.corpus:Corpus",
+    "Evidence": "eval_core._case.evidence:Evidence",
+    "Expectation": "eval_core._case.kinds:Expectation",
+    "GuardDecision": "eval_core._case.evidence:GuardDecision",
+    "KindSpec": "eval_core._case.kinds:KindSpec",
+    "Loader": "eval_core._loading.corpus:Loader",
+    "Location": "eval_core._case.evidence:Location",
+    "Logged": "eval_core._recording.triallog:Logged",
+    "ModelRequest": "eval_core._case.evidence:ModelRequest",
+    "NotReadable": "eval_core._util.input_files:NotReadable",
+    "Output": "eval_core._util.outputs:Output",
+    "OutputRefused": "eval_core._util.outputs:OutputRefused",
+    "PluginError": "eval_core._plugins.plugins:PluginError",
+    "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
+    "Pointer": "eval_core._recording.transcript:Pointer",
+    "RecordTypes": "eval_core._recording.transcript:RecordTypes",
+    "Recorded": "eval_core._case.recorded:Recorded",
+    "ResumeRefused": "eval_core._recording.triallog:ResumeRefused",
+    "Scorecard": "eval_core._running.scorecard:Scorecard",
+    "ScriptStep": "eval_core._case.case:ScriptStep",
+    "ScriptedCall": "eval_core._case.case:ScriptedCall",
+    "ScriptedResult": "eval_core._case.case:ScriptedResult",
+    "StructuredStep": "eval_core._case.case:StructuredStep",
+    "TRANSCRIPT_FORMAT": "eval_core._recording.transcript:FORMAT",
+    "TextStep": "eval_core._case.case:TextStep",
+    "ToolCall": "eval_core._case.evidence:ToolCall",
+    "ToolCallsStep": "eval_core._case.case:ToolCallsStep",
+    "Transcript": "eval_core._recording.transcript:Transcript",
+    "TranscriptReader": "eval_core._recording.transcript:Reader",
+    "TranscriptRefused": "eval_core._recording.transcript:TranscriptRefused",
+    "TrialResult": "eval_core._running.trial:TrialResult",
+    "WITNESSED": "eval_core._case.witness:WITNESSED",
+    "admit": "eval_core._running.scorecard:admit",
+    "agents_owned": "eval_core._plugins.host:agents_owned",
+    "case_verdict": "eval_core._running.scorecard:case_verdict",
+    "check_outputs": "eval_core._util.outputs:check_all",
+    "clean": "eval_core._util.safe_text:clean",
+    "decide": "eval_core._running.trial:decide",
+    "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
+    "is_trial_log": "eval_core._recording.triallog:is_trial_log",
+    "json_name": "eval_core._case.case:json_name",
+    "kind_schema_hash": "eval_core._plugins.schemas:kind_schema_hash",
+    "load_plugins": "eval_core._plugins.plugins:load_plugins",
+    "noise_floor": "eval_core._running.scorecard:noise_floor",
+    "not_cleared": "eval_core._running.scorecard:not_cleared",
+    "one_line": "eval_core._util.safe_text:one_line",
+    "read_regular": "eval_core._util.input_files:read_regular",
+    "read_trial_log": "eval_core._recording.triallog:read",
+    "recorded_from": "eval_core._case.recorded:recorded_from",
+    "runs_model": "eval_core._loading.rules:runs_model",
+    "stale_cases": "eval_core._running.stale:stale_cases",
+    "transcript_pack_path": "eval_core._recording.transcript:pack_path",
+    "transcript_record_types": "eval_core._recording.transcript:record_types",
+    "transcript_schema_hash": "eval_core._recording.transcript:schema_hash",
+    "typed_records": "eval_core._recording.transcript:typed",
+    "write_atomic": "eval_core._util.atomic:write_atomic",
+}
+"""Where each public name lives: ``name -> "module:attribute"``."""
+
+__all__ = [
+    "COMPARABLE",
+    "TRANSCRIPT_FORMAT",
+    "WITNESSED",
+    "CaseBase",
+    "Corpus",
+    "Evidence",
+    "Expectation",
+    "GuardDecision",
+    "KindSpec",
+    "Loader",
+    "Location",
+    "Logged",
+    "ModelRequest",
+    "NotReadable",
+    "Output",
+    "OutputRefused",
+    "PluginError",
+    "PluginSet",
+    "Pointer",
+    "RecordTypes",
+    "Recorded",
+    "ResumeRefused",
+    "Scorecard",
+    "ScriptStep",
+    "ScriptedCall",
+    "ScriptedResult",
+    "StructuredStep",
+    "TextStep",
+    "ToolCall",
+    "ToolCallsStep",
+    "Transcript",
+    "TranscriptReader",
+    "TranscriptRefused",
+    "TrialResult",
+    "admit",
+    "agents_owned",
+    "case_verdict",
+    "check_outputs",
+    "clean",
+    "decide",
+    "hookimpl",
+    "is_trial_log",
+    "json_name",
+    "kind_schema_hash",
+    "load_plugins",
+    "noise_floor",
+    "not_cleared",
+    "one_line",
+    "read_regular",
+    "read_trial_log",
+    "recorded_from",
+    "runs_model",
+    "stale_cases",
+    "transcript_pack_path",
+    "transcript_record_types",
+    "transcript_schema_hash",
+    "typed_records",
+    "write_atomic",
+]
+
+__getattr__ = Public(__name__, WHERE)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,52 @@
+"""The testing kit for plug-in authors, as pytest ships pytester: :class:`Kit` (the
+``eval_kit`` fixture), :func:`evidence`, and the conformance checks of a kind and a Host
+(:func:`assert_kind_conforms`, :func:`assert_host_conforms`). See
+:mod:`eval_core._kit.testing` for a worked example.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from eval_core._util.public import Public
+
+if TYPE_CHECKING:
+    from eval_core._kit.testing import (
+        Agent,
+        CaseRefused,
+        HostProbe,
+        Kit,
+        assert_host_conforms,
+        assert_kind_conforms,
+        evidence,
+        write_soul,
+    )
+
+WHERE = {
+    "Agent": "eval_core._kit.testing:Agent",
+    "CaseRefused": "eval_core._kit.testing:CaseRefused",
+    "HostProbe": "eval_core._kit.testing:HostProbe",
+    "Kit": "eval_core._kit.testing:Kit",
+    "assert_host_conforms": "eval_core._kit.testing:assert_host_conforms",
+    "assert_kind_conforms": "eval_core._kit.testing:assert_kind_conforms",
+    "evidence": "eval_core._kit.testing:evidence",
+    "write_soul": "eval_core._kit.testing:write_soul",
+}
+"""Where each public name lives: ``name -> "module:attribute"``."""
+
+__all__ = [
+    "Agent",
+    "CaseRefused",
+    "HostProbe",
+    "Kit",
+    "assert_host_conforms",
+    "assert_kind_conforms",
+    "evidence",
+    "write_soul",
+]
+
+__getattr__ = Public(__name__, WHERE)
+
+
+def __dir__() -> list[str]:
+    return __all__
