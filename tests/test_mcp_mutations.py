@@ -9,6 +9,7 @@ expected.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from datetime import datetime
 from typing import Any
@@ -110,7 +111,8 @@ def test_a_dispatcher_that_sends_a_call_twice_turns_the_count_cases_red(
     real_call = McpClients.call_tool
 
     def twice(self: McpClients, *args: Any) -> Any:
-        real_call(self, *args)
+        with contextlib.suppress(Exception):  # a refused first call is sent again all the same
+            real_call(self, *args)
         return real_call(self, *args)
 
     monkeypatch.setattr(McpClients, "call_tool", twice)

@@ -149,6 +149,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "json.loads",
     ): ("a deep copy of a decoded Case (json.loads(json.dumps(doc)))"),
     (
+        "eval-expectations-mcp/src/eval_expectations_mcp/provider.py",
+        "_answered",
+        "json.loads",
+    ): ("a request body the harness's own MCP test server received, in its own process"),
+    (
         "eval-expectations-routine/src/eval_expectations_routine/provider.py",
         "Scenario.answer",
         "json.loads",
