@@ -8,6 +8,7 @@ fault says.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -79,16 +80,21 @@ def binding(kit: Any, wire: str, url: str, **pin: Any) -> EndpointBinding:
     return EndpointBinding(kit.pin(wire, url, **pin), kit.FAKE_KEY, base_delay=0.001)
 
 
+@functools.cache
+def kinds() -> Any:
+    """The installed kinds, loaded once: a timed Trial below must not time the plug-ins' load."""
+    return load_plugins().kinds
+
+
 def output_contains() -> list[Expectation]:
-    kinds = load_plugins().kinds
-    return [kinds["output_contains"].struct(text="ok")]  # type: ignore[call-arg]
+    return [kinds()["output_contains"].struct(text="ok")]  # type: ignore[call-arg]
 
 
 def assert_errored(
     kit: Any, host: Any, b: EndpointBinding, reason: str, calls: int, retries: int
 ) -> TrialResult:
     """Through the real run_trial: errored with the reason, never failed; attempts on the record."""
-    result = run_trial(kit.make_case(expect=output_contains()), 1, host, b, load_plugins().kinds)
+    result = run_trial(kit.make_case(expect=output_contains()), 1, host, b, kinds())
     assert result.outcome == "errored", result
     assert result.error is not None and result.error.startswith(reason), result.error
     assert (result.model_calls, result.retries) == (calls, retries)
@@ -171,12 +177,15 @@ def test_a_trial_bound_is_not_waited_past_for_a_retry_after(
     server = vendor(
         kit.Reply(status=429, body={"error": "slow down"}, headers={"Retry-After": "5"})
     )
+    waits: list[float] = []
     b = EndpointBinding(
-        kit.pin("openai", server.url, trial_timeout_s=1.0), kit.FAKE_KEY, max_wait=30.0
+        kit.pin("openai", server.url, trial_timeout_s=1.0),
+        kit.FAKE_KEY,
+        max_wait=30.0,
+        sleep=waits.append,
     )
-    started = time.monotonic()
     assert_errored(kit, loop_host, b, "model_rate_limited", 1, 0)
-    assert time.monotonic() - started < 1.0  # the 5 s wait would outlast the bound: not waited
+    assert waits == []  # the 5 s wait would outlast the bound: not waited
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -251,10 +260,11 @@ def test_the_trial_bound_holds_across_unreachable_retries(kit: Any, loop_host: A
     """With ``trial_timeout_s`` the retries of a refused connection stop when the backoff would
     outlast the bound (0.3 s, then 0.6 s against 0.5 s): the Trial errs within it."""
     url = f"http://127.0.0.1:{kit.closed_port()}/v1"
-    b = EndpointBinding(kit.pin("openai", url, trial_timeout_s=0.5), kit.FAKE_KEY, base_delay=0.3)
-    started = time.monotonic()
+    waits: list[float] = []
+    pin = kit.pin("openai", url, trial_timeout_s=0.5)
+    b = EndpointBinding(pin, kit.FAKE_KEY, base_delay=0.3, sleep=waits.append)
     result = assert_errored(kit, loop_host, b, "model_unreachable", 2, 1)
-    assert time.monotonic() - started < 0.5
+    assert waits == [0.3]  # the second backoff, 0.6 s, would outlast the bound: not waited
     assert "Connection refused" in (result.error or "")
 
 
