@@ -166,8 +166,21 @@ def test_a_changed_side_file_or_format_is_refused(tmp_path: Path) -> None:
     assert pointer is not None
     with pytest.raises(TranscriptRefused, match="does not match its SHA-256"):
         Reader(pack).get(pointer)
-    with pytest.raises(TranscriptRefused, match="transcript format 99, and this harness reads 1"):
+    with pytest.raises(
+        TranscriptRefused, match="transcript format 99, and this harness reads 1, 2"
+    ):
         transcript.decode(b'{"format": 99, "expect": [], "evidence": {"tier": "l2"}}', "x")
+
+
+def test_a_format_1_transcript_still_reads_and_a_new_one_says_it_is_2(tmp_path: Path) -> None:
+    """Format 2 stores the offered Tools and the testimony's prompt once: a harness that reads
+    only 1 must refuse it rather than read half of it; what format 1 wrote still reads."""
+    old = transcript.decode(b'{"format": 1, "expect": [], "evidence": {"tier": "l2"}}', "x")
+    assert old.format == 1 and old.evidence.tier == "l2"
+    path, _ = logged(tmp_path, ("a", evidence()))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    assert Reader(pack_path(path)).get(pointer).format == transcript.FORMAT == 2
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])

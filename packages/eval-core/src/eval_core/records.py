@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._plugins.schemas import kind_schema_hash
     from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
+    from eval_core._recording.transcript import READS as TRANSCRIPT_READS
     from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
     from eval_core._recording.transcript import Reader as TranscriptReader
     from eval_core._recording.transcript import pack_path as transcript_pack_path
@@ -83,6 +84,7 @@ WHERE = {
     "ScriptedResult": "eval_core._case.case:ScriptedResult",
     "StructuredStep": "eval_core._case.case:StructuredStep",
     "TRANSCRIPT_FORMAT": "eval_core._recording.transcript:FORMAT",
+    "TRANSCRIPT_READS": "eval_core._recording.transcript:READS",
     "TextStep": "eval_core._case.case:TextStep",
     "ToolCall": "eval_core._case.evidence:ToolCall",
     "ToolCallsStep": "eval_core._case.case:ToolCallsStep",
@@ -121,6 +123,7 @@ WHERE = {
 __all__ = [
     "COMPARABLE",
     "TRANSCRIPT_FORMAT",
+    "TRANSCRIPT_READS",
     "WITNESSED",
     "CaseBase",
     "Corpus",

@@ -25,7 +25,7 @@ import msgspec
 
 from eval_core.commands import Opened, Refused, locked_owners, open_corpus
 from eval_core.records import (
-    TRANSCRIPT_FORMAT,
+    TRANSCRIPT_READS,
     CaseBase,
     Corpus,
     Evidence,
@@ -153,9 +153,10 @@ def _read(log: Path) -> tuple[Any, TranscriptReader]:
     header = logged.header
     if header.transcripts is None or logged.pointers is None:
         raise RecordRefused(f"{log}: the log records no transcripts: no replies to record")
-    if header.transcripts != TRANSCRIPT_FORMAT:
+    if header.transcripts not in TRANSCRIPT_READS:
         raise RecordRefused(
-            f"{log}: transcript format {header.transcripts}; this harness reads {TRANSCRIPT_FORMAT}"
+            f"{log}: transcript format {header.transcripts}; this harness reads "
+            f"{', '.join(map(str, sorted(TRANSCRIPT_READS)))}"
         )
     if header.evidence_schema != transcript_schema_hash(Evidence):
         raise RecordRefused(

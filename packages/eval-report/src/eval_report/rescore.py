@@ -27,7 +27,7 @@ import msgspec
 from msgspec import structs
 
 from eval_core.records import (
-    TRANSCRIPT_FORMAT,
+    TRANSCRIPT_READS,
     Evidence,
     Expectation,
     PluginError,
@@ -92,10 +92,11 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
             f"{path}: the log records no transcripts (a harness before transcripts wrote it): "
             "there is no Evidence to re-score"
         )
-    if header.transcripts != TRANSCRIPT_FORMAT:
+    if header.transcripts not in TRANSCRIPT_READS:
         raise Refused(
-            f"{path}: transcript format {header.transcripts}: this harness reads format "
-            f"{TRANSCRIPT_FORMAT}: recorded by an incompatible record schema"
+            f"{path}: transcript format {header.transcripts}: this harness reads formats "
+            f"{', '.join(map(str, sorted(TRANSCRIPT_READS)))}: recorded by an incompatible "
+            "record schema"
         )
     installed = transcript_schema_hash(Evidence)
     if header.evidence_schema != installed:

@@ -45,7 +45,8 @@ from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regu
 from eval_core._util.limits import MAX_DEPTH, TooDeep, check_json_depth
 from eval_core._util.safe_text import clean_value, unsafe_json
 
-FORMAT = 1
+FORMAT = 2  # 2 keeps the offered Tools and the testimony's prompt once (stored_once)
+READS = frozenset({1, 2})  # a format-1 transcript simply has nothing stored once but the prompt
 SUFFIX = ".transcripts"
 MAX_CHARS = 256 * 1024
 MAX_ITEMS = 5_000
@@ -267,9 +268,10 @@ def decode(data: bytes, where: str) -> Transcript:
             f"{where}: not a transcript of format {FORMAT} ({exc}): it was recorded by an "
             "incompatible Evidence schema"
         ) from None
-    if transcript.format != FORMAT:
+    if transcript.format not in READS:
         raise TranscriptRefused(
-            f"{where}: transcript format {transcript.format}, and this harness reads {FORMAT}"
+            f"{where}: transcript format {transcript.format}, and this harness reads "
+            f"{', '.join(map(str, sorted(READS)))}"
         )
     shared = stored_once.Shared(
         system=transcript.system_shared,
