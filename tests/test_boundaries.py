@@ -124,23 +124,9 @@ AUDIENCES = (
 )
 """The public API, one module per audience: all a shipped package imports from the core."""
 
-INTERNALS = {
-    # the Sweep driver and its options, until a public module offers them (issue 48)
-    "packages/eval-record/src/eval_record/core_internals.py": {
-        "eval_core._sweeping.options",
-        "eval_core._sweeping.sweep",
-    },
-    # The release gate is called with the Sweep's own types (its flags, its legs): eval-release
-    # imports them, and what the comparison needs beyond the public modules, in this one module.
-    "packages/eval-release/src/eval_release/core_internals.py": {
-        "eval_core._loading.opening",
-        "eval_core._sweeping.leg",
-        "eval_core._sweeping.matrix",
-        "eval_core._sweeping.options",
-        "eval_core._sweeping.render",
-        "eval_core._util.limits",
-        "eval_core._util.provenance",
-    },
+INTERNALS: dict[str, set[str]] = {
+    # A shipped package that must import a core internal says so here, by file, with why.
+    # Empty: the Sweep's options, legs and driver are public (eval_core.commands).
 }
 """The only imports of the core's internals outside it, each module by name."""
 

@@ -12,9 +12,16 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
-from eval_core.commands import Opened, Project, SettingsRefused, find_project, is_cwd
+from eval_core.commands import (
+    Opened,
+    Project,
+    SettingsRefused,
+    SweepOptions,
+    find_project,
+    is_cwd,
+    sweep,
+)
 from eval_core.records import one_line, runs_model, stale_cases
-from eval_record.core_internals import SweepOptions, sweep
 from eval_record.record import Asked, RecordRefused, from_log, opened_corpus
 
 DEFAULT_HOST = "agent-runtime"

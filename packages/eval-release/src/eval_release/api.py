@@ -7,9 +7,9 @@ named here too, beside the comparison they are read with.
 
 from __future__ import annotations
 
+from eval_core.commands import Leg, covered, not_cleared_matrix, render_verdict
 from eval_release.baseline import BaselineError, read_saved
 from eval_release.baseline import read as read_baseline
-from eval_release.core_internals import Leg, covered, not_cleared_matrix, render_verdict
 from eval_release.delta import CaseDelta, ComparisonRefused
 from eval_release.delta import compare as compare_scorecards
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import msgspec
 
+from eval_core.commands import MAX_PLANNED_TRIALS
 from eval_core.hosts import InputRefused, read_json_input
 from eval_core.records import Scorecard, write_atomic
-from eval_release.core_internals import MAX_PLANNED_TRIALS
 
 BASELINE_SCHEMA = 3
 READS = (2, 3)

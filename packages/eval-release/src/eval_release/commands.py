@@ -22,8 +22,8 @@ def compare(args: argparse.Namespace) -> int:
     Cases that differ, one a line), and its exit code."""
     import sys
 
+    from eval_core.commands import Refused
     from eval_release.compare import compare as run
-    from eval_release.core_internals import Refused
 
     try:
         return run(args.before, args.after)

@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from eval_core.commands import COMPARISON_REFUSED, Refused, is_clean
 from eval_core.records import Scorecard, clean
 from eval_release import baseline as baselines
 from eval_release import delta as deltas
-from eval_release.core_internals import COMPARISON_REFUSED, Refused, is_clean
 
 
 def compare(before: Path, after: Path, out: TextIO | None = None) -> int:

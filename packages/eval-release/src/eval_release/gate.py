@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_core.commands import CANONICAL
+from eval_core.commands import CANONICAL, SweepLeg, SweepOptions, is_clean
 from eval_core.records import Scorecard
 from eval_release import baseline as baselines
 from eval_release import delta as deltas
-from eval_release.core_internals import Run, SweepOptions, is_clean
 
 
-def gate(options: SweepOptions, run: Run, version: str, scrub: Callable[[bytes], bytes]) -> None:
+def gate(
+    options: SweepOptions, run: SweepLeg, version: str, scrub: Callable[[bytes], bytes]
+) -> None:
     """Compare with the Baseline, then promote if asked and allowed."""
     card = run.card
     assert card is not None
@@ -68,7 +69,7 @@ def gate(options: SweepOptions, run: Run, version: str, scrub: Callable[[bytes],
     run.notes.append(f"Promoted  {card.model_id} Baseline at {version} -> {target}")
 
 
-def _canonical(options: SweepOptions, card: Scorecard, reading: Run | None = None) -> Path:
+def _canonical(options: SweepOptions, card: Scorecard, reading: SweepLeg | None = None) -> Path:
     """The Baseline's canonical path: keyed by the Corpus too unless it is the project's own.
     ``reading``: for a comparison, a Corpus keyed that has no Baseline there yet reads the
     unkeyed path (where a harness before the key promoted it), saying so in a note."""

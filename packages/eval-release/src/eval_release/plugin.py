@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_core.commands import SweepLeg, SweepOptions
 from eval_core.hosts import Corpus
 from eval_core.kinds import hookimpl
-from eval_release.core_internals import Run, SweepOptions
 
 
 @hookimpl
 def eval_sweep_leg(
-    options: SweepOptions, leg: Run, commit: str, scrub: Callable[[bytes], bytes]
+    options: SweepOptions, leg: SweepLeg, commit: str, scrub: Callable[[bytes], bytes]
 ) -> None:
     if options.baseline is None and not options.promote:
         return
@@ -29,7 +29,7 @@ def eval_sweep_leg(
 
 @hookimpl
 def eval_sweep_files(
-    options: SweepOptions, corpus: Corpus, legs: Sequence[Run], trials: Sequence[Any]
+    options: SweepOptions, corpus: Corpus, legs: Sequence[SweepLeg], trials: Sequence[Any]
 ) -> Iterable[tuple[str, Path, Callable[[], bytes]]]:
     if options.junit_xml is None:
         return []

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_core.commands import SweepLeg, repository_root
 from eval_core.hosts import Corpus
 from eval_release import junit
-from eval_release.core_internals import Run, repository_root
 
 
 def junit_files(corpus: Corpus, root: Path) -> dict[str, str]:
@@ -28,7 +28,9 @@ def junit_files(corpus: Corpus, root: Path) -> dict[str, str]:
     return found
 
 
-def junit_bytes(corpus: Corpus, root: Path, legs: Sequence[Run], trials: Sequence[Any]) -> bytes:
+def junit_bytes(
+    corpus: Corpus, root: Path, legs: Sequence[SweepLeg], trials: Sequence[Any]
+) -> bytes:
     """The JUnit XML of a Sweep's measured legs, each Case's state against the Baseline too."""
     cards = [r.card for r in legs if r.card is not None]
     against = [r.states for r in legs if r.card is not None]
