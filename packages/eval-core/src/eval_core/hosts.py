@@ -86,11 +86,13 @@ if TYPE_CHECKING:
     from eval_core._util.entrypoints import version
     from eval_core._util.input_files import InputRefused, NotReadable, read_json_input, read_regular
     from eval_core._util.limits import TooDeep, check_json_depth
+    from eval_core._util.noise import Noise
     from eval_core._util.paths import compact_json, deep_equal
     from eval_core._util.project import SettingsRefused, find_project
     from eval_core._util.safe_text import one_line
 
 WHERE = {
+    "Noise": "eval_core._util.noise:Noise",
     "AgentTools": "eval_core._plugins.host:AgentTools",
     "Binding": "eval_core._plugins.host:Binding",
     "CaseBase": "eval_core._case.case:CaseBase",
@@ -214,6 +216,7 @@ __all__ = [
     "ModelSource",
     "ModelToolCall",
     "ModelUnavailable",
+    "Noise",
     "NotReadable",
     "PluginError",
     "PluginSet",
