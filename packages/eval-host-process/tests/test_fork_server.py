@@ -20,7 +20,7 @@ from eval_core.hosts import Loader, PluginSet
 from eval_core.records import Scorecard
 from eval_host_process.fork_server import target_of
 from eval_host_process.host import ProcessHost
-from process_project import RUN, write_project
+from process_project import AGENT, RUN, write_project
 from test_robustness import _marked
 
 TALLY = """
@@ -122,6 +122,58 @@ def test_two_trials_share_no_module_state(
     assert _marked(run_mark) == []  # the zygote ended with the Host
 
 
+TALLY_SERVER = """
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+import tally
+
+server = FastMCP("tally")
+
+
+@server.tool()
+def count(name: str) -> dict:
+    \"\"\"Count a name.\"\"\"
+    tally.SEEN.append(name)
+    return {"seen": tally.SEEN, "pid": os.getpid(), "imported_by": tally.IMPORTED_BY}
+
+
+if __name__ == "__main__":
+    server.run()
+"""
+
+
+def test_the_team_s_tool_server_is_fresh_in_every_trial(
+    plugins: PluginSet, tmp_path: Path, run_mark: str
+) -> None:
+    """Its stdio server forked per Trial too (a Python one): what one Trial made it remember
+    never reaches the next, and it imported its imports once (the load's listing started it:
+    the same session code, spawned)."""
+    root = tmp_path / "team"
+    corpus = _project(root, "fork-server")
+    (root / "tally_server.py").write_text(TALLY_SERVER)
+    with (root / "pyproject.toml").open("a") as settings:
+        settings.write(f'tools_server = "{sys.executable} tally_server.py"\n')
+    with (root / "agents.toml").open("a") as manifest:
+        agent = f"{sys.executable} {AGENT} chat"
+        manifest.write(f'\n[agents.counting]\ncommand = "{agent}"\ntools = ["count"]\n')
+    cases = []
+    for name in ("first", "second"):
+        case = _case(name, "counting")
+        call = {"callId": "c1", "name": "count", "arguments": {"name": name}}
+        case["script"] = [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "x"}]
+        cases.append(case)
+    card, seen = _sweep(plugins, corpus, cases)
+    assert [t.outcome for t in card.trials] == ["passed", "passed"], card.trials
+    said = {name: seen[name].tool_results[0].output for name in ("first", "second")}
+    assert [said[name]["seen"] for name in said] == [["first"], ["second"]]
+    assert said["first"]["pid"] != said["second"]["pid"]
+    imported = {answer["imported_by"] for answer in said.values()}
+    assert len(imported) == 1 and imported.isdisjoint(a["pid"] for a in said.values())
+    assert _marked(run_mark) == []
+
+
 @pytest.mark.parametrize(
     ("agent", "error"),
     [
@@ -130,20 +182,29 @@ def test_two_trials_share_no_module_state(
             "exited with status 3 while importing what the agent imports (stderr: tally: no "
             "licence); host option start=spawn starts the agent per Trial instead",
         ),
-        ("hangs", "did not import what the agent imports within 2 s; it was ended"),
+        (
+            "hangs",
+            "did not import what the agent imports within 2 s; it was ended "
+            "(EVAL_HOST_LOAD_SECONDS sets the bound)",
+        ),
     ],
 )
 def test_a_zygote_that_dies_or_hangs_errors_its_trials_in_one_line(
-    plugins: PluginSet, tmp_path: Path, agent: str, error: str, run_mark: str
+    plugins: PluginSet,
+    tmp_path: Path,
+    agent: str,
+    error: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    corpus = _project(tmp_path / "team", "fork-server", timeout=2)
+    monkeypatch.setenv("EVAL_HOST_LOAD_SECONDS", "2")  # as a Host's load of the team's code
+    corpus = _project(tmp_path / "team", "fork-server")
     card, _ = _sweep(plugins, corpus, [_case("one", agent), _case("two", agent)])
     command = f"{sys.executable} {agent}_agent.py"
     expected = f"AgentError: the agent's fork-server ({command}) {error}"
     assert [t.outcome for t in card.trials] == ["errored"] * 2
     for trial in card.trials:  # the same line for each (the zygote is not started again)
         assert (trial.error or "").startswith(expected) and "\n" not in (trial.error or "")
-    assert _marked(run_mark) == []
+    assert _marked(os.environ[RUN]) == []
 
 
 def test_the_zygote_ends_when_the_harness_is_killed(tmp_path: Path, run_mark: str) -> None:

@@ -6,11 +6,12 @@ stderr, environment and working directory, running the module as ``__main__``.
 
 Trials stay independent: every agent process is forked from the zygote, which never runs a
 Trial, so a module's state is what its import left, never what an earlier Trial did to it. The
-zygote is the team's code: its start is bounded (the host option ``timeout``), one that dies or
-hangs there errors every Trial of its agent in one line, and it ends when the Host closes or the
-harness goes away (it watches a pipe only the harness holds). A command that is not a plain
-``python -m MODULE ...`` or ``python PATH.py ...``, a platform without ``fork`` or descriptor
-passing, or a module whose imports start threads (a fork copies no thread) is started per Trial.
+zygote is the team's code: its start is bounded like a Host's load of the team's code
+(:func:`load_seconds`); one that dies or hangs there errors every Trial of its agent in one
+line; it ends when the Host closes or the harness goes away (it watches a pipe only the
+harness holds). A command that is not a plain ``python -m MODULE ...`` or ``python PATH.py
+...``, a platform without ``fork`` or descriptor passing, or a module whose imports start
+threads (a fork copies no thread) is started per Trial.
 """
 
 from __future__ import annotations
@@ -36,6 +37,19 @@ from eval_host_process.process import STDERR_KEPT, AgentError
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?$")
 ZYGOTE = Path(__file__).with_name("zygote.py")
 LINE_BYTES = 256  # what a supervisor says: "pid A S", "status N"
+LOAD_SECONDS = 120.0
+
+
+def load_seconds() -> float:
+    """How long a zygote may take to import what the agent imports: as long as the core gives
+    a Host to load the team's code (``EVAL_HOST_LOAD_SECONDS``, 120 s; the core refuses a
+    malformed value before a Sweep, so one is read as the default here)."""
+    given = os.environ.get("EVAL_HOST_LOAD_SECONDS", "")
+    try:
+        seconds = float(given) if given else LOAD_SECONDS
+    except ValueError:
+        return LOAD_SECONDS
+    return seconds if 0 < seconds < 1e6 else LOAD_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +223,7 @@ class ForkServer:
         elif said == "timeout":
             self.failure = (
                 f"{self._named()} did not import what the agent imports within "
-                f"{self.seconds:g} s; it was ended"
+                f"{self.seconds:g} s; it was ended (EVAL_HOST_LOAD_SECONDS sets the bound)"
             )
         else:
             code = self._zygote.wait() if self._zygote else None
@@ -315,8 +329,9 @@ class ForkServers:
     """A Host's zygotes, one per interpreter and module, each started once: before the Sweep's
     workers are forked (:meth:`start`, which they then share), else at its first Trial."""
 
-    def __init__(self, cwd: Path, env: Mapping[str, str], seconds: float) -> None:
-        self.cwd, self.env, self.seconds = cwd, dict(env), seconds
+    def __init__(self, cwd: Path, env: Mapping[str, str], seconds: float | None = None) -> None:
+        self.cwd, self.env = cwd, dict(env)
+        self.seconds = load_seconds() if seconds is None else seconds
         self._servers: dict[tuple[str, str, str], ForkServer] = {}
         self._lock = threading.Lock()
 

@@ -18,6 +18,7 @@ import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -126,12 +127,11 @@ class ProcessHost:
         how = str(start or settings.get("start") or STARTS[0])
         if how not in STARTS:
             raise HostOptionError(f"start must be 'fork-server' or 'spawn', not {how!r}")
-        self.forks = (
-            ForkServers(self.root, self.base_env(), self.timeout) if how == STARTS[0] else None
-        )
+        self.forks = ForkServers(self.root, self.base_env()) if how == STARTS[0] else None
         server = tools_server or settings.get("tools_server")
-        self.team = TeamTools.of(str(server), self.root, self.base_env()) if server else None
-        listed = self.team.declarations() if self.team is not None else {}
+        team = TeamTools.of(str(server), self.root, self.base_env()) if server else None
+        listed = team.declarations() if team is not None else {}  # started: load is once
+        self.team = replace(team, forks=self.forks) if team is not None else None
         self.proxied = frozenset(listed)
         self._platform: dict[str, ToolDecl] = {}
         for spec in self.manifest.agents.values():
