@@ -1,6 +1,8 @@
 """What reads or writes a Sweep's records: the Scorecard and the rule that decides a
-Trial, the trial log, transcripts and recorded Cases, the outputs a report writes. The report,
-rescore and record plug-ins import the core only from here and :mod:`eval_core.commands`.
+Trial, the trial log, transcripts and recorded Cases, the outputs a report writes; and the
+records a Host's service and a family's fixture pass each other (what a Trial left in the Host's
+database, a service's settings), defined once. The report, rescore and record plug-ins import
+the core only from here and :mod:`eval_core.commands`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,20 @@ if TYPE_CHECKING:
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._plugins.schemas import kind_schema_hash
+    from eval_core._plugins.service_records import (
+        ActivePublication,
+        Admission,
+        DoctorEvent,
+        GeneratedFile,
+        PersistedMessage,
+        Redelivery,
+        RoutineOutcome,
+        RoutineSchedule,
+        SoulCommit,
+        StaleWrite,
+        TurnRecord,
+        folded,
+    )
     from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
     from eval_core._recording.transcript import READS as TRANSCRIPT_READS
     from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
@@ -58,11 +74,15 @@ if TYPE_CHECKING:
     from eval_core._util.safe_text import clean, one_line
 
 WHERE = {
+    "ActivePublication": "eval_core._plugins.service_records:ActivePublication",
+    "Admission": "eval_core._plugins.service_records:Admission",
     "COMPARABLE": "eval_core._running.scorecard:COMPARABLE",
     "CaseBase": "eval_core._case.case:CaseBase",
     "Corpus": "eval_core._loading.corpus:Corpus",
+    "DoctorEvent": "eval_core._plugins.service_records:DoctorEvent",
     "Evidence": "eval_core._case.evidence:Evidence",
     "Expectation": "eval_core._case.kinds:Expectation",
+    "GeneratedFile": "eval_core._plugins.service_records:GeneratedFile",
     "GuardDecision": "eval_core._case.evidence:GuardDecision",
     "KindSpec": "eval_core._case.kinds:KindSpec",
     "Loader": "eval_core._loading.corpus:Loader",
@@ -72,16 +92,22 @@ WHERE = {
     "NotReadable": "eval_core._util.input_files:NotReadable",
     "Output": "eval_core._util.outputs:Output",
     "OutputRefused": "eval_core._util.outputs:OutputRefused",
+    "PersistedMessage": "eval_core._plugins.service_records:PersistedMessage",
     "PluginError": "eval_core._plugins.plugins:PluginError",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Pointer": "eval_core._recording.transcript:Pointer",
     "RecordTypes": "eval_core._recording.transcript:RecordTypes",
     "Recorded": "eval_core._case.recorded:Recorded",
+    "Redelivery": "eval_core._plugins.service_records:Redelivery",
     "ResumeRefused": "eval_core._recording.triallog:ResumeRefused",
+    "RoutineOutcome": "eval_core._plugins.service_records:RoutineOutcome",
+    "RoutineSchedule": "eval_core._plugins.service_records:RoutineSchedule",
     "Scorecard": "eval_core._running.scorecard:Scorecard",
     "ScriptStep": "eval_core._case.case:ScriptStep",
     "ScriptedCall": "eval_core._case.case:ScriptedCall",
     "ScriptedResult": "eval_core._case.case:ScriptedResult",
+    "SoulCommit": "eval_core._plugins.service_records:SoulCommit",
+    "StaleWrite": "eval_core._plugins.service_records:StaleWrite",
     "StructuredStep": "eval_core._case.case:StructuredStep",
     "TRANSCRIPT_FORMAT": "eval_core._recording.transcript:FORMAT",
     "TRANSCRIPT_READS": "eval_core._recording.transcript:READS",
@@ -92,6 +118,7 @@ WHERE = {
     "TranscriptReader": "eval_core._recording.transcript:Reader",
     "TranscriptRefused": "eval_core._recording.transcript:TranscriptRefused",
     "TrialResult": "eval_core._running.trial:TrialResult",
+    "TurnRecord": "eval_core._plugins.service_records:TurnRecord",
     "WITNESSED": "eval_core._case.witness:WITNESSED",
     "admit": "eval_core._running.scorecard:admit",
     "agents_owned": "eval_core._plugins.host:agents_owned",
@@ -99,6 +126,7 @@ WHERE = {
     "check_outputs": "eval_core._util.outputs:check_all",
     "clean": "eval_core._util.safe_text:clean",
     "decide": "eval_core._running.trial:decide",
+    "folded": "eval_core._plugins.service_records:folded",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
     "is_trial_log": "eval_core._recording.triallog:is_trial_log",
     "json_name": "eval_core._case.case:json_name",
@@ -125,10 +153,14 @@ __all__ = [
     "TRANSCRIPT_FORMAT",
     "TRANSCRIPT_READS",
     "WITNESSED",
+    "ActivePublication",
+    "Admission",
     "CaseBase",
     "Corpus",
+    "DoctorEvent",
     "Evidence",
     "Expectation",
+    "GeneratedFile",
     "GuardDecision",
     "KindSpec",
     "Loader",
@@ -138,16 +170,22 @@ __all__ = [
     "NotReadable",
     "Output",
     "OutputRefused",
+    "PersistedMessage",
     "PluginError",
     "PluginSet",
     "Pointer",
     "RecordTypes",
     "Recorded",
+    "Redelivery",
     "ResumeRefused",
+    "RoutineOutcome",
+    "RoutineSchedule",
     "Scorecard",
     "ScriptStep",
     "ScriptedCall",
     "ScriptedResult",
+    "SoulCommit",
+    "StaleWrite",
     "StructuredStep",
     "TextStep",
     "ToolCall",
@@ -156,12 +194,14 @@ __all__ = [
     "TranscriptReader",
     "TranscriptRefused",
     "TrialResult",
+    "TurnRecord",
     "admit",
     "agents_owned",
     "case_verdict",
     "check_outputs",
     "clean",
     "decide",
+    "folded",
     "hookimpl",
     "is_trial_log",
     "json_name",

@@ -64,6 +64,14 @@ from eval_core.kinds import (
     scorer,
     values_at,
 )
+from eval_core.records import (
+    ActivePublication,
+    PersistedMessage,
+    SoulCommit,
+    StaleWrite,
+    TurnRecord,
+    folded,
+)
 from eval_expectations_durable.turns import turn_index_problems
 
 SOUL_SEAM = "soul_write"
@@ -71,49 +79,14 @@ R = TypeVar("R")
 _NO_RECORD = "no durable Run was read back (not an L3 Trial?)"
 
 
-class TurnView(Protocol):
-    turn_index: int
-    run_id: str
-    run_status: str | None
-    state_status: str | None
-    turn_status: str | None
-    reason: str | None
-
-
-class MessageView(Protocol):
-    turn_index: int
-    role: str
-    content: Any
-    metadata: Any
-
-
-class StaleWriteView(Protocol):
-    turn_index: int
-    raised: bool
-    landed: list[str]
-    detail: str
-
-
-class CommitView(Protocol):
-    turn_index: int
-    sha: str
-    paths: list[str]
-
-
-class PublicationView(Protocol):
-    turn_index: int
-    commit: str
-    artifacts: list[str]
-
-
 class DurableRuns(Protocol):
     """The Trial's Runs as the Host's database holds them, Turn by Turn."""
 
-    def turns(self) -> Sequence[TurnView]: ...
+    def turns(self) -> Sequence[TurnRecord]: ...
 
-    def messages(self) -> Sequence[MessageView]: ...
+    def messages(self) -> Sequence[PersistedMessage]: ...
 
-    def stale_writes(self) -> Sequence[StaleWriteView]: ...
+    def stale_writes(self) -> Sequence[StaleWrite]: ...
 
     def restarts(self) -> int: ...
 
@@ -121,52 +94,9 @@ class DurableRuns(Protocol):
 class SoulHistory(Protocol):
     """The Eval Soul repository's commits and active publication after each Turn."""
 
-    def commits(self) -> Sequence[CommitView]: ...
+    def commits(self) -> Sequence[SoulCommit]: ...
 
-    def publications(self) -> Sequence[PublicationView]: ...
-
-
-class TurnRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
-
-    turn_index: int
-    run_id: str
-    run_status: str | None
-    state_status: str | None
-    turn_status: str | None
-    reason: str | None = None
-
-
-class PersistedMessage(msgspec.Struct, frozen=True, kw_only=True):
-    turn_index: int
-    role: str
-    content: Any = None
-    metadata: Any = None
-
-
-class SoulCommit(msgspec.Struct, frozen=True, kw_only=True):
-    turn_index: int
-    sha: str
-    paths: list[str]
-
-
-class ActivePublication(msgspec.Struct, frozen=True, kw_only=True):
-    """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
-
-    turn_index: int
-    commit: str
-    artifacts: list[str]
-
-
-class StaleWrite(msgspec.Struct, frozen=True, kw_only=True):
-    """A worker that lost its lease came back. ``landed``: the Run's rows its pass changed, read
-    back from the database (the witness); ``raised``: whether the runtime said it refused the
-    write (raised its stale-generation error), its word only."""
-
-    turn_index: int
-    raised: bool
-    landed: list[str]
-    detail: str
+    def publications(self) -> Sequence[ActivePublication]: ...
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
@@ -183,10 +113,7 @@ class RunRecord(msgspec.Struct, kw_only=True):
 
     def folded(self) -> TurnRecord | None:
         """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
-        for turn in self.turns:
-            if turn.run_status != "succeeded":
-                return turn
-        return self.turns[-1] if self.turns else None
+        return folded(self.turns)
 
 
 def record_of(ev: Evidence) -> RunRecord | None:
@@ -215,7 +142,8 @@ def _read_back(request: FixtureRequest) -> Iterator[None]:
 
 
 def _copied(views: Sequence[object], record: type[R]) -> list[R]:
-    """The Host's views as this family's records, field by field (their attributes)."""
+    """What the Host answered, checked field by field against the shared record (a Host may
+    answer with objects of its own that carry the same attributes)."""
     return [msgspec.convert(view, record, from_attributes=True) for view in views]
 
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
+from eval_core.records import Admission
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 
@@ -35,21 +36,6 @@ OWNER = "eval"
 """The person who approved the route (the participant every Trial acts for)."""
 EVENT_ID = "eval-native-event"
 EVENT_TYPE = "issues.opened"
-
-
-class AdmissionRows(Protocol):
-    run_count: int
-    state_count: int
-    artifact_count: int
-    invocation_count: int
-    run: dict[str, Any] | None
-    state_status: str | None
-    request: Any
-    account_id: str | None
-    inbox_run_id: str | None
-    inbox_correlated: bool
-    error: str | None
-    inbox_status: str | None
 
 
 class NativeChannel(Protocol):
@@ -84,7 +70,7 @@ class NativeChannel(Protocol):
 
     def claim_again(self, event_id: str) -> None: ...
 
-    def admission(self, event_id: str) -> AdmissionRows: ...
+    def admission(self, event_id: str) -> Admission: ...
 
 
 def issue_event(destination: str, account_id: str, text: str) -> dict[str, Any]:
