@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
-from eval_core.records import Admission
+from eval_core.records import Admission, NativeEvent
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 
@@ -52,15 +52,7 @@ class NativeChannel(Protocol):
         bundle: Mapping[str, Any] | None = None,
     ) -> None: ...
 
-    def deliver(
-        self,
-        channel: str,
-        destination: str,
-        account_id: str,
-        payload: Any,
-        event_id: str,
-        event_type: str,
-    ) -> str: ...
+    def deliver(self, event: NativeEvent) -> str: ...
 
     def after_claim(self, event_id: str, action: Callable[[], None]) -> None: ...
 
@@ -101,12 +93,14 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
     channel.set_route(block.destination, ROUTINE, case.agent, OWNER, bundle(ROUTINE))
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(
-        CHANNEL,
-        block.destination,
-        block.account_id,
-        issue_event(block.destination, block.account_id, text),
-        EVENT_ID,
-        EVENT_TYPE,
+        NativeEvent(
+            channel=CHANNEL,
+            destination=block.destination,
+            account_id=block.account_id,
+            payload=issue_event(block.destination, block.account_id, text),
+            event_id=EVENT_ID,
+            event_type=EVENT_TYPE,
+        )
     )
     if block.fault == "route_changed":
         channel.after_claim(

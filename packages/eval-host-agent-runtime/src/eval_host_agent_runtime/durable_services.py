@@ -42,6 +42,8 @@ from eval_core.records import (
     ActivePublication,
     Admission,
     DoctorEvent,
+    McpAccount,
+    NativeEvent,
     PersistedMessage,
     Redelivery,
     SoulCommit,
@@ -348,19 +350,16 @@ class McpHostService:
     def connect_chat(self, visibility: str) -> None:
         mcp_accounts.connect_chat(self.conn, self.conversation_id, visibility)
 
-    def add_account(
-        self,
-        account_id: str,
-        scope: str,
-        status: str,
-        credential: str,
-        is_default: bool,
-        expires_at: str | None,
-    ) -> None:
-        account = mcp_accounts.Account(
-            account_id, scope, status, credential, is_default=is_default, expires_at=expires_at
+    def add_account(self, account: McpAccount) -> None:
+        row = mcp_accounts.Account(
+            account.account_id,
+            account.scope,
+            account.status,
+            account.credential,
+            is_default=account.is_default,
+            expires_at=account.expires_at,
         )
-        mcp_accounts.add_account(self.conn, self.conversation_id, account)
+        mcp_accounts.add_account(self.conn, self.conversation_id, row)
 
     def grant(self, account_id: str) -> None:
         mcp_accounts.grant(self.conn, self.conversation_id, account_id)
@@ -403,17 +402,14 @@ class NativeChannelService:
     ) -> None:
         NativeRoutes(self.conn).set(Route(destination, routine, agent, owner, bundle))
 
-    def deliver(
-        self,
-        channel: str,
-        destination: str,
-        account_id: str,
-        payload: Any,
-        event_id: str,
-        event_type: str,
-    ) -> str:
+    def deliver(self, event: NativeEvent) -> str:
         received = NativeInbox(self.conn).receive(
-            channel, destination, account_id, payload, event_id=event_id, event_type=event_type
+            event.channel,
+            event.destination,
+            event.account_id,
+            event.payload,
+            event_id=event.event_id,
+            event_type=event.event_type,
         )
         self.deliveries.append(Delivery(received))
         return received

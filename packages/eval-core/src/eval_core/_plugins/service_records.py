@@ -100,6 +100,33 @@ class Admission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     inbox_status: str | None = None
 
 
+class NativeEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event a native channel delivers to the durable inbox: from which channel, for which
+    destination, claiming which account, with its payload, id and type."""
+
+    channel: str
+    destination: str
+    account_id: str
+    payload: Any
+    event_id: str
+    event_type: str
+
+
+# -- MCP host state (the mcp family) ---------------------------------------------------------
+
+
+class McpAccount(msgspec.Struct, frozen=True, kw_only=True):
+    """One account of an integration the Trial's chat may act as: its scope and status, the
+    credential the provider knows it by, whether it is the default, and when it expires."""
+
+    account_id: str
+    scope: str
+    status: str
+    credential: str
+    is_default: bool
+    expires_at: str | None
+
+
 # -- the Routine desk (the routine family) ----------------------------------------------------
 
 
