@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
-from eval_core.records import Admission, NativeEvent
+from eval_core.records import Admission, NativeEvent, NativeRoute
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 
@@ -43,14 +43,7 @@ class NativeChannel(Protocol):
 
     def set_account(self, account_id: str, status: str) -> None: ...
 
-    def set_route(
-        self,
-        destination: str,
-        routine: str,
-        agent: str,
-        owner: str,
-        bundle: Mapping[str, Any] | None = None,
-    ) -> None: ...
+    def set_route(self, route: NativeRoute) -> None: ...
 
     def deliver(self, event: NativeEvent) -> str: ...
 
@@ -85,12 +78,19 @@ def bundle(routine: str) -> dict[str, Any]:
     return {"digest": digest, "routineId": ROUTINE_IDS[routine], "routineVersion": 1}
 
 
+def route(destination: str, routine: str, agent: str) -> NativeRoute:
+    """The route the operator (``eval``) approved: ``destination`` runs ``routine``, pinned."""
+    return NativeRoute(
+        destination=destination, routine=routine, agent=agent, owner=OWNER, bundle=bundle(routine)
+    )
+
+
 def _admission(request: FixtureRequest) -> Iterator[None]:
     block: NativeRoutine = request.value
     case = request.case
     channel = request.service(NativeChannel)
     channel.set_account(block.account_id, "approved")
-    channel.set_route(block.destination, ROUTINE, case.agent, OWNER, bundle(ROUTINE))
+    channel.set_route(route(block.destination, ROUTINE, case.agent))
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(
         NativeEvent(
@@ -105,9 +105,7 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
     if block.fault == "route_changed":
         channel.after_claim(
             event,
-            lambda: channel.set_route(
-                block.destination, CHANGED_ROUTINE, case.agent, OWNER, bundle(CHANGED_ROUTINE)
-            ),
+            lambda: channel.set_route(route(block.destination, CHANGED_ROUTINE, case.agent)),
         )
     elif block.fault == "account_revoked":
         channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))

@@ -42,8 +42,10 @@ from eval_core.records import (
     ActivePublication,
     Admission,
     DoctorEvent,
+    ForeignFile,
     McpAccount,
     NativeEvent,
+    NativeRoute,
     PersistedMessage,
     Redelivery,
     SoulCommit,
@@ -274,25 +276,19 @@ class ForeignFilesService:
     def __init__(self, files: FileStoreService) -> None:
         self.files = files
 
-    def put_foreign(
-        self,
-        file_id: str,
-        name: str,
-        media_type: str,
-        data: bytes,
-        owner: str,
-        shared_with: list[str],
-    ) -> None:
+    def put_foreign(self, file: ForeignFile) -> None:
         requester = f"user:{REQUESTER}"
-        if owner == requester or requester in shared_with:
+        if file.owner == requester or requester in file.shared_with:
             raise ValueError(
-                f"{file_id}: a foreign File is neither owned by nor shared with {requester}"
+                f"{file.file_id}: a foreign File is neither owned by nor shared with {requester}"
             )
         self.files.used = True
         store = self.files.store
-        store.put(file_id, name, media_type, data, origin="library", owner=owner)
-        for grantee in shared_with:
-            store.share(file_id, grantee)
+        store.put(
+            file.file_id, file.name, file.media_type, file.data, origin="library", owner=file.owner
+        )
+        for grantee in file.shared_with:
+            store.share(file.file_id, grantee)
 
 
 class PriorAttemptService:
@@ -392,15 +388,10 @@ class NativeChannelService:
     def set_account(self, account_id: str, status: str) -> None:
         AccountAuthority(self.conn).set_status(account_id, status)  # type: ignore[arg-type]
 
-    def set_route(
-        self,
-        destination: str,
-        routine: str,
-        agent: str,
-        owner: str,
-        bundle: Mapping[str, Any] | None = None,
-    ) -> None:
-        NativeRoutes(self.conn).set(Route(destination, routine, agent, owner, bundle))
+    def set_route(self, route: NativeRoute) -> None:
+        NativeRoutes(self.conn).set(
+            Route(route.destination, route.routine, route.agent, route.owner, route.bundle)
+        )
 
     def deliver(self, event: NativeEvent) -> str:
         received = NativeInbox(self.conn).receive(

@@ -599,10 +599,7 @@ class L3Trial:
         capture = next((row for row in rows if row.kind == "capture"), None)
         tool_status = tool.status if tool is not None else None
         self.ledger.turn_rows.append(TurnRecord(1, run_id, status, tool_status, None, reason))
-        self.recorded.extend(
-            Event(turn_index=1, seq=seq, type=kind, participant=who, payload=payload)
-            for seq, kind, who, payload in self.store.events(run_id)
-        )
+        self._read_back_events(1, run_id)
         captured = capture is not None and capture.status == "succeeded"
         self.desk.result = RoutineOutcome(
             run_id=run_id,
@@ -633,11 +630,7 @@ class L3Trial:
         run_doctor(self.conn, repo, self.doctor, hook, run_id)
         after = repo.head()
         if after != before:  # what landed in the repository, whatever the doctor recorded
-            self.doctor.commit_rows.extend(
-                SoulCommit(index, sha, list(paths))
-                for sha, paths in repo.log(before, after)
-                if sha not in self.operator_commits  # the operator's edit: not the doctor's
-            )
+            self.doctor.commit_rows.extend(self._commits(index, before, after))
         self.doctor.rows = [
             DoctorEvent(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
         ]
@@ -655,6 +648,22 @@ class L3Trial:
             self.restarts += 1
             self.ledger.restart_count = self.restarts
 
+    def _commits(self, index: int, before: str, after: str) -> list[SoulCommit]:
+        """The Soul repository's commits from ``before`` to ``after``, filed under Turn
+        ``index``; the fixture's operator edits are its own, never the Agent's or the doctor's."""
+        return [
+            SoulCommit(index, sha, list(paths))
+            for sha, paths in self.tier.repo.log(before, after)
+            if sha not in self.operator_commits
+        ]
+
+    def _read_back_events(self, index: int, run_id: str) -> None:
+        """The Run's events as the database holds them, filed under Turn ``index``."""
+        self.recorded.extend(
+            Event(turn_index=index, seq=seq, type=kind, participant=who, payload=payload)
+            for seq, kind, who, payload in self.store.events(run_id)
+        )
+
     def _read_back(self, index: int, minted: Minted) -> None:
         """What this Turn left in the database and the Soul repository."""
         store = self.store
@@ -662,16 +671,7 @@ class L3Trial:
         self.ledger.turn_rows.append(
             TurnRecord(index, minted.run_id, run_status, state_status, turn_status, reason)
         )
-        self.recorded.extend(
-            Event(
-                turn_index=index,
-                seq=seq,
-                type=kind,
-                participant=who,
-                payload=payload,
-            )
-            for seq, kind, who, payload in store.events(minted.run_id)
-        )
+        self._read_back_events(index, minted.run_id)
         self.ledger.message_rows.extend(
             PersistedMessage(index, role, content, metadata)
             for role, content, metadata in store.messages(minted.run_id)
@@ -680,11 +680,7 @@ class L3Trial:
             repo = self.tier.repo
             head = repo.head()
             if head != self.head:
-                self.history.commit_rows.extend(  # the fixture's operator edits are its own
-                    SoulCommit(index, sha, list(paths))
-                    for sha, paths in repo.log(self.head, head)
-                    if sha not in self.operator_commits
-                )
+                self.history.commit_rows.extend(self._commits(index, self.head, head))
                 self.head = head
         row = self.conn.execute(
             "SELECT commit_sha, artifacts FROM soul_publications WHERE active = 1"

@@ -100,6 +100,17 @@ class Admission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     inbox_status: str | None = None
 
 
+class NativeRoute(msgspec.Struct, frozen=True, kw_only=True):
+    """An operator's route: a native destination's events run this Routine as this Agent for
+    this owner, pinned to the published ``bundle`` approved (``None``: whatever is active)."""
+
+    destination: str
+    routine: str
+    agent: str
+    owner: str
+    bundle: Mapping[str, Any] | None = None
+
+
 class NativeEvent(msgspec.Struct, frozen=True, kw_only=True):
     """An event a native channel delivers to the durable inbox: from which channel, for which
     destination, claiming which account, with its payload, id and type."""
@@ -110,6 +121,21 @@ class NativeEvent(msgspec.Struct, frozen=True, kw_only=True):
     payload: Any
     event_id: str
     event_type: str
+
+
+# -- Files another user owns (the files family) -----------------------------------------------
+
+
+class ForeignFile(msgspec.Struct, frozen=True, kw_only=True):
+    """A File in the Host's store that the Trial's requester neither owns nor holds a share
+    of: its bytes, its owner, and who it is shared with."""
+
+    file_id: str
+    name: str
+    media_type: str
+    data: bytes
+    owner: str
+    shared_with: list[str]
 
 
 # -- MCP host state (the mcp family) ---------------------------------------------------------
