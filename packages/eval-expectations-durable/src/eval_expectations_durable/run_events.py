@@ -18,9 +18,9 @@ last Turn's; events, Messages, commits and Tool results accumulate over the Turn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -259,18 +259,41 @@ def _score_event_field(e: RunEventFieldEquals, ev: Evidence) -> Verdict:
         return failed(
             f"no durable {quoted(e.event_type)} event; events: {_event_types(record.events)}"
         )
-    hit = first_equal(events, _payload, e.path, e.value)
-    if hit is not None:
-        event, value = hit
-        return passed(
-            f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index}) "
-            f"has {e.path} = {render(value)}"
-        )
-    looked = values_at(events, _payload, e.path, lambda event: f"#{event.seq}")
-    return failed(
-        f"no durable {quoted(e.event_type)} event has {e.path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        events,
+        _payload,
+        e.path,
+        e.value,
+        _Named(
+            lambda event: f"#{event.seq}",
+            lambda event: (
+                f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index})"
+            ),
+            f"no durable {quoted(e.event_type)} event",
+        ),
     )
+
+
+class _Named(NamedTuple, Generic[R]):
+    """How an ``*_equals`` verdict names a record: ``label`` in the list of what each held,
+    ``which`` when it holds the value, ``none`` for no record at all."""
+
+    label: Callable[[R], str]
+    which: Callable[[R], str]
+    none: str
+
+
+def _equals(
+    records: Sequence[R], read: Callable[[R], Any], path: str, value: Any, named: _Named[R]
+) -> Verdict:
+    """An ``*_equals`` verdict: the first record that holds ``value`` at ``path`` passes; else
+    it fails and says what each record holds there."""
+    hit = first_equal(records, read, path, value)
+    if hit is not None:
+        record, actual = hit
+        return passed(f"{named.which(record)} has {path} = {render(actual)}")
+    looked = values_at(records, read, path, named.label)
+    return failed(f"{named.none} has {path} = {render(value)}; " + "; ".join(looked[:10]))
 
 
 def _payload(event: Event) -> Any:
@@ -308,16 +331,16 @@ def _score_metadata_equals(e: PersistedMessageMetadataEquals, ev: Evidence) -> V
     assistant = [m for m in record.messages if m.role == "assistant"]
     if not assistant:
         return failed(f"no assistant Message was persisted; cannot read {e.path}")
-    hit = first_equal(assistant, _metadata, e.path, e.value)
-    if hit is not None:
-        message, value = hit
-        return passed(
-            f"the Turn {message.turn_index} assistant Message has {e.path} = {render(value)}"
-        )
-    looked = values_at(assistant, _metadata, e.path, lambda m: f"Turn {m.turn_index}")
-    return failed(
-        f"no persisted assistant Message has {e.path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        assistant,
+        _metadata,
+        e.path,
+        e.value,
+        _Named(
+            lambda m: f"Turn {m.turn_index}",
+            lambda m: f"the Turn {m.turn_index} assistant Message",
+            "no persisted assistant Message",
+        ),
     )
 
 
@@ -390,17 +413,16 @@ def _call_id(result: ToolResult) -> str:
 @scorer
 def _score_result_field(e: ToolResultFieldEquals, ev: Evidence) -> Verdict:
     results = _targeted(e, ev, f"cannot read {e.output_path}")
-    hit = first_equal(results, _output, e.output_path, e.value)
-    if hit is not None:
-        result, value = hit
-        return passed(
-            f"result {result.call_id} of {quoted(e.name)} ({result.status}) has "
-            f"{e.output_path} = {render(value)}"
-        )
-    looked = values_at(results, _output, e.output_path, _call_id)
-    return failed(
-        f"no targeted result of {quoted(e.name)} has {e.output_path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        results,
+        _output,
+        e.output_path,
+        e.value,
+        _Named(
+            _call_id,
+            lambda r: f"result {r.call_id} of {quoted(e.name)} ({r.status})",
+            f"no targeted result of {quoted(e.name)}",
+        ),
     )
 
 

@@ -464,6 +464,7 @@ class L3Trial:
         scripted: ScriptedExecutor,
         lease: Lease,
         request: TurnRequest,
+        *,
         resume: bool = False,
     ) -> tuple[Any, Lease]:
         """One worker's pass. A worker that dies in it (the fault port) is followed by a restart
