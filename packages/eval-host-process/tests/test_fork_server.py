@@ -47,7 +47,8 @@ print(json.dumps({"answer": json.dumps(answer), "status": "completed"}))
 
 BROKEN = {
     "dies": 'import sys, os\nprint("tally: no licence", file=sys.stderr)\nos._exit(3)\n',
-    "hangs": "import time\ntime.sleep(3600)\n",
+    # what it prints on stdout first is not the zygote's own line: it still waits for that
+    "hangs": "import time\nprint('ready', flush=True)\ntime.sleep(3600)\n",
 }
 
 

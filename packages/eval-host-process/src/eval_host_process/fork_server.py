@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import selectors
 import shutil
 import signal
@@ -176,6 +177,7 @@ class ForkServer:
         self._zygote: subprocess.Popen[bytes] | None = None
         self._lifeline: int | None = None
         self._scratch = ""
+        self._nonce = secrets.token_hex(8)  # what marks the zygote's own line on its stdout
 
     def start(self) -> None:
         self._scratch = tempfile.mkdtemp(prefix="eval-zygote-")
@@ -187,7 +189,7 @@ class ForkServer:
             listener.bind(path)
             listener.listen(64)
             argv = [self.target.python, str(ZYGOTE), str(listener.fileno()), str(read)]
-            argv += [self.target.mode, self.target.name]
+            argv += [self.target.mode, self.target.name, self._nonce]
             env = {**self.env, "TMPDIR": os.path.join(self._scratch, "tmp")}
             try:
                 self._zygote = subprocess.Popen(
@@ -226,7 +228,12 @@ class ForkServer:
                 f"{self.seconds:g} s; it was ended (EVAL_HOST_LOAD_SECONDS sets the bound)"
             )
         else:
-            code = self._zygote.wait() if self._zygote else None
+            code: int | str | None = None
+            if self._zygote is not None:
+                try:
+                    code = self._zygote.wait(timeout=self.seconds)
+                except subprocess.TimeoutExpired:
+                    code = "?"
             quoted = f" (stderr: {tail})" if tail else ""
             self.failure = (
                 f"{self._named()} exited with status {code} while importing what the agent "
@@ -238,15 +245,17 @@ class ForkServer:
         return f"the agent's fork-server ({self.target})"
 
     def _first_line(self) -> tuple[str, str]:
-        """The zygote's first line (``ready``, ``threads N``; ``timeout`` past the bound, ``""``
-        if it died), and stderr's last line that says something."""
+        """The zygote's own line (``ready``, ``threads N``; ``timeout`` past the bound, ``""`` if
+        it died first), found by its nonce among what the team's imports print, and stderr's
+        last line that says something."""
         assert self._zygote is not None and self._zygote.stdout and self._zygote.stderr
-        out, err = bytearray(), bytearray()
+        out, err = b"", bytearray()
+        mark = self._nonce.encode() + b" "
         deadline = time.monotonic() + self.seconds
         with selectors.DefaultSelector() as selector:
             selector.register(self._zygote.stdout, selectors.EVENT_READ)
             selector.register(self._zygote.stderr, selectors.EVENT_READ)
-            while b"\n" not in out and selector.get_map():
+            while selector.get_map():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return "timeout", ""
@@ -255,13 +264,16 @@ class ForkServer:
                     if not data:
                         selector.unregister(key.fileobj)
                     elif key.fileobj is self._zygote.stdout:
-                        out += data
+                        *lines, out = (out + data).split(b"\n")
+                        out = out[-LINE_BYTES:]
+                        for line in lines:
+                            if line.startswith(mark):
+                                return line[len(mark) :].decode("ascii", "replace").strip(), ""
                     else:
                         err = (err + data)[-STDERR_KEPT:]
-        lines = [" ".join(x.split()) for x in err.decode("utf-8", "replace").splitlines()]
-        said = next((x for x in reversed(lines) if any(c.isalnum() for c in x)), "")
-        first = out.decode("utf-8", "replace").split("\n", 1)[0].strip() if b"\n" in out else ""
-        return first, said[:200]
+        told = [" ".join(x.split()) for x in err.decode("utf-8", "replace").splitlines()]
+        said = next((x for x in reversed(told) if any(c.isalnum() for c in x)), "")
+        return "", said[:200]
 
     def open(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Forked:
         """A fresh agent process for one Trial, running ``argv``'s arguments."""

@@ -2,9 +2,11 @@
 harness): it imports what the agent's module imports, once, then forks one fresh process per
 Trial that runs the module as ``__main__``, as ``python -m MODULE`` or ``python PATH`` would.
 
-``python zygote.py LISTENER LIFELINE -m MODULE`` (or ``path PATH``): LISTENER is the harness's
-listening Unix socket, LIFELINE the read end of a pipe whose other end only the harness holds
-(its end of file, the harness gone or done, ends the zygote). The zygote never runs the agent's
+``python zygote.py LISTENER LIFELINE -m MODULE NONCE`` (or ``path PATH NONCE``): LISTENER is
+the harness's listening Unix socket, LIFELINE the read end of a pipe whose other end only the
+harness holds (its end of file, the harness gone or done, ends the zygote), NONCE what marks
+the zygote's own line on stdout (``ready``, or ``threads N``: then the harness starts the
+command per Trial). The zygote never runs the agent's
 own module: only the modules it imports at top level (an unguarded script's main code would
 otherwise run here), so module state starts as a fresh import left it in every Trial.
 
@@ -185,10 +187,10 @@ def main() -> None:
     import threading
 
     if threading.active_count() > 1:
-        print(f"threads {threading.active_count()}", flush=True)
+        print(f"{sys.argv[5]} threads {threading.active_count()}", flush=True)
         os._exit(0)  # a fork would copy the locks of threads it does not copy: spawn instead
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
-    print("ready", flush=True)
+    print(f"{sys.argv[5]} ready", flush=True)  # marked: the imports may have printed too
     null = os.open(os.devnull, os.O_RDWR)
     for number in (0, 1, 2):
         os.dup2(null, number)
