@@ -1,6 +1,8 @@
 """An agent that breaks the protocol errors its Trial in one line, with nothing left running:
 it hangs, crashes, prints garbage, floods stdout, leaves a child behind (in its process group,
-or a daemon that left it), or its own code raises. Real subprocesses, a real loopback server."""
+a daemon that left it, or a forked copy of itself that left it and never exec'd), or its own
+code raises; forked by the fork-server, and (the ways to outlive it) started per Trial. Real
+subprocesses, a real loopback server."""
 
 from __future__ import annotations
 
