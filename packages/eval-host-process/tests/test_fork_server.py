@@ -234,6 +234,44 @@ def test_the_zygote_ends_when_the_harness_is_killed(tmp_path: Path, run_mark: st
     assert _marked(run_mark) == []
 
 
+THREADED = """
+import os
+import threading
+import time
+
+IMPORTED_BY = os.getpid()
+threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()
+"""
+
+THREADED_AGENT = """
+import json, os, sys
+
+import threaded
+
+sys.stdin.read()
+answer = {"imported_by": threaded.IMPORTED_BY, "pid": os.getpid()}
+print(json.dumps({"answer": json.dumps(answer), "status": "completed"}))
+"""
+
+
+def test_an_agent_whose_imports_start_a_thread_is_started_per_trial(
+    plugins: PluginSet, tmp_path: Path, run_mark: str
+) -> None:
+    """A fork copies only the thread that forks (a lock another held stays held): such a
+    zygote says so, and the command is started per Trial instead, green."""
+    root = tmp_path / "team"
+    corpus = _project(root, "fork-server")
+    (root / "threaded.py").write_text(THREADED)
+    (root / "threaded_agent.py").write_text(THREADED_AGENT)
+    with (root / "agents.toml").open("a") as manifest:
+        manifest.write(f'\n[agents.threaded]\ncommand = "{sys.executable} threaded_agent.py"\n')
+    card, seen = _sweep(plugins, corpus, [_case("threaded", "threaded")])
+    assert [t.outcome for t in card.trials] == ["passed"], card.trials
+    answer = json.loads(seen["threaded"].output_text)
+    assert answer["imported_by"] == answer["pid"]  # imported by the agent's own process
+    assert _marked(run_mark) == []
+
+
 @pytest.mark.parametrize(
     ("argv", "forked"),
     [
