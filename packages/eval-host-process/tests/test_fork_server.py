@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from eval_core.hosts import Loader, PluginSet
 from eval_core.records import Scorecard
@@ -289,3 +291,32 @@ def test_which_commands_the_fork_server_forks(
 ) -> None:
     target = target_of(argv)
     assert (target and (target.mode, target.name, target.args)) == forked
+
+
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+ARGS = st.lists(st.text(min_size=0, max_size=8), max_size=4)
+
+
+@given(
+    python=st.sampled_from(["python", "python3", "/opt/py/bin/python3.12"]),
+    parts=st.lists(NAMES, min_size=1, max_size=4),
+    args=ARGS,
+)
+def test_any_plain_module_command_is_forked_with_its_arguments(
+    python: str, parts: list[str], args: list[str]
+) -> None:
+    """``python -m a.b.c ARGS...``: the zygote's key is the interpreter and the module, and the
+    agent's ``sys.argv`` gets the arguments unchanged, whatever they are."""
+    target = target_of([python, "-m", ".".join(parts), *args])
+    assert target is not None
+    assert (target.key, target.args) == ((python, "-m", ".".join(parts)), tuple(args))
+
+
+OPTIONS = st.text(max_size=7).map(lambda t: "-" + t).filter(lambda o: o != "-m")
+
+
+@given(first=OPTIONS, args=ARGS)
+def test_an_interpreter_option_is_never_forked(first: str, args: list[str]) -> None:
+    """An option before the module or script (``-u``, ``-X dev``...) applies to a whole
+    interpreter's start, which a fork does not have: such a command is started per Trial."""
+    assert target_of(["python", first, *args]) is None
