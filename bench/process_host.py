@@ -16,6 +16,13 @@
 2. **Trials/s** of whole ``eval sweep`` processes on the ``loop`` agent: ``--jobs 1`` and
    ``--jobs N`` (forked workers, as the CLI runs a framework Host), and the same N Trials in
    this process on N threads (``run_sweep(jobs=N)``), to show what the forked workers cost.
+3. **The fork-server** on the example (``examples/openai-agents-desk``: the OpenAI Agents SDK,
+   18 Cases): each Case's Trial in this process, its agent started per Trial
+   (``start=spawn``) against forked by the fork-server (``start=fork-server``, the zygote's
+   start reported apart), medians of the Trial and of the agent's process; then whole
+   ``eval sweep`` processes of the example, each way.
+
+``--parts 3`` runs only the third.
 """
 
 from __future__ import annotations
@@ -106,14 +113,12 @@ def project(root: Path, trials: int) -> Path:
     return corpus
 
 
-def per_trial(corpus: Path, trials: int) -> None:
+def per_trial(corpus: Path, trials: int, clock: Clock) -> None:
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding
     from eval_core.hosts import Loader, load_plugins
     from eval_host_process.host import ProcessHost
 
-    clock = Clock()
-    instrument(clock)
     plugins = load_plugins()
     host = ProcessHost(corpus)
     loaded = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
@@ -183,15 +188,62 @@ def sweeps(corpus: Path, trials: int, jobs: int) -> None:
     host.close()
 
 
+EXAMPLE = ROOT / "examples" / "openai-agents-desk"
+
+
+def fork_server(jobs: int, clock: Clock) -> None:
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+    from eval_core.hosts import Loader, load_plugins
+    from eval_host_process.host import ProcessHost
+
+    plugins = load_plugins()
+    corpus = EXAMPLE / "corpus"
+    print("3. the example's Trials, in process, one at a time (s, median of its 18 Cases)")
+    print(f"   {'start':<12} {'Trial':>6} {'agent':>6}  first Trial (a zygote's start in it)")
+    for start in ("spawn", "fork-server"):
+        host = ProcessHost(corpus, start=start)
+        loaded = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
+        rows = []
+        for case in loaded.cases:
+            clock.serve = clock.agent = 0.0
+            started = time.perf_counter()
+            card = run_sweep(loaded, host, ScriptedBinding(), plugins, select=[case.id])
+            rows.append((time.perf_counter() - started, clock.agent))
+            assert [t.outcome for t in card.trials] == ["passed"], card.trials
+        host.close()
+        trial, agent = (statistics.median(r[i] for r in rows[1:]) for i in (0, 1))
+        print(f"   {start:<12} {trial:6.2f} {agent:6.2f}  {rows[0][0]:.2f}")
+    print("   whole `eval sweep` processes of the example (18 Trials)")
+    for start in ("spawn", "fork-server"):
+        for run_jobs in (1, jobs):
+            command = [sys.executable, "-m", "eval_core", "sweep", "--jobs", str(run_jobs)]
+            command += ["--host-option", f"start={start}"]
+            started = time.perf_counter()
+            ran = subprocess.run(command, cwd=EXAMPLE, capture_output=True, text=True, check=False)
+            seconds = time.perf_counter() - started
+            said = "green" if "18 passed" in ran.stdout else "NOT GREEN: " + ran.stderr[-300:]
+            label = f"start={start} --jobs {run_jobs}"
+            print(f"   {label:<28} {seconds:6.1f} s  {18 / seconds:5.2f} Trials/s  ({said})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=12)
     parser.add_argument("--jobs", type=int, default=4)
+    parser.add_argument("--parts", default="1,2,3")
     options = parser.parse_args()
+    parts = set(options.parts.split(","))
+    clock = Clock()
+    instrument(clock)
     with tempfile.TemporaryDirectory() as scratch:
         corpus = project(Path(scratch) / "team", options.trials)
-        per_trial(corpus, options.trials)
-        sweeps(corpus, options.trials, options.jobs)
+        if "1" in parts:
+            per_trial(corpus, options.trials, clock)
+        if "2" in parts:
+            sweeps(corpus, options.trials, options.jobs)
+    if "3" in parts:
+        fork_server(options.jobs, clock)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,17 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-host-process/src/eval_host_process/process.py", "_proc", "open"): (
         "/proc (the OS), read to end an agent's processes, at most 1 MiB"
     ),
+    # The fork-server's zygote runs in the team's own interpreter, not in the harness: what it
+    # reads is the team's, for the team's process; the harness reads none of it.
+    ("eval-host-process/src/eval_host_process/zygote.py", "warm", "open"): (
+        "the agent's own module, by the team's interpreter, for its imports; at most 4 MiB"
+    ),
+    ("eval-host-process/src/eval_host_process/zygote.py", "_receive", "json.loads"): (
+        "the harness's own request for a Trial, in the zygote; at most 1 MiB"
+    ),
+    ("eval-host-process/src/eval_host_process/zygote.py", "main", "os.open"): (
+        "os.devnull, opened to write, in the zygote"
+    ),
     (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/soul_cache.py",
         "_read",

@@ -52,13 +52,16 @@ def sweep(plugins: PluginSet, tmp_path: Path) -> Iterator[Sweep]:
         hosts.append(host)
         loaded: Corpus = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
         seen: dict[str, Any] = {}
-        card = run_sweep(
-            loaded,
-            host,
-            binding or ScriptedBinding(),
-            plugins,
-            on_evidence=lambda c, e: seen.__setitem__(c.id, e),
-        )
+        try:
+            card = run_sweep(
+                loaded,
+                host,
+                binding or ScriptedBinding(),
+                plugins,
+                on_evidence=lambda c, e: seen.__setitem__(c.id, e),
+            )
+        finally:
+            host.close()  # as ``eval sweep`` does at the Sweep's end: its zygotes end with it
         return card, seen
 
     yield run

@@ -25,6 +25,7 @@ MISBEHAVING = (
     "flood",
     "daemon",
     "orphan",
+    "fork-daemon",
     "raise-tool",
     "give-up",
 )
@@ -53,15 +54,17 @@ def _agent(name: str, wire: str, misbehaviour: str | None = None) -> str:
     )
 
 
-def write_project(root: Path, timeout: float = 20) -> Path:
+def write_project(root: Path, timeout: float = 20, start: str = "fork-server") -> Path:
     """A project whose agents are ``<wire>`` for each wire and ``<misbehaviour>`` for each way
-    of breaking the protocol; its Corpus folder is returned (empty)."""
+    of breaking the protocol, started as ``start`` says; its Corpus folder is returned
+    (empty)."""
     agents = [_agent(w, w) for w in WIRES] + [_agent(m, "chat", m) for m in MISBEHAVING]
     root.mkdir(parents=True, exist_ok=True)
     (root / "agents.toml").write_text(MANIFEST.format(agents="\n".join(agents)))
     (root / "pyproject.toml").write_text(
         '[project]\nname = "team"\nversion = "0"\n\n'
         f'[tool.eval]\nhost = "process"\ntimeout = {timeout}\npass_env = "{RUN}"\n'
+        f'start = "{start}"\n'
     )
     corpus = root / "corpus"
     corpus.mkdir(exist_ok=True)

@@ -24,6 +24,7 @@ from eval_core.hosts import (
 from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_process.host import OPTIONS, ProcessHost
 from process_project import AGENT, Sweep, order_case, write_project
+from test_robustness import _marked
 
 CONFORMANCE = """
 [agents.assistant]
@@ -229,9 +230,10 @@ def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Pat
         server.close()
 
 
-def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path) -> None:
+def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path, run_mark: str) -> None:
     """The command a team runs: ``eval sweep --jobs 2`` (a framework Host's Trials on forked
-    children), green, its Scorecard naming the Host."""
+    children, sharing the zygote started before them), green, its Scorecard naming the Host,
+    and nothing of the agents' left running once it exited (the zygote ended with it)."""
     import subprocess
 
     corpus = write_project(tmp_path / "team")
@@ -248,6 +250,7 @@ def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path) -> N
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "2 passed, 0 failed, 0 errored" in ran.stdout
     assert "2 Trials at a time" in ran.stderr
+    assert _marked(run_mark) == []
 
 
 def test_the_agent_is_given_the_protocol_and_none_of_the_harness_s_keys(

@@ -1,6 +1,8 @@
 """An agent that breaks the protocol errors its Trial in one line, with nothing left running:
 it hangs, crashes, prints garbage, floods stdout, leaves a child behind (in its process group,
-or a daemon that left it), or its own code raises. Real subprocesses, a real loopback server."""
+a daemon that left it, or a forked copy of itself that left it and never exec'd), or its own
+code raises; forked by the fork-server, and (the ways to outlive it) started per Trial. Real
+subprocesses, a real loopback server."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ ERRORS = {
     "flood": "the agent printed more than 1048576 bytes on stdout; it was ended",
     "daemon": "the agent left 1 process(es) running after it exited (",
     "orphan": "the agent left 1 process(es) running after it exited (",
+    "fork-daemon": "the agent left 1 process(es) running after it exited (",
     "raise-tool": "the agent exited with status 1 (stderr: RuntimeError: the agent's own code "
     "failed calling lookup_order)",
 }
@@ -48,12 +51,21 @@ def _described(pid: int) -> str:
     return f"{stat[:120]} {command.decode()[:120]}"
 
 
-@pytest.mark.parametrize("misbehaviour", sorted(ERRORS))
+SPAWNED = ("hang", "daemon", "orphan", "fork-daemon")
+"""Also started per Trial (host option start=spawn), not only forked by the fork-server: the
+ways an agent's processes can outlive it, found by either start."""
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "start"),
+    [(m, "fork-server") for m in sorted(ERRORS)] + [(m, "spawn") for m in SPAWNED],
+)
 def test_a_misbehaving_agent_errors_in_one_line_and_leaves_nothing(
-    sweep: Sweep, misbehaviour: str, run_mark: str
+    sweep: Sweep, misbehaviour: str, start: str, run_mark: str
 ) -> None:
     timeout = 2 if misbehaviour == "hang" else 30
-    card, _ = sweep([order_case(f"agent-{misbehaviour}", misbehaviour)], timeout=timeout)
+    case = order_case(f"agent-{misbehaviour}", misbehaviour)
+    card, _ = sweep([case], timeout=timeout, start=start)
     (trial,) = card.trials
     assert trial.outcome == "errored"
     error = trial.error or ""

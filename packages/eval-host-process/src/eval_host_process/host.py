@@ -18,6 +18,7 @@ import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from eval_core.hosts import (
     find_project,
 )
 from eval_host_process import process
+from eval_host_process.fork_server import ForkServers
 from eval_host_process.manifest import DEFAULT, AgentSpec, Manifest, read_manifest
 from eval_host_process.plugin import HOST_NAME, TIERS
 from eval_host_process.process import AgentError
@@ -48,7 +50,8 @@ from eval_host_process.tools import ToolDesk
 TIMEOUT_SECONDS = 60.0
 DEADLINE_SLACK = 10.0  # the forked child's own deadline: ours always ends the agent first
 BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL")
-OPTIONS = ("agents", "command", "timeout", "pass_env", "tools_server")
+OPTIONS = ("agents", "command", "timeout", "pass_env", "tools_server", "start")
+STARTS = ("fork-server", "spawn")
 """The Host's options (the factory's keywords), each also read from ``[tool.eval]``."""
 
 
@@ -97,6 +100,7 @@ class ProcessHost:
         timeout: str | None = None,
         pass_env: str | None = None,
         tools_server: str | None = None,
+        start: str | None = None,
     ) -> None:
         try:
             found = find_project(directory)
@@ -120,9 +124,14 @@ class ProcessHost:
                 )
         self.timeout = _number("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
         self.pass_env = _env_names(pass_env or settings.get("pass_env"))
+        how = str(start or settings.get("start") or STARTS[0])
+        if how not in STARTS:
+            raise HostOptionError(f"start must be 'fork-server' or 'spawn', not {how!r}")
+        self.forks = ForkServers(self.root, self.base_env()) if how == STARTS[0] else None
         server = tools_server or settings.get("tools_server")
-        self.team = TeamTools.of(str(server), self.root, self.base_env()) if server else None
-        listed = self.team.declarations() if self.team is not None else {}
+        team = TeamTools.of(str(server), self.root, self.base_env()) if server else None
+        listed = team.declarations() if team is not None else {}  # started: load is once
+        self.team = replace(team, forks=self.forks) if team is not None else None
         self.proxied = frozenset(listed)
         self._platform: dict[str, ToolDecl] = {}
         for spec in self.manifest.agents.values():
@@ -196,8 +205,18 @@ class ProcessHost:
     def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:
         return ProcessTrial(self, case, model)
 
+    def prepare_fork(self) -> None:
+        """Start the Python agents' zygotes before the Sweep's workers are forked: they share
+        them (each Trial's agent still a fresh process of its own)."""
+        if self.forks is not None:
+            self.forks.start(
+                [s.command or self.command or () for s in self.manifest.agents.values()]
+            )
+
     def close(self) -> None:
-        pass  # a Trial closes what it opened; the Host holds nothing between Trials
+        """End the zygotes (a Trial closes what it opened itself)."""
+        if self.forks is not None:
+            self.forks.close()
 
 
 class ProcessTrial:
@@ -241,6 +260,7 @@ class ProcessTrial:
                 "EVAL_MCP_URL": f"{base}/mcp",
                 "EVAL_MCP_TOKEN": token,
             }
+            forked = host.forks.server_for(argv) if host.forks is not None else None
             ended = process.run(
                 argv,
                 cwd=host.root,
@@ -248,6 +268,7 @@ class ProcessTrial:
                 stdin=stdin_document(case),
                 timeout=host.timeout,
                 marker=secrets.token_hex(8),
+                server=forked,
             )
         finally:
             server.close()

@@ -35,10 +35,12 @@ def process_host(
     timeout: str | None = None,
     pass_env: str | None = None,
     tools_server: str | None = None,
+    start: str | None = None,
 ) -> Host:
     """``--host process``; options ``agents`` (the manifest), ``command``, ``timeout``
-    (seconds per Trial), ``pass_env`` and ``tools_server``, each also read from
-    ``[tool.eval]``. ``directory``: the Corpus's, where the team's project is found upwards."""
+    (seconds per Trial), ``pass_env``, ``tools_server`` and ``start`` (``fork-server``, the
+    default, or ``spawn``), each also read from ``[tool.eval]``. ``directory``: the Corpus's,
+    where the team's project is found upwards."""
     from eval_host_process.host import ProcessHost
 
     return ProcessHost(
@@ -48,6 +50,7 @@ def process_host(
         timeout=timeout,
         pass_env=pass_env,
         tools_server=tools_server,
+        start=start,
     )
 
 

@@ -7,6 +7,10 @@ deadline, it flooded stdout), every process still in its group or still carrying
 is ended: SIGTERM, a short grace, SIGKILL; then checked gone. A child that left the group
 (``setsid``, a double fork) keeps the marker, so it is found too; one that both leaves the
 session and wipes its environment is beyond what a process tree can see (a cgroup would be).
+
+An agent forked by a fork-server (:mod:`.fork_server`) carries the marker only in what it
+starts with ``exec``; its supervisor is its child subreaper instead, so whatever the agent left
+behind is, or descends from, a child of the supervisor, and is found that way.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from eval_host_process.fork_server import Forked, ForkServer
 
 MARK = "EVAL_TRIAL_MARK"
 STDOUT_LIMIT = 1 << 20  # 1 MiB: more is a flood, never an answer
@@ -64,27 +71,44 @@ def run(
     stdin: bytes,
     timeout: float,
     marker: str,
+    server: ForkServer | None = None,
 ) -> Ended:
-    """Run ``argv`` to its end or to the deadline; nothing it started outlives this call."""
+    """Run ``argv`` (forked by ``server``, else started) to its end or to the deadline; nothing
+    it started outlives this call."""
     started = time.monotonic()
-    try:
-        child = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env={**env, MARK: marker},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError as exc:
-        raise AgentError(f"could not start the agent {argv[0]!r}: {exc.strerror or exc}") from None
+    child: subprocess.Popen[bytes] | Forked
+    if server is not None:
+        child = server.open(argv, cwd=cwd, env={**env, MARK: marker})
+    else:
+        try:
+            child = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env={**env, MARK: marker},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise AgentError(
+                f"could not start the agent {argv[0]!r}: {exc.strerror or exc}"
+            ) from None
     born = _born(child.pid)
+    reaper = getattr(child, "reaper", None)
     try:
         out, err, timed_out, flooded = _exchange(child, stdin, started + timeout)
     finally:
-        outlived = _end_all(child, marker, born)
+        try:
+            outlived = _end_all(child, marker, born, reaper)
+        finally:
+            hang_up = getattr(child, "hang_up", None)
+            if hang_up is not None:
+                hang_up()
+    lost = getattr(child, "lost", None)
+    if lost:
+        raise AgentError(lost)
     status = child.returncode if not (timed_out or flooded) else None
     return Ended(
         status=status,
@@ -98,7 +122,7 @@ def run(
 
 
 def _exchange(
-    child: subprocess.Popen[bytes], stdin: bytes, deadline: float
+    child: subprocess.Popen[bytes] | Forked, stdin: bytes, deadline: float
 ) -> tuple[bytes, bytes, bool, bool]:
     """Write stdin, read stdout (capped) and stderr (its tail) until both close and the agent
     exits, or the deadline, or a flood. A descendant holding the pipes open after the agent
@@ -160,23 +184,26 @@ def _exchange(
                         del err[: len(err) - STDERR_KEPT]
 
 
-def _end_all(child: subprocess.Popen[bytes], marker: str, born: int) -> tuple[str, ...]:
-    """End the agent and everything of its group or carrying its marker; what was still
-    running after the agent itself had exited is returned (it outlived the agent)."""
+def _end_all(
+    child: subprocess.Popen[bytes] | Forked, marker: str, born: int, reaper: int | None
+) -> tuple[str, ...]:
+    """End the agent and everything of its group, carrying its marker or descending from its
+    ``reaper``; what was still running after the agent itself had exited is returned (it
+    outlived the agent)."""
     exited = child.poll() is not None
-    left = _descendants(child.pid, marker, born)
+    left = _descendants(child.pid, marker, born, reaper)
     if exited:  # its children get a moment to end on their own
         settle = time.monotonic() + SETTLE_SECONDS
         while left and time.monotonic() < settle:
             time.sleep(0.02)
-            left = _descendants(child.pid, marker, born)
+            left = _descendants(child.pid, marker, born, reaper)
     outlived = tuple(f"{pid} {_command(pid)}" for pid in left) if exited else ()
     if not exited or left:
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            _signal_all(child, marker, born, sig)
+            _signal_all(child, marker, born, reaper, sig)
             end = time.monotonic() + GRACE_SECONDS
             while time.monotonic() < end:
-                if child.poll() is not None and not _descendants(child.pid, marker, born):
+                if child.poll() is not None and not _descendants(child.pid, marker, born, reaper):
                     break
                 time.sleep(0.02)
             else:
@@ -188,29 +215,35 @@ def _end_all(child: subprocess.Popen[bytes], marker: str, born: int) -> tuple[st
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-    still = _descendants(child.pid, marker, born) if (not exited or left) else []
+    still = _descendants(child.pid, marker, born, reaper) if (not exited or left) else []
     if still:
         raise AgentError(f"the agent's processes {', '.join(map(str, still))} could not be ended")
     return outlived
 
 
 def _signal_all(
-    child: subprocess.Popen[bytes], marker: str, born: int, sig: signal.Signals
+    child: subprocess.Popen[bytes] | Forked,
+    marker: str,
+    born: int,
+    reaper: int | None,
+    sig: signal.Signals,
 ) -> None:
     if child.poll() is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, sig)
-    for pid in _descendants(child.pid, marker, born):
+    for pid in _descendants(child.pid, marker, born, reaper):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _descendants(group: int, marker: str, born: int) -> list[int]:
-    """Live (not zombie) processes in the agent's process group or carrying its marker. Only
-    a process started no earlier than the agent (``born``, in clock ticks since boot) can be
-    one of its own: the others' environments are not read."""
+def _descendants(group: int, marker: str, born: int, reaper: int | None = None) -> list[int]:
+    """Live (not zombie) processes in the agent's process group, carrying its marker, or
+    (with a ``reaper``) descending from it, the agent's subreaper. Only a process started no
+    earlier than the agent (``born``, in clock ticks since boot) can be one of its own: the
+    others' environments are not read."""
     needle = f"{MARK}={marker}".encode()
     found: list[int] = []
+    parents: dict[int, int] = {}
     me = os.getpid()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == me:
@@ -218,13 +251,26 @@ def _descendants(group: int, marker: str, born: int) -> list[int]:
         pid = int(entry.name)
         try:
             fields = _proc(pid, "stat").rsplit(b")", 1)[1].split()
-            state, pgrp, started = fields[0], int(fields[2]), int(fields[19])
+            state, ppid, pgrp, started = fields[0], int(fields[1]), int(fields[2]), int(fields[19])
             if state in (b"Z", b"X") or started < born:
                 continue
             if pgrp == group or needle in _proc(pid, "environ").split(b"\0"):
                 found.append(pid)
+            else:
+                parents[pid] = ppid
         except (OSError, ValueError, IndexError):
             continue  # gone, or not ours to read
+    if reaper is not None:  # the subreaper's children and theirs, to any depth
+        ancestors = {reaper, *found}
+        grown = True
+        while grown:
+            grown = False
+            for pid, ppid in list(parents.items()):
+                if ppid in ancestors:
+                    found.append(pid)
+                    ancestors.add(pid)
+                    del parents[pid]
+                    grown = True
     return found
 
 

@@ -4,7 +4,8 @@
 root) or an ``http://127.0.0.1:<port>/...`` URL (streamable HTTP, on loopback only). Its Tools
 are listed once at load (their declarations are what the agent is served and what the
 corpusHash holds); each Trial opens a session of its own and closes it at the Trial's end: a
-stdio server is started fresh per Trial, so one Trial's writes (a refund) never reach another.
+stdio server is started fresh per Trial, so one Trial's writes (a refund) never reach another
+(a Python one is forked by the fork-server, :mod:`.forked_stdio`, unless ``start=spawn``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcp import ClientSession, StdioServerParameters, types
@@ -24,6 +25,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
 from eval_core.hosts import HostOptionError, ToolDecl, one_line
+
+if TYPE_CHECKING:
+    from eval_host_process.fork_server import ForkServers
 
 LIST_SECONDS = 60.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -36,6 +40,7 @@ class TeamTools:
     spec: str
     root: Path
     env: Mapping[str, str]
+    forks: ForkServers | None = None  # a Python stdio server is forked by these (Trials only)
 
     @classmethod
     def of(cls, spec: str, root: Path, env: Mapping[str, str]) -> TeamTools:
@@ -61,6 +66,17 @@ class TeamTools:
                 yield session
             return
         argv = shlex.split(self.spec)
+        forked = self.forks.server_for(argv) if self.forks is not None else None
+        if forked is not None and forked.failure is None:  # else started, saying for itself
+            from eval_host_process.forked_stdio import forked_stdio
+
+            async with (
+                forked_stdio(forked, argv, self.root, self.env) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                yield session
+            return
         params = StdioServerParameters(
             command=argv[0], args=argv[1:], env=dict(self.env), cwd=str(self.root)
         )

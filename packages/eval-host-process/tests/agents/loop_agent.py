@@ -2,7 +2,8 @@
 
 ``python loop_agent.py WIRE [MISBEHAVIOUR]``: WIRE is ``chat``, ``chat-stream``,
 ``responses``, ``responses-stream``, ``messages`` or ``messages-stream``; a MISBEHAVIOUR
-(``hang``, ``crash``, ``garbage``, ``flood``, ``daemon``, ``orphan``, ``raise-tool``,
+(``hang``, ``crash``, ``garbage``, ``flood``, ``daemon``, ``orphan``, ``fork-daemon``: a
+forked copy of itself that leaves the session and never execs, ``raise-tool``,
 ``refused``: it asks for two choices; ``env``: it answers with what it was given) makes it
 break the protocol on purpose. Its Tools come from the harness's MCP server; its loop is the
 usual one: call the model, run the Tool calls it asks for, until it answers in text.
@@ -176,6 +177,29 @@ def _result_turn(wire: str, results: list[tuple[str, str]]) -> list[Any]:
     ]
 
 
+def _leave_behind(misbehaviour: str) -> None:
+    """A grandchild that leaves the process group (daemon) or stays in it (orphan), or a forked
+    copy of this process that leaves the session and never execs (fork-daemon)."""
+    if misbehaviour == "fork-daemon":
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(3600)
+            os._exit(0)
+        return
+    code = (
+        "import os,time\nos.setsid()\ntime.sleep(3600)"
+        if misbehaviour == "daemon"
+        else "import time; time.sleep(3600)"
+    )
+    subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=False,
+    )
+
+
 async def main(wire: str, misbehaviour: str | None) -> None:
     document = json.loads(sys.stdin.read())
     if misbehaviour == "env":  # what it was given: its environment, its stdin, where it runs
@@ -196,20 +220,8 @@ async def main(wire: str, misbehaviour: str | None) -> None:
     if misbehaviour == "flood":
         while True:
             sys.stdout.write("x" * 65536)
-    if misbehaviour in ("daemon", "orphan"):
-        # a grandchild that leaves the process group (daemon) or stays in it (orphan)
-        code = (
-            "import os,time\nos.setsid()\ntime.sleep(3600)"
-            if misbehaviour == "daemon"
-            else "import time; time.sleep(3600)"
-        )
-        subprocess.Popen(
-            [sys.executable, "-c", code],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=False,
-        )
+    if misbehaviour in ("daemon", "orphan", "fork-daemon"):
+        _leave_behind(misbehaviour)
     step = {"chat": _chat, "responses": _responses, "messages": _messages}[
         wire.split("-", maxsplit=1)[0]
     ]
