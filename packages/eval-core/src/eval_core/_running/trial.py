@@ -66,9 +66,13 @@ def noise_of(host: Host) -> dict[str, int]:
     """What the Host's optional ``noise()`` says it has kept off stderr so far in this process
     (records by logger), or nothing: a Host without it, or one that fails, drops nothing."""
     method = getattr(host, "noise", None)
+    if method is None:
+        return {}
     try:
-        found = method() if method is not None else {}
-        return {str(k): int(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
+        found = method()
+        if not found or not isinstance(found, Mapping):
+            return {}  # nothing dropped yet (the common case): no copy made
+        return {str(k): int(v) for k, v in found.items()}
     except Exception:
         return {}
 
@@ -95,6 +99,8 @@ def run_trial(
     before = noise_of(host)
     result = _run_trial(case, trial, host, binding, kinds, fixtures, shared, observe, checks)
     after = noise_of(host)
+    if after == before:  # nothing dropped meanwhile (the common case)
+        return result
     dropped = {k: n - before.get(k, 0) for k, n in sorted(after.items()) if n > before.get(k, 0)}
     return replace(result, dropped=dropped) if dropped else result
 
