@@ -150,6 +150,23 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
                     assert name in public or name in allowed, f"{where} imports {name}"
 
 
+def test_the_scaffold_is_a_command_plug_in_the_core_does_not_know() -> None:
+    """``eval new-plugin`` and ``eval init`` are eval-scaffold's, added through the
+    ``eval.commands`` hook as any command plug-in adds one: no module of ``eval_core`` imports
+    it, names its commands or keeps its templates."""
+    scaffold = ROOT / "packages" / "eval-scaffold"
+    config = tomllib.loads((scaffold / "pyproject.toml").read_text())
+    assert config["project"]["entry-points"]["eval.commands"] == {
+        "scaffold": "eval_scaffold.commands"
+    }
+    assert (scaffold / "src" / "eval_scaffold" / "templates" / "plugin.py.tmpl").is_file()
+    for path, tree in modules(CORE / "src"):
+        assert not any(n.split(".")[0] == "eval_scaffold" for n in imported(tree)), path
+        text = path.read_text()
+        assert '"new-plugin"' not in text and '"init"' not in text, path
+    assert not list((CORE / "src").rglob("*.tmpl"))
+
+
 def public_imports(module: str) -> dict[str, tuple[str, str]]:
     """What a public module imports for type checkers (``name -> (module, attribute)``): its
     ``if TYPE_CHECKING:`` block, read from its source."""

@@ -1,9 +1,11 @@
 """`eval new-plugin NAME`: a plug-in package that installs, passes its own tests and
 `eval plugins --check`, and sweeps its Cases, with no file of the core touched.
 
-The end-to-end test builds wheels of eval-core, the reference runtime, its Host adapter and the
-generated package (``uv build``), installs them into a fresh virtual environment (``uv venv``,
-``uv pip install --offline --no-deps``) and runs there the steps of the generated CI workflow.
+The end-to-end test builds wheels of eval-core, eval-scaffold (the command's own package), the
+reference runtime and its Host adapter (``uv build``), installs them into a fresh virtual
+environment (``uv venv``, ``uv pip install --offline --no-deps``), writes the package there with
+that environment's ``eval new-plugin``, builds and installs its wheel the same way and runs
+there the steps of the generated CI workflow.
 Third-party dependencies (msgspec, pytest, hypothesis...) come from this environment through a
 path file listing only them: no network, and none of this workspace's packages leak in.
 """
@@ -174,28 +176,37 @@ def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path
     if uv is None:
         pytest.skip("needs the uv command to build the wheels (.ci/run installs it)")
     before = run("git", "status", "--porcelain", cwd=ROOT).stdout
-    assert eval_cli("new-plugin", "acme-tickets", cwd=tmp_path).returncode == 0
-    package = tmp_path / "acme-tickets"
     wheels = tmp_path / "wheels"
     sources = [
-        ROOT / "packages" / n for n in ("eval-core", "agent-runtime", "eval-host-agent-runtime")
+        ROOT / "packages" / n
+        for n in ("eval-core", "eval-scaffold", "agent-runtime", "eval-host-agent-runtime")
     ]
-    for source in [*sources, package]:
-        built = run(uv, "build", "--offline", "--wheel", "-q", "-o", wheels, source, cwd=tmp_path)
-        assert built.returncode == 0, built.stderr
     venv = tmp_path / "venv"
     made = run(uv, "venv", "-q", "--python", sys.executable, venv, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     [site] = venv.glob("lib/python*/site-packages")
     (site / "third_party.pth").write_text(f"{third_party(tmp_path / 'third-party')}\n")
     python = venv / "bin" / "python"
-    installed = run(
-        uv, "pip", "install", "--offline", "--no-deps", "-q", "--python", python,
-        *sorted(wheels.glob("*.whl")), cwd=tmp_path,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+
+    def install(source: Path) -> None:
+        had = set(wheels.glob("*.whl"))
+        built = run(uv, "build", "--offline", "--wheel", "-q", "-o", wheels, source, cwd=tmp_path)
+        assert built.returncode == 0, built.stderr
+        [wheel] = set(wheels.glob("*.whl")) - had
+        installed = run(
+            uv, "pip", "install", "--offline", "--no-deps", "-q", "--python", python, wheel,
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+
+    for source in sources:
+        install(source)
+    package = tmp_path / "acme-tickets"
+    scaffolded = run(venv / "bin" / "eval", "new-plugin", "acme-tickets", cwd=tmp_path, env=env)
+    assert scaffolded.returncode == 0, scaffolded.stderr  # the templates are in its wheel
+    install(package)
     where = run(
         python,
         "-c",

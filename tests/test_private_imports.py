@@ -19,12 +19,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [*sorted(ROOT.glob("packages/*/src")), ROOT / "examples", ROOT / "bench"]
 
 KNOWN: dict[str, set[str]] = {
-    # The plug-in commands' conversion to typer: typer 0.29 vendors click (``typer._click``) and
-    # coerces values through pydantic unless a ``typer._coercion.RuntimeParam`` says otherwise.
-    # Issue 48 asks for typer's or click's public API here; until then these are the only ones.
-    "packages/eval-core/src/eval_core/_cli/app.py": {"typer._click", "typer._coercion"},
-    "packages/eval-core/src/eval_core/_cli/cli.py": {"typer._click"},
-    "packages/eval-core/src/eval_core/_cli/usage.py": {"typer._click"},
     # The ToolNode's own reading of which arguments LangGraph injects, inside a try whose
     # fallback is the Tool's schema; a public way to ask would replace it.
     "packages/eval-host-langgraph/src/eval_host_langgraph/tools.py": {

@@ -79,7 +79,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-bindings/src/eval_bindings/wire/transport.py", "_refuses_request", "json.loads"): (
         "the first 64 KiB of an error body the transport read under its cap, depth-checked"
     ),
-    ("eval-core/src/eval_core/_kit/starter.py", "add_settings", "tomllib.loads"): (
+    ("eval-scaffold/src/eval_scaffold/starter.py", "add_settings", "tomllib.loads"): (
         "the team's pyproject.toml from read_regular (size); RecursionError is no settings"
     ),
     ("eval-local-model/src/eval_local_model/server.py", "LocalModel.start", ".open"): (
@@ -209,7 +209,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_kit/conformance.py", "schema_problems", ".read_bytes"): (
         "a plug-in author's own snapshot, in their test run"
     ),
-    ("eval-core/src/eval_core/_kit/scaffold.py", "_template", ".read_text"): "package data",
+    ("eval-scaffold/src/eval_scaffold/scaffold.py", "_template", ".read_text"): "package data",
     (
         "eval-expectations-redteam/src/eval_expectations_redteam/strategies.py",
         "translations",

@@ -12,10 +12,10 @@ import pytest
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import KindSpec
 from eval_core._kit.testing import assert_kind_conforms, evidence
+from eval_core.records import DoctorEvent
 from eval_expectations_doctor.plugin import (
     DoctorCommit,
     DoctorEscalated,
-    DoctorEvent,
     DoctorRecord,
     DoctorRepaired,
     escalated_but_committed,

@@ -16,29 +16,31 @@ from eval_core._case.evidence import Denial, Evidence, ToolCall, ToolResult
 from eval_core._case.evidence import Event as RunEvent
 from eval_core._case.kinds import Expectation, KindSpec, Verdict
 from eval_core._running.scoring import unexercised
+from eval_core.records import (
+    ActivePublication,
+    PersistedMessage,
+    SoulCommit,
+    StaleWrite,
+    TurnRecord,
+)
 from eval_expectations_durable import faults, run_events
 from eval_expectations_durable.faults import ReplayRecord, ToolBatchReplayed
 from eval_expectations_durable.run_events import (
-    ActivePublication,
     HostRestarts,
-    PersistedMessage,
     PersistedMessageMetadataEquals,
     RunEventEmitted,
     RunEventFieldEquals,
     RunEventTextOmits,
     RunRecord,
     RunStatus,
-    SoulCommit,
     SoulCommitted,
     SoulNotPublished,
     SoulPublished,
-    StaleWrite,
     StaleWritesRefused,
     StateStatus,
     ToolDenialContains,
     ToolResultFieldEquals,
     ToolResultReasonContains,
-    TurnRecord,
     TurnStatus,
 )
 

@@ -9,13 +9,13 @@ from pathlib import Path
 from eval_core._case.evidence import Event, Evidence
 from eval_core._case.kinds import Verdict
 from eval_core._kit.testing import assert_kind_conforms, evidence
+from eval_core.records import Redelivery
 from eval_expectations_integration_reply.plugin import (
     Channel,
     IntegrationReply,
     IntegrationReplyHanded,
     IntegrationReplyRedeliveries,
     RedeliveriesStored,
-    Redelivery,
     RepliesHanded,
     deliveries_not_handed,
     eval_kinds,

@@ -1,7 +1,8 @@
 """The testing kit for plug-in authors, as pytest ships pytester: :class:`Kit` (the
 ``eval_kit`` fixture), :func:`evidence`, and the conformance checks of a kind and a Host
-(:func:`assert_kind_conforms`, :func:`assert_host_conforms`). See
-:mod:`eval_core._kit.testing` for a worked example.
+(:func:`assert_kind_conforms`, :func:`assert_host_conforms`), and :func:`structural_schema`,
+the structure of a kind's JSON Schema that a schema snapshot keeps (what eval-scaffold writes
+for a new plug-in). See :mod:`eval_core._kit.testing` for a worked example.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
         evidence,
         write_soul,
     )
+    from eval_core._plugins.schemas import structural as structural_schema
 
 WHERE = {
     "Agent": "eval_core._kit.testing:Agent",
@@ -30,6 +32,7 @@ WHERE = {
     "assert_host_conforms": "eval_core._kit.testing:assert_host_conforms",
     "assert_kind_conforms": "eval_core._kit.testing:assert_kind_conforms",
     "evidence": "eval_core._kit.testing:evidence",
+    "structural_schema": "eval_core._plugins.schemas:structural",
     "write_soul": "eval_core._kit.testing:write_soul",
 }
 """Where each public name lives: ``name -> "module:attribute"``."""
@@ -42,6 +45,7 @@ __all__ = [
     "assert_host_conforms",
     "assert_kind_conforms",
     "evidence",
+    "structural_schema",
     "write_soul",
 ]
 

@@ -42,6 +42,7 @@ from eval_core.kinds import (
     quoted,
     scorer,
 )
+from eval_core.records import DoctorEvent, SoulCommit
 
 FIELD = "doctor"
 _SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"  # compiled (and kept by re) at first use
@@ -62,34 +63,15 @@ class DoctorBlock(msgspec.Struct, **BLOCK):
     repair: ProposedRepair | None = None
 
 
-class DoctorStep(Protocol):
-    kind: str
-    subject: str
-    detail: str
-    commit: str | None
-
-
-class DoctorCommitView(Protocol):
-    sha: str
-    paths: list[str]
-
-
 class SoulDoctor(Protocol):
     """The Host's Soul doctor: run after each Turn with a repair source; what it did, and what
     its passes committed to the Soul repository."""
 
     def after_each_turn(self, propose: Callable[[str, str], Any]) -> None: ...
 
-    def events(self) -> Sequence[DoctorStep]: ...
+    def events(self) -> Sequence[DoctorEvent]: ...
 
-    def doctor_commits(self) -> Sequence[DoctorCommitView]: ...
-
-
-class DoctorEvent(msgspec.Struct, frozen=True, kw_only=True):
-    kind: str  # finding, repaired or escalated
-    subject: str
-    detail: str
-    commit: str | None = None
+    def doctor_commits(self) -> Sequence[SoulCommit]: ...
 
 
 class DoctorCommit(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,9 +18,9 @@ last Turn's; events, Messages, commits and Tool results accumulate over the Turn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -64,6 +64,14 @@ from eval_core.kinds import (
     scorer,
     values_at,
 )
+from eval_core.records import (
+    ActivePublication,
+    PersistedMessage,
+    SoulCommit,
+    StaleWrite,
+    TurnRecord,
+    folded,
+)
 from eval_expectations_durable.turns import turn_index_problems
 
 SOUL_SEAM = "soul_write"
@@ -71,49 +79,14 @@ R = TypeVar("R")
 _NO_RECORD = "no durable Run was read back (not an L3 Trial?)"
 
 
-class TurnView(Protocol):
-    turn_index: int
-    run_id: str
-    run_status: str | None
-    state_status: str | None
-    turn_status: str | None
-    reason: str | None
-
-
-class MessageView(Protocol):
-    turn_index: int
-    role: str
-    content: Any
-    metadata: Any
-
-
-class StaleWriteView(Protocol):
-    turn_index: int
-    raised: bool
-    landed: list[str]
-    detail: str
-
-
-class CommitView(Protocol):
-    turn_index: int
-    sha: str
-    paths: list[str]
-
-
-class PublicationView(Protocol):
-    turn_index: int
-    commit: str
-    artifacts: list[str]
-
-
 class DurableRuns(Protocol):
     """The Trial's Runs as the Host's database holds them, Turn by Turn."""
 
-    def turns(self) -> Sequence[TurnView]: ...
+    def turns(self) -> Sequence[TurnRecord]: ...
 
-    def messages(self) -> Sequence[MessageView]: ...
+    def messages(self) -> Sequence[PersistedMessage]: ...
 
-    def stale_writes(self) -> Sequence[StaleWriteView]: ...
+    def stale_writes(self) -> Sequence[StaleWrite]: ...
 
     def restarts(self) -> int: ...
 
@@ -121,52 +94,9 @@ class DurableRuns(Protocol):
 class SoulHistory(Protocol):
     """The Eval Soul repository's commits and active publication after each Turn."""
 
-    def commits(self) -> Sequence[CommitView]: ...
+    def commits(self) -> Sequence[SoulCommit]: ...
 
-    def publications(self) -> Sequence[PublicationView]: ...
-
-
-class TurnRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
-
-    turn_index: int
-    run_id: str
-    run_status: str | None
-    state_status: str | None
-    turn_status: str | None
-    reason: str | None = None
-
-
-class PersistedMessage(msgspec.Struct, frozen=True, kw_only=True):
-    turn_index: int
-    role: str
-    content: Any = None
-    metadata: Any = None
-
-
-class SoulCommit(msgspec.Struct, frozen=True, kw_only=True):
-    turn_index: int
-    sha: str
-    paths: list[str]
-
-
-class ActivePublication(msgspec.Struct, frozen=True, kw_only=True):
-    """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
-
-    turn_index: int
-    commit: str
-    artifacts: list[str]
-
-
-class StaleWrite(msgspec.Struct, frozen=True, kw_only=True):
-    """A worker that lost its lease came back. ``landed``: the Run's rows its pass changed, read
-    back from the database (the witness); ``raised``: whether the runtime said it refused the
-    write (raised its stale-generation error), its word only."""
-
-    turn_index: int
-    raised: bool
-    landed: list[str]
-    detail: str
+    def publications(self) -> Sequence[ActivePublication]: ...
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
@@ -183,10 +113,7 @@ class RunRecord(msgspec.Struct, kw_only=True):
 
     def folded(self) -> TurnRecord | None:
         """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
-        for turn in self.turns:
-            if turn.run_status != "succeeded":
-                return turn
-        return self.turns[-1] if self.turns else None
+        return folded(self.turns)
 
 
 def record_of(ev: Evidence) -> RunRecord | None:
@@ -215,7 +142,8 @@ def _read_back(request: FixtureRequest) -> Iterator[None]:
 
 
 def _copied(views: Sequence[object], record: type[R]) -> list[R]:
-    """The Host's views as this family's records, field by field (their attributes)."""
+    """What the Host answered, checked field by field against the shared record (a Host may
+    answer with objects of its own that carry the same attributes)."""
     return [msgspec.convert(view, record, from_attributes=True) for view in views]
 
 
@@ -331,18 +259,41 @@ def _score_event_field(e: RunEventFieldEquals, ev: Evidence) -> Verdict:
         return failed(
             f"no durable {quoted(e.event_type)} event; events: {_event_types(record.events)}"
         )
-    hit = first_equal(events, _payload, e.path, e.value)
-    if hit is not None:
-        event, value = hit
-        return passed(
-            f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index}) "
-            f"has {e.path} = {render(value)}"
-        )
-    looked = values_at(events, _payload, e.path, lambda event: f"#{event.seq}")
-    return failed(
-        f"no durable {quoted(e.event_type)} event has {e.path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        events,
+        _payload,
+        e.path,
+        e.value,
+        _Named(
+            lambda event: f"#{event.seq}",
+            lambda event: (
+                f"durable {quoted(e.event_type)} event #{event.seq} (Turn {event.turn_index})"
+            ),
+            f"no durable {quoted(e.event_type)} event",
+        ),
     )
+
+
+class _Named(NamedTuple, Generic[R]):
+    """How an ``*_equals`` verdict names a record: ``label`` in the list of what each held,
+    ``which`` when it holds the value, ``none`` for no record at all."""
+
+    label: Callable[[R], str]
+    which: Callable[[R], str]
+    none: str
+
+
+def _equals(
+    records: Sequence[R], read: Callable[[R], Any], path: str, value: Any, named: _Named[R]
+) -> Verdict:
+    """An ``*_equals`` verdict: the first record that holds ``value`` at ``path`` passes; else
+    it fails and says what each record holds there."""
+    hit = first_equal(records, read, path, value)
+    if hit is not None:
+        record, actual = hit
+        return passed(f"{named.which(record)} has {path} = {render(actual)}")
+    looked = values_at(records, read, path, named.label)
+    return failed(f"{named.none} has {path} = {render(value)}; " + "; ".join(looked[:10]))
 
 
 def _payload(event: Event) -> Any:
@@ -380,16 +331,16 @@ def _score_metadata_equals(e: PersistedMessageMetadataEquals, ev: Evidence) -> V
     assistant = [m for m in record.messages if m.role == "assistant"]
     if not assistant:
         return failed(f"no assistant Message was persisted; cannot read {e.path}")
-    hit = first_equal(assistant, _metadata, e.path, e.value)
-    if hit is not None:
-        message, value = hit
-        return passed(
-            f"the Turn {message.turn_index} assistant Message has {e.path} = {render(value)}"
-        )
-    looked = values_at(assistant, _metadata, e.path, lambda m: f"Turn {m.turn_index}")
-    return failed(
-        f"no persisted assistant Message has {e.path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        assistant,
+        _metadata,
+        e.path,
+        e.value,
+        _Named(
+            lambda m: f"Turn {m.turn_index}",
+            lambda m: f"the Turn {m.turn_index} assistant Message",
+            "no persisted assistant Message",
+        ),
     )
 
 
@@ -462,17 +413,16 @@ def _call_id(result: ToolResult) -> str:
 @scorer
 def _score_result_field(e: ToolResultFieldEquals, ev: Evidence) -> Verdict:
     results = _targeted(e, ev, f"cannot read {e.output_path}")
-    hit = first_equal(results, _output, e.output_path, e.value)
-    if hit is not None:
-        result, value = hit
-        return passed(
-            f"result {result.call_id} of {quoted(e.name)} ({result.status}) has "
-            f"{e.output_path} = {render(value)}"
-        )
-    looked = values_at(results, _output, e.output_path, _call_id)
-    return failed(
-        f"no targeted result of {quoted(e.name)} has {e.output_path} = {render(e.value)}; "
-        + "; ".join(looked[:10])
+    return _equals(
+        results,
+        _output,
+        e.output_path,
+        e.value,
+        _Named(
+            _call_id,
+            lambda r: f"result {r.call_id} of {quoted(e.name)} ({r.status})",
+            f"no targeted result of {quoted(e.name)}",
+        ),
     )
 
 

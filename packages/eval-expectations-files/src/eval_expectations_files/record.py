@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from eval_core.kinds import Evidence
+from eval_core.records import GeneratedFile
 
 _CONFIG: dict[str, Any] = {"frozen": True, "kw_only": True, "rename": "camel"}
 
@@ -58,15 +59,6 @@ class PdfInput(msgspec.Struct, **_CONFIG):
 
     def has_text(self) -> bool:
         return self.text_refusal is None and any(p.text for p in self.pages)
-
-
-class GeneratedFile(msgspec.Struct, **_CONFIG):
-    file_id: str
-    name: str
-    media_type: str
-    status: str
-    owner: str
-    readable_by: list[str]
 
 
 class FilesRecord(msgspec.Struct, **_CONFIG):

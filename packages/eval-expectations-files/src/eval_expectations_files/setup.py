@@ -25,10 +25,10 @@ from typing import Any, Protocol
 import msgspec
 
 from eval_core.kinds import Evidence, FixtureRequest, SentPart, TrialFixture, own_cases, parts_of
+from eval_core.records import GeneratedFile
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,
-    GeneratedFile,
     PdfInput,
     PdfPage,
     ProviderPart,
@@ -36,15 +36,6 @@ from eval_expectations_files.record import (
 )
 
 FILE_READ = "file_read"
-
-
-class GeneratedView(Protocol):
-    file_id: str
-    name: str
-    media_type: str
-    status: str
-    owner: str
-    readable_by: list[str]
 
 
 class FileStore(Protocol):
@@ -56,7 +47,7 @@ class FileStore(Protocol):
 
     def replace(self, file_id: str, data: bytes) -> None: ...
 
-    def generated(self) -> Sequence[GeneratedView]: ...
+    def generated(self) -> Sequence[GeneratedFile]: ...
 
     def roles(self) -> Sequence[str]: ...
 

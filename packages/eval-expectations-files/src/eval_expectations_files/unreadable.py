@@ -42,6 +42,7 @@ from eval_core.kinds import (
     rules,
     scorer,
 )
+from eval_core.records import ForeignFile
 
 FIELD = "unreadable"
 TEXTUAL = ("text/plain", "text/markdown", "text/csv")
@@ -62,15 +63,7 @@ class UnreadableFile(msgspec.Struct, **BLOCK):
 class ForeignFiles(Protocol):
     """The Host's File store, for Files the requester holds no share of."""
 
-    def put_foreign(
-        self,
-        file_id: str,
-        name: str,
-        media_type: str,
-        data: bytes,
-        owner: str,
-        shared_with: list[str],
-    ) -> None: ...
+    def put_foreign(self, file: ForeignFile) -> None: ...
 
 
 class WithheldFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,12 +83,14 @@ def _seed(request: FixtureRequest) -> Iterator[None]:
     store = request.service(ForeignFiles)
     for file in files:
         store.put_foreign(
-            file.file_id,
-            file.name,
-            file.media_type,
-            file.content.encode(),
-            file.owner,
-            list(file.shared_with),
+            ForeignFile(
+                file_id=file.file_id,
+                name=file.name,
+                media_type=file.media_type,
+                data=file.content.encode(),
+                owner=file.owner,
+                shared_with=list(file.shared_with),
+            )
         )
     yield
     request.record(

@@ -42,6 +42,7 @@ from eval_core.kinds import (
     rules,
     scorer,
 )
+from eval_core.records import Redelivery
 
 FIELD = "integration_reply"
 
@@ -63,19 +64,13 @@ class Answer(msgspec.Struct, frozen=True):
     code: str
 
 
-class RedeliveryView(Protocol):
-    run_id: str
-    status: str
-    code: str | None
-
-
 class ReplyRoute(Protocol):
     """The Host's integration channel: where each Turn's reply is delivered, and the
     redeliveries of undelivered replies its database holds."""
 
     def route_replies(self, deliver: Callable[[str], Any]) -> None: ...
 
-    def redeliveries(self) -> Sequence[RedeliveryView]: ...
+    def redeliveries(self) -> Sequence[Redelivery]: ...
 
 
 class Channel:
@@ -96,12 +91,6 @@ class RepliesHanded(msgspec.Struct, frozen=True, kw_only=True):
 
     texts: list[str]
     delivered: bool = False
-
-
-class Redelivery(msgspec.Struct, frozen=True, kw_only=True):
-    run_id: str
-    status: str
-    code: str | None = None
 
 
 class RedeliveriesStored(msgspec.Struct, frozen=True, kw_only=True):

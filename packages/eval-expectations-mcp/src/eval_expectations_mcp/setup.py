@@ -31,6 +31,7 @@ from urllib.parse import quote
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
+from eval_core.records import McpAccount
 from eval_expectations_mcp.fixture import McpAnswers, McpFixture
 
 INTEGRATION = "eval-mcp"
@@ -46,15 +47,7 @@ class McpHost(Protocol):
 
     def connect_chat(self, visibility: str) -> None: ...
 
-    def add_account(
-        self,
-        account_id: str,
-        scope: str,
-        status: str,
-        credential: str,
-        is_default: bool,
-        expires_at: str | None,
-    ) -> None: ...
+    def add_account(self, account: McpAccount) -> None: ...
 
     def grant(self, account_id: str) -> None: ...
 
@@ -235,12 +228,14 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
         host.connect_chat(fixture.visibility)
         for account in fixture.accounts:
             host.add_account(
-                account.id,
-                account.scope,
-                account.status,
-                credentials[account.id],
-                account.is_default,
-                account.expires_at,
+                McpAccount(
+                    account_id=account.id,
+                    scope=account.scope,
+                    status=account.status,
+                    credential=credentials[account.id],
+                    is_default=account.is_default,
+                    expires_at=account.expires_at,
+                )
             )
         for account_id in fixture.shared_grants:
             host.grant(account_id)

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import msgspec
 
 from eval_core.kinds import FixtureRequest, TrialFixture
+from eval_core.records import Admission, NativeEvent, NativeRoute
 from eval_expectations_native.fixture import NativeRoutine
 from eval_expectations_native.observation import NativeAdmission
 
@@ -37,44 +38,14 @@ EVENT_ID = "eval-native-event"
 EVENT_TYPE = "issues.opened"
 
 
-class AdmissionRows(Protocol):
-    run_count: int
-    state_count: int
-    artifact_count: int
-    invocation_count: int
-    run: dict[str, Any] | None
-    state_status: str | None
-    request: Any
-    account_id: str | None
-    inbox_run_id: str | None
-    inbox_correlated: bool
-    error: str | None
-    inbox_status: str | None
-
-
 class NativeChannel(Protocol):
     """The Host's native channel: operator state, the durable inbox, and admission's seams."""
 
     def set_account(self, account_id: str, status: str) -> None: ...
 
-    def set_route(
-        self,
-        destination: str,
-        routine: str,
-        agent: str,
-        owner: str,
-        bundle: Mapping[str, Any] | None = None,
-    ) -> None: ...
+    def set_route(self, route: NativeRoute) -> None: ...
 
-    def deliver(
-        self,
-        channel: str,
-        destination: str,
-        account_id: str,
-        payload: Any,
-        event_id: str,
-        event_type: str,
-    ) -> str: ...
+    def deliver(self, event: NativeEvent) -> str: ...
 
     def after_claim(self, event_id: str, action: Callable[[], None]) -> None: ...
 
@@ -84,7 +55,7 @@ class NativeChannel(Protocol):
 
     def claim_again(self, event_id: str) -> None: ...
 
-    def admission(self, event_id: str) -> AdmissionRows: ...
+    def admission(self, event_id: str) -> Admission: ...
 
 
 def issue_event(destination: str, account_id: str, text: str) -> dict[str, Any]:
@@ -107,27 +78,34 @@ def bundle(routine: str) -> dict[str, Any]:
     return {"digest": digest, "routineId": ROUTINE_IDS[routine], "routineVersion": 1}
 
 
+def route(destination: str, routine: str, agent: str) -> NativeRoute:
+    """The route the operator (``eval``) approved: ``destination`` runs ``routine``, pinned."""
+    return NativeRoute(
+        destination=destination, routine=routine, agent=agent, owner=OWNER, bundle=bundle(routine)
+    )
+
+
 def _admission(request: FixtureRequest) -> Iterator[None]:
     block: NativeRoutine = request.value
     case = request.case
     channel = request.service(NativeChannel)
     channel.set_account(block.account_id, "approved")
-    channel.set_route(block.destination, ROUTINE, case.agent, OWNER, bundle(ROUTINE))
+    channel.set_route(route(block.destination, ROUTINE, case.agent))
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(
-        CHANNEL,
-        block.destination,
-        block.account_id,
-        issue_event(block.destination, block.account_id, text),
-        EVENT_ID,
-        EVENT_TYPE,
+        NativeEvent(
+            channel=CHANNEL,
+            destination=block.destination,
+            account_id=block.account_id,
+            payload=issue_event(block.destination, block.account_id, text),
+            event_id=EVENT_ID,
+            event_type=EVENT_TYPE,
+        )
     )
     if block.fault == "route_changed":
         channel.after_claim(
             event,
-            lambda: channel.set_route(
-                block.destination, CHANGED_ROUTINE, case.agent, OWNER, bundle(CHANGED_ROUTINE)
-            ),
+            lambda: channel.set_route(route(block.destination, CHANGED_ROUTINE, case.agent)),
         )
     elif block.fault == "account_revoked":
         channel.after_claim(event, lambda: channel.set_account(block.account_id, "revoked"))

@@ -1,7 +1,8 @@
 """The admission observation: what the fixture read back from the rows admission left, typed.
 
-The native fixture puts a :class:`NativeAdmission` into Evidence; :func:`observation_of` finds it
-by type, and a missing record is ``None``: the scorer fails on it, never passes.
+The native fixture puts a :class:`NativeAdmission` into Evidence (the Host's
+:class:`~eval_core.records.Admission`, under this family's record key); :func:`observation_of`
+finds it by type, and a missing record is ``None``: the scorer fails on it, never passes.
 """
 
 from __future__ import annotations
@@ -11,24 +12,12 @@ from typing import Any
 import msgspec
 
 from eval_core.kinds import Evidence
+from eval_core.records import Admission
 
 
-class NativeAdmission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+class NativeAdmission(Admission, frozen=True):
     """Counts of the admission rows, the admitted Run, and the inbox row's correlation and
     status (``None`` when the Host reads back no status)."""
-
-    run_count: int
-    state_count: int
-    artifact_count: int
-    invocation_count: int
-    run: dict[str, Any] | None
-    state_status: str | None
-    request: Any
-    account_id: str | None
-    inbox_run_id: str | None
-    inbox_correlated: bool
-    error: str | None
-    inbox_status: str | None = None
 
 
 FIELDS: frozenset[str] = frozenset(

@@ -5,12 +5,13 @@ a chat Tool the same provider serves. Either way the provider's own log is a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from eval_core.kinds import FixtureRequest, ToolCall, TrialFixture
+from eval_core.records import RoutineOutcome, RoutineSchedule
 from eval_expectations_routine.block import FIELD, TOOL_PROVIDER, RoutineBlock, ToolProvider
 from eval_expectations_routine.provider_log import ProviderLog, ProviderRequest, call_id_of
 
@@ -20,34 +21,11 @@ if TYPE_CHECKING:
 APPROVER = "user:eval-approver"
 
 
-class RoutineOutcome(Protocol):
-    run_status: str
-    reason: str | None
-    state_status: str | None
-    state_output: Any
-    captured: bool
-    crashes: int
-    raised: str | None
-
-
 class RoutineDesk(Protocol):
     """The Host's Routine desk: a Routine run instead of a chat Turn, and its worker's fault
     port."""
 
-    def schedule(
-        self,
-        slug: str,
-        definition: Mapping[str, Any],
-        tool: str,
-        description: str,
-        input_schema: Mapping[str, Any],
-        mutating: bool,
-        requires_approval: bool,
-        guardrail: Mapping[str, Any] | None,
-        inputs: Mapping[str, Any],
-        provider_url: str,
-        approver: str | None,
-    ) -> None: ...
+    def schedule(self, routine: RoutineSchedule) -> None: ...
 
     def crash_after(self, point: str) -> None: ...
 
@@ -128,17 +106,19 @@ def _routine(request: FixtureRequest) -> Iterator[None]:
     contract, definition = resolved.tool_contract, resolved.definition
     try:
         desk.schedule(
-            definition.slug,
-            definition.runtime_form(),
-            contract.name,
-            contract.description or "",
-            contract.input_schema,
-            contract.mutating,
-            contract.requires_approval,
-            resolved.guardrail,
-            block.inputs,
-            scenario.url,
-            APPROVER if block.approval == "approved" else None,
+            RoutineSchedule(
+                slug=definition.slug,
+                definition=definition.runtime_form(),
+                tool=contract.name,
+                description=contract.description or "",
+                input_schema=contract.input_schema,
+                mutating=contract.mutating,
+                requires_approval=contract.requires_approval,
+                guardrail=resolved.guardrail,
+                inputs=block.inputs,
+                provider_url=scenario.url,
+                approver=APPROVER if block.approval == "approved" else None,
+            )
         )
         if block.crash_after is not None:
             desk.crash_after(block.crash_after)

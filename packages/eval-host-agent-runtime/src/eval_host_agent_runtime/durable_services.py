@@ -38,6 +38,20 @@ from eval_core.hosts import (
     ScriptedResult,
     ScriptStep,
 )
+from eval_core.records import (
+    ActivePublication,
+    Admission,
+    DoctorEvent,
+    ForeignFile,
+    McpAccount,
+    NativeEvent,
+    NativeRoute,
+    PersistedMessage,
+    Redelivery,
+    SoulCommit,
+    StaleWrite,
+    TurnRecord,
+)
 from eval_host_agent_runtime.services import REQUESTER, FileStoreService
 
 FAULT_REASON = "model_not_configured"
@@ -262,25 +276,19 @@ class ForeignFilesService:
     def __init__(self, files: FileStoreService) -> None:
         self.files = files
 
-    def put_foreign(
-        self,
-        file_id: str,
-        name: str,
-        media_type: str,
-        data: bytes,
-        owner: str,
-        shared_with: list[str],
-    ) -> None:
+    def put_foreign(self, file: ForeignFile) -> None:
         requester = f"user:{REQUESTER}"
-        if owner == requester or requester in shared_with:
+        if file.owner == requester or requester in file.shared_with:
             raise ValueError(
-                f"{file_id}: a foreign File is neither owned by nor shared with {requester}"
+                f"{file.file_id}: a foreign File is neither owned by nor shared with {requester}"
             )
         self.files.used = True
         store = self.files.store
-        store.put(file_id, name, media_type, data, origin="library", owner=owner)
-        for grantee in shared_with:
-            store.share(file_id, grantee)
+        store.put(
+            file.file_id, file.name, file.media_type, file.data, origin="library", owner=file.owner
+        )
+        for grantee in file.shared_with:
+            store.share(file.file_id, grantee)
 
 
 class PriorAttemptService:
@@ -338,19 +346,16 @@ class McpHostService:
     def connect_chat(self, visibility: str) -> None:
         mcp_accounts.connect_chat(self.conn, self.conversation_id, visibility)
 
-    def add_account(
-        self,
-        account_id: str,
-        scope: str,
-        status: str,
-        credential: str,
-        is_default: bool,
-        expires_at: str | None,
-    ) -> None:
-        account = mcp_accounts.Account(
-            account_id, scope, status, credential, is_default=is_default, expires_at=expires_at
+    def add_account(self, account: McpAccount) -> None:
+        row = mcp_accounts.Account(
+            account.account_id,
+            account.scope,
+            account.status,
+            account.credential,
+            is_default=account.is_default,
+            expires_at=account.expires_at,
         )
-        mcp_accounts.add_account(self.conn, self.conversation_id, account)
+        mcp_accounts.add_account(self.conn, self.conversation_id, row)
 
     def grant(self, account_id: str) -> None:
         mcp_accounts.grant(self.conn, self.conversation_id, account_id)
@@ -360,23 +365,6 @@ class McpHostService:
 
     def revoke_grant(self, account_id: str) -> bool:
         return mcp_accounts.revoke_grant(self.conn, self.conversation_id, account_id)
-
-
-class Admission(msgspec.Struct, frozen=True):
-    """What admission of one native event left in the database."""
-
-    run_count: int
-    state_count: int
-    artifact_count: int
-    invocation_count: int
-    run: dict[str, Any] | None
-    state_status: str | None
-    request: Any
-    account_id: str | None
-    inbox_run_id: str | None
-    inbox_correlated: bool
-    error: str | None
-    inbox_status: str | None
 
 
 class Delivery(msgspec.Struct):
@@ -400,27 +388,19 @@ class NativeChannelService:
     def set_account(self, account_id: str, status: str) -> None:
         AccountAuthority(self.conn).set_status(account_id, status)  # type: ignore[arg-type]
 
-    def set_route(
-        self,
-        destination: str,
-        routine: str,
-        agent: str,
-        owner: str,
-        bundle: Mapping[str, Any] | None = None,
-    ) -> None:
-        NativeRoutes(self.conn).set(Route(destination, routine, agent, owner, bundle))
+    def set_route(self, route: NativeRoute) -> None:
+        NativeRoutes(self.conn).set(
+            Route(route.destination, route.routine, route.agent, route.owner, route.bundle)
+        )
 
-    def deliver(
-        self,
-        channel: str,
-        destination: str,
-        account_id: str,
-        payload: Any,
-        event_id: str,
-        event_type: str,
-    ) -> str:
+    def deliver(self, event: NativeEvent) -> str:
         received = NativeInbox(self.conn).receive(
-            channel, destination, account_id, payload, event_id=event_id, event_type=event_type
+            event.channel,
+            event.destination,
+            event.account_id,
+            event.payload,
+            event_id=event.event_id,
+            event_type=event.event_type,
         )
         self.deliveries.append(Delivery(received))
         return received
@@ -534,49 +514,6 @@ def _admission(conn: Connection, event_id: str) -> Admission:
     )
 
 
-class TurnRow(msgspec.Struct, frozen=True):
-    """One Turn's Run as stored; ``turn_status`` ``None`` means the Turn never completed."""
-
-    turn_index: int
-    run_id: str
-    run_status: str | None
-    state_status: str | None
-    turn_status: str | None
-    reason: str | None
-
-
-class MessageRow(msgspec.Struct, frozen=True):
-    turn_index: int
-    role: str
-    content: Any
-    metadata: Any
-
-
-class CommitRow(msgspec.Struct, frozen=True):
-    turn_index: int
-    sha: str
-    paths: list[str]
-
-
-class PublicationRow(msgspec.Struct, frozen=True):
-    """The active Soul publication once a Turn ended: its artifacts as ``Kind:slug``."""
-
-    turn_index: int
-    commit: str
-    artifacts: list[str]
-
-
-class StaleWrite(msgspec.Struct, frozen=True):
-    """A worker that lost its lease came back. ``raised``: the runtime refused it (raised
-    :class:`~agent_runtime.durable.runs.StaleGenerationError`), its word; ``landed``: the rows of
-    the Run that its pass changed, read back from the database (the witness), one line each."""
-
-    turn_index: int
-    raised: bool
-    landed: list[str]
-    detail: str
-
-
 _RUN_ROWS: Mapping[str, str] = {
     "runs": "SELECT * FROM runs WHERE id = ?",
     "states": "SELECT * FROM states WHERE run_id = ?",
@@ -623,8 +560,8 @@ class RunLedgerService:
     __slots__ = ("message_rows", "restart_count", "stale", "turn_rows")
 
     def __init__(self) -> None:
-        self.turn_rows: list[TurnRow] = []
-        self.message_rows: list[MessageRow] = []
+        self.turn_rows: list[TurnRecord] = []
+        self.message_rows: list[PersistedMessage] = []
         self.stale: list[StaleWrite] = []
         self.restart_count = 0
 
@@ -632,10 +569,10 @@ class RunLedgerService:
         """How often the Host's process restarted mid-Trial (each a new database session)."""
         return self.restart_count
 
-    def turns(self) -> list[TurnRow]:
+    def turns(self) -> list[TurnRecord]:
         return list(self.turn_rows)
 
-    def messages(self) -> list[MessageRow]:
+    def messages(self) -> list[PersistedMessage]:
         return list(self.message_rows)
 
     def stale_writes(self) -> list[StaleWrite]:
@@ -649,22 +586,14 @@ class SoulHistoryService:
     __slots__ = ("commit_rows", "publication_rows")
 
     def __init__(self) -> None:
-        self.commit_rows: list[CommitRow] = []
-        self.publication_rows: list[PublicationRow] = []
+        self.commit_rows: list[SoulCommit] = []
+        self.publication_rows: list[ActivePublication] = []
 
-    def commits(self) -> list[CommitRow]:
+    def commits(self) -> list[SoulCommit]:
         return list(self.commit_rows)
 
-    def publications(self) -> list[PublicationRow]:
+    def publications(self) -> list[ActivePublication]:
         return list(self.publication_rows)
-
-
-class RedeliveryRow(msgspec.Struct, frozen=True):
-    """A redelivery of an undelivered reply the runtime stored (a ``retry_waits`` row)."""
-
-    run_id: str
-    status: str
-    code: str | None
 
 
 class ReplyChannelService:
@@ -689,22 +618,13 @@ class ReplyChannelService:
         answer = self.channel(text)
         return ReplyDelivery(bool(answer.delivered), answer.outcome, answer.code)
 
-    def redeliveries(self) -> list[RedeliveryRow]:
+    def redeliveries(self) -> list[Redelivery]:
         """Every redelivery wait the database holds, in the order stored."""
         rows = self.conn.execute(
             "SELECT run_id, status, code FROM retry_waits WHERE kind = 'delivery' "
             "ORDER BY due_at, id"
         ).fetchall()
-        return [RedeliveryRow(str(run), str(status), code) for run, status, code in rows]
-
-
-class DoctorRow(msgspec.Struct, frozen=True):
-    """One step of the Soul doctor as the database holds it."""
-
-    kind: str
-    subject: str
-    detail: str
-    commit: str | None
+        return [Redelivery(str(run), str(status), code) for run, status, code in rows]
 
 
 class SoulDoctorService:
@@ -718,8 +638,8 @@ class SoulDoctorService:
         self.proposer: Callable[[str, str], Any] | None = None
         self.operator: Callable[[str, str], None] | None = None
         """Writes a Routine's content as an operator would (set by the durable tier)."""
-        self.rows: list[DoctorRow] = []
-        self.commit_rows: list[CommitRow] = []
+        self.rows: list[DoctorEvent] = []
+        self.commit_rows: list[SoulCommit] = []
 
     def after_each_turn(self, propose: Callable[[str, str], Any]) -> None:
         """Run the doctor after each Turn; ``propose(subject, problem)`` answers a repair with
@@ -737,9 +657,9 @@ class SoulDoctorService:
             self.operator(made.slug, concurrent)  # an operator's edit lands before the repair
         return Repair(made.slug, made.content, made.summary)
 
-    def events(self) -> list[DoctorRow]:
+    def events(self) -> list[DoctorEvent]:
         return list(self.rows)
 
-    def doctor_commits(self) -> list[CommitRow]:
+    def doctor_commits(self) -> list[SoulCommit]:
         """The commits the doctor's passes made, as the Soul repository's log holds them."""
         return list(self.commit_rows)

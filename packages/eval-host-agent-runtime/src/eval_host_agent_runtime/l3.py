@@ -68,26 +68,30 @@ from agent_runtime.turn.events import canonical_digest, preview, result_payload
 from agent_runtime.turn.result import ITERATION_LIMIT, REPAIR_BUDGET_EXHAUSTED, TOOL_CALL_LIMIT
 from eval_core.hosts import CaseBase, Event, Evidence, ModelSession, Testimony, TurnScripted
 from eval_core.hosts import Usage as EvalUsage
+from eval_core.records import (
+    ActivePublication,
+    DoctorEvent,
+    PersistedMessage,
+    RoutineOutcome,
+    SoulCommit,
+    StaleWrite,
+    TurnRecord,
+    folded,
+)
 from eval_host_agent_runtime.durable_services import (
     ApprovalDeskService,
-    CommitRow,
     DependencyFaultService,
-    DoctorRow,
     ForeignFilesService,
     McpHostService,
-    MessageRow,
     NativeChannelService,
     PriorAttemptService,
-    PublicationRow,
     ReplyChannelService,
     RunLedgerService,
     SoulDoctorService,
     SoulHistoryService,
-    StaleWrite,
     ToolProviderService,
     TrialClockService,
     TurnQueueService,
-    TurnRow,
     WorkerDiedError,
     rows_landed,
     run_rows,
@@ -100,7 +104,7 @@ from eval_host_agent_runtime.ports import (
     messages,
     tools_of,
 )
-from eval_host_agent_runtime.routine_desk import RoutineDeskService, ScheduledOutcome
+from eval_host_agent_runtime.routine_desk import RoutineDeskService
 from eval_host_agent_runtime.scratch import scratch_dir
 from eval_host_agent_runtime.services import (
     EventStreamService,
@@ -481,6 +485,7 @@ class L3Trial:
         scripted: ScriptedExecutor,
         lease: Lease,
         request: TurnRequest,
+        *,
         resume: bool = False,
     ) -> tuple[Any, Lease]:
         """One worker's pass. A worker that dies in it (the fault port) is followed by a restart
@@ -615,13 +620,10 @@ class L3Trial:
         tool = next((row for row in rows if row.kind == "tool"), None)
         capture = next((row for row in rows if row.kind == "capture"), None)
         tool_status = tool.status if tool is not None else None
-        self.ledger.turn_rows.append(TurnRow(1, run_id, status, tool_status, None, reason))
-        self.recorded.extend(
-            Event(turn_index=1, seq=seq, type=kind, participant=who, payload=payload)
-            for seq, kind, who, payload in self.store.events(run_id)
-        )
+        self.ledger.turn_rows.append(TurnRecord(1, run_id, status, tool_status, None, reason))
+        self._read_back_events(1, run_id)
         captured = capture is not None and capture.status == "succeeded"
-        self.desk.result = ScheduledOutcome(
+        self.desk.result = RoutineOutcome(
             run_id=run_id,
             run_status=status,
             reason=reason,
@@ -650,13 +652,9 @@ class L3Trial:
         run_doctor(self.conn, repo, self.doctor, hook, run_id)
         after = repo.head()
         if after != before:  # what landed in the repository, whatever the doctor recorded
-            self.doctor.commit_rows.extend(
-                CommitRow(index, sha, list(paths))
-                for sha, paths in repo.log(before, after)
-                if sha not in self.operator_commits  # the operator's edit: not the doctor's
-            )
+            self.doctor.commit_rows.extend(self._commits(index, before, after))
         self.doctor.rows = [
-            DoctorRow(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
+            DoctorEvent(e.kind, e.subject, e.detail, e.commit) for e in recorded(self.conn)
         ]
 
     def _restart(self) -> None:
@@ -672,47 +670,52 @@ class L3Trial:
             self.restarts += 1
             self.ledger.restart_count = self.restarts
 
+    def _commits(self, index: int, before: str, after: str) -> list[SoulCommit]:
+        """The Soul repository's commits from ``before`` to ``after``, filed under Turn
+        ``index``; the fixture's operator edits are its own, never the Agent's or the doctor's."""
+        return [
+            SoulCommit(index, sha, list(paths))
+            for sha, paths in self.repo.log(before, after)
+            if sha not in self.operator_commits
+        ]
+
+    def _read_back_events(self, index: int, run_id: str) -> None:
+        """The Run's events as the database holds them, filed under Turn ``index``."""
+        self.recorded.extend(
+            Event(turn_index=index, seq=seq, type=kind, participant=who, payload=payload)
+            for seq, kind, who, payload in self.store.events(run_id)
+        )
+
     def _read_back(self, index: int, minted: Minted) -> None:
         """What this Turn left in the database and the Soul repository."""
         store = self.store
         run_status, state_status, turn_status, reason = store.statuses(minted)
         self.ledger.turn_rows.append(
-            TurnRow(index, minted.run_id, run_status, state_status, turn_status, reason)
+            TurnRecord(index, minted.run_id, run_status, state_status, turn_status, reason)
         )
-        self.recorded.extend(
-            Event(
-                turn_index=index,
-                seq=seq,
-                type=kind,
-                participant=who,
-                payload=payload,
-            )
-            for seq, kind, who, payload in store.events(minted.run_id)
-        )
+        self._read_back_events(index, minted.run_id)
         self.ledger.message_rows.extend(
-            MessageRow(index, role, content, metadata)
+            PersistedMessage(index, role, content, metadata)
             for role, content, metadata in store.messages(minted.run_id)
         )
         if self.writes_soul:
             repo = self.repo
             head = repo.head()
             if head != self.head:
-                self.history.commit_rows.extend(  # the fixture's operator edits are its own
-                    CommitRow(index, sha, list(paths))
-                    for sha, paths in repo.log(self.head, head)
-                    if sha not in self.operator_commits
-                )
+                self.history.commit_rows.extend(self._commits(index, self.head, head))
                 self.head = head
         row = self.conn.execute(
             "SELECT commit_sha, artifacts FROM soul_publications WHERE active = 1"
         ).fetchone()
         if row is not None:
-            self.history.publication_rows.append(PublicationRow(index, row[0], json.loads(row[1])))
+            self.history.publication_rows.append(
+                ActivePublication(index, row[0], json.loads(row[1]))
+            )
 
     def _evidence(self) -> Evidence:
         decisions = Decisions(self.recorded)
-        folded = _folded(self.ledger.turn_rows)
-        run_status = folded.run_status if folded is not None else None
+        journey = folded(self.ledger.turn_rows)
+        run_status = journey.run_status if journey is not None else None
         last = self.ledger.turn_rows[-1] if self.ledger.turn_rows else None
         answer = next(
             (
@@ -751,7 +754,7 @@ class L3Trial:
             denials=decisions.denials,
             guard_decisions=decisions.guards,
             loop_status=_loop_status(run_status),
-            loop_reason=folded.reason if folded is not None else None,
+            loop_reason=journey.reason if journey is not None else None,
             usage=self.usage,
             events=self.recorded,
         )
@@ -790,14 +793,6 @@ def _loop_status(run_status: str | None) -> str | None:
     if run_status == "needs_reconciliation":
         return "failed"
     return run_status
-
-
-def _folded(turns: Sequence[TurnRow]) -> TurnRow | None:
-    """The first Turn that did not succeed, else the last; ``None`` with no Turn."""
-    for turn in turns:
-        if turn.run_status != "succeeded":
-            return turn
-    return turns[-1] if turns else None
 
 
 def _plus(total: EvalUsage, usage: Any) -> EvalUsage:

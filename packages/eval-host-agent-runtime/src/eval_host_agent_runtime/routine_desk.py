@@ -8,40 +8,10 @@ outcome here, read back from the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
-import msgspec
+from collections.abc import Callable
 
 from agent_runtime.routines.runs import CRASH_POINTS, CrashPoint, WorkerCrashedError
-
-
-class ScheduledJob(msgspec.Struct, frozen=True):
-    slug: str
-    definition: Mapping[str, Any]
-    tool: str
-    description: str
-    input_schema: Mapping[str, Any]
-    mutating: bool
-    requires_approval: bool
-    guardrail: Mapping[str, Any] | None
-    inputs: Mapping[str, Any]
-    provider_url: str
-    approver: str | None
-
-
-class ScheduledOutcome(msgspec.Struct, frozen=True):
-    """The Routine Run as the database holds it once the Trial is over."""
-
-    run_id: str
-    run_status: str
-    reason: str | None
-    state_status: str | None
-    state_output: Any
-    captured: bool
-    crashes: int
-    raised: str | None = None
-    """What the runtime's worker raised when it broke (not a drilled crash), if it did."""
+from eval_core.records import RoutineOutcome, RoutineSchedule
 
 
 class RoutineDeskService:
@@ -59,37 +29,22 @@ class RoutineDeskService:
     )
 
     def __init__(self) -> None:
-        self.job: ScheduledJob | None = None
+        self.job: RoutineSchedule | None = None
         self.crash_point: CrashPoint | None = None
         self.fired = False
         self.crashes = 0
-        self.result: ScheduledOutcome | None = None
+        self.result: RoutineOutcome | None = None
         self.grant_actions: list[Callable[[], None]] = []
         self.raised: str | None = None
         self.requeue_once = False
 
-    def schedule(
-        self,
-        slug: str,
-        definition: Mapping[str, Any],
-        tool: str,
-        description: str,
-        input_schema: Mapping[str, Any],
-        mutating: bool,
-        requires_approval: bool,
-        guardrail: Mapping[str, Any] | None,
-        inputs: Mapping[str, Any],
-        provider_url: str,
-        approver: str | None,
-    ) -> None:
-        """Run this Routine instead of a chat Turn; its Tool's provider is at ``provider_url``;
-        ``approver`` (when given) grants the approvals it asks for."""
+    def schedule(self, routine: RoutineSchedule) -> None:
+        """Run this Routine instead of a chat Turn; its Tool's provider is at
+        ``routine.provider_url``; ``routine.approver`` (when given) grants the approvals it
+        asks for."""
         if self.job is not None:
             raise ValueError("one Routine per Trial")
-        self.job = ScheduledJob(
-            slug, definition, tool, description, input_schema, mutating, requires_approval,
-            guardrail, inputs, provider_url, approver,
-        )  # fmt: skip
+        self.job = routine
 
     def crash_after(self, point: str) -> None:
         """The worker dies once at ``point`` (``effect_confirmed`` or ``state_succeeded``)."""
@@ -118,5 +73,5 @@ class RoutineDeskService:
             self.fired = True
             raise WorkerCrashedError(f"the worker died after {point} (fault port)")
 
-    def outcome(self) -> ScheduledOutcome | None:
+    def outcome(self) -> RoutineOutcome | None:
         return self.result

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from agent_runtime.hosting import SOUL_HOSTS, Hosting, SoulHost
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import ToolExecutor, ToolOutcome
 from agent_runtime.turn.recovery import CheckpointWriteError
 from agent_runtime.turn.settings import Checkpoint
+from eval_core.records import GeneratedFile
 from eval_host_agent_runtime.events import Subscriber
 
 if TYPE_CHECKING:  # the File Tools load with the first Trial that puts a File
@@ -28,17 +27,6 @@ _ORIGINS: dict[str, Origin] = {"attachment": "attachment", "library": "library"}
 
 def principal_of(agent: str) -> str:
     return f"agent:{agent}"
-
-
-class GeneratedFile(msgspec.Struct, frozen=True):
-    """A File the Agent wrote, and who may read it, as the File store holds it."""
-
-    file_id: str
-    name: str
-    media_type: str
-    status: str
-    owner: str
-    readable_by: list[str]
 
 
 class FileStoreService:

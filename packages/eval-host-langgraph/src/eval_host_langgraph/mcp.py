@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from eval_core.records import McpAccount
+
 
 class McpConnections:
     """The mcp fixture's host state for one Trial, as MCP connections by server id."""
@@ -33,19 +35,11 @@ class McpConnections:
     def connect_chat(self, visibility: str) -> None:
         self.visibility = visibility
 
-    def add_account(
-        self,
-        account_id: str,
-        scope: str,
-        status: str,
-        credential: str,
-        is_default: bool,
-        expires_at: str | None,
-    ) -> None:
-        del scope, status, expires_at  # refused at load unless they cannot matter
-        self._accounts[account_id] = credential
-        if is_default:
-            self._default = account_id
+    def add_account(self, account: McpAccount) -> None:
+        # its scope, status and expiry: refused at load unless they cannot matter
+        self._accounts[account.account_id] = account.credential
+        if account.is_default:
+            self._default = account.account_id
 
     def grant(self, account_id: str) -> None:
         raise RuntimeError("the langgraph Host has no account grants (refused at load)")

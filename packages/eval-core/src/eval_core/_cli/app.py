@@ -7,6 +7,11 @@ made for it, so typer reads it as it reads any function). The command's callback
 parsed values back: what the command does runs after typer returns, outside click's handling of
 exceptions, so a refusal, a plug-in's fault and Ctrl-C are said the way ``eval`` says them.
 Help is click's plain text (``rich_markup_mode=None``): rich is never imported by the parser.
+
+Only typer's public API is used (issue 48): :mod:`typer`, ``typer.core``'s command classes and
+``typer.main.get_command``, and the methods click documents on the commands and parameters typer
+makes (``parse_args``, ``resolve_command``, ``process_value``...). typer 0.29 vendors click and
+exports none of it but ``BadParameter``: an annotation here says ``Any`` where click's type is.
 """
 
 from __future__ import annotations
@@ -17,13 +22,16 @@ from types import SimpleNamespace
 from typing import Annotated, Any
 
 import typer
-from typer import _click
-from typer._click import exceptions
-from typer._coercion import RuntimeParam
 from typer.core import TyperCommand, TyperGroup
 
 from eval_core._cli.exits import EXIT_CODES
-from eval_core._cli.usage import UsageRefused, unknown_command, unrecognized
+from eval_core._cli.usage import (
+    UsageRefused,
+    is_usage_error,
+    named,
+    unknown_command,
+    unrecognized,
+)
 from eval_core._plugins.commands import Argument, Command
 
 TRACEBACK_HELP = (
@@ -40,26 +48,24 @@ class Group(TyperGroup):
 
     table: dict[str, Command] = {}  # noqa: RUF012 - replaced by build()
 
-    def list_commands(self, ctx: _click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(self.table)
 
-    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in self.table:
             self.commands[cmd_name] = _subcommand(self.table[cmd_name])
         return self.commands.get(cmd_name)
 
-    def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = [(name, command.help) for name, command in self.table.items()]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
-    def get_help_option(self, ctx: _click.Context) -> Any:
-        return _as_given_param(super().get_help_option(ctx))
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain(super().get_help_option(ctx))
 
-    def resolve_command(
-        self, ctx: _click.Context, args: list[str]
-    ) -> tuple[str | None, _click.Command | None, list[str]]:
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
             raise UsageRefused(unknown_command(args[0], self.list_commands(ctx)), ctx)
         return super().resolve_command(ctx, args)
@@ -71,18 +77,19 @@ class Subcommand(TyperCommand):
 
     consts: dict[str, str] = {}  # noqa: RUF012 - replaced per command by build()
 
-    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         try:
             rest = super().parse_args(ctx, self._with_consts(args))
-        except exceptions.UsageError as exc:  # click's parser leaves some without the command
-            exc.ctx = exc.ctx or ctx
+        except Exception as exc:  # click's parser leaves some without the command
+            if is_usage_error(exc) and exc.ctx is None:  # type: ignore[attr-defined]
+                exc.ctx = ctx  # type: ignore[attr-defined]
             raise
         if ctx.args:
             raise UsageRefused(unrecognized(ctx.args), ctx)
         return rest
 
-    def get_help_option(self, ctx: _click.Context) -> Any:
-        return _as_given_param(super().get_help_option(ctx))
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain(super().get_help_option(ctx))
 
     def _with_consts(self, args: list[str]) -> list[str]:
         """``--baseline`` with no value after it (the end, or another flag) gets its const:
@@ -99,8 +106,12 @@ class Subcommand(TyperCommand):
         return out
 
 
-def build(table: dict[str, Command]) -> _click.Command:
-    """The click command typer makes of ``table`` (in its order, which ``eval --help`` lists)."""
+def build(table: dict[str, Command], width: int | None = None) -> Any:
+    """The click command typer makes of ``table`` (in its order, which ``eval --help`` lists),
+    its help rendered ``width`` columns wide (default: click's rule for this terminal)."""
+    settings: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+    if width is not None:
+        settings["terminal_width"] = width
     app = typer.Typer(
         name="eval",
         help=DESCRIPTION,
@@ -109,17 +120,17 @@ def build(table: dict[str, Command]) -> _click.Command:
         rich_markup_mode=None,
         pretty_exceptions_enable=False,
         add_completion=True,
-        context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+        context_settings=settings,
     )
     app.callback()(_top)
     group = typer.main.get_command(app)
     group.table = table  # type: ignore[attr-defined]
     for param in group.params:  # --traceback and the completion flags: taken as given
-        _as_given_param(param)
+        _plain(param)
     return group
 
 
-def _subcommand(command: Command) -> _click.Command:
+def _subcommand(command: Command) -> Any:
     """``command`` as typer makes it (from a one-command app: typer's public way in)."""
     app = typer.Typer(rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False)
     app.callback()(_nothing)
@@ -134,54 +145,51 @@ def _subcommand(command: Command) -> _click.Command:
     declared = command.arguments.declared
     by_dest = {argument.dest: argument for argument in declared}
     for param in made.params:
-        if param.name in by_dest:  # our conversion, not typer's pydantic one (see Converted)
-            argument = by_dest[param.name]
-            param._runtime_param = Converted(
-                param.type_descriptor.parameter_info, str, _converter(argument)
-            )
+        argument = by_dest.get(param.name)
+        _plain(param, _converter(argument) if argument is not None else None)
     made.consts = {
         f: str(a.settings["const"]) for a in declared if "const" in a.settings for f in a.flags
     }
-    return made  # type: ignore[no-any-return]
+    return made
 
 
-class Converted(RuntimeParam):
-    """A parameter's value made by its declared ``type`` alone. typer 0.29 coerces every value
-    through a pydantic TypeAdapter, and importing pydantic costs more than the rest of
-    ``eval``'s start-up together (about 120 ms); the declared ``type`` already says what the
-    value is, so typer's coercion has nothing to add. A plain subclass of typer's dataclass:
-    making it a dataclass too would cost ``eval --help`` a millisecond."""
+def _plain(param: Any, convert: Callable[[Any], Any] | None = None) -> Any:
+    """``param`` with its value made by ``convert`` (its declared ``type``) alone, or taken as
+    given (``--help``, the completion flags), through click's ``process_value``. typer 0.29
+    coerces every other value through a pydantic TypeAdapter, and importing pydantic costs more
+    than the rest of ``eval``'s start-up together (about 120 ms); the declared ``type`` already
+    says what the value is, so typer's coercion has nothing to add."""
+    if param is not None and not isinstance(param.process_value, Plain):
+        param.process_value = Plain(param, convert)
+    return param
 
-    convert: Callable[[Any], Any]
 
-    def __init__(self, parameter_info: Any, annotation: Any, convert: Callable[[Any], Any]) -> None:
-        super().__init__(parameter_info, annotation)
-        object.__setattr__(self, "convert", convert)  # frozen, as typer's fields are
+class Plain:
+    """A parameter's ``process_value``: its value converted, required checked, callback run,
+    as click's own does it, without typer's coercion (see :func:`_plain`)."""
 
-    def coerce(self, value: Any, param: Any, ctx: _click.Context) -> Any:
+    __slots__ = ("convert", "param")
+
+    def __init__(self, param: Any, convert: Callable[[Any], Any] | None) -> None:
+        self.param, self.convert = param, convert
+
+    def __call__(self, ctx: Any, value: Any) -> Any:
+        param = self.param
+        if self.convert is not None:
+            value = self._converted(value)
+        if param.required and param.value_is_missing(value):
+            raise UsageRefused(f"the following arguments are required: {named(param)}", ctx)
+        if param.callback is not None:
+            value = param.callback(ctx, param, value)
+        return value
+
+    def _converted(self, value: Any) -> Any:
+        assert self.convert is not None
         if value is None or (isinstance(value, tuple | list) and not value):
             return None  # argparse's "not given", for an ``append`` and a ``+`` alike
-        try:
-            if isinstance(value, tuple | list):
-                return [self.convert(item) for item in value]
-            return self.convert(value)
-        except exceptions.BadParameter as exc:
-            exc.param, exc.ctx = exc.param or param, exc.ctx or ctx
-            raise
-
-    def _coerce_value(self, value: Any, param: Any, ctx: _click.Context) -> Any:
-        return self.coerce(value, param, ctx)
-
-
-def _as_given(value: Any) -> Any:
-    return value
-
-
-def _as_given_param(param: Any) -> Any:
-    """A flag of typer's own (``--help``, the completion flags) with its value as given."""
-    if param is not None and getattr(param, "_runtime_param", False) is None:
-        param._runtime_param = Converted(param.type_descriptor.parameter_info, str, _as_given)
-    return param
+        if isinstance(value, tuple | list):
+            return [self.convert(item) for item in value]
+        return self.convert(value)
 
 
 def _nothing() -> None:
@@ -216,7 +224,7 @@ def _parameter(argument: Argument) -> inspect.Parameter:
     if action == "store_true":
         info = typer.Option(*argument.flags, help=help_)
         return _keyword(argument, Annotated[bool, info], False)
-    convert = _converter(argument)
+    convert = _converter(argument)  # what typer's help names the type by; Plain calls it
     if argument.positional:
         many = settings.get("nargs") == "+"
         info = typer.Argument(

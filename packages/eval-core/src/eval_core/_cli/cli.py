@@ -177,27 +177,21 @@ def _invoke(argv: list[str]) -> int:
     commands = registry()
     add_commands(commands)
     from typer import Abort
-    from typer._click import exceptions
 
     from eval_core._cli.app import build
-    from eval_core._cli.usage import line
+    from eval_core._cli.usage import is_click_error, is_usage_error, line
 
-    app = build(commands.table)
+    helping = argv in help_cache.HELP  # rendered at the width the kept text's key names
+    app = build(commands.table, help_cache.width() if helping else None)
     if "_EVAL_COMPLETE" in os.environ:  # shell completion: bounded, never a traceback
         return _complete(app)
     if not argv:  # the help, but the exit code of a usage mistake
         app.main(["--help"], prog_name="eval", standalone_mode=False)
         return REFUSED
     try:
-        if argv in help_cache.HELP:  # the text is kept for the next `eval --help`
+        if helping:  # the text is kept for the next `eval --help`
             return _help(app, argv)
         parsed = app.main(argv, prog_name="eval", standalone_mode=False)
-    except exceptions.UsageError as exc:
-        sys.stderr.write(line(exc) + "\n")
-        return REFUSED
-    except exceptions.ClickException as exc:
-        sys.stderr.write(one_line(f"eval: {exc.format_message()}") + "\n")
-        return exc.exit_code
     except Abort:
         sys.stderr.write("eval: interrupted\n")
         return INTERRUPTED
@@ -205,6 +199,14 @@ def _invoke(argv: list[str]) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         sys.stderr.write(one_line(f"eval: cannot write{where}: {exc.strerror or exc}") + "\n")
         return REFUSED
+    except Exception as exc:  # click's, which typer raises but does not export (see usage)
+        if is_usage_error(exc):
+            sys.stderr.write(line(exc) + "\n")
+            return REFUSED
+        if not is_click_error(exc):
+            raise
+        sys.stderr.write(one_line(f"eval: {exc.format_message()}") + "\n")  # type: ignore[attr-defined]
+        return int(exc.exit_code)  # type: ignore[attr-defined]
     if isinstance(parsed, tuple):  # a command and its arguments, parsed: run it now
         command, args = parsed
         return _run(command, args)
@@ -247,22 +249,16 @@ def _empty_value(argv: list[str]) -> str | None:
 
 
 def _help(app: Any, argv: list[str]) -> int:
-    """Print ``eval --help`` and keep the text (:mod:`~eval_core._cli.help_cache`)."""
+    """Print ``eval --help`` and keep the text (:mod:`~eval_core._cli.help_cache`); ``app``
+    renders it at :func:`~eval_core._cli.help_cache.width` columns, the width its key names."""
     import contextlib
     import io
 
-    from typer._click import formatting
-
     out = io.StringIO()
-    columns = help_cache.width()  # rendered at the width the kept text's key names
-    forced, formatting.FORCED_WIDTH = formatting.FORCED_WIDTH, columns
-    try:
-        with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
-            app.main(argv, prog_name="eval", standalone_mode=False)
-    finally:
-        formatting.FORCED_WIDTH = forced
+    with contextlib.redirect_stdout(out):  # click writes to the sys.stdout of the moment
+        app.main(argv, prog_name="eval", standalone_mode=False)
     sys.stdout.write(out.getvalue())
-    help_cache.keep(argv, out.getvalue(), columns)
+    help_cache.keep(argv, out.getvalue(), help_cache.width())
     return CLEARED
 
 

@@ -12,7 +12,6 @@ from eval_core._cli.core_commands import (
     run_schema,
     run_sweep,
 )
-from eval_core._cli.scaffold_commands import run_init, run_new_plugin
 from eval_core._plugins.commands import CANONICAL, Commands, default_log_help, path
 
 if TYPE_CHECKING:
@@ -150,56 +149,6 @@ def add_core_commands(commands: Commands) -> None:
         run=run_sweep,
     )
     _sweep_arguments(sweep)
-
-    new_plugin = commands.add(
-        "new-plugin",
-        help="Write a plug-in package (one kind, one Case field, tests, CI).",
-        description="Write a plug-in package: one kind, one Case field, tests on the testing "
-        "kit, an example Corpus and CI, ready to install, test and sweep (see docs/plugins.md).",
-        run=run_new_plugin,
-    )
-    new_plugin.add_argument(
-        "name", metavar="NAME", help="The distribution name, e.g. acme-tickets."
-    )
-    new_plugin.add_argument(
-        "-d",
-        "--directory",
-        type=path,
-        metavar="DIR",
-        help="Where to write it (default: ./NAME).",
-    )
-
-    init = commands.add(
-        "init",
-        help="Write a starter Corpus for your agent into this project.",
-        description="Write a starter Corpus for your agent into the project in the working "
-        "directory: four Cases naming the agent and Tools the Host finds (one a "
-        "tool_not_called), its eval.lock, the [tool.eval] settings (appended to pyproject.toml, "
-        "or printed to paste) and a .gitignore entry for the outputs. It sweeps green at once "
-        "(see docs/your-project.md). Nothing is overwritten.",
-        run=run_init,
-    )
-    init.add_argument(
-        "--host",
-        default="agent-runtime",
-        metavar="NAME",
-        help="The Host your agent runs on (pydantic-ai, langgraph, agent-runtime...).",
-    )
-    init.add_argument(
-        "--app",
-        metavar="MODULE:AGENTS",
-        help="Where a framework Host finds your agents, e.g. mypkg.agent:AGENTS.",
-    )
-    init.add_argument(
-        "--agent", metavar="NAME", help="The agent the Cases are for (default: the first)."
-    )
-    init.add_argument(
-        "--corpus",
-        type=path,
-        default="corpus",
-        metavar="DIR",
-        help="The Corpus folder to write, in this project (new or empty).",
-    )
 
 
 def _sweep_arguments(sweep: Arguments) -> None:

@@ -3,14 +3,15 @@
 Building the help imports typer (click), pluggy and every command plug-in: two thirds of the
 command's time. The text it prints is kept (``help.txt`` in the cache directory) beside everything
 it was made from: the words asked (``--help`` or ``-h``), the width the text was rendered at
-(:func:`width`: the one click's formatter uses, forced while rendering, so the key and the text
-cannot disagree), the interpreter (:func:`~eval_core._util.cache_key.interpreter`), each installed
-``eval.commands`` entry point and its distribution's version, typer's version, and the path, size
-and modification time of every source file of the core and of each command plug-in's package. It is
-printed only while all of that reads the same; anything else renders anew and keeps the new text.
-Shell completion (an ``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is
-read and written as every cache entry is (:mod:`eval_core._util.cache_entry`: bounded, sealed,
-atomic; any doubt renders anew).
+(:func:`width`: the one click's formatter uses, given to click as the terminal's width while
+rendering, so the key and the text cannot disagree), the interpreter
+(:func:`~eval_core._util.cache_key.interpreter`), each installed ``eval.commands`` entry point and
+its distribution's version, typer's version, and the path, size and modification time of every
+source file of the core and of each command plug-in's package. It is printed only while all of that
+reads the same; anything else renders anew and keeps the new text. Shell completion (an
+``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is read and written as
+every cache entry is (:mod:`eval_core._util.cache_entry`: bounded, sealed, atomic; any doubt renders
+anew).
 """
 
 from __future__ import annotations

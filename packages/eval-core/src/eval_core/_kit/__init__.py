@@ -1,3 +1,3 @@
-"""The plug-in author's kit: the testing kit, the conformance checks, the scaffold and the pytest
-plug-in.
+"""The plug-in author's kit: the testing kit, the conformance checks and the pytest plug-in (the
+scaffold is the eval-scaffold package's).
 """

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._case.case import ToolDecl
-from eval_core._kit import starter
+from eval_core.hosts import ToolDecl
+from eval_scaffold import starter
 from tests.conftest import judgeless_env, run_eval
 
 

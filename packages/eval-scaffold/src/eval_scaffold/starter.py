@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval_core._case.case import CaseBase, Message, ToolDecl
-from eval_core._plugins.host import Host
-from eval_core._util.input_files import NotReadable, read_regular
-from eval_core._util.project import MAX_SETTINGS_BYTES
+from eval_core.commands import MAX_SETTINGS_BYTES
+from eval_core.hosts import CaseBase, Host, Message, NotReadable, ToolDecl, read_regular
 
 REFERENCE_HOST = "agent-runtime"
 OUTPUTS = "scorecards/"

@@ -3,10 +3,10 @@
 The package has a pyproject with its ``eval.plugins`` entry point and a real dependency line
 (``eval-core>=0.1``), one kind, one Case field with its fixture (a Tool the family implements
 through the Host's Tool registry, read back after the Trial), a load rule, tests using the
-testing kit (:mod:`eval_core._kit.testing`), an example Corpus with its own small Eval Soul, a
+testing kit (:mod:`eval_core.testing`), an example Corpus with its own small Eval Soul, a
 schema snapshot, and a CI workflow whose steps are what ``tests/test_new_plugin.py`` runs in a
 fresh environment. ``docs/plugins.md`` walks through every file. The files' text is in
-``_kit/templates/`` (package data, read with importlib.resources), ``{{name}}`` filled in.
+``templates/`` (package data, read with importlib.resources), ``{{name}}`` filled in.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core._kit.testing import Agent, write_soul
-from eval_core._plugins.schemas import structural
+from eval_core.testing import Agent, structural_schema, write_soul
 
 NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # whole name: fullmatch, never `$`
 
@@ -123,7 +122,7 @@ def _snapshot(target: Path, n: dict[str, str]) -> Path:
     try:
         spec.loader.exec_module(module)
         [kind] = module.eval_kinds()
-        schema = structural(msgspec.json.schema(kind.struct))
+        schema = structural_schema(msgspec.json.schema(kind.struct))
     finally:
         del sys.modules[spec.name]
     path = target / "tests" / "snapshots" / f"{n['kind']}.schema.json"
