@@ -22,7 +22,10 @@ docstrings (any bare string statement: an attribute's docstring too), type annot
 or progress calls, ``__repr__``, ``__all__``, or under ``if TYPE_CHECKING``; and no swap that is
 equivalent by construction (``SKIPPED``): two alternatives of a regex alternation that can never
 match at the same place, the exceptions ``suppress`` is given, the arguments of ``max``/``min``
-or of a set's union. (The swap moves only a call's arguments: a tuple's, a set's or a dict's
+or of a set's union; and no swap that is a ``TypeError`` by construction (``isinstance(x, T)``
+to ``isinstance(T, x)``, ``getattr(obj, "name")`` to ``getattr("name", obj)``, likewise
+``hasattr``, ``setattr``, ``delattr``, ``issubclass`` given a tuple), which can only crash or go
+unreached, never FAIL. (The swap moves only a call's arguments: a tuple's, a set's or a dict's
 members are never swapped, and two keywords swap their values, which is a real change.)
 ``--list`` counts what each of these rules leaves out. A mutant's id is
 ``module/path.py:line:col:operator:variant``, stable for the code as it stands. A mutant is
@@ -261,6 +264,9 @@ SKIPPED = {
     "regex alternatives": "two alternatives of a regex alternation that cannot both match at "
     "one place: which texts match, and what, is the same in either order",
     "order-free arguments": "the arguments of suppress, max/min (no key), a set's union",
+    "ill-typed swaps": "isinstance(x, T) to isinstance(T, x), getattr(obj, 'name') to "
+    "getattr('name', obj), likewise hasattr, setattr, delattr, issubclass given a tuple: a "
+    "TypeError wherever it runs, so crashed or unreached, never a FAIL",
 }
 """The rules that leave out a mutant equivalent by construction, and why."""
 
@@ -339,6 +345,28 @@ def _never_both_match(left: ast.expr, right: ast.expr) -> bool:
     a = _required_prefix(left.value)  # type: ignore[attr-defined]
     b = _required_prefix(right.value)  # type: ignore[attr-defined]
     return not (a.startswith(b) or b.startswith(a))
+
+
+def _ill_typed_swap(call: ast.Call, left: ast.expr, right: ast.expr) -> bool:
+    """Swapping the first two arguments of a builtin whose second must be a class or a name
+    makes a call that raises ``TypeError`` wherever it runs: ``isinstance(T, x)`` (unless the
+    checked type is ``type``: then ``x`` is meant to be a class and the swap is well-typed),
+    ``issubclass(T, C)`` when ``T`` is a tuple (``issubclass(C, T)`` with two classes swaps into
+    a real question), and ``getattr(name, obj)``, ``hasattr``, ``setattr``, ``delattr`` unless
+    the object is a literal: an attribute name must be a ``str``, and no target passes a ``str``
+    as the object whose attribute it reads (one would make the swap an ``AttributeError`` or
+    the default instead)."""
+    func = call.func
+    if not isinstance(func, ast.Name) or call.args[:2] != [left, right]:
+        return False
+    if func.id == "isinstance":
+        kinds = right.elts if isinstance(right, ast.Tuple) else [right]
+        return not any(isinstance(k, ast.Name) and k.id == "type" for k in kinds)
+    if func.id == "issubclass":
+        return isinstance(right, ast.Tuple)
+    if func.id in ("getattr", "hasattr", "setattr", "delattr"):
+        return not isinstance(left, ast.Constant | ast.JoinedStr)
+    return False
 
 
 def _order_free(call: ast.Call) -> bool:
@@ -616,6 +644,8 @@ class _Finder:
                     self.swap(left, right, skipped="regex alternatives")
                 elif order_free:
                     self.swap(left, right, skipped="order-free arguments")
+                elif _ill_typed_swap(call, left, right):
+                    self.swap(left, right, skipped="ill-typed swaps")
                 else:
                     self.swap(left, right)
         named = [k for k in call.keywords if k.arg is not None]
@@ -1090,6 +1120,13 @@ def caught(result: Result) -> bool:
     return result.verdict in ("corpus", "timeout") or result.tests_killed
 
 
+def detected(result: Result) -> bool:
+    """The Sweep did not come back green: a Case FAIL, a timeout, or a crash (a Case ERR, no
+    Scorecard). Looser than the headline, which counts a FAIL alone: a crash is noticed, but
+    says nothing a Case asked."""
+    return result.verdict in ("corpus", "timeout", "crashed")
+
+
 def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[str]) -> None:
     print(
         f"\nseed {seed}: {len(results)} mutants of {sum(pool.values())} "
@@ -1098,7 +1135,7 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
     print(
         f"\n{'area':<14} {'sampled':>7} "
         + " ".join(f"{t:>11}" for _, t in COLUMNS)
-        + f" {'Corpus kill':>11} {'caught':>7}"
+        + f" {'Corpus kill':>11} {'detected':>8} {'caught':>7}"
     )
     for area in (*AREAS, "all"):
         rows = [r for r in results if area in ("all", r.mutant.area) and r.verdict != "unparsable"]
@@ -1117,6 +1154,7 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
             f"{area:<14} {len(rows):>7} "
             + " ".join(f"{c:>11}" for c in cells)
             + f" {ratio(counts['corpus'], counted):>11} "
+            + f"{ratio(sum(1 for r in rows if detected(r)), counted):>8} "
             + f"{ratio(sum(1 for r in rows if caught(r)), counted):>7}"
         )
     print(
@@ -1124,7 +1162,9 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
         "without a Scorecard (a refusal, a traceback), none FAIL ('(n tests)': n of them then "
         "caught by a unit test); timeout: the Sweep outlived its limit; tests only: a unit test "
         "failed that passes unmutated; equivalent: said so in bench/mutants_triage.md; "
-        "survived: caught by nothing. Corpus kill and caught are of the non-equivalent."
+        "survived: caught by nothing. Corpus kill (the headline: a Case FAIL), detected (a "
+        "Case FAIL, a timeout or a crash: the Sweep did not come back green) and caught (by the "
+        "Corpus or a unit test) are of the non-equivalent."
     )
     headlines(results)
     sections = (
@@ -1187,6 +1227,11 @@ def headlines(results: Sequence[Result]) -> None:
     print(
         f"\nheadline 1, the runtime, the Host adapters and the examples killed by the Corpus "
         f"alone: {killed} of {len(side)} ({ratio(killed, len(side))}; the bar: 90%)"
+    )
+    seen = sum(1 for r in side if detected(r))
+    print(
+        f"  (detected, a Case FAIL, a crash or a timeout: {seen} of {len(side)} "
+        f"({ratio(seen, len(side))}); not the headline)"
     )
     harness = [r for r in measured if r.mutant.area in HARNESS_AREAS]
     held = sum(1 for r in harness if caught(r))
@@ -1356,9 +1401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{area:<14} {by_area[area]}")
         print(f"{'all':<14} {len(pool)}")
         print(Counter(m.operator for m in pool))
-        print("left out as equivalent by construction:")
-        for rule, why in SKIPPED.items():
-            print(f"  {rule:<22} {skipped[rule]:>5}  ({why})")
+        left_out(skipped, why=True)
         return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.only:
@@ -1370,6 +1413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen = draw(pool, args.sample, seed)
     if chosen:  # --sample 0 --coverage: the coverage alone
         print(f"seed {seed}  (repeat with --seed {seed})", flush=True)
+        left_out(skipped, why=False)
         results, seconds = run(chosen, args)
         triage(results)
         report(results, seconds, seed, by_area)
@@ -1378,6 +1422,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.coverage:
         coverage_of_runtime()
     return 0
+
+
+def left_out(skipped: Counter[str], why: bool) -> None:
+    """What the generator's rules kept out of the pool, by rule: never drawn, never counted."""
+    print("left out by construction (equivalent, or a TypeError wherever it runs):")
+    for rule, reason in SKIPPED.items():
+        print(f"  {rule:<22} {skipped[rule]:>5}" + (f"  ({reason})" if why else ""))
 
 
 def triage(results: Sequence[Result]) -> None:

@@ -382,3 +382,35 @@ def test_a_collection_literal_and_an_except_tuple_are_never_reordered() -> None:
     assert not any(op == "arguments" for op, _old, _new in changes)
     assert ("constant", '"a"', '""') in changes
     assert ("constant", '"k"', '""') in changes
+
+
+def test_a_swap_that_is_a_type_error_by_construction_is_left_out_and_a_real_one_made() -> None:
+    """``isinstance(T, x)`` and ``getattr("name", obj)`` raise wherever they run (crashed or
+    unreached, never a FAIL): left out. Beside them, real swaps are still made: a call's own
+    arguments, ``isinstance`` asking about ``type`` (``x`` is meant to be a class, so
+    ``isinstance(type, x)`` is a real question), ``issubclass`` of two classes, and a
+    ``getattr`` whose name and default swap."""
+    module = (
+        b"def f(x, obj, store):\n"
+        b"    if isinstance(x, (int, str)) or isinstance(x, type):\n"
+        b'        setattr(obj, "seen", x)\n'
+        b'    if hasattr(obj, "name") and issubclass(x, (int, str)):\n'
+        b'        delattr(obj, "name")\n'
+        b'    store.put(x, getattr(obj, "name", None), issubclass(x, int))\n'
+    )
+    changes, skipped = changes_of(module)
+    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    assert swaps == {
+        ("x, type", "type, x"),
+        ("x, int", "int, x"),
+        ('"name", None', 'None, "name"'),
+        ('"seen", x', 'x, "seen"'),
+        ('x, getattr(obj, "name", None)', 'getattr(obj, "name", None), x'),
+        (
+            'getattr(obj, "name", None), issubclass(x, int)',
+            'issubclass(x, int), getattr(obj, "name", None)',
+        ),
+    }
+    # isinstance(x, (int, str)); setattr, hasattr, delattr, getattr's object and name;
+    # issubclass given a tuple
+    assert skipped == {"ill-typed swaps": 6}

@@ -1,5 +1,5 @@
 """Every workspace package builds as a wheel with complete metadata, so a plug-in elsewhere can
-declare ``eval-core>=0.1`` as a real dependency line. (``tests/test_new_plugin.py`` builds some
+declare ``eval-core>=0.3`` as a real dependency line. (``tests/test_new_plugin.py`` builds some
 of them and reads their METADATA; ``uvx twine check`` passes on all of them.)"""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pypdf import PageObject, PdfReader
 
 from eval_core._case.evidence import Evidence
 from eval_expectations_files import bytes_cache, synthesis
-from eval_expectations_files.fixtures import PDF, CaseFile
+from eval_expectations_files.fixtures import PDF, PPTX, PPTX_SLIDE_TEXT, CaseFile, PptxFixture
 from eval_expectations_files.kinds import (
     PdfInputAccounted,
     PdfPageSize,
@@ -183,6 +183,33 @@ def test_pptx_has_two_slides_and_the_content_only_in_the_first_slides_notes() ->
     kinds = {shape.shape_type for shape in first.shapes}
     assert any(shape.has_table for shape in first.shapes if hasattr(shape, "has_table"))
     assert len(kinds) >= 3  # title and body placeholders, a table, a picture
+
+
+def test_a_decks_slide_text_is_what_its_file_gives_a_reader_besides_its_content() -> None:
+    """What the deck shows on its slides, read back by python-pptx, is ``PPTX_SLIDE_TEXT`` in
+    order; a pptx File gives a reader that and its content (so a Case may ground an Expectation
+    in the slide text), and a File with no fixture only its content."""
+    deck = Presentation(io.BytesIO(synthesis.pptx_bytes("Only in the notes.")))
+    shown: list[str] = []
+    for slide in deck.slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                shown.extend(p.text for p in shape.text_frame.paragraphs if p.text)
+            if getattr(shape, "has_table", False):
+                shown.extend(cell.text for row in shape.table.rows for cell in row.cells)
+    assert shown == list(PPTX_SLIDE_TEXT)
+    deck_file = CaseFile(
+        file_id="deck",
+        media_type=PPTX,
+        name="review.pptx",
+        content="Only in the notes.",
+        pptx=PptxFixture(speaker_notes=True),
+    )
+    assert deck_file.given_text() == ["Only in the notes.", *PPTX_SLIDE_TEXT]
+    memo = CaseFile(file_id="memo", media_type="text/plain", name="memo.txt", content="Hello.")
+    assert memo.given_text() == ["Hello."]
+    blank = CaseFile(file_id="blank", media_type="text/plain", name="blank.txt")
+    assert blank.given_text() == []
 
 
 def test_the_bytes_cache_key_names_the_generator_format() -> None:

@@ -23,6 +23,21 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 
+PPTX_SLIDE_TEXT: tuple[str, ...] = (
+    "Quarterly review",
+    "Launch plan overview",
+    "Regional rollout",
+    "Region",
+    "Status",
+    "Lisbon",
+    "Planned",
+    "Follow-up",
+)
+"""The text every synthesised deck shows on its slides, besides the speaker notes that hold the
+Case's ``content``: the first slide's title, body, bullet and 2x2 table (row by row), then the
+second slide's title. A reader is given it, so an Expectation may be grounded in it."""
+
+
 PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout"]
 
 
@@ -58,6 +73,14 @@ class CaseFile(msgspec.Struct, **BLOCK):
 
     def formats(self) -> list[str]:
         return [n for n in ("pdf", "docx", "xlsx", "pptx") if getattr(self, n) is not None]
+
+    def given_text(self) -> list[str]:
+        """The text a reader of the File is given: its declared ``content``, and what a
+        synthesised deck shows on its slides (never its id or name)."""
+        shown = [self.content] if self.content else []
+        if self.pptx is not None:
+            shown.extend(PPTX_SLIDE_TEXT)
+        return shown
 
     def is_pdf(self) -> bool:
         return self.pdf is not None or self.media_type == PDF

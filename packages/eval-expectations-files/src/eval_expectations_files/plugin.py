@@ -29,10 +29,10 @@ from eval_expectations_files.witness import CHECKS
 
 
 def _content(files: Any) -> Iterator[str]:
-    """A File's declared content is given text; its id and name are not."""
+    """A File's declared content, and a synthesised deck's slide text, are given text; its id
+    and name are not."""
     for file in files or ():
-        if file.content:
-            yield file.content
+        yield from file.given_text()
 
 
 @hookimpl

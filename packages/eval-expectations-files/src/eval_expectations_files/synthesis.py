@@ -20,6 +20,8 @@ from PIL import Image
 from pptx import Presentation
 from pptx.util import Inches
 
+from eval_expectations_files.fixtures import PPTX_SLIDE_TEXT
+
 EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _CORE_DATE = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
@@ -264,18 +266,18 @@ def pptx_bytes(content: str) -> bytes:
     presentation.core_properties.created = EPOCH.replace(tzinfo=None)
     presentation.core_properties.modified = EPOCH.replace(tzinfo=None)
     presentation.core_properties.revision = 1
+    title, overview, rollout, *cells, follow_up = PPTX_SLIDE_TEXT
     first = presentation.slides.add_slide(presentation.slide_layouts[1])
     assert first.shapes.title is not None
-    first.shapes.title.text = "Quarterly review"
+    first.shapes.title.text = title
     body = first.placeholders[1].text_frame
-    body.text = "Launch plan overview"
+    body.text = overview
     bullet = body.add_paragraph()
-    bullet.text = "Regional rollout"
+    bullet.text = rollout
     bullet.level = 1
     table = first.shapes.add_table(2, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
-    for row, cells in enumerate((("Region", "Status"), ("Lisbon", "Planned"))):
-        for column, text in enumerate(cells):
-            table.cell(row, column).text = text
+    for index, text in enumerate(cells):
+        table.cell(index // 2, index % 2).text = text
     picture = io.BytesIO()
     _scan_image().save(picture, format="PNG")
     picture.seek(0)
@@ -285,5 +287,5 @@ def pptx_bytes(content: str) -> bytes:
     notes.text = content
     second = presentation.slides.add_slide(presentation.slide_layouts[5])
     assert second.shapes.title is not None
-    second.shapes.title.text = "Follow-up"
+    second.shapes.title.text = follow_up
     return _saved(presentation)

@@ -1,11 +1,12 @@
 """`eval new-plugin NAME`: a family package that installs, tests and sweeps as generated.
 
 The package has a pyproject with its ``eval.plugins`` entry point and a real dependency line
-(``eval-core>=0.1``), one kind, one Case field with its fixture (a Tool the family implements
-through the Host's Tool registry, read back after the Trial), a load rule, tests using the
-testing kit (:mod:`eval_core.testing`), an example Corpus with its own small Eval Soul, a
-schema snapshot, and a CI workflow whose steps are what ``tests/test_new_plugin.py`` runs in a
-fresh environment. ``docs/plugins.md`` walks through every file. The files' text is in
+(``eval-core>=`` the installed core's minor release, whose public names the templates import),
+one kind, one Case field with its fixture (a Tool the family implements through the Host's Tool
+registry, read back after the Trial), a load rule, tests using the testing kit
+(:mod:`eval_core.testing`), an example Corpus with its own small Eval Soul, a schema snapshot,
+and a CI workflow whose steps are what ``tests/test_new_plugin.py`` runs in a fresh
+environment. ``docs/plugins.md`` walks through every file. The files' text is in
 ``templates/`` (package data, read with importlib.resources), ``{{name}}`` filled in.
 """
 
@@ -16,6 +17,7 @@ import json
 import keyword
 import re
 import sys
+from importlib import metadata
 from importlib.resources import files as package_files
 from pathlib import Path
 
@@ -65,7 +67,14 @@ def names(distribution: str) -> dict[str, str]:
         "field": package,
         "json_field": first + "".join(word.capitalize() for word in rest),
         "title": distribution.replace("-", " "),
+        "core": _core_release(),
     }
+
+
+def _core_release() -> str:
+    """The installed core's ``major.minor``: the templates use its public names, so no older."""
+    major, minor = metadata.version("eval-core").split(".")[:2]
+    return f"{major}.{minor}"
 
 
 def write(distribution: str, target: Path) -> list[Path]:
