@@ -104,3 +104,43 @@ def test_a_bundle_is_its_commits_tree_alone_and_the_repository_is_left_as_it_was
     assert not (repo.root.parent / "bundle.index").exists()
     new = repo.bundle(head)
     assert (new / "skills" / "ticket-hygiene" / "SKILL.md").read_text() == SKILL
+
+
+def test_a_copy_has_the_same_base_and_its_writes_are_its_own(
+    repo: SoulRepo, tmp_path: Path
+) -> None:
+    first, second = repo.copy(tmp_path / "one"), repo.copy(tmp_path / "two")
+    assert first.base == second.base == repo.base == first.head()
+    writer(first, []).execute(call("Skill", "bulb-storage", SKILL))
+    writer(second, []).execute(call("Skill", "tulip-storage", SKILL))
+    assert not (repo.root / "skills" / "bulb-storage").exists() and repo.head() == repo.base
+    assert not (second.root / "skills" / "bulb-storage").exists()
+    assert [paths for _, paths in first.log(first.base, first.head())] == [
+        ("skills/bulb-storage/SKILL.md",)
+    ]
+    first.reset()
+    assert first.head() == first.base and not (first.root / "skills" / "bulb-storage").exists()
+    with pytest.raises(RuntimeError, match="unwritten"):
+        second.copy(tmp_path / "three")
+
+
+def test_a_write_git_refused_leaves_nothing_after_the_reset(
+    tmp_path: Path, soul_copy: Path
+) -> None:
+    import subprocess
+
+    (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
+    repo = SoulRepo(soul_copy, tmp_path / "work")
+    with pytest.raises(RuntimeError, match="git add"):
+        repo.write("Skill", "ignored-notes", SKILL)  # written, then refused by git add
+    assert (repo.root / "skills" / "ignored-notes" / "SKILL.md").exists()
+    repo.reset()
+    assert not (repo.root / "skills" / "ignored-notes").exists()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == "" and repo.head() == repo.base

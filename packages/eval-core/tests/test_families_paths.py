@@ -162,6 +162,35 @@ class TestDeepEqual:
     def test_symmetric(self, a: Any, b: Any) -> None:
         assert deep_equal(a, b) == deep_equal(b, a)
 
+    @given(json_values, json_values)
+    def test_agrees_with_the_rule_written_out(self, a: Any, b: Any) -> None:
+        assert deep_equal(a, b) == _json_equal(a, b)
+        assert deep_equal(a, a) == _json_equal(a, a)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """The rule deep_equal implements, recursively: booleans only to booleans, numbers by
+    value, objects by key set and values, arrays by order, anything else by type and ==."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) or isinstance(b, int | float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and a == b
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(_json_equal(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, list) or isinstance(b, list):
+        return (
+            isinstance(a, list)
+            and isinstance(b, list)
+            and len(a) == len(b)
+            and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return type(a) is type(b) and a == b
+
 
 class TestQuote:
     def test_collapses_whitespace(self) -> None:

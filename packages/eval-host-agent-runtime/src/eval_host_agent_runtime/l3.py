@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -106,6 +105,7 @@ from eval_host_agent_runtime.ports import (
     tools_of,
 )
 from eval_host_agent_runtime.routine_desk import RoutineDeskService
+from eval_host_agent_runtime.scratch import scratch_dir
 from eval_host_agent_runtime.services import (
     EventStreamService,
     FileStoreService,
@@ -142,22 +142,29 @@ class HostError(Exception):
 
 class DurableTier:
     """The L3 tier of one Host load: a migrated template, a git copy of the Soul, the
-    integrations' endpoints."""
+    integrations' endpoints.
+
+    ``repo`` is never written: a Trial that writes the Soul borrows a copy of it of its own
+    (:meth:`lend`), reset when the Trial closes and lent again, so that Trials running at once
+    write at once instead of queueing for one repository (at most ``--jobs`` copies are made).
+    """
 
     __slots__ = (
         "base_artifacts",
         "base_bundle",
         "copying",
         "endpoints",
+        "idle",
+        "lending",
+        "made",
         "repo",
         "template",
         "workdir",
-        "writing",
     )
 
     def __init__(self, soul_dir: Path, store: str | None = None) -> None:
         self.template: StoreTemplate = open_template(store)
-        self.workdir = Path(tempfile.mkdtemp(prefix="eval-l3-"))
+        self.workdir = scratch_dir("eval-l3-")
         try:
             self.repo = SoulRepo(soul_dir, self.workdir)
             self.base_bundle = self.repo.bundle(self.repo.base)
@@ -167,11 +174,30 @@ class DurableTier:
             raise
         self.endpoints = McpEndpoints()
         self.copying = threading.Lock()  # the template is copied one Trial at a time
-        self.writing = threading.Lock()  # one Trial at a time writes the Soul repository
+        self.lending = threading.Lock()
+        self.idle: list[SoulRepo] = []
+        self.made = 0
 
     def fresh(self) -> Any:
         with self.copying:
             return self.template.fresh()
+
+    def lend(self) -> SoulRepo:
+        """A copy of the Soul repository at its base for one Trial's writes, its own."""
+        with self.lending:
+            if self.idle:
+                return self.idle.pop()
+            self.made += 1
+            made = self.made
+        return self.repo.copy(self.workdir / f"writer-{made}")
+
+    def give_back(self, repo: SoulRepo) -> None:
+        """``repo`` back once the Trial is done: reset to its base first (when that fails,
+        the copy is dropped, never lent again)."""
+        if repo.changed():
+            repo.reset()
+        with self.lending:
+            self.idle.append(repo)
 
     def close(self) -> None:
         self.template.close()
@@ -288,8 +314,7 @@ class L3Trial:
         self.writes_soul = SOUL_WRITE in case.platform_tools or any(
             t.name == SOUL_WRITE for t in case.tools
         )
-        if self.writes_soul:  # released by close(), once the repository is reset
-            tier.writing.acquire()
+        self.repo = tier.lend() if self.writes_soul else tier.repo  # given back by close()
         self.model: Any = None
         self.recorded: list[Event] = []
         self.witness = ToolWitness()
@@ -324,11 +349,7 @@ class L3Trial:
             self.clients.close()
         self.tier.template.release(self.conn.inner)
         if self.writes_soul:
-            try:
-                if self.tier.repo.changed():
-                    self.tier.repo.reset()
-            finally:
-                self.tier.writing.release()
+            self.tier.give_back(self.repo)
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -340,7 +361,7 @@ class L3Trial:
             self._run_scheduled()
             return self._evidence()
         if self.doctor.proposer is not None and not self.writes_soul:
-            self.tier.writing.acquire()  # the doctor commits: one writer of the repository
+            self.repo = self.tier.lend()  # the doctor commits: to a copy of its own
             self.writes_soul = True
         self.model = self.faults.model(ModelPort(self.faults.session(self.session)))
         self._turn(1, self.case.input, self.case.tool_results)
@@ -378,7 +399,7 @@ class L3Trial:
                             store.conn, pub.commit, str(pub.bundle), pub.artifacts, lease.run_id
                         )
 
-                writer = SoulWriter(self.tier.repo, case.agent, published)
+                writer = SoulWriter(self.repo, case.agent, published)
             dispatcher = None
             if mcp:
                 if self.clients is None:
@@ -618,7 +639,7 @@ class L3Trial:
             with atomic(self.conn):
                 publish(self.conn, commit.sha, str(publication.bundle), publication.artifacts, None)
 
-        repo = self.tier.repo
+        repo = self.repo
 
         def operator(slug: str, content: str) -> None:
             commit = repo.write("Routine", slug, content, subject=f"operator: edit {slug}")
@@ -654,7 +675,7 @@ class L3Trial:
         ``index``; the fixture's operator edits are its own, never the Agent's or the doctor's."""
         return [
             SoulCommit(index, sha, list(paths))
-            for sha, paths in self.tier.repo.log(before, after)
+            for sha, paths in self.repo.log(before, after)
             if sha not in self.operator_commits
         ]
 
@@ -678,7 +699,7 @@ class L3Trial:
             for role, content, metadata in store.messages(minted.run_id)
         )
         if self.writes_soul:
-            repo = self.tier.repo
+            repo = self.repo
             head = repo.head()
             if head != self.head:
                 self.history.commit_rows.extend(self._commits(index, self.head, head))

@@ -164,9 +164,10 @@ def decoded_base64_runs(text: str) -> list[str]:
 
 
 def _injection_in(normalised: str) -> re.Match[str] | None:
-    if not any(anchor in normalised for anchor in _INJECTION_ANCHORS):
-        return None
-    return injection_pattern().search(normalised)
+    for anchor in _INJECTION_ANCHORS:  # a plain loop: every text of every Turn passes here
+        if anchor in normalised:
+            return injection_pattern().search(normalised)
+    return None
 
 
 def _scan(text: str) -> tuple[str, Finding | None, list[tuple[str, str]]]:

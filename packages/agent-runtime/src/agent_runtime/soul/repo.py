@@ -149,7 +149,7 @@ def artifacts_of(soul: Soul) -> tuple[str, ...]:
 class SoulRepo:
     """A Soul in a git working copy, with its bundles (published trees) beside it."""
 
-    __slots__ = ("_written", "base", "bundles", "root")
+    __slots__ = ("_loose", "_written", "base", "bundles", "root")
 
     def __init__(self, source: Path, workdir: Path) -> None:
         """Copy ``source`` into ``workdir/repo`` and commit it as the base."""
@@ -162,6 +162,24 @@ class SoulRepo:
         self._git("commit", "-q", "-m", "Eval Soul")
         self.base = self.head()
         self._written = False
+        self._loose = False
+
+    def copy(self, workdir: Path) -> SoulRepo:
+        """Another working copy of this repository as it is now (unwritten: at its base), in
+        ``workdir``: the same commits, copied with git's own files rather than made again (so
+        the base is the same commit), and its own index, working copy and bundles, so that two
+        writers never share one."""
+        if self._written:
+            raise RuntimeError("only an unwritten Soul repository is copied")
+        copied = object.__new__(SoulRepo)
+        copied.root = workdir / "repo"
+        copied.bundles = workdir / "bundles"
+        shutil.copytree(self.root, copied.root, symlinks=True)
+        copied.bundles.mkdir(parents=True, exist_ok=True)
+        copied.base = self.base
+        copied._written = False
+        copied._loose = False
+        return copied
 
     def _git(self, *args: str) -> str:
         return self._git_bytes(*args).decode()
@@ -234,10 +252,11 @@ class SoulRepo:
             )
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        self._written = True
+        self._written = self._loose = True  # a file git may not hold until it is committed
         target.write_text(content, encoding="utf-8")
         self._git("add", "--", path)
         self._git("commit", "-q", "-m", subject or f"soul_write {kind}:{slug}", "--", path)
+        self._loose = False
         return Commit(self.head(), (path,))
 
     def bundle(self, commit: str) -> Path:
@@ -282,10 +301,13 @@ class SoulRepo:
         return self._written
 
     def reset(self) -> None:
-        """Back to the base commit, the bundles of later commits removed."""
+        """Back to the base commit, the bundles of later commits removed. Every file a write
+        committed is git's to remove (``reset --hard``); ``clean`` runs only after a write that
+        did not end in its commit (a process fewer on nearly every reset)."""
         self._git("reset", "-q", "--hard", self.base)
-        self._git("clean", "-q", "-fdx")
-        self._written = False
+        if self._loose:
+            self._git("clean", "-q", "-fdx")
+        self._written = self._loose = False
         for entry in self.bundles.iterdir():
             if entry.name != self.base:
                 shutil.rmtree(entry)

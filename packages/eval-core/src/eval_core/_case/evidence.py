@@ -263,6 +263,8 @@ class Evidence(msgspec.Struct, kw_only=True):
 
     def record(self, kind: type[R]) -> R | None:
         """The record of exactly this type, or ``None`` when none was read back."""
+        if not self.records:  # most Trials: no family read anything back
+            return None
         found = self.records.get(record_key(kind))
         return found if isinstance(found, kind) else None
 

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from eval_core._case.evidence import ModelRequest, OfferedTool, SentPart
+from eval_core._case.evidence import ModelRequest, OfferedTool, RepliedCall, SentPart
 
 BINARY = ("file", "image")
 
@@ -59,17 +59,22 @@ def sent(
     system: str,
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[str],
-    offered: Sequence[Mapping[str, Any]] | None = None,
+    offered: Sequence[Mapping[str, Any] | OfferedTool] | None = None,
+    replied: list[RepliedCall] | None = None,
 ) -> ModelRequest:
     """The record of one request as sent (binary parts as digests, never their bytes).
 
     ``offered``: each Tool's declaration as put on the wire, ``{"name", "description",
-    "inputSchema"}``; left out, the declarations are not recorded."""
+    "inputSchema"}`` (or already an :class:`OfferedTool`); left out, the declarations are not
+    recorded. ``replied``: the scripted binding's own calls in reply (see ModelRequest)."""
     return ModelRequest(
         system=system,
         messages=[_message(m) for m in messages],
         tools=list(tools),
-        offered=None if offered is None else [_offered(d) for d in offered],
+        replied=replied,
+        offered=None
+        if offered is None
+        else [d if isinstance(d, OfferedTool) else _offered(d) for d in offered],
     )
 
 

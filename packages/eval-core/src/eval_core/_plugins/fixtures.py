@@ -227,13 +227,9 @@ def run_with_fixtures(
     try:
         for registered in fixtures:
             fixture = registered.fixture
-            try:
-                applies = registered.applies_to(case)
-            except PluginFault as exc:
-                raise FixtureError(str(exc)) from exc
-            if not applies:
+            value = _applying(registered, case)
+            if value is _NOT:
                 continue
-            value = case.field(fixture.field) if fixture.field is not None else None
             request = FixtureRequest(case, value, trial, scope, host, shared)
             generator = fixture.run(request)
             if not _step(registered, generator, "setting up"):
@@ -257,6 +253,23 @@ def run_with_fixtures(
             except Exception as exc:  # the first failure is the Trial's reason; this one is shown
                 fault(registered.origin, f"fixture {registered.fixture.name!r} (cleaning up)", exc)
         raise
+
+
+_NOT = object()
+
+
+def _applying(registered: Registered, case: CaseBase) -> Any:
+    """The fixture's ``request.value`` when it applies to ``case`` (its field's value, or
+    ``None`` for a predicate's), else ``_NOT``: one call per fixture and Trial, a field read
+    in place (what ``CaseBase.field`` reads)."""
+    field = registered.fixture.field
+    if field is not None:
+        value = getattr(case, field, None)
+        return _NOT if value is None else value
+    try:
+        return None if registered.applies_to(case) else _NOT
+    except PluginFault as exc:
+        raise FixtureError(str(exc)) from exc
 
 
 def _step(registered: Registered, generator: Iterator[None], phase: str) -> bool:

@@ -27,7 +27,7 @@ from eval_core._case.case import (
     TextStep,
     ToolCallsStep,
 )
-from eval_core._case.evidence import ModelRequest, RepliedCall, Usage
+from eval_core._case.evidence import ModelRequest, OfferedTool, RepliedCall, Usage
 from eval_core._case.sent import sent
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelToolCall
 
@@ -80,17 +80,23 @@ class ScriptedSession:
         self._cursor += 1
         self.calls += 1
         offered = [
-            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            OfferedTool(
+                name=str(t.name),
+                description=t.description if isinstance(t.description, str) else None,
+                input_schema=t.input_schema,
+            )
             for t in request.tools
         ]
-        record = sent(request.system, request.messages, [t.name for t in request.tools], offered)
-        if isinstance(step, ToolCallsStep):  # what the script answered, to check against tools
-            replied = [
-                RepliedCall(call_id=c.call_id, name=c.name, unoffered=c.unoffered)
-                for c in step.calls
-            ]
-            record = msgspec.structs.replace(record, replied=replied)
-        self.sent.append(record)
+        replied = (  # what the script answered, to check against tools
+            [RepliedCall(call_id=c.call_id, name=c.name, unoffered=c.unoffered) for c in step.calls]
+            if isinstance(step, ToolCallsStep)
+            else None
+        )
+        self.sent.append(
+            sent(
+                request.system, request.messages, [t.name for t in request.tools], offered, replied
+            )
+        )
         if isinstance(step, TextStep):
             return ModelReply(text=step.text)
         if isinstance(step, ToolCallsStep):

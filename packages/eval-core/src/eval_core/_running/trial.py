@@ -66,9 +66,13 @@ def noise_of(host: Host) -> dict[str, int]:
     """What the Host's optional ``noise()`` says it has kept off stderr so far in this process
     (records by logger), or nothing: a Host without it, or one that fails, drops nothing."""
     method = getattr(host, "noise", None)
+    if method is None:
+        return {}
     try:
-        found = method() if method is not None else {}
-        return {str(k): int(v) for k, v in found.items()} if isinstance(found, Mapping) else {}
+        found = method()
+        if not found or not isinstance(found, Mapping):
+            return {}  # nothing dropped yet (the common case): no copy made
+        return {str(k): int(v) for k, v in found.items()}
     except Exception:
         return {}
 
@@ -95,6 +99,8 @@ def run_trial(
     before = noise_of(host)
     result = _run_trial(case, trial, host, binding, kinds, fixtures, shared, observe, checks)
     after = noise_of(host)
+    if after == before:  # nothing dropped meanwhile (the common case)
+        return result
     dropped = {k: n - before.get(k, 0) for k, n in sorted(after.items()) if n > before.get(k, 0)}
     return replace(result, dropped=dropped) if dropped else result
 
@@ -111,7 +117,8 @@ def _run_trial(
     checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
     started = time.perf_counter()
-    session = watched(binding.session(case))
+    raw = binding.session(case)
+    session = watched(raw)  # its own attributes read from ``raw``: no proxy in between
     own = shared is None
     resources = Shared() if shared is None else shared
 
@@ -123,13 +130,13 @@ def _run_trial(
 
         def as_sent(evidence: Evidence) -> None:
             """The binding's witness, whatever the Host reported: what was put on the wire."""
-            requests = list(session.sent)
+            requests = list(raw.sent)
             evidence.model_requests = requests
-            evidence.model_calls = session.calls
+            evidence.model_calls = raw.calls
             evidence.shown = list(session.shown)
             evidence.answers = list(session.answers)
             evidence.system_prompt = requests[-1].system if requests else None
-            replied = getattr(session, "replied", None)
+            replied = getattr(raw, "replied", None)
             evidence.tool_batches = [list(b) for b in replied] if replied is not None else None
 
         try:
@@ -139,17 +146,17 @@ def _run_trial(
         finally:
             scope.close()
     except ModelError as exc:
-        return _errored(case.id, trial, session, str(exc), elapsed())
+        return _errored(case.id, trial, raw, str(exc), elapsed())
     except FixtureError as exc:
-        return _errored(case.id, trial, session, str(exc), elapsed())
+        return _errored(case.id, trial, raw, str(exc), elapsed())
     except Exception as exc:
         return _errored(
-            case.id, trial, session, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
+            case.id, trial, raw, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
         )
     except KeyboardInterrupt:
         raise  # the user's Ctrl-C (or SIGTERM) ends the Sweep, partial
     except BaseException as exc:  # the system under test's sys.exit or its own BaseException
-        return _errored(case.id, trial, session, ended_harness(exc), elapsed())
+        return _errored(case.id, trial, raw, ended_harness(exc), elapsed())
     finally:
         if own:
             resources.close()
@@ -163,16 +170,14 @@ def _run_trial(
         loop_reason=evidence.loop_reason,
         output=evidence.output_text,
         guarded=bool(evidence.guards_fired()),
-        model_calls=session.calls,
-        usage=session.usage,
-        retries=session.retries,
-        model_version=session.model_version,
+        model_calls=raw.calls,
+        usage=raw.usage,
+        retries=raw.retries,
+        model_version=raw.model_version,
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
     notes = tuple(drift(case.recorded, evidence)) if binding.scripted and case.recorded else ()
-    return replace(
-        decided, error=_detailed(decided.error, session), notes=notes, duration_ms=elapsed()
-    )
+    return replace(decided, error=_detailed(decided.error, raw), notes=notes, duration_ms=elapsed())
 
 
 def _detailed(error: str | None, session: ModelSession) -> str | None:
@@ -203,14 +208,6 @@ def decide(
     Trial was exercised. A contradiction of the runtime's record by a witness fails the Trial
     on its own (:mod:`eval_core._case.witness`), whatever the Expectations say.
     """
-    cleared = replace(
-        base,
-        outcome="errored",
-        expectations=[],
-        unexercised=None,
-        vacuous=False,
-        contradictions=[],
-    )
     if (
         evidence.loop_status == "failed"
         and _is_model_failure(evidence.loop_reason)
@@ -218,15 +215,16 @@ def decide(
     ):
         reason = evidence.loop_reason
         detailed = base.error is not None and base.error.startswith(f"{reason}: ")
-        return replace(cleared, error=base.error if detailed else reason)  # re-scored: kept whole
+        error = base.error if detailed else reason  # re-scored: kept whole
+        return _cleared(base, error, [])
     try:
         results, unexercised = score(expect, evidence, kinds)
     except ScorerError as exc:  # every verdict kept, the faulty Expectation marked
-        return replace(cleared, error=str(exc), expectations=exc.results)
+        return _cleared(base, str(exc), exc.results)
     try:
         contradicted = contradictions(evidence, checks)
     except PluginFault as exc:
-        return replace(cleared, error=str(exc), expectations=results)
+        return _cleared(base, str(exc), results)
     all_passed = all(r.passed for r in results)
     outcome: Outcome = (
         "failed"
@@ -237,14 +235,29 @@ def decide(
         if unexercised is not None
         else "failed"
     )
-    return replace(
-        cleared,
+    return replace(  # every field _cleared() sets, set here: one copy of the record
+        base,
         outcome=outcome,
         error=None,
         expectations=results,
         unexercised=None if contradicted else unexercised,
         contradictions=contradicted,
         vacuous=all_passed and not results and not contradicted,
+    )
+
+
+def _cleared(
+    base: TrialResult, error: str | None, expectations: list[ExpectationResult]
+) -> TrialResult:
+    """``base`` errored with ``error``: no verdict of its own, whatever it held before."""
+    return replace(
+        base,
+        outcome="errored",
+        error=error,
+        expectations=expectations,
+        unexercised=None,
+        vacuous=False,
+        contradictions=[],
     )
 
 

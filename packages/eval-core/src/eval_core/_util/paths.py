@@ -136,6 +136,10 @@ def extract_json(text: str) -> tuple[bool, Any]:
     return (False, None)
 
 
+_PLAIN = frozenset({str, int, float, type(None)})
+"""Types compared by ``==`` alone when both sides have the same one (a bool is not an int here)."""
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -146,7 +150,11 @@ def deep_equal(left: Any, right: Any) -> bool:
     stack: list[tuple[Any, Any]] = [(left, right)]
     while stack:
         a, b = stack.pop()
-        if isinstance(a, bool) or isinstance(b, bool):
+        kind = type(a)
+        if kind is type(b) and kind in _PLAIN:  # the common case: two strings, two ints
+            if a != b:
+                return False
+        elif isinstance(a, bool) or isinstance(b, bool):
             if not (isinstance(a, bool) and isinstance(b, bool) and a == b):
                 return False
         elif _is_number(a) or _is_number(b):
