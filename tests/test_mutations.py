@@ -190,6 +190,8 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "soul-author-a-soul-write-of-an-unknown-kind-is-refused-by-the-schema",
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
+        "l3-repairs-made-before-a-worker-died-still-count-after-it-is-replaced",
+        "triage-a-search-query-past-its-length-limit-is-repaired",
         "l3-journey-statuses-fold-to-the-first-failed-turn",
         "workspace-an-api-request-with-an-unknown-method-is-refused-by-the-schema",
         "support-a-lookup-without-a-ticket-id-is-refused-by-the-schema",
