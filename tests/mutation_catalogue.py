@@ -1064,6 +1064,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
             "l3-file-xlsx-hidden-sheet-never-reaches-the-model",
             "l3-file-xlsx-last-row-reaches-the-model-as-full-text",
+            "l3-file-xlsx-saved-by-excel-reaches-the-model-with-its-text",
             "l3-journey-a-committed-skill-is-what-the-next-turn-loads",
             "l3-journey-a-skill-is-not-published-before-it-is-written",
             "l3-journey-rereads-the-history-from-the-database",
@@ -2512,6 +2513,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-pptx-speaker-notes-reach-the-provider-prompt",
             "l3-file-xlsx-hidden-sheet-never-reaches-the-model",
             "l3-file-xlsx-last-row-reaches-the-model-as-full-text",
+            "l3-file-xlsx-saved-by-excel-reaches-the-model-with-its-text",
         ),
     ),
     Mutation(
