@@ -129,14 +129,15 @@ def _dispatch_unions(node: Any) -> None:
     tagged = node.get("discriminator")
     if isinstance(tagged, dict) and "anyOf" in node and isinstance(tagged.get("mapping"), dict):
         tag, mapping = tagged["propertyName"], tagged["mapping"]
-        del node["anyOf"]
+        tags = {ref: value for value, ref in mapping.items()}
+        order = [tags[b["$ref"]] for b in node.pop("anyOf") if b.get("$ref") in tags]
         node.update(type="object", required=[tag], properties={tag: {"enum": sorted(mapping)}})
         node.setdefault("allOf", []).extend(
             {
                 "if": {"required": [tag], "properties": {tag: {"const": value}}},
                 "then": {"$ref": mapping[value]},
             }
-            for value in sorted(mapping)
+            for value in order  # the union's own order, as the reference lists it
         )
     for value in node.values():
         _dispatch_unions(value)
