@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from eval_core._loading.corpus import Loader
-from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.plugins import load_plugins
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult, run_trial
@@ -70,7 +70,7 @@ def measure(
     host = plugins.hosts["agent-runtime"](ROOT / "corpus" / "soul", **options)
     corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
     binding = ScriptedBinding()
-    shared = Shared()  # the Sweep's shared fixture resources (the MCP provider)
+    shared = SweepResources()  # the Sweep's shared fixture resources (the MCP provider)
 
     def trial(case_id: str, number: int) -> TrialResult:
         case = corpus.case(case_id)

@@ -10,7 +10,7 @@ on a shared 2-core machine it is the figure the neighbours' load moves least.
 Then one in-process Sweep of the N Cases with a few functions of the core timed by thread CPU
 (`time.thread_time`, no profiler: its overhead would swamp the small calls), printed per
 1,000 Trials: the Host's run with its fixtures around it, scoring, the witness checks, the
-Scorecard's admission (`admit`) and the trial log's append (the transcript's encode and its
+Scorecard's admission (`made_safe`) and the trial log's append (the transcript's encode and its
 side file). What is left of a Trial is the runner's own bookkeeping. A report, never a test.
 """
 
@@ -54,7 +54,12 @@ PHASES = (
     ("eval_core._running.trial", None, "run_with_fixtures", "the Host's run, fixtures around it"),
     ("eval_core._running.trial", None, "score", "scoring (every Expectation's scorer)"),
     ("eval_core._running.trial", None, "contradictions", "witness checks"),
-    ("eval_core._running.runner", None, "admit", "admit (made safe for the Scorecard)"),
+    (
+        "eval_core._running.runner",
+        None,
+        "made_safe",
+        "made_safe (its text made safe for the Scorecard)",
+    ),
     ("eval_core._recording.transcript", None, "encode", "trial log: the transcript's encode"),
     ("eval_core._recording.transcript", "Pack", "put", "trial log: its side file"),
     ("eval_core._recording.triallog", "TrialLog", "_write", "trial log: the line"),

@@ -46,6 +46,25 @@ def test_every_shipped_case_is_valid() -> None:
         assert not errors, (path.name, errors[:3])
 
 
+@pytest.mark.parametrize(
+    ("expectation", "path"),
+    [
+        ({"kind": "output_contains", "text": 5}, "$.expect[0].text"),
+        ({"kind": "output_contains", "txet": "x"}, "$.expect[0]"),
+        ({"kind": "no_such_kind"}, "$.expect[0].kind"),
+        ({"text": "x"}, "$.expect[0]"),
+    ],
+)
+def test_a_mistake_inside_one_expectation_is_named_where_it_is(
+    expectation: dict[str, Any], path: str
+) -> None:
+    """Dispatched on its ``kind``, an Expectation's mistake is reported at the field itself, as
+    an editor shows it, not as "not valid under any of the given schemas" at the Expectation."""
+    errors = list(VALIDATOR.iter_errors(minimal_case(expect=[expectation])))
+    assert errors and {e.json_path for e in errors} == {path}, [e.message for e in errors]
+    assert not any("any of the given schemas" in e.message for e in errors)
+
+
 def l3(**overrides: Any) -> dict[str, Any]:
     return minimal_case(tier="l3", **overrides)
 

@@ -35,7 +35,7 @@ from agent_runtime.tools import ToolOutcome
 from agent_runtime.turn import recovery
 from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
-from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scripted import ScriptedBinding
@@ -58,9 +58,9 @@ corpus = pytest.fixture(shipped_corpus, scope="module", name="corpus")
 
 
 @pytest.fixture(scope="module")
-def shared() -> Iterator[Shared]:
+def shared() -> Iterator[SweepResources]:
     """The Sweep-wide fixture resources (the MCP provider process), started once here."""
-    resources = Shared()
+    resources = SweepResources()
     yield resources
     resources.close()
 
@@ -69,7 +69,7 @@ Run = Callable[[str], tuple[str, Evidence]]
 
 
 @pytest.fixture
-def trial(plugins: PluginSet, real_host: Host, corpus: Corpus, shared: Shared) -> Run:
+def trial(plugins: PluginSet, real_host: Host, corpus: Corpus, shared: SweepResources) -> Run:
     """One Trial of a Case in-process on the scripted binding: its outcome and the Evidence
     its fixtures read back."""
 

@@ -48,6 +48,9 @@ def test_the_page_shows_every_kind_and_case_field_with_its_first_example(
         assert f"- `{name}`: " in shown
     for name in ("platformTools", "toolResults", "trials"):
         assert f"- `{name}`: " in shown
+    # a tagged union (dispatched on its tag in the schema) reads as its branches, in their order
+    assert "- `script`: `list[TextStep | ToolCallsStep | StructuredStep]`" in shown
+    assert "`content`: `string | list[TextPart | FilePart]`" in shown
     assert example_json(CASE_EXAMPLE) in shown
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from eval_core._case.case import CaseBase
 from eval_core._loading.corpus import Corpus
-from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.host import Host, ModelCallRequest, ModelReply
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scripted import ScriptedBinding, ScriptedSession
@@ -65,7 +65,7 @@ def test_killing_the_provider_mid_turn_records_a_tool_failure_without_hanging(
     corpus: Corpus, real_host: Host, plugins: PluginSet
 ) -> None:
     case = corpus.case(CASE)
-    shared = Shared()
+    shared = SweepResources()
     out: dict[str, TrialResult] = {}
     binding = KillingBinding()
 

@@ -17,7 +17,7 @@ from agent_runtime.routines import runs as routine_runs
 from agent_runtime.routines import tool_providers
 from agent_runtime.routines.tool_providers import ProviderReply
 from eval_core._case.evidence import Evidence
-from eval_core._plugins.fixtures import Shared, run_with_fixtures
+from eval_core._plugins.fixtures import SweepResources, run_with_fixtures
 from eval_core._running.scripted import ScriptedBinding
 from eval_expectations_routine.setup import RoutineRecord
 from tests.conftest import Sweep, grant_every_call
@@ -45,7 +45,7 @@ def run_and_read(sweep: Sweep, case_id: str) -> tuple[Evidence, dict[str, Any]]:
     case = sweep.corpus.case(case_id)
     binding = ScriptedBinding()
     scope = host.open_trial(case, binding.session(case), 1)
-    shared = Shared()
+    shared = SweepResources()
     try:
         evidence = run_with_fixtures(case, 1, scope, host.name, plugins.fixtures, shared)
         conn = scope.conn  # type: ignore[attr-defined]

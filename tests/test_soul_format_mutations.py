@@ -31,6 +31,8 @@ CAPABILITY_CASES = {
     "skills-bounded-may-not-read-a-skill-it-was-not-given",
     "skills-bounded-a-skill-call-naming-no-skill-is-refused",
     "concierge-may-not-read-a-skill-it-is-denied",
+    "concierge-may-not-change-github-for-a-customer",
+    "concierge-may-not-change-records-the-soul-or-integrations-for-a-customer",
     "concierge-may-not-run-a-mutating-tool",
     "concierge-may-not-run-a-hand-declared-mutating-tool",
     "concierge-may-not-fetch-a-web-page-it-is-denied",

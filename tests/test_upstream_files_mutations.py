@@ -141,5 +141,6 @@ def test_screening_no_extracted_text_turns_the_document_text_case_red(
 ) -> None:
     _screening(monkeypatch, lambda gate, text: any(f.name == text for f in gate.store.files()))
     assert red_cases(plugins, files_corpus)[1] == {
-        "files-an-order-in-an-attached-documents-text-is-refused-by-the-input-guard"
+        "files-an-order-in-an-attached-documents-text-is-refused-by-the-input-guard",
+        "l3-file-an-order-in-an-attached-pdfs-text-is-refused-by-the-input-guard",
     }

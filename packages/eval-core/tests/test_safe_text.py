@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._running.scorecard import admit
+from eval_core._running.scorecard import made_safe
 from eval_core._running.trial import TrialResult
 from eval_core._util.safe_text import clean, clean_builtins, clean_value
 
@@ -67,7 +67,7 @@ def test_admit_makes_every_text_field_of_a_trial_safe() -> None:
         error="model_malformed_response: \x00",
         loop_reason="\x07",
     )
-    safe = admit(raw)
+    safe = made_safe(raw)
     assert msgspec.json.encode(safe)  # the raw one raises UnicodeEncodeError
     assert safe.output == "\ufffd\u241b[2J"
     assert safe.error == "model_malformed_response: \u2400"
@@ -95,7 +95,7 @@ def test_clean_builtins_are_returned_as_they_are() -> None:
 @given(HOSTILE, HOSTILE)
 def test_admit_returns_a_clean_trial_as_it_is_and_cleans_any_other(output: str, line: str) -> None:
     raw = TrialResult(case_id="c", trial=1, outcome="failed", output=output, contradictions=[line])
-    safe = admit(raw)
+    safe = made_safe(raw)
     assert safe.output == clean(output) and safe.contradictions == [clean(line)]
     if clean(output) == output and clean(line) == line and "\\" not in output + line:
         assert safe is raw  # nothing to clean: no copy

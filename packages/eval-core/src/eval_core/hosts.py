@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         Work,
         WorkerLost,
     )
-    from eval_core._plugins.fixtures import Shared
+    from eval_core._plugins.fixtures import SweepResources
     from eval_core._plugins.hookspecs import hookimpl
     from eval_core._plugins.host import (
         AgentTools,
@@ -137,7 +137,7 @@ WHERE = {
     "ScriptedResult": "eval_core._case.case:ScriptedResult",
     "ScriptedTools": "eval_core._running.scripted:ScriptedTools",
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
-    "Shared": "eval_core._plugins.fixtures:Shared",
+    "SweepResources": "eval_core._plugins.fixtures:SweepResources",
     "Testimony": "eval_core._case.evidence:Testimony",
     "TextPart": "eval_core._case.case:TextPart",
     "Tier": "eval_core._case.kinds:Tier",
@@ -224,7 +224,7 @@ __all__ = [
     "ScriptedResult",
     "ScriptedTools",
     "SettingsRefused",
-    "Shared",
+    "SweepResources",
     "Testimony",
     "TextPart",
     "Tier",

@@ -30,7 +30,7 @@ from eval_core.hosts import (
     Lock,
     PluginError,
     PluginSet,
-    Shared,
+    SweepResources,
     TrialResult,
     agents_owned,
     current_lock,
@@ -63,7 +63,7 @@ class _Ready:
     host: Host
     corpus: Corpus
     cases: dict[str, CaseBase]
-    shared: Shared
+    shared: SweepResources
 
 
 def where() -> str:
@@ -145,7 +145,7 @@ class TrialWorker:
                 f"the Corpus loaded here hashes to {corpus.hash}, the driver's to "
                 f"{setup.corpus_hash}"
             )
-        shared = Shared()
+        shared = SweepResources()
         for registered in plugins.fixtures:
             warm = registered.fixture.warm
             planned = [c for c in corpus.cases if c.id in setup.planned]

@@ -37,11 +37,11 @@ from eval_core.records import (
     Transcript,
     TranscriptRefused,
     TrialResult,
-    admit,
     case_verdict,
     decide,
     kind_schema_hash,
     load_plugins,
+    made_safe,
     noise_floor,
     not_cleared,
     one_line,
@@ -140,7 +140,7 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
             known = _typed(path, stored, types, plugins)
             typed[pointer.sha256] = known
         evidence, expect = known
-        again = admit(decide(recorded, evidence, expect, plugins.kinds, plugins.witness_checks))
+        again = made_safe(decide(recorded, evidence, expect, plugins.kinds, plugins.witness_checks))
         result.trials.append(again)
         flipped = again.outcome != recorded.outcome or [e.passed for e in again.expectations] != [
             e.passed for e in recorded.expectations

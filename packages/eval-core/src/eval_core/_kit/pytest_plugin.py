@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from eval_core._case.evidence import Evidence
     from eval_core._kit.testing import Kit
     from eval_core._loading.opening import Opened
-    from eval_core._plugins.fixtures import Shared
+    from eval_core._plugins.fixtures import SweepResources
     from eval_core._running.trial import TrialResult
 
 _OPENED = pytest.StashKey[list["Opened"]]()
@@ -121,13 +121,13 @@ class CorpusCollector(pytest.Directory):
 
     def collect(self) -> Iterator[pytest.Item]:
         from eval_core._loading.opening import open_corpus
-        from eval_core._plugins.fixtures import Shared
+        from eval_core._plugins.fixtures import SweepResources
 
         config = self.config
         host = config.getoption("eval_host") or config.getini("eval_host")
         opened = open_corpus(self.path, host, bool(config.getoption("eval_unlocked")))
         config.stash[_OPENED].append(opened)
-        shared = Shared()
+        shared = SweepResources()
         config.add_cleanup(shared.close)
         config.add_cleanup(opened.host.close)
         for case in opened.corpus.cases:
@@ -146,7 +146,9 @@ class CorpusCollector(pytest.Directory):
 class CaseItem(pytest.Item):
     """One Case: its Trials run in setup (a fault errors it), its verdict is the call."""
 
-    def __init__(self, *, case: CaseBase, opened: Opened, shared: Shared, **kwargs: Any) -> None:
+    def __init__(
+        self, *, case: CaseBase, opened: Opened, shared: SweepResources, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.opened = opened
@@ -155,7 +157,7 @@ class CaseItem(pytest.Item):
         self.add_marker("eval_case")
 
     def setup(self) -> None:
-        from eval_core._running.scorecard import admit
+        from eval_core._running.scorecard import made_safe
         from eval_core._running.scripted import ScriptedBinding
         from eval_core._running.trial import run_trial
 
@@ -171,7 +173,7 @@ class CaseItem(pytest.Item):
                 self.shared,
                 checks=plugins.witness_checks,
             )
-            self.trials.append(admit(result))
+            self.trials.append(made_safe(result))
         self.user_properties.append(("corpusHash", self.opened.corpus.hash))
         errored = [t for t in self.trials if t.outcome == "errored"]
         if errored:  # failing in setup makes it an error, apart from a verdict

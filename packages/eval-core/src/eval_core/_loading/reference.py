@@ -294,7 +294,10 @@ def type_of(node: Mapping[str, Any]) -> str:
         return json.dumps(node["const"])
     if "enum" in node:
         return " | ".join(json.dumps(v) for v in node["enum"])
-    branches = node.get("anyOf") or node.get("oneOf")
+    if "discriminator" in node:  # a tagged union, dispatched on its tag (schema.py)
+        branches: Any = [b["then"] for b in node.get("allOf", ()) if "then" in b]
+    else:
+        branches = node.get("anyOf") or node.get("oneOf")
     if isinstance(branches, list):
         return " | ".join(type_of(b) for b in branches)
     kind = node.get("type")

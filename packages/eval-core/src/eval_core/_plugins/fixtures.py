@@ -73,7 +73,7 @@ class TrialFixture:
 
 
 @dataclass(frozen=True, slots=True)
-class Registered:
+class OwnedFixture:
     """A fixture and the plug-in that shipped it (named in every error)."""
 
     fixture: TrialFixture
@@ -118,7 +118,7 @@ def _fields_of(case_type: type, names: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(name for name in names if hasattr(case_type, name)))
 
 
-class Shared:
+class SweepResources:
     """The Sweep-scoped resources fixtures asked for, closed in reverse when the Sweep ends."""
 
     __slots__ = ("_lock", "_locks", "_open", "_values", "_warming")
@@ -170,7 +170,13 @@ class FixtureRequest:
     __slots__ = ("_evidence", "_scope", "_shared", "case", "host", "trial", "value")
 
     def __init__(
-        self, case: CaseBase, value: Any, trial: int, scope: HostTrial, host: str, shared: Shared
+        self,
+        case: CaseBase,
+        value: Any,
+        trial: int,
+        scope: HostTrial,
+        host: str,
+        shared: SweepResources,
     ) -> None:
         self.case = case
         self.value = value
@@ -215,15 +221,15 @@ def run_with_fixtures(
     trial: int,
     scope: HostTrial,
     host: str,
-    fixtures: Sequence[Registered],
-    shared: Shared,
+    fixtures: Sequence[OwnedFixture],
+    shared: SweepResources,
     observed: Callable[[Evidence], None] | None = None,
 ) -> Evidence:
     """Set up every fixture that applies, let the Host run the Case, read back in reverse.
 
     ``observed`` completes the Evidence with what the core itself saw (the binding's record)
     before any fixture reads back."""
-    started: list[tuple[Registered, Iterator[None], FixtureRequest]] = []
+    started: list[tuple[OwnedFixture, Iterator[None], FixtureRequest]] = []
     try:
         for registered in fixtures:
             fixture = registered.fixture
@@ -258,7 +264,7 @@ def run_with_fixtures(
 _NOT = object()
 
 
-def _applying(registered: Registered, case: CaseBase) -> Any:
+def _applying(registered: OwnedFixture, case: CaseBase) -> Any:
     """The fixture's ``request.value`` when it applies to ``case`` (its field's value, or
     ``None`` for a predicate's), else ``_NOT``: one call per fixture and Trial, a field read
     in place (what ``CaseBase.field`` reads)."""
@@ -272,7 +278,7 @@ def _applying(registered: Registered, case: CaseBase) -> Any:
         raise FixtureError(str(exc)) from exc
 
 
-def _step(registered: Registered, generator: Iterator[None], phase: str) -> bool:
+def _step(registered: OwnedFixture, generator: Iterator[None], phase: str) -> bool:
     """Run a fixture to its next ``yield``: whether it yielded (false: it returned)."""
     try:
         next(generator)

@@ -15,7 +15,7 @@ from eval_core._case.case import CaseBase, CaseField, build_case_type, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._case.sections import Section
 from eval_core._case.witness import WitnessCheck
-from eval_core._plugins.fixtures import Registered, uses_any
+from eval_core._plugins.fixtures import OwnedFixture, uses_any
 from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.host import HostFactory, LoadContext
 from eval_core._plugins.model_source import ModelSource
@@ -83,7 +83,7 @@ class PluginSet(msgspec.Struct):
     field_owner: dict[str, PluginInfo] = msgspec.field(default_factory=dict)
     host_factories: dict[str, HostFactory] = msgspec.field(default_factory=dict)
     host_owner: dict[str, str] = msgspec.field(default_factory=dict)
-    found_fixtures: list[Registered] = msgspec.field(default_factory=list)
+    found_fixtures: list[OwnedFixture] = msgspec.field(default_factory=list)
     found_checks: list[WitnessCheck] = msgspec.field(default_factory=list)
     source: ModelSource | None = None
     source_owner: PluginInfo | None = None
@@ -112,7 +112,7 @@ class PluginSet(msgspec.Struct):
         return _Hosts(self)
 
     @property
-    def fixtures(self) -> list[Registered]:
+    def fixtures(self) -> list[OwnedFixture]:
         self.need("eval_fixtures")
         return self.found_fixtures
 

@@ -22,7 +22,7 @@ from eval_core._case.case import CaseBase, CaseField, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._case.witness import WITNESSES, WitnessCheck
 from eval_core._plugins import hookspecs
-from eval_core._plugins.fixtures import Registered, TrialFixture
+from eval_core._plugins.fixtures import OwnedFixture, TrialFixture
 from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.host import HostFactory
 from eval_core._plugins.model_source import ModelSource
@@ -176,7 +176,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                 )
         names = frozenset(info.fields) | frozenset(info.kinds)
         result.found_fixtures.extend(
-            Registered(f, origin, names if owned_by(f.applies) is not None else None, name)
+            OwnedFixture(f, origin, names if owned_by(f.applies) is not None else None, name)
             for f in sorted(owned, key=lambda f: f.name)
         )
         for check in checks:

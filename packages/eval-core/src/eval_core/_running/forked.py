@@ -184,11 +184,11 @@ class _Launcher:
         self._made.pop(scratch, None)
 
     def _serve(self, requests: int, replies: int) -> None:
-        from eval_core._plugins.fixtures import Shared
+        from eval_core._plugins.fixtures import SweepResources
         from eval_core._running.trial import ended_harness, run_trial
 
         kinds, fixtures, checks = self._run
-        shared = Shared()
+        shared = SweepResources()
         try:
             while True:
                 message = _receive(requests)

@@ -14,10 +14,10 @@ from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.executor import Executor, Launcher, Work, WorkerLost
-from eval_core._plugins.fixtures import Shared
+from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.host import Binding, Host
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._running.scorecard import Scorecard, admit, noise_floor
+from eval_core._running.scorecard import Scorecard, made_safe, noise_floor
 from eval_core._running.trial import TrialResult, run_trial
 from eval_core._util import cache_use, collector
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_REPEAT
@@ -93,15 +93,14 @@ def run_sweep(
     ends it with a partial, aborted Scorecard.
 
     ``done`` are Trials already finished (a resumed Sweep): they are kept, not re-run. Every
-    Trial enters the Scorecard through :func:`~eval_core._running.scorecard.admit` (its text made
-    safe)
-    before ``on_trial`` sees it, and ``on_evidence`` is handed that Trial's Evidence (when it got
-    that far) just before. With ``jobs`` > 1 up to that many Trials run at once (threads:
-    a Trial mostly waits on its model); ``should_stop`` is asked before each launch, so a
-    ceiling overruns by at most ``jobs - 1`` Trials in flight; on an interruption the Trials in
-    flight are abandoned (``abandon`` cuts their model calls short) and never recorded, so a
-    resumed Sweep runs them again. The Scorecard keeps the planned order whatever the order of
-    completion; both callbacks run on the calling thread.
+    Trial enters the Scorecard through :func:`~eval_core._running.scorecard.made_safe` (its text
+    made safe) before ``on_trial`` sees it, and ``on_evidence`` is handed that Trial's Evidence
+    (when it got that far) just before. With ``jobs`` > 1 up to that many Trials run at once
+    (threads: a Trial mostly waits on its model); ``should_stop`` is asked before each launch,
+    so a ceiling overruns by at most ``jobs - 1`` Trials in flight; on an interruption the
+    Trials in flight are abandoned (``abandon`` cuts their model calls short) and never
+    recorded, so a resumed Sweep runs them again. The Scorecard keeps the planned order whatever
+    the order of completion; both callbacks run on the calling thread.
 
     With an ``executor`` (:mod:`eval_core._plugins.executor`) the Trials run on it instead, ``jobs``
     (``None`` or 0: the executor's choice) of them in flight, under the same loop: the same
@@ -129,7 +128,7 @@ def run_sweep(
         plugins=[dict(p) for p in corpus.plugins],
         case_hashes=dict(corpus.case_hashes),
     )
-    finished = {(t.case_id, t.trial): admit(t) for t in done}
+    finished = {(t.case_id, t.trial): made_safe(t) for t in done}
     order = {(case.id, number): index for index, (case, number) in enumerate(trials)}
     card.trials.extend(t for key, t in finished.items() if key in order)
     pending = [
@@ -139,7 +138,7 @@ def run_sweep(
     ]
     collector.resume()  # if start-up paused it, the Trials run with the collector on
     started = time.perf_counter()
-    kinds, fixtures, shared = plugins.kinds, plugins.fixtures, Shared()
+    kinds, fixtures, shared = plugins.kinds, plugins.fixtures, SweepResources()
     checks = plugins.witness_checks  # once: asking imports what must see every Case
     rates = {case.id for case, _ in trials if plugins.probabilistic(case)}
     planned_cases = {case.id: case for _, case, _ in pending}.values()
@@ -156,7 +155,7 @@ def run_sweep(
 
     def record(index: int, finished: Finished) -> None:
         case, result, evidence = finished
-        result = admit(result)
+        result = made_safe(result)
         if case.id in rates:
             result = replace(result, probabilistic=True)
         if on_evidence is not None and evidence is not None:

@@ -152,7 +152,7 @@ def _safe_at(at: Location) -> Location:
 _ENCODE = msgspec.json.Encoder().encode
 
 
-def admit(result: TrialResult) -> TrialResult:
+def made_safe(result: TrialResult) -> TrialResult:
     """The Trial as a Scorecard and a trial log keep it: its text made safe (the one place).
 
     A model's answer, a vendor's error or a scorer's detail may hold lone surrogates, control

@@ -14,7 +14,12 @@ from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence, Usage
 from eval_core._case.kinds import Expectation, KindSpec
 from eval_core._case.witness import WitnessCheck, contradictions
-from eval_core._plugins.fixtures import FixtureError, Registered, Shared, run_with_fixtures
+from eval_core._plugins.fixtures import (
+    FixtureError,
+    OwnedFixture,
+    SweepResources,
+    run_with_fixtures,
+)
 from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
 from eval_core._running.drift import drift, watched
 from eval_core._running.scoring import ExpectationResult, ScorerError, score
@@ -83,8 +88,8 @@ def run_trial(
     host: Host,
     binding: Binding,
     kinds: Mapping[str, KindSpec],
-    fixtures: Sequence[Registered] = (),
-    shared: Shared | None = None,
+    fixtures: Sequence[OwnedFixture] = (),
+    shared: SweepResources | None = None,
     observe: Callable[[Evidence], None] | None = None,
     checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
@@ -111,8 +116,8 @@ def _run_trial(
     host: Host,
     binding: Binding,
     kinds: Mapping[str, KindSpec],
-    fixtures: Sequence[Registered] = (),
-    shared: Shared | None = None,
+    fixtures: Sequence[OwnedFixture] = (),
+    shared: SweepResources | None = None,
     observe: Callable[[Evidence], None] | None = None,
     checks: Sequence[WitnessCheck] = (),
 ) -> TrialResult:
@@ -120,7 +125,7 @@ def _run_trial(
     raw = binding.session(case)
     session = watched(raw)  # its own attributes read from ``raw``: no proxy in between
     own = shared is None
-    resources = Shared() if shared is None else shared
+    resources = SweepResources() if shared is None else shared
 
     def elapsed() -> float:
         return round((time.perf_counter() - started) * 1000, 3)
