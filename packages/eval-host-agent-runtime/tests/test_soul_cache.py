@@ -19,7 +19,7 @@ from eval_core._util import cache_use
 from eval_core._util.cache_entry import seal
 from eval_core._util.code import fingerprint_at
 from eval_host_agent_runtime.host import _code
-from eval_host_agent_runtime.soul_cache import CACHE_NAME, cached_soul
+from eval_host_agent_runtime.soul_cache import CACHE_NAME, KEPT, cached_soul
 
 ROOT = Path(__file__).resolve().parents[3]
 EVAL_SOUL = ROOT / "corpus" / "soul"
@@ -184,6 +184,24 @@ def test_each_input_of_the_key_changed_alone_is_a_miss(
     assert (use(code=edited_code), use(code=edited_code)) == ("miss", "hit")
     monkeypatch.setattr(sys, "executable", sys.executable + "-another")
     assert use(code=edited_code) == "miss"
+
+
+def test_past_its_limit_the_oldest_entries_go_and_the_newest_still_hit(cache: Path) -> None:
+    """One entry per runtime code (each edit of the runtime is a new key): past :data:`KEPT`
+    the oldest are removed, never the newest, so a cache that is never pruned, or pruned from
+    the wrong end, is a test failure, not a full disk or a cold Sweep."""
+    written: list[Path] = []
+    for n in range(KEPT + 2):
+        before = set(_entries(cache))
+        cached_soul(EVAL_SOUL, lambda n=n: f"agent-runtime:{n}")
+        [new] = set(_entries(cache)) - before
+        os.utime(new, ns=(n * 10**9, n * 10**9))  # an order no coarse file clock can blur
+        written.append(new)
+    assert _entries(cache) == sorted(written[-KEPT:])
+    for n, expected in ((KEPT + 1, "hit"), (2, "hit"), (0, "miss")):
+        cache_use.forget()
+        assert cached_soul(EVAL_SOUL, lambda n=n: f"agent-runtime:{n}") == load_soul(EVAL_SOUL)
+        assert _use() == expected, n
 
 
 @settings(

@@ -1,15 +1,18 @@
 """The agents the footing tests drive: one Tool with a default, an enum, an optional field and
 a number a model may send as text; once as written, and once behind a team's capability whose
 ``before_tool_execute`` hook (pydantic-ai's own extension point) rewrites the city after
-pydantic-ai validated the call, so the Tool receives something other than what the model asked.
+pydantic-ai validated the call, so the Tool receives something other than what the model asked;
+and an agent whose Tool's validator reads the run's validation context (the team's country),
+so the history is read on the Tool's footing only with that context.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import AfterValidator, ValidationInfo
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ToolCallPart
@@ -51,4 +54,23 @@ rewritten = Agent(
     capabilities=[RewritesTheCity()],
 )
 
-AGENTS = {"weather": weather, "rewritten": rewritten}
+
+def _qualified(city: str, info: ValidationInfo) -> str:
+    """A bare city gets the team's country from the validation context: ``Paris, FR``."""
+    country = (info.context or {}).get("country")
+    return city if country is None or "," in city else f"{city}, {country}"
+
+
+def get_local_weather(city: Annotated[str, AfterValidator(_qualified)]) -> str:
+    """The forecast for a city of the team's country."""
+    return f"{city}: sunny"
+
+
+regional = Agent(
+    name="regional",
+    instructions="You tell the weather at home.",
+    tools=[get_local_weather],
+    validation_context={"country": "FR"},
+)
+
+AGENTS = {"weather": weather, "rewritten": rewritten, "regional": regional}

@@ -99,6 +99,30 @@ def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction
     ]
 
 
+def test_the_history_is_read_with_the_runs_validation_context(
+    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+) -> None:
+    """A Tool validator that reads the agent's validation context (the team's country) gives
+    the Tool ``Paris, FR``; the history read with the same context agrees, read without it
+    (``Paris``) it would contradict the witness."""
+    case = _case("regional", "regional", {"city": "Paris"})
+    case["platformTools"] = ["get_local_weather"]
+    case["script"][0]["calls"][0]["name"] = "get_local_weather"
+    case["expect"] = [
+        {
+            "kind": "tool_argument_equals",
+            "name": "get_local_weather",
+            "path": "city",
+            "value": "Paris, FR",
+        }
+    ]
+    card, seen = _sweep(tmp_path, host, plugins, [case])
+    (trial,) = card.trials
+    assert (trial.outcome, trial.contradictions) == ("passed", [])
+    (said,) = (seen["regional"].testimony and seen["regional"].testimony.tool_calls) or []
+    assert said.arguments == {"city": "Paris, FR"}
+
+
 CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
 ASKED = st.fixed_dictionaries(
     {"city": CITIES},
