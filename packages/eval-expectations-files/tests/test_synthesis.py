@@ -23,6 +23,7 @@ MAKERS = {
     "docx-malformed": lambda: synthesis.docx_bytes(None, variant="malformed"),
     "docx-entry-limit": lambda: synthesis.docx_bytes(None, variant="entry-limit"),
     "xlsx": lambda: synthesis.xlsx_bytes("Total 5", 3),
+    "xlsx-shared": lambda: synthesis.xlsx_bytes("Total 5", 3, "shared"),
     "pptx": lambda: synthesis.pptx_bytes("Only in the notes."),
 }
 

@@ -173,6 +173,21 @@ def test_xlsx_has_three_sheets_the_middle_one_hidden_and_the_content_last() -> N
     assert inventory.row_dimensions[4].hidden and inventory.column_dimensions["F"].hidden
 
 
+def test_an_xlsx_with_shared_strings_holds_the_same_cells_with_no_inline_string() -> None:
+    inline = synthesis.xlsx_bytes("Closing 9", 2)
+    shared = synthesis.xlsx_bytes("Closing 9", 2, "shared")
+    archive = zipfile.ZipFile(io.BytesIO(shared))
+    sheets = [n for n in archive.namelist() if n.startswith("xl/worksheets/sheet")]
+    assert sheets and not any(b"inlineStr" in archive.read(n) for n in sheets)
+    assert b'<t xml:space="preserve">Closing 9</t>' in archive.read("xl/sharedStrings.xml")
+
+    def cells(data: bytes) -> list[list[object]]:
+        book = load_workbook(io.BytesIO(data))
+        return [list(row) for sheet in book.worksheets for row in sheet.iter_rows(values_only=True)]
+
+    assert cells(shared) == cells(inline)
+
+
 def test_pptx_has_two_slides_and_the_content_only_in_the_first_slides_notes() -> None:
     deck = Presentation(io.BytesIO(synthesis.pptx_bytes("Only in the notes.")))
     first, second = deck.slides

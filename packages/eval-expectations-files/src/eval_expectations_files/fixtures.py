@@ -53,6 +53,9 @@ class DocxFixture(msgspec.Struct, **BLOCK):
 
 class XlsxFixture(msgspec.Struct, **BLOCK):
     preceding_rows: int
+    strings: Literal["inline", "shared"] = "inline"
+    """Where the text cells hold their text: in the cell (openpyxl's way) or in the
+    workbook's shared-string table (Excel's way, so every workbook a user saves in Excel)."""
 
 
 class PptxFixture(msgspec.Struct, **BLOCK):
@@ -130,7 +133,7 @@ def _make(file: CaseFile) -> bytes:
     elif file.docx is not None:
         made = synthesis.docx_bytes(content, file.docx.preceding_paragraphs or 0, file.docx.variant)
     elif file.xlsx is not None:
-        made = synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows)
+        made = synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows, file.xlsx.strings)
     elif file.pptx is not None:
         made = synthesis.pptx_bytes(content or "")
     else:

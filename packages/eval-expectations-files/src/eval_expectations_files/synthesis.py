@@ -226,10 +226,12 @@ def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = No
     return _stored_zip(_docx_parts([*paragraphs, content or ""]))
 
 
-def xlsx_bytes(content: str, preceding_rows: int = 0) -> bytes:
+def xlsx_bytes(content: str, preceding_rows: int = 0, strings: str = "inline") -> bytes:
     """A three-sheet workbook: "Visible inventory" (a header, typed rows, ``preceding_rows``
     rows ``Inventory item N``, then ``content``), a hidden "Private budget" and a
-    "Visible summary"."""
+    "Visible summary". Its text cells are inline strings (as openpyxl writes them) or, with
+    ``strings="shared"``, indexes into one shared-string table (as Excel saves every
+    workbook)."""
     workbook = Workbook()
     workbook.properties.created = EPOCH.replace(tzinfo=None)
     workbook.properties.modified = EPOCH.replace(tzinfo=None)
@@ -256,7 +258,53 @@ def xlsx_bytes(content: str, preceding_rows: int = 0) -> bytes:
     budget.append(["Salaries", 125000])
     summary = workbook.create_sheet("Visible summary")
     summary.append(["Summary", "See the inventory sheet."])
-    return _saved(workbook)
+    saved = _saved(workbook)
+    return _with_shared_strings(saved) if strings == "shared" else saved
+
+
+_INLINE = re.compile(rb'<c ([^>]*?) ?t="inlineStr"([^>]*)><is><t(?: [^>]*)?>(.*?)</t></is></c>')
+_SHARED_TYPE = b"application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+_SHARED_REL = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
+
+
+def _with_shared_strings(data: bytes) -> bytes:
+    """The workbook as Excel saves it: every inline string of every sheet moved into
+    ``xl/sharedStrings.xml`` (each distinct text once), its cells holding the index."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    table: dict[bytes, int] = {}
+
+    def shared(match: re.Match[bytes]) -> bytes:
+        index = table.setdefault(match.group(3), len(table))
+        attributes = b" ".join(a for a in (match.group(1), match.group(2).strip()) if a)
+        return b'<c %s t="s"><v>%d</v></c>' % (attributes, index)
+
+    parts = {info.filename: source.read(info.filename) for info in source.infolist()}
+    for name in sorted(parts):
+        if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+            parts[name] = _INLINE.sub(shared, parts[name]).replace(b' t="inlineStr"></c>', b"/>")
+    items = b"".join(b'<si><t xml:space="preserve">%s</t></si>' % text for text in table)
+    parts["xl/sharedStrings.xml"] = (
+        b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+        b'count="%d" uniqueCount="%d">%s</sst>' % (len(table), len(table), items)
+    )
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+        b"</Types>",
+        b'<Override PartName="/xl/sharedStrings.xml" ContentType="%s"/></Types>' % _SHARED_TYPE,
+    )
+    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(
+        b"</Relationships>",
+        b'<Relationship Id="rIdShared" Type="%s" Target="sharedStrings.xml"/></Relationships>'
+        % _SHARED_REL,
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name, body in parts.items():
+            entry = zipfile.ZipInfo(name, _ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            target.writestr(entry, body)
+    return out.getvalue()
 
 
 def pptx_bytes(content: str) -> bytes:
