@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from eval_core._case.kinds import Tier
     from eval_core._case.sent import sent
     from eval_core._loading.corpus import Corpus, CorpusError, Loader, case_files, corpus_root
-    from eval_core._loading.opening import host_directory
+    from eval_core._loading.opening import host_directory, load_seconds
     from eval_core._plugins.executor import (
         Done,
         Executor,
@@ -163,6 +163,7 @@ WHERE = {
     "fingerprint": "eval_core._util.code:fingerprint",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
     "host_directory": "eval_core._loading.opening:host_directory",
+    "load_seconds": "eval_core._loading.opening:load_seconds",
     "load_plugins": "eval_core._plugins.plugins:load_plugins",
     "lock_differences": "eval_core._plugins.lock:differences",
     "one_line": "eval_core._util.safe_text:one_line",
@@ -251,6 +252,7 @@ __all__ = [
     "hookimpl",
     "host_directory",
     "load_plugins",
+    "load_seconds",
     "lock_differences",
     "one_line",
     "owns_agents",

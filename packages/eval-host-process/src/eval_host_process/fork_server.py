@@ -1,15 +1,15 @@
 """The fork-server of a Python agent (host option ``start``, ``fork-server`` by default): the
 interpreter's start and the import of the agent's SDKs paid once per Sweep, by a *zygote*
-(:mod:`.zygote`, run by the team's own Python), instead of once per Trial; each Trial's agent
-is a fresh process forked from it, in a session of its own, given the Trial's stdin, stdout,
+(:mod:`.zygote`, run by the team's own Python), instead of once per Trial; each Trial's agent is
+a fresh process forked from it, in a session of its own, given the Trial's stdin, stdout,
 stderr, environment and working directory, running the module as ``__main__``.
 
 Trials stay independent: every agent process is forked from the zygote, which never runs a
 Trial, so a module's state is what its import left, never what an earlier Trial did to it. The
 zygote is the team's code: its start is bounded like a Host's load of the team's code
-(:func:`load_seconds`); one that dies or hangs there errors every Trial of its agent in one
-line; it ends when the Host closes or the harness goes away (it watches a pipe only the
-harness holds). A command that is not a plain ``python -m MODULE ...`` or ``python PATH.py
+(:func:`eval_core.hosts.load_seconds`); one that dies or hangs there errors every Trial of its
+agent in one line; it ends when the Host closes or the harness goes away (it watches a pipe only
+the harness holds). A command that is not a plain ``python -m MODULE ...`` or ``python PATH.py
 ...``, a platform without ``fork`` or descriptor passing, or a module whose imports start
 threads (a fork copies no thread) is started per Trial.
 """
@@ -33,24 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from eval_core.hosts import load_seconds
 from eval_host_process.process import STDERR_KEPT, AgentError
 
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?$")
 ZYGOTE = Path(__file__).with_name("zygote.py")
 LINE_BYTES = 256  # what a supervisor says: "pid A S", "status N"
-LOAD_SECONDS = 120.0
-
-
-def load_seconds() -> float:
-    """How long a zygote may take to import what the agent imports: as long as the core gives
-    a Host to load the team's code (``EVAL_HOST_LOAD_SECONDS``, 120 s; the core refuses a
-    malformed value before a Sweep, so one is read as the default here)."""
-    given = os.environ.get("EVAL_HOST_LOAD_SECONDS", "")
-    try:
-        seconds = float(given) if given else LOAD_SECONDS
-    except ValueError:
-        return LOAD_SECONDS
-    return seconds if 0 < seconds < 1e6 else LOAD_SECONDS
 
 
 @dataclass(frozen=True, slots=True)

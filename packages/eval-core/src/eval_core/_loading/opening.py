@@ -124,7 +124,7 @@ def _built(factory: HostFactory, name: str, start: Path, options: Mapping[str, s
         return factory(start, **options)
     for module in getattr(factory, "framework", ()):
         importlib.import_module(module)
-    seconds = _load_seconds()
+    seconds = load_seconds()
     built: list[Host] = []
     raised: list[BaseException] = []
 
@@ -147,7 +147,9 @@ def _built(factory: HostFactory, name: str, start: Path, options: Mapping[str, s
     return built[0]
 
 
-def _load_seconds() -> float:
+def load_seconds() -> float:
+    """How long a Host may take to load the team's code (``EVAL_HOST_LOAD_SECONDS``, else
+    120 s); a Host that loads more of it later (a Process Host's zygote) is held to the same."""
     given = os.environ.get("EVAL_HOST_LOAD_SECONDS", "")
     try:
         seconds = float(given) if given else LOAD_SECONDS
