@@ -12,7 +12,8 @@ uploading over it, once the runtime's ``file_read`` of it succeeded. After the T
 - each PDF that reached the model, with its pages as the runtime measured them: its
   ``file.attached`` events (``source`` ``prompt`` for an attachment, ``file_read`` for a File a
   ``file_read`` attached to the next request);
-- each File the Agent generated, with the shares the store holds.
+- each File the Agent generated, with the shares the store holds, and, when an Expectation
+  asks what one holds, its text as this family reads the store's bytes (:mod:`.drafts`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import msgspec
 
 from eval_core.kinds import Evidence, FixtureRequest, SentPart, TrialFixture, own_cases, parts_of
 from eval_core.records import GeneratedFile
+from eval_expectations_files.drafts import text_of
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,
+    GeneratedText,
     PdfInput,
     PdfPage,
     ProviderPart,
@@ -36,6 +39,7 @@ from eval_expectations_files.record import (
 )
 
 FILE_READ = "file_read"
+GENERATED_FILE_CONTAINS = "generated_file_contains"
 
 
 class FileStore(Protocol):
@@ -48,6 +52,10 @@ class FileStore(Protocol):
     def replace(self, file_id: str, data: bytes) -> None: ...
 
     def generated(self) -> Sequence[GeneratedFile]: ...
+
+    def content(self, file_id: str) -> bytes | None:
+        """The File's bytes as the store holds them now (a user downloading it gets these)."""
+        ...
 
     def roles(self) -> Sequence[str]: ...
 
@@ -132,8 +140,28 @@ def _files(request: FixtureRequest) -> Iterator[None]:
                 msgspec.convert(g, GeneratedFile, from_attributes=True) for g in store.generated()
             ],
             agent_roles=list(store.roles()),
+            generated_texts=_texts(store) if any(_reads_drafts(case)) else [],
         )
     )
+
+
+def _reads_drafts(case: Any) -> Iterator[bool]:
+    return (e.kind_name == GENERATED_FILE_CONTAINS for e in case.expect)
+
+
+def _texts(store: FileStore) -> list[GeneratedText]:
+    found: list[GeneratedText] = []
+    for file in store.generated():
+        data = store.content(file.file_id)
+        text, unreadable = (
+            (None, "the File store holds no bytes for it")
+            if data is None
+            else text_of(file.media_type, data)
+        )
+        found.append(
+            GeneratedText(file_id=file.file_id, name=file.name, text=text, unreadable=unreadable)
+        )
+    return found
 
 
 def _attributed(part: SentPart, seeded: Sequence[SeededFile]) -> ProviderPart:
