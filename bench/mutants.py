@@ -1045,10 +1045,12 @@ class Bench:
                     self.postgres_timeout = max(
                         self.sweep_timeout, POSTGRES_TIMEOUT_FACTOR * outcome.seconds
                     )
-                    green = len(outcome.with_verdict("PASS"))
+                    green = outcome.with_verdict("PASS")
+                    others = sorted(set(outcome.verdicts) - green)
                     print(
-                        f"PostgreSQL leg: {green} of {len(outcome.verdicts)} durable Cases green "
-                        f"unmutated on a throwaway cluster ({outcome.seconds:.0f} s)",
+                        f"PostgreSQL leg: {len(green)} of {len(outcome.verdicts)} durable Cases "
+                        f"green unmutated on a throwaway cluster ({outcome.seconds:.0f} s)"
+                        + (f"; not green, never counted: {', '.join(others)}" if others else ""),
                         flush=True,
                     )
 
