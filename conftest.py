@@ -77,6 +77,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return None
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use. Many tests wait (on a
+    deadline, a child process, a server's start, an fsync) rather than compute: a spare worker
+    computes meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def _rank(nodeid: str) -> int:
     """0 for :data:`TOGETHER`, 1 for :data:`LONGEST`, 2 for the rest (a stable sort keeps the
     collection's order within each)."""
