@@ -92,7 +92,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.util import cache_from_source
@@ -743,13 +743,16 @@ def target_files(root: Path = ROOT) -> Iterator[tuple[Target, Path, str, str]]:
 
 
 def generate(
-    root: Path = ROOT, areas: Sequence[str] = (), skipped: Counter[str] | None = None
+    root: Path = ROOT,
+    areas: Sequence[str] = (),
+    skipped: Counter[str] | None = None,
+    modules: Collection[str] = (),
 ) -> list[Mutant]:
-    """Every mutant of every target (of ``areas`` if given), in a stable order; ``skipped``
-    counts those left out as equivalent by construction, by rule."""
+    """Every mutant of every target (of ``areas`` and ``modules`` if given), in a stable order;
+    ``skipped`` counts those left out as equivalent by construction, by rule."""
     found: list[Mutant] = []
     for _target, path, module, area in target_files(root):
-        if areas and area not in areas:
+        if (areas and area not in areas) or (modules and module not in modules):
             continue
         relative = path.relative_to(root).as_posix()
         found.extend(mutants_of(path.read_bytes(), module, relative, area, skipped))
@@ -1509,7 +1512,9 @@ def main(argv: Sequence[str] | None = None, *, postgres: ThrowawayCluster | None
     )
     args = parser.parse_args(argv)
     skipped: Counter[str] = Counter()
-    pool = generate(areas=args.area, skipped=skipped)
+    # --only parses just the modules its ids name (an id starts with its module's path)
+    asked = {i.split(":", 1)[0] for i in args.only or ()}
+    pool = generate(areas=args.area, skipped=skipped, modules=asked)
     by_area = Counter(m.area for m in pool)
     if args.list:
         for area in AREAS:
