@@ -189,6 +189,7 @@ def sweep(
         [*(str(p) for p in paths), *filter(None, [env.get("PYTHONPATH")])]
     )
     env["EVAL_CACHE"] = "off"
+    env.pop("EVAL_STORE", None)  # each leg names its store in ``options``; SQLite otherwise
     command = [
         sys.executable,
         "-m",
