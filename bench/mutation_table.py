@@ -8,7 +8,7 @@ At the start, every package's ``src/`` and the Corpus are copied once (the snaps
 measures one state of the tree while others keep editing it. Each mutation of
 ``tests/mutation_catalogue.py`` is then applied to a copy of its own package's ``src/`` (never
 to the tree), and the whole Corpus (``--suite all``, on the free scripted model) is swept by
-``python -m eval_core`` in a subprocess with that copy first on ``PYTHONPATH``, then the
+``python -m eval_cli`` in a subprocess with that copy first on ``PYTHONPATH``, then the
 snapshot. ``PYTHONPATH`` comes before the editable install's ``.pth`` entries on ``sys.path``,
 so the copies shadow the tree; :func:`check_shadowing` proves it with a syntax error, which
 must stop the Sweep. ``--unlocked`` is needed because the Corpus lock pins the plug-ins' code,
@@ -177,24 +177,28 @@ def sweep(
     suite_all: bool = True,
     cases: Sequence[str] = (),
     timeout: float = TIMEOUT,
+    options: Sequence[str] = (),
 ) -> Outcome:
     """Sweep ``corpus`` (both suites unless ``suite_all`` is off, on ``host`` if given, only
-    ``cases`` if given) with ``paths`` first on PYTHONPATH, in ``workdir`` (its trial logs land
-    there, not in the tree). Caches are off, so nothing computed from other code is reused. The
-    Sweep runs in its own process group: a timeout ends it and every process it started."""
+    ``cases`` if given, each of ``options`` a ``--host-option KEY=VALUE``) with ``paths`` first
+    on PYTHONPATH, in ``workdir`` (its trial logs land there, not in the tree). Caches are
+    off, so nothing computed from other code is reused. The Sweep runs in its own process
+    group: a timeout ends it and every process it started."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [*(str(p) for p in paths), *filter(None, [env.get("PYTHONPATH")])]
     )
     env["EVAL_CACHE"] = "off"
+    env.pop("EVAL_STORE", None)  # each leg names its store in ``options``; SQLite otherwise
     command = [
         sys.executable,
         "-m",
-        "eval_core",
+        "eval_cli",
         "sweep",
         str(corpus),
         *(["--suite", "all"] if suite_all else []),
         *(["--host", host] if host else []),
+        *(arg for option in options for arg in ("--host-option", option)),
         *(arg for case in cases for arg in ("--case", case)),
         "--format",
         "json",
