@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_expectations_files import synthesis
+from eval_core.records import GeneratedFile
+from eval_expectations_files import setup, synthesis
 from eval_expectations_files.drafts import text_of
 from eval_expectations_files.fixtures import DOCX, PDF, PPTX, PPTX_SLIDE_TEXT, XLSX
 
@@ -54,3 +55,43 @@ def test_bytes_that_do_not_open_are_one_line_never_a_traceback(
     assert (text is None) != (unreadable is None)
     if unreadable is not None:
         assert "\n" not in unreadable and len(unreadable) <= 300
+
+
+class _Store:
+    """A Host's File store as the family's port sees it, holding one generated draft."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def put(self, file_id: str, name: str, media_type: str, data: bytes, origin: str) -> None: ...
+
+    def assign_role(self, role: str) -> None: ...
+
+    def replace(self, file_id: str, data: bytes) -> None: ...
+
+    def roles(self) -> list[str]:
+        return []
+
+    def generated(self) -> list[GeneratedFile]:
+        return [
+            GeneratedFile(
+                file_id="d1",
+                name="note.txt",
+                media_type="text/plain",
+                status="draft",
+                owner="agent:a",
+                readable_by=["user:u"],
+            )
+        ]
+
+
+class _StoreWithContent(_Store):
+    def content(self, file_id: str) -> bytes | None:
+        return self.data if file_id == "d1" else None
+
+
+def test_a_store_that_gives_no_bytes_still_runs_and_the_draft_is_said_unread() -> None:
+    [unread] = setup._texts(_Store(SAID.encode()))
+    assert (unread.text, unread.unreadable) == (None, "the Host's File store gives no bytes for it")
+    [read] = setup._texts(_StoreWithContent(SAID.encode()))
+    assert (read.file_id, read.name, read.text, read.unreadable) == ("d1", "note.txt", SAID, None)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
@@ -53,11 +53,16 @@ class FileStore(Protocol):
 
     def generated(self) -> Sequence[GeneratedFile]: ...
 
-    def content(self, file_id: str) -> bytes | None:
-        """The File's bytes as the store holds them now (a user downloading it gets these)."""
-        ...
-
     def roles(self) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class FileContent(Protocol):
+    """A File store that also gives a File's bytes as it holds them now (what a user downloading
+    it gets): what ``generated_file_contains`` reads. Optional, so a Host whose store does not
+    offer it still runs every other files kind; that kind then fails, saying so."""
+
+    def content(self, file_id: str) -> bytes | None: ...
 
 
 class EventStream(Protocol):
@@ -151,12 +156,13 @@ def _reads_drafts(case: Any) -> Iterator[bool]:
 
 def _texts(store: FileStore) -> list[GeneratedText]:
     found: list[GeneratedText] = []
+    content = store.content if isinstance(store, FileContent) else None
     for file in store.generated():
-        data = store.content(file.file_id)
+        data = content(file.file_id) if content is not None else None
         text, unreadable = (
-            (None, "the File store holds no bytes for it")
-            if data is None
-            else text_of(file.media_type, data)
+            text_of(file.media_type, data)
+            if data is not None
+            else (None, "the Host's File store gives no bytes for it")
         )
         found.append(
             GeneratedText(file_id=file.file_id, name=file.name, text=text, unreadable=unreadable)
