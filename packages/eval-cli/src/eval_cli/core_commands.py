@@ -136,8 +136,8 @@ def run_plugins(args: SimpleNamespace) -> int:
 
 def _kind_reference(found: PluginSet, name: str) -> int:
     """The reference of one kind or Case field, as docs/kinds.md shows it."""
-    from eval_core.commands import Reference, UnknownName
-    from eval_core.commands import reference_text as text
+    from eval_cli.reference import Reference, UnknownName
+    from eval_cli.reference_render import text
 
     try:
         entry = Reference(found).entry(name)

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 from eval_core._util.public import Public
 
 if TYPE_CHECKING:
+    from eval_core._case.witness import WITNESSES
     from eval_core._loading.corpus import RED_TEAM, CorpusError, case_files, corpus_root
+    from eval_core._loading.examples import CASE_EXAMPLE
     from eval_core._loading.opening import (
         COMPARISON_REFUSED,
         Opened,
@@ -33,8 +35,7 @@ if TYPE_CHECKING:
     from eval_core._loading.opening import host as open_host
     from eval_core._loading.opening import load as load_corpus
     from eval_core._loading.opening import plugins as open_plugins
-    from eval_core._loading.reference import Reference, UnknownName
-    from eval_core._loading.reference_render import text as reference_text
+    from eval_core._loading.schema import GENERIC, case_schema
     from eval_core._loading.schema import render as render_schema
     from eval_core._plugins.command_plugins import add_commands, run_command
     from eval_core._plugins.commands import (
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.lock import read as read_lock
     from eval_core._plugins.lock import schemas as lock_schemas
     from eval_core._plugins.lock import write as write_lock
-    from eval_core._plugins.plugin_set import PluginSet
+    from eval_core._plugins.plugin_set import PluginInfo, PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._sweeping.leg import Run as SweepLeg
     from eval_core._sweeping.matrix import Leg, covered, not_cleared_matrix
@@ -84,11 +85,13 @@ WHERE = {
     "Argument": "eval_core._plugins.commands:Argument",
     "Arguments": "eval_core._plugins.commands:Arguments",
     "CANONICAL": "eval_core._plugins.commands:CANONICAL",
+    "CASE_EXAMPLE": "eval_core._loading.examples:CASE_EXAMPLE",
     "COMPARISON_REFUSED": "eval_core._loading.opening:COMPARISON_REFUSED",
     "Command": "eval_core._plugins.commands:Command",
     "CommandRefused": "eval_core._plugins.commands:CommandRefused",
     "Commands": "eval_core._plugins.commands:Commands",
     "CorpusError": "eval_core._loading.corpus:CorpusError",
+    "GENERIC": "eval_core._loading.schema:GENERIC",
     "LOCK_NAME": "eval_core._plugins.lock:LOCK_NAME",
     "Leg": "eval_core._sweeping.matrix:Leg",
     "LockError": "eval_core._plugins.lock:LockError",
@@ -96,20 +99,21 @@ WHERE = {
     "MAX_SETTINGS_BYTES": "eval_core._util.project:MAX_SETTINGS_BYTES",
     "Opened": "eval_core._loading.opening:Opened",
     "PluginError": "eval_core._plugins.plugins:PluginError",
+    "PluginInfo": "eval_core._plugins.plugin_set:PluginInfo",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Project": "eval_core._util.project:Project",
     "RED_TEAM": "eval_core._loading.corpus:RED_TEAM",
     "REFUSED": "eval_core._plugins.commands:REFUSED",
-    "Reference": "eval_core._loading.reference:Reference",
     "Refused": "eval_core._loading.opening:Refused",
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
     "SweepLeg": "eval_core._sweeping.leg:Run",
     "SweepOptions": "eval_core._sweeping.options:SweepOptions",
-    "UnknownName": "eval_core._loading.reference:UnknownName",
     "add_commands": "eval_core._plugins.command_plugins:add_commands",
     "cache_dir": "eval_core._util.cachedir:cache_dir",
     "cache_enabled": "eval_core._util.cachedir:enabled",
+    "WITNESSES": "eval_core._case.witness:WITNESSES",
     "case_files": "eval_core._loading.corpus:case_files",
+    "case_schema": "eval_core._loading.schema:case_schema",
     "clean": "eval_core._util.safe_text:clean",
     "corpus_root": "eval_core._loading.corpus:corpus_root",
     "covered": "eval_core._sweeping.matrix:covered",
@@ -135,7 +139,6 @@ WHERE = {
     "pause_collector": "eval_core._util.collector:pause",
     "read_cache_entry": "eval_core._util.cache_entry:read_entry",
     "read_lock": "eval_core._plugins.lock:read",
-    "reference_text": "eval_core._loading.reference_render:text",
     "render_schema": "eval_core._loading.schema:render",
     "render_verdict": "eval_core._sweeping.render:render_verdict",
     "repository_root": "eval_core._util.provenance:repository_root",
@@ -151,12 +154,15 @@ WHERE = {
 
 __all__ = [
     "CANONICAL",
+    "CASE_EXAMPLE",
     "COMPARISON_REFUSED",
+    "GENERIC",
     "LOCK_NAME",
     "MAX_PLANNED_TRIALS",
     "MAX_SETTINGS_BYTES",
     "RED_TEAM",
     "REFUSED",
+    "WITNESSES",
     "Argument",
     "Arguments",
     "Command",
@@ -167,18 +173,18 @@ __all__ = [
     "LockError",
     "Opened",
     "PluginError",
+    "PluginInfo",
     "PluginSet",
     "Project",
-    "Reference",
     "Refused",
     "SettingsRefused",
     "SweepLeg",
     "SweepOptions",
-    "UnknownName",
     "add_commands",
     "cache_dir",
     "cache_enabled",
     "case_files",
+    "case_schema",
     "clean",
     "corpus_root",
     "covered",
@@ -204,7 +210,6 @@ __all__ = [
     "pause_collector",
     "read_cache_entry",
     "read_lock",
-    "reference_text",
     "render_schema",
     "render_verdict",
     "repository_root",
