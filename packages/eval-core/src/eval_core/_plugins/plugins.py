@@ -59,7 +59,9 @@ class PluginError(Exception):
 
 
 def _plugin_manager() -> pluggy.PluginManager:
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    from eval_core._plugins.manager import Manager
+
+    manager = Manager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     return manager
 
