@@ -73,7 +73,10 @@ def load_for(corpus: Path) -> PluginSet:
     missing: list[EntryPoint] = []
     for ep in entries:
         roots = module_roots(ep.value.partition(":")[0].strip())
-        code = fingerprint_at(ep.distribution, roots).digest
+        printed = found.prints.get((ep.distribution, roots))
+        if printed is None:
+            printed = found.prints[ep.distribution, roots] = fingerprint_at(ep.distribution, roots)
+        code = printed.digest
         kept = manifest.read(_key(ep, code))
         if kept is not None and (kept.entry_point, kept.value, kept.distribution) != (
             ep.name,
