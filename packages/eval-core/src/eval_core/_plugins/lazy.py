@@ -71,8 +71,12 @@ def load_for(corpus: Path) -> PluginSet:
     entries = installed_entries()
     found = PluginSet(manager=_plugin_manager(), suite=_suite(Path(corpus)))
     missing: list[EntryPoint] = []
+    tops: dict[str, tuple[str, ...]] = {}  # entry points share packages: each found once
     for ep in entries:
-        roots = module_roots(ep.value.partition(":")[0].strip())
+        top = ep.value.partition(":")[0].strip().partition(".")[0]
+        roots = tops.get(top)
+        if roots is None:
+            roots = tops[top] = module_roots(top)
         printed = found.prints.get((ep.distribution, roots))
         if printed is None:
             printed = found.prints[ep.distribution, roots] = fingerprint_at(ep.distribution, roots)
