@@ -21,6 +21,20 @@ import pytest
 from tests.postgres_cluster import ServerMissingError, ThrowawayCluster
 
 TOGETHER = ("packages/eval-executor-ray/tests/", "packages/offline-eval-harness/tests/")
+# The files whose tests take the longest (a real model, built wheels, scratch copies of the tree
+# swept again, Node.js Trials): queued first, so the run ends on short tests that the other
+# worker can steal, never on one long test with a worker idle (longest-processing-time first).
+# Only the order changes: a file missing from this list still runs, just later.
+LONGEST = (
+    "packages/eval-bindings/tests/test_real_model.py",
+    "tests/test_mutants_bench.py",
+    "packages/eval-host-process/tests/test_ts_example.py",
+    "tests/test_new_plugin.py",
+    "tests/test_corpus_items.py",
+    "packages/eval-record/tests/test_record_hosts.py",
+    "tests/test_mutations.py",
+    "tests/test_release.py",
+)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -30,7 +44,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     test's id no longer reaches the id.)
 
     ``--dist worksteal`` (the suite's): they head the first worker's queue, so they run there
-    first, long before a steal (which takes the tail of a queue) could reach them.
+    first, long before a steal (which takes the tail of a queue) could reach them; the files of
+    :data:`LONGEST` come next, the rest after.
     ``--dist load``: they are one unit of work.
     """
     dist = config.getvalue("dist")
@@ -41,10 +56,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             def schedule(self) -> None:
                 if self.collection is None and self._check_nodes_have_same_collection():
                     collection = next(iter(self.node2collection.values()))
-                    first = [i for i, n in enumerate(collection) if n.startswith(TOGETHER)]
-                    rest = [i for i, n in enumerate(collection) if not n.startswith(TOGETHER)]
                     self.collection = collection
-                    self.pending[:] = first + rest
+                    self.pending[:] = sorted(
+                        range(len(collection)), key=lambda i: _rank(collection[i])
+                    )
                     if collection:
                         self.check_schedule()
                     return
@@ -60,6 +75,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
         return Together(config, log)
     return None
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use. Many tests wait (on a
+    deadline, a child process, a server's start, an fsync) rather than compute: a spare worker
+    computes meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
+def _rank(nodeid: str) -> int:
+    """0 for :data:`TOGETHER`, 1 for :data:`LONGEST`, 2 for the rest (a stable sort keeps the
+    collection's order within each)."""
+    if nodeid.startswith(TOGETHER):
+        return 0
+    return 1 if nodeid.startswith(LONGEST) else 2
 
 
 @pytest.fixture(scope="session", autouse=True)

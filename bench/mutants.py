@@ -38,7 +38,15 @@ first on ``PYTHONPATH``, shadowing the editable installs, as ``bench/mutation_ta
 
 1. the Corpus alone: the shipped Corpus with its red-team suite for the runtime and its Host;
    an example's Corpus on its framework Host for that Host and that example; all three for the
-   harness core and the model wires. Killed: a Case green unmutated goes FAIL. A Case that goes
+   harness core and the model wires. A mutant of a runtime module whose behaviour differs by
+   store backend (``BY_BACKEND``: ``store/``, the claims of ``durable/runs.py`` and
+   ``native/inbox.py``) is also swept on the *PostgreSQL leg*: the shipped Corpus's durable
+   (L3) Cases with the runtime's store on a throwaway PostgreSQL cluster on 127.0.0.1
+   (``tests/postgres_cluster.py``: one per bench run, started when a chosen mutant needs it;
+   each Sweep a role and a database of its own, dropped after it), swept green unmutated
+   first like every leg. Without PostgreSQL's server binaries that leg is skipped, in one
+   printed line. Killed: a Case green unmutated goes FAIL, on any leg (the matrix's "Corpus
+   FAIL by leg" line and ``--json``'s ``killedOn`` say which). A Case that goes
    ERR is not red: such a mutant is *crashed*, listed apart; one whose Sweep outlives the
    timeout is *killed by timeout*, listed apart;
 2. for every mutant the Corpus did not kill, the unit tests (``pytest -x``). ``--tests
@@ -84,7 +92,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.util import cache_from_source
@@ -95,28 +103,49 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import covering  # noqa: E402
 import equivalents  # noqa: E402
-import mutation_table as table  # noqa: E402
+import mutation_table as table  # noqa: E402  (puts the repository root on sys.path)
+from tests.postgres_cluster import ServerMissingError, ThrowawayCluster  # noqa: E402
 
 AREAS = ("runtime", "Host adapters", "examples", "harness core", "model wires")
 
 
 @dataclass(frozen=True)
 class Corpus:
-    """One Corpus a mutant is swept against, and how."""
+    """One Corpus a mutant is swept against, and how: one leg of the Corpus alone."""
 
     path: str
     host: str | None = None
     suite_all: bool = False
+    postgresql: bool = False
+    """The PostgreSQL leg: the Corpus's durable (L3) Cases, the reference runtime keeping its
+    Runs on a throwaway PostgreSQL cluster (``--host-option store=URL``, a role and a database
+    of the Sweep's own), not in SQLite."""
 
     @property
     def name(self) -> str:
-        return self.path if self.host is None else f"{self.path} --host {self.host}"
+        name = self.path if self.host is None else f"{self.path} --host {self.host}"
+        return f"{name} on PostgreSQL" if self.postgresql else name
 
 
 SHIPPED = Corpus("corpus", suite_all=True)
 SUPPORT = Corpus("examples/pydantic-ai-support/corpus", host="pydantic-ai")
 TRIAGE = Corpus("examples/langgraph-triage/corpus", host="langgraph")
 CORPORA = (SHIPPED, SUPPORT, TRIAGE)
+SHIPPED_ON_POSTGRESQL = Corpus("corpus", postgresql=True)
+LEGS = (*CORPORA, SHIPPED_ON_POSTGRESQL)
+"""Every leg a mutant may be swept on, in the order they are tried (the first FAIL decides)."""
+BY_BACKEND = (
+    "agent_runtime/store/",
+    "agent_runtime/durable/runs.py",
+    "agent_runtime/native/inbox.py",
+)
+"""The runtime's modules whose behaviour differs by store backend, so a mutant there is also
+swept on the PostgreSQL leg: ``store/`` is the store itself (``postgres.py`` runs only on
+PostgreSQL; ``storage.py`` migrates and opens both; ``database.py`` gives each dialect its
+types and row locks); ``durable/runs.py`` and ``native/inbox.py`` claim with PostgreSQL's
+``FOR UPDATE SKIP LOCKED``, and the fence's memo of the transaction it fenced holds only where
+the connection names its transaction (PostgreSQL's pipeline; SQLite's is ``None``). Every other
+module runs the same statements on both stores, which the SQLite leg answers for."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +213,10 @@ MAPPED_TESTS = ("packages", "tests")
 MAP_TIMEOUT = 3600.0
 
 SWEEP_TIMEOUT = 120.0
+POSTGRES_TIMEOUT_FACTOR = 4.0
+"""The PostgreSQL leg's Sweep may take this many times its unmutated duration (and at least
+``--timeout``) before it is killed by timeout: each Trial clones a database, so the leg is
+slower than SQLite's by more than the machine's load can be guessed."""
 TESTS_TIMEOUT = 900.0
 
 
@@ -710,13 +743,16 @@ def target_files(root: Path = ROOT) -> Iterator[tuple[Target, Path, str, str]]:
 
 
 def generate(
-    root: Path = ROOT, areas: Sequence[str] = (), skipped: Counter[str] | None = None
+    root: Path = ROOT,
+    areas: Sequence[str] = (),
+    skipped: Counter[str] | None = None,
+    modules: Collection[str] = (),
 ) -> list[Mutant]:
-    """Every mutant of every target (of ``areas`` if given), in a stable order; ``skipped``
-    counts those left out as equivalent by construction, by rule."""
+    """Every mutant of every target (of ``areas`` and ``modules`` if given), in a stable order;
+    ``skipped`` counts those left out as equivalent by construction, by rule."""
     found: list[Mutant] = []
     for _target, path, module, area in target_files(root):
-        if areas and area not in areas:
+        if (areas and area not in areas) or (modules and module not in modules):
             continue
         relative = path.relative_to(root).as_posix()
         found.extend(mutants_of(path.read_bytes(), module, relative, area, skipped))
@@ -735,6 +771,32 @@ def _order(mutant: Mutant) -> tuple[str, int, int, str, int]:
 
 def target_of(mutant: Mutant) -> Target:
     return next(t for t in TARGETS if mutant.path.startswith(t.root + "/"))
+
+
+def durable_cases(corpus: Path) -> tuple[str, ...]:
+    """The ids of a Corpus's durable (L3) Cases, as the harness loads them."""
+    from eval_core._loading.corpus import Loader, find_soul
+    from eval_core._plugins.plugins import load_plugins
+
+    soul = find_soul(corpus)
+    if soul is None:
+        raise SystemExit(f"{corpus}: no Eval Soul, so no durable Cases for the PostgreSQL leg")
+    plugins = load_plugins()
+    host = plugins.hosts["agent-runtime"](soul)
+    try:
+        loaded = Loader(plugins, host, judge="no-judge").load(corpus)
+    finally:
+        host.close()
+    return tuple(sorted(c.id for c in loaded.cases if c.tier == "l3"))
+
+
+def legs_of(mutant: Mutant) -> tuple[Corpus, ...]:
+    """The Corpora its target's code is exercised by, and the PostgreSQL leg for a module
+    whose behaviour differs by store backend (:data:`BY_BACKEND`)."""
+    target = target_of(mutant)
+    if target.area == "runtime" and mutant.module.startswith(BY_BACKEND):
+        return (*target.corpora, SHIPPED_ON_POSTGRESQL)
+    return target.corpora
 
 
 # -- running mutants --------------------------------------------------------------------------
@@ -775,7 +837,9 @@ class Copy:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(cache_from_source(str(path)))
 
-    def sweep(self, corpus: Corpus, cases: Sequence[str], timeout: float) -> table.Outcome:
+    def sweep(
+        self, corpus: Corpus, cases: Sequence[str], timeout: float, options: Sequence[str] = ()
+    ) -> table.Outcome:
         shutil.rmtree(self.work, ignore_errors=True)
         self.work.mkdir()
         return table.sweep(
@@ -786,6 +850,7 @@ class Copy:
             suite_all=corpus.suite_all and not cases,
             cases=cases,
             timeout=timeout,
+            options=options,
         )
 
     def env(self) -> dict[str, str]:
@@ -875,7 +940,10 @@ class Result:
     ``unparsable`` (a generator fault: never counted)."""
     diff: tuple[str, str]
     red: dict[str, list[str]] = field(default_factory=dict)
-    """Per Corpus, the Cases that went FAIL."""
+    """Per leg (a Corpus's name: ``corpus on PostgreSQL`` for the PostgreSQL leg), the Cases
+    that went FAIL."""
+    legs: tuple[str, ...] = ()
+    """The legs it was to be swept on, in order (the first FAIL ends the Corpus's part)."""
     errored: dict[str, list[str]] = field(default_factory=dict)
     crashed: str | None = None
     moved: dict[str, str] = field(default_factory=dict)
@@ -891,9 +959,17 @@ class Result:
 
 
 class Bench:
-    """The copies, the unmutated baselines, and the tests known to fail unmutated."""
+    """The copies, the unmutated baselines, the tests known to fail unmutated, and the
+    PostgreSQL cluster of the PostgreSQL leg (``None``: the leg is not swept)."""
 
-    def __init__(self, scratch: Path, jobs: int, cases: Sequence[str], args: argparse.Namespace):
+    def __init__(
+        self,
+        scratch: Path,
+        jobs: int,
+        cases: Sequence[str],
+        args: argparse.Namespace,
+        postgres: ThrowawayCluster | None = None,
+    ):
         self.copies: queue.Queue[Copy] = queue.Queue()
         for i in range(max(1, jobs)):
             self.copies.put(Copy(scratch / f"copy-{i}"))
@@ -904,9 +980,28 @@ class Bench:
         self.map: covering.CoveringMap | None = None
         self.unseen = equivalents.caught_by()
         """Tests the triage file says catch a mutant the map sees no test run."""
-        self.baselines: dict[str, table.Outcome] = {}
+        self.baselines: dict[Corpus, table.Outcome] = {}
         self.broken_tests: set[str] = set()
         self.lock = threading.Lock()
+        self.postgres = postgres
+        self.durable: tuple[str, ...] = ()
+        """The shipped Corpus's durable (L3) Cases: what the PostgreSQL leg sweeps."""
+        self.postgres_timeout = self.sweep_timeout * POSTGRES_TIMEOUT_FACTOR
+        """The PostgreSQL leg's limit: its baseline's, then set from what the baseline took."""
+
+    def legs(self, mutant: Mutant) -> tuple[Corpus, ...]:
+        """The legs ``mutant`` is swept on: without a cluster, never the PostgreSQL leg."""
+        return tuple(c for c in legs_of(mutant) if self.postgres is not None or not c.postgresql)
+
+    def sweep(self, copy: Copy, corpus: Corpus) -> table.Outcome:
+        """One Sweep of one leg in ``copy``: the PostgreSQL leg on a database of its own."""
+        if not corpus.postgresql:
+            return copy.sweep(corpus, self.cases, self.sweep_timeout)
+        assert self.postgres is not None
+        with self.postgres.scratch() as url:
+            return copy.sweep(
+                corpus, self.cases or self.durable, self.postgres_timeout, (f"store={url}",)
+            )
 
     @contextlib.contextmanager
     def copy(self) -> Iterator[Copy]:
@@ -939,13 +1034,28 @@ class Bench:
         )
 
     def baseline(self, corpora: Sequence[Corpus]) -> None:
-        """Sweep each Corpus unmutated: what a mutant is compared with."""
+        """Sweep each leg unmutated: what a mutant is compared with. The PostgreSQL leg's
+        durable Cases are read from the copy's Corpus first."""
         with self.copy() as copy:
             for corpus in corpora:
-                outcome = copy.sweep(corpus, self.cases, self.sweep_timeout)
+                if corpus.postgresql and not self.cases:
+                    self.durable = durable_cases(copy.root / corpus.path)
+                outcome = self.sweep(copy, corpus)
                 if outcome.crashed is not None:
                     raise SystemExit(f"{corpus.name} does not sweep unmutated: {outcome.crashed}")
-                self.baselines[corpus.path] = outcome
+                self.baselines[corpus] = outcome
+                if corpus.postgresql:
+                    self.postgres_timeout = max(
+                        self.sweep_timeout, POSTGRES_TIMEOUT_FACTOR * outcome.seconds
+                    )
+                    green = outcome.with_verdict("PASS")
+                    others = sorted(set(outcome.verdicts) - green)
+                    print(
+                        f"PostgreSQL leg: {len(green)} of {len(outcome.verdicts)} durable Cases "
+                        f"green unmutated on a throwaway cluster ({outcome.seconds:.0f} s)"
+                        + (f"; not green, never counted: {', '.join(others)}" if others else ""),
+                        flush=True,
+                    )
 
     def check_shadowing(self) -> None:
         """A syntax error in the copy must stop the Sweep: else the copy is not what runs."""
@@ -964,7 +1074,7 @@ class Bench:
             "runtime",
         )
         with self.copy() as copy, copy.mutated(broken):
-            outcome = copy.sweep(SHIPPED, self.cases, self.sweep_timeout)
+            outcome = self.sweep(copy, SHIPPED)
         if outcome.crashed is None:
             raise SystemExit("the copy on PYTHONPATH does not shadow the installed runtime")
 
@@ -973,6 +1083,7 @@ class Bench:
         with self.copy() as copy:
             original = (copy.root / mutant.path).read_bytes()
             result = Result(mutant, "survived", mutant.diff(original))
+            result.legs = tuple(c.name for c in self.legs(mutant))
             try:
                 ast.parse(mutant.apply(original))
             except SyntaxError as error:
@@ -986,9 +1097,9 @@ class Bench:
         return result
 
     def corpus(self, copy: Copy, mutant: Mutant, result: Result) -> None:
-        """Sweep the Corpora that exercise the mutant's code, until one kills it."""
-        for corpus in target_of(mutant).corpora:
-            outcome = copy.sweep(corpus, self.cases, self.sweep_timeout)
+        """Sweep the legs that exercise the mutant's code, until one kills it."""
+        for corpus in self.legs(mutant):
+            outcome = self.sweep(copy, corpus)
             if outcome.timed_out:
                 result.verdict, result.crashed = "timeout", f"{corpus.name}: {outcome.crashed}"
                 return
@@ -997,7 +1108,7 @@ class Bench:
                 result.crashed = result.crashed or f"{corpus.name}: {outcome.crashed}"
                 continue
             row = table.Row(
-                table.Mutation("", mutant.path, "", "", ""), outcome, self.baselines[corpus.path]
+                table.Mutation("", mutant.path, "", "", ""), outcome, self.baselines[corpus]
             )
             if row.red:
                 result.red[corpus.name] = sorted(row.red)
@@ -1166,6 +1277,9 @@ def report(results: Sequence[Result], seconds: float, seed: int, pool: Counter[s
         "Case FAIL, a timeout or a crash: the Sweep did not come back green) and caught (by the "
         "Corpus or a unit test) are of the non-equivalent."
     )
+    by_leg = Counter(leg for r in results if r.verdict == "corpus" for leg in r.red)
+    if by_leg:
+        print("Corpus FAIL by leg: " + ", ".join(f"{leg} {n}" for leg, n in by_leg.items()))
     headlines(results)
     sections = (
         ("survivors (caught by nothing)", "survived"),
@@ -1254,6 +1368,8 @@ def as_json(results: Sequence[Result], seed: int, seconds: float) -> dict[str, o
                 "verdict": r.verdict,
                 "before": r.diff[0],
                 "after": r.diff[1],
+                "legs": list(r.legs),
+                "killedOn": next(iter(r.red), None),
                 "red": r.red,
                 "errored": r.errored,
                 "crashed": r.crashed,
@@ -1347,7 +1463,9 @@ def coverage_of_runtime() -> None:
 # -- the command ------------------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, postgres: ThrowawayCluster | None = None) -> int:
+    """The command; ``postgres``: a running cluster for the PostgreSQL leg (the tests' own),
+    else the bench starts one when a sampled mutant needs it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=30, metavar="N", help="Mutants drawn.")
     parser.add_argument("--seed", type=int, help="The sample's seed (default: a new one).")
@@ -1394,7 +1512,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     skipped: Counter[str] = Counter()
-    pool = generate(areas=args.area, skipped=skipped)
+    # --only parses just the modules its ids name (an id starts with its module's path)
+    asked = {i.split(":", 1)[0] for i in args.only or ()}
+    pool = generate(areas=args.area, skipped=skipped, modules=asked)
     by_area = Counter(m.area for m in pool)
     if args.list:
         for area in AREAS:
@@ -1414,7 +1534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if chosen:  # --sample 0 --coverage: the coverage alone
         print(f"seed {seed}  (repeat with --seed {seed})", flush=True)
         left_out(skipped, why=False)
-        results, seconds = run(chosen, args)
+        results, seconds = run(chosen, args, postgres)
         triage(results)
         report(results, seconds, seed, by_area)
         if args.json is not None:
@@ -1445,14 +1565,37 @@ def triage(results: Sequence[Result]) -> None:
             print(f"triaged equivalent but {r.verdict}: {r.mutant.id} ({r.diff[0]})")
 
 
-def run(chosen: Sequence[Mutant], args: argparse.Namespace) -> tuple[list[Result], float]:
+def postgres_leg(
+    chosen: Sequence[Mutant], given: ThrowawayCluster | None, stack: contextlib.ExitStack
+) -> ThrowawayCluster | None:
+    """The cluster of the PostgreSQL leg: ``given``, or one started for this run (stopped when
+    ``stack`` closes) when a chosen mutant needs the leg; without PostgreSQL's server binaries
+    the leg is skipped, saying so in one line. A cluster that fails to start stops the run."""
+    if not any(SHIPPED_ON_POSTGRESQL in legs_of(m) for m in chosen) or given is not None:
+        return given
+    try:
+        cluster = ThrowawayCluster()
+    except ServerMissingError as missing:
+        print(f"PostgreSQL leg skipped: {missing}", flush=True)
+        return None
+    try:
+        return stack.enter_context(cluster)
+    except RuntimeError as failed:
+        raise SystemExit(f"PostgreSQL leg: the throwaway cluster did not start: {failed}") from None
+
+
+def run(
+    chosen: Sequence[Mutant], args: argparse.Namespace, postgres: ThrowawayCluster | None = None
+) -> tuple[list[Result], float]:
     """Apply and measure each mutant, ``args.jobs`` at once; progress on stderr."""
     started = time.perf_counter()
     if changed := table.dirty():
         print(f"uncommitted source files measured as they are: {len(changed)}")
-    with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
-        bench = Bench(Path(scratch), args.jobs, args.case, args)
-        needed = [c for c in CORPORA if any(c in target_of(m).corpora for m in chosen)]
+    with contextlib.ExitStack() as stack:
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="mutants-"))
+        cluster = postgres_leg(chosen, postgres, stack)
+        bench = Bench(Path(scratch), args.jobs, args.case, args, cluster)
+        needed = [c for c in LEGS if any(c in bench.legs(m) for m in chosen)]
         bench.covering_map()
         bench.baseline(needed)
         bench.check_shadowing()

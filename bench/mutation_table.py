@@ -177,11 +177,13 @@ def sweep(
     suite_all: bool = True,
     cases: Sequence[str] = (),
     timeout: float = TIMEOUT,
+    options: Sequence[str] = (),
 ) -> Outcome:
     """Sweep ``corpus`` (both suites unless ``suite_all`` is off, on ``host`` if given, only
-    ``cases`` if given) with ``paths`` first on PYTHONPATH, in ``workdir`` (its trial logs land
-    there, not in the tree). Caches are off, so nothing computed from other code is reused. The
-    Sweep runs in its own process group: a timeout ends it and every process it started."""
+    ``cases`` if given, each of ``options`` a ``--host-option KEY=VALUE``) with ``paths`` first
+    on PYTHONPATH, in ``workdir`` (its trial logs land there, not in the tree). Caches are
+    off, so nothing computed from other code is reused. The Sweep runs in its own process
+    group: a timeout ends it and every process it started."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [*(str(p) for p in paths), *filter(None, [env.get("PYTHONPATH")])]
@@ -195,6 +197,7 @@ def sweep(
         str(corpus),
         *(["--suite", "all"] if suite_all else []),
         *(["--host", host] if host else []),
+        *(arg for option in options for arg in ("--host-option", option)),
         *(arg for case in cases for arg in ("--case", case)),
         "--format",
         "json",

@@ -7,7 +7,9 @@ cluster lives in a temp directory (in memory under /dev/shm where there is one: 
 database copies files), listens on a free port of 127.0.0.1 only, runs with fsync off (it never
 outlives its process) and minimal WAL (cloning a database then copies files without logging
 them), and is stopped and removed by :meth:`ThrowawayCluster.stop`. It makes a
-role with CREATEDB and nothing more, the one privilege a Sweep needs, and hands out its URL.
+role with CREATEDB and nothing more, the one privilege a Sweep needs, and hands out its URL;
+:meth:`ThrowawayCluster.scratch` makes a role and a database of their own for one Sweep among
+several (the mutants bench's PostgreSQL leg) and drops all they made after it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -154,6 +159,37 @@ class ThrowawayCluster:
         with psycopg.connect(self.superuser_url, autocommit=True) as admin:
             rows = admin.execute("SELECT datname FROM pg_database ORDER BY datname").fetchall()
         return [str(r[0]) for r in rows]
+
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """The URL of a new CREATEDB role's new database, for one Sweep; afterwards every
+        database the role owns is dropped, and the role. A Sweep killed mid-way (a timeout's
+        SIGKILL) leaves its template and clones behind: they go with their owner, and Sweeps
+        running at once never touch each other's."""
+        import psycopg
+        from psycopg import sql
+
+        name = f"sweep_{uuid.uuid4().hex[:12]}"
+        role = sql.Identifier(name)
+        with psycopg.connect(self.superuser_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEDB").format(role))
+            admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
+        try:
+            yield f"postgresql://{name}@127.0.0.1:{self.port}/{name}"
+        finally:
+            with psycopg.connect(self.superuser_url, autocommit=True) as admin:
+                owned = admin.execute(
+                    "SELECT d.datname FROM pg_database d JOIN pg_roles r ON d.datdba = r.oid "
+                    "WHERE r.rolname = %s",
+                    (name,),
+                ).fetchall()
+                for (database,) in owned:
+                    admin.execute(
+                        sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                            sql.Identifier(database)
+                        )
+                    )
+                admin.execute(sql.SQL("DROP ROLE {}").format(role))
 
     def server_cpu(self) -> float:
         """Seconds of CPU the server has used so far (the postmaster, its live backends and the

@@ -157,25 +157,70 @@ def test_a_mutant_applied_then_reverted_leaves_the_file_byte_identical(
         mutant.apply(b"#" + original)
 
 
-def test_a_runtime_mutant_the_corpus_catches_is_reported_killed(
-    tmp_path: Path, pool: list[Any]
+def test_mutants_the_corpus_catches_are_reported_killed_naming_the_leg_that_killed_them(
+    tmp_path: Path, pool: list[Any], postgres_cluster: Any
 ) -> None:
-    """The loop stops one model call short of ``max_iterations``: the Case that stops at the
-    limit goes FAIL on the mutated copy, so the bench reports the mutant killed by the Corpus."""
-    mutant = next(
+    """Two real mutants in one run (one copy, one baseline per leg):
+
+    - the loop stops one model call short of ``max_iterations``: the Case that stops at the
+      limit goes FAIL on the mutated copy, so the bench reports the mutant killed by the Corpus;
+    - a PostgreSQL connection opened to the URL's own database, never to the clone it names:
+      every Trial's store is then one database, shared. SQLite never runs that code, so the
+      SQLite leg passes; on the PostgreSQL leg (the session's cluster) the second durable Trial
+      finds the first one's Run beside its own and goes FAIL: killed there, and said so.
+
+    Each PostgreSQL Sweep's role and databases are gone after it."""
+    limit = next(
         m
         for m in pool
         if m.module == "agent_runtime/turn/loop.py"
         and m.operator == "constant"
         and b"range(first, limits.max_iterations + 1)" in source(m.path)[m.start - 40 : m.end + 1]
     )
+    shared = next(
+        m
+        for m in pool
+        if m.module == "agent_runtime/store/postgres.py"
+        and m.operator == "if-body"
+        and m.old == b"conninfo = make_conninfo(conninfo, dbname=database)"
+    )
     out = tmp_path / "result.json"
     case = "records-readonly-stops-at-max-iterations"
-    argv = ["--only", mutant.id, "--case", case, "--no-tests", "--jobs", "1", "--json", str(out)]
-    assert bench().main(argv) == 0
-    (measured,) = json.loads(out.read_text())["mutants"]
-    assert measured["verdict"] == "corpus", measured
-    assert measured["red"] == {"corpus": [case]}
+    first = "l3-approval-parks-the-run-and-the-comment-posts-once"
+    second = "l3-native-routine-an-admitted-event-is-never-claimed-again"
+    argv = ["--only", limit.id, "--only", shared.id, "--no-tests", "--jobs", "1"]
+    argv += ["--case", case, "--case", first, "--case", second, "--json", str(out)]
+    assert bench().main(argv, postgres=postgres_cluster) == 0
+    measured = {m["id"]: m for m in json.loads(out.read_text())["mutants"]}
+    assert measured[limit.id]["verdict"] == "corpus", measured[limit.id]
+    assert measured[limit.id]["red"] == {"corpus": [case]}
+    assert measured[limit.id]["legs"] == ["corpus"]
+    assert measured[shared.id]["legs"] == ["corpus", "corpus on PostgreSQL"]
+    assert measured[shared.id]["verdict"] == "corpus", measured[shared.id]
+    assert measured[shared.id]["killedOn"] == "corpus on PostgreSQL"
+    assert measured[shared.id]["red"] == {"corpus on PostgreSQL": [second]}
+    assert not [d for d in postgres_cluster.databases() if d.startswith(("sweep_", "eval_"))]
+
+
+def test_without_postgresql_the_leg_is_skipped_in_one_printed_line(
+    pool: list[Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A machine without the server binaries: a store mutant is swept on SQLite alone, and
+    the run says so once; a mutant elsewhere needs no cluster and says nothing."""
+    import contextlib
+
+    import tests.postgres_cluster
+
+    monkeypatch.setattr(tests.postgres_cluster, "server_bin", lambda: None)
+    store = next(m for m in pool if m.module == "agent_runtime/store/postgres.py")
+    loop = next(m for m in pool if m.module == "agent_runtime/turn/loop.py")
+    assert bench().legs_of(store)[-1].postgresql and not bench().legs_of(loop)[-1].postgresql
+    with contextlib.ExitStack() as stack:
+        assert bench().postgres_leg([loop], None, stack) is None
+        assert capsys.readouterr().out == ""
+        assert bench().postgres_leg([loop, store], None, stack) is None
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("PostgreSQL leg skipped: no PostgreSQL server binaries")
 
 
 def covering_module() -> ModuleType:
