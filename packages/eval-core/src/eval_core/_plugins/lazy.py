@@ -77,7 +77,7 @@ def load_for(corpus: Path) -> PluginSet:
         roots = tops.get(top)
         if roots is None:
             roots = tops[top] = module_roots(top)
-        printed = found.prints.get((ep.distribution, roots))
+        printed = found.prints.get((ep.distribution, roots))  # register() reuses it
         if printed is None:
             printed = found.prints[ep.distribution, roots] = fingerprint_at(ep.distribution, roots)
         code = printed.digest

@@ -98,8 +98,6 @@ class PluginSet(msgspec.Struct):
     _schemas: dict[str, str] | None = None
     _needed: set[tuple[str, str]] = msgspec.field(default_factory=set)
     prints: dict[tuple[str, tuple[str, ...]], CodePrint] = msgspec.field(default_factory=dict)
-    """Each distribution's code as this load digested it (by its roots): digested once, when
-    its manifest is looked up, not again when the plug-in is imported."""
 
     @property
     def case_type(self) -> type[CaseBase]:
