@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ class DigestCache:
         self._entries: dict[str, list[Any]] | None = None
         self._dirty = False
         self.fresh: set[str] = set()  # the paths digested by this process
+        self.held = 0  # while above 0, saves wait: a load digests every plug-in, then saves once
 
     @property
     def path(self) -> Path:
@@ -84,10 +87,21 @@ class DigestCache:
             self._dirty = True
 
     def save(self) -> None:
-        if not self._dirty or self._entries is None:
+        if not self._dirty or self._entries is None or self.held:
             return
         self._dirty = False
         from eval_core._util import cache_entry
 
         live = {k: v for k, v in self._entries.items() if os.path.exists(k)}
         cache_entry.dump(self.path, live, json=True)  # best effort: a failure is only slower
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Save once, at the end, what the digests inside it added (a cold load digests some
+        twenty packages: saving the growing entry after each rewrote it twenty times)."""
+        self.held += 1
+        try:
+            yield
+        finally:
+            self.held -= 1
+            self.save()
