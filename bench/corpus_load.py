@@ -46,7 +46,7 @@ def main() -> None:
     print(f"median wall          {statistics.median(walls):.3f} s")
     for label, argv in (
         ("eval --help", [str(Path(sys.executable).parent / "eval"), "--help"]),
-        ("python -m eval_core", [sys.executable, "-m", "eval_core", "--help"]),
+        ("python -m eval_cli", [sys.executable, "-m", "eval_cli", "--help"]),
     ):
         times = []
         for _ in range(5):

@@ -87,8 +87,8 @@ def main() -> None:
             timings,
         )
         init = ["init", "--host", "pydantic-ai", "--app", "weather_agent.agent:AGENTS"]
-        step("eval init", [str(python), "-m", "eval_core", *init], project, timings)
-        step("eval sweep", [str(python), "-m", "eval_core", "sweep"], project, timings)
+        step("eval init", [str(python), "-m", "eval_cli", *init], project, timings)
+        step("eval sweep", [str(python), "-m", "eval_cli", "sweep"], project, timings)
     for name, seconds in timings:
         print(f"{name:<18} {seconds:7.2f} s")
     print(f"{'first sweep, all':<18} {sum(s for _, s in timings):7.2f} s")

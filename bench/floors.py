@@ -63,7 +63,7 @@ print(spent[0], count[0], file=sys.stderr)
 # `eval sweep --quiet` in this interpreter, then the CPU of this process alone (not its children).
 OWN_CPU = """
 import resource, sys
-from eval_core._cli.cli import invoke
+from eval_cli.cli import invoke
 code = invoke(["sweep", "--quiet"])
 own = resource.getrusage(resource.RUSAGE_SELF)
 print(own.ru_utime + own.ru_stime, code, file=sys.stderr)

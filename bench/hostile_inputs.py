@@ -3,7 +3,7 @@
     uv run python bench/hostile_inputs.py          # every row
     uv run python bench/hostile_inputs.py team     # the team-code rows alone
 
-Each row is one `python -m eval_core ...` child process; its peak RSS comes from the kernel's
+Each row is one `python -m eval_cli ...` child process; its peak RSS comes from the kernel's
 own accounting of that child (``os.wait4``), its time is wall-clock. The first row is the
 reference: the same command on a Corpus of one valid Case, so the rest read as "this much on top
 of starting the harness".
@@ -122,7 +122,7 @@ def measure(
     ``subprocess.PIPE``, an errored Trial's line there is the row's reason)."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
+        [sys.executable, "-m", "eval_cli", *map(str, args)],
         stdout=stdout,
         stderr=subprocess.PIPE,
         cwd=cwd,
@@ -421,7 +421,7 @@ def cache_rows(root: Path, reference: Path) -> None:
     warm = root / "warm-cache"
     for args in (["--help"], ["check", str(reference)], ["sweep", str(reference), "-q"]):
         subprocess.run(
-            [sys.executable, "-m", "eval_core", *args],
+            [sys.executable, "-m", "eval_cli", *args],
             cwd=root,
             env={**os.environ, "EVAL_CACHE_DIR": str(warm)},
             capture_output=True,

@@ -198,7 +198,7 @@ def _cases(corpus: Path) -> list[dict[str, Any]]:
 
 def _eval_sweep(repeat: int, log: Path) -> float:
     command = [
-        sys.executable, "-m", "eval_core", "sweep", str(PYDANTIC_AI / "corpus"),
+        sys.executable, "-m", "eval_cli", "sweep", str(PYDANTIC_AI / "corpus"),
         "--host", "pydantic-ai", "--repeat", str(repeat), "-q", "--unlocked",
         "--format", "json", "--log", str(log),
     ]  # fmt: skip

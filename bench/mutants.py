@@ -868,7 +868,7 @@ class Copy:
         behaviour, not the lock (a failed lock leaves the old one: the tests then say why)."""
         for corpus in CORPORA:
             table.run_group(
-                [sys.executable, "-m", "eval_core", "lock", str(self.root / corpus.path)],
+                [sys.executable, "-m", "eval_cli", "lock", str(self.root / corpus.path)],
                 self.root,
                 self.env(),
                 60.0,
@@ -1408,7 +1408,7 @@ def coverage_of_runtime() -> None:
             "run",
             f"--rcfile={rc}",
             "-m",
-            "eval_core",
+            "eval_cli",
             "sweep",
             str(ROOT / "corpus"),
             "--suite",

@@ -8,7 +8,7 @@ At the start, every package's ``src/`` and the Corpus are copied once (the snaps
 measures one state of the tree while others keep editing it. Each mutation of
 ``tests/mutation_catalogue.py`` is then applied to a copy of its own package's ``src/`` (never
 to the tree), and the whole Corpus (``--suite all``, on the free scripted model) is swept by
-``python -m eval_core`` in a subprocess with that copy first on ``PYTHONPATH``, then the
+``python -m eval_cli`` in a subprocess with that copy first on ``PYTHONPATH``, then the
 snapshot. ``PYTHONPATH`` comes before the editable install's ``.pth`` entries on ``sys.path``,
 so the copies shadow the tree; :func:`check_shadowing` proves it with a syntax error, which
 must stop the Sweep. ``--unlocked`` is needed because the Corpus lock pins the plug-ins' code,
@@ -189,10 +189,11 @@ def sweep(
         [*(str(p) for p in paths), *filter(None, [env.get("PYTHONPATH")])]
     )
     env["EVAL_CACHE"] = "off"
+    env.pop("EVAL_STORE", None)  # each leg names its store in ``options``; SQLite otherwise
     command = [
         sys.executable,
         "-m",
-        "eval_core",
+        "eval_cli",
         "sweep",
         str(corpus),
         *(["--suite", "all"] if suite_all else []),

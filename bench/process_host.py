@@ -145,7 +145,7 @@ def per_trial(corpus: Path, trials: int, clock: Clock) -> None:
 def _eval_sweep(corpus: Path, case: str, trials: int, jobs: int) -> tuple[float, str]:
     """Seconds of one whole ``eval sweep`` process, and whether it was green."""
     started = time.perf_counter()
-    command = [sys.executable, "-m", "eval_core", "sweep", str(corpus), "--host", "process"]
+    command = [sys.executable, "-m", "eval_cli", "sweep", str(corpus), "--host", "process"]
     command += ["--case", case, "--repeat", str(trials), "--unlocked", "--jobs", str(jobs)]
     ran = subprocess.run(
         command,
@@ -217,7 +217,7 @@ def fork_server(jobs: int, clock: Clock) -> None:
     print("   whole `eval sweep` processes of the example (18 Trials)")
     for start in ("spawn", "fork-server"):
         for run_jobs in (1, jobs):
-            command = [sys.executable, "-m", "eval_core", "sweep", "--jobs", str(run_jobs)]
+            command = [sys.executable, "-m", "eval_cli", "sweep", "--jobs", str(run_jobs)]
             command += ["--host-option", f"start={start}"]
             started = time.perf_counter()
             ran = subprocess.run(command, cwd=EXAMPLE, capture_output=True, text=True, check=False)

@@ -42,7 +42,7 @@ def whole(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str
     """One `eval sweep` process: wall s, the Scorecard, and the Ray start-up lines' figures."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--format", "json", *args],
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--format", "json", *args],
         cwd=root, env={**os.environ, **(env or {})}, capture_output=True, text=True,
         timeout=1800, check=False,
     )  # fmt: skip

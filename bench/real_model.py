@@ -45,7 +45,7 @@ def server_seconds(before: dict[str, float], after: dict[str, float]) -> float:
 
 def sweep(models: Path, env: dict[str, str], jobs: int, repeat: int, log: Path) -> Any:
     command = [
-        sys.executable, "-m", "eval_core", "sweep", str(SUITE),
+        sys.executable, "-m", "eval_cli", "sweep", str(SUITE),
         "--model", "local-smollm2", "--models", str(models),
         "--max-tokens-per-trial", "20000", "--jobs", str(jobs), "--repeat", str(repeat),
         "--format", "json", "--log", str(log), "--unlocked",

@@ -94,7 +94,7 @@ def sweep(
     leg: Leg, models: Path, log: Path, env: dict[str, str], jobs: int
 ) -> tuple[Any, str, float]:
     command = [
-        sys.executable, "-m", "eval_core", "sweep", str(leg.corpus), "--host", leg.host,
+        sys.executable, "-m", "eval_cli", "sweep", str(leg.corpus), "--host", leg.host,
         *(arg for case in leg.cases for arg in ("--case", case)),
         "--model", "local-smollm2", "--models", str(models),
         "--max-tokens-per-trial", "20000", "--jobs", str(jobs),

@@ -113,7 +113,7 @@ def module_imports(top: int = 40) -> None:
     and what all imports cost in all (``-X importtime`` adds its own overhead: read them as
     shares, not as wall time)."""
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-X", "importtime", "-m", "eval_core", "sweep", "--case", CASE,
+        argv = [sys.executable, "-X", "importtime", "-m", "eval_cli", "sweep", "--case", CASE,
                 "-q", "--log", f"{tmp}/log.jsonl"]  # fmt: skip
         done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
     rows: list[tuple[int, int, str]] = []

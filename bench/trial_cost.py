@@ -82,7 +82,7 @@ def phases(corpus: Path) -> tuple[dict[str, float], int]:
     """Thread CPU per phase of one in-process Sweep of ``corpus``, and its exit code."""
     import importlib
 
-    from eval_core._cli.cli import invoke
+    from eval_cli.cli import invoke
 
     totals: dict[str, float] = {}
     for module_name, holder, name, label in PHASES:

@@ -454,13 +454,13 @@ def killed_mid_turn_then_rerun(
 def run_eval(
     *args: str | Path, cwd: Path, timeout: float = 120, **options: Any
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m eval_core ARGS`` in ``cwd``, its output captured as text; ``options`` go to
+    """``python -m eval_cli ARGS`` in ``cwd``, its output captured as text; ``options`` go to
     :func:`subprocess.run` (``env``, ``umask``, ``preexec_fn``...)."""
     import subprocess
     import sys
 
     return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
+        [sys.executable, "-m", "eval_cli", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -538,7 +538,7 @@ class Site:
     def eval(
         self, *args: str | Path, cwd: Path | None = None, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
-        """``python -m eval_core ARGS`` with this site on its path, run in ``cwd`` (the site)."""
+        """``python -m eval_cli ARGS`` with this site on its path, run in ``cwd`` (the site)."""
         return run_eval(*args, cwd=cwd or self.root, timeout=timeout, env=self.env())
 
 

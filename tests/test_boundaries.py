@@ -167,6 +167,34 @@ def test_the_scaffold_is_a_command_plug_in_the_core_does_not_know() -> None:
     assert not list((CORE / "src").rglob("*.tmpl"))
 
 
+CLI = ROOT / "packages" / "eval-cli"
+
+
+def test_the_command_line_is_its_own_package_the_core_does_not_know() -> None:
+    """``eval`` (typer, the core's commands and their flags, the help) is eval-cli's: it owns
+    the console script and typer; no module of ``eval_core`` imports it, typer or click, and
+    the core neither depends on them nor declares a script. eval-cli reaches the core only
+    through its public modules (see the test above), and the base install brings it."""
+    config = tomllib.loads((CLI / "pyproject.toml").read_text())
+    assert config["project"]["scripts"] == {"eval": "eval_cli.entry:main"}
+    assert any(d.startswith("typer") for d in config["project"]["dependencies"])
+    assert (CLI / "src" / "eval_cli" / "__main__.py").is_file()  # python -m eval_cli
+    for path, tree in modules(CORE / "src"):
+        outside = {n for n in imported(tree) if n.split(".")[0] in ("eval_cli", "typer", "click")}
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+    core = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
+    assert not [d for d in core["dependencies"] if d.startswith(("typer", "click"))]
+    assert "scripts" not in core
+    assert not (CORE / "src" / "eval_core" / "__main__.py").exists()
+    meta = tomllib.loads(
+        (ROOT / "packages" / "offline-eval-harness" / "pyproject.toml").read_text()
+    )
+    assert any(d.startswith("eval-cli") for d in meta["project"]["dependencies"])
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "eval-cli" in root["project"]["dependencies"]
+    assert root["tool"]["uv"]["sources"]["eval-cli"] == {"workspace": True}
+
+
 def public_imports(module: str) -> dict[str, tuple[str, str]]:
     """What a public module imports for type checkers (``name -> (module, attribute)``): its
     ``if TYPE_CHECKING:`` block, read from its source."""
@@ -248,7 +276,6 @@ LAYERS = (
     "_recording",
     "_sweeping",
     "_kit",
-    "_cli",
 )
 """The core's subpackages, lowest first: a module imports only from its own layer or below."""
 
@@ -292,7 +319,7 @@ def test_no_core_module_is_flat_but_the_public_ones() -> None:
     src = CORE / "src" / "eval_core"
     flat = sorted(p.name for p in src.glob("*.py"))
     public = sorted(f"{m.removeprefix('eval_core.')}.py" for m in AUDIENCES)
-    assert flat == sorted(["__init__.py", "__main__.py", *public])
+    assert flat == sorted(["__init__.py", *public])
 
 
 MODULE_LINES, CLASS_LINES = 400, 250

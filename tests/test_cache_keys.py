@@ -31,7 +31,7 @@ import runpy, sys
 other, sys.argv = sys.argv[1], ["eval", *sys.argv[2:]]
 if other:
     sys.executable = other  # another interpreter, as every cache key names it
-runpy.run_module("eval_core", run_name="__main__")
+runpy.run_module("eval_cli", run_name="__main__")
 """
 
 JSON = ("--format", "json")

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._cli.cli import invoke
+from eval_cli.cli import invoke
 from eval_core._util import cache_entry, checked
 
 from .conftest import SOUL, minimal_case

@@ -200,7 +200,7 @@ def test_a_top_level_schema_pointer_is_allowed_and_nothing_else_unknown() -> Non
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "eval_core", "schema"],
+        [sys.executable, "-m", "eval_cli", "schema"],
         capture_output=True,
         check=True,
         timeout=60,

@@ -189,7 +189,7 @@ def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str)
             [
                 sys.executable,
                 "-m",
-                "eval_core",
+                "eval_cli",
                 "sweep",
                 str(corpus),
                 "--unlocked",
@@ -218,7 +218,7 @@ def test_an_output_the_corpus_does_not_read_may_sit_beside_its_cases(tmp_path: P
         [
             sys.executable,
             "-m",
-            "eval_core",
+            "eval_cli",
             "sweep",
             str(corpus),
             "--unlocked",

@@ -1,7 +1,7 @@
 """Every command, given the bad inputs a hostile (or hurried) user tries: exit 2, a reason that
 names the file, the JSON path where there is one, and never a traceback.
 
-The CLI runs in-process here (``eval_core._cli.cli.main`` with real files, real FIFOs, real
+The CLI runs in-process here (``eval_cli.cli.main`` with real files, real FIFOs, real
 symbolic links; nothing of ours is replaced) so the walk over every command stays fast; a
 SIGALRM guard turns a read that blocks into a failure instead of a hung suite.
 """
@@ -52,7 +52,7 @@ def cli(project: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.Mo
     def timeout(signum: int, frame: Any) -> None:
         raise TimeoutError("the command blocked")
 
-    from eval_core._cli.cli import main
+    from eval_cli.cli import main
 
     def run(*args: str | Path) -> Ran:
         capfd.readouterr()

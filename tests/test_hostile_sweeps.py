@@ -41,7 +41,7 @@ def make_corpus(root: Path, *cases: dict[str, Any]) -> Path:
 
 
 def eval_cmd(*args: str | Path) -> list[str]:
-    return [sys.executable, "-m", "eval_core", *map(str, args)]
+    return [sys.executable, "-m", "eval_cli", *map(str, args)]
 
 
 def run(

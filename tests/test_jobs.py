@@ -131,7 +131,7 @@ def project(tmp_path: Path, cases: int, url: str) -> Path:
 
 def sweep(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--model", "slow", "--quiet",
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--model", "slow", "--quiet",
          "--format", "json", *args],
         cwd=root, env={**os.environ, "EVAL_JOBS_KEY": KEY}, capture_output=True, text=True,
         timeout=120, check=False,
@@ -174,7 +174,7 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
         full = sweep(root, "--jobs", jobs, "--max-tokens", "10000000")
         assert full.returncode == 0, full.stderr
         log = root / "trials.jsonl"
-        command = [sys.executable, "-m", "eval_core", "sweep", "corpus", "--model", "slow",
+        command = [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--model", "slow",
                    "--format", "json", "--max-tokens", "10000000", "--jobs", jobs]  # fmt: skip
         env = {**os.environ, "EVAL_JOBS_KEY": KEY}
         process = subprocess.Popen(

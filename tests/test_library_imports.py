@@ -25,7 +25,7 @@ LAZY = {
 
 def test_a_scripted_sweep_imports_none_of_the_lazy_libraries(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "eval_core", "sweep", "-q",
+        [sys.executable, "-X", "importtime", "-m", "eval_cli", "sweep", "-q",
          "--case", "finance-refund-is-blocklisted", "--log", str(tmp_path / "log.jsonl")],
         capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
     )  # fmt: skip

@@ -53,7 +53,7 @@ def test_an_unknown_host_is_named_before_the_lock_is_read_for_it() -> None:
     import sys
 
     ran = subprocess.run(
-        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--host", "nope"],
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--host", "nope"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert ran.returncode == 2

@@ -127,7 +127,7 @@ def run(cwd: Path, sites: list[Path], *args: str) -> subprocess.CompletedProcess
     boot = (
         "import site, sys\n"
         f"for path in {[str(s) for s in sites]!r}: site.addsitedir(path)\n"
-        "from eval_core._cli.cli import main\n"
+        "from eval_cli.cli import main\n"
         f"sys.argv = ['eval', *{list(args)!r}]\n"
         "main()\n"
     )

@@ -1,11 +1,11 @@
 """`eval new-plugin NAME`: a plug-in package that installs, passes its own tests and
 `eval plugins --check`, and sweeps its Cases, with no file of the core touched.
 
-The end-to-end test builds wheels of eval-core, eval-scaffold (the command's own package), the
-reference runtime and its Host adapter (``uv build``), installs them into a fresh virtual
-environment (``uv venv``, ``uv pip install --offline --no-deps``), writes the package there with
-that environment's ``eval new-plugin``, builds and installs its wheel the same way and runs
-there the steps of the generated CI workflow.
+The end-to-end test builds wheels of eval-core, eval-cli (the ``eval`` command), eval-scaffold
+(the command's own package), the reference runtime and its Host adapter (``uv build``),
+installs them into a fresh virtual environment (``uv venv``, ``uv pip install --offline
+--no-deps``), writes the package there with that environment's ``eval new-plugin``, builds and
+installs its wheel the same way and runs there the steps of the generated CI workflow.
 Third-party dependencies (msgspec, pytest, hypothesis...) come from this environment through a
 path file listing only them: no network, and none of this workspace's packages leak in.
 """
@@ -180,7 +180,13 @@ def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path
     wheels = tmp_path / "wheels"
     sources = [
         ROOT / "packages" / n
-        for n in ("eval-core", "eval-scaffold", "agent-runtime", "eval-host-agent-runtime")
+        for n in (
+            "eval-core",
+            "eval-cli",
+            "eval-scaffold",
+            "agent-runtime",
+            "eval-host-agent-runtime",
+        )
     ]
     venv = tmp_path / "venv"
     made = run(uv, "venv", "-q", "--python", sys.executable, venv, cwd=tmp_path)
@@ -241,7 +247,8 @@ def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path
             name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
             meta = email.message_from_bytes(archive.read(name))
         assert meta["Summary"] and meta["Requires-Python"] == ">=3.11", wheel.name
-        needs = {"eval-host-agent-runtime": "eval-core>=0.3", "acme-tickets": "eval-core>=0.3"}
+        core = ".".join(metadata.version("eval-core").split(".")[:2])  # the scaffold's rule
+        needs = {"eval-host-agent-runtime": "eval-core>=0.3", "acme-tickets": f"eval-core>={core}"}
         if meta["Name"] in needs:  # the Host needs the shared records of eval-core 0.3
             assert needs[meta["Name"]] in meta.get_all("Requires-Dist"), wheel.name
     assert run("git", "status", "--porcelain", cwd=ROOT).stdout == before  # no core file touched

@@ -75,7 +75,7 @@ def test_eval_sweep_reaches_postgresql_through_a_host_option(
         "l3-support-answers-from-a-durable-lookup",
         "l3-native-routine-approved-route-account",
     ]
-    argv = [sys.executable, "-m", "eval_core", "sweep", str(ROOT / "corpus")]
+    argv = [sys.executable, "-m", "eval_cli", "sweep", str(ROOT / "corpus")]
     argv += [f"--case={c}" for c in cases] + ["--host-option", f"store={postgres_url}"]
     done = subprocess.run(
         argv, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False

@@ -496,7 +496,7 @@ def test_a_matrix_names_an_attack_that_landed_on_every_model(
     (tmp_path / "models.toml").write_text(pins)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "eval_core", "sweep", "corpus/red-team", "--model", "a,b",
+            [sys.executable, "-m", "eval_cli", "sweep", "corpus/red-team", "--model", "a,b",
              "--max-tokens", "1000000", "--quiet"],
             cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "EVAL_RED_KEY": "sk-red-0123456789abcdef"},
             capture_output=True, text=True, timeout=120, check=False,
@@ -524,7 +524,7 @@ def test_suite_all_sweeps_both_suites_with_one_exit_code(tmp_path: Path) -> None
 
     def sweep_all(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "eval_core", "sweep", "corpus", "--suite", "all", *extra],
+            [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--suite", "all", *extra],
             cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
 

@@ -310,7 +310,7 @@ def test_compare_two_saved_scorecards(project: Project) -> None:
 
     def compare(x: Path, y: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "eval_core", "compare", str(x), str(y)],
+            [sys.executable, "-m", "eval_cli", "compare", str(x), str(y)],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
 
@@ -354,7 +354,7 @@ def test_a_killed_sweep_resumes_to_the_same_scorecard(tmp_path: Path) -> None:
 
     corpus = make_corpus(tmp_path / "corpus", 4000)
     log = tmp_path / "trials.jsonl"
-    command = [sys.executable, "-m", "eval_core", "sweep", str(corpus), "--format", "json"]
+    command = [sys.executable, "-m", "eval_cli", "sweep", str(corpus), "--format", "json"]
     full = subprocess.run(
         [*command, "--quiet"], capture_output=True, text=True, check=False, cwd=tmp_path
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._cli.cli import invoke
+from eval_cli.cli import invoke
 from eval_core._running.scorecard import decode_json
 from eval_core._sweeping.render import render_text
 

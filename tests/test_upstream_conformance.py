@@ -52,7 +52,7 @@ def _corpus(tmp: Path, entries: list[str]) -> dict[str, Path]:
 
 
 def _sweep(directory: Path, log: Path) -> dict[str, Any]:
-    command = [sys.executable, "-m", "eval_core", "sweep", str(directory), "--format", "json"]
+    command = [sys.executable, "-m", "eval_cli", "sweep", str(directory), "--format", "json"]
     command += ["--quiet", "--unlocked", "--log", str(log)]
     done = subprocess.run(
         command, check=False, capture_output=True, text=True, timeout=240, cwd=ROOT

@@ -25,7 +25,7 @@ def run_help(*command: str) -> str:
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
     env.pop("FORCE_COLOR", None)
     done = subprocess.run(
-        [sys.executable, "-m", "eval_core", *command, "--help"],
+        [sys.executable, "-m", "eval_cli", *command, "--help"],
         capture_output=True,
         text=True,
         env=env,

@@ -75,6 +75,13 @@ def test_a_live_lease_refuses_a_second_claim_until_it_expires(
     assert second.generation == 2
 
 
+def test_a_claim_of_a_state_that_is_not_there_says_so(store: RunStore) -> None:
+    _, run = minted(store)
+    missing = Minted(run.run_id, "state-that-was-never-minted", run.turn_id)
+    with pytest.raises(ClaimRefusedError, match=r"^no State state-that-was-never-minted$"):
+        store.claim(missing, "a")
+
+
 def test_a_stale_generation_write_is_refused(store: RunStore, clock: Clock) -> None:
     _, run = minted(store)
     stale = store.claim(run, "a", ttl=1)

@@ -46,7 +46,7 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
     }
     with tempfile.TemporaryDirectory() as cwd:  # a Sweep writes its trial log there
         return subprocess.run(
-            [sys.executable, "-m", "eval_core", "sweep", str(ROOT / "corpus"), *args],
+            [sys.executable, "-m", "eval_cli", "sweep", str(ROOT / "corpus"), *args],
             cwd=cwd,
             env={**base, **(env or {})},
             capture_output=True,

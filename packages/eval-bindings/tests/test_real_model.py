@@ -135,13 +135,13 @@ def test_the_release_gate_walk_names_the_regression_with_its_noise_floor(
 
     def sweep(*args: str) -> subprocess.CompletedProcess[str]:
         return run(
-            sys.executable, "-m", "eval_core", "sweep", "corpus",
+            sys.executable, "-m", "eval_cli", "sweep", "corpus",
             "--model", model.pin_name, "--models", str(models),
             "--max-tokens-per-trial", "20000", "--repeat", "2", "--jobs", "2", *args,
         )  # fmt: skip
 
     assert run("git", "init", "-q").returncode == 0
-    assert run(sys.executable, "-m", "eval_core", "lock", "corpus").returncode == 0
+    assert run(sys.executable, "-m", "eval_cli", "lock", "corpus").returncode == 0
     assert run("git", "add", "-A").returncode == 0
     assert run("git", "commit", "-qm", "the suite").returncode == 0
     promoted = sweep("--promote")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_cli import help_cache
 from eval_core._case.evidence import Evidence
-from eval_core._cli import help_cache
 from eval_core._plugins import manifest
 from eval_core._recording.transcript import evidence_schema, schema_hash
 from eval_core._util import cache_entry, cachedir, checked

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._cli import help_cache
+from eval_cli import help_cache
 from eval_core._plugins import manifest
 from eval_core._recording.transcript import evidence_schema
 from eval_core._util import cache_key, cache_use, checked

@@ -37,7 +37,7 @@ def test_pause_then_resume_freezes_start_up_and_collects_again() -> None:
 def test_a_sweep_runs_its_trials_with_the_collector_on() -> None:
     probe = (
         "import gc, sys\n"
-        "from eval_core._cli import cli\n"
+        "from eval_cli import cli\n"
         "from eval_core._running import runner\n"
         "real = runner.run_trial\n"
         "def run_trial(*args, **kwargs):\n"

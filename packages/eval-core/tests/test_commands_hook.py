@@ -23,7 +23,7 @@ def site_with(tmp_path: Path, entry: str, module: str = "", source: str = "") ->
 def run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(site)}
     return subprocess.run(
-        [sys.executable, "-m", "eval_core", *args],
+        [sys.executable, "-m", "eval_cli", *args],
         capture_output=True,
         text=True,
         env=env,

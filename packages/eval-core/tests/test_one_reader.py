@@ -237,8 +237,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_util/project.py", "_table", "tomllib.loads"): (
         "the project's settings from read_with_status (size, owner); RecursionError refused"
     ),
-    ("eval-core/src/eval_core/_cli/streams.py", "_reopen_closed", "os.open"): "/dev/null",
-    ("eval-core/src/eval_core/_cli/streams.py", "_silence", "os.open"): "/dev/null",
+    ("eval-cli/src/eval_cli/streams.py", "_reopen_closed", "os.open"): "/dev/null",
+    ("eval-cli/src/eval_cli/streams.py", "_silence", "os.open"): "/dev/null",
 }
 
 

@@ -55,7 +55,7 @@ def run(tmp: Path, *args: str | Path) -> tuple[int, str, str, int, float]:
     peak = 0
     with (tmp / "out").open("wb") as out, (tmp / "err").open("wb") as err:
         child = subprocess.Popen(
-            [sys.executable, "-m", "eval_core", *map(str, args)], stdout=out, stderr=err
+            [sys.executable, "-m", "eval_cli", *map(str, args)], stdout=out, stderr=err
         )
         while child.poll() is None:
             peak = max(peak, _high_water(child.pid))

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eval_cli import cli
 from eval_core._case.case import CaseBase, ToolDecl
-from eval_core._cli import cli
 from eval_core._kit.testing import Kit
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._loading.opening import Refused, open_corpus

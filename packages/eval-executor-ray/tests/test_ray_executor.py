@@ -96,7 +96,7 @@ def test_a_ray_sweep_gives_the_verdicts_of_one_by_one(ray_address: str, tmp_path
 
 def _eval(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "eval_core", "sweep", "corpus", *args],
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", *args],
         cwd=root, env={**os.environ, **(env or {})}, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip

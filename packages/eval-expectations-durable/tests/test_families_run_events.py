@@ -109,6 +109,23 @@ def test_event_counts_are_exact_and_positive() -> None:
     assert not score(RunEventEmitted(event_type="text.delta"), ev).passed
 
 
+def test_an_audience_counts_only_the_events_filed_for_it_and_names_who_got_them() -> None:
+    events = [
+        RunEvent(turn_index=1, seq=1, type="turn.started", participant="operator"),
+        RunEvent(turn_index=1, seq=2, type="tool.call", participant="participant"),
+    ]
+    ev = with_record(RunRecord(events=events))
+    shown = score(RunEventEmitted(event_type="turn.started", audience="participant"), ev)
+    assert not shown.passed
+    assert shown.detail.startswith(
+        'no durable "turn.started" event for the participant; "turn.started" filed for: operator'
+    ), shown.detail
+    assert score(
+        RunEventEmitted(event_type="turn.started", audience="operator", count=1), ev
+    ).passed
+    assert score(RunEventEmitted(event_type="tool.call", audience="participant"), ev).passed
+
+
 def test_text_omits_reads_the_joined_participant_stream_casefolded() -> None:
     record = RunRecord(events=[delta(1, "Card 4111 "), delta(1, "1111 1111 1111."), delta(2, "ok")])
     ev = with_record(record, output_text="nothing here")
@@ -408,6 +425,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "turn_index": st.none() | st.integers(-1, 4),
     "event_type": st.sampled_from(["text.delta", "approval.granted", ""]),
     "count": st.none() | st.integers(-1, 3),
+    "audience": st.sampled_from([None, "participant", "operator"]),
     "text": texts,
     "ungrounded": st.none() | texts,
     "path": st.sampled_from(["$", "a", "a.b", "", "a..b"]) | texts,

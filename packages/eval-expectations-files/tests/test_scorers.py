@@ -9,6 +9,7 @@ import pytest
 
 from eval_core._case.evidence import Evidence, ToolCall
 from eval_expectations_files.kinds import (
+    GeneratedFileContains,
     GeneratedFileDraftCreated,
     GeneratedFileNotReadableBy,
     GeneratedFileReadableBy,
@@ -90,6 +91,7 @@ EXPECTATIONS = [
     GeneratedFileReadableBy(grantee="user:u"),
     GeneratedFileNotReadableBy(grantee="role:x"),
     GeneratedFileDraftCreated(),
+    GeneratedFileContains(filename="a.txt", text="Fourteen"),
 ]
 
 
@@ -189,6 +191,30 @@ def test_generated_file_audiences_hold_for_every_file() -> None:
     assert score(GeneratedFileNotReadableBy(grantee="role:z"), data)[0]
     assert score(GeneratedFileDraftCreated(), data)[0]
     assert not score(GeneratedFileNotReadableBy(grantee="role:z"), record())[0]
+
+
+def test_what_a_generated_file_holds_is_read_from_its_text_never_from_its_name() -> None:
+    made = {
+        "fileId": "draft-1",
+        "name": "audit.pptx",
+        "mediaType": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "status": "draft",
+        "owner": "agent:x",
+        "readableBy": ["user:u"],
+    }
+    read = {"fileId": "draft-1", "name": "audit.pptx", "text": "Audit\nFourteen audits are open."}
+    data = record(generated=[made], generatedTexts=[read])
+    assert score(GeneratedFileContains(filename="audit.pptx", text="Fourteen audits"), data)[0]
+    ok, detail = score(GeneratedFileContains(filename="audit.pptx", text="Leiden"), data)
+    assert not ok and 'holds "Audit' in detail
+    ok, detail = score(GeneratedFileContains(filename="other.pptx", text="Audit"), data)
+    assert not ok and 'no File named "other.pptx"' in detail and "audit.pptx" in detail
+    lost = record(generated=[made], generatedTexts=[{**read, "text": None, "unreadable": "no"}])
+    ok, detail = score(GeneratedFileContains(filename="audit.pptx", text="Audit"), lost)
+    assert not ok and "draft-1: no" in detail
+    unread = record(generated=[made])  # the fixture read no text: nothing is observed
+    assert not score(GeneratedFileContains(filename="audit.pptx", text="Audit"), unread)[0]
+    assert not score(GeneratedFileContains(filename="audit.pptx", text="Audit"), record())[0]
 
 
 def test_the_seam_is_file_create() -> None:

@@ -24,7 +24,7 @@ from tests.conftest import ROOT, SOUL, minimal_case
 EVAL = """
 import atexit, json, sys
 atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
-from eval_core._cli.cli import main
+from eval_cli.cli import main
 sys.argv = ["eval", *sys.argv[1:]]
 main()
 """

@@ -107,6 +107,7 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "texts": st.lists(texts, min_size=0, max_size=4),
     "roles": st.lists(st.sampled_from(["user", "assistant", "tool", "bot"]), max_size=4),
     "count": st.integers(min_value=0, max_value=6),
+    "turn_index": maybe(st.integers(min_value=0, max_value=3)),
     "min": st.integers(min_value=2, max_value=6),
     "stage": st.sampled_from(STAGES),
     "guard": st.sampled_from(GUARDS),

@@ -37,3 +37,34 @@ def test_an_empty_name_is_refused_and_the_schema_says_so() -> None:
         (".name", "must be a non-empty string")
     ]
     assert SPEC.json_schema["properties"]["name"]["minLength"] == 1
+
+
+JOURNEY = Evidence(
+    tier="l3",
+    tool_calls=[
+        ToolCall(call_id="c1", name="lookup_ticket", arguments={}, turn_index=1),
+        ToolCall(call_id="c1", name="lookup_ticket", arguments={}, turn_index=2),
+        ToolCall(call_id="c2", name="refund_order", arguments={}, turn_index=2),
+    ],
+)
+
+
+def test_a_turn_index_counts_only_the_calls_received_in_that_turn() -> None:
+    one = SPEC.scorer(ToolCallCount(count=1, name="refund_order", turn_index=2), JOURNEY)
+    assert one.passed
+    assert one.detail.startswith('1 tool call(s) of "refund_order" in Turn 2, expected 1; ')
+    assert "refund_order(c2, Turn 2)" in one.detail
+    assert not SPEC.scorer(
+        ToolCallCount(count=1, name="refund_order", turn_index=1), JOURNEY
+    ).passed
+    assert SPEC.scorer(ToolCallCount(count=0, name="refund_order", turn_index=1), JOURNEY).passed
+    assert SPEC.scorer(ToolCallCount(count=2, turn_index=2), JOURNEY).passed
+    assert SPEC.scorer(ToolCallCount(count=2, name="lookup_ticket"), JOURNEY).passed
+
+
+def test_a_turn_index_below_one_is_refused() -> None:
+    assert SPEC.check is not None
+    assert SPEC.check(ToolCallCount(count=0, turn_index=0), None) == [
+        (".turnIndex", "must be an integer ≥ 1")
+    ]
+    assert SPEC.json_schema["properties"]["turnIndex"]["minimum"] == 1

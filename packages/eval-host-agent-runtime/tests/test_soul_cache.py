@@ -124,7 +124,7 @@ SWEEP = """
 import json, runpy, sys
 sys.argv = ["eval", "sweep", "--quiet", "--case", "finance-refund-is-blocklisted"]
 try:
-    runpy.run_module("eval_core", run_name="__main__")
+    runpy.run_module("eval_cli", run_name="__main__")
 except SystemExit as done:
     code = done.code
 print(json.dumps([code, "yaml" in sys.modules]), file=sys.stderr)

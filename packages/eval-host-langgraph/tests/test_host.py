@@ -137,6 +137,29 @@ def test_what_the_host_lacks_is_refused_at_load(
     assert not any("Eval Soul" in line for line in found), found  # the Host's words
 
 
+def test_of_two_accounts_one_marked_default_loads_and_none_marked_is_refused(
+    plugins: PluginSet, host: LangGraphHost, tmp_path: Path
+) -> None:
+    """The agent's MCP client acts for one account: of several, a Case marks the default (or
+    selects one); two with neither is refused at load, not left to the client to pick."""
+
+    def mcp(default: bool) -> dict[str, Any]:
+        on_call = {"id": "on-call", "scope": "personal", "status": "active"}
+        return {
+            "visibility": "private",
+            "operatorEndpoints": ["workspace"],
+            "accounts": [
+                {**on_call, "isDefault": True} if default else on_call,
+                {"id": "archive", "scope": "personal", "status": "active"},
+            ],
+        }
+
+    assert refusals(plugins, host, tmp_path / "marked", mcp=mcp(default=True)) == []
+    assert refusals(plugins, host, tmp_path / "unmarked", mcp=mcp(default=False)) == [
+        "$.mcp.accounts: Host 'langgraph' acts for one account: select one or mark a default"
+    ]
+
+
 def test_another_agents_tool_is_refused_for_this_agent(
     plugins: PluginSet, tmp_path: Path, probe_path: None
 ) -> None:

@@ -240,7 +240,7 @@ def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path, run_
     for wire in ("chat", "messages-stream"):
         (corpus / f"on-{wire}.json").write_text(json.dumps(order_case(f"on-{wire}", wire)))
     ran = subprocess.run(
-        [sys.executable, "-m", "eval_core", "sweep", "corpus", "--jobs", "2", "--unlocked"],
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--jobs", "2", "--unlocked"],
         cwd=corpus.parent,
         capture_output=True,
         text=True,

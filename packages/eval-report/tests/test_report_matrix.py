@@ -90,7 +90,7 @@ def test_what_cannot_be_reported_is_one_line(
     missing = eval_cli(matrix.root, "report", "missing.jsonl")  # the real command line, once
     assert missing.returncode == 2
     assert missing.stderr == "missing.jsonl: cannot read: no such file\n"
-    from eval_core._cli.cli import invoke
+    from eval_cli.cli import invoke
 
     card = str(matrix.cards[0])
     for args, code, words in (  # in process, the plug-in command added as `eval` adds it

@@ -31,7 +31,7 @@ def _git(repo: Path, *args: str) -> str:
 
 def _report(*args: str | Path) -> int:
     """``eval report ARGS`` in this process, as the command line runs it, under umask 027."""
-    from eval_core._cli.cli import invoke
+    from eval_cli.cli import invoke
 
     previous = os.umask(0o027)
     try:

@@ -106,7 +106,7 @@ def cli(root: Path, version: str, *args: str | Path) -> subprocess.CompletedProc
     where = root / version if (root / version).is_dir() else root / f"site-{version}"
     env = {**os.environ, "PYTHONPATH": str(where)}
     return subprocess.run(
-        [sys.executable, "-m", "eval_core", *map(str, args)],
+        [sys.executable, "-m", "eval_cli", *map(str, args)],
         cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 

@@ -351,7 +351,8 @@ def test_the_install_line_brings_the_hosts_and_not_the_reference_runtime(
     installed: Installed,
 ) -> None:
     names = {w.name.split("-")[0] for w in installed.wheels}
-    assert {"offline_eval_harness", "eval_core", "eval_bindings", "eval_host_pydantic_ai"} <= names
+    assert {"offline_eval_harness", "eval_core", "eval_cli", "eval_bindings"} <= names
+    assert "eval_host_pydantic_ai" in names
     assert {"eval_host_langgraph", "eval_expectations_turn"} <= names
     assert not {"agent_runtime", "eval_host_agent_runtime", "eval_report"} & names
     python = installed.venv / "bin" / "python"

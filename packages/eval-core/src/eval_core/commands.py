@@ -5,6 +5,12 @@ runs a Sweep (``eval record``) or a gate called by the Sweep's hooks (``eval_swe
 ``eval_sweep_files``) is handed: the Sweep's options and legs, the Matrix verdict, whether a
 commit is clean; and what a command that writes a Corpus (``eval init``, from eval-scaffold)
 opens piece by piece: the plug-in set, a Host, the Corpus through it, its lock. docs/plugins.md.
+
+The ``eval`` front-end (the eval-cli package: typer, the core's commands and their flags, the
+help) is a client of this module too: the command plug-ins' hooks loaded and their commands
+run (:func:`add_commands`, :func:`run_command`), what the core's commands do (check, hash,
+lock, plugins, schema, sweep) and the pieces of ``eval --help``'s kept text (the cache entry,
+its directory, the interpreter, the entry points and their versions).
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ from typing import TYPE_CHECKING
 from eval_core._util.public import Public
 
 if TYPE_CHECKING:
+    from eval_core._case.witness import WITNESSES
+    from eval_core._loading.corpus import RED_TEAM, CorpusError, case_files, corpus_root
+    from eval_core._loading.examples import CASE_EXAMPLE
     from eval_core._loading.opening import (
         COMPARISON_REFUSED,
         Opened,
@@ -21,21 +30,46 @@ if TYPE_CHECKING:
         known_host,
         locked_owners,
         open_corpus,
+        require_directory,
     )
     from eval_core._loading.opening import host as open_host
     from eval_core._loading.opening import load as load_corpus
     from eval_core._loading.opening import plugins as open_plugins
-    from eval_core._plugins.commands import CANONICAL, CommandRefused, Commands
+    from eval_core._loading.schema import GENERIC, case_schema
+    from eval_core._loading.schema import render as render_schema
+    from eval_core._plugins.command_plugins import add_commands, run_command
+    from eval_core._plugins.commands import (
+        CANONICAL,
+        REFUSED,
+        Argument,
+        Arguments,
+        Command,
+        CommandRefused,
+        Commands,
+        default_log_help,
+    )
     from eval_core._plugins.commands import path as path_argument
     from eval_core._plugins.hookspecs import hookimpl
+    from eval_core._plugins.lock import LOCK_NAME, LockError
+    from eval_core._plugins.lock import read as read_lock
+    from eval_core._plugins.lock import schemas as lock_schemas
     from eval_core._plugins.lock import write as write_lock
-    from eval_core._plugins.plugin_set import PluginSet
+    from eval_core._plugins.plugin_set import PluginInfo, PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._sweeping.leg import Run as SweepLeg
     from eval_core._sweeping.matrix import Leg, covered, not_cleared_matrix
     from eval_core._sweeping.options import SweepOptions
     from eval_core._sweeping.render import render_verdict
     from eval_core._sweeping.sweep import sweep
+    from eval_core._util.cache_entry import read_entry as read_cache_entry
+    from eval_core._util.cache_entry import write_entry as write_cache_entry
+    from eval_core._util.cache_key import interpreter
+    from eval_core._util.cache_use import forget as forget_cache_use
+    from eval_core._util.cachedir import cache_dir
+    from eval_core._util.cachedir import enabled as cache_enabled
+    from eval_core._util.collector import pause as pause_collector
+    from eval_core._util.entrypoints import entry_points, version
+    from eval_core._util.guard import show_tracebacks
     from eval_core._util.limits import MAX_PLANNED_TRIALS
     from eval_core._util.project import (
         MAX_SETTINGS_BYTES,
@@ -48,30 +82,53 @@ if TYPE_CHECKING:
     from eval_core._util.safe_text import clean, one_line
 
 WHERE = {
+    "Argument": "eval_core._plugins.commands:Argument",
+    "Arguments": "eval_core._plugins.commands:Arguments",
     "CANONICAL": "eval_core._plugins.commands:CANONICAL",
+    "CASE_EXAMPLE": "eval_core._loading.examples:CASE_EXAMPLE",
     "COMPARISON_REFUSED": "eval_core._loading.opening:COMPARISON_REFUSED",
+    "Command": "eval_core._plugins.commands:Command",
     "CommandRefused": "eval_core._plugins.commands:CommandRefused",
     "Commands": "eval_core._plugins.commands:Commands",
+    "CorpusError": "eval_core._loading.corpus:CorpusError",
+    "GENERIC": "eval_core._loading.schema:GENERIC",
+    "LOCK_NAME": "eval_core._plugins.lock:LOCK_NAME",
     "Leg": "eval_core._sweeping.matrix:Leg",
+    "LockError": "eval_core._plugins.lock:LockError",
     "MAX_PLANNED_TRIALS": "eval_core._util.limits:MAX_PLANNED_TRIALS",
     "MAX_SETTINGS_BYTES": "eval_core._util.project:MAX_SETTINGS_BYTES",
     "Opened": "eval_core._loading.opening:Opened",
     "PluginError": "eval_core._plugins.plugins:PluginError",
+    "PluginInfo": "eval_core._plugins.plugin_set:PluginInfo",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Project": "eval_core._util.project:Project",
+    "RED_TEAM": "eval_core._loading.corpus:RED_TEAM",
+    "REFUSED": "eval_core._plugins.commands:REFUSED",
     "Refused": "eval_core._loading.opening:Refused",
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
     "SweepLeg": "eval_core._sweeping.leg:Run",
     "SweepOptions": "eval_core._sweeping.options:SweepOptions",
+    "add_commands": "eval_core._plugins.command_plugins:add_commands",
+    "cache_dir": "eval_core._util.cachedir:cache_dir",
+    "cache_enabled": "eval_core._util.cachedir:enabled",
+    "WITNESSES": "eval_core._case.witness:WITNESSES",
+    "case_files": "eval_core._loading.corpus:case_files",
+    "case_schema": "eval_core._loading.schema:case_schema",
     "clean": "eval_core._util.safe_text:clean",
+    "corpus_root": "eval_core._loading.corpus:corpus_root",
     "covered": "eval_core._sweeping.matrix:covered",
+    "default_log_help": "eval_core._plugins.commands:default_log_help",
+    "entry_points": "eval_core._util.entrypoints:entry_points",
     "find_project": "eval_core._util.project:find_project",
+    "forget_cache_use": "eval_core._util.cache_use:forget",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
+    "interpreter": "eval_core._util.cache_key:interpreter",
     "is_clean": "eval_core._util.provenance:is_clean",
     "is_cwd": "eval_core._util.project:is_cwd",
     "known_host": "eval_core._loading.opening:known_host",
     "load_corpus": "eval_core._loading.opening:load",
     "load_plugins": "eval_core._plugins.plugins:load_plugins",
+    "lock_schemas": "eval_core._plugins.lock:schemas",
     "locked_owners": "eval_core._loading.opening:locked_owners",
     "not_cleared_matrix": "eval_core._sweeping.matrix:not_cleared_matrix",
     "one_line": "eval_core._util.safe_text:one_line",
@@ -79,38 +136,70 @@ WHERE = {
     "open_host": "eval_core._loading.opening:host",
     "open_plugins": "eval_core._loading.opening:plugins",
     "path_argument": "eval_core._plugins.commands:path",
+    "pause_collector": "eval_core._util.collector:pause",
+    "read_cache_entry": "eval_core._util.cache_entry:read_entry",
+    "read_lock": "eval_core._plugins.lock:read",
+    "render_schema": "eval_core._loading.schema:render",
     "render_verdict": "eval_core._sweeping.render:render_verdict",
     "repository_root": "eval_core._util.provenance:repository_root",
+    "require_directory": "eval_core._loading.opening:require_directory",
+    "run_command": "eval_core._plugins.command_plugins:run_command",
+    "show_tracebacks": "eval_core._util.guard:show_tracebacks",
     "sweep": "eval_core._sweeping.sweep:sweep",
+    "version": "eval_core._util.entrypoints:version",
+    "write_cache_entry": "eval_core._util.cache_entry:write_entry",
     "write_lock": "eval_core._plugins.lock:write",
 }
 """Where each public name lives: ``name -> "module:attribute"``."""
 
 __all__ = [
     "CANONICAL",
+    "CASE_EXAMPLE",
     "COMPARISON_REFUSED",
+    "GENERIC",
+    "LOCK_NAME",
     "MAX_PLANNED_TRIALS",
     "MAX_SETTINGS_BYTES",
+    "RED_TEAM",
+    "REFUSED",
+    "WITNESSES",
+    "Argument",
+    "Arguments",
+    "Command",
     "CommandRefused",
     "Commands",
+    "CorpusError",
     "Leg",
+    "LockError",
     "Opened",
     "PluginError",
+    "PluginInfo",
     "PluginSet",
     "Project",
     "Refused",
     "SettingsRefused",
     "SweepLeg",
     "SweepOptions",
+    "add_commands",
+    "cache_dir",
+    "cache_enabled",
+    "case_files",
+    "case_schema",
     "clean",
+    "corpus_root",
     "covered",
+    "default_log_help",
+    "entry_points",
     "find_project",
+    "forget_cache_use",
     "hookimpl",
+    "interpreter",
     "is_clean",
     "is_cwd",
     "known_host",
     "load_corpus",
     "load_plugins",
+    "lock_schemas",
     "locked_owners",
     "not_cleared_matrix",
     "one_line",
@@ -118,9 +207,18 @@ __all__ = [
     "open_host",
     "open_plugins",
     "path_argument",
+    "pause_collector",
+    "read_cache_entry",
+    "read_lock",
+    "render_schema",
     "render_verdict",
     "repository_root",
+    "require_directory",
+    "run_command",
+    "show_tracebacks",
     "sweep",
+    "version",
+    "write_cache_entry",
     "write_lock",
 ]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, partial
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -208,9 +208,14 @@ def _score_status(which: str, attr: str, e: _Status, ev: Evidence) -> Verdict:
 # -- events, durable text, Messages ------------------------------------------------------------
 
 
+Audience = Literal["participant", "operator"]
+"""Who a durable event is filed for: the chat's participant, or the operator alone."""
+
+
 class RunEventEmitted(Expectation, tag="run_event_emitted", frozen=True):
     event_type: str
     count: int | None = None
+    audience: Audience | None = None
 
 
 class RunEventTextOmits(Expectation, tag="run_event_text_omits", frozen=True):
@@ -241,13 +246,19 @@ def _event_types(events: Sequence[Event]) -> str:
 @scorer
 def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
     record = _record(ev, f"cannot count {quoted(e.event_type)} events")
-    found = sum(1 for event in record.events if event.type == e.event_type)
+    typed = [event for event in record.events if event.type == e.event_type]
+    found = sum(1 for event in typed if e.audience in (None, event.participant))
+    name, filed_for = quoted(e.event_type), ""
     seen = f"events: {_event_types(record.events)}"
+    if e.audience is not None:
+        filed_for = f" for the {e.audience}"
+        audiences = ", ".join(sorted({event.participant for event in typed})) or "nobody"
+        seen = f"{name} filed for: {audiences}; {seen}"
     if e.count is None:
         if found:
-            return passed(f"{found} durable {quoted(e.event_type)} event(s); {seen}")
-        return failed(f"no durable {quoted(e.event_type)} event; {seen}")
-    detail = f"{found} durable {quoted(e.event_type)} event(s), expected exactly {e.count}; {seen}"
+            return passed(f"{found} durable {name} event(s){filed_for}; {seen}")
+        return failed(f"no durable {name} event{filed_for}; {seen}")
+    detail = f"{found} durable {name} event(s){filed_for}, expected exactly {e.count}; {seen}"
     return Verdict(found == e.count, detail)
 
 
@@ -759,8 +770,19 @@ def eval_kinds() -> list[KindSpec]:
             witness="events",
             scorer=_score_event_emitted,
             **rules(event_type=TEXT, count=minimum(1, "an exact positive count")),
-            description="Durable run events of that type: at least one, or exactly count.",
-            examples=[{"kind": "run_event_emitted", "eventType": "text.delta"}],
+            description=(
+                "Durable run events of that type: at least one, or exactly count; with "
+                "audience, only those filed for it (the chat's participant, or the operator "
+                "alone: what the participant is shown of the Run)."
+            ),
+            examples=[
+                {"kind": "run_event_emitted", "eventType": "text.delta"},
+                {
+                    "kind": "run_event_emitted",
+                    "eventType": "turn.started",
+                    "audience": "participant",
+                },
+            ],
         ),
         recorded(
             struct=RunEventFieldEquals,

@@ -2,8 +2,9 @@
 
 Provider kinds read the prompt splitter's parts (the first request, unless a kind says every
 request) against the Case Files as seeded; generated-file kinds read the shares the File store
-holds for every File the Agent wrote. Every scorer is total: no record, no request, no
-generated File is a failure with a reason, never a pass.
+holds for every File the Agent wrote, and what a File holds from its bytes in the store. Every
+scorer is total: no record, no request, no generated File is a failure with a reason, never a
+pass.
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ class GeneratedFileNotReadableBy(_Grantee, tag="generated_file_not_readable_by",
 
 class GeneratedFileDraftCreated(Expectation, tag="generated_file_draft_created", frozen=True):
     pass
+
+
+class GeneratedFileContains(Expectation, tag="generated_file_contains", frozen=True):
+    filename: str
+    text: str
 
 
 def _record(ev: Evidence, cannot: str) -> FilesRecord:
@@ -303,6 +309,25 @@ def _score_draft(e: GeneratedFileDraftCreated, ev: Evidence) -> Verdict:
     return passed(f"draft File(s) {drafts} were created")
 
 
+@scorer
+def _score_holds(e: GeneratedFileContains, ev: Evidence) -> Verdict:
+    record = _generated(ev, f"cannot read {quoted(e.filename)}")
+    named = [t for t in record.generated_texts if t.name == e.filename]
+    if not named:
+        made = [g.name for g in record.generated]
+        return failed(f"the Agent generated no File named {quoted(e.filename)}: it made {made}")
+    for draft in named:
+        if draft.text is not None and e.text in draft.text:
+            return passed(f"{draft.file_id} ({quoted(e.filename)}) holds {quoted(e.text)}")
+    said = "; ".join(
+        f"{draft.file_id} holds {quoted(draft.text, 160)}"
+        if draft.text is not None
+        else f"{draft.file_id}: {draft.unreadable}"
+        for draft in named
+    )
+    return failed(f"no File named {quoted(e.filename)} holds {quoted(e.text)}: {said}")
+
+
 def _file_created(_e: object, ev: Evidence) -> bool:
     return any(c.name == FILE_CREATE for c in ev.tool_calls or ())
 
@@ -434,5 +459,22 @@ def kind_specs() -> list[KindSpec]:
             description="The Agent's file_create saved a draft File."
             " Needs the platform Tool `file_create` and `agentRoles`.",
             examples=[{"kind": "generated_file_draft_created"}],
+        ),
+        generated(
+            struct=GeneratedFileContains,
+            scorer=_score_holds,
+            **rules(filename=TEXT, text=TEXT),
+            description="The File the Agent generated under this name holds the text, read from "
+            "the bytes the File store keeps with readers of this family's own (text formats "
+            "decoded; a deck's slides, tables and notes with python-pptx; a workbook's cells "
+            "with openpyxl; a PDF's text with pypdf), not from what file_create answered."
+            " Needs the platform Tool `file_create` and `agentRoles`.",
+            examples=[
+                {
+                    "kind": "generated_file_contains",
+                    "filename": "audit-backlog.pptx",
+                    "text": "Fourteen audits are open.",
+                }
+            ],
         ),
     ]

@@ -3,8 +3,8 @@
 :class:`FilesRecord` holds the Case Files as seeded (their bytes' SHA-256: the reference the
 provider's parts are compared with), every request as the binding sent it with each part
 attributed to the File it carries, every PDF model input with its pages (from the runtime's
-events and ``file_read`` results), and each generated File with the shares the Host's File
-store holds. :func:`record_of` finds it by type.
+events and ``file_read`` results), each generated File with the shares the Host's File
+store holds and, for a Case that asks, the text its bytes hold. :func:`record_of` finds it by type.
 """
 
 from __future__ import annotations
@@ -61,12 +61,24 @@ class PdfInput(msgspec.Struct, **_CONFIG):
         return self.text_refusal is None and any(p.text for p in self.pages)
 
 
+class GeneratedText(msgspec.Struct, **_CONFIG):
+    """A generated File's text as this family read it from the bytes the store holds
+    (:mod:`eval_expectations_files.drafts`); ``unreadable`` says why there is none."""
+
+    file_id: str
+    name: str
+    text: str | None = None
+    unreadable: str | None = None
+
+
 class FilesRecord(msgspec.Struct, **_CONFIG):
     files: list[SeededFile]
     requests: list[list[ProviderPart]]
     pdf_inputs: list[PdfInput]
     generated: list[GeneratedFile]
     agent_roles: list[str] = msgspec.field(default_factory=list)
+    generated_texts: list[GeneratedText] = msgspec.field(default_factory=list)
+    """Read only for a Case that asks what a generated File holds."""
 
     def seeded(self, file_id: str) -> SeededFile | None:
         return next((f for f in self.files if f.file_id == file_id), None)

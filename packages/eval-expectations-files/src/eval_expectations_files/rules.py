@@ -14,6 +14,7 @@ from typing import Any
 from eval_core.kinds import CaseBase, FilePart, ToolCallsStep
 from eval_expectations_files.fixtures import DOCX, PDF, PPTX, XLSX, CaseFile
 from eval_expectations_files.kinds import (
+    GeneratedFileContains,
     GeneratedFileDraftCreated,
     GeneratedFileNotReadableBy,
     GeneratedFileReadableBy,
@@ -75,6 +76,7 @@ _FAMILY = (
     GeneratedFileReadableBy,
     GeneratedFileNotReadableBy,
     GeneratedFileDraftCreated,
+    GeneratedFileContains,
 )
 
 
@@ -266,7 +268,11 @@ def _check_expectations(
         if isinstance(e, PdfInputAccounted) and e.file_id not in pdfs:
             problems.append((f"{path}.fileId", f"{e.file_id!r} is not a declared PDF"))
         if isinstance(
-            e, GeneratedFileReadableBy | GeneratedFileNotReadableBy | GeneratedFileDraftCreated
+            e,
+            GeneratedFileReadableBy
+            | GeneratedFileNotReadableBy
+            | GeneratedFileDraftCreated
+            | GeneratedFileContains,
         ):
             if "file_create" not in case.platform_tools:
                 problems.append((path, "generated-file kinds need the platform Tool file_create"))

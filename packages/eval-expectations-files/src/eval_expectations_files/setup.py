@@ -12,7 +12,8 @@ uploading over it, once the runtime's ``file_read`` of it succeeded. After the T
 - each PDF that reached the model, with its pages as the runtime measured them: its
   ``file.attached`` events (``source`` ``prompt`` for an attachment, ``file_read`` for a File a
   ``file_read`` attached to the next request);
-- each File the Agent generated, with the shares the store holds.
+- each File the Agent generated, with the shares the store holds, and, when an Expectation
+  asks what one holds, its text as this family reads the store's bytes (:mod:`.drafts`).
 """
 
 from __future__ import annotations
@@ -20,15 +21,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
 from eval_core.kinds import Evidence, FixtureRequest, SentPart, TrialFixture, own_cases, parts_of
 from eval_core.records import GeneratedFile
+from eval_expectations_files.drafts import text_of
 from eval_expectations_files.fixtures import PDF, CaseFile
 from eval_expectations_files.record import (
     FilesRecord,
+    GeneratedText,
     PdfInput,
     PdfPage,
     ProviderPart,
@@ -36,6 +39,7 @@ from eval_expectations_files.record import (
 )
 
 FILE_READ = "file_read"
+GENERATED_FILE_CONTAINS = "generated_file_contains"
 
 
 class FileStore(Protocol):
@@ -50,6 +54,15 @@ class FileStore(Protocol):
     def generated(self) -> Sequence[GeneratedFile]: ...
 
     def roles(self) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class FileContent(Protocol):
+    """A File store that also gives a File's bytes as it holds them now (what a user downloading
+    it gets): what ``generated_file_contains`` reads. Optional, so a Host whose store does not
+    offer it still runs every other files kind; that kind then fails, saying so."""
+
+    def content(self, file_id: str) -> bytes | None: ...
 
 
 class EventStream(Protocol):
@@ -132,8 +145,29 @@ def _files(request: FixtureRequest) -> Iterator[None]:
                 msgspec.convert(g, GeneratedFile, from_attributes=True) for g in store.generated()
             ],
             agent_roles=list(store.roles()),
+            generated_texts=_texts(store) if any(_reads_drafts(case)) else [],
         )
     )
+
+
+def _reads_drafts(case: Any) -> Iterator[bool]:
+    return (e.kind_name == GENERATED_FILE_CONTAINS for e in case.expect)
+
+
+def _texts(store: FileStore) -> list[GeneratedText]:
+    found: list[GeneratedText] = []
+    content = store.content if isinstance(store, FileContent) else None
+    for file in store.generated():
+        data = content(file.file_id) if content is not None else None
+        text, unreadable = (
+            text_of(file.media_type, data)
+            if data is not None
+            else (None, "the Host's File store gives no bytes for it")
+        )
+        found.append(
+            GeneratedText(file_id=file.file_id, name=file.name, text=text, unreadable=unreadable)
+        )
+    return found
 
 
 def _attributed(part: SentPart, seeded: Sequence[SeededFile]) -> ProviderPart:

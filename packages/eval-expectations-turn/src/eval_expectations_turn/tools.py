@@ -78,6 +78,9 @@ class ToolArgumentAbsent(_AtPath, tag="tool_argument_absent", frozen=True): ...
 class ToolCallCount(Expectation, tag="tool_call_count", frozen=True):
     count: int
     name: str | None = None
+    turn_index: int | None = None
+    """Only the calls the Tool received in this Turn of a journey (the Host's own count of
+    Turns, not the runtime's record); a Turn past the Case's last is refused at load."""
 
 
 class ToolCallsBatched(Expectation, tag="tool_calls_batched", frozen=True):
@@ -88,11 +91,15 @@ class ToolDenied(_AtPath, tag="tool_denied", frozen=True):
     value: Any
 
 
-def _listing(calls: Sequence[ToolCall]) -> str:
-    """Every call, in order: ``name(callId)``; or says there were none."""
+def _listing(calls: Sequence[ToolCall], turns: bool = False) -> str:
+    """Every call, in order: ``name(callId)`` (``name(callId, Turn n)`` with ``turns``); or
+    says there were none."""
     if not calls:
         return "no tool was called"
-    shown = ", ".join(f"{c.name}({c.call_id})" for c in calls[:20])
+    shown = ", ".join(
+        f"{c.name}({c.call_id}, Turn {c.turn_index})" if turns else f"{c.name}({c.call_id})"
+        for c in calls[:20]
+    )
     more = f", … {len(calls) - 20} more" if len(calls) > 20 else ""
     return f"called: {shown}{more}"
 
@@ -209,7 +216,11 @@ def _score_count(e: ToolCallCount, ev: Evidence) -> Verdict:
     calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot count them (expected {e.count})")
     counted = calls if e.name is None else _of(e.name, calls)
     of = "" if e.name is None else f" of {quoted(e.name)}"
-    detail = f"{len(counted)} tool call(s){of}, expected {e.count}; {_listing(calls)}"
+    if e.turn_index is not None:
+        counted = [c for c in counted if c.turn_index == e.turn_index]
+        of += f" in Turn {e.turn_index}"
+    listed = _listing(calls, turns=e.turn_index is not None)
+    detail = f"{len(counted)} tool call(s){of}, expected {e.count}; {listed}"
     return Verdict(len(counted) == e.count, detail)
 
 
@@ -314,9 +325,10 @@ def eval_kinds() -> list[KindSpec]:
         tool(
             struct=ToolCallCount,
             scorer=_score_count,
-            **rules(count=minimum(0), name=TEXT),
+            **rules(count=minimum(0), name=TEXT, turn_index=minimum(1)),
             description="Exactly this many calls reached a Tool, or the Tool named by the "
-            "optional name (meant for 0); detail lists them.",
+            "optional name (meant for 0), in the optional turnIndex's Turn of a journey (else "
+            "in all its Turns); detail lists them.",
             examples=[{"kind": "tool_call_count", "count": 0}],
         ),
         KindSpec(

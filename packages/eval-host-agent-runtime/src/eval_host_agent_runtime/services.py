@@ -60,6 +60,11 @@ class FileStoreService:
         """The user uploads new bytes over a File."""
         self.store.replace_bytes(file_id, data)
 
+    def content(self, file_id: str) -> bytes | None:
+        """The File's bytes as the store holds them now: what a user downloading it gets."""
+        found = self.store.get(file_id)
+        return None if found is None else found.data
+
     def generated(self) -> list[GeneratedFile]:
         return [
             GeneratedFile(

@@ -1,6 +1,6 @@
 """A kind's or Case field's documented example is one the loader accepts.
 
-The kind reference (:mod:`eval_core._loading.reference`, the docs and ``eval plugins --kind``)
+The kind reference (:mod:`eval_cli.reference`, the docs and ``eval plugins --kind``)
 shows each kind's and Case field's first example; an example the loader would refuse teaches
 a refusal. So each example is put in a minimal Case of every tier it may appear at and checked
 as the loader checks a Case file: decoded into the installed set's Case type, the Case's own

@@ -22,10 +22,11 @@ A command plug-in (entry-point group ``eval.commands``) implements
 
 An argument is declared as argparse spells it (``add_argument``: flags or a name, ``type``,
 ``default``, ``nargs`` ``?``/``+``, ``action`` ``store_true``/``append``, ``const``, ``metavar``,
-``dest``, ``choices``, ``help``), so a plug-in needs neither typer nor click to add a command;
-:mod:`eval_core._cli.app` turns every declaration into a typer command: one parser, one help
-format, one shell completion. Usage errors (an unknown flag, a missing argument, a bad ``int``)
-are one line on stderr naming the command, exit 2. This module is imported by every ``eval``
+``dest``, ``choices``, ``help``), so a plug-in needs neither typer nor click to add a command,
+and neither does the core: the ``eval`` front-end (the eval-cli package, ``eval_cli.app``) turns
+every declaration into a typer command: one parser, one help format, one shell completion.
+Usage errors (an unknown flag, a missing argument, a bad ``int``) are one line on stderr naming
+the command, exit 2. This module is imported by every ``eval``
 invocation, so it stays light (the standard library only).
 """
 

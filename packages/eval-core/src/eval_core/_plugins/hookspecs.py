@@ -258,8 +258,8 @@ def eval_commands(commands: Commands) -> None:
     Called once per ``eval`` invocation, before its arguments are parsed, for each entry point
     of the group ``eval.commands``. :meth:`~eval_core._plugins.commands.Commands.add` returns the
     sub-command's :class:`~eval_core._plugins.commands.Arguments`, for the plug-in to declare
-    its arguments as argparse spells them (typer parses them); ``run(args)`` gets the parsed
-    namespace and returns the exit code. Keep
+    its arguments as argparse spells them (typer parses them, in the eval-cli package);
+    ``run(args)`` gets the parsed namespace and returns the exit code. Keep
     the module light (``eval --help`` loads it): import the command's work inside ``run``. A
     command that refuses input raises :class:`~eval_core._plugins.commands.CommandRefused` (one line
     on

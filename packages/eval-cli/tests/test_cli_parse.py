@@ -1,9 +1,9 @@
 """Any words after a command parse, or are one usage mistake said in one line (issue 48).
 
 The parser is typer's, reached through its public API only: click's exceptions, which typer
-raises but does not export, are known by name (:mod:`eval_core._cli.usage`), and each value is
+raises but does not export, are known by name (:mod:`eval_cli.usage`), and each value is
 made by its declared ``type`` through click's ``process_value``
-(:class:`eval_core._cli.app.Plain`). A property over words drawn from each command's own
+(:class:`eval_cli.app.Plain`). A property over words drawn from each command's own
 flags, its values and some noise holds both to it: whatever typer raises is recognised as a
 usage mistake (never a traceback, never click's usage dump), and a parsed value has its
 declared type. Nothing is run: the command's work starts only after typer returns.
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._cli import app, cli, usage
+from eval_cli import app, cli, usage
 from eval_core._plugins.commands import Command
 
 

@@ -1,6 +1,6 @@
 """The ``eval`` console script: ``eval --help`` from its kept rendering when nothing it was made
-from has changed (:mod:`~eval_core._cli.help_cache`), without importing the CLI; else the CLI
-(:func:`eval_core._cli.cli.main`).
+from has changed (:mod:`~eval_cli.help_cache`), without importing the CLI; else the CLI
+(:func:`eval_cli.cli.main`).
 
 The exit code is the command's own: once the command has returned it, a thread the system
 under test started and left running (not a daemon) does not keep ``eval`` alive (a CI would
@@ -18,7 +18,7 @@ from typing import NoReturn
 
 
 def main() -> NoReturn:
-    from eval_core._cli import help_cache, streams
+    from eval_cli import help_cache, streams
 
     guarded = streams.guard()  # a closed or full stdout/stderr: one line, never a traceback
     argv = sys.argv[1:]
@@ -27,7 +27,7 @@ def main() -> NoReturn:
         if text is not None:
             sys.stdout.write(text)
             raise SystemExit(streams.finish(0, guarded))
-    from eval_core._cli.cli import main as cli
+    from eval_cli.cli import main as cli
 
     try:
         cli(guarded)

@@ -5,13 +5,13 @@ command's time. The text it prints is kept (``help.txt`` in the cache directory)
 it was made from: the words asked (``--help`` or ``-h``), the width the text was rendered at
 (:func:`width`: the one click's formatter uses, given to click as the terminal's width while
 rendering, so the key and the text cannot disagree), the interpreter
-(:func:`~eval_core._util.cache_key.interpreter`), each installed ``eval.commands`` entry point and
+(``eval_core.commands.interpreter``), each installed ``eval.commands`` entry point and
 its distribution's version, typer's version, and the path, size and modification time of every
-source file of the core and of each command plug-in's package. It is printed only while all of that
-reads the same; anything else renders anew and keeps the new text. Shell completion (an
-``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is read and written as
-every cache entry is (:mod:`eval_core._util.cache_entry`: bounded, sealed, atomic; any doubt renders
-anew).
+source file of the CLI, of the core and of each command plug-in's package. It is printed only
+while all of that reads the same; anything else renders anew and keeps the new text. Shell
+completion (an ``_EVAL_COMPLETE`` variable) and ``EVAL_CACHE=off`` always render. The entry is
+read and written as every cache entry is (``eval_core.commands.read_cache_entry`` and
+``write_cache_entry``: bounded, sealed, atomic; any doubt renders anew).
 """
 
 from __future__ import annotations
@@ -38,10 +38,9 @@ def kept(argv: list[str]) -> str | None:
     key = _key(argv, width())
     if key is None:
         return None
-    from eval_core._util.cache_entry import read_entry
-    from eval_core._util.cachedir import cache_dir
+    from eval_core.commands import cache_dir, read_cache_entry
 
-    data = read_entry(cache_dir() / _NAME, MAX_ENTRY_BYTES)
+    data = read_cache_entry(cache_dir() / _NAME, MAX_ENTRY_BYTES)
     if data is None:
         return None
     try:
@@ -57,23 +56,21 @@ def keep(argv: list[str], text: str, rendered_at: int) -> None:
     key = _key(argv, rendered_at)
     if key is None or not text:
         return
-    from eval_core._util.cache_entry import write_entry
-    from eval_core._util.cachedir import cache_dir
+    from eval_core.commands import cache_dir, write_cache_entry
 
-    write_entry(cache_dir() / _NAME, f"{key}\n\n{text}".encode(errors="replace"))
+    write_cache_entry(cache_dir() / _NAME, f"{key}\n\n{text}".encode(errors="replace"))
 
 
 def _key(argv: list[str], columns: int) -> str | None:
-    from eval_core._util.cachedir import enabled
+    from eval_core.commands import cache_enabled
 
-    if argv not in HELP or not enabled() or "_EVAL_COMPLETE" in os.environ:
+    if argv not in HELP or not cache_enabled() or "_EVAL_COMPLETE" in os.environ:
         return None
-    from eval_core._util.cache_key import interpreter
-    from eval_core._util.entrypoints import entry_points, version
+    from eval_core.commands import entry_points, interpreter, version
 
     lines = [repr(argv), f"width {columns}", interpreter(), sys.version]
     lines.append(f"typer {version('typer')}")
-    packages = {__name__.partition(".")[0]}
+    packages = {__name__.partition(".")[0], "eval_core"}  # the CLI's and the core's
     for ep in entry_points("eval.commands"):
         lines.append(f"{ep.distribution} {ep.version} {ep.name}={ep.value}")
         packages.add(ep.value.partition(":")[0].strip().partition(".")[0])
@@ -84,7 +81,7 @@ def _key(argv: list[str], columns: int) -> str | None:
 
 def _stamps(package: str) -> list[str]:
     """``path size mtime`` of each source file of ``package``, found and never imported. Not
-    :mod:`eval_core._util.code`'s walk: importing that module costs this path 0.1 s."""
+    the core's code walk (``eval_core._util.code``): importing it costs this path 0.1 s."""
     from importlib.machinery import PathFinder
 
     spec = PathFinder.find_spec(package)

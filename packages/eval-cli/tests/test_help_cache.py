@@ -10,7 +10,7 @@ from pathlib import Path
 
 PROBE = (
     "import sys\nsys.argv = ['eval', *sys.argv[1:]]\n"
-    "try:\n    from eval_core._cli.entry import main\n    main()\n"
+    "try:\n    from eval_cli.entry import main\n    main()\n"
     "except SystemExit as exit:\n"
     "    sys.stderr.write(f'exit={exit.code} parser={\"typer\" in sys.modules}')\n"
 )
@@ -100,23 +100,26 @@ def test_a_kept_help_that_is_a_pipe_or_a_link_to_dev_zero_renders_anew(tmp_path:
 
 
 def test_an_edited_core_renders_anew(tmp_path: Path) -> None:
-    """The kept text is keyed by the core's own source files: after an upgrade (here, a copy of
-    the core first on the path, its app's help edited) the new text is printed, never the old."""
+    """The kept text is keyed by the CLI's and the core's own source files: after an upgrade
+    (here, a copy of both first on the path, the app's help edited) the new text is printed,
+    never the old."""
     import shutil
 
+    import eval_cli
     import eval_core
 
     core = tmp_path / "core"
-    shutil.copytree(
-        Path(eval_core.__file__).parent,
-        core / "eval_core",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+    for package in (eval_core, eval_cli):
+        shutil.copytree(
+            Path(package.__file__).parent,
+            core / package.__name__,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     cache = tmp_path / "cache"
     path = str(core)
     first, how = helped(cache, "--help", PYTHONPATH=path)
     assert how == "exit=0 parser=True" and "Offline eval harness" in first
-    app = core / "eval_core" / "_cli" / "app.py"
+    app = core / "eval_cli" / "app.py"
     text = app.read_text()
     assert "Offline eval harness for tool-using LLM agents." in text
     app.write_text(text.replace("Offline eval harness", "Upgraded eval harness"))

@@ -1,7 +1,7 @@
-"""The kind reference rendered: the same :class:`~eval_core._loading.reference.Entry` as
+"""The kind reference rendered: the same :class:`~eval_cli.reference.Entry` as
 Markdown (``docs/kinds.md``, built by a docs hook) and as plain text (``eval plugins --kind``).
 
-Apart from :mod:`eval_core._loading.reference`, which reads the entries from the plug-in set:
+Apart from :mod:`eval_cli.reference`, which reads the entries from the plug-in set:
 what a reference says is one concern, how a page or a terminal shows it another.
 """
 
@@ -12,10 +12,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from eval_core._case.case import json_name
-from eval_core._loading.examples import CASE_EXAMPLE
-from eval_core._loading.reference import Definition, Entry, Field, Reference, prose
-from eval_core._plugins.plugin_set import PluginSet
+from eval_cli.reference import Definition, Entry, Field, Reference, prose
+from eval_core.commands import CASE_EXAMPLE, PluginSet
+from eval_core.kinds import json_name
 
 
 def example_json(example: Any, width: int = 88, indent: int = 0) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from eval_core._cli.core_commands import (
+from eval_cli.core_commands import (
     run_check,
     run_hash,
     run_lock,
@@ -12,10 +12,11 @@ from eval_core._cli.core_commands import (
     run_schema,
     run_sweep,
 )
-from eval_core._plugins.commands import CANONICAL, Commands, default_log_help, path
+from eval_core.commands import CANONICAL, Commands, default_log_help
+from eval_core.commands import path_argument as path
 
 if TYPE_CHECKING:
-    from eval_core._plugins.commands import Arguments
+    from eval_core.commands import Arguments
 
 
 DEFAULT_HOST = "agent-runtime"

@@ -1,9 +1,10 @@
 """The `eval` command line: flags in, a refusal or an exit code out. The core's commands are
-:mod:`~eval_core._cli.flags` (their flags) and :mod:`~eval_core._cli.core_commands` (what they
-do), the work lives in :mod:`eval_core._sweeping.sweep` and friends, imported only by the
+:mod:`~eval_cli.flags` (their flags) and :mod:`~eval_cli.core_commands` (what they do); the
+work lives in eval-core (its public API, :mod:`eval_core.commands`), imported only by the
 command that runs. Command plug-ins add their sub-commands to the same registry
-(:mod:`eval_core._plugins.commands`) before the arguments are parsed; typer parses them all
-(:mod:`~eval_core._cli.app`), and a usage mistake is one line (:mod:`~eval_core._cli.usage`).
+(``eval_core.commands.add_commands``, the ``eval_commands`` hook) before the arguments are
+parsed; typer parses them all (:mod:`~eval_cli.app`), and a usage mistake is one line
+(:mod:`~eval_cli.usage`).
 
 Exit codes: 0 cleared (or the command succeeded); 1 not cleared; 2 refused input or bad usage
 (a malformed Corpus, a broken or unpinned plug-in set, an unknown flag, a limit, an output path;
@@ -19,21 +20,20 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from eval_core._cli import help_cache
-from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, EXIT_CODES, INTERRUPTED, NOT_CLEARED
-from eval_core._cli.flags import add_core_commands
-from eval_core._plugins.commands import (
+from eval_cli import help_cache
+from eval_cli.exits import CLEARED, COMPARISON_REFUSED, EXIT_CODES, INTERRUPTED, NOT_CLEARED
+from eval_cli.flags import add_core_commands
+from eval_core.commands import (
     REFUSED,
     Command,
-    CommandClash,
-    CommandRefused,
     Commands,
+    add_commands,
     one_line,
+    run_command,
 )
 
 __all__ = [
     "CLEARED",
-    "COMMANDS",
     "COMPARISON_REFUSED",
     "EXIT_CODES",
     "INTERRUPTED",
@@ -48,113 +48,19 @@ __all__ = [
 
 def registry() -> Commands:
     """The registry with the core's commands, for command plug-ins to add theirs to (see
-    :func:`add_commands`); its ``table`` is every command by name, in ``eval --help``'s order."""
+    :func:`eval_core.commands.add_commands`); its ``table`` is every command by name, in
+    ``eval --help``'s order."""
     commands = Commands()
     add_core_commands(commands)
     return commands
 
 
-COMMANDS = "eval.commands"
-
-
-def add_commands(commands: Commands) -> None:
-    """Let each command plug-in (entry-point group ``eval.commands``) add its sub-commands;
-    a broken one is one line naming its distribution and entry point, exit 2. Its hook is
-    guarded like a family's (:mod:`eval_core._util.guard`): one that raises, or a hookimpl no
-    hookspec declares, is one line naming the distribution, its version and the line; a
-    command name that exists already is one line naming both distributions."""
-    import pluggy
-
-    from eval_core._plugins import hookspecs
-    from eval_core._util.entrypoints import entry_points
-
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
-    manager.add_hookspecs(hookspecs)
-    versions: dict[str, tuple[str, str]] = {}
-    for ep in entry_points(COMMANDS):
-        dist = ep.distribution
-        name = f"{dist}:{ep.name}"
-        versions[name] = (dist, ep.version)
-        try:
-            plugin = ep.load()
-        except Exception as exc:
-            _fail(
-                f"eval: command plug-in {dist} is broken: entry point {ep.name!r} ({ep.value}) "
-                f"failed to load: {type(exc).__name__}: {exc}"
-            )
-        try:
-            manager.register(plugin, name=name)
-        except pluggy.PluginValidationError as exc:  # a hookimpl's arguments the hook lacks
-            _fail(
-                f"eval: command plug-in {dist} {ep.version} is refused: {exc} (the hook is "
-                "eval_commands(commands))"
-            )
-    for hook in vars(manager.hook).values():  # pluggy's check_pending, said per plug-in
-        if isinstance(hook, pluggy.HookCaller) and not hook.has_spec():
-            impl = hook.get_hookimpls()[0]
-            dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
-            _fail(
-                f"eval: command plug-in {dist} {version} is refused: it implements "
-                f"{hook.name!r}, which is not a hook (eval_commands is)"
-            )
-    for impl in manager.hook.eval_commands.get_hookimpls():
-        dist, version = versions.get(impl.plugin_name, (impl.plugin_name, "(no version)"))
-        theirs = commands.by(dist, version, impl.plugin)
-        try:
-            impl.function(**{arg: theirs for arg in impl.argnames})
-        except CommandClash as exc:
-            _fail(
-                f"eval: command plug-in {dist} {version} is refused: it adds the command "
-                f"{exc.name!r}, which {exc.owner} adds already"
-            )
-        except Exception as exc:
-            from eval_core._util.code import code_roots
-            from eval_core._util.guard import Origin, fault
-
-            origin = Origin(dist, version, code_roots(impl.plugin))
-            _fail(f"eval: {fault(origin, 'eval_commands', exc, impl.function)}")
-
-
-def _fail(line: str) -> NoReturn:
-    sys.stderr.write(one_line(line) + "\n")
-    raise SystemExit(REFUSED)
-
-
-def _run(command: Command, args: object) -> int:
-    """The command's exit code; a plug-in command that raises is one line naming it."""
-    if command.plugin is not None:  # a plug-in's command: its own work, the collector on
-        from eval_core._util import collector
-
-        collector.resume()
-    try:
-        code = command.run(args)
-    except CommandRefused as exc:
-        sys.stderr.write(one_line(str(exc)) + "\n")
-        return exc.code
-    except Exception as exc:
-        if command.plugin is None:
-            raise  # the core's own bug: its traceback is the report
-        from eval_core._util.code import code_roots
-        from eval_core._util.guard import Origin, fault
-
-        origin = Origin(command.owner, command.version, code_roots(command.plugin))
-        _fail(f"eval: {fault(origin, f'the command {command.name!r}', exc, command.run)}")
-    if code is None:
-        return CLEARED
-    if isinstance(code, bool) or not isinstance(code, int):
-        _fail(
-            f"eval: plug-in {command.label}: the command {command.name!r} returned {code!r}, "
-            "not an exit code (an int)"
-        )
-    return code
-
-
 def invoke(argv: Sequence[str]) -> int:
     """Run ``eval ARGV`` in this process and return its exit code (what :func:`main` exits
     with): usage errors and refusals are already on stderr, one line each."""
-    from eval_core._util import cache_use
+    from eval_core.commands import forget_cache_use
 
-    cache_use.forget()  # the caches a Scorecard names are this command's
+    forget_cache_use()  # the caches a Scorecard names are this command's
     try:
         return _invoke(list(argv))
     except SystemExit as exc:
@@ -170,7 +76,7 @@ def _invoke(argv: list[str]) -> int:
         sys.stderr.write(f"eval: {empty}\n")
         return REFUSED
     if "--traceback" in argv:  # any position; before command plug-ins load, for their faults
-        from eval_core._util.guard import show_tracebacks
+        from eval_core.commands import show_tracebacks
 
         show_tracebacks()
         argv = [arg for arg in argv if arg != "--traceback"]
@@ -178,8 +84,8 @@ def _invoke(argv: list[str]) -> int:
     add_commands(commands)
     from typer import Abort
 
-    from eval_core._cli.app import build
-    from eval_core._cli.usage import is_click_error, is_usage_error, line
+    from eval_cli.app import build
+    from eval_cli.usage import is_click_error, is_usage_error, line
 
     helping = argv in help_cache.HELP  # rendered at the width the kept text's key names
     app = build(commands.table, help_cache.width() if helping else None)
@@ -209,7 +115,7 @@ def _invoke(argv: list[str]) -> int:
         return int(exc.exit_code)  # type: ignore[attr-defined]
     if isinstance(parsed, tuple):  # a command and its arguments, parsed: run it now
         command, args = parsed
-        return _run(command, args)
+        return run_command(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
 
 
@@ -249,8 +155,8 @@ def _empty_value(argv: list[str]) -> str | None:
 
 
 def _help(app: Any, argv: list[str]) -> int:
-    """Print ``eval --help`` and keep the text (:mod:`~eval_core._cli.help_cache`); ``app``
-    renders it at :func:`~eval_core._cli.help_cache.width` columns, the width its key names."""
+    """Print ``eval --help`` and keep the text (:mod:`~eval_cli.help_cache`); ``app``
+    renders it at :func:`~eval_cli.help_cache.width` columns, the width its key names."""
     import contextlib
     import io
 
@@ -264,12 +170,13 @@ def _help(app: Any, argv: list[str]) -> int:
 
 def main(guarded: tuple[Any, Any] | None = None) -> NoReturn:
     """Run the CLI; a usage mistake (unknown flag, bad value) is one line on stderr, exit 2.
-    The cyclic collector is paused while the command starts (:mod:`eval_core._util.collector`).
-    stdout and stderr are guarded (:mod:`~eval_core._cli.streams`): one that cannot be written
+    The cyclic collector is paused while the command starts (``eval_core.commands``'
+    ``pause_collector``).
+    stdout and stderr are guarded (:mod:`~eval_cli.streams`): one that cannot be written
     is one line and exit 2, never a traceback."""
-    from eval_core._cli import streams
-    from eval_core._util import collector
+    from eval_cli import streams
+    from eval_core.commands import pause_collector
 
     guarded = guarded if guarded is not None else streams.guard()
-    collector.pause()
+    pause_collector()
     raise SystemExit(streams.finish(invoke(sys.argv[1:]), guarded))

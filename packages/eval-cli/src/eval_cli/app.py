@@ -1,5 +1,5 @@
 """The `eval` command line as a typer app, built from the declared commands (the core's and the
-plug-ins', :mod:`eval_core._plugins.commands`): one parser, one help format, one shell
+plug-ins', declared through :mod:`eval_core.commands`): one parser, one help format, one shell
 completion (``eval --install-completion``; docs/cli.md).
 
 Each command's declared arguments become the typed parameters of a typer command (a signature
@@ -24,15 +24,15 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from eval_core._cli.exits import EXIT_CODES
-from eval_core._cli.usage import (
+from eval_cli.exits import EXIT_CODES
+from eval_cli.usage import (
     UsageRefused,
     is_usage_error,
     named,
     unknown_command,
     unrecognized,
 )
-from eval_core._plugins.commands import Argument, Command
+from eval_core.commands import Argument, Command
 
 TRACEBACK_HELP = (
     "When plug-in code raises, also print its full traceback on stderr (for plug-in authors; "

@@ -10,23 +10,20 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-from eval_core._cli.exits import CLEARED, COMPARISON_REFUSED, NOT_CLEARED
-from eval_core._plugins.commands import REFUSED
+from eval_cli.exits import CLEARED, COMPARISON_REFUSED, NOT_CLEARED
+from eval_core.commands import REFUSED
 
 if TYPE_CHECKING:
     from pathlib import Path
     from types import SimpleNamespace
 
-    from eval_core._loading.opening import Opened
-    from eval_core._plugins.plugin_set import PluginSet
-    from eval_core._sweeping.options import SweepOptions
-    from eval_core._util.project import Project
+    from eval_core.commands import Opened, PluginSet, Project, SweepOptions
 
 T = TypeVar("T")
 
 
 def _refuse(message: str, code: int = REFUSED) -> NoReturn:
-    from eval_core._util.safe_text import clean
+    from eval_core.commands import clean
 
     sys.stderr.write(clean(message.rstrip("\n")) + "\n")
     raise SystemExit(code)
@@ -34,7 +31,7 @@ def _refuse(message: str, code: int = REFUSED) -> NoReturn:
 
 def _guarded(work: Callable[[], T]) -> T:
     """Run ``work``; a refusal becomes its message on stderr and its exit code."""
-    from eval_core._loading.opening import Refused
+    from eval_core.commands import Refused
 
     try:
         return work()
@@ -44,8 +41,9 @@ def _guarded(work: Callable[[], T]) -> T:
 
 def _project(given: Path | None) -> Project:
     """The project the command runs for, found from the Corpus given, else the working
-    directory (:mod:`eval_core._util.project`); a settings file that cannot be used is refused."""
-    from eval_core._util.project import SettingsRefused, find_project
+    directory (``eval_core.commands.find_project``); a settings file that cannot be used is
+    refused."""
+    from eval_core.commands import SettingsRefused, find_project
 
     try:
         return find_project(given)
@@ -56,7 +54,7 @@ def _project(given: Path | None) -> Project:
 def _chosen(args: SimpleNamespace) -> tuple[Project, Path, str]:
     """The project, the Corpus and the Host: each flag wins over ``[tool.eval]``, which wins
     over the default."""
-    from eval_core._cli.flags import DEFAULT_HOST
+    from eval_cli.flags import DEFAULT_HOST
 
     project = _project(args.corpus)
     corpus: Path = args.corpus if args.corpus is not None else project.path("corpus")
@@ -64,7 +62,7 @@ def _chosen(args: SimpleNamespace) -> tuple[Project, Path, str]:
 
 
 def run_check(args: SimpleNamespace) -> int:
-    from eval_core._loading.opening import open_corpus
+    from eval_core.commands import open_corpus
 
     project, corpus, host = _chosen(args)
     opened = _guarded(lambda: open_corpus(corpus, host, args.unlocked, project=project))
@@ -78,7 +76,7 @@ def run_check(args: SimpleNamespace) -> int:
     print(f"corpusHash {loaded.hash}" + ("  (unlocked)" if opened.unlocked else ""))
     if stale is None:
         return CLEARED
-    from eval_core._util.safe_text import one_line
+    from eval_core.commands import one_line
 
     recorded = sum(case.recorded is not None for case in loaded.cases)
     for case_id, notes in stale.items():
@@ -89,13 +87,13 @@ def run_check(args: SimpleNamespace) -> int:
 
 
 def _stale(opened: Opened) -> dict[str, list[str]]:
-    from eval_core._running.stale import stale_cases
+    from eval_core.records import stale_cases
 
     return stale_cases(opened)
 
 
 def run_hash(args: SimpleNamespace) -> int:
-    from eval_core._loading.opening import open_corpus
+    from eval_core.commands import open_corpus
 
     project, corpus, host = _chosen(args)
     opened = _guarded(lambda: open_corpus(corpus, host, False, check_lock=False, project=project))
@@ -105,10 +103,10 @@ def run_hash(args: SimpleNamespace) -> int:
 
 
 def run_plugins(args: SimpleNamespace) -> int:
-    from eval_core._case.case import json_name
-    from eval_core._loading import opening
+    from eval_core.commands import open_plugins
+    from eval_core.kinds import json_name
 
-    found = _guarded(opening.plugins)
+    found = _guarded(open_plugins)
     if args.kind is not None:
         if args.check:
             _refuse("eval plugins: --kind and --check are asked apart (see eval plugins --help)")
@@ -138,8 +136,8 @@ def run_plugins(args: SimpleNamespace) -> int:
 
 def _kind_reference(found: PluginSet, name: str) -> int:
     """The reference of one kind or Case field, as docs/kinds.md shows it."""
-    from eval_core._loading.reference import Reference, UnknownName
-    from eval_core._loading.reference_render import text
+    from eval_cli.reference import Reference, UnknownName
+    from eval_cli.reference_render import text
 
     try:
         entry = Reference(found).entry(name)
@@ -150,18 +148,17 @@ def _kind_reference(found: PluginSet, name: str) -> int:
 
 
 def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
-    from eval_core._loading.corpus import corpus_root
-    from eval_core._plugins import lock
+    from eval_core.commands import LOCK_NAME, LockError, corpus_root, lock_schemas, read_lock
 
     if not 1 <= examples <= 1000:
         _refuse(f"--examples must be between 1 and 1000, not {examples}")
     try:
-        from eval_core._kit.conformance import check_installed
+        from eval_core.testing import check_installed
     except ImportError as exc:
         _refuse(f"eval plugins --check needs {exc.name}: pip install 'eval-core[testing]'")
     try:
-        locked = lock.schemas(lock.read(corpus_root(corpus) / lock.LOCK_NAME))
-    except lock.LockError:
+        locked = lock_schemas(read_lock(corpus_root(corpus) / LOCK_NAME))
+    except LockError:
         locked = {}
     lines, problems = check_installed(found, examples=examples, locked=locked)
     for line in lines:
@@ -175,20 +172,25 @@ def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
 
 
 def run_lock(args: SimpleNamespace) -> int:
-    from eval_core._loading import opening
-    from eval_core._loading.corpus import RED_TEAM, corpus_root
-    from eval_core._plugins import lock
+    from eval_core.commands import (
+        LOCK_NAME,
+        RED_TEAM,
+        corpus_root,
+        open_plugins,
+        require_directory,
+        write_lock,
+    )
 
     project, corpus, host = _chosen(args)
-    _guarded(lambda: opening.require_directory(corpus))
-    path = corpus_root(corpus) / lock.LOCK_NAME
+    _guarded(lambda: require_directory(corpus))
+    path = corpus_root(corpus) / LOCK_NAME
     _guarded(lambda: _check_output("eval lock", path))
-    found = _guarded(opening.plugins)
+    found = _guarded(open_plugins)
     for directory in (corpus, corpus / RED_TEAM):
         if directory == corpus or directory.is_dir():
             _guarded(lambda d=directory: _loads(d, host, found, project))  # type: ignore[misc]
     try:
-        written = lock.write(path, found, host)
+        written = write_lock(path, found, host)
     except OSError as exc:
         _refuse(f"eval lock: {path} could not be written: {exc.strerror or exc}")
     print(f"locked {len(written.plugins)} plug-ins -> {path}")
@@ -198,8 +200,7 @@ def run_lock(args: SimpleNamespace) -> int:
 def _loads(corpus: Path, host: str, found: PluginSet, project: Project) -> None:
     """The installed set loads the Corpus, or ``eval lock`` refuses to pin it (a Corpus with
     no Case yet has nothing to load: a new Corpus is pinned before its first Case)."""
-    from eval_core._loading.corpus import CorpusError, case_files
-    from eval_core._loading.opening import Refused, open_corpus
+    from eval_core.commands import CorpusError, Refused, case_files, open_corpus
 
     try:
         if not case_files(corpus):
@@ -217,25 +218,25 @@ def _loads(corpus: Path, host: str, found: PluginSet, project: Project) -> None:
 
 
 def _check_output(flag: str, path: Path) -> None:
-    """Refuse an output path before any work (see :mod:`eval_core._util.outputs`)."""
-    from eval_core._loading.opening import Refused
-    from eval_core._util import outputs
+    """Refuse an output path before any work (``eval_core.records.check_outputs``)."""
+    from eval_core.commands import Refused
+    from eval_core.records import Output, OutputRefused, check_outputs
 
     try:
-        outputs.check_all([outputs.Output(flag, path)])
-    except outputs.OutputRefused as exc:
+        check_outputs([Output(flag, path)])
+    except OutputRefused as exc:
         raise Refused(f"output refused: {exc}") from None
 
 
 def run_schema(args: SimpleNamespace) -> int:
-    from eval_core._loading import opening
-    from eval_core._loading.schema import render
-    from eval_core._util.atomic import write_atomic
+    from eval_core.commands import open_plugins
+    from eval_core.commands import render_schema as render
+    from eval_core.records import write_atomic
 
     output: Path | None = args.output
     if output is not None:
         _guarded(lambda: _check_output("--output", output))
-    data = render(_guarded(opening.plugins))
+    data = render(_guarded(open_plugins))
     if output is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -252,9 +253,8 @@ def run_schema(args: SimpleNamespace) -> int:
 def run_sweep(args: SimpleNamespace) -> int:
     from pathlib import Path
 
-    from eval_core._sweeping.options import SweepOptions
-    from eval_core._sweeping.sweep import sweep as run
-    from eval_core._util.project import is_cwd
+    from eval_core.commands import SweepOptions, is_cwd
+    from eval_core.commands import sweep as run
 
     model: str | None = args.model
     project, corpus, host = _chosen(args)
@@ -301,9 +301,8 @@ def _both_suites(options: SweepOptions) -> int:
     Scorecard and Baseline (two hashes are never one comparison), one exit code."""
     from msgspec.structs import replace
 
-    from eval_core._loading.corpus import RED_TEAM
-    from eval_core._loading.opening import Refused
-    from eval_core._sweeping.sweep import sweep as run
+    from eval_core.commands import RED_TEAM, Refused
+    from eval_core.commands import sweep as run
 
     single: dict[str, object] = {
         "--save": options.save,

@@ -20,12 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core._case.case import json_name
-from eval_core._case.evidence import Location
-from eval_core._case.kinds import KindSpec
-from eval_core._case.witness import WITNESSES
-from eval_core._loading.schema import GENERIC, case_schema
-from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+from eval_core.commands import GENERIC, WITNESSES, PluginInfo, PluginSet, case_schema
+from eval_core.kinds import KindSpec, Location, json_name
 
 PARTS: Mapping[str, str] = {
     "request": "the model requests (as the binding received them)",

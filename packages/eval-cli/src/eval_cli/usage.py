@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from eval_core._plugins.commands import one_line
+from eval_core.commands import one_line
 
 
 class UsageRefused(Exception):  # noqa: N818 - it names an outcome

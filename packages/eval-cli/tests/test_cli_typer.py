@@ -4,7 +4,7 @@ takes an optional PATH, a plug-in cannot take a command name twice, the help lis
 command and flag declared (derived from the declarations, not a snapshot), and rich stays off
 the path of the parser.
 
-In process through :func:`eval_core._cli.cli.invoke` (the installed command plug-ins, eval-report's
+In process through :func:`eval_cli.cli.invoke` (the installed command plug-ins, eval-report's
 among them, are added as ``eval`` adds them); a plug-in of our own in a subprocess where one is
 needed."""
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from eval_core._cli import app, cli
+from eval_cli import app, cli
 from eval_core._plugins.commands import CANONICAL
 from eval_core._util import guard
 
@@ -175,7 +175,7 @@ def test_shell_completion_completes_commands_and_flags() -> None:
         env = {**os.environ, "_EVAL_COMPLETE": "complete_bash", "_TYPER_COMPLETE_ARGS": words}
         env["COMP_WORDS"], env["COMP_CWORD"] = words, str(len(words.split()) - 1)
         done = subprocess.run(
-            [sys.executable, "-m", "eval_core"], capture_output=True, text=True, env=env,
+            [sys.executable, "-m", "eval_cli"], capture_output=True, text=True, env=env,
             timeout=60, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -192,7 +192,7 @@ def test_completion_with_a_bad_comp_cword_completes_the_last_word(cword: str) ->
     env = {**os.environ, "_EVAL_COMPLETE": "complete_bash", "COMP_WORDS": "eval sw"}
     env["COMP_CWORD"] = cword
     done = subprocess.run(
-        [sys.executable, "-m", "eval_core"], capture_output=True, text=True, env=env,
+        [sys.executable, "-m", "eval_cli"], capture_output=True, text=True, env=env,
         timeout=60, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["sweep"], "")
@@ -204,7 +204,7 @@ def test_installing_completion_under_a_home_that_cannot_be_written_is_one_line(
     home = tmp_path / "home"
     home.write_text("a file where HOME's directory should be")
     done = subprocess.run(
-        [sys.executable, "-m", "eval_core", "--install-completion", "bash"],
+        [sys.executable, "-m", "eval_cli", "--install-completion", "bash"],
         capture_output=True, text=True,
         # the shell named, not detected from the process tree (a test runner may have none)
         env={**os.environ, "HOME": str(home), "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"},
@@ -223,7 +223,7 @@ def test_the_command_line_imports_neither_rich_nor_pydantic(argv: list[str]) -> 
     every value, about 120 ms to import) is never imported: the declared types convert."""
     probe = (
         f"import sys; sys.argv = ['eval', *{argv!r}]\n"
-        "from eval_core._cli.cli import main\n"
+        "from eval_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "found = {m.split('.')[0] for m in sys.modules}\n"
         "print(sorted(found & {'click', 'typer', 'rich', 'pydantic'}))"
@@ -268,7 +268,7 @@ def site(tmp_path: Path, name: str) -> Path:
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "eval_core", *args],
+        [sys.executable, "-m", "eval_cli", *args],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(root)},

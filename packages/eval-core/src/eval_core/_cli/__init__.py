@@ -1,1 +1,0 @@
-"""The eval command line."""

@@ -1,0 +1,57 @@
+"""A Tool behind the witness is answered the same whether it is called synchronously or not.
+
+The Host runs a graph with ``ainvoke``, so its ``ToolNode`` calls each Tool's ``ainvoke`` and the
+example's Cases never reach ``invoke``; team code calling a Tool itself (a node of its own that
+runs one) does. Either way a scripted Tool is answered from the script and never runs, and an
+unscripted one runs the team's code; both are recorded as received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_core.tools import tool
+
+from eval_core.hosts import ScriptedResult
+from eval_host_langgraph.tools import ToolBoundary, WitnessedTool
+
+RAN: list[str] = []
+
+
+@tool
+def lookup_ticket(ticket_id: str) -> dict[str, Any]:
+    """Look a support ticket up by its id."""
+    RAN.append(ticket_id)
+    return {"ticketId": ticket_id, "subject": "from the team's own desk"}
+
+
+def _call(call_id: str, ticket_id: str) -> dict[str, Any]:
+    return {
+        "type": "tool_call",
+        "id": call_id,
+        "name": "lookup_ticket",
+        "args": {"ticket_id": ticket_id},
+    }
+
+
+@pytest.mark.parametrize("how", ["invoke", "ainvoke"])
+def test_a_scripted_tool_is_answered_from_the_script_and_an_unscripted_one_runs(how: str) -> None:
+    RAN.clear()
+    scripted = ToolBoundary([ScriptedResult(name="lookup_ticket", output={"subject": "scripted"})])
+    unscripted = ToolBoundary([])
+
+    def call(boundary: ToolBoundary, call_id: str) -> Any:
+        witnessed = WitnessedTool.around(lookup_ticket, boundary)
+        if how == "invoke":
+            return witnessed.invoke(_call(call_id, "T-101"))
+        return asyncio.run(witnessed.ainvoke(_call(call_id, "T-101")))
+
+    answered = call(scripted, "c1")
+    assert answered.content == '{"subject":"scripted"}' and RAN == []
+    ran = call(unscripted, "c2")
+    assert "from the team's own desk" in str(ran.content) and RAN == ["T-101"]
+    for boundary, call_id in ((scripted, "c1"), (unscripted, "c2")):
+        [received] = boundary.received
+        assert (received.call_id, received.arguments) == (call_id, {"ticket_id": "T-101"})
