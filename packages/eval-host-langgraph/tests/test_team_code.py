@@ -18,7 +18,23 @@ import pytest
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 1  # the Host's timeout option, seconds
 
-APP = '''
+PROBE = """def probe(model):
+    bound = model.bind_tools([act])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+"""
+"""The one-Tool graph each team project below ends with: a model bound to ``act``, its
+ToolNode and the loop between them."""
+
+APP = (
+    '''
 import os, time
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
@@ -33,18 +49,9 @@ async def act(how: str) -> str:
         os._exit(0)
     return "done " + how
 
-def probe(model):
-    bound = model.bind_tools([act])
-    graph = StateGraph(MessagesState)
-    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
-    graph.add_node("tools", ToolNode([act]))
-    graph.add_edge(START, "assistant")
-    graph.add_conditional_edges("assistant", tools_condition)
-    graph.add_edge("tools", "assistant")
-    return graph.compile()
-
-AGENTS = {"probe": probe}
 '''
+    + PROBE
+)
 
 
 def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
@@ -95,7 +102,8 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
     assert took < 60
 
 
-NOISY = '''
+NOISY = (
+    '''
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
@@ -110,18 +118,9 @@ def act(how: str) -> str:
         raise Ended("ended")
     return "done"
 
-def probe(model):
-    bound = model.bind_tools([act])
-    graph = StateGraph(MessagesState)
-    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
-    graph.add_node("tools", ToolNode([act]))
-    graph.add_edge(START, "assistant")
-    graph.add_conditional_edges("assistant", tools_condition)
-    graph.add_edge("tools", "assistant")
-    return graph.compile()
-
-AGENTS = {"probe": probe}
 '''
+    + PROBE
+)
 
 
 def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_path: Path) -> None:
