@@ -54,15 +54,18 @@ async def act(how: str) -> str:
 )
 
 
-def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_graph:AGENTS"\n'
-        f'pythonpath = ["."]\ntimeout = {TIMEOUT}\n'
+def _act_project(root: Path, module: str, app: str, hows: tuple[str, ...], extra: str = "") -> None:
+    """A team project in ``root``: ``module`` holds ``app`` and its Corpus one Case per ``how``,
+    whose script calls the Tool ``act`` with it (the Case's id: ``how``, ``-`` for ``_``);
+    ``extra`` ends the ``[tool.eval]`` table."""
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\n'
+        f'app = "{module}:AGENTS"\npythonpath = ["."]\n{extra}'
     )
-    (tmp_path / "probe_graph.py").write_text(APP)
-    corpus = tmp_path / "corpus"
+    (root / f"{module}.py").write_text(app)
+    corpus = root / "corpus"
     corpus.mkdir()
-    for how in ("block", "os_exit", "ok"):
+    for how in hows:
         call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
         case = {
             "id": how.replace("_", "-"),
@@ -74,6 +77,10 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
             "expect": [{"kind": "tool_called", "name": "act"}],
         }
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
+
+
+def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
+    _act_project(tmp_path, "probe_graph", APP, ("block", "os_exit", "ok"), f"timeout = {TIMEOUT}\n")
     started = time.monotonic()
     done = subprocess.run(
         [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--format", "json"],
@@ -127,25 +134,7 @@ def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_pa
     """An orphaned task's error (asyncio's "Task exception was never retrieved", with its
     traceback) is kept off stderr and counted: in the Trial's ``dropped``, the Scorecard's, the
     errored Trial's line and a ``Kept off stderr`` line of the text Scorecard (issue 45)."""
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "noisy:AGENTS"\n'
-        'pythonpath = ["."]\n'
-    )
-    (tmp_path / "noisy.py").write_text(NOISY)
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for how in ("end", "ok"):
-        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
-        case = {
-            "id": how,
-            "tier": "l2",
-            "agent": "probe",
-            "input": [{"role": "user", "content": "go"}],
-            "platformTools": ["act"],
-            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": "act"}],
-        }
-        (corpus / f"{how}.json").write_text(json.dumps(case))
+    _act_project(tmp_path, "noisy", NOISY, ("end", "ok"))
     done = subprocess.run(
         [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--save", "c.json"],
         cwd=tmp_path,
