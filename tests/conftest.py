@@ -526,6 +526,19 @@ def manifest_cache(directory: Path) -> Path:
     return directory
 
 
+def synthetic_corpus(directory: Path, count: int) -> Path:
+    """The benchmarks' synthetic Corpus of ``count`` Cases (``bench/synthetic.py``: tools,
+    output and status) made in ``directory``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: Path = module.make_corpus(directory, count)
+    return made
+
+
 def judgeless_env(**extra: str) -> dict[str, str]:
     """This process's environment without a judge (no ``EVAL_JUDGE_*``), and ``extra``."""
     import os

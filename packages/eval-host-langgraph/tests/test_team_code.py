@@ -79,17 +79,24 @@ def _act_project(root: Path, module: str, app: str, hows: tuple[str, ...], extra
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
 
 
-def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
-    _act_project(tmp_path, "probe_graph", APP, ("block", "os_exit", "ok"), f"timeout = {TIMEOUT}\n")
-    started = time.monotonic()
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--format", "json"],
-        cwd=tmp_path,
+def _sweep(root: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``eval sweep corpus --host langgraph --unlocked -q FLAGS`` in ``root``, its output as
+    text; ``env`` is added to this process's environment."""
+    return subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", *flags],
+        cwd=root,
         capture_output=True,
         text=True,
         check=False,
         timeout=90,
+        env={**os.environ, **env},
     )
+
+
+def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
+    _act_project(tmp_path, "probe_graph", APP, ("block", "os_exit", "ok"), f"timeout = {TIMEOUT}\n")
+    started = time.monotonic()
+    done = _sweep(tmp_path, "--format", "json")
     took = time.monotonic() - started
     assert done.returncode == 1, done.stderr[-2000:]
     trials = {t["caseId"]: t for t in json.loads(done.stdout)["trials"]}
@@ -135,14 +142,7 @@ def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_pa
     traceback) is kept off stderr and counted: in the Trial's ``dropped``, the Scorecard's, the
     errored Trial's line and a ``Kept off stderr`` line of the text Scorecard (issue 45)."""
     _act_project(tmp_path, "noisy", NOISY, ("end", "ok"))
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--save", "c.json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=90,
-    )
+    done = _sweep(tmp_path, "--save", "c.json")
     assert done.returncode == 1, done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
     card = json.loads((tmp_path / "c.json").read_text())
@@ -193,15 +193,7 @@ def test_a_builder_that_hangs_or_exits_at_load_is_refused_in_one_line(
         "expect": [{"kind": "output_contains", "text": "ok"}],
     }
     (corpus / "c.json").write_text(json.dumps(case))
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=90,
-        env={**os.environ, "EVAL_HOST_LOAD_SECONDS": "5"},  # the builder's time, not LangGraph's
-    )
+    done = _sweep(tmp_path, EVAL_HOST_LOAD_SECONDS="5")  # the builder's time, not LangGraph's
     assert done.returncode == 2, done.stderr[-2000:]
     lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
     assert len(lines) == 1 and said in lines[0], lines
