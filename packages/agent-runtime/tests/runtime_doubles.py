@@ -6,7 +6,6 @@ tests know nothing of the harness either."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
 from typing import Any
 
 from agent_runtime.durable.executor import TurnRequest
@@ -88,7 +87,7 @@ def platform(*names: str) -> list[ToolSpec]:
     return [PLATFORM_TOOLS[n] for n in names]
 
 
-START = frozenset(f.name for f in fields(TurnStart))
+START = frozenset(TurnStart.__struct_fields__)
 """The keywords of :func:`turn` that say where the Turn starts; every other one is a setting."""
 
 

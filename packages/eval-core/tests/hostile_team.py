@@ -42,6 +42,35 @@ BASES = (
 ORDINARY = ("Exception", "RuntimeError")
 
 
+DO = """
+def _do(how):
+    what, arg = how
+    if what == "exit":
+        sys.exit(arg)
+    if what == "os_exit":
+        os._exit(arg)
+    if what == "raise":
+        base, name = arg
+        raise type(name, (eval(base),), {})(name)
+    if what == "sleep":
+        time.sleep(3600)
+    if what == "spin":
+        while True:
+            pass
+    if what == "thread":
+        threading.Thread(target=time.sleep, args=(3600,)).start()
+    if what == "huge":
+        return "x" * arg
+    if what == "flood":
+        stream, size = arg
+        (sys.stdout if stream == "stdout" else sys.stderr).write("flood " * size)
+        os.write(1 if stream == "stdout" else 2, b"raw " * size)
+    return "done"
+"""
+"""The body of a team's hostile Tool, as source: ``_do(how)`` does what a drawn
+:class:`Behaviour` says; each framework Host's target wraps it in its own Tools and agent."""
+
+
 @dataclass(frozen=True)
 class Behaviour:
     """What one Case's Tool does: ``what`` with ``arg``, from the sync or the async Tool."""

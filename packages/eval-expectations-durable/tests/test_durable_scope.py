@@ -10,38 +10,18 @@ breaks them is still refused, whatever else it uses, however the plug-in set was
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, SOUL, minimal_case
-
-# `eval` in this process, then the modules it imported (the last line of stdout)
-CHECK = """
-import atexit, json, sys
-atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
-from eval_cli.cli import main
-sys.argv = ["eval", *sys.argv[1:]]
-main()
-"""
+from tests.conftest import SOUL, eval_imports, manifest_cache, minimal_case
 
 
 def eval_check(corpus: Path, cache: Path) -> tuple[int, str, set[str]]:
     """``eval check --unlocked`` of ``corpus``: exit code, stderr and the modules imported."""
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK, "check", str(corpus), "--unlocked"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "EVAL_CACHE_DIR": str(cache)},
-        check=False,
-        cwd=ROOT,
-    )
-    return done.returncode, done.stderr, set(json.loads(done.stdout.splitlines()[-1]))
+    return eval_imports(cache, "check", str(corpus))
 
 
 def write_corpus(directory: Path, *cases: dict[str, Any]) -> Path:
@@ -61,15 +41,7 @@ def l3(case_id: str, **overrides: Any) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache directory holding every plug-in's manifest, so ``eval check`` opens lazily."""
-    directory = tmp_path_factory.mktemp("cache")
-    subprocess.run(
-        [str(Path(sys.executable).parent / "eval"), "plugins"],
-        capture_output=True,
-        env={**os.environ, "EVAL_CACHE_DIR": str(directory)},
-        check=True,
-        cwd=ROOT,
-    )
-    return directory
+    return manifest_cache(tmp_path_factory.mktemp("cache"))
 
 
 def test_the_every_case_rules_refuse_without_journeys_or_faults_imported(

@@ -316,6 +316,29 @@ def test_the_witness_check_names_a_refusal_that_landed() -> None:
     assert not list(run_events.refused_but_landed(Evidence(tier="l3")))
 
 
+def test_the_witness_check_names_a_receipt_naming_a_model_other_than_the_bindings() -> None:
+    def answered(*receipts: Any) -> list[str]:
+        messages = [PersistedMessage(turn_index=1, role="user", metadata={"receipt": "x"})]
+        messages += [
+            PersistedMessage(turn_index=i, role="assistant", metadata={"receipt": r})
+            for i, r in enumerate(receipts, start=1)
+        ]
+        ev = with_record(RunRecord(messages=messages), model_answered_as="scripted")
+        return list(run_events.receipt_names_another_model(ev))
+
+    assert answered({"modelId": "scripted"}, {"modelId": "scripted"}) == []
+    assert answered({"modelCallCount": 1}, None, "opaque") == []  # no modelId recorded: not asked
+    [wrong] = answered({"modelId": "scripted"}, {"modelId": "unknown"})
+    assert wrong == (
+        'the receipt on the Turn 2 assistant Message names the model "unknown", but the binding '
+        'answered as "scripted"'
+    )
+    [typed] = answered({"modelId": True})
+    assert "names the model true" in typed
+    record = RunRecord(messages=[PersistedMessage(1, "assistant", metadata={"receipt": {}})])
+    assert not list(run_events.receipt_names_another_model(with_record(record)))  # not observed
+
+
 def test_status_kinds_are_seam_independent() -> None:
     for struct in (RunStatus, TurnStatus, StateStatus, RunEventEmitted, RunEventTextOmits,
                    PersistedMessageMetadataEquals):  # fmt: skip

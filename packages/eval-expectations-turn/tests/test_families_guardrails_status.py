@@ -11,16 +11,13 @@ from eval_core._case.kinds import Expectation
 from eval_expectations_turn import guardrails, status
 from eval_expectations_turn.guardrails import GuardrailAllowed, GuardrailBlocked
 from eval_expectations_turn.status import LoopStatus
+from turn_scoring import Scoring, ev
 
 SPECS = {spec.struct: spec for spec in [*guardrails.eval_kinds(), *status.eval_kinds()]}
 
 
 def decision(stage: Any, guard: str, blocked: bool, detail: str = "") -> GuardDecision:
     return GuardDecision(stage=stage, guard=guard, blocked=blocked, detail=detail)
-
-
-def ev(**fields: Any) -> Evidence:
-    return Evidence(tier="l2", **fields)
 
 
 DECISIONS = ev(
@@ -35,10 +32,7 @@ QUIET = ev(guard_decisions=[])
 UNOBSERVED = ev()
 
 
-def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
-    verdict = SPECS[type(e)].scorer(e, evidence)
-    assert verdict.detail.strip(), "detail is always filled"
-    return verdict.passed, verdict.detail
+score = Scoring(SPECS)
 
 
 CASES = [
@@ -101,15 +95,11 @@ CASES = [
 
 @pytest.mark.parametrize(("e", "evidence", "expected", "needle"), CASES)
 def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
-    ok, detail = score(e, evidence)
-    assert ok is expected, detail
-    assert needle in detail, detail
+    score.row(e, evidence, expected, needle)
 
 
 def test_every_kind_has_pass_fail_and_not_observed() -> None:
-    for struct in SPECS:
-        outcomes = {(exp, ev_ is UNOBSERVED) for e, ev_, exp, _ in CASES if type(e) is struct}
-        assert {(True, False), (False, False), (False, True)} <= outcomes, struct
+    score.covers(CASES, UNOBSERVED)
 
 
 def test_status_check() -> None:

@@ -17,24 +17,18 @@ from eval_expectations_turn.output import (
     answer_text,
     eval_kinds,
 )
+from turn_scoring import Scoring, ev
 
 SPECS = {spec.struct: spec for spec in eval_kinds()}
 ANSWER = "The invoice total is  EUR 1,200.\nPaid on 2024-05-01."
 QUOTED = 'answer "The invoice total is EUR 1,200. Paid on 2024-05-01."'
 
 
-def ev(**fields: Any) -> Evidence:
-    return Evidence(tier="l2", **fields)
-
-
 def text(answer: str) -> Evidence:
     return ev(output_text=answer, output_kind="text")
 
 
-def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
-    verdict = SPECS[type(e)].scorer(e, evidence)
-    assert verdict.detail.strip(), "detail is always filled"
-    return verdict.passed, verdict.detail
+score = Scoring(SPECS)
 
 
 NO_TEXT = [

@@ -18,19 +18,13 @@ from eval_expectations_turn.prompt import (
     PromptOmits,
     eval_kinds,
 )
+from turn_scoring import Scoring, ev
 
 SPECS = {spec.struct: spec for spec in eval_kinds()}
 PROMPT = "You are the finance agent.\n## Tools\nUse ledger_read for balances."
 
 
-def ev(**fields: Any) -> Evidence:
-    return Evidence(tier="l2", **fields)
-
-
-def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
-    verdict = SPECS[type(e)].scorer(e, evidence)
-    assert verdict.detail.strip(), "detail is always filled"
-    return verdict.passed, verdict.detail
+score = Scoring(SPECS)
 
 
 def request(system: str, *messages: Any) -> ModelRequest:
@@ -243,9 +237,7 @@ CASES = [
 
 @pytest.mark.parametrize(("e", "evidence", "expected", "needle"), CASES)
 def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
-    ok, detail = score(e, evidence)
-    assert ok is expected, detail
-    assert needle in detail
+    score.row(e, evidence, expected, needle)
 
 
 def test_every_kind_has_pass_fail_and_not_observed() -> None:

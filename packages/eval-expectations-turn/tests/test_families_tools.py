@@ -20,6 +20,7 @@ from eval_expectations_turn.tools import (
     ToolNotCalled,
     eval_kinds,
 )
+from turn_scoring import Scoring, ev
 
 SPECS = {spec.struct: spec for spec in eval_kinds()}
 
@@ -45,19 +46,12 @@ DENIALS = [
 ]
 
 
-def ev(**fields: Any) -> Evidence:
-    return Evidence(tier="l2", **fields)
-
-
 OBSERVED = ev(tool_calls=CALLS, tool_batches=[["c1"], ["c2", "c3"], ["c4"]], denials=DENIALS)
 NOTHING = ev(tool_calls=[], tool_batches=[], denials=[])
 UNOBSERVED = ev()
 
 
-def score(e: Expectation, evidence: Evidence) -> tuple[bool, str]:
-    verdict = SPECS[type(e)].scorer(e, evidence)
-    assert verdict.detail.strip(), "detail is always filled"
-    return verdict.passed, verdict.detail
+score = Scoring(SPECS)
 
 
 CASES = [
@@ -129,15 +123,11 @@ CASES = [
 
 @pytest.mark.parametrize(("e", "evidence", "expected", "needle"), CASES)
 def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
-    ok, detail = score(e, evidence)
-    assert ok is expected, detail
-    assert needle in detail, detail
+    score.row(e, evidence, expected, needle)
 
 
 def test_every_kind_has_pass_fail_and_not_observed() -> None:
-    for struct in SPECS:
-        outcomes = {(exp, ev_ is UNOBSERVED) for e, ev_, exp, _ in CASES if type(e) is struct}
-        assert {(True, False), (False, False), (False, True)} <= outcomes, struct
+    score.covers(CASES, UNOBSERVED)
 
 
 def test_denied_calls_are_not_calls_but_are_mentioned() -> None:

@@ -5,7 +5,6 @@ no contradiction, while an argument changed between the model and the Tool still
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,14 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.runner import run_sweep
-from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding
-from eval_core.hosts import Evidence
 from eval_host_langgraph.host import LangGraphHost
 from eval_host_langgraph.trial import LangGraphTrial
+from footing_sweeps import ASKED, as_written_and_rewritten, sweep_seen, weather_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,41 +36,14 @@ def probe() -> Iterator[LangGraphHost]:
         sys.path.remove(str(HERE))
 
 
-def _case(case_id: str, agent: str, arguments: dict[str, Any], tool: str = "get_weather") -> Any:
-    call = {"callId": "c1", "name": tool, "arguments": arguments}
-    return {
-        "id": case_id,
-        "tier": "l2",
-        "agent": agent,
-        "input": [{"role": "user", "content": "What is the weather?"}],
-        "platformTools": [tool],
-        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Sunny."}],
-        "expect": [{"kind": "tool_called", "name": tool}],
-    }
-
-
-def _sweep(
-    root: Path, host: LangGraphHost, plugins: PluginSet, cases: list[dict[str, Any]]
-) -> tuple[Scorecard, dict[str, Evidence]]:
-    (root / "soul").mkdir(parents=True, exist_ok=True)
-    for case in cases:
-        (root / f"{case['id']}.json").write_text(json.dumps(case))
-    corpus = Loader(plugins, host, judge="no-judge").load(root)
-    seen: dict[str, Evidence] = {}
-    card = run_sweep(
-        corpus, host, ScriptedBinding(), plugins, on_evidence=lambda c, e: seen.__setitem__(c.id, e)
-    )
-    return card, seen
-
-
 def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
     tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
 ) -> None:
     cases = [
-        _case("plain", "weather", {"city": "Paris", "days": "3", "unit": "fahrenheit"}),
-        _case("injected", "weather", {"city": "Oslo", "days": "2"}, "get_thread_forecast"),
+        weather_case("plain", "weather", {"city": "Paris", "days": "3", "unit": "fahrenheit"}),
+        weather_case("injected", "weather", {"city": "Oslo", "days": "2"}, "get_thread_forecast"),
     ]
-    card, seen = _sweep(tmp_path, probe, plugins, cases)
+    card, seen = sweep_seen(tmp_path, probe, plugins, cases)
     assert {t.case_id: (t.outcome, t.contradictions) for t in card.trials} == {
         "plain": ("passed", []),
         "injected": ("passed", []),
@@ -93,7 +64,9 @@ def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
 def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
     tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
 ) -> None:
-    card, _ = _sweep(tmp_path, probe, plugins, [_case("moved", "rewritten", {"city": "Paris"})])
+    card, _ = sweep_seen(
+        tmp_path, probe, plugins, [weather_case("moved", "rewritten", {"city": "Paris"})]
+    )
     (trial,) = card.trials
     assert trial.outcome == "failed"
     assert trial.contradictions == [
@@ -101,18 +74,6 @@ def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction
         '{"city":"Paris","day":"today","days":1,"unit":"celsius","note":null}, but the Tool '
         'received {"city":"Lyon","day":"today","days":1,"unit":"celsius","note":null}'
     ]
-
-
-CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
-ASKED = st.fixed_dictionaries(
-    {"city": CITIES},
-    optional={
-        "day": st.sampled_from(["today", "tomorrow"]),
-        "days": st.integers(1, 14).flatmap(lambda n: st.sampled_from([n, str(n), float(n)])),
-        "unit": st.sampled_from(["celsius", "fahrenheit"]),
-        "note": st.none() | st.text(max_size=8),
-    },
-)
 
 
 @settings(
@@ -127,17 +88,7 @@ def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
 ) -> None:
     """Whatever the model leaves out or sends as text, LangGraph's record read by the Tool's
     validation is what the Tool received; a city changed on the way is always named."""
-    root = tmp_path_factory.mktemp("drawn")
-    cases = [_case(f"as-written-{i}", "weather", c) for i, c in enumerate(calls)]
-    cases += [_case(f"rewritten-{i}", "rewritten", c) for i, c in enumerate(calls)]
-    card, _ = _sweep(root, probe, plugins, cases)
-    for trial in card.trials:
-        if trial.case_id.startswith("as-written"):
-            assert (trial.outcome, trial.contradictions) == ("passed", []), trial
-        else:
-            assert trial.outcome == "failed"
-            (contradiction,) = trial.contradictions
-            assert 'but the Tool received {"city":"Lyon"' in contradiction
+    as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), probe, plugins, calls)
 
 
 def test_reading_the_record_as_the_model_wrote_it_turns_the_shipped_cases_fail(

@@ -18,7 +18,23 @@ import pytest
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 1  # the Host's timeout option, seconds
 
-APP = '''
+PROBE = """def probe(model):
+    bound = model.bind_tools([act])
+    graph = StateGraph(MessagesState)
+    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([act]))
+    graph.add_edge(START, "assistant")
+    graph.add_conditional_edges("assistant", tools_condition)
+    graph.add_edge("tools", "assistant")
+    return graph.compile()
+
+AGENTS = {"probe": probe}
+"""
+"""The one-Tool graph each team project below ends with: a model bound to ``act``, its
+ToolNode and the loop between them."""
+
+APP = (
+    '''
 import os, time
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
@@ -33,29 +49,23 @@ async def act(how: str) -> str:
         os._exit(0)
     return "done " + how
 
-def probe(model):
-    bound = model.bind_tools([act])
-    graph = StateGraph(MessagesState)
-    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
-    graph.add_node("tools", ToolNode([act]))
-    graph.add_edge(START, "assistant")
-    graph.add_conditional_edges("assistant", tools_condition)
-    graph.add_edge("tools", "assistant")
-    return graph.compile()
-
-AGENTS = {"probe": probe}
 '''
+    + PROBE
+)
 
 
-def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_graph:AGENTS"\n'
-        f'pythonpath = ["."]\ntimeout = {TIMEOUT}\n'
+def _act_project(root: Path, module: str, app: str, hows: tuple[str, ...], extra: str = "") -> None:
+    """A team project in ``root``: ``module`` holds ``app`` and its Corpus one Case per ``how``,
+    whose script calls the Tool ``act`` with it (the Case's id: ``how``, ``-`` for ``_``);
+    ``extra`` ends the ``[tool.eval]`` table."""
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\n'
+        f'app = "{module}:AGENTS"\npythonpath = ["."]\n{extra}'
     )
-    (tmp_path / "probe_graph.py").write_text(APP)
-    corpus = tmp_path / "corpus"
+    (root / f"{module}.py").write_text(app)
+    corpus = root / "corpus"
     corpus.mkdir()
-    for how in ("block", "os_exit", "ok"):
+    for how in hows:
         call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
         case = {
             "id": how.replace("_", "-"),
@@ -67,15 +77,26 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
             "expect": [{"kind": "tool_called", "name": "act"}],
         }
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
-    started = time.monotonic()
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--format", "json"],
-        cwd=tmp_path,
+
+
+def _sweep(root: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``eval sweep corpus --host langgraph --unlocked -q FLAGS`` in ``root``, its output as
+    text; ``env`` is added to this process's environment."""
+    return subprocess.run(
+        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", *flags],
+        cwd=root,
         capture_output=True,
         text=True,
         check=False,
         timeout=90,
+        env={**os.environ, **env},
     )
+
+
+def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> None:
+    _act_project(tmp_path, "probe_graph", APP, ("block", "os_exit", "ok"), f"timeout = {TIMEOUT}\n")
+    started = time.monotonic()
+    done = _sweep(tmp_path, "--format", "json")
     took = time.monotonic() - started
     assert done.returncode == 1, done.stderr[-2000:]
     trials = {t["caseId"]: t for t in json.loads(done.stdout)["trials"]}
@@ -95,7 +116,8 @@ def test_a_tool_blocking_the_loop_is_ended_at_the_deadline(tmp_path: Path) -> No
     assert took < 60
 
 
-NOISY = '''
+NOISY = (
+    '''
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
@@ -110,51 +132,17 @@ def act(how: str) -> str:
         raise Ended("ended")
     return "done"
 
-def probe(model):
-    bound = model.bind_tools([act])
-    graph = StateGraph(MessagesState)
-    graph.add_node("assistant", lambda state: {"messages": [bound.invoke(state["messages"])]})
-    graph.add_node("tools", ToolNode([act]))
-    graph.add_edge(START, "assistant")
-    graph.add_conditional_edges("assistant", tools_condition)
-    graph.add_edge("tools", "assistant")
-    return graph.compile()
-
-AGENTS = {"probe": probe}
 '''
+    + PROBE
+)
 
 
 def test_what_the_graphs_loop_would_print_is_counted_where_the_user_looks(tmp_path: Path) -> None:
     """An orphaned task's error (asyncio's "Task exception was never retrieved", with its
     traceback) is kept off stderr and counted: in the Trial's ``dropped``, the Scorecard's, the
     errored Trial's line and a ``Kept off stderr`` line of the text Scorecard (issue 45)."""
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "noisy:AGENTS"\n'
-        'pythonpath = ["."]\n'
-    )
-    (tmp_path / "noisy.py").write_text(NOISY)
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for how in ("end", "ok"):
-        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
-        case = {
-            "id": how,
-            "tier": "l2",
-            "agent": "probe",
-            "input": [{"role": "user", "content": "go"}],
-            "platformTools": ["act"],
-            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": "act"}],
-        }
-        (corpus / f"{how}.json").write_text(json.dumps(case))
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q", "--save", "c.json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=90,
-    )
+    _act_project(tmp_path, "noisy", NOISY, ("end", "ok"))
+    done = _sweep(tmp_path, "--save", "c.json")
     assert done.returncode == 1, done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
     card = json.loads((tmp_path / "c.json").read_text())
@@ -205,15 +193,7 @@ def test_a_builder_that_hangs_or_exits_at_load_is_refused_in_one_line(
         "expect": [{"kind": "output_contains", "text": "ok"}],
     }
     (corpus / "c.json").write_text(json.dumps(case))
-    done = subprocess.run(
-        [EVAL, "sweep", "corpus", "--host", "langgraph", "--unlocked", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=90,
-        env={**os.environ, "EVAL_HOST_LOAD_SECONDS": "5"},  # the builder's time, not LangGraph's
-    )
+    done = _sweep(tmp_path, EVAL_HOST_LOAD_SECONDS="5")  # the builder's time, not LangGraph's
     assert done.returncode == 2, done.stderr[-2000:]
     lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
     assert len(lines) == 1 and said in lines[0], lines

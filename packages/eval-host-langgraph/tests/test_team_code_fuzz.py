@@ -11,38 +11,17 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from hostile_team import Behaviour, behaviours, sweep_hostile
+from hostile_team import DO, Behaviour, behaviours, sweep_hostile
 
-APP = '''
+APP = (
+    """
 import asyncio, json, os, sys, threading, time
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-
-def _do(how):
-    what, arg = how
-    if what == "exit":
-        sys.exit(arg)
-    if what == "os_exit":
-        os._exit(arg)
-    if what == "raise":
-        base, name = arg
-        raise type(name, (eval(base),), {})(name)
-    if what == "sleep":
-        time.sleep(3600)
-    if what == "spin":
-        while True:
-            pass
-    if what == "thread":
-        threading.Thread(target=time.sleep, args=(3600,)).start()
-    if what == "huge":
-        return "x" * arg
-    if what == "flood":
-        stream, size = arg
-        (sys.stdout if stream == "stdout" else sys.stderr).write("flood " * size)
-        os.write(1 if stream == "stdout" else 2, b"raw " * size)
-    return "done"
-
+"""
+    + DO
+    + '''
 @tool
 def act(how: str) -> str:
     """Do what the Case asks."""
@@ -66,6 +45,7 @@ def probe(model):
 
 AGENTS = {"probe": probe}
 '''
+)
 
 
 @settings(

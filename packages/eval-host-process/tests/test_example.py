@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from eval_core.hosts import Corpus, Evidence, Loader, PluginSet
@@ -104,25 +103,10 @@ LOOPBACK = [
 def test_the_example_sweeps_green_once_over_the_loopback_openai_wire(
     example: Corpus, example_host: ProcessHost, plugins: PluginSet
 ) -> None:
-    from eval_bindings.endpoint import EndpointBinding
-    from eval_bindings.pins import ModelPin
-    from tests.conftest import ScriptedVendor
+    from tests.conftest import loopback_wire
 
-    vendor = ScriptedVendor([msgspec.to_builtins(example.case(c)) for c in LOOPBACK])
-    pin = ModelPin(
-        name="loopback-openai",
-        wire="openai",
-        model="loopback-2025-01-01",
-        base_url=vendor.url,
-        credential_env="UNUSED",
-        dated=True,
-    )
-    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
-    try:
+    with loopback_wire(example, LOOPBACK) as (vendor, binding):
         card = _sweep(example, example_host, plugins, binding=binding, select=LOOPBACK)
-    finally:
-        binding.close()
-        vendor.close()
     assert {t.case_id: t.error or t.outcome for t in card.trials} == dict.fromkeys(
         LOOPBACK, "passed"
     )

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from eval_core.hosts import Corpus, Evidence, Loader, PluginSet
@@ -129,26 +128,11 @@ def test_the_red_by_design_case_names_its_reason(ts_host: ProcessHost, plugins: 
 def test_the_example_sweeps_green_once_over_the_loopback_openai_wire(
     ts_corpus: Corpus, ts_host: ProcessHost, plugins: PluginSet
 ) -> None:
-    from eval_bindings.endpoint import EndpointBinding
-    from eval_bindings.pins import ModelPin
-    from tests.conftest import ScriptedVendor
+    from tests.conftest import loopback_wire
 
     chosen = [c.id for c in ts_corpus.cases]
-    vendor = ScriptedVendor([msgspec.to_builtins(ts_corpus.case(c)) for c in chosen])
-    pin = ModelPin(
-        name="loopback-openai",
-        wire="openai",
-        model="loopback-2025-01-01",
-        base_url=vendor.url,
-        credential_env="UNUSED",
-        dated=True,
-    )
-    binding = EndpointBinding(pin, "sk-loopback-0123456789abcdef", base_delay=0.001)
-    try:
+    with loopback_wire(ts_corpus, chosen) as (vendor, binding):
         card = _sweep(ts_corpus, ts_host, plugins, binding=binding, select=chosen)
-    finally:
-        binding.close()
-        vendor.close()
     assert {t.case_id: t.outcome for t in card.trials} == dict.fromkeys(chosen, "passed")
     assert all(t.usage.input_tokens == 100 * t.model_calls for t in card.trials)
     first = vendor.bodies[0]  # what reached the vendor: the agent's prompt and its Tools

@@ -5,7 +5,6 @@ contradiction, while an argument changed between the model and the Tool still is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core.hosts import Corpus, Evidence, Host, Loader, PluginSet
-from eval_core.records import Scorecard as Card
+from eval_core.hosts import Corpus, Host, PluginSet
 from eval_host_pydantic_ai import evidence
 from eval_host_pydantic_ai.host import PydanticAiHost
+from footing_sweeps import ASKED, as_written_and_rewritten, sweep_seen, weather_case
 
 HERE = Path(__file__).parent
 
@@ -35,45 +34,11 @@ def host() -> Iterator[PydanticAiHost]:
         sys.path.remove(str(HERE))
 
 
-def _case(case_id: str, agent: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    call = {"callId": "c1", "name": "get_weather", "arguments": arguments}
-    return {
-        "id": case_id,
-        "tier": "l2",
-        "agent": agent,
-        "input": [{"role": "user", "content": "What is the weather?"}],
-        "platformTools": ["get_weather"],
-        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Sunny."}],
-        "expect": [{"kind": "tool_called", "name": "get_weather"}],
-    }
-
-
-def _sweep(
-    root: Path, host: PydanticAiHost, plugins: PluginSet, cases: list[dict[str, Any]]
-) -> tuple[Card, dict[str, Evidence]]:
-    from eval_core._running.runner import run_sweep
-    from eval_core._running.scripted import ScriptedBinding
-
-    (root / "soul").mkdir(parents=True, exist_ok=True)
-    for case in cases:
-        (root / f"{case['id']}.json").write_text(json.dumps(case))
-    corpus = Loader(plugins, host, judge="no-judge").load(root)  # type: ignore[arg-type]
-    seen: dict[str, Evidence] = {}
-    card = run_sweep(
-        corpus,
-        host,  # type: ignore[arg-type]
-        ScriptedBinding(),
-        plugins,
-        on_evidence=lambda c, e: seen.__setitem__(c.id, e),
-    )
-    return card, seen
-
-
 def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
     tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
 ) -> None:
     asked = {"city": "Paris", "days": "3", "unit": "fahrenheit"}
-    card, seen = _sweep(tmp_path, host, plugins, [_case("plain", "weather", asked)])
+    card, seen = sweep_seen(tmp_path, host, plugins, [weather_case("plain", "weather", asked)])
     (trial,) = card.trials
     assert (trial.outcome, trial.contradictions) == ("passed", [])
     received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
@@ -88,7 +53,9 @@ def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
 def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
     tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
 ) -> None:
-    card, _ = _sweep(tmp_path, host, plugins, [_case("rewritten", "rewritten", {"city": "Paris"})])
+    card, _ = sweep_seen(
+        tmp_path, host, plugins, [weather_case("rewritten", "rewritten", {"city": "Paris"})]
+    )
     (trial,) = card.trials
     assert trial.outcome == "failed"
     assert trial.contradictions == [
@@ -105,7 +72,7 @@ def test_the_history_is_read_with_the_runs_validation_context(
     """A Tool validator that reads the agent's validation context (the team's country) gives
     the Tool ``Paris, FR``; the history read with the same context agrees, read without it
     (``Paris``) it would contradict the witness."""
-    case = _case("regional", "regional", {"city": "Paris"})
+    case = weather_case("regional", "regional", {"city": "Paris"})
     case["platformTools"] = ["get_local_weather"]
     case["script"][0]["calls"][0]["name"] = "get_local_weather"
     case["expect"] = [
@@ -116,23 +83,11 @@ def test_the_history_is_read_with_the_runs_validation_context(
             "value": "Paris, FR",
         }
     ]
-    card, seen = _sweep(tmp_path, host, plugins, [case])
+    card, seen = sweep_seen(tmp_path, host, plugins, [case])
     (trial,) = card.trials
     assert (trial.outcome, trial.contradictions) == ("passed", [])
     (said,) = (seen["regional"].testimony and seen["regional"].testimony.tool_calls) or []
     assert said.arguments == {"city": "Paris, FR"}
-
-
-CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
-ASKED = st.fixed_dictionaries(
-    {"city": CITIES},
-    optional={
-        "day": st.sampled_from(["today", "tomorrow"]),
-        "days": st.integers(1, 14).flatmap(lambda n: st.sampled_from([n, str(n), float(n)])),
-        "unit": st.sampled_from(["celsius", "fahrenheit"]),
-        "note": st.none() | st.text(max_size=8),
-    },
-)
 
 
 @settings(
@@ -147,17 +102,7 @@ def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
 ) -> None:
     """Whatever the model leaves out or sends as text, the history read by the Tool's validator
     is what the Tool received; a city changed on the way is always named."""
-    root = tmp_path_factory.mktemp("drawn")
-    cases = [_case(f"as-written-{i}", "weather", c) for i, c in enumerate(calls)]
-    cases += [_case(f"rewritten-{i}", "rewritten", c) for i, c in enumerate(calls)]
-    card, _ = _sweep(root, host, plugins, cases)
-    for trial in card.trials:
-        if trial.case_id.startswith("as-written"):
-            assert (trial.outcome, trial.contradictions) == ("passed", []), trial
-        else:
-            assert trial.outcome == "failed"
-            (contradiction,) = trial.contradictions
-            assert 'but the Tool received {"city":"Lyon"' in contradiction
+    as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), host, plugins, calls)
 
 
 def test_reading_the_history_as_the_model_wrote_it_turns_the_shipped_cases_fail(

@@ -16,36 +16,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from hostile_team import Behaviour, behaviours, sweep_hostile
+from hostile_team import DO, Behaviour, behaviours, sweep_hostile
 
-APP = '''
+APP = (
+    """
 import asyncio, json, os, sys, threading, time
 from pydantic_ai import Agent
-
-def _do(how):
-    what, arg = how
-    if what == "exit":
-        sys.exit(arg)
-    if what == "os_exit":
-        os._exit(arg)
-    if what == "raise":
-        base, name = arg
-        raise type(name, (eval(base),), {})(name)
-    if what == "sleep":
-        time.sleep(3600)
-    if what == "spin":
-        while True:
-            pass
-    if what == "thread":
-        threading.Thread(target=time.sleep, args=(3600,)).start()
-    if what == "huge":
-        return "x" * arg
-    if what == "flood":
-        stream, size = arg
-        (sys.stdout if stream == "stdout" else sys.stderr).write("flood " * size)
-        os.write(1 if stream == "stdout" else 2, b"raw " * size)
-    return "done"
-
+"""
+    + DO
+    + '''
 def act(how: str) -> str:
     """Do what the Case asks."""
     return _do(json.loads(how))
@@ -56,6 +35,7 @@ async def act_async(how: str) -> str:
 
 AGENTS = {"probe": Agent(name="probe", instructions="Probe.", tools=[act, act_async])}
 '''
+)
 
 
 @settings(

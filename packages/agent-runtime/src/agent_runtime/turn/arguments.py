@@ -156,13 +156,17 @@ def _array_conforms(schema: dict[str, Any], value: list[Any]) -> bool:
     return all(_conforms(schema.get("items", True), item) for item in value)
 
 
+_NUMBERS = (int, float)
+_CONTAINERS = (list, dict)
+
+
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _NUMBERS) and not isinstance(value, bool)
 
 
 def _same(a: Any, b: Any) -> bool:
     """Plainly equal scalars (jsonschema's equality of containers is subtler: ask it)."""
-    return type(a) is type(b) and not isinstance(a, list | dict) and a == b
+    return type(a) is type(b) and not isinstance(a, _CONTAINERS) and a == b
 
 
 def _compiles(pattern: str) -> bool:

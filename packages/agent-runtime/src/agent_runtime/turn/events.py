@@ -8,7 +8,6 @@ size.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
@@ -20,6 +19,7 @@ import msgspec
 from agent_runtime.guards.guardrails import GuardrailConfig
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn import plain_json
 from agent_runtime.turn.result import DenialSource, LoopStatus, TurnResult
 
 Listener = Callable[[str, dict[str, Any]], None]
@@ -115,7 +115,7 @@ def denied_payload(call: ToolCallRequest, reason: str, source: DenialSource) -> 
 
 def canonical_digest(value: Any) -> str:
     """``sha256:<hex>`` of a canonical JSON encoding (keys sorted, no whitespace)."""
-    encoded = _CANONICAL.encode(value)
+    encoded = _CANONICAL(value)
     return "sha256:" + hashlib.sha256(encoded.encode()).hexdigest()
 
 
@@ -146,13 +146,12 @@ def text_chunks(text: str) -> list[str]:
     return _CHUNK.findall(text)
 
 
-# What json.dumps builds per call, built once (an encoder keeps no state between encodes).
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain
-)
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+# What json.dumps builds per call, built once (an encoder keeps no state between encodes);
+# a plain value is spelt by msgspec, the same text (:mod:`agent_runtime.turn.plain_json`).
+_CANONICAL = plain_json.encoder(sort_keys=True, default=_plain)
+_COMPACT = plain_json.encoder(sort_keys=False, default=str)
 
 
 def compact_json(value: Any) -> str:
     """A value's JSON with no whitespace, keys in their order (what the model is shown)."""
-    return _COMPACT.encode(value)
+    return _COMPACT(value)

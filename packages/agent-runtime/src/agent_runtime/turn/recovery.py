@@ -11,7 +11,8 @@ fault port: it may fail a write on purpose (chaos testing, an operator drill).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome

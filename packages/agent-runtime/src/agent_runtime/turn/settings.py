@@ -3,13 +3,14 @@
 Settings are what a caller decides once for an agent and its Tools: the Soul, the model, the
 executor, the limits and policies, who listens. The start is what differs per call: the
 messages, the checkpoint it resumes from, the calls already approved, the Turn's identity.
-Both are frozen, so a Turn can never change what it was given.
+Both are frozen, so a Turn can never change what it was given. Both are msgspec Structs, not
+dataclasses: every Trial makes one of each (and replaces one field of each on recovery), and a
+Struct is made and copied in C (:func:`msgspec.structs.replace`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -65,8 +66,7 @@ class Checkpointer(Protocol):
     def save(self, checkpoint: Checkpoint) -> None: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnSettings:
+class TurnSettings(msgspec.Struct, frozen=True, kw_only=True):
     """What a Turn of ``agent_slug`` is given.
 
     ``approval`` decides what a mutating call above the autonomy ceiling does (``None`` denies
@@ -83,7 +83,7 @@ class TurnSettings:
     tools: Sequence[ToolSpec]
     model: ModelPort
     executor: ToolExecutor
-    context: Mapping[str, Any] = field(default_factory=dict)
+    context: Mapping[str, Any] = msgspec.field(default_factory=dict)
     limits: LoopLimits = DEFAULT_LIMITS
     listener: Listener = NO_LISTENER
     approval: ApprovalPolicy | None = None
@@ -94,8 +94,7 @@ class TurnSettings:
     announce_finish: bool = True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnStart:
+class TurnStart(msgspec.Struct, frozen=True, kw_only=True):
     """Where one call of a Turn starts: its ``messages``, or the checkpoint it resumes from
     (``resume``, whose messages replace them) with the call ids in ``approved`` let past the
     ceiling; and the Turn's identity, as ``turn.started`` announces it."""

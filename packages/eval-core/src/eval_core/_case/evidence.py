@@ -225,7 +225,9 @@ class Evidence(msgspec.Struct, kw_only=True):
     counted, the instructions of the last request sent, the call ids of each reply that asked
     for Tools, ``shown``: what each answered request showed the model, as digests, which a
     recording keeps and a replay is compared with, and ``answers``: what the model answered
-    each, which a recording writes as the script); ``tool_calls`` holds each call as the
+    each, which a recording writes as the script, and ``model_answered_as``: the model the
+    session answered as, the vendor's own name for it where it reported one, else the
+    session's); ``tool_calls`` holds each call as the
     Tool itself received it; ``output_*`` and ``loop_*`` are what the Host returned to its caller;
     ``events``, ``tool_results``, ``denials`` and ``guard_decisions`` are the runtime's own
     record, and ``testimony`` what it says it did besides.
@@ -239,6 +241,7 @@ class Evidence(msgspec.Struct, kw_only=True):
     system_prompt: str | None = None
     model_requests: list[ModelRequest] | None = None
     model_calls: int | None = None
+    model_answered_as: str | None = None
     shown: list[Shown] | None = None
     answers: list[Answer] | None = None
     output_text: str | None = None

@@ -34,9 +34,10 @@ def add_commands(commands: Commands) -> None:
     import pluggy
 
     from eval_core._plugins import hookspecs
+    from eval_core._plugins.manager import Manager
     from eval_core._util.entrypoints import entry_points
 
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager = Manager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     versions: dict[str, tuple[str, str]] = {}
     for ep in entry_points(COMMANDS):

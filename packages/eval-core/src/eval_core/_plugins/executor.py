@@ -126,12 +126,11 @@ def executor(name: str, address: str | None) -> Executor:
     Only the entry points of ``eval.executors`` are loaded, and only here: a Sweep without
     ``--executor`` imports none of them.
     """
-    import pluggy
-
     from eval_core._plugins import hookspecs
+    from eval_core._plugins.manager import Manager
     from eval_core._util.entrypoints import entry_points
 
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager = Manager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     factories: dict[str, tuple[str, ExecutorFactory]] = {}
     for ep in entry_points(GROUP):

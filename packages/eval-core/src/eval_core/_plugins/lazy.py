@@ -35,6 +35,7 @@ from eval_core._plugins.plugins import (
     load_entry,
     register,
 )
+from eval_core._util import code as installed_code
 from eval_core._util.code import fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
@@ -71,9 +72,10 @@ def load_for(corpus: Path) -> PluginSet:
     entries = installed_entries()
     found = PluginSet(manager=_plugin_manager(), suite=_suite(Path(corpus)))
     missing: list[EntryPoint] = []
-    for ep in entries:
-        roots = module_roots(ep.value.partition(":")[0].strip())
-        code = fingerprint_at(ep.distribution, roots).digest
+    tops: dict[str, tuple[str, ...]] = {}  # entry points share packages: each found once
+    with installed_code._CACHE.batch():  # one save of the digests' cache, not one per package
+        rows = [_fingerprinted(found, ep, tops) for ep in entries]
+    for ep, roots, code in rows:
         kept = manifest.read(_key(ep, code))
         if kept is not None and (kept.entry_point, kept.value, kept.distribution) != (
             ep.name,
@@ -107,6 +109,21 @@ def load_for(corpus: Path) -> PluginSet:
     if _derives(found, {*kinds, *keys}):
         found.import_named(list(found.pending))  # a derived Case may use any kind
     return found
+
+
+def _fingerprinted(
+    found: PluginSet, ep: EntryPoint, tops: dict[str, tuple[str, ...]]
+) -> tuple[EntryPoint, tuple[str, ...], str]:
+    """The entry point, its package's roots and its code digest (kept on ``found``, which
+    :func:`~eval_core._plugins.plugins.register` reuses when the plug-in is imported)."""
+    top = ep.value.partition(":")[0].strip().partition(".")[0]
+    roots = tops.get(top)
+    if roots is None:
+        roots = tops[top] = module_roots(top)
+    printed = found.prints.get((ep.distribution, roots))
+    if printed is None:
+        printed = found.prints[ep.distribution, roots] = fingerprint_at(ep.distribution, roots)
+    return ep, roots, printed.digest
 
 
 def _derives(found: PluginSet, used: set[str]) -> bool:

@@ -25,6 +25,7 @@ from eval_core._util.guard import Origin, call, fault
 if TYPE_CHECKING:
     from eval_core._plugins.manifest import Manifest
     from eval_core._running.scorecard import Scorecard
+    from eval_core._util.code import CodePrint
     from eval_core._util.entrypoints import EntryPoint
 
 
@@ -96,6 +97,7 @@ class PluginSet(msgspec.Struct):
     _owned_by: dict[Any, frozenset[str] | None] = msgspec.field(default_factory=dict)
     _schemas: dict[str, str] | None = None
     _needed: set[tuple[str, str]] = msgspec.field(default_factory=set)
+    prints: dict[tuple[str, tuple[str, ...]], CodePrint] = msgspec.field(default_factory=dict)
 
     @property
     def case_type(self) -> type[CaseBase]:

@@ -28,7 +28,7 @@ from eval_core._plugins.host import HostFactory
 from eval_core._plugins.model_source import ModelSource
 from eval_core._plugins.plugin_set import PluginInfo, PluginSet
 from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash, structural
-from eval_core._util.code import CodePrint, code_roots
+from eval_core._util.code import code_roots
 from eval_core._util.code import fingerprint as code_fingerprint
 from eval_core._util.entrypoints import EntryPoint, entry_points
 from eval_core._util.guard import Origin, PluginFault, call, fault
@@ -59,7 +59,9 @@ class PluginError(Exception):
 
 
 def _plugin_manager() -> pluggy.PluginManager:
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    from eval_core._plugins.manager import Manager
+
+    manager = Manager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     return manager
 
@@ -105,12 +107,14 @@ def build(plugins: Iterable[tuple[str, str, str, object]]) -> PluginSet:
 def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]]) -> None:
     """Add plug-ins to a set (a new one, or one holding others pending), refusing conflicts."""
     manager = result.manager
-    codes: dict[tuple[str, tuple[str, ...]], CodePrint] = {}
+    codes = result.prints  # what this load digested already (its manifests' lookup)
     for ep_name, distribution, version, plugin in plugins:
         name = f"{distribution}:{ep_name}"
         label = f"{distribution} {version} (entry point {ep_name!r})"
         key = (distribution, code_roots(plugin))
-        code = codes.get(key) or codes.setdefault(key, code_fingerprint(distribution, plugin))
+        code = codes.get(key)
+        if code is None:
+            code = codes[key] = code_fingerprint(distribution, plugin)
         origin = Origin(distribution, version, code.roots)
         try:
             manager.register(plugin, name=name)

@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import select
 import shutil
 import signal
 import struct
 import sys
-import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +143,8 @@ class _Launcher:
             raise
 
     def _fork(self) -> _Worker:
+        import tempfile  # here, not at the top: a Sweep that forks nothing never loads it
+
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -232,6 +232,8 @@ class _Launcher:
 
     def wait(self) -> list[Done]:
         """The Trials that finished, were lost with their child, or outlived the deadline."""
+        import pickle
+
         busy = {w.replies: w for w in self._workers if w.busy is not None}
         timeout = None
         if self._deadline is not None:
@@ -343,6 +345,8 @@ class _Launcher:
 
 
 def _send(fd: int, value: object) -> None:
+    import pickle
+
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(_SIZE.pack(len(data)) + data)
     while view:
@@ -358,6 +362,8 @@ def _receive(fd: int) -> Any:
     body = _read(fd, size)
     if body is None:
         raise EOFError("a message was cut short")
+    import pickle
+
     return pickle.loads(body)
 
 

@@ -50,7 +50,19 @@ def enabled() -> bool:
     cache directory overlaps no directory given to :func:`keep_out_of`."""
     if os.environ.get("EVAL_CACHE", "").lower() in ("off", "0", "no", "false"):
         return False
-    return not _KEPT_OUT or not _overlaps(os.path.realpath(cache_dir()))
+    return not _KEPT_OUT or not _overlaps(_resolved(str(cache_dir())))
+
+
+_RESOLVED: dict[str, str] = {}
+
+
+def _resolved(cache: str) -> str:
+    """The cache directory's real path, resolved once a process per spelling (every cache
+    read asks :func:`enabled`: a one-Case Sweep about seventy times)."""
+    real = _RESOLVED.get(cache)
+    if real is None:
+        real = _RESOLVED[cache] = os.path.realpath(cache)
+    return real
 
 
 def plugin_cache(name: str) -> Path | None:

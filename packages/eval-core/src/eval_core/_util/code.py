@@ -30,7 +30,6 @@ import inspect
 import io
 import os
 import sys
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,15 +37,12 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+from eval_core._util.digest_cache import DigestCache as _DigestCache
 from eval_core._util.entrypoints import dist_info
 from eval_core._util.input_files import NotReadable, decode_json, read_regular
 from eval_core._util.limits import TooDeep
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
-_RACY_NS = 2_000_000_000
-_FORMAT = (
-    4  # bump when the entry changes (4: inode and ctime, keyed by cache_key): old ones ignored
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +71,11 @@ def content_digest(distribution: str, plugin: object) -> str:
     """The digest of the bytes of ``distribution``'s files, found as :func:`fingerprint` finds
     them: what a cache keys on (nothing is parsed; a prose edit only costs a miss)."""
     files, _ = _files(distribution, code_roots(plugin))
-    return _combine((key, _File(path).raw) for key, path in sorted(files))
+    found = [(key, _File(path)) for key, path in sorted(files)]
+    for _, file in found:
+        file.keep_raw()  # the next command reads none of them
+    _CACHE.save()
+    return _combine((key, file.raw) for key, file in found)
 
 
 def _files(
@@ -179,7 +179,8 @@ def _digest(
 ) -> CodePrint:
     """Each file's digest from the cache while it is unchanged. The files it does not know are
     read first: when all the bytes are those a lock pinned (:func:`remember`), the pinned
-    digest is the answer and nothing is parsed (a fresh machine checking a locked Corpus)."""
+    digest is the answer and nothing is parsed (a fresh machine checking a locked Corpus), and
+    the raw digests are kept, so the next command reads none of those files."""
     found = [(key, _File(path)) for key, path in sorted(files)]
     raw = _combine((key, file.raw) for key, file in found)
     missed = [file for _, file in found if file.digest is None]
@@ -196,6 +197,8 @@ def _digest(
         digest = _combine((key, str(file.digest)) for key, file in found)
     else:
         digest = pinned
+        for file in missed:
+            file.keep_raw()
     _CACHE.save()
     _RAW[digest] = raw
     return CodePrint(digest, roots, source, len(files))
@@ -290,9 +293,6 @@ def _is_docstring(first: ast.stmt) -> bool:
     )
 
 
-_MAX_ENTRY_BYTES = 64 << 20  # about 200 bytes a file: far more files than any site holds
-
-
 @cache
 def _normaliser() -> str:
     """The digest of this module's own bytes: the normalisation every cached digest came from."""
@@ -302,98 +302,56 @@ def _normaliser() -> str:
         return f"unreadable: {exc}"
 
 
-def _stamp(stat: os.stat_result) -> list[int]:
-    """What says a file is unchanged: mtime, size, inode and change time."""
-    return [stat.st_mtime_ns, stat.st_size, stat.st_ino, stat.st_ctime_ns]
-
-
-class _DigestCache:
-    """File digests by path, valid while the file's :func:`_stamp` stays the same: kept for the
-    process and in a JSON file shared by every process (written atomically; losing a race only
-    costs a re-parse). A file written in the last two seconds is never cached: an edit within
-    the clock's tick could keep both (git's racy-clean rule)."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, list[Any]] | None = None
-        self._dirty = False
-        self.fresh: set[str] = set()  # the paths digested by this process
-
-    @property
-    def path(self) -> Path:
-        from eval_core._util.cache_key import interpreter
-        from eval_core._util.cachedir import cache_dir
-
-        head = f"{_FORMAT}\0{interpreter()}\0{_normaliser()}".encode()
-        return cache_dir() / f"code-digests-{hashlib.sha256(head).hexdigest()[:16]}.json"
-
-    def entries(self) -> dict[str, list[Any]]:
-        if self._entries is None:
-            from eval_core._util import cache_entry, cachedir
-
-            loaded = (
-                cache_entry.load(self.path, dict[str, list[Any]], _MAX_ENTRY_BYTES, json=True)
-                if cachedir.enabled()
-                else None
-            )
-            self._entries = loaded if loaded is not None else {}
-        return self._entries
-
-    def get(self, path: str, stat: os.stat_result) -> tuple[str, str] | None:
-        """The file's (normalised, raw) digests while its :func:`_stamp` is unchanged."""
-        found = self.entries().get(path)
-        if isinstance(found, list) and len(found) == 6 and found[:4] == _stamp(stat):
-            return str(found[4]), str(found[5])
-        return None
-
-    def put(self, path: str, stat: os.stat_result, digest: str, raw: str) -> None:
-        self.fresh.add(path)
-        if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
-            self.entries()[path] = [*_stamp(stat), digest, raw]
-            self._dirty = True
-
-    def save(self) -> None:
-        if not self._dirty or self._entries is None:
-            return
-        self._dirty = False
-        from eval_core._util import cache_entry
-
-        live = {k: v for k, v in self._entries.items() if os.path.exists(k)}
-        cache_entry.dump(self.path, live, json=True)  # best effort: a failure is only slower
-
-
 _CACHE = _DigestCache()
 
 
 class _File:
     """One file of a package: its raw digest (of the bytes), and its :func:`normalised`
     digest from the cache, or once :meth:`normalise` ran. A file that is gone or unreadable
-    digests as its reason (the fingerprint still moves)."""
+    digests as its reason (the fingerprint still moves). The bytes are read only when the
+    cache does not know the raw digest, or when the file must be parsed."""
 
     __slots__ = ("_data", "_stat", "digest", "path", "raw")
 
     def __init__(self, path: str) -> None:
-        self.path, self._data = path, b""
+        self.path = path
+        self._data: bytes | None = None
         self._stat: os.stat_result | None = None
-        self.digest: str | None
+        self.digest: str | None = None
         try:
-            stat = os.stat(path)
+            self._stat = os.stat(path)
         except OSError as exc:
             self.digest = self.raw = f"unreadable: {exc.strerror}"
             return
-        cached = _CACHE.get(path, stat)
+        cached = _CACHE.get(path, self._stat)
         if cached is not None:
-            self.digest, self.raw = cached
-            return
-        self.digest = None
+            self.digest, self.raw = cached  # the normalised one may not be known yet
+        else:
+            self._read()
+
+    def _read(self) -> None:
         try:  # installed code, read by the bounded reader all the same (a FIFO never blocks)
-            self._data = read_regular(path)
+            self._data = read_regular(self.path)
         except NotReadable as exc:
             self.digest = self.raw = f"unreadable: {exc}"
+            self._data, self._stat = b"", None
             return
-        self._stat = stat
         self.raw = hashlib.sha256(self._data).hexdigest()
 
     def normalise(self) -> None:
-        self.digest, self._data = normalised(self.path, self._data), b""
+        if self._data is None:  # only the raw digest was cached: read it now
+            known = self.raw
+            self._read()
+            if self.digest is not None:
+                return
+            if self.raw != known:  # changed since its stat: digested, never kept
+                self._stat = None
+        self.digest, self._data = normalised(self.path, self._data or b""), b""
         if self._stat is not None:
             _CACHE.put(self.path, self._stat, self.digest, self.raw)
+
+    def keep_raw(self) -> None:
+        """A lock's pin answered for the package: keep this file's raw digest, so the next
+        command need not read it (:meth:`~eval_core._util.digest_cache.DigestCache.put_raw`)."""
+        if self.digest is None and self._stat is not None:
+            _CACHE.put_raw(self.path, self._stat, self.raw)

@@ -20,7 +20,6 @@ key are each one :class:`SettingsRefused` naming the file, the key path and the 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -165,6 +164,8 @@ def _table(path: Path) -> dict[str, Any] | None:
     except NotReadable as exc:
         raise SettingsRefused(path, "$", str(exc)) from None
     trusted = _trusted(path, status.st_uid)
+    import tomllib  # here, not at the top: a command with no pyproject.toml never loads it
+
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:

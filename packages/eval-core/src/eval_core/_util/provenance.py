@@ -36,6 +36,8 @@ def tree_commit(directory: Path, outputs: Iterable[Path] = ()) -> str:
     One ``git status`` (porcelain v2 names the commit on its ``# branch.oid`` line): every
     Sweep asks, and a second git process would cost it another few milliseconds."""
     top = _work_tree(directory)
+    if top is None and not any(name in os.environ for name in _GIT_LOCATING):
+        return "unknown"  # no work tree holds it, and git would find none: no process to ask
     excluded = [f":(top,exclude,literal){rel}" for rel in _inside(top, outputs)] if top else []
     try:
         report = subprocess.run(
@@ -57,6 +59,10 @@ def tree_commit(directory: Path, outputs: Iterable[Path] = ()) -> str:
     if len(head) < 40 or head == "(initial)":  # no commit yet: nothing to name
         return "unknown"
     return f"{head}-dirty" if changed else head
+
+
+_GIT_LOCATING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+"""What lets git find a repository without a ``.git`` above the directory."""
 
 
 def is_clean(version: str) -> bool:

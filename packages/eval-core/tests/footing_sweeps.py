@@ -1,0 +1,82 @@
+"""Testimony and witness on the same footing, shared by the framework Hosts' tests: a Case whose
+script calls a weather Tool with drawn arguments, a Sweep that keeps each Trial's Evidence, and
+the rule a drawn call is held to (as written it agrees, rewritten on the way it is named).
+
+Each Host's test project ships a ``weather`` agent (its Tool's body receives what the model
+sent, validated) and a ``rewritten`` one (something between the model and the Tool makes the
+city ``Lyon``); what each Host reads its framework's record with stays in its own test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from eval_core._running.runner import run_sweep
+from eval_core._running.scripted import ScriptedBinding
+from eval_core.hosts import Evidence, Loader, PluginSet
+from eval_core.records import Scorecard
+
+CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
+ASKED = st.fixed_dictionaries(
+    {"city": CITIES},
+    optional={
+        "day": st.sampled_from(["today", "tomorrow"]),
+        "days": st.integers(1, 14).flatmap(lambda n: st.sampled_from([n, str(n), float(n)])),
+        "unit": st.sampled_from(["celsius", "fahrenheit"]),
+        "note": st.none() | st.text(max_size=8),
+    },
+)
+"""The arguments a model may send the weather Tool: defaults left out, numbers as text."""
+
+
+def weather_case(
+    case_id: str, agent: str, arguments: dict[str, Any], tool: str = "get_weather"
+) -> dict[str, Any]:
+    """An L2 Case whose script calls ``tool`` once with ``arguments``, then answers."""
+    call = {"callId": "c1", "name": tool, "arguments": arguments}
+    return {
+        "id": case_id,
+        "tier": "l2",
+        "agent": agent,
+        "input": [{"role": "user", "content": "What is the weather?"}],
+        "platformTools": [tool],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "Sunny."}],
+        "expect": [{"kind": "tool_called", "name": tool}],
+    }
+
+
+def sweep_seen(
+    root: Path, host: Any, plugins: PluginSet, cases: list[dict[str, Any]]
+) -> tuple[Scorecard, dict[str, Evidence]]:
+    """``cases`` written to ``root`` as a Corpus, swept through ``host`` on the scripted binding:
+    the Scorecard and each Case's Evidence (what the core compared)."""
+    (root / "soul").mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        (root / f"{case['id']}.json").write_text(json.dumps(case))
+    corpus = Loader(plugins, host, judge="no-judge").load(root)
+    seen: dict[str, Evidence] = {}
+    card = run_sweep(
+        corpus, host, ScriptedBinding(), plugins, on_evidence=lambda c, e: seen.__setitem__(c.id, e)
+    )
+    return card, seen
+
+
+def as_written_and_rewritten(
+    root: Path, host: Any, plugins: PluginSet, calls: list[dict[str, Any]]
+) -> None:
+    """Each drawn call through the ``weather`` agent passes with no contradiction; through the
+    ``rewritten`` one it fails with the one contradiction that names the city the Tool got."""
+    cases = [weather_case(f"as-written-{i}", "weather", c) for i, c in enumerate(calls)]
+    cases += [weather_case(f"rewritten-{i}", "rewritten", c) for i, c in enumerate(calls)]
+    card, _ = sweep_seen(root, host, plugins, cases)
+    for trial in card.trials:
+        if trial.case_id.startswith("as-written"):
+            assert (trial.outcome, trial.contradictions) == ("passed", []), trial
+        else:
+            assert trial.outcome == "failed"
+            (contradiction,) = trial.contradictions
+            assert 'but the Tool received {"city":"Lyon"' in contradiction
