@@ -83,8 +83,9 @@ def test_every_red_case_exists(case_ids: set[str]) -> None:
 
 
 def test_the_bench_turns_a_mutants_cases_red() -> None:
-    """Each sweep is a subprocess over a copy of the code with the mutation applied; the Cases
-    the catalogue lists for it FAIL (a copy that did not shadow the tree would pass them)."""
+    """Each sweep is a subprocess over a copy of the code with the mutation applied; exactly the
+    Cases the catalogue lists for it FAIL (a copy that did not shadow the tree would pass them;
+    a Case added to the Corpus that the mutant turns red must join the entry's ``red``)."""
     table = bench()
     chosen = [m for m in CATALOGUE if m.id in END_TO_END]
     assert len(chosen) == len(END_TO_END) and all(m.red for m in chosen)
@@ -92,9 +93,11 @@ def test_the_bench_turns_a_mutants_cases_red() -> None:
         outcomes = list(pool.map(table.sweep_mutant, chosen))
     for mutation, outcome in zip(chosen, outcomes, strict=True):
         assert outcome.crashed is None, (mutation.id, outcome.crashed)
-        assert set(mutation.red) <= outcome.with_verdict("FAIL"), (
+        failed = outcome.with_verdict("FAIL")
+        assert set(mutation.red) == failed, (
             mutation.id,
-            sorted(set(mutation.red) - outcome.with_verdict("FAIL")),
+            f"listed but green {sorted(set(mutation.red) - failed)}",
+            f"red but not listed {sorted(failed - set(mutation.red))}",
         )
         assert not outcome.with_verdict("ERR"), (mutation.id, outcome.with_verdict("ERR"))
 
