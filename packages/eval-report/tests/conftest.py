@@ -1,4 +1,4 @@
-"""Session fixtures of the report's tests: the Matrix, swept once, and one browser."""
+"""Fixtures of the report's tests: the Matrix, swept once a session, and a browser a module."""
 
 from __future__ import annotations
 
@@ -36,10 +36,15 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One real Chromium for the session, driven by Playwright; skipped, with the reason, only
-    where it cannot be had (`.ci/run` installs Debian's chromium where apt-get can)."""
+    """One real Chromium for a module's tests, driven by Playwright; skipped, with the reason,
+    only where it cannot be had (`.ci/run` installs Debian's chromium where apt-get can).
+
+    A module, not the session: Playwright's sync API keeps its event loop running in the test's
+    thread while it lives, so every later test on that worker calling ``asyncio.run`` (the MCP
+    provider's, the framework Hosts') would fail with "cannot be called from a running event
+    loop". Stopped with its module, it leaves the worker's thread as it found it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - playwright is a dev dependency
