@@ -80,8 +80,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the cores this process may use. Many tests wait (on a
     deadline, a child process, a server's start, an fsync) rather than compute: a spare worker
-    computes meanwhile."""
-    return len(os.sched_getaffinity(0)) + 1
+    computes meanwhile. (``sched_getaffinity`` is Linux's; elsewhere every core counts.)"""
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else ()
+    return (len(usable) or os.cpu_count() or 1) + 1
 
 
 def _rank(nodeid: str) -> int:
