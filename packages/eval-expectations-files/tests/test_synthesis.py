@@ -18,6 +18,7 @@ MAKERS = {
     "pdf-encrypted": lambda: synthesis.pdf_bytes("encrypted", None),
     "pdf-malformed": lambda: synthesis.pdf_bytes("malformed", None),
     "pdf-layout": lambda: synthesis.pdf_bytes("layout", "left words and right words"),
+    "pdf-page-limit": lambda: synthesis.pdf_bytes("page-limit", "Chapter one."),
     "docx-text": lambda: synthesis.docx_bytes("Final clause.", 5),
     "docx-empty": lambda: synthesis.docx_bytes(None, variant="empty"),
     "docx-malformed": lambda: synthesis.docx_bytes(None, variant="malformed"),
@@ -41,6 +42,9 @@ def test_pdf_variants_are_what_they_claim() -> None:
     assert PdfReader(io.BytesIO(MAKERS["pdf-encrypted"]())).is_encrypted
     layout = PdfReader(io.BytesIO(MAKERS["pdf-layout"]()))
     assert [(p.mediabox.width, p.mediabox.height) for p in layout.pages] == [(612, 792)]
+    long = PdfReader(io.BytesIO(MAKERS["pdf-page-limit"]()))
+    assert len(long.pages) == synthesis.PAGE_LIMIT_PAGES == 201
+    assert "Chapter one." in (long.pages[0].extract_text() or "")
 
 
 def test_defective_docx_archives_are_really_defective() -> None:

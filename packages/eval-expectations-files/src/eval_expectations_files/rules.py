@@ -30,7 +30,7 @@ from eval_expectations_files.kinds import (
 Problems = list[tuple[str, str]]
 FILE_TOOLS = ("file_read", "file_create")
 MAX_PRECEDING = 1000
-_TEXT_PDF = ("text", "mixed", "layout")
+_TEXT_PDF = ("text", "mixed", "layout", "page-limit")
 
 
 def _files(case: CaseBase) -> Iterator[tuple[str, int, CaseFile]]:

@@ -37,6 +37,9 @@ USER_PASSWORD = "fixture-reader"
 MALFORMED_PDF = b"%PDF-1.4\nnot a document\n%%EOF"
 DEFAULT_PDF_CONTENT = "The warranty lasts 47 days."
 _FILE_ID = "<0123456789ABCDEF0123456789ABCDEF><0123456789ABCDEF0123456789ABCDEF>"
+PAGE_LIMIT_PAGES = 201
+"""The ``page-limit`` variant's pages: one over the 200 a provider reads of one PDF (the
+original's limit), so a reader that keeps to it refuses the File whole."""
 
 
 def _pdf() -> FPDF:
@@ -87,7 +90,8 @@ def _ascii(content: str) -> str:
 
 
 def pdf_bytes(variant: str, content: str | None) -> bytes:
-    """One PDF variant: text, scan, mixed, encrypted, malformed or layout (US Letter pages)."""
+    """One PDF variant: text, scan, mixed, encrypted, malformed, layout or page-limit (its text
+    on the first of :data:`PAGE_LIMIT_PAGES` pages, the rest blank), on US Letter pages."""
     if variant == "malformed":
         return MALFORMED_PDF
     text = _ascii(content if content is not None else DEFAULT_PDF_CONTENT)
@@ -99,6 +103,10 @@ def pdf_bytes(variant: str, content: str | None) -> bytes:
     elif variant == "mixed":
         _text_page(pdf, text)
         _image_page(pdf, HALF_PAGE)
+    elif variant == "page-limit":
+        _text_page(pdf, text)
+        for _ in range(PAGE_LIMIT_PAGES - 1):
+            pdf.add_page(format=LETTER)
     elif variant == "layout":
         pdf.add_page(format=LETTER)
         _line(pdf, 72, 720, "Approval handbook", style="B", size=24)
