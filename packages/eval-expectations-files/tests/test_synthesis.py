@@ -25,6 +25,7 @@ MAKERS = {
     "docx-entry-limit": lambda: synthesis.docx_bytes(None, variant="entry-limit"),
     "xlsx": lambda: synthesis.xlsx_bytes("Total 5", 3),
     "xlsx-shared": lambda: synthesis.xlsx_bytes("Total 5", 3, "shared"),
+    "xlsx-months": lambda: synthesis.xlsx_bytes("Total 5", 0, "inline", 3),
     "pptx": lambda: synthesis.pptx_bytes("Only in the notes."),
 }
 
@@ -83,3 +84,14 @@ def test_replacement_bytes_follow_replace_after_read() -> None:
     assert replacement is not None
     assert PdfReader(io.BytesIO(replacement)).is_encrypted
     assert replacement != file.fixture_bytes()
+
+
+def test_following_sheets_are_visible_months_after_the_summary() -> None:
+    from openpyxl import load_workbook
+
+    workbook = load_workbook(io.BytesIO(MAKERS["xlsx-months"]()))
+    assert workbook.sheetnames == [
+        "Visible inventory", "Private budget", "Visible summary", "Month 1", "Month 2", "Month 3"
+    ]  # fmt: skip
+    assert workbook["Month 3"]["A1"].value == "Month 3 stock"
+    assert workbook["Month 3"].sheet_state == "visible"

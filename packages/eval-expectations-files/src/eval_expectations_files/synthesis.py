@@ -234,10 +234,13 @@ def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = No
     return _stored_zip(_docx_parts([*paragraphs, content or ""]))
 
 
-def xlsx_bytes(content: str, preceding_rows: int = 0, strings: str = "inline") -> bytes:
+def xlsx_bytes(
+    content: str, preceding_rows: int = 0, strings: str = "inline", following_sheets: int = 0
+) -> bytes:
     """A three-sheet workbook: "Visible inventory" (a header, typed rows, ``preceding_rows``
     rows ``Inventory item N``, then ``content``), a hidden "Private budget" and a
-    "Visible summary". Its text cells are inline strings (as openpyxl writes them) or, with
+    "Visible summary", then ``following_sheets`` sheets "Month N" of one row ``Month N
+    stock``. Its text cells are inline strings (as openpyxl writes them) or, with
     ``strings="shared"``, indexes into one shared-string table (as Excel saves every
     workbook)."""
     workbook = Workbook()
@@ -266,6 +269,8 @@ def xlsx_bytes(content: str, preceding_rows: int = 0, strings: str = "inline") -
     budget.append(["Salaries", 125000])
     summary = workbook.create_sheet("Visible summary")
     summary.append(["Summary", "See the inventory sheet."])
+    for month in range(1, following_sheets + 1):
+        workbook.create_sheet(f"Month {month}").append([f"Month {month} stock"])
     saved = _saved(workbook)
     return _with_shared_strings(saved) if strings == "shared" else saved
 
