@@ -146,11 +146,15 @@ def test_malformed_skill_is_refused(soul_copy: Path) -> None:
         load_soul(soul_copy)
 
 
-@pytest.mark.parametrize("text", ["", "# The business is not described yet.\n", "---\n"])
+@pytest.mark.parametrize("text", [None, "", "# The business is not described yet.\n", "---\n"])
 def test_a_business_file_without_a_document_is_an_empty_business(
-    soul_copy: Path, text: str
+    soul_copy: Path, text: str | None
 ) -> None:
-    """``soul.yaml`` with every field optional: an empty file, or one of comments only, says
-    nothing of the business (as an absent one), never "expected a mapping"."""
-    (soul_copy / "soul.yaml").write_text(text)
+    """``soul.yaml`` with every field optional: no file, an empty one, or one of comments only
+    says nothing of the business, never "expected a mapping" or "unreadable"."""
+    business = soul_copy / "soul.yaml"
+    if text is None:
+        business.unlink()
+    else:
+        business.write_text(text)
     assert load_soul(soul_copy).business == Business()
