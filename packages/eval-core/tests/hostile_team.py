@@ -18,10 +18,13 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 EVAL = str(Path(sys.executable).parent / "eval")
@@ -161,6 +164,22 @@ def _marked(mark: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def fuzz_target(app: str, host: str, max_examples: int) -> Callable[..., None]:
+    """A Host's fuzz test: ``max_examples`` drawn team projects of ``app`` (its Tools ``act``
+    and ``act_async``), each swept once through ``host`` by :func:`sweep_hostile`."""
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(behaviours())
+    def target(tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]) -> None:
+        sweep_hostile(tmp_path_factory, cases, app, host=host, tools=("act", "act_async"))
+
+    return target
 
 
 def sweep_hostile(
