@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_core._running.runner import run_sweep
@@ -132,3 +134,25 @@ def as_written_and_rewritten(
             assert trial.outcome == "failed"
             (contradiction,) = trial.contradictions
             assert 'but the Tool received {"city":"Lyon"' in contradiction
+
+
+def drawn_calls_agree(max_examples: int, max_size: int) -> Callable[..., None]:
+    """A Host's property test over its test module's ``footing_host``: whatever the model leaves
+    out or sends as text (up to ``max_size`` calls), the framework's record read by the Tool's
+    validation is what the Tool received, and a city changed on the way is always named."""
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(calls=st.lists(ASKED, min_size=1, max_size=max_size))
+    def drawn(
+        tmp_path_factory: pytest.TempPathFactory,
+        footing_host: Host,
+        plugins: PluginSet,
+        calls: list[dict[str, Any]],
+    ) -> None:
+        as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), footing_host, plugins, calls)
+
+    return drawn

@@ -7,20 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.plugin_set import PluginSet
 from eval_host_langgraph.host import LangGraphHost
 from eval_host_langgraph.trial import LangGraphTrial
 from footing_sweeps import (
-    ASKED,
-    as_written_and_rewritten,
     contradicted,
+    drawn_calls_agree,
     host_of_project,
     sweep_seen,
     the_plain_call_agrees,
@@ -32,18 +28,18 @@ HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def probe() -> Iterator[LangGraphHost]:
+def footing_host() -> Iterator[LangGraphHost]:
     yield from host_of_project(HERE, lambda: LangGraphHost(HERE, app="footing_agents:AGENTS"))
 
 
 def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
-    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+    tmp_path: Path, footing_host: LangGraphHost, plugins: PluginSet
 ) -> None:
     cases = [
         weather_case("plain", "weather", {"city": "Paris", "days": "3", "unit": "fahrenheit"}),
         weather_case("injected", "weather", {"city": "Oslo", "days": "2"}, "get_thread_forecast"),
     ]
-    card, seen = sweep_seen(tmp_path, probe, plugins, cases)
+    card, seen = sweep_seen(tmp_path, footing_host, plugins, cases)
     assert {t.case_id: (t.outcome, t.contradictions) for t in card.trials} == {
         "plain": ("passed", []),
         "injected": ("passed", []),
@@ -56,24 +52,12 @@ def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
 
 
 def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
-    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+    tmp_path: Path, footing_host: LangGraphHost, plugins: PluginSet
 ) -> None:
-    the_rewrite_is_named(tmp_path, probe, plugins, "moved")
+    the_rewrite_is_named(tmp_path, footing_host, plugins, "moved")
 
 
-@settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(calls=st.lists(ASKED, min_size=1, max_size=3))
-def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
-    tmp_path_factory: pytest.TempPathFactory,
-    probe: LangGraphHost,
-    plugins: PluginSet,
-    calls: list[dict[str, Any]],
-) -> None:
-    """Whatever the model leaves out or sends as text, LangGraph's record read by the Tool's
-    validation is what the Tool received; a city changed on the way is always named."""
-    as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), probe, plugins, calls)
+test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten = drawn_calls_agree(6, 3)
 
 
 def test_reading_the_record_as_the_model_wrote_it_turns_the_shipped_cases_fail(
