@@ -370,7 +370,7 @@ def team_project(root: Path, host: str, app: str, how: str) -> Path:
     (project / "pyproject.toml").write_text(probe_settings("probe_app", host, TEAM_TIMEOUT))
     (project / "probe_app.py").write_text(app)
     tool = "act_async" if how == "block" else "act"
-    case = probe_case(how.replace("_", "-"), tool, how)
+    case = probe_case(how.replace("_", "-"), tool, {"how": how})
     (corpus / f"{case['id']}.json").write_text(json.dumps(case))
     return project
 

@@ -132,10 +132,10 @@ def probe_settings(module: str, host: str, timeout: float) -> str:
     )
 
 
-def probe_case(case_id: str, tool: str, how: str) -> dict[str, Any]:
-    """A Case of the ``probe`` agent: one call of ``tool`` told ``how``, then ``ok``; it expects
-    only that the Tool was called (what the Tool does to the Sweep is the point)."""
-    call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
+def probe_case(case_id: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A Case of the ``probe`` agent: one call of ``tool`` with ``arguments``, then ``ok``; it
+    expects only that the Tool was called (what the Tool does to the Sweep is the point)."""
+    call = {"callId": "c1", "name": tool, "arguments": arguments}
     return {
         "id": case_id,
         "tier": "l2",
@@ -158,7 +158,7 @@ def _project(
     for at, behaviour in enumerate(cases):
         tool = tools[1] if behaviour.on_loop else tools[0]
         how = json.dumps([behaviour.what, behaviour.arg])
-        (corpus / f"c{at}.json").write_text(json.dumps(probe_case(f"c{at}", tool, how)))
+        (corpus / f"c{at}.json").write_text(json.dumps(probe_case(f"c{at}", tool, {"how": how})))
 
 
 def _marked(mark: str) -> list[int]:
