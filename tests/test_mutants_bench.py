@@ -9,10 +9,8 @@ its mechanism in seconds, on one real mutant of the runtime and one Case.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
-import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -22,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.bench_scripts import bench_script
 from tests.conftest import ROOT
 
 OPERATORS = {
@@ -38,15 +37,9 @@ OPERATORS = {
 }
 
 
-@cache
 def bench() -> ModuleType:
     """``bench/mutants.py`` (a script, not a package), loaded as a module."""
-    spec = importlib.util.spec_from_file_location("mutants", ROOT / "bench" / "mutants.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("mutants", module)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("mutants")
 
 
 @pytest.fixture(scope="module")
