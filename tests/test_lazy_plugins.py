@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from eval_core._util import cache_entry
-from tests.conftest import Site, synthetic_corpus
+from tests.conftest import Site, minimal_case, synthetic_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -211,3 +211,47 @@ def test_a_named_pipe_under_a_case_name_never_blocks_the_scan(tmp_path: Path) ->
     corpus = synthetic_corpus(tmp_path / "corpus", 1)
     os.mkfifo(corpus / "pipe.json")
     assert lazy._scan(corpus) is None  # the whole set opens; the loader refuses the pipe
+
+
+RESTATE = """
+from eval_core.kinds import CaseField, hookimpl
+
+
+@hookimpl
+def eval_case_fields():
+    return [CaseField(name="acme_restate", type=str)]
+
+
+@hookimpl
+def eval_variants(case):
+    said = case.field("acme_restate")
+    if said is None:
+        return []
+    return [{
+        "id": f"{case.id}--restated",
+        "tier": "l2",
+        "agent": case.agent,
+        "input": [{"role": "user", "content": said}],
+        "script": [{"kind": "text", "text": "Your bulbs ship on Monday."}],
+        "expect": [{"kind": "model_prompt_contains", "text": said}],
+    }]
+"""
+
+
+def test_a_capability_plugin_deriving_cases_brings_the_kinds_its_variants_use(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A third-party plug-in derives a Case, in the capability suite, from a field the Corpus
+    uses; the variant scores with a kind (``model_prompt_contains``) no Case file names. With the
+    manifests kept by a first Sweep, the second opens the set lazily and must still import the
+    family of that kind: the variant loads and runs, never an unknown kind."""
+    site.install("acme-restate", "1.0", "acme_restate", RESTATE)
+    corpus = synthetic_corpus(tmp_path / "corpus", 1)
+    case = minimal_case("restating", acmeRestate="When do my tulip bulbs ship?")
+    (corpus / "restating.json").write_text(json.dumps(case))
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
+    for sweep in ("cold", "warm"):  # the first keeps every manifest; the second reads them
+        done = site.eval("sweep", corpus, "--unlocked")
+        assert done.returncode == 0, (sweep, done.stdout, done.stderr[-1500:])
+        assert "3 passed, 0 failed, 0 errored" in done.stdout, (sweep, done.stdout)
+    assert "manifests=hit" in done.stdout
