@@ -63,19 +63,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "packages" / "eval-core" / "tests")]
+
+from hostile_team import probe_case, probe_settings  # noqa: E402  (the tests' own helpers)
+from tests.conftest import minimal_case  # noqa: E402
+
 DEPTH = 100_000
 TIMEOUT = 30.0
-
-
-def valid_case(case_id: str) -> dict[str, object]:
-    return {
-        "id": case_id,
-        "tier": "l2",
-        "agent": "support",
-        "input": [{"role": "user", "content": "Where is my order of tulip bulbs?"}],
-        "script": [{"kind": "text", "text": "Your tulip bulbs ship within 2 business days."}],
-        "expect": [{"kind": "output_contains", "text": "tulip bulbs"}],
-    }
 
 
 def yaml_case(case_id: str, tool_results: str) -> str:
@@ -170,7 +164,7 @@ def main() -> None:
     deep = "[" * DEPTH + "]" * DEPTH
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        reference = corpus(root, "reference", {"c.json": json.dumps(valid_case("c"))})
+        reference = corpus(root, "reference", {"c.json": json.dumps(minimal_case("c"))})
         bomb = corpus(root, "bomb", {"bomb.yaml": alias_bomb()})
         loop = corpus(
             root,
@@ -373,22 +367,10 @@ def team_project(root: Path, host: str, app: str, how: str) -> Path:
     project = root / f"team-{host}-{how}"
     corpus = project / "corpus"
     corpus.mkdir(parents=True)
-    (project / "pyproject.toml").write_text(
-        f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "probe_app:AGENTS"\n'
-        f'host = "{host}"\npythonpath = ["."]\ntimeout = {TEAM_TIMEOUT}\n'
-    )
+    (project / "pyproject.toml").write_text(probe_settings("probe_app", host, TEAM_TIMEOUT))
     (project / "probe_app.py").write_text(app)
     tool = "act_async" if how == "block" else "act"
-    call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
-    case = {
-        "id": how.replace("_", "-"),
-        "tier": "l2",
-        "agent": "probe",
-        "input": [{"role": "user", "content": "go"}],
-        "platformTools": [tool],
-        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-        "expect": [{"kind": "tool_called", "name": tool}],
-    }
+    case = probe_case(how.replace("_", "-"), tool, {"how": how})
     (corpus / f"{case['id']}.json").write_text(json.dumps(case))
     return project
 
@@ -486,7 +468,7 @@ def soul_rows(root: Path) -> None:
     """The Soul's files, each made hostile in a copy of the one-Case Corpus."""
 
     def hostile(name: str, make: object) -> Path:
-        directory = corpus(root, name, {"c.json": json.dumps(valid_case("c"))})
+        directory = corpus(root, name, {"c.json": json.dumps(minimal_case("c"))})
         make(directory / "soul")  # type: ignore[operator]
         return directory
 

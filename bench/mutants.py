@@ -826,8 +826,7 @@ class Copy:
             yield
         finally:
             self.write(path, original)
-            for name, lock in self.locks.items():
-                (self.root / name / "eval.lock").write_bytes(lock)
+            self.pin(self.locks)
 
     @staticmethod
     def write(path: Path, data: bytes) -> None:
@@ -866,13 +865,22 @@ class Copy:
     def relock(self) -> None:
         """Pin the mutated code in the copy's locks, so a test sweeping a locked Corpus measures
         behaviour, not the lock (a failed lock leaves the old one: the tests then say why)."""
-        for corpus in CORPORA:
-            table.run_group(
-                [sys.executable, "-m", "eval_cli", "lock", str(self.root / corpus.path)],
-                self.root,
-                self.env(),
-                60.0,
-            )
+        env = self.env()
+
+        def lock(corpus: Corpus) -> None:
+            command = [sys.executable, "-m", "eval_cli", "lock", str(self.root / corpus.path)]
+            table.run_group(command, self.root, env, 60.0)
+
+        with ThreadPoolExecutor(len(CORPORA)) as pool:  # three processes, each mostly start-up
+            list(pool.map(lock, CORPORA))
+
+    def pinned(self) -> dict[str, bytes]:
+        """The copy's locks as they are now (after :meth:`relock`: pinning the mutant)."""
+        return {name: (self.root / name / "eval.lock").read_bytes() for name in self.locks}
+
+    def pin(self, locks: dict[str, bytes]) -> None:
+        for name, lock in locks.items():
+            (self.root / name / "eval.lock").write_bytes(lock)
 
     def pytest(self, paths: Sequence[str], deselected: set[str], timeout: float) -> TestRun:
         command = [
@@ -1193,15 +1201,14 @@ class Bench:
     ) -> bool:
         """Whether the tests that failed fail on the unmutated copy too (then set them aside)."""
         path = copy.root / mutant.path
-        mutated = path.read_bytes()
+        mutated, mutated_locks = path.read_bytes(), copy.pinned()
         Copy.write(path, original)
-        for name, lock in copy.locks.items():
-            (copy.root / name / "eval.lock").write_bytes(lock)
+        copy.pin(copy.locks)
         try:
             again = copy.pytest(list(failed), deselected, self.tests_timeout)
         finally:
             Copy.write(path, mutated)
-            copy.relock()
+            copy.pin(mutated_locks)  # the same code as before: its locks again, not re-made
         if again.state == "passed":
             return False
         with self.lock:

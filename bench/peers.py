@@ -219,10 +219,13 @@ def peer_argv(name: str, command: list[str], n: int, work: Path) -> list[str]:
 
 
 def start_up(work: Path, runs: int, warm: dict[str, str], cold: dict[str, str]) -> None:
-    """What every process pays before its first Trial: ``eval --help``, a one-Case Sweep."""
+    """What every process pays before its first Trial: ``eval --help``, a one-Case Sweep, and
+    the floor under both (the interpreter with the libraries the card names imported: no
+    Sweep of ours can start in less)."""
     one = make_corpus(work / "one", 1)
     print(f"start-up, wall / CPU, median of {runs}:")
     for label, argv in (
+        ("floor: msgspec, typer", [sys.executable, "-c", "import msgspec, pluggy, typer"]),
         ("eval --help", [EVAL, "--help"]),
         ("one-Case Sweep, warm", [EVAL, "sweep", str(one), "--quiet"]),
     ):

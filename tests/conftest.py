@@ -529,13 +529,9 @@ def manifest_cache(directory: Path) -> Path:
 def synthetic_corpus(directory: Path, count: int) -> Path:
     """The benchmarks' synthetic Corpus of ``count`` Cases (``bench/synthetic.py``: tools,
     output and status) made in ``directory``."""
-    import importlib.util
+    from tests.bench_scripts import bench_script
 
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    made: Path = module.make_corpus(directory, count)
+    made: Path = bench_script("synthetic").make_corpus(directory, count)
     return made
 
 

@@ -116,6 +116,16 @@ def test_the_whole_corpus_at_once_clears_with_its_provider(
     assert [t.case_id for t in card.trials] == [c.id for c in corpus.cases]  # planned order
 
 
+def wait_logged(log: Path, lines: int, within: float) -> None:
+    """Wait, at most ``within`` seconds, until the running Sweep's trial log holds more than
+    ``lines`` lines (its header and finished Trials): a Sweep well under way, to interrupt."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and not (
+        log.exists() and log.read_bytes().count(b"\n") > lines
+    ):
+        time.sleep(0.01)
+
+
 def project(tmp_path: Path, cases: int, url: str) -> Path:
     sys.path.insert(0, str(ROOT / "bench"))
     from synthetic import make_corpus
@@ -181,11 +191,7 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
             [*command, "--log", str(log)], cwd=root, env=env, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (
-            log.exists() and log.read_bytes().count(b"\n") > 20
-        ):
-            time.sleep(0.01)
+        wait_logged(log, 20, within=60)
         process.send_signal(signal.SIGINT)
         out, _ = process.communicate(timeout=60)
         interrupted = json.loads(out)

@@ -9,10 +9,8 @@ its mechanism in seconds, on one real mutant of the runtime and one Case.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
-import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -22,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.bench_scripts import bench_script
 from tests.conftest import ROOT
 
 OPERATORS = {
@@ -38,15 +37,9 @@ OPERATORS = {
 }
 
 
-@cache
 def bench() -> ModuleType:
     """``bench/mutants.py`` (a script, not a package), loaded as a module."""
-    spec = importlib.util.spec_from_file_location("mutants", ROOT / "bench" / "mutants.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("mutants", module)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("mutants")
 
 
 @pytest.fixture(scope="module")
@@ -363,6 +356,12 @@ def changes_of(module: bytes) -> tuple[set[tuple[str, str, str]], dict[str, int]
     return {(m.operator, m.old.decode(), m.new.decode()) for m in found}, dict(skipped)
 
 
+def swaps_of(module: bytes) -> tuple[set[tuple[str, str]], dict[str, int]]:
+    """The argument swaps the generator makes of ``module`` (old, new), and what it left out."""
+    changes, skipped = changes_of(module)
+    return {(old, new) for op, old, new in changes if op == "arguments"}, skipped
+
+
 def test_an_attribute_docstring_is_left_out_and_the_value_it_documents_is_mutated() -> None:
     changes, skipped = changes_of(b'LIMIT = 8\n"""The most a Turn may ask."""\n')
     assert changes == {("constant", "8", "9")}
@@ -382,8 +381,7 @@ def test_regex_alternatives_that_cannot_both_match_at_one_place_are_never_swappe
         b'WHAT = _any("prompts?", "prompt ?text", "rules")\n'
         b'OTHER = pair("ignore", "forget")\n'
     )
-    changes, skipped = changes_of(module)
-    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    swaps, skipped = swaps_of(module)
     assert swaps == {
         ('"admin", "administrator"', '"administrator", "admin"'),
         ('"prompts?", "prompt ?text"', '"prompt ?text", "prompts?"'),
@@ -404,8 +402,7 @@ def test_order_free_arguments_are_never_swapped_and_keywords_swap_their_values()
         b"        store.offset = max(0.0, when)\n"
         b'        store.put(owner, when, origin="library", owner=owner)\n'
     )
-    changes, skipped = changes_of(module)
-    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    swaps, skipped = swaps_of(module)
     assert swaps == {
         ("owner, when", "when, owner"),
         ('"library", owner=owner', 'owner, owner="library"'),
@@ -443,8 +440,7 @@ def test_a_swap_that_is_a_type_error_by_construction_is_left_out_and_a_real_one_
         b'        delattr(obj, "name")\n'
         b'    store.put(x, getattr(obj, "name", None), issubclass(x, int))\n'
     )
-    changes, skipped = changes_of(module)
-    swaps = {(old, new) for op, old, new in changes if op == "arguments"}
+    swaps, skipped = swaps_of(module)
     assert swaps == {
         ("x, type", "type, x"),
         ("x, int", "int, x"),

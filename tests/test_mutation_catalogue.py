@@ -8,8 +8,6 @@ it mutates (a copy shadowing the editable install), not the tree.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +18,7 @@ import pytest
 
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
+from tests.bench_scripts import bench_script
 from tests.conftest import ROOT
 from tests.mutation_catalogue import CATALOGUE, HOST, RUNTIME, Mutation
 
@@ -33,14 +32,7 @@ END_TO_END = (
 
 def bench() -> ModuleType:
     """``bench/mutation_table.py`` (a script, not a package), loaded as a module."""
-    spec = importlib.util.spec_from_file_location(
-        "mutation_table", ROOT / "bench" / "mutation_table.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("mutation_table", module)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("mutation_table")
 
 
 @pytest.fixture(scope="module")

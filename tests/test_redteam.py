@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_runtime.guards.sensitive import PATTERNS
+from card_fixtures import tallied
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scorecard import Scorecard, not_cleared
@@ -299,13 +300,10 @@ class _Case:
 
 
 def card(*trials: TrialResult) -> Scorecard:
-    made = Scorecard(
-        corpus_hash="h", suite="red-team", model_id="m", binding="model", host="x",
-        corpus_commit="v", started_at="t", corpus_cases=len({t.case_id for t in trials}),
-        trials=list(trials),
+    return tallied(
+        trials, corpus_hash="h", suite="red-team", model_id="m", binding="model", host="x",
+        corpus_commit="v", planned=0,
     )  # fmt: skip
-    made.tally()
-    return made
 
 
 CASES = [

@@ -15,20 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
+from tests.scratch_git import git
 
 CASE = "finance-refund-is-blocklisted"
 KEY = "sk-settings-test-0123456789"
 REAL = ("--model", "good", "--max-tokens", "1000000", "--quiet")
-
-
-def git(directory: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=directory,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 def corpus_at(corpus: Path) -> dict[str, object]:

@@ -258,13 +258,15 @@ def test_a_url_that_can_never_connect_is_not_retried(url: str, kit: Any, loop_ho
 
 def test_the_trial_bound_holds_across_unreachable_retries(kit: Any, loop_host: Any) -> None:
     """With ``trial_timeout_s`` the retries of a refused connection stop when the backoff would
-    outlast the bound (0.3 s, then 0.6 s against 0.5 s): the Trial errs within it."""
+    outlast the bound (3 s, then 6 s against 5 s): the Trial errs within it. The waits are
+    recorded, not slept; the bound is wide so that a loaded machine's slow refused connect
+    (the time before the first backoff counts against it) cannot skip the first retry."""
     url = f"http://127.0.0.1:{kit.closed_port()}/v1"
     waits: list[float] = []
-    pin = kit.pin("openai", url, trial_timeout_s=0.5)
-    b = EndpointBinding(pin, kit.FAKE_KEY, base_delay=0.3, sleep=waits.append)
+    pin = kit.pin("openai", url, trial_timeout_s=5.0)
+    b = EndpointBinding(pin, kit.FAKE_KEY, base_delay=3.0, sleep=waits.append)
     result = assert_errored(kit, loop_host, b, "model_unreachable", 2, 1)
-    assert waits == [0.3]  # the second backoff, 0.6 s, would outlast the bound: not waited
+    assert waits == [3.0]  # the second backoff, 6 s, would outlast the bound: not waited
     assert "Connection refused" in (result.error or "")
 
 

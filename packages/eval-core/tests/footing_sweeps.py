@@ -10,15 +10,21 @@ city ``Lyon``); what each Host reads its framework's record with stays in its ow
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
-from eval_core.hosts import Evidence, Loader, PluginSet
+from eval_core.hosts import Evidence, Host, Loader, PluginSet
 from eval_core.records import Scorecard
+
+H = TypeVar("H", bound=Host)
 
 CITIES = st.sampled_from(["Paris", "Oslo", "São Paulo", "lyon"])  # never Lyon: the rewrite
 ASKED = st.fixed_dictionaries(
@@ -49,6 +55,18 @@ def weather_case(
     }
 
 
+def host_of_project(project: Path, make: Callable[[], H]) -> Iterator[H]:
+    """The Host ``make`` builds over the test project ``project`` (importable meanwhile, as its
+    agents module is named by import path), closed after the last test that uses it."""
+    sys.path.insert(0, str(project))
+    made = make()
+    try:
+        yield made
+    finally:
+        made.close()
+        sys.path.remove(str(project))
+
+
 def sweep_seen(
     root: Path, host: Any, plugins: PluginSet, cases: list[dict[str, Any]]
 ) -> tuple[Scorecard, dict[str, Evidence]]:
@@ -63,6 +81,42 @@ def sweep_seen(
         corpus, host, ScriptedBinding(), plugins, on_evidence=lambda c, e: seen.__setitem__(c.id, e)
     )
     return card, seen
+
+
+def the_plain_call_agrees(seen: dict[str, Evidence]) -> None:
+    """The ``plain`` Case's call (Paris, ``days`` sent as ``"3"``): what the Tool's body
+    received (the witness), the framework's record read by the Tool's validation (the
+    testimony) and the Tool's result agree, defaults filled in and the text a number."""
+    received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
+    (call,) = seen["plain"].tool_calls or []
+    assert call.arguments == received  # the witness: what the Tool's body received, as JSON
+    (said,) = (seen["plain"].testimony and seen["plain"].testimony.tool_calls) or []
+    assert said.arguments == received  # the framework's record, read by the Tool's validation
+    (result,) = seen["plain"].tool_results or []
+    assert result.output == "Paris today: sunny for 72 hours (fahrenheit)"  # the body got 3
+
+
+def the_rewrite_is_named(root: Path, host: Any, plugins: PluginSet, case_id: str) -> None:
+    """A call through the ``rewritten`` agent fails with the one contradiction that names both
+    the call the runtime recorded and the one the Tool received."""
+    card, _ = sweep_seen(
+        root, host, plugins, [weather_case(case_id, "rewritten", {"city": "Paris"})]
+    )
+    (trial,) = card.trials
+    assert trial.outcome == "failed"
+    assert trial.contradictions == [
+        'recorded call not received: the runtime recorded call c1 of "get_weather" with '
+        '{"city":"Paris","day":"today","days":1,"unit":"celsius","note":null}, but the Tool '
+        'received {"city":"Lyon","day":"today","days":1,"unit":"celsius","note":null}'
+    ]
+
+
+def contradicted(
+    corpus: Any, host: Any, plugins: PluginSet, chosen: list[str]
+) -> dict[str, list[str]]:
+    """The ``chosen`` Cases of a shipped example swept: each one not passed, its contradictions."""
+    card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=chosen)
+    return {t.case_id: t.contradictions for t in card.trials if t.outcome != "passed"}
 
 
 def as_written_and_rewritten(
@@ -80,3 +134,25 @@ def as_written_and_rewritten(
             assert trial.outcome == "failed"
             (contradiction,) = trial.contradictions
             assert 'but the Tool received {"city":"Lyon"' in contradiction
+
+
+def drawn_calls_agree(max_examples: int, max_size: int) -> Callable[..., None]:
+    """A Host's property test over its test module's ``footing_host``: whatever the model leaves
+    out or sends as text (up to ``max_size`` calls), the framework's record read by the Tool's
+    validation is what the Tool received, and a city changed on the way is always named."""
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(calls=st.lists(ASKED, min_size=1, max_size=max_size))
+    def drawn(
+        tmp_path_factory: pytest.TempPathFactory,
+        footing_host: Host,
+        plugins: PluginSet,
+        calls: list[dict[str, Any]],
+    ) -> None:
+        as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), footing_host, plugins, calls)
+
+    return drawn

@@ -18,10 +18,13 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 EVAL = str(Path(sys.executable).parent / "eval")
@@ -120,31 +123,42 @@ def behaviours() -> st.SearchStrategy[list[Behaviour]]:
     return st.lists(one, min_size=2, max_size=4)
 
 
+def probe_settings(module: str, host: str, timeout: float) -> str:
+    """The ``pyproject.toml`` of a team project named ``probe``: its agents ``module:AGENTS``
+    (beside it), run by ``host`` with ``timeout`` seconds a Trial."""
+    return (
+        f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "{module}:AGENTS"\n'
+        f'host = "{host}"\npythonpath = ["."]\ntimeout = {timeout}\n'
+    )
+
+
+def probe_case(case_id: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A Case of the ``probe`` agent: one call of ``tool`` with ``arguments``, then ``ok``; it
+    expects only that the Tool was called (what the Tool does to the Sweep is the point)."""
+    call = {"callId": "c1", "name": tool, "arguments": arguments}
+    return {
+        "id": case_id,
+        "tier": "l2",
+        "agent": "probe",
+        "input": [{"role": "user", "content": "go"}],
+        "platformTools": [tool],
+        "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
+        "expect": [{"kind": "tool_called", "name": tool}],
+    }
+
+
 def _project(
     root: Path, cases: list[Behaviour], app: str, host: str, tools: tuple[str, str]
 ) -> None:
     module = "hostile_app"
-    (root / "pyproject.toml").write_text(
-        f'[project]\nname = "probe"\nversion = "0"\n\n[tool.eval]\napp = "{module}:AGENTS"\n'
-        f'host = "{host}"\npythonpath = ["."]\ntimeout = {TIMEOUT}\n'
-    )
+    (root / "pyproject.toml").write_text(probe_settings(module, host, TIMEOUT))
     (root / f"{module}.py").write_text(app)
     corpus = root / "corpus"
     corpus.mkdir()
     for at, behaviour in enumerate(cases):
         tool = tools[1] if behaviour.on_loop else tools[0]
         how = json.dumps([behaviour.what, behaviour.arg])
-        call = {"callId": "c1", "name": tool, "arguments": {"how": how}}
-        case = {
-            "id": f"c{at}",
-            "tier": "l2",
-            "agent": "probe",
-            "input": [{"role": "user", "content": "go"}],
-            "platformTools": [tool],
-            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": tool}],
-        }
-        (corpus / f"c{at}.json").write_text(json.dumps(case))
+        (corpus / f"c{at}.json").write_text(json.dumps(probe_case(f"c{at}", tool, {"how": how})))
 
 
 def _marked(mark: str) -> list[int]:
@@ -161,6 +175,22 @@ def _marked(mark: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def fuzz_target(app: str, host: str, max_examples: int) -> Callable[..., None]:
+    """A Host's fuzz test: ``max_examples`` drawn team projects of ``app`` (its Tools ``act``
+    and ``act_async``), each swept once through ``host`` by :func:`sweep_hostile`."""
+
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(behaviours())
+    def target(tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]) -> None:
+        sweep_hostile(tmp_path_factory, cases, app, host=host, tools=("act", "act_async"))
+
+    return target
 
 
 def sweep_hostile(

@@ -11,12 +11,12 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from card_fixtures import tallied
 from eval_core._case.case import ToolDecl
 from eval_core._case.evidence import Evidence, ModelRequest
 from eval_core._case.recorded import Recorded, recorded_from
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelToolCall, TurnScripted
 from eval_core._running.drift import drift, shown_of, watched
-from eval_core._running.scorecard import Scorecard
 from eval_core._running.trial import TrialResult
 from eval_core.testing import Kit
 
@@ -159,21 +159,13 @@ def test_the_text_scorecard_shows_a_noted_trial_and_counts_it() -> None:
     from eval_core._sweeping.render import render_text
 
     note = "drift: request 1: 2 message(s) now, 1 when recorded"
-    card = Scorecard(
-        corpus_hash="a" * 64,
-        suite="capability",
-        model_id="scripted",
-        binding="scripted",
-        host="h",
-        started_at="t",
-        corpus_cases=2,
-        planned=2,
-        trials=[
+    card = tallied(
+        [
             TrialResult(case_id="old", trial=1, outcome="passed", notes=[note]),
             TrialResult(case_id="new", trial=1, outcome="passed"),
         ],
+        corpus_commit="unknown",
     )
-    card.tally()
     text = render_text(card)
     assert f"PASS  old#1\n     NOTE {note}\n" in text
     assert "new#1" not in text  # a passed Trial with nothing to say stays quiet

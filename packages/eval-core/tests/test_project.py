@@ -6,7 +6,6 @@ read from the Corpus's tree, the harness's own outputs apart."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from eval_core._util.project import (
     find_project,
 )
 from eval_core._util.provenance import is_clean, tree_commit
+from tests.scratch_git import git
 
 HOST_OPTIONS = frozenset({"app", "request_limit", "timeout"})
 
@@ -29,16 +29,6 @@ def settings_file(directory: Path, table: str) -> Path:
     path = directory / "pyproject.toml"
     path.write_text(f'[project]\nname = "team"\n\n[tool.eval]\n{table}\n')
     return path
-
-
-def git(directory: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=directory,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 def test_found_upwards_and_its_paths_resolve_against_its_root(tmp_path: Path) -> None:

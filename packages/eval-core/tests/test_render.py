@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from card_fixtures import tallied
 from eval_core._sweeping.render import render_text, trial_line
 from release_fixtures import scorecard, trial
 
@@ -19,7 +20,6 @@ def test_the_loop_status_is_labelled_apart_from_the_verdict() -> None:
 
 def test_no_value_in_a_trial_starts_a_line_of_the_text_scorecard() -> None:
     """A Case id, a kind or a detail holding a line break is kept within its row."""
-    from eval_core._running.scorecard import Scorecard
     from eval_core._running.scoring import ExpectationResult
     from eval_core._running.trial import TrialResult
 
@@ -29,19 +29,7 @@ def test_no_value_in_a_trial_starts_a_line_of_the_text_scorecard() -> None:
         TrialResult(case_id=bad, trial=1, outcome="failed", expectations=[result]),
         TrialResult(case_id=bad, trial=2, outcome="errored", error=bad),
     ]
-    card = Scorecard(
-        corpus_hash="a" * 64,
-        suite="capability",
-        model_id=bad,
-        binding="model",
-        host="h",
-        corpus_commit="c",
-        started_at="t",
-        corpus_cases=1,
-        planned=2,
-        trials=trials,
-    )
-    card.tally()
+    card = tallied(trials, model_id=bad, binding="model")
     lines = render_text(card).splitlines()
     assert "CLEARED" not in [line.strip() for line in lines], lines
     assert len(lines) == 6, lines

@@ -24,7 +24,7 @@ from bench.loopback import SlowVendor
 from eval_core._loading.opening import Refused
 from eval_core._sweeping.sweep import SweepOptions, sweep
 from tests.conftest import ROOT
-from tests.test_jobs import KEY, project
+from tests.test_jobs import KEY, project, wait_logged
 
 # A handful of shipped Cases over both tiers: tool calls, guardrails, a checkpoint crash, a
 # durable L3 Run with a journey, an L3 File read: each a real Trial through the runtime.
@@ -157,11 +157,7 @@ def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
             root, *model, "--format", "json", "--executor", "ray", "--address", ray_address,
             "--log", str(log), env={"EVAL_JOBS_KEY": KEY},
         )  # fmt: skip
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and not (
-            log.exists() and log.read_bytes().count(b"\n") > 3
-        ):
-            time.sleep(0.02)
+        wait_logged(log, 3, within=180)
         running.send_signal(signal.SIGINT)
         out, err = running.communicate(timeout=120)
         assert running.returncode == 1, err

@@ -43,6 +43,7 @@ from eval_expectations_durable.run_events import (
     ToolResultReasonContains,
     TurnStatus,
 )
+from turn_scoring import Scoring
 
 SPECS: dict[type[Expectation], KindSpec] = {
     spec.struct: spec for module in (run_events, faults) for spec in module.eval_kinds()
@@ -483,7 +484,4 @@ def test_nothing_observed_never_passes(e: Expectation) -> None:
 @settings(max_examples=200)
 @given(expectations)
 def test_every_check_is_total(e: Expectation) -> None:
-    check = SPECS[type(e)].check
-    if check is not None:
-        for suffix, reason in check(e, None):
-            assert suffix.startswith(".") and reason
+    Scoring(SPECS).check_total(e)

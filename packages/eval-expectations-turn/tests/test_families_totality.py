@@ -18,6 +18,7 @@ from eval_core._case.evidence import (
 )
 from eval_core._case.kinds import Expectation, KindSpec, Verdict
 from eval_expectations_turn import guardrails, output, prompt, status, tools
+from turn_scoring import Scoring
 
 SPECS: dict[type[Expectation], KindSpec] = {
     spec.struct: spec
@@ -141,10 +142,7 @@ def test_every_scorer_is_total(e: Expectation, observed: Evidence) -> None:
 @settings(max_examples=300)
 @given(expectations)
 def test_every_check_is_total(e: Expectation) -> None:
-    check = SPECS[type(e)].check
-    if check is not None:
-        for suffix, reason in check(e, None):
-            assert suffix.startswith(".") and reason
+    Scoring(SPECS).check_total(e)
 
 
 @settings(max_examples=300)

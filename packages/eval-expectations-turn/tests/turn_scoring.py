@@ -30,6 +30,14 @@ class Scoring:
         assert verdict.detail.strip(), "detail is always filled"
         return verdict.passed, verdict.detail
 
+    def check_total(self, e: Expectation) -> None:
+        """The kind's load-time ``check``, if it has one, never raises on ``e`` and names each
+        problem by a ``.field`` path suffix and a reason."""
+        check = self.specs[type(e)].check
+        if check is not None:
+            for suffix, reason in check(e, None):
+                assert suffix.startswith(".") and reason
+
     def row(self, e: Expectation, evidence: Evidence, expected: bool, needle: str) -> None:
         """One row of a table: the verdict is ``expected`` and its detail says ``needle``."""
         ok, detail = self(e, evidence)

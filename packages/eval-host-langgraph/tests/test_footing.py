@@ -5,56 +5,46 @@ no contradiction, while an argument changed between the model and the Tool still
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.plugin_set import PluginSet
-from eval_core._running.runner import run_sweep
-from eval_core._running.scripted import ScriptedBinding
 from eval_host_langgraph.host import LangGraphHost
 from eval_host_langgraph.trial import LangGraphTrial
-from footing_sweeps import ASKED, as_written_and_rewritten, sweep_seen, weather_case
+from footing_sweeps import (
+    contradicted,
+    drawn_calls_agree,
+    host_of_project,
+    sweep_seen,
+    the_plain_call_agrees,
+    the_rewrite_is_named,
+    weather_case,
+)
 
 HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def probe() -> Iterator[LangGraphHost]:
-    sys.path.insert(0, str(HERE))
-    made = LangGraphHost(HERE, app="footing_agents:AGENTS")
-    try:
-        yield made
-    finally:
-        made.close()
-        sys.path.remove(str(HERE))
+def footing_host() -> Iterator[LangGraphHost]:
+    yield from host_of_project(HERE, lambda: LangGraphHost(HERE, app="footing_agents:AGENTS"))
 
 
 def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
-    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+    tmp_path: Path, footing_host: LangGraphHost, plugins: PluginSet
 ) -> None:
     cases = [
         weather_case("plain", "weather", {"city": "Paris", "days": "3", "unit": "fahrenheit"}),
         weather_case("injected", "weather", {"city": "Oslo", "days": "2"}, "get_thread_forecast"),
     ]
-    card, seen = sweep_seen(tmp_path, probe, plugins, cases)
+    card, seen = sweep_seen(tmp_path, footing_host, plugins, cases)
     assert {t.case_id: (t.outcome, t.contradictions) for t in card.trials} == {
         "plain": ("passed", []),
         "injected": ("passed", []),
     }
-    received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
-    (call,) = seen["plain"].tool_calls or []
-    assert call.arguments == received  # the witness: what the Tool's body received, as JSON
-    (said,) = (seen["plain"].testimony and seen["plain"].testimony.tool_calls) or []
-    assert said.arguments == received  # LangGraph's record, read by the Tool's validation
-    (result,) = seen["plain"].tool_results or []
-    assert result.output == "Paris today: sunny for 72 hours (fahrenheit)"  # the body got 3
+    the_plain_call_agrees(seen)
     (thread,) = seen["injected"].tool_calls or []
     assert thread.arguments == {"city": "Oslo", "days": 2}  # the graph's state is LangGraph's
     (told,) = seen["injected"].tool_results or []
@@ -62,33 +52,12 @@ def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
 
 
 def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
-    tmp_path: Path, probe: LangGraphHost, plugins: PluginSet
+    tmp_path: Path, footing_host: LangGraphHost, plugins: PluginSet
 ) -> None:
-    card, _ = sweep_seen(
-        tmp_path, probe, plugins, [weather_case("moved", "rewritten", {"city": "Paris"})]
-    )
-    (trial,) = card.trials
-    assert trial.outcome == "failed"
-    assert trial.contradictions == [
-        'recorded call not received: the runtime recorded call c1 of "get_weather" with '
-        '{"city":"Paris","day":"today","days":1,"unit":"celsius","note":null}, but the Tool '
-        'received {"city":"Lyon","day":"today","days":1,"unit":"celsius","note":null}'
-    ]
+    the_rewrite_is_named(tmp_path, footing_host, plugins, "moved")
 
 
-@settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(calls=st.lists(ASKED, min_size=1, max_size=3))
-def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
-    tmp_path_factory: pytest.TempPathFactory,
-    probe: LangGraphHost,
-    plugins: PluginSet,
-    calls: list[dict[str, Any]],
-) -> None:
-    """Whatever the model leaves out or sends as text, LangGraph's record read by the Tool's
-    validation is what the Tool received; a city changed on the way is always named."""
-    as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), probe, plugins, calls)
+test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten = drawn_calls_agree(6, 3)
 
 
 def test_reading_the_record_as_the_model_wrote_it_turns_the_shipped_cases_fail(
@@ -103,15 +72,11 @@ def test_reading_the_record_as_the_model_wrote_it_turns_the_shipped_cases_fail(
         "arguments-normal-priority-is-left-to-the-default",
     ]
 
-    def sweep() -> dict[str, list[str]]:
-        card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=chosen)
-        return {t.case_id: t.contradictions for t in card.trials if t.outcome != "passed"}
-
-    assert sweep() == {}
+    assert contradicted(corpus, host, plugins, chosen) == {}
     monkeypatch.setattr(
         LangGraphTrial, "_reading", lambda self, graph: lambda name, call_id, args: args
     )
-    failed = sweep()
+    failed = contradicted(corpus, host, plugins, chosen)
     assert sorted(failed) == sorted(chosen)
     assert (
         'but the Tool received {"ticket_id":"T-101","within_hours":4,"channel":"phone"}'

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from hostile_team import probe_case
+
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 1  # the Host's timeout option, seconds
 
@@ -66,16 +68,7 @@ def _act_project(root: Path, module: str, app: str, hows: tuple[str, ...], extra
     corpus = root / "corpus"
     corpus.mkdir()
     for how in hows:
-        call = {"callId": "c1", "name": "act", "arguments": {"how": how}}
-        case = {
-            "id": how.replace("_", "-"),
-            "tier": "l2",
-            "agent": "probe",
-            "input": [{"role": "user", "content": "go"}],
-            "platformTools": ["act"],
-            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": "act"}],
-        }
+        case = probe_case(how.replace("_", "-"), "act", {"how": how})
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
 
 

@@ -8,10 +8,7 @@ left running, the command ends within its bound."""
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-
-from hostile_team import DO, Behaviour, behaviours, sweep_hostile
+from hostile_team import DO, fuzz_target
 
 APP = (
     """
@@ -48,13 +45,4 @@ AGENTS = {"probe": probe}
 )
 
 
-@settings(
-    max_examples=2,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(behaviours())
-def test_the_teams_code_never_ends_hangs_or_forges_the_sweep(
-    tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]
-) -> None:
-    sweep_hostile(tmp_path_factory, cases, APP, host="langgraph", tools=("act", "act_async"))
+test_the_teams_code_never_ends_hangs_or_forges_the_sweep = fuzz_target(APP, "langgraph", 2)

@@ -7,67 +7,50 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from eval_core.hosts import Corpus, Host, PluginSet
 from eval_host_pydantic_ai import evidence
 from eval_host_pydantic_ai.host import PydanticAiHost
-from footing_sweeps import ASKED, as_written_and_rewritten, sweep_seen, weather_case
+from footing_sweeps import (
+    contradicted,
+    drawn_calls_agree,
+    host_of_project,
+    sweep_seen,
+    the_plain_call_agrees,
+    the_rewrite_is_named,
+    weather_case,
+)
 
 HERE = Path(__file__).parent
 
 
 @pytest.fixture(scope="module")
-def host() -> Iterator[PydanticAiHost]:
-    import sys
-
-    sys.path.insert(0, str(HERE))
-    made = PydanticAiHost(HERE, app="footing_app:AGENTS")
-    try:
-        yield made
-    finally:
-        made.close()
-        sys.path.remove(str(HERE))
+def footing_host() -> Iterator[PydanticAiHost]:
+    yield from host_of_project(HERE, lambda: PydanticAiHost(HERE, app="footing_app:AGENTS"))
 
 
 def test_a_default_left_out_and_a_coerced_number_are_no_contradiction(
-    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+    tmp_path: Path, footing_host: PydanticAiHost, plugins: PluginSet
 ) -> None:
     asked = {"city": "Paris", "days": "3", "unit": "fahrenheit"}
-    card, seen = sweep_seen(tmp_path, host, plugins, [weather_case("plain", "weather", asked)])
+    card, seen = sweep_seen(
+        tmp_path, footing_host, plugins, [weather_case("plain", "weather", asked)]
+    )
     (trial,) = card.trials
     assert (trial.outcome, trial.contradictions) == ("passed", [])
-    received = {"city": "Paris", "day": "today", "days": 3, "unit": "fahrenheit", "note": None}
-    (call,) = seen["plain"].tool_calls or []
-    assert call.arguments == received  # the witness: what the Tool received, as JSON data
-    (said,) = (seen["plain"].testimony and seen["plain"].testimony.tool_calls) or []
-    assert said.arguments == received  # the history, read by the Tool's validator
-    (result,) = seen["plain"].tool_results or []
-    assert result.output == "Paris today: sunny for 72 hours (fahrenheit)"  # the body got 3
+    the_plain_call_agrees(seen)
 
 
 def test_an_argument_rewritten_between_the_model_and_the_tool_is_a_contradiction(
-    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+    tmp_path: Path, footing_host: PydanticAiHost, plugins: PluginSet
 ) -> None:
-    card, _ = sweep_seen(
-        tmp_path, host, plugins, [weather_case("rewritten", "rewritten", {"city": "Paris"})]
-    )
-    (trial,) = card.trials
-    assert trial.outcome == "failed"
-    assert trial.contradictions == [
-        "recorded call not received: the runtime recorded "
-        'call c1 of "get_weather" with {"city":"Paris","day":"today","days":1,'
-        '"unit":"celsius","note":null}, but the Tool received {"city":"Lyon","day":"today",'
-        '"days":1,"unit":"celsius","note":null}'
-    ]
+    the_rewrite_is_named(tmp_path, footing_host, plugins, "rewritten")
 
 
 def test_the_history_is_read_with_the_runs_validation_context(
-    tmp_path: Path, host: PydanticAiHost, plugins: PluginSet
+    tmp_path: Path, footing_host: PydanticAiHost, plugins: PluginSet
 ) -> None:
     """A Tool validator that reads the agent's validation context (the team's country) gives
     the Tool ``Paris, FR``; the history read with the same context agrees, read without it
@@ -83,26 +66,14 @@ def test_the_history_is_read_with_the_runs_validation_context(
             "value": "Paris, FR",
         }
     ]
-    card, seen = sweep_seen(tmp_path, host, plugins, [case])
+    card, seen = sweep_seen(tmp_path, footing_host, plugins, [case])
     (trial,) = card.trials
     assert (trial.outcome, trial.contradictions) == ("passed", [])
     (said,) = (seen["regional"].testimony and seen["regional"].testimony.tool_calls) or []
     assert said.arguments == {"city": "Paris, FR"}
 
 
-@settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(calls=st.lists(ASKED, min_size=1, max_size=4))
-def test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten(
-    tmp_path_factory: pytest.TempPathFactory,
-    host: PydanticAiHost,
-    plugins: PluginSet,
-    calls: list[dict[str, Any]],
-) -> None:
-    """Whatever the model leaves out or sends as text, the history read by the Tool's validator
-    is what the Tool received; a city changed on the way is always named."""
-    as_written_and_rewritten(tmp_path_factory.mktemp("drawn"), host, plugins, calls)
+test_every_valid_call_agrees_as_written_and_disagrees_once_rewritten = drawn_calls_agree(8, 4)
 
 
 def test_reading_the_history_as_the_model_wrote_it_turns_the_shipped_cases_fail(
@@ -111,21 +82,14 @@ def test_reading_the_history_as_the_model_wrote_it_turns_the_shipped_cases_fail(
     """The mutant: the Host adapter reads the history's arguments without the Tool's validator
     (as it did before); the example's Cases with a default left out and a number sent as text
     are then contradicted by the witness."""
-    from eval_core._running.runner import run_sweep
-    from eval_core._running.scripted import ScriptedBinding
-
     chosen = [
         "delivery-speed-left-out-is-the-tool-s-default",
         "a-reorder-quantity-sent-as-text-reaches-the-tool-as-a-number",
     ]
 
-    def sweep() -> dict[str, list[str]]:
-        card = run_sweep(example, example_host, ScriptedBinding(), plugins, select=chosen)
-        return {t.case_id: t.contradictions for t in card.trials if t.outcome != "passed"}
-
-    assert sweep() == {}
+    assert contradicted(example, example_host, plugins, chosen) == {}
     monkeypatch.setattr(evidence, "validated", lambda tool, raw, context: None)
-    failed = sweep()
+    failed = contradicted(example, example_host, plugins, chosen)
     assert sorted(failed) == sorted(chosen)
     assert 'but the Tool received {"order_id":"A-1002","quantity":2}' in failed[chosen[1]][0]
     assert (

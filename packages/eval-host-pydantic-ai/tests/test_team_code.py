@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hostile_team import probe_case
+
 EVAL = str(Path(sys.executable).parent / "eval")
 TIMEOUT = 2  # the Host's timeout option, seconds
 
@@ -92,16 +94,7 @@ def _project(root: Path, cases: list[str], app: str = APP, tool: str = "act") ->
         name, arguments = (
             ("search_help", {"query": "returns"}) if "help" in how else (tool, {"how": how})
         )
-        call = {"callId": "c1", "name": name, "arguments": arguments}
-        case = {
-            "id": how.replace("_", "-"),
-            "tier": "l2",
-            "agent": "probe",
-            "input": [{"role": "user", "content": "go"}],
-            "platformTools": [name],
-            "script": [{"kind": "tool_calls", "calls": [call]}, {"kind": "text", "text": "ok"}],
-            "expect": [{"kind": "tool_called", "name": name}],
-        }
+        case = probe_case(how.replace("_", "-"), name, arguments)
         (corpus / f"{case['id']}.json").write_text(json.dumps(case))
     return corpus
 

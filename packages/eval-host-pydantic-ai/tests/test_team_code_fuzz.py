@@ -13,10 +13,9 @@ command ends within its bound. Few, small examples: each is one whole Sweep.
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
-from hostile_team import DO, Behaviour, behaviours, sweep_hostile
+from hostile_team import DO, Behaviour, behaviours, fuzz_target
 
 APP = (
     """
@@ -38,16 +37,7 @@ AGENTS = {"probe": Agent(name="probe", instructions="Probe.", tools=[act, act_as
 )
 
 
-@settings(
-    max_examples=3,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(behaviours())
-def test_the_teams_code_never_ends_hangs_or_forges_the_sweep(
-    tmp_path_factory: pytest.TempPathFactory, cases: list[Behaviour]
-) -> None:
-    sweep_hostile(tmp_path_factory, cases, APP, host="pydantic-ai", tools=("act", "act_async"))
+test_the_teams_code_never_ends_hangs_or_forges_the_sweep = fuzz_target(APP, "pydantic-ai", 3)
 
 
 def test_the_strategy_draws_every_behaviour() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from card_fixtures import tallied
 from eval_core._running.scorecard import Scorecard, noise_floor
 from eval_core._running.scoring import ExpectationResult
 from eval_core._running.trial import Outcome, TrialResult
@@ -39,18 +40,15 @@ def scorecard(
     corpus_cases: int | None = None,
 ) -> Scorecard:
     trials = list(trials)
-    card = Scorecard(
+    card = tallied(
+        trials,
         corpus_hash=corpus_hash,
-        suite="capability",
         model_id=model,
         binding="model",
         host="agent-runtime",
         corpus_commit="abc",
         started_at="2026-11-30T00:00:00+00:00",
-        corpus_cases=corpus_cases if corpus_cases is not None else len({t.case_id for t in trials}),
-        planned=len(trials),
-        trials=trials,
+        **({} if corpus_cases is None else {"corpus_cases": corpus_cases}),
     )
-    card.tally()
     card.noise = noise_floor(trials)
     return card

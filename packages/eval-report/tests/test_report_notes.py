@@ -7,29 +7,22 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.records import Scorecard, TrialResult
+from card_fixtures import tallied
+from eval_core.records import TrialResult
 from eval_report.html import write_report
 
 NOTE = "drift: request 1: the system prompt changed: 1 line(s) added ('Be brief.'), 0 removed"
 
 
 def test_a_noted_trial_is_counted_in_the_summary_and_carries_its_note(tmp_path: Path) -> None:
-    card = Scorecard(
-        corpus_hash="a" * 64,
-        suite="capability",
-        model_id="scripted",
-        binding="scripted",
-        host="agent-runtime",
-        corpus_commit="c",
-        started_at="2026-12-01T00:00:00+00:00",
-        corpus_cases=2,
-        planned=2,
-        trials=[
+    card = tallied(
+        [
             TrialResult(case_id="old", trial=1, outcome="passed", notes=[NOTE]),
             TrialResult(case_id="new", trial=1, outcome="passed"),
         ],
+        host="agent-runtime",
+        started_at="2026-12-01T00:00:00+00:00",
     )
-    card.tally()
     assert (card.passed, card.noted) == (2, 1)  # a NOTE is counted, and changes no verdict
     saved = tmp_path / "card.json"
     saved.write_bytes(msgspec.json.encode(card))

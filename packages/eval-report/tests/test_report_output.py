@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,7 @@ from eval_core._util.provenance import is_clean, tree_commit
 from eval_report.html import write_report
 from report_fixtures import Matrix
 from tests.conftest import ROOT
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+from tests.scratch_git import git
 
 
 def _report(*args: str | Path) -> int:
@@ -49,16 +39,16 @@ def test_the_default_output_is_ignored_by_git_and_written_with_the_umask(
     checkout = tmp_path / "checkout"  # a clean checkout with the project's own .gitignore
     checkout.mkdir()
     shutil.copy(ROOT / ".gitignore", checkout / ".gitignore")
-    _git(checkout, "init", "-q")
-    _git(checkout, "add", ".gitignore")
-    _git(checkout, "commit", "-q", "-m", "start")
+    git(checkout, "init", "-q")
+    git(checkout, "add", ".gitignore")
+    git(checkout, "commit", "-q", "-m", "start")
     assert is_clean(tree_commit(checkout))
     monkeypatch.chdir(checkout)
     assert _report(*matrix.logs) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.startswith("wrote scorecards/report.html  (3 Cases, 6 Trials")
     page = checkout / "scorecards" / "report.html"
     assert stat.S_IMODE(page.stat().st_mode) == 0o640  # 0666 less the umask 027
-    assert _git(checkout, "status", "--porcelain") == ""
+    assert git(checkout, "status", "--porcelain") == ""
     assert is_clean(tree_commit(checkout))  # what the next Sweep records: no -dirty
     inner = checkout / "sub"  # from deeper in the checkout: under the project's root still
     inner.mkdir()
@@ -66,7 +56,7 @@ def test_the_default_output_is_ignored_by_git_and_written_with_the_umask(
     assert _report(matrix.cards[0]) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.startswith(f"wrote {page}  (3 Cases, 3 Trials")
     assert not (inner / "scorecards").exists()
-    assert _git(checkout, "status", "--porcelain") == ""
+    assert git(checkout, "status", "--porcelain") == ""
 
 
 def test_an_output_is_replaced_atomically_and_keeps_its_own_mode(

@@ -9,24 +9,14 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from card_fixtures import tallied
 from eval_core._recording.triallog import MOST_LINES, LogHeader
 from eval_core._util.limits import MAX_PLANNED_TRIALS
-from eval_core.records import Scorecard
 from eval_report.saved import Refused, gather, read_any
 
 
 def _card(model: str) -> bytes:
-    card = Scorecard(
-        corpus_hash="a" * 64,
-        suite="capability",
-        model_id=model,
-        binding="model",
-        host="h",
-        corpus_commit="c",
-        started_at="2026-12-01T00:00:00+00:00",
-        corpus_cases=0,
-        planned=0,
-    )
+    card = tallied(model_id=model, binding="model", started_at="2026-12-01T00:00:00+00:00")
     return msgspec.json.encode(card)
 
 
