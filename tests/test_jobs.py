@@ -217,3 +217,36 @@ def test_the_scripted_default_runs_trials_at_once_only_where_they_wait(corpus: C
     assert scripted_jobs(corpus, []) == SCRIPTED_JOBS  # the shipped Corpus has L3 Cases
     assert scripted_jobs(corpus, l2) == 1
     assert scripted_jobs(corpus, [*l2[:3], l3[0]]) == SCRIPTED_JOBS
+
+
+def test_an_interrupt_cuts_the_model_calls_in_flight_short(tmp_path: Path) -> None:
+    """Ctrl-C during two Trials at once, both waiting on a vendor that holds its replies for a
+    minute: the calls in flight are abandoned (their connections closed), the partial Scorecard
+    is written at once and neither Trial is recorded; never a wait for the vendor's answers."""
+    vendor = SlowVendor(delay=60)
+    try:
+        root = project(tmp_path, 2, vendor.url)
+        models = root / "models.toml"
+        models.write_text(models.read_text().replace("timeout_s = 10", "timeout_s = 120"))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--model", "slow", "--quiet",
+             "--format", "json", "--max-tokens", "10000000", "--jobs", "2"],
+            cwd=root, env={**os.environ, "EVAL_JOBS_KEY": KEY}, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while vendor.in_flight < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.01)
+        assert vendor.in_flight == 2, "both Trials were waiting on the vendor"
+        process.send_signal(signal.SIGINT)
+        try:  # a third of the vendor's hold: the calls were cut, not waited out
+            out, err = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise AssertionError("the interrupted Sweep waited for its model calls") from None
+    finally:
+        vendor.close()
+    card = json.loads(out)
+    assert card["abortedReason"] == "interrupted after 0 of 2 Trials", (card, err[-2000:])
+    assert card["trials"] == []

@@ -211,6 +211,8 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "concierge-a-skill-call-naming-no-skill-is-left-to-the-schema",
         "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
         "l3-routine-refuses-arguments-its-tool-contract-does-not-take",
+        "concierge-a-skill-call-with-a-blank-name-is-refused-by-the-schema",
+        "support-a-tool-whose-schema-leaves-a-type-blank-never-runs",
     }
 
 

@@ -477,3 +477,37 @@ def test_a_turn_nobody_listens_to_decides_what_a_heard_one_does(
     )
     assert quiet.messages == loud.messages and quiet.guard_decisions == loud.guard_decisions
     assert [c.call_id for c in quiet.tool_calls] == [c.call_id for c in loud.tool_calls]
+
+
+def test_a_turn_over_its_context_budget_sends_the_folded_history_and_says_so(
+    eval_soul: Soul,
+) -> None:
+    """Under a context budget the model is sent the older messages folded into one summary,
+    and the operator's ``context.compacted`` event says how many tokens became how many."""
+    from agent_runtime.turn.compaction import SUMMARY_HEADING, estimate
+
+    events: list[tuple[str, dict[str, Any]]] = []
+    conversation = [
+        {"role": "user", "content": "My order 5102 of tulips arrived. " + "Details. " * 60},
+        {"role": "assistant", "content": "Thanks for the details. " * 40},
+        {"role": "user", "content": "Did order 5102 ship with tracking?"},
+    ]
+    system = assemble_system_prompt(eval_soul, eval_soul.agent("support"), {}, [])
+    budget = estimate(system, conversation) - 100
+    model = ScriptedModel(say("Yes: order 5102 shipped with tracking.", 5))
+    result = turn(
+        eval_soul,
+        "support",
+        model,
+        messages=conversation,
+        context_budget=budget,
+        listener=lambda e, p: events.append((e, p)),
+    )
+
+    assert result.status == "completed"
+    [sent] = [r.messages for r in result.requests]
+    assert sent[0]["content"].startswith(SUMMARY_HEADING) and sent[1:] == conversation[2:]
+    [compacted] = [p for e, p in events if e == "context.compacted"]
+    assert compacted["budget"] == budget and compacted["folded"] == 2
+    assert compacted["tokensBefore"] == estimate(system, conversation)
+    assert compacted["tokensAfter"] == estimate(system, sent) <= budget

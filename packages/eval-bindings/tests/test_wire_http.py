@@ -378,3 +378,33 @@ print(started, text, "httpx" in {{m.split(".")[0] for m in sys.modules}})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[]", "ok", "True"]
     assert server.served == 1
+
+
+def test_closing_the_connections_ends_the_calls_in_flight_on_other_threads(origin: Any) -> None:
+    """An abandoned Sweep closes its binding while Trials wait on the vendor: each call in
+    flight ends at once with an error (its connection shut), not at its deadline, and the
+    server sees every connection go."""
+    server = origin(lambda handler, body: server.release.wait(60))  # answers nothing
+    client = Connections()
+    ended: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            post_json(client, server.url, {}, BODY, 60.0)
+        except BaseException as exc:
+            ended.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while server.served < 2 and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert server.served == 2, "both calls reached the server"
+    client.close()
+    for thread in threads:
+        thread.join(timeout=10)  # a sixth of the call's deadline: cut, never waited out
+    assert not any(t.is_alive() for t in threads), "a call in flight outlived the close"
+    assert len(ended) == 2 and all(isinstance(e, VendorError) for e in ended), ended
+    server.release.set()
+    server.wait_closed(2, within=5)

@@ -221,3 +221,35 @@ def test_agents_may_be_a_list_of_named_agents_or_one_agent() -> None:
 def test_without_an_app_the_host_says_where_to_name_one(tmp_path: Path) -> None:
     with pytest.raises(HostOptionError, match=r"give --host-option app=package.module:AGENTS"):
         PydanticAiHost(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("timeout", "soon", "timeout must be a number, not 'soon'"),
+        ("request_limit", "8 requests", "request_limit must be a number, not '8 requests'"),
+        ("tool_calls_limit", "-1", "tool_calls_limit must be positive, not '-1'"),
+    ],
+)
+def test_a_limit_that_is_no_positive_number_is_refused_in_one_line(
+    name: str, value: str, said: str
+) -> None:
+    """A limit or timeout from ``[tool.eval]`` or ``--host-option`` is the team's text: one that
+    is not a positive number is refused naming it, never a traceback."""
+    from eval_host_pydantic_ai.host import _number
+
+    with pytest.raises(HostOptionError) as refused:
+        _number(name, value, None)
+    assert str(refused.value) == said
+
+
+def test_an_app_naming_something_that_is_no_agent_is_refused_naming_it() -> None:
+    """An ``AGENTS`` mapping whose value is not a pydantic-ai Agent (a factory, a string) is
+    refused at load naming the entry and what it is."""
+    from pydantic_ai import Agent
+
+    from eval_host_pydantic_ai.app import _named
+
+    with pytest.raises(HostOptionError) as refused:
+        _named("desk:AGENTS", {"support": Agent(name="support"), "billing": "billing-agent"})
+    assert str(refused.value) == "app 'desk:AGENTS': 'billing' is a str, not a pydantic-ai Agent"

@@ -6,11 +6,16 @@ hold a Trial for ever. Here httpcore's own socket backend is wrapped so that eve
 write, connect and TLS handshake is given only what is left of the deadline the calling thread
 set (:func:`until`); none left is a timeout, raised as httpcore raises its own. httpx runs a
 synchronous request on the calling thread, so the deadline is the thread's.
+
+The backend also knows its open sockets, so that an abandoned Sweep (Ctrl-C with Trials in
+flight) cuts every call short at once (:meth:`Backend.abandon`): closing a socket from another
+thread never wakes a thread blocked reading it, shutting it down does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -52,8 +57,10 @@ def _left(timeout: float | None, error: type[Exception]) -> float | None:
 class _Stream(httpcore.NetworkStream):
     """One connection's socket, each wait cut to the deadline."""
 
-    def __init__(self, inner: httpcore.NetworkStream) -> None:
+    def __init__(self, inner: httpcore.NetworkStream, backend: Backend) -> None:
         self._inner = inner
+        self._backend = backend
+        backend.opened(self)
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
@@ -62,7 +69,15 @@ class _Stream(httpcore.NetworkStream):
         self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
+        self._backend.closed(self)
         self._inner.close()
+
+    def shut(self) -> None:
+        """End the connection now, waking a thread blocked on it (its read sees the end)."""
+        sock = self._inner.get_extra_info("socket")
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def start_tls(
         self,
@@ -71,17 +86,36 @@ class _Stream(httpcore.NetworkStream):
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
         wait = _left(timeout, httpcore.ConnectTimeout)
-        return _Stream(self._inner.start_tls(ssl_context, server_hostname, wait))
+        tls = self._inner.start_tls(ssl_context, server_hostname, wait)
+        self._backend.closed(self)  # the TLS stream is the connection's from now on
+        return _Stream(tls, self._backend)
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
 
 
-class _Backend(httpcore.NetworkBackend):
+class Backend(httpcore.NetworkBackend):
     """httpcore's synchronous socket backend, its streams bounded by the deadline."""
 
     def __init__(self) -> None:
         self._inner = httpcore.SyncBackend()
+        self._lock = threading.Lock()
+        self._open: set[_Stream] = set()
+
+    def opened(self, stream: _Stream) -> None:
+        with self._lock:
+            self._open.add(stream)
+
+    def closed(self, stream: _Stream) -> None:
+        with self._lock:
+            self._open.discard(stream)
+
+    def abandon(self) -> None:
+        """Shut every open connection: each call in flight ends now with a dropped connection."""
+        with self._lock:
+            streams = list(self._open)
+        for stream in streams:
+            stream.shut()
 
     def connect_tcp(
         self,
@@ -92,7 +126,8 @@ class _Backend(httpcore.NetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
         wait = _left(timeout, httpcore.ConnectTimeout)
-        return _Stream(self._inner.connect_tcp(host, port, wait, local_address, socket_options))
+        inner = self._inner.connect_tcp(host, port, wait, local_address, socket_options)
+        return _Stream(inner, self)
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
@@ -103,9 +138,11 @@ class _Backend(httpcore.NetworkBackend):
         time.sleep(seconds)
 
 
-def transport(tls: ssl.SSLContext, connections: int) -> httpx.HTTPTransport:
-    """httpx's HTTP/1.1 transport (no proxy, no retry) on the bounded backend: its pool is
-    rebuilt with the same settings and :class:`_Backend` (httpx takes no backend argument)."""
+def transport(tls: ssl.SSLContext, connections: int) -> tuple[httpx.HTTPTransport, Backend]:
+    """httpx's HTTP/1.1 transport (no proxy, no retry) on the bounded backend, and that backend:
+    its pool is rebuilt with the same settings and :class:`Backend` (httpx takes no backend
+    argument)."""
+    backend = Backend()
     made = httpx.HTTPTransport(verify=tls, trust_env=False, retries=0)
     made._pool = httpcore.ConnectionPool(
         ssl_context=tls,
@@ -115,6 +152,6 @@ def transport(tls: ssl.SSLContext, connections: int) -> httpx.HTTPTransport:
         http1=True,
         http2=False,
         retries=0,
-        network_backend=_Backend(),
+        network_backend=backend,
     )
-    return made
+    return made, backend

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # httpx (and ssl with it) loads with the first call, not the 
 
     import httpx
 
+    from eval_bindings.wire.deadline import Backend
+
 TRANSIENT = frozenset(
     {"model_rate_limited", "model_provider_unavailable", "model_timeout", "model_unreachable"}
 )
@@ -78,13 +80,15 @@ class Connections:
     """The httpx client of the threads sharing one binding, made with the first call.
 
     httpx's pool is thread-safe: each call takes an idle kept connection to its origin or
-    opens one, and gives it back once the reply is read whole. :meth:`close` closes them all
-    (a later call makes a new client).
+    opens one, and gives it back once the reply is read whole. :meth:`close` shuts them all,
+    the calls in flight on other threads included (an abandoned Sweep: they end at once, never
+    at their deadline), and closes the client (a later call makes a new one).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._client: httpx.Client | None = None
+        self._backend: Backend | None = None
 
     def client(self) -> httpx.Client:
         with self._lock:
@@ -93,8 +97,9 @@ class Connections:
 
                 from eval_bindings.wire.deadline import transport
 
+                made, self._backend = transport(_tls(), MAX_CONNECTIONS)
                 self._client = httpx.Client(
-                    transport=transport(_tls(), MAX_CONNECTIONS),
+                    transport=made,
                     trust_env=False,
                     follow_redirects=False,
                     headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPTED},
@@ -104,6 +109,9 @@ class Connections:
     def close(self) -> None:
         with self._lock:
             client, self._client = self._client, None
+            backend, self._backend = self._backend, None
+        if backend is not None:
+            backend.abandon()
         if client is not None:
             client.close()
 
