@@ -108,6 +108,15 @@ def test_format_fixture_rules(loader: Loader, corpus_dir: Path, write_case: Writ
     }
     write_case(file_case(attachments=[docx]))
     assert any("defective archive: no content" in p for p in problems(loader, corpus_dir))
+    months = {
+        "fileId": "memo",
+        "mediaType": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "name": "stock.xlsx",
+        "content": "x",
+        "xlsx": {"precedingRows": 0, "followingSheets": 101},
+    }
+    write_case(file_case(attachments=[months]))
+    assert any("xlsx.followingSheets: must be 0..100" in p for p in problems(loader, corpus_dir))
 
 
 def test_scripted_file_tool_results_are_refused(

@@ -6,7 +6,14 @@ import json
 from pathlib import Path
 
 from agent_runtime.model import ToolCallRequest
-from agent_runtime.soul.doctor import Finding, Publishing, Repair, recorded, run_doctor
+from agent_runtime.soul.doctor import (
+    Finding,
+    Publishing,
+    Repair,
+    examine,
+    recorded,
+    run_doctor,
+)
 from agent_runtime.soul.repo import SoulRepo
 from agent_runtime.store.storage import Template
 from agent_runtime.tools import ToolExecutor, ToolOutcome
@@ -92,3 +99,14 @@ def test_the_repair_is_a_soul_write_recorded_in_the_run(tmp_path: Path, soul_cop
     result = json.loads(rows[1][2])
     assert result["errorCode"] == "denied" and result["summary"].startswith("CONFLICT")
     template.close()
+
+
+def test_a_note_beside_the_routine_folders_is_no_finding(tmp_path: Path, soul_copy: Path) -> None:
+    """A note kept beside the Routine folders is no Routine (the loader reads folders only):
+    the doctor finds the broken Routine, never an unreadable one made up of the note."""
+    routines = soul_copy / "routines"
+    routines.mkdir(exist_ok=True)
+    (routines / "README.md").write_text("Routines the team keeps.\n")
+    repo = SoulRepo(soul_copy, tmp_path / "work")
+    repo.write("Routine", "ticket-digest", BROKEN)
+    assert [f.subject for f in examine(repo)] == ["Routine:ticket-digest"]

@@ -376,6 +376,11 @@ class Loopback(ThreadingHTTPServer):
         self.behaviour = behaviour
         self.initialize: Callable[[Handler, dict[str, Any]], None] = initialized
         self.seen: list[tuple[str, str | None, dict[str, str]]] = []
+        self.connections: list[tuple[str, int]] = []  # each TCP connection accepted
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.connections.append(client_address)
+        return True
 
     def handle_error(self, *_args: Any) -> None:
         pass  # a client that hung up on purpose
@@ -441,6 +446,33 @@ def test_an_event_stream_with_notifications_finds_its_answer(
         assert headers["mcp-session-id"] == "loop-session-1"
         assert headers["mcp-protocol-version"] == PROTOCOL_VERSION
         assert headers["authorization"] == "Bearer k"
+
+
+def test_each_answer_gives_its_connection_back_to_the_pool(
+    loopback: Callable[[Behaviour], Loopback],
+) -> None:
+    """A session's calls share the pooled keep-alive connection: each answer read is closed, so
+    its connection goes back to the pool rather than being held while the next request opens
+    another (a client that held them would run out of connections mid-Sweep)."""
+
+    def answer(handler: Handler, message: dict[str, Any]) -> None:
+        body = result(message)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    server = loopback(answer)
+    clients = McpClients()
+    try:
+        for _ in range(6):
+            assert clients.call_tool(server.url, "k", "t", {}) == (False, {"n": 1}, "ok")
+    finally:
+        clients.close()
+    requests = len(server.seen)
+    assert requests == 9  # initialize, initialized, six calls, the closing DELETE
+    assert len(server.connections) <= 2, f"{len(server.connections)} connections for {requests}"
 
 
 def test_a_json_rpc_error_is_unavailable_and_keeps_the_session(

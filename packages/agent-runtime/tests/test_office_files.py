@@ -148,3 +148,35 @@ def test_a_workbook_over_the_cell_limit_is_cut_and_says_so(monkeypatch: pytest.M
         "[cut: the rest not read (the limit is 1,000 cells a workbook)]"
     )
     assert "audit 200" not in text
+
+
+def _one_sheet_of(rows: int, columns: int) -> bytes:
+    """A real workbook (openpyxl) whose one sheet's XML is then replaced by ``rows`` rows of
+    ``columns`` numeric cells, cell ``n`` holding ``n`` (openpyxl would take seconds to write
+    a hundred thousand cells)."""
+    made = io.BytesIO(_listing_one_sheet(1, rows=1))
+    cells = (
+        "<row>" + "".join(f"<c><v>{r * columns + c}</v></c>" for c in range(columns)) + "</row>"
+        for r in range(rows)
+    )
+    edited = io.BytesIO()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                text = data.decode()
+                start = text.index("<sheetData>") + len("<sheetData>")
+                end = text.index("</sheetData>")
+                data = (text[:start] + "".join(cells) + text[end:]).encode()
+            out.writestr(info, data)
+    return edited.getvalue()
+
+
+def test_a_workbook_is_read_up_to_its_100000th_cell() -> None:
+    """The limit the docs give (docs/libraries.md: at most 100,000 cells), at its edge: a sheet
+    of 100,100 cells is read to cell 99,999 (the 100,000th), and the text says the rest was cut."""
+    text = extract(documents.XLSX, _one_sheet_of(1001, 100)).text
+    *rows, cut = text.split("\n")[1:]
+    assert cut == "[cut: the rest not read (the limit is 100,000 cells a workbook)]"
+    values = [value for row in rows for value in row.split("\t")]
+    assert values == [str(n) for n in range(100_000)]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.guards.guardrails import GuardrailConfig
-from agent_runtime.soul.loader import Soul, SoulError, load_soul
+from agent_runtime.soul.loader import Business, Soul, SoulError, load_soul
 
 
 def test_eval_soul_loads_every_agent_and_skill(eval_soul: Soul) -> None:
@@ -144,3 +144,17 @@ def test_malformed_skill_is_refused(soul_copy: Path) -> None:
     file.write_text("---\nname: Refund policy\n---\nbody\n")
     with pytest.raises(SoulError, match="description: must be"):
         load_soul(soul_copy)
+
+
+@pytest.mark.parametrize("text", [None, "", "# The business is not described yet.\n", "---\n"])
+def test_a_business_file_without_a_document_is_an_empty_business(
+    soul_copy: Path, text: str | None
+) -> None:
+    """``soul.yaml`` with every field optional: no file, an empty one, or one of comments only
+    says nothing of the business, never "expected a mapping" or "unreadable"."""
+    business = soul_copy / "soul.yaml"
+    if text is None:
+        business.unlink()
+    else:
+        business.write_text(text)
+    assert load_soul(soul_copy).business == Business()

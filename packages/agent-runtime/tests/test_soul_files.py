@@ -111,3 +111,18 @@ def test_the_routine_lint_refuses_an_alias_chain_instead_of_walking_its_expansio
 def test_an_agent_folder_whose_name_ends_in_a_newline_is_not_a_slug(soul_copy: Path) -> None:
     (soul_copy / "agents" / "finance").rename(soul_copy / "agents" / "finance\n")
     assert "is not a lowercase-hyphenated slug" in str(refused(soul_copy))
+
+
+def test_a_tree_of_more_entries_than_a_soul_holds_is_refused(
+    soul_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory of more entries than :data:`MAX_ENTRIES` is not a Soul (a home directory
+    given by mistake): refused while walking it, before any file is read. The limit is lowered
+    for the test; the walk that counts is the real one."""
+    entries = sum(1 for _ in soul_copy.rglob("*"))
+    monkeypatch.setattr(soul_files, "MAX_ENTRIES", entries)
+    load_soul(soul_copy)  # exactly at the limit: a Soul
+    (soul_copy / "notes.md").write_text("one entry more\n")
+    error = refused(soul_copy)
+    assert error.path == soul_copy
+    assert f"more than {entries} entries: not a Soul" in str(error)

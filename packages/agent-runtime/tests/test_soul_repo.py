@@ -144,3 +144,29 @@ def test_a_write_git_refused_leaves_nothing_after_the_reset(
         check=True,
     )
     assert status.stdout == "" and repo.head() == repo.base
+
+
+def test_a_copy_keeps_its_bundles_beside_its_working_copy(tmp_path: Path, soul_copy: Path) -> None:
+    """A lent copy is what a Trial's ``soul_write`` writes to: its published bundles live beside
+    its working copy, never in it, so the copy's git status stays clean and a reset after a
+    write git refused (``clean -fdx``) keeps the bundles it serves."""
+    import subprocess
+
+    (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
+    copy = SoulRepo(soul_copy, tmp_path / "work").copy(tmp_path / "writer-1")
+    log: list[tuple[str, bool]] = []
+    writer(copy, log).execute(call("Skill", "bulb-storage", SKILL))
+    assert log == [("skills/bulb-storage/SKILL.md", True)]
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored"],
+        cwd=copy.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == ""
+    with pytest.raises(RuntimeError, match="git add"):
+        copy.write("Skill", "ignored-notes", SKILL)
+    copy.reset()
+    assert copy.head() == copy.base and copy.bundles.is_dir()
+    assert load_soul(copy.bundle(copy.base)).skills.keys() == load_soul(soul_copy).skills.keys()

@@ -30,6 +30,7 @@ from eval_expectations_durable.run_events import (
     PersistedMessageMetadataEquals,
     RunEventEmitted,
     RunEventFieldEquals,
+    RunEventNotEmitted,
     RunEventTextOmits,
     RunRecord,
     RunStatus,
@@ -108,6 +109,22 @@ def test_event_counts_are_exact_and_positive() -> None:
     assert not score(RunEventEmitted(event_type="approval.granted", count=1), ev).passed
     assert score(RunEventEmitted(event_type="approval.granted"), ev).passed
     assert not score(RunEventEmitted(event_type="text.delta"), ev).passed
+
+
+def test_an_event_not_emitted_is_read_from_a_record_and_names_the_turns_that_had_one() -> None:
+    events = [
+        RunEvent(turn_index=2, seq=1, type="approval.granted", participant="operator"),
+        RunEvent(turn_index=2, seq=2, type="tool.call", participant="participant"),
+    ]
+    ev = with_record(RunRecord(events=events))
+    assert score(RunEventNotEmitted(event_type="approval.requested"), ev).passed
+    granted = score(RunEventNotEmitted(event_type="approval.granted"), ev)
+    assert not granted.passed
+    assert granted.detail.startswith('1 durable "approval.granted" event(s) (Turn 2)')
+    assert score(RunEventNotEmitted(event_type="tool.call", audience="operator"), ev).passed
+    assert not score(RunEventNotEmitted(event_type="tool.call", audience="participant"), ev).passed
+    unread = score(RunEventNotEmitted(event_type="approval.granted"), Evidence(tier="l3"))
+    assert not unread.passed  # no record read: nothing observed, never an absence
 
 
 def test_an_audience_counts_only_the_events_filed_for_it_and_names_who_got_them() -> None:
@@ -341,8 +358,8 @@ def test_the_witness_check_names_a_receipt_naming_a_model_other_than_the_binding
 
 
 def test_status_kinds_are_seam_independent() -> None:
-    for struct in (RunStatus, TurnStatus, StateStatus, RunEventEmitted, RunEventTextOmits,
-                   PersistedMessageMetadataEquals):  # fmt: skip
+    for struct in (RunStatus, TurnStatus, StateStatus, RunEventEmitted, RunEventNotEmitted,
+                   RunEventTextOmits, PersistedMessageMetadataEquals):  # fmt: skip
         assert SPECS[struct].seam_independent
         assert SPECS[struct].tiers == frozenset({"l3"})
 

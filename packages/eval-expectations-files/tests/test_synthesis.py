@@ -18,12 +18,14 @@ MAKERS = {
     "pdf-encrypted": lambda: synthesis.pdf_bytes("encrypted", None),
     "pdf-malformed": lambda: synthesis.pdf_bytes("malformed", None),
     "pdf-layout": lambda: synthesis.pdf_bytes("layout", "left words and right words"),
+    "pdf-page-limit": lambda: synthesis.pdf_bytes("page-limit", "Chapter one."),
     "docx-text": lambda: synthesis.docx_bytes("Final clause.", 5),
     "docx-empty": lambda: synthesis.docx_bytes(None, variant="empty"),
     "docx-malformed": lambda: synthesis.docx_bytes(None, variant="malformed"),
     "docx-entry-limit": lambda: synthesis.docx_bytes(None, variant="entry-limit"),
     "xlsx": lambda: synthesis.xlsx_bytes("Total 5", 3),
     "xlsx-shared": lambda: synthesis.xlsx_bytes("Total 5", 3, "shared"),
+    "xlsx-months": lambda: synthesis.xlsx_bytes("Total 5", 0, "inline", 3),
     "pptx": lambda: synthesis.pptx_bytes("Only in the notes."),
 }
 
@@ -41,6 +43,9 @@ def test_pdf_variants_are_what_they_claim() -> None:
     assert PdfReader(io.BytesIO(MAKERS["pdf-encrypted"]())).is_encrypted
     layout = PdfReader(io.BytesIO(MAKERS["pdf-layout"]()))
     assert [(p.mediabox.width, p.mediabox.height) for p in layout.pages] == [(612, 792)]
+    long = PdfReader(io.BytesIO(MAKERS["pdf-page-limit"]()))
+    assert len(long.pages) == synthesis.PAGE_LIMIT_PAGES == 201
+    assert "Chapter one." in (long.pages[0].extract_text() or "")
 
 
 def test_defective_docx_archives_are_really_defective() -> None:
@@ -79,3 +84,14 @@ def test_replacement_bytes_follow_replace_after_read() -> None:
     assert replacement is not None
     assert PdfReader(io.BytesIO(replacement)).is_encrypted
     assert replacement != file.fixture_bytes()
+
+
+def test_following_sheets_are_visible_months_after_the_summary() -> None:
+    from openpyxl import load_workbook
+
+    workbook = load_workbook(io.BytesIO(MAKERS["xlsx-months"]()))
+    assert workbook.sheetnames == [
+        "Visible inventory", "Private budget", "Visible summary", "Month 1", "Month 2", "Month 3"
+    ]  # fmt: skip
+    assert workbook["Month 3"]["A1"].value == "Month 3 stock"
+    assert workbook["Month 3"].sheet_state == "visible"

@@ -218,6 +218,11 @@ class RunEventEmitted(Expectation, tag="run_event_emitted", frozen=True):
     audience: Audience | None = None
 
 
+class RunEventNotEmitted(Expectation, tag="run_event_not_emitted", frozen=True):
+    event_type: str
+    audience: Audience | None = None
+
+
 class RunEventTextOmits(Expectation, tag="run_event_text_omits", frozen=True):
     text: str
     ungrounded: str | None = None
@@ -260,6 +265,26 @@ def _score_event_emitted(e: RunEventEmitted, ev: Evidence) -> Verdict:
         return failed(f"no durable {name} event{filed_for}; {seen}")
     detail = f"{found} durable {name} event(s){filed_for}, expected exactly {e.count}; {seen}"
     return Verdict(found == e.count, detail)
+
+
+@scorer
+def _score_event_not_emitted(e: RunEventNotEmitted, ev: Evidence) -> Verdict:
+    """None of that type in a record that was read (no record: nothing observed, a failure)."""
+    record = _record(ev, f"cannot tell whether a {quoted(e.event_type)} event was recorded")
+    found = [
+        event
+        for event in record.events
+        if event.type == e.event_type and e.audience in (None, event.participant)
+    ]
+    filed_for = "" if e.audience is None else f" for the {e.audience}"
+    seen = f"events: {_event_types(record.events)}"
+    if found:
+        turns = ", ".join(sorted({str(event.turn_index) for event in found}))
+        return failed(
+            f"{len(found)} durable {quoted(e.event_type)} event(s){filed_for} (Turn {turns}); "
+            f"{seen}"
+        )
+    return passed(f"no durable {quoted(e.event_type)} event{filed_for}; {seen}")
 
 
 @scorer
@@ -802,6 +827,17 @@ def eval_kinds() -> list[KindSpec]:
                     "audience": "participant",
                 },
             ],
+        ),
+        recorded(
+            struct=RunEventNotEmitted,
+            witness="events",
+            scorer=_score_event_not_emitted,
+            **rules(event_type=TEXT),
+            description=(
+                "No durable run event of that type (with audience, none filed for it) in the "
+                "Run's record: such as no approval asked for a Tool reviewed as needing none."
+            ),
+            examples=[{"kind": "run_event_not_emitted", "eventType": "approval.granted"}],
         ),
         recorded(
             struct=RunEventFieldEquals,

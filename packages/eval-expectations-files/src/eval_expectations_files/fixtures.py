@@ -38,7 +38,7 @@ Case's ``content``: the first slide's title, body, bullet and 2x2 table (row by 
 second slide's title. A reader is given it, so an Expectation may be grounded in it."""
 
 
-PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout"]
+PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout", "page-limit"]
 
 
 class PdfFixture(msgspec.Struct, **BLOCK):
@@ -56,6 +56,9 @@ class XlsxFixture(msgspec.Struct, **BLOCK):
     strings: Literal["inline", "shared"] = "inline"
     """Where the text cells hold their text: in the cell (openpyxl's way) or in the
     workbook's shared-string table (Excel's way, so every workbook a user saves in Excel)."""
+    following_sheets: int = 0
+    """Visible sheets after "Visible summary": "Month 1" to "Month N", each one row
+    ``Month N stock`` (a workbook of a sheet a month, past the sheets a reader keeps to)."""
 
 
 class PptxFixture(msgspec.Struct, **BLOCK):
@@ -133,7 +136,9 @@ def _make(file: CaseFile) -> bytes:
     elif file.docx is not None:
         made = synthesis.docx_bytes(content, file.docx.preceding_paragraphs or 0, file.docx.variant)
     elif file.xlsx is not None:
-        made = synthesis.xlsx_bytes(content or "", file.xlsx.preceding_rows, file.xlsx.strings)
+        made = synthesis.xlsx_bytes(
+            content or "", file.xlsx.preceding_rows, file.xlsx.strings, file.xlsx.following_sheets
+        )
     elif file.pptx is not None:
         made = synthesis.pptx_bytes(content or "")
     else:

@@ -30,7 +30,8 @@ from eval_expectations_files.kinds import (
 Problems = list[tuple[str, str]]
 FILE_TOOLS = ("file_read", "file_create")
 MAX_PRECEDING = 1000
-_TEXT_PDF = ("text", "mixed", "layout")
+MAX_FOLLOWING_SHEETS = 100
+_TEXT_PDF = ("text", "mixed", "layout", "page-limit")
 
 
 def _files(case: CaseBase) -> Iterator[tuple[str, int, CaseFile]]:
@@ -214,6 +215,8 @@ def _check_file(
             problems.append((f"{path}.content", f"an {label} fixture needs content"))
     if file.xlsx is not None and not 0 <= file.xlsx.preceding_rows <= MAX_PRECEDING:
         problems.append((f"{path}.xlsx.precedingRows", "must be 0..1000"))
+    if file.xlsx is not None and not 0 <= file.xlsx.following_sheets <= MAX_FOLLOWING_SHEETS:
+        problems.append((f"{path}.xlsx.followingSheets", f"must be 0..{MAX_FOLLOWING_SHEETS}"))
     if file.pptx is not None and file.pptx.speaker_notes is not True:
         problems.append((f"{path}.pptx.speakerNotes", "must be true"))
     return problems

@@ -37,6 +37,9 @@ USER_PASSWORD = "fixture-reader"
 MALFORMED_PDF = b"%PDF-1.4\nnot a document\n%%EOF"
 DEFAULT_PDF_CONTENT = "The warranty lasts 47 days."
 _FILE_ID = "<0123456789ABCDEF0123456789ABCDEF><0123456789ABCDEF0123456789ABCDEF>"
+PAGE_LIMIT_PAGES = 201
+"""The ``page-limit`` variant's pages: one over the 200 a provider reads of one PDF (the
+original's limit), so a reader that keeps to it refuses the File whole."""
 
 
 def _pdf() -> FPDF:
@@ -87,7 +90,8 @@ def _ascii(content: str) -> str:
 
 
 def pdf_bytes(variant: str, content: str | None) -> bytes:
-    """One PDF variant: text, scan, mixed, encrypted, malformed or layout (US Letter pages)."""
+    """One PDF variant: text, scan, mixed, encrypted, malformed, layout or page-limit (its text
+    on the first of :data:`PAGE_LIMIT_PAGES` pages, the rest blank), on US Letter pages."""
     if variant == "malformed":
         return MALFORMED_PDF
     text = _ascii(content if content is not None else DEFAULT_PDF_CONTENT)
@@ -99,6 +103,10 @@ def pdf_bytes(variant: str, content: str | None) -> bytes:
     elif variant == "mixed":
         _text_page(pdf, text)
         _image_page(pdf, HALF_PAGE)
+    elif variant == "page-limit":
+        _text_page(pdf, text)
+        for _ in range(PAGE_LIMIT_PAGES - 1):
+            pdf.add_page(format=LETTER)
     elif variant == "layout":
         pdf.add_page(format=LETTER)
         _line(pdf, 72, 720, "Approval handbook", style="B", size=24)
@@ -226,10 +234,13 @@ def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = No
     return _stored_zip(_docx_parts([*paragraphs, content or ""]))
 
 
-def xlsx_bytes(content: str, preceding_rows: int = 0, strings: str = "inline") -> bytes:
+def xlsx_bytes(
+    content: str, preceding_rows: int = 0, strings: str = "inline", following_sheets: int = 0
+) -> bytes:
     """A three-sheet workbook: "Visible inventory" (a header, typed rows, ``preceding_rows``
     rows ``Inventory item N``, then ``content``), a hidden "Private budget" and a
-    "Visible summary". Its text cells are inline strings (as openpyxl writes them) or, with
+    "Visible summary", then ``following_sheets`` sheets "Month N" of one row ``Month N
+    stock``. Its text cells are inline strings (as openpyxl writes them) or, with
     ``strings="shared"``, indexes into one shared-string table (as Excel saves every
     workbook)."""
     workbook = Workbook()
@@ -258,6 +269,8 @@ def xlsx_bytes(content: str, preceding_rows: int = 0, strings: str = "inline") -
     budget.append(["Salaries", 125000])
     summary = workbook.create_sheet("Visible summary")
     summary.append(["Summary", "See the inventory sheet."])
+    for month in range(1, following_sheets + 1):
+        workbook.create_sheet(f"Month {month}").append([f"Month {month} stock"])
     saved = _saved(workbook)
     return _with_shared_strings(saved) if strings == "shared" else saved
 
