@@ -305,3 +305,15 @@ def test_a_vendor_failure_errors_the_trial_and_is_never_a_verdict(
         "model_rate_limited",
         1,
     )
+
+
+def test_a_pyproject_that_cannot_be_read_is_refused_in_one_line(tmp_path: Path) -> None:
+    """The Host reads ``[tool.eval]`` itself when built outside ``eval`` (the Python API, the
+    conformance kit): a file that is not TOML is refused as ``eval`` refuses it, naming the
+    file, never a traceback."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.eval]\napp = "probe_agents:AGENTS\n')  # the quote never closes
+    with pytest.raises(HostOptionError) as refused:
+        LangGraphHost(tmp_path)
+    said = str(refused.value)
+    assert said.startswith(f"{pyproject}: ") and "\n" not in said

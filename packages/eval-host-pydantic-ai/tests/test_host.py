@@ -253,3 +253,12 @@ def test_an_app_naming_something_that_is_no_agent_is_refused_naming_it() -> None
     with pytest.raises(HostOptionError) as refused:
         _named("desk:AGENTS", {"support": Agent(name="support"), "billing": "billing-agent"})
     assert str(refused.value) == "app 'desk:AGENTS': 'billing' is a str, not a pydantic-ai Agent"
+
+
+def test_the_limits_in_the_projects_settings_reach_pydantic_ai(example_host: Host) -> None:
+    """Built outside ``eval`` (the Python API, the conformance kit), the Host reads its limits
+    from ``[tool.eval]`` itself: the example's ``request_limit = 6`` and ``tool_calls_limit =
+    10`` become pydantic-ai's ``UsageLimits`` (``eval`` hands them over as Host options)."""
+    assert isinstance(example_host, PydanticAiHost)
+    limits = example_host.limits
+    assert (limits.request_limit, limits.tool_calls_limit) == (6, 10)
