@@ -600,6 +600,27 @@ def test_a_bad_answer_is_unavailable_in_one_line(
     ]  # a broken session is dropped
 
 
+def test_an_answer_of_exactly_the_limit_is_read(loopback: Callable[[Behaviour], Loopback]) -> None:
+    """The limit is the largest answer read whole (one byte more is refused, above)."""
+
+    def at_the_limit(handler: Handler, message: dict[str, Any]) -> None:
+        result = {"content": [{"type": "text", "text": "12 boxes"}], "structuredContent": {"n": 12}}
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+        body += b" " * (MAX_ANSWER - len(body))  # JSON's own whitespace: the same answer
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    server = loopback(at_the_limit)
+    clients = McpClients()
+    try:
+        assert clients.call_tool(server.url, "k", "t", {}) == (False, {"n": 12}, "12 boxes")
+    finally:
+        clients.close()
+
+
 def test_a_server_that_accepts_and_never_answers_is_unavailable_within_the_timeout() -> None:
     with socket.socket() as listener:  # the kernel completes the handshake; nobody reads
         listener.bind(("127.0.0.1", 0))
@@ -613,6 +634,28 @@ def test_a_server_that_accepts_and_never_answers_is_unavailable_within_the_timeo
         clients.close()
     assert 0.5 <= waited < 0.5 + SLACK
     assert single_line(caught.value, url) == f"the MCP server {url} did not answer within 0.5s"
+
+
+def test_a_session_given_up_on_lets_go_of_its_connection() -> None:
+    """A server that never answers is dropped at the timeout: the request it holds is
+    abandoned then, its connection closed, not kept open for as long as the client lives."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        clients = McpClients(timeout=0.3)
+        try:
+            with pytest.raises(ProviderUnavailable):
+                clients.call_tool(url, "k", "t", {})
+            accepted, _ = listener.accept()
+            with accepted:
+                accepted.settimeout(5.0)  # a bound on a hang, not a measure
+                received = b""
+                while chunk := accepted.recv(65536):  # b"": the client closed it
+                    received += chunk
+        finally:
+            clients.close()
+    assert b'"method":"initialize"' in received.replace(b" ", b"")
 
 
 def test_a_stream_that_trickles_forever_is_cut_at_the_timeout(

@@ -52,3 +52,12 @@ def test_a_provider_reply_is_classified_by_its_status() -> None:
     assert classify(503, None, b'{"error": {"retryAfterMs": 250}}').retry_after_ms == 250
     assert classify(400, None, b'{"error": {"code": "bad_amount"}}').code == "bad_amount"
     assert classify(200, None, b"{half").code == "malformed_reply (HTTP 200)"
+
+
+def test_only_a_2xx_reply_is_an_effect() -> None:
+    """A redirect (a provider that moved) is not an answer: http.client follows none, so the
+    State fails naming the status rather than keeping an empty output as the effect."""
+    assert classify(299, None, b'{"r": 1}').status == "success"
+    for status in (300, 301, 307):
+        reply = classify(status, None, b"")
+        assert (reply.status, reply.code) == ("failure", f"http_{status}")

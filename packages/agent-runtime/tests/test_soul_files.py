@@ -48,6 +48,15 @@ def test_any_file_of_the_tree_linked_outside_is_refused_even_one_never_read(
     assert error.path == soul_copy / "NOTES.md" and "links outside the Soul" in str(error)
 
 
+def test_a_link_to_a_file_since_removed_is_refused_naming_the_link(soul_copy: Path) -> None:
+    (soul_copy / "shared-notes.md").write_text("kept beside the Soul's files\n")
+    (soul_copy / "NOTES.md").symlink_to("shared-notes.md")
+    (soul_copy / "shared-notes.md").unlink()  # the link is left dangling
+    error = refused(soul_copy)
+    assert error.path == soul_copy / "NOTES.md", error.path
+    assert "unreadable" in str(error)
+
+
 def test_an_agent_folder_linked_outside_is_refused(soul_copy: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "agent"
     (soul_copy / "agents" / "finance").rename(elsewhere)

@@ -3,6 +3,7 @@ the generation fence, and crash safety of a pass that dies mid-Turn."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -18,7 +19,14 @@ from agent_runtime.durable.runs import (
 )
 from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.soul.loader import Soul
-from agent_runtime.store.storage import MIGRATIONS, StoreTemplate, connect, migrate, shown
+from agent_runtime.store.storage import (
+    MIGRATIONS,
+    StoreTemplate,
+    Template,
+    connect,
+    migrate,
+    shown,
+)
 from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, platform, turn_request
 
 
@@ -53,6 +61,30 @@ def test_migrations_apply_once_and_are_recorded() -> None:
     assert migrate(conn) == []
     names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY version")]
     assert names == [m[1] for m in MIGRATIONS]
+
+
+def test_migration_numbers_run_from_one_without_a_gap() -> None:
+    """A database already migrated is compared by these numbers: the first release's database
+    records 1, so a migration keeps its number for ever and a new one takes the next."""
+    assert [m[0] for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+
+
+def test_a_sqlite_template_is_copied_for_trials_on_other_threads() -> None:
+    """``eval sweep --jobs N`` runs Trials on worker threads: the template, migrated on the
+    thread that loaded the Host, is copied on each of them."""
+    template = Template()
+
+    def trial(_: int) -> int:
+        store = RunStore(template.fresh())
+        minted(store)
+        return store.run_count()
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            counts = list(pool.map(trial, range(4)))
+    finally:
+        template.close()
+    assert counts == [1, 1, 1, 1]
 
 
 def test_each_fresh_copy_shares_nothing(template: StoreTemplate) -> None:
