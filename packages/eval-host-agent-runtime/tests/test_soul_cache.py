@@ -84,6 +84,24 @@ def test_one_changed_byte_is_a_miss_and_its_new_content_loads(cache: Path, tmp_p
         cached_soul(soul, _code)
 
 
+def test_a_pipe_added_to_a_kept_soul_is_refused_as_the_loader_refuses_it(
+    cache: Path, tmp_path: Path
+) -> None:
+    """A named pipe is no Soul file: the loader refuses the tree, so the cache must not answer
+    for it with the Soul kept before the pipe appeared."""
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    cached_soul(soul, _code)
+    assert len(_entries(cache)) == 1
+    os.mkfifo(soul / "agents" / "support" / "notes.md")
+    with pytest.raises(SoulError) as fresh:
+        load_soul(soul)
+    with pytest.raises(SoulError) as refused:
+        cached_soul(soul, _code)
+    assert str(refused.value) == str(fresh.value)
+    assert "not a regular file" in str(refused.value)
+
+
 def test_a_changed_runtime_code_is_a_miss(cache: Path, tmp_path: Path) -> None:
     """The same Soul bytes under another runtime's code are another entry: a Soul the new code
     would load differently is never decoded from what the old code kept."""
