@@ -53,6 +53,17 @@ def test_a_pdf_is_one_text_line_per_content_line_on_letter_pages() -> None:
     assert (reader.pages[1].extract_text() or "").split("\n")[0] == "Line 48"
 
 
+@pytest.mark.parametrize("fmt", ["docx", "xlsx", "pptx"])
+def test_an_office_drafts_parts_are_plain_readable_files(fmt: str) -> None:
+    """A draft is downloaded and may be unpacked by anyone: each part is an ordinary file its
+    owner may write and everyone may read (0644), dated alike, whoever's machine wrote it."""
+    with zipfile.ZipFile(io.BytesIO(render(fmt, CONTENT, "T"))) as archive:
+        infos = archive.infolist()
+    assert infos and {(i.external_attr >> 16, i.date_time) for i in infos} == {
+        (0o644, (1980, 1, 1, 0, 0, 0))
+    }
+
+
 @pytest.mark.parametrize("fmt", ["pdf", "docx", "xlsx", "pptx"])
 def test_the_same_content_makes_the_same_bytes(fmt: str) -> None:
     assert render(fmt, CONTENT + " é ☃ \x01", "T") == render(fmt, CONTENT + " é ☃ \x01", "T")

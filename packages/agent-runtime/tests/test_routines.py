@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.routines.definitions import RoutineError, lint, parse, resolve
-from agent_runtime.routines.tool_providers import classify
+from agent_runtime.routines.tool_providers import MAX_REPLY_BYTES, classify
 
 PUSH = {"key": "push", "type": "tool", "tool": "invoice_push",
         "arguments": {"id": {"$from": "inputs.invoiceId"}}}  # fmt: skip
@@ -52,6 +52,16 @@ def test_a_provider_reply_is_classified_by_its_status() -> None:
     assert classify(503, None, b'{"error": {"retryAfterMs": 250}}').retry_after_ms == 250
     assert classify(400, None, b'{"error": {"code": "bad_amount"}}').code == "bad_amount"
     assert classify(200, None, b"{half").code == "malformed_reply (HTTP 200)"
+
+
+def test_a_reply_of_exactly_the_limit_is_read() -> None:
+    """The limit is the largest reply taken (``read_whole`` reads one byte more to tell a larger
+    one): a reply of exactly MAX_REPLY_BYTES is an effect, one byte more is refused."""
+    body = b'{"r": 1}'
+    exact = body + b" " * (MAX_REPLY_BYTES - len(body))
+    assert classify(200, None, exact).output == {"r": 1}
+    over = classify(200, None, exact + b" ")
+    assert (over.status, over.code) == ("failure", "reply_too_large")
 
 
 def test_only_a_2xx_reply_is_an_effect() -> None:

@@ -322,6 +322,16 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             MCP.replace("digest: 0f86", "digest: zz86"),
             r"reviewed.tools\[0\].digest: must be a sha256",
         ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace(", url: https://mcp.eval.example/mcp", ""),
+            r"server.transport.url: must be a non-empty string",
+        ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.partition("  tools:\n")[0] + "  tools: status\n",
+            r"reviewed.tools: must be a list",
+        ),
     ],
 )
 def test_a_malformed_soul_is_refused_naming_file_key_and_reason(
