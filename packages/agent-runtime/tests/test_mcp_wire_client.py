@@ -315,7 +315,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send_json(self, payload: Any, status: int = 200) -> None:
-        body = json.dumps(payload).encode()
+        self.send_body(json.dumps(payload).encode(), status)
+
+    def send_body(self, body: bytes, status: int = 200) -> None:
+        """``body`` as a JSON answer with its length (bytes as given: padded, cut, malformed)."""
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -456,12 +459,7 @@ def test_each_answer_gives_its_connection_back_to_the_pool(
     another (a client that held them would run out of connections mid-Sweep)."""
 
     def answer(handler: Handler, message: dict[str, Any]) -> None:
-        body = result(message)
-        handler.send_response(200)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
+        handler.send_body(result(message))
 
     server = loopback(answer)
     clients = McpClients()
@@ -523,12 +521,7 @@ def oversized_stream(handler: Handler, message: dict[str, Any]) -> None:
 
 
 def malformed_json(handler: Handler, message: dict[str, Any]) -> None:
-    body = b'{"jsonrpc": "2.0", "id": ' + b"[" * 100_000
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
+    handler.send_body(b'{"jsonrpc": "2.0", "id": ' + b"[" * 100_000)
 
 
 def malformed_event(handler: Handler, message: dict[str, Any]) -> None:
@@ -606,12 +599,7 @@ def test_an_answer_of_exactly_the_limit_is_read(loopback: Callable[[Behaviour], 
     def at_the_limit(handler: Handler, message: dict[str, Any]) -> None:
         result = {"content": [{"type": "text", "text": "12 boxes"}], "structuredContent": {"n": 12}}
         body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
-        body += b" " * (MAX_ANSWER - len(body))  # JSON's own whitespace: the same answer
-        handler.send_response(200)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
+        handler.send_body(body + b" " * (MAX_ANSWER - len(body)))  # JSON's whitespace: same answer
 
     server = loopback(at_the_limit)
     clients = McpClients()
