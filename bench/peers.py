@@ -1,6 +1,6 @@
 """This project beside its anchors, one run, whole processes, the same synthetic work (issue 49).
 
-    uv run python bench/peers.py [--sizes 100,1000] [--runs 3]
+    uv run python bench/peers.py [--sizes 100,1000] [--runs 3] [--installed]
         [--promptfoo DIR | $PEERS_PROMPTFOO]     a folder where `npm i promptfoo@0.121` ran
         [--inspect PYTHON | $PEERS_INSPECT]      a Python with inspect-ai installed
         [--pydantic PYTHON | $PEERS_PYDANTIC]    a Python with pydantic-evals (default: this one)
@@ -8,7 +8,9 @@
 Each harness evaluates N Cases of one support question: the agent calls one Tool
 (``lookup_ticket``) and answers; the Case checks the answer.
 
-- this project: ``eval sweep`` of bench/synthetic.py's Corpus (one Tool call, four
+- this project: ``eval sweep`` of bench/synthetic.py's Corpus (the workspace's editable
+  install, or with ``--installed`` as a team meets it: the wheels built from this checkout
+  installed into a fresh virtual environment, as the peers are installed) (one Tool call, four
   Expectations, every guard and witness check on, the trial log and its transcripts written),
   with warm caches (``EVAL_CACHE_DIR`` filled by a first Sweep) and with an empty cache
   directory each run (cold);
@@ -43,6 +45,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import ROOT, make_corpus
 
 EVAL = str(Path(sys.executable).parent / "eval")
+
+
+def installed(work: Path) -> str:
+    """``eval`` installed as a team installs it: this checkout's wheels (``uv build``) in a
+    fresh virtual environment, ``offline-eval-harness[agent-runtime]`` from them (third-party
+    packages from the index or uv's cache), its modules compiled once as pip would."""
+    dist, venv = work / "dist", work / "venv"
+    python = str(venv / "bin" / "python")
+    for argv in (
+        ["uv", "build", "--all-packages", "--wheel", "-q", "-o", str(dist)],
+        ["uv", "venv", "-q", "--python", sys.executable, str(venv)],
+        [
+            "uv", "pip", "install", "-q", "--compile-bytecode", "--python", python,
+            "--find-links", str(dist), "offline-eval-harness[agent-runtime]",
+        ],
+    ):  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, check=False, cwd=ROOT)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)}: {done.stderr.decode(errors='replace')[-600:]}")
+    return str(venv / "bin" / "eval")
+
 
 PYDANTIC_EVALS = '''
 import sys
@@ -218,21 +241,22 @@ def peer_argv(name: str, command: list[str], n: int, work: Path) -> list[str]:
     return [*command, str(n)]
 
 
-def start_up(work: Path, runs: int, warm: dict[str, str], cold: dict[str, str]) -> None:
+def start_up(work: Path, runs: int, warm: dict[str, str], cold: dict[str, str], ours: str) -> None:
     """What every process pays before its first Trial: ``eval --help``, a one-Case Sweep, and
     the floor under both (the interpreter with the libraries the card names imported: no
     Sweep of ours can start in less)."""
     one = make_corpus(work / "one", 1)
+    python = str(Path(ours).parent / "python")
     print(f"start-up, wall / CPU, median of {runs}:")
     for label, argv in (
-        ("floor: msgspec, typer", [sys.executable, "-c", "import msgspec, pluggy, typer"]),
-        ("eval --help", [EVAL, "--help"]),
-        ("one-Case Sweep, warm", [EVAL, "sweep", str(one), "--quiet"]),
+        ("floor: msgspec, typer", [python, "-c", "import msgspec, pluggy, typer"]),
+        ("eval --help", [ours, "--help"]),
+        ("one-Case Sweep, warm", [ours, "sweep", str(one), "--quiet"]),
     ):
         wall, cpu = median_of(argv, runs, warm, ROOT)
         print(f"  {label:<22} {wall:6.3f} s  {cpu:6.3f} s")
     fresh = Path(cold["EVAL_CACHE_DIR"])
-    wall, cpu = median_of([EVAL, "sweep", str(one), "--quiet"], runs, cold, ROOT, fresh)
+    wall, cpu = median_of([ours, "sweep", str(one), "--quiet"], runs, cold, ROOT, fresh)
     print(f"  {'one-Case Sweep, cold':<22} {wall:6.3f} s  {cpu:6.3f} s")
 
 
@@ -272,6 +296,11 @@ def main() -> None:
         "--inspect", default=os.environ.get("PEERS_INSPECT", "/tmp/peers-venv/bin/python")
     )
     parser.add_argument("--pydantic", default=os.environ.get("PEERS_PYDANTIC", sys.executable))
+    parser.add_argument(
+        "--installed",
+        action="store_true",
+        help="sweep with this checkout's wheels installed in a fresh venv (a team's install)",
+    )
     args = parser.parse_args()
     runs = max(3, args.runs)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -282,14 +311,17 @@ def main() -> None:
         work = Path(tmp)
         warm = {**base, "EVAL_CACHE_DIR": str(work / "cache-warm")}
         cold = {**base, "EVAL_CACHE_DIR": str(work / "cache-cold")}
-        start_up(work, runs, warm, cold)
+        ours = installed(work) if args.installed else EVAL
+        print(f"this project: {ours} ({'wheels' if args.installed else 'the workspace'})")
+        start_up(work, runs, warm, cold, ours)
         peers = found_peers(args, base, work)
         for n in sizes:
-            sweep = [EVAL, "sweep", str(make_corpus(work / f"corpus-{n}", n)), "--quiet"]
+            sweep = [ours, "sweep", str(make_corpus(work / f"corpus-{n}", n)), "--quiet"]
             results.setdefault("this project, warm", {})[n] = median_of(sweep, runs, warm, ROOT)
             fresh = Path(cold["EVAL_CACHE_DIR"])
-            ours = median_of(sweep, runs, cold, ROOT, fresh)
-            results.setdefault("this project, cold", {})[n] = ours
+            results.setdefault("this project, cold", {})[n] = median_of(
+                sweep, runs, cold, ROOT, fresh
+            )
             for name, how in peers.items():
                 if how is not None:
                     command, env, cwd = how

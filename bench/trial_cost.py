@@ -7,11 +7,13 @@ one-Case and an N-Case synthetic L2 Sweep (bench/synthetic.py: one Tool call, fo
 Expectations, every guard on, the trial log and its transcripts written). CPU, not wall time:
 on a shared 2-core machine it is the figure the neighbours' load moves least.
 
-Then one in-process Sweep of the N Cases with a few functions of the core timed by thread CPU
-(`time.thread_time`, no profiler: its overhead would swamp the small calls), printed per
-1,000 Trials: the Host's run with its fixtures around it, scoring, the witness checks, the
-Scorecard's admission (`made_safe`) and the trial log's append (the transcript's encode and its
-side file). What is left of a Trial is the runner's own bookkeeping. A report, never a test.
+Then one in-process Sweep of the N Cases, run as the console script runs it (the cyclic
+collector paused while it starts, what start-up made frozen), with a few functions of the
+core timed by thread CPU (`time.thread_time`, no profiler: its overhead would swamp the small
+calls), printed per 1,000 Trials: the Host's run with its fixtures around it, scoring, the
+witness checks, the Scorecard's admission (`made_safe`) and the trial log's append (the
+transcript's encode and its side file). What is left of a Trial is the runner's own
+bookkeeping. A report, never a test.
 """
 
 from __future__ import annotations
@@ -83,12 +85,14 @@ def phases(corpus: Path) -> tuple[dict[str, float], int]:
     import importlib
 
     from eval_cli.cli import invoke
+    from eval_core.commands import pause_collector
 
     totals: dict[str, float] = {}
     for module_name, holder, name, label in PHASES:
         module = importlib.import_module(module_name)
         owner = module if holder is None else getattr(module, holder)
         setattr(owner, name, _timed(totals, label, getattr(owner, name)))
+    pause_collector()  # as the console script does: start-up frozen before the first Trial
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         code = invoke(["sweep", str(corpus), "--quiet"])
     return totals, code
