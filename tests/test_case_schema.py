@@ -2,7 +2,7 @@
 
 Every shipped Case is valid; every loader refusal the schema can express is refused by both;
 the rules it cannot express (an id that is not the file stem, grounding...) are documented in
-``eval_core/_loading/schema.py`` and shown here to pass the schema but not the loader.
+``eval_cli/case_schema.py`` and shown here to pass the schema but not the loader.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding
 from eval_report.html import write_report
 from eval_report.rescore import rescore
+from eval_report.transcripts import Reader
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "corpus"
@@ -75,7 +76,7 @@ def test_the_trial_log_holds_every_trials_transcript_and_rescores_the_same(
         (t.case_id, t.trial) for t in swept.card.trials
     ]
     assert logged.pointers is not None and None not in logged.pointers
-    reader = transcript.Reader(transcript.pack_path(swept.log))
+    reader = Reader(transcript.pack_path(swept.log))
     for trial, pointer in zip(logged.trials, logged.pointers, strict=True):
         assert pointer is not None
         stored = reader.get(pointer)

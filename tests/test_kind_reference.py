@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eval_cli.examples import CASE_EXAMPLE, kind_example_problems, missing
 from eval_cli.reference import Reference
 from eval_cli.reference_render import example_json, markdown, page, text
-from eval_core._loading.examples import CASE_EXAMPLE, kind_example_problems, missing
 from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.plugins import PluginSet, build
 from eval_core.kinds import TEXT, Expectation, Grounding, KindSpec, passed, rules

@@ -4,7 +4,7 @@ Like the CLI reference (``cli_reference.py``), nothing here is copied by hand: t
 the Case's generic fields, every installed Expectation kind and every plug-in Case field, read
 from the plug-in set and its Case JSON Schema (``eval_cli.reference``), where
 ``docs/kinds.md`` holds the marker below. A kind or Case field without a description or an
-example, or with an example the loader refuses (``eval_core._loading.examples``), fails the
+example, or with an example the loader refuses (``eval_cli.examples``), fails the
 build, naming it and its distribution.
 """
 
@@ -24,9 +24,9 @@ class IncompleteReference(RuntimeError):  # noqa: N818 - it names an outcome
 
 def reference(plugins: PluginSet | None = None) -> str:
     """The generated part of the page, for ``plugins`` (default: the installed set)."""
+    from eval_cli.examples import missing
     from eval_cli.reference_render import page
     from eval_core._loading import opening
-    from eval_core._loading.examples import missing
 
     found = opening.plugins() if plugins is None else plugins
     problems = missing(found)

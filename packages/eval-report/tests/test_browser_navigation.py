@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from eval_core._recording.transcript import anchors, decode
 from eval_report.saved import read_any
+from eval_report.transcripts import anchors, decode
 from report_fixtures import CASES, WRONG, Matrix
 
 GUARDED, TRIAGE = CASES[0], CASES[1]

@@ -229,8 +229,8 @@ def _check_output(flag: str, path: Path) -> None:
 
 
 def run_schema(args: SimpleNamespace) -> int:
+    from eval_cli.case_schema import render
     from eval_core.commands import open_plugins
-    from eval_core.commands import render_schema as render
     from eval_core.records import write_atomic
 
     output: Path | None = args.output

@@ -3,8 +3,8 @@
 What a Case author needs to write one without copying an example: who provides it, what it
 asserts, its fields as JSON spells them (types, required or default, rules, descriptions), the
 tiers it may appear at, the witness its scorer reads, its grounding rule, where its evidence
-lives, and an example (one the loader accepts: :mod:`eval_core._loading.examples`). The types
-and per-field prose come from the Case's JSON Schema (:func:`~eval_core._loading.schema.
+lives, and an example (one the loader accepts: :mod:`eval_cli.examples`). The types
+and per-field prose come from the Case's JSON Schema (:func:`~eval_cli.case_schema.
 case_schema`, what an editor shows on hover), so the two never disagree. One :class:`Entry`
 is rendered as Markdown for the docs (``docs/kinds.md``, built by a docs hook) and as plain
 text for ``eval plugins --kind NAME``: the same content.
@@ -20,7 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from eval_core.commands import GENERIC, WITNESSES, PluginInfo, PluginSet, case_schema
+from eval_cli.case_schema import GENERIC, case_schema
+from eval_core.commands import WITNESSES, PluginInfo, PluginSet
 from eval_core.kinds import KindSpec, Location, json_name
 
 PARTS: Mapping[str, str] = {

@@ -12,8 +12,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from eval_cli.examples import CASE_EXAMPLE
 from eval_cli.reference import Definition, Entry, Field, Reference, prose
-from eval_core.commands import CASE_EXAMPLE, PluginSet
+from eval_core.commands import PluginSet
 from eval_core.kinds import json_name
 
 

@@ -9,8 +9,9 @@ opens piece by piece: the plug-in set, a Host, the Corpus through it, its lock. 
 The ``eval`` front-end (the eval-cli package: typer, the core's commands and their flags, the
 help) is a client of this module too: the command plug-ins' hooks loaded and their commands
 run (:func:`add_commands`, :func:`run_command`), what the core's commands do (check, hash,
-lock, plugins, schema, sweep) and the pieces of ``eval --help``'s kept text (the cache entry,
-its directory, the interpreter, the entry points and their versions).
+lock, plugins, sweep; a Case document checked with no Host, for the kind reference) and the
+pieces of ``eval --help``'s kept text (the cache entry, its directory, the interpreter, the
+entry points and their versions).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import TYPE_CHECKING
 from eval_core._util.public import Public
 
 if TYPE_CHECKING:
+    from eval_core._case.kinds import ALL_TIERS
     from eval_core._case.witness import WITNESSES
     from eval_core._loading.corpus import RED_TEAM, CorpusError, case_files, corpus_root
-    from eval_core._loading.examples import CASE_EXAMPLE
+    from eval_core._loading.document import document_problems as case_document_problems
+    from eval_core._loading.grounding import grounded_text
     from eval_core._loading.opening import (
         COMPARISON_REFUSED,
         Opened,
@@ -35,8 +38,6 @@ if TYPE_CHECKING:
     from eval_core._loading.opening import host as open_host
     from eval_core._loading.opening import load as load_corpus
     from eval_core._loading.opening import plugins as open_plugins
-    from eval_core._loading.schema import GENERIC, case_schema
-    from eval_core._loading.schema import render as render_schema
     from eval_core._plugins.command_plugins import add_commands, run_command
     from eval_core._plugins.commands import (
         CANONICAL,
@@ -70,7 +71,7 @@ if TYPE_CHECKING:
     from eval_core._util.collector import pause as pause_collector
     from eval_core._util.entrypoints import entry_points, version
     from eval_core._util.guard import show_tracebacks
-    from eval_core._util.limits import MAX_PLANNED_TRIALS
+    from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_TRIALS_PER_CASE
     from eval_core._util.project import (
         MAX_SETTINGS_BYTES,
         Project,
@@ -82,20 +83,20 @@ if TYPE_CHECKING:
     from eval_core._util.safe_text import clean, one_line
 
 WHERE = {
+    "ALL_TIERS": "eval_core._case.kinds:ALL_TIERS",
     "Argument": "eval_core._plugins.commands:Argument",
     "Arguments": "eval_core._plugins.commands:Arguments",
     "CANONICAL": "eval_core._plugins.commands:CANONICAL",
-    "CASE_EXAMPLE": "eval_core._loading.examples:CASE_EXAMPLE",
     "COMPARISON_REFUSED": "eval_core._loading.opening:COMPARISON_REFUSED",
     "Command": "eval_core._plugins.commands:Command",
     "CommandRefused": "eval_core._plugins.commands:CommandRefused",
     "Commands": "eval_core._plugins.commands:Commands",
     "CorpusError": "eval_core._loading.corpus:CorpusError",
-    "GENERIC": "eval_core._loading.schema:GENERIC",
     "LOCK_NAME": "eval_core._plugins.lock:LOCK_NAME",
     "Leg": "eval_core._sweeping.matrix:Leg",
     "LockError": "eval_core._plugins.lock:LockError",
     "MAX_PLANNED_TRIALS": "eval_core._util.limits:MAX_PLANNED_TRIALS",
+    "MAX_TRIALS_PER_CASE": "eval_core._util.limits:MAX_TRIALS_PER_CASE",
     "MAX_SETTINGS_BYTES": "eval_core._util.project:MAX_SETTINGS_BYTES",
     "Opened": "eval_core._loading.opening:Opened",
     "PluginError": "eval_core._plugins.plugins:PluginError",
@@ -111,15 +112,16 @@ WHERE = {
     "add_commands": "eval_core._plugins.command_plugins:add_commands",
     "cache_dir": "eval_core._util.cachedir:cache_dir",
     "cache_enabled": "eval_core._util.cachedir:enabled",
+    "case_document_problems": "eval_core._loading.document:document_problems",
     "WITNESSES": "eval_core._case.witness:WITNESSES",
     "case_files": "eval_core._loading.corpus:case_files",
-    "case_schema": "eval_core._loading.schema:case_schema",
     "clean": "eval_core._util.safe_text:clean",
     "corpus_root": "eval_core._loading.corpus:corpus_root",
     "covered": "eval_core._sweeping.matrix:covered",
     "default_log_help": "eval_core._plugins.commands:default_log_help",
     "entry_points": "eval_core._util.entrypoints:entry_points",
     "find_project": "eval_core._util.project:find_project",
+    "grounded_text": "eval_core._loading.grounding:grounded_text",
     "forget_cache_use": "eval_core._util.cache_use:forget",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
     "interpreter": "eval_core._util.cache_key:interpreter",
@@ -139,7 +141,6 @@ WHERE = {
     "pause_collector": "eval_core._util.collector:pause",
     "read_cache_entry": "eval_core._util.cache_entry:read_entry",
     "read_lock": "eval_core._plugins.lock:read",
-    "render_schema": "eval_core._loading.schema:render",
     "render_verdict": "eval_core._sweeping.render:render_verdict",
     "repository_root": "eval_core._util.provenance:repository_root",
     "require_directory": "eval_core._loading.opening:require_directory",
@@ -153,13 +154,13 @@ WHERE = {
 """Where each public name lives: ``name -> "module:attribute"``."""
 
 __all__ = [
+    "ALL_TIERS",
     "CANONICAL",
-    "CASE_EXAMPLE",
     "COMPARISON_REFUSED",
-    "GENERIC",
     "LOCK_NAME",
     "MAX_PLANNED_TRIALS",
     "MAX_SETTINGS_BYTES",
+    "MAX_TRIALS_PER_CASE",
     "RED_TEAM",
     "REFUSED",
     "WITNESSES",
@@ -183,8 +184,8 @@ __all__ = [
     "add_commands",
     "cache_dir",
     "cache_enabled",
+    "case_document_problems",
     "case_files",
-    "case_schema",
     "clean",
     "corpus_root",
     "covered",
@@ -192,6 +193,7 @@ __all__ = [
     "entry_points",
     "find_project",
     "forget_cache_use",
+    "grounded_text",
     "hookimpl",
     "interpreter",
     "is_clean",
@@ -210,7 +212,6 @@ __all__ = [
     "pause_collector",
     "read_cache_entry",
     "read_lock",
-    "render_schema",
     "render_verdict",
     "repository_root",
     "require_directory",

@@ -1,5 +1,6 @@
 """What reads or writes a Sweep's records: the Scorecard and the rule that decides a
-Trial, the trial log, transcripts and recorded Cases, the outputs a report writes; and the
+Trial, the trial log, the transcripts as written (their reader is ``eval_report.transcripts``)
+and recorded Cases, the bounds a reader of them keeps, the outputs a report writes; and the
 records a Host's service and a family's fixture pass each other (what a Trial left in the Host's
 database, a service's settings), defined once. The report, rescore and record plug-ins import
 the core only from here and :mod:`eval_core.commands`.
@@ -52,13 +53,9 @@ if TYPE_CHECKING:
         folded,
     )
     from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
-    from eval_core._recording.transcript import READS as TRANSCRIPT_READS
-    from eval_core._recording.transcript import Pointer, RecordTypes, Transcript, TranscriptRefused
-    from eval_core._recording.transcript import Reader as TranscriptReader
+    from eval_core._recording.transcript import Pointer, Transcript
     from eval_core._recording.transcript import pack_path as transcript_pack_path
-    from eval_core._recording.transcript import record_types as transcript_record_types
     from eval_core._recording.transcript import schema_hash as transcript_schema_hash
-    from eval_core._recording.transcript import typed as typed_records
     from eval_core._recording.triallog import Logged, ResumeRefused, is_trial_log
     from eval_core._recording.triallog import read as read_trial_log
     from eval_core._running.scorecard import (
@@ -72,7 +69,9 @@ if TYPE_CHECKING:
     from eval_core._running.stale import stale_cases
     from eval_core._running.trial import TrialResult, decide
     from eval_core._util.atomic import write_atomic
-    from eval_core._util.input_files import NotReadable, read_regular
+    from eval_core._util.input_files import MAX_RECORD_BYTES, NotReadable, read_regular
+    from eval_core._util.limits import MAX_DEPTH as MAX_JSON_DEPTH
+    from eval_core._util.limits import TooDeep, check_json_depth
     from eval_core._util.outputs import Output, OutputRefused
     from eval_core._util.outputs import check_all as check_outputs
     from eval_core._util.safe_text import clean, one_line
@@ -93,6 +92,8 @@ WHERE = {
     "Loader": "eval_core._loading.corpus:Loader",
     "Location": "eval_core._case.evidence:Location",
     "Logged": "eval_core._recording.triallog:Logged",
+    "MAX_JSON_DEPTH": "eval_core._util.limits:MAX_DEPTH",
+    "MAX_RECORD_BYTES": "eval_core._util.input_files:MAX_RECORD_BYTES",
     "McpAccount": "eval_core._plugins.service_records:McpAccount",
     "ModelRequest": "eval_core._case.evidence:ModelRequest",
     "NativeEvent": "eval_core._plugins.service_records:NativeEvent",
@@ -104,7 +105,6 @@ WHERE = {
     "PluginError": "eval_core._plugins.plugins:PluginError",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Pointer": "eval_core._recording.transcript:Pointer",
-    "RecordTypes": "eval_core._recording.transcript:RecordTypes",
     "Recorded": "eval_core._case.recorded:Recorded",
     "Redelivery": "eval_core._plugins.service_records:Redelivery",
     "ResumeRefused": "eval_core._recording.triallog:ResumeRefused",
@@ -118,19 +118,18 @@ WHERE = {
     "StaleWrite": "eval_core._plugins.service_records:StaleWrite",
     "StructuredStep": "eval_core._case.case:StructuredStep",
     "TRANSCRIPT_FORMAT": "eval_core._recording.transcript:FORMAT",
-    "TRANSCRIPT_READS": "eval_core._recording.transcript:READS",
     "TextStep": "eval_core._case.case:TextStep",
+    "TooDeep": "eval_core._util.limits:TooDeep",
     "ToolCall": "eval_core._case.evidence:ToolCall",
     "ToolCallsStep": "eval_core._case.case:ToolCallsStep",
     "Transcript": "eval_core._recording.transcript:Transcript",
-    "TranscriptReader": "eval_core._recording.transcript:Reader",
-    "TranscriptRefused": "eval_core._recording.transcript:TranscriptRefused",
     "TrialResult": "eval_core._running.trial:TrialResult",
     "TurnRecord": "eval_core._plugins.service_records:TurnRecord",
     "WITNESSED": "eval_core._case.witness:WITNESSED",
     "made_safe": "eval_core._running.scorecard:made_safe",
     "agents_owned": "eval_core._plugins.host:agents_owned",
     "case_verdict": "eval_core._running.scorecard:case_verdict",
+    "check_json_depth": "eval_core._util.limits:check_json_depth",
     "check_outputs": "eval_core._util.outputs:check_all",
     "clean": "eval_core._util.safe_text:clean",
     "decide": "eval_core._running.trial:decide",
@@ -149,17 +148,16 @@ WHERE = {
     "runs_model": "eval_core._loading.rules:runs_model",
     "stale_cases": "eval_core._running.stale:stale_cases",
     "transcript_pack_path": "eval_core._recording.transcript:pack_path",
-    "transcript_record_types": "eval_core._recording.transcript:record_types",
     "transcript_schema_hash": "eval_core._recording.transcript:schema_hash",
-    "typed_records": "eval_core._recording.transcript:typed",
     "write_atomic": "eval_core._util.atomic:write_atomic",
 }
 """Where each public name lives: ``name -> "module:attribute"``."""
 
 __all__ = [
     "COMPARABLE",
+    "MAX_JSON_DEPTH",
+    "MAX_RECORD_BYTES",
     "TRANSCRIPT_FORMAT",
-    "TRANSCRIPT_READS",
     "WITNESSED",
     "ActivePublication",
     "Admission",
@@ -186,7 +184,6 @@ __all__ = [
     "PluginError",
     "PluginSet",
     "Pointer",
-    "RecordTypes",
     "Recorded",
     "Redelivery",
     "ResumeRefused",
@@ -200,15 +197,15 @@ __all__ = [
     "StaleWrite",
     "StructuredStep",
     "TextStep",
+    "TooDeep",
     "ToolCall",
     "ToolCallsStep",
     "Transcript",
-    "TranscriptReader",
-    "TranscriptRefused",
     "TrialResult",
     "TurnRecord",
     "agents_owned",
     "case_verdict",
+    "check_json_depth",
     "check_outputs",
     "clean",
     "decide",
@@ -228,9 +225,7 @@ __all__ = [
     "runs_model",
     "stale_cases",
     "transcript_pack_path",
-    "transcript_record_types",
     "transcript_schema_hash",
-    "typed_records",
     "write_atomic",
 ]
 

@@ -25,7 +25,6 @@ import msgspec
 
 from eval_core.commands import Opened, Refused, locked_owners, open_corpus
 from eval_core.records import (
-    TRANSCRIPT_READS,
     CaseBase,
     Corpus,
     Evidence,
@@ -33,8 +32,6 @@ from eval_core.records import (
     NotReadable,
     Pointer,
     ResumeRefused,
-    TranscriptReader,
-    TranscriptRefused,
     TrialResult,
     agents_owned,
     clean,
@@ -48,6 +45,9 @@ from eval_core.records import (
 from eval_core.records import read_trial_log as read_log
 from eval_record.rewrite import RewriteRefused, rewrite
 from eval_record.script import NotRecordable, as_json, recorded_of, script_of, tool_results_of
+from eval_report.transcripts import READS as TRANSCRIPT_READS
+from eval_report.transcripts import Reader as TranscriptReader
+from eval_report.transcripts import TranscriptRefused
 
 RECORDED, NOT_RECORDED, REFUSED = 0, 1, 2
 

@@ -27,15 +27,12 @@ import msgspec
 from msgspec import structs
 
 from eval_core.records import (
-    TRANSCRIPT_READS,
     Evidence,
     Expectation,
     PluginError,
     PluginSet,
-    RecordTypes,
     Scorecard,
     Transcript,
-    TranscriptRefused,
     TrialResult,
     case_verdict,
     decide,
@@ -45,12 +42,11 @@ from eval_core.records import (
     noise_floor,
     not_cleared,
     one_line,
-    transcript_record_types,
     transcript_schema_hash,
-    typed_records,
 )
 from eval_release.api import render_verdict
 from eval_report.saved import Refused, Saved, read_log
+from eval_report.transcripts import READS, RecordTypes, TranscriptRefused, record_types, typed
 
 _LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERR", "unexercised": "UNEX"}
 
@@ -92,10 +88,10 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
             f"{path}: the log records no transcripts (a harness before transcripts wrote it): "
             "there is no Evidence to re-score"
         )
-    if header.transcripts not in TRANSCRIPT_READS:
+    if header.transcripts not in READS:
         raise Refused(
             f"{path}: transcript format {header.transcripts}: this harness reads formats "
-            f"{', '.join(map(str, sorted(TRANSCRIPT_READS)))}: recorded by an incompatible "
+            f"{', '.join(map(str, sorted(READS)))}: recorded by an incompatible "
             "record schema"
         )
     installed = transcript_schema_hash(Evidence)
@@ -110,7 +106,7 @@ def rescore(path: Path, plugins: PluginSet | None = None) -> Rescored:
         except PluginError as exc:
             raise Refused(f"plug-ins refused: {exc}") from None
     upgrades = _check_kinds(path, header.plugins or [], plugins)
-    types = transcript_record_types(_packages(plugins))
+    types = record_types(_packages(plugins))
     typed: dict[str, tuple[Evidence, list[Expectation]]] = {}
     assert saved.log is not None and saved.log.pointers is not None
     result = Rescored(saved=saved, trials=[], upgrades=upgrades)
@@ -207,7 +203,7 @@ def _typed(
                 f"schema (recorded by an incompatible record schema): {exc}"
             ) from None
     try:
-        evidence = typed_records(stored, types)
+        evidence = typed(stored, types)
     except TranscriptRefused as exc:
         raise Refused(f"{path}: {exc}") from None
     return evidence, expect

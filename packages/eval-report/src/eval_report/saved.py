@@ -20,8 +20,6 @@ from eval_core.records import (
     Pointer,
     ResumeRefused,
     Scorecard,
-    TranscriptReader,
-    TranscriptRefused,
     is_trial_log,
     noise_floor,
     one_line,
@@ -29,6 +27,8 @@ from eval_core.records import (
     transcript_pack_path,
 )
 from eval_release.api import BaselineError, read_saved
+from eval_report.transcripts import Reader as TranscriptReader
+from eval_report.transcripts import TranscriptRefused
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 

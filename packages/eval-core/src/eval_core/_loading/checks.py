@@ -119,8 +119,8 @@ def expectation_problems(
     """Each Expectation's own problems: its kind's tier, its kind's check, its grounding rule.
 
     ``given`` builds what the Case gave the model, asked only for a grounded Expectation. The
-    loader asks it of every Case; the kind reference (:mod:`eval_core._loading.examples`) of
-    each kind's documented example.
+    loader asks it of every Case; the kind reference (``eval_cli.examples``, through
+    :mod:`eval_core._loading.document`) of each kind's documented example.
     """
     found_given: GivenText | None = None
     for index, expectation in enumerate(case.expect):

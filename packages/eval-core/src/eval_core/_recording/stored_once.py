@@ -4,8 +4,8 @@ A Trial's requests each carry the assembled system prompt and the Tool declarati
 and the runtime's testimony repeats the prompt again: most of a transcript's bytes, encoded,
 scanned, hashed and written every Trial. :func:`strip` empties each repeat of the Trial's own
 prompt (``evidence.system_prompt``) and each request's ``offered`` equal to the first
-request's, and says which it emptied (:class:`Shared`, kept in the transcript);
-:func:`restore` puts them back when it is read, so a reader sees the Evidence as observed.
+request's, and says which it emptied (:class:`Shared`, kept in the transcript); the reader
+(``eval_report.transcripts``) puts them back, so it sees the Evidence as observed.
 """
 
 from __future__ import annotations
@@ -44,17 +44,3 @@ def strip(evidence: Evidence) -> tuple[Evidence, Shared]:
         shared.testimony = True
         evidence = replace(evidence, testimony=replace(said, system_prompt=""))
     return evidence, shared
-
-
-def restore(evidence: Evidence, shared: Shared) -> None:
-    """Put back what :func:`strip` emptied, in place (a transcript just decoded)."""
-    prompt, requests = evidence.system_prompt, list(evidence.model_requests or [])
-    first = requests[0].offered if requests else None
-    for i in (i for i in shared.system if prompt is not None and 0 <= i < len(requests)):
-        requests[i] = replace(requests[i], system=prompt)
-    for i in (i for i in shared.offered if first is not None and 0 < i < len(requests)):
-        requests[i] = replace(requests[i], offered=first)
-    if shared.system or shared.offered:
-        evidence.model_requests = requests
-    if shared.testimony and evidence.testimony is not None and prompt is not None:
-        evidence.testimony = replace(evidence.testimony, system_prompt=prompt)

@@ -1,33 +1,25 @@
 """A kind's or Case field's documented example is one the loader accepts.
 
-The kind reference (:mod:`eval_cli.reference`, the docs and ``eval plugins --kind``)
-shows each kind's and Case field's first example; an example the loader would refuse teaches
-a refusal. So each example is put in a minimal Case of every tier it may appear at and checked
-as the loader checks a Case file: decoded into the installed set's Case type, the Case's own
-rules, then for a kind its tier, its own check and its grounding rule (the minimal Case's
-input gives the example's grounded text, as a real Case's must; a grounded pattern is not
-asked, as no text can be given for a pattern in general), for a Case field its tier and its
-text functions. Not asked: what needs a Host (the agent, the Tools, the context keys,
-the services) and the cross-field rules of ``eval_check_case`` (a kind that needs a companion
-field says so in its description).
+The kind reference (:mod:`eval_cli.reference`, the docs and ``eval plugins --kind``) shows each
+kind's and Case field's first example; an example the loader would refuse teaches a refusal. So
+each example is put in a minimal Case of every tier it may appear at and checked by the loader
+itself (``eval_core.commands.case_document_problems``): for a kind, its tier, its own check and
+its grounding rule (the minimal Case's input gives the example's grounded text, as a real
+Case's must; a grounded pattern is not asked, as no text can be given for a pattern in
+general), for a Case field its tier and its text functions. Not asked: what needs a Host (the
+agent, the Tools, the context keys, the services) and the cross-field rules of
+``eval_check_case`` (a kind that needs a companion field says so in its description).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from eval_core._case.case import CaseBase, CaseField, json_name
-from eval_core._case.kinds import KindSpec
-from eval_core._loading import rules
-from eval_core._loading.checks import expectation_problems
-from eval_core._loading.decode import Decoder
-from eval_core._loading.grounding import given_text, grounded_text
-from eval_core._loading.problem import Problem
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util.guard import PluginFault
+from eval_core.commands import PluginSet, case_document_problems, grounded_text
+from eval_core.kinds import CaseField, KindSpec, json_name
 
 EXAMPLE_ID = "example"
 CASE_EXAMPLE: dict[str, Any] = {
@@ -96,7 +88,7 @@ def kind_example_problems(plugins: PluginSet, spec: KindSpec, example: Any) -> l
     found: list[str] = []
     for tier in sorted(spec.tiers):
         document = minimal_case(tier, [dict(example)], given)
-        found.extend(_problems(plugins, document, kinds))
+        found.extend(case_document_problems(plugins, document, kinds))
     return found
 
 
@@ -105,43 +97,8 @@ def field_example_problems(plugins: PluginSet, field: CaseField, example: Any) -
     found: list[str] = []
     for tier in sorted(field.tiers):
         document = minimal_case(tier, [], **{json_name(field.name): example})
-        found.extend(_problems(plugins, document, plugins.kinds, expects=False))
+        found.extend(case_document_problems(plugins, document, expects=False))
     return found
-
-
-def _problems(
-    plugins: PluginSet,
-    document: dict[str, Any],
-    kinds: Mapping[str, KindSpec],
-    expects: bool = True,
-) -> list[str]:
-    where = f"in {document['id']!r}, a {document['tier']} Case"
-    case, problems = Decoder(plugins).detailed(where, document)
-    if case is None:
-        return [f"{p.path}: {p.reason} ({where})" for p in problems]
-    checked = _checked(plugins, kinds, case, where, document["id"], expects)
-    return [f"{p.path}: {p.reason} ({where})" for p in checked]
-
-
-def _checked(
-    plugins: PluginSet,
-    kinds: Mapping[str, KindSpec],
-    case: CaseBase,
-    where: str,
-    stem: str,
-    expects: bool,
-) -> Iterator[Problem]:
-    for problem in rules.values(where, stem, case):
-        if expects or problem.path != "$.expect":  # a field's minimal Case expects nothing
-            yield problem
-    yield from rules.script(where, case, plugins.fields)
-    given = given_text(case, lambda: (), {}, plugins.fields.values())
-    yield from expectation_problems(where, case, kinds, lambda: given)
-    if not expects:
-        try:
-            given.plugin_text()  # a Case field's text functions, as the loader asks them
-        except PluginFault as exc:
-            yield Problem(where, "$", str(exc))
 
 
 def missing(plugins: PluginSet) -> list[str]:
@@ -149,7 +106,7 @@ def missing(plugins: PluginSet) -> list[str]:
     example, or an example the loader refuses; one line each, naming the owner."""
     found: list[str] = []
     if {e["kind"] for e in CASE_EXAMPLE["expect"]} <= set(plugins.kinds):
-        said = _problems(plugins, CASE_EXAMPLE, plugins.kinds)
+        said = case_document_problems(plugins, CASE_EXAMPLE)
         found.extend(f"the reference's whole Case: {reason}" for reason in said)
     for name, spec in plugins.kinds.items():
         owner = plugins.kind_owner[name]

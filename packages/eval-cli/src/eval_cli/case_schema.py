@@ -3,7 +3,7 @@
 msgspec's schema says the types; this adds what JSON Schema can also say of the loader's rules:
 non-empty ``input`` and ``expect``, ``trials`` bounds, non-empty names and call ids, kinds and
 Case fields refused at a tier (``if``/``then`` on ``tier``), each kind's and field's own value
-rules (:attr:`~eval_core._case.kinds.KindSpec.json_schema`), ``format: regex`` on a grounded regex,
+rules (:attr:`~eval_core.kinds.KindSpec.json_schema`), ``format: regex`` on a grounded regex,
 and every kind's and field's description and examples, shown on hover.
 
 What it cannot say, and the loader still refuses: an ``id`` that is not the file stem; an agent
@@ -21,10 +21,8 @@ from typing import Any
 
 import msgspec
 
-from eval_core._case.case import json_name
-from eval_core._case.kinds import ALL_TIERS, KindSpec
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util.limits import MAX_TRIALS_PER_CASE
+from eval_core.commands import ALL_TIERS, MAX_TRIALS_PER_CASE, PluginSet
+from eval_core.kinds import KindSpec, json_name
 
 SCHEMA_PATH = "schema/case.schema.json"
 
@@ -85,7 +83,7 @@ def case_schema(plugins: PluginSet) -> dict[str, Any]:
     case = defs["Case"]
     case["description"] = (
         "One frozen scenario: input, fixtures, Expectations and a script. The loader refuses "
-        "more than this schema can say (see eval_core/_loading/schema.py)."
+        "more than this schema can say (see eval_cli/case_schema.py)."
     )
     for name, extra in GENERIC.items():
         merge(case["properties"][name], extra)

@@ -16,7 +16,8 @@ from eval_core._case.evidence import (
     ToolResult,
     record_key,
 )
-from eval_core._recording.transcript import anchor, anchors, decode, encode
+from eval_core._recording.transcript import encode
+from eval_report.transcripts import anchor, anchors, decode
 
 
 class _Ledger(msgspec.Struct, frozen=True):
