@@ -4,8 +4,9 @@
 The end-to-end test builds wheels of eval-core, eval-cli (the ``eval`` command), eval-scaffold
 (the command's own package), eval-kit (the testing kit), the reference runtime and its Host
 adapter (``uv build``), installs them into a fresh virtual environment (``uv venv``, ``uv pip
-install --offline --no-deps``), writes the package there with that environment's ``eval new-plugin``, builds and
-installs its wheel the same way and runs there the steps of the generated CI workflow.
+install --offline --no-deps``), writes the package there with that environment's ``eval
+new-plugin``, builds and installs its wheel the same way and runs there the steps of the
+generated CI workflow.
 Third-party dependencies (msgspec, pytest, hypothesis...) come from this environment through a
 path file listing only them: no network, and none of this workspace's packages leak in.
 """

@@ -11,7 +11,7 @@ from eval_core._plugins.plugins import load_plugins
 from eval_core._recording.transcript import anchor, anchors
 from eval_core._running.scoring import score
 from eval_core.records import Evidence, GuardDecision, KindSpec, Location, ModelRequest, ToolCall
-from eval_core.testing import evidence
+from eval_kit import evidence
 
 _KINDS: dict[str, KindSpec] = load_plugins().kinds
 
