@@ -1,5 +1,5 @@
 """The testing kit, used as a plug-in author uses it: the ``eval_kit`` fixture (registered by
-eval-core's ``pytest11`` entry point), :func:`evidence`, :func:`assert_kind_conforms`, and
+eval-kit's ``pytest11`` entry point), :func:`evidence`, :func:`assert_kind_conforms`, and
 ``eval plugins --check`` over every installed plug-in. The family under test is the outbox
 family of ``tests/outbox``, installed as a real distribution.
 """

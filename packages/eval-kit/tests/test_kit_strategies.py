@@ -9,7 +9,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._case.evidence import Evidence
+from eval_core.kinds import Evidence
 from eval_kit.strategies import evidence_strategy, strategy_for
 
 Unit = Annotated[float, msgspec.Meta(ge=0.0, lt=1.0)]
