@@ -9,6 +9,9 @@
 - The core runs Trials elsewhere only through the executor contract: no module of ``eval_core``
   imports ``ray`` or ``eval_executor_ray``, it depends on neither, and an executor is no part
   of the pinned plug-in set (its entry point is not in ``eval.plugins``).
+- The plug-in author's testing kit is a package of its own (eval-kit): it reaches the core only
+  through its public modules, the core never imports it, and pytest, hypothesis and the
+  ``pytest11`` entry point are the kit's, not the core's.
 """
 
 from __future__ import annotations
@@ -120,7 +123,6 @@ AUDIENCES = (
     "eval_core.hosts",
     "eval_core.records",
     "eval_core.commands",
-    "eval_core.testing",
 )
 """The public API, one module per audience: all a shipped package imports from the core."""
 
@@ -148,6 +150,36 @@ def test_shipped_packages_import_the_core_only_through_its_public_api() -> None:
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     allowed = INTERNALS.get(path.relative_to(ROOT).as_posix(), set())
                     assert name in public or name in allowed, f"{where} imports {name}"
+
+
+KIT = ROOT / "packages" / "eval-kit"
+
+
+def test_the_testing_kit_is_its_own_package_the_core_does_not_know() -> None:
+    """eval-kit holds the kit (``eval_kit``: the ``eval_kit`` fixture, the conformance checks)
+    and its pytest plug-in; it depends on the core, pytest and hypothesis, and imports the core
+    only through its public modules (the test above scans it too, with no exception in
+    INTERNALS). No module of ``eval_core`` imports it, pytest or hypothesis, and the core neither
+    depends on them nor registers a pytest plug-in."""
+    config = tomllib.loads((KIT / "pyproject.toml").read_text())["project"]
+    assert config["entry-points"] == {"pytest11": {"eval": "eval_kit.pytest_plugin"}}
+    needs = {d.split(">")[0].split("[")[0] for d in config["dependencies"]}
+    assert {"eval-core", "pytest", "hypothesis"} <= needs
+    scanned = 0
+    for path, tree in modules(KIT / "src"):
+        scanned += 1
+        core = {n for n in imported(tree) if n.split(".")[0] == "eval_core"}
+        assert core <= set(AUDIENCES), f"{path.relative_to(ROOT)} imports {sorted(core)}"
+    assert scanned >= 6
+    assert not [p for p in INTERNALS if p.startswith("packages/eval-kit/")]
+    for path, tree in modules(CORE / "src"):
+        outside = {
+            n for n in imported(tree) if n.split(".")[0] in ("eval_kit", "pytest", "hypothesis")
+        }
+        assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+    core = tomllib.loads((CORE / "pyproject.toml").read_text())["project"]
+    assert not [d for d in core["dependencies"] if d.startswith(("pytest", "hypothesis"))]
+    assert "optional-dependencies" not in core and "entry-points" not in core
 
 
 def test_the_scaffold_is_a_command_plug_in_the_core_does_not_know() -> None:
@@ -275,7 +307,6 @@ LAYERS = (
     "_running",
     "_recording",
     "_sweeping",
-    "_kit",
 )
 """The core's subpackages, lowest first: a module imports only from its own layer or below."""
 
@@ -327,7 +358,8 @@ MODULE_LINES, CLASS_LINES = 400, 250
 
 
 def test_no_core_module_or_class_is_too_long() -> None:
-    for path, tree in modules(CORE / "src"):
+    """The core's modules, and the kit's (eval-kit left the core under the same rule)."""
+    for path, tree in [*modules(CORE / "src"), *modules(KIT / "src")]:
         where = path.relative_to(ROOT)
         lines = len(path.read_text().splitlines())
         assert lines <= MODULE_LINES, f"{where} is {lines} lines (at most {MODULE_LINES})"

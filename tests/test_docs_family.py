@@ -9,7 +9,7 @@ import sys
 import types
 
 from eval_core.kinds import Evidence, ToolCall
-from eval_core.testing import assert_kind_conforms
+from eval_kit import assert_kind_conforms
 from tests.conftest import ROOT
 
 GUIDE = ROOT / "docs" / "plugins.md"

@@ -2,10 +2,11 @@
 `eval plugins --check`, and sweeps its Cases, with no file of the core touched.
 
 The end-to-end test builds wheels of eval-core, eval-cli (the ``eval`` command), eval-scaffold
-(the command's own package), the reference runtime and its Host adapter (``uv build``),
-installs them into a fresh virtual environment (``uv venv``, ``uv pip install --offline
---no-deps``), writes the package there with that environment's ``eval new-plugin``, builds and
-installs its wheel the same way and runs there the steps of the generated CI workflow.
+(the command's own package), eval-kit (the testing kit), the reference runtime and its Host
+adapter (``uv build``), installs them into a fresh virtual environment (``uv venv``, ``uv pip
+install --offline --no-deps``), writes the package there with that environment's ``eval
+new-plugin``, builds and installs its wheel the same way and runs there the steps of the
+generated CI workflow.
 Third-party dependencies (msgspec, pytest, hypothesis...) come from this environment through a
 path file listing only them: no network, and none of this workspace's packages leak in.
 """
@@ -184,6 +185,7 @@ def test_a_generated_plugin_installed_from_wheels_passes_its_ci_offline(tmp_path
             "eval-core",
             "eval-cli",
             "eval-scaffold",
+            "eval-kit",
             "agent-runtime",
             "eval-host-agent-runtime",
         )

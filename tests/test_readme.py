@@ -13,7 +13,7 @@ import types
 from pathlib import Path
 
 from eval_core.kinds import Evidence
-from eval_core.testing import assert_kind_conforms
+from eval_kit import assert_kind_conforms
 from tests.conftest import ROOT, SOUL, judgeless_env, run_eval
 
 README = ROOT / "README.md"

@@ -1,5 +1,5 @@
 """The testing kit, used as a plug-in author uses it: the ``eval_kit`` fixture (registered by
-eval-core's ``pytest11`` entry point), :func:`evidence`, :func:`assert_kind_conforms`, and
+eval-kit's ``pytest11`` entry point), :func:`evidence`, :func:`assert_kind_conforms`, and
 ``eval plugins --check`` over every installed plug-in. The family under test is the outbox
 family of ``tests/outbox``, installed as a real distribution.
 """
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import Expectation, KindSpec, Verdict, failed, passed
-from eval_core._kit.testing import Agent, CaseRefused, Kit, assert_kind_conforms, evidence
+from eval_kit import Agent, CaseRefused, Kit, assert_kind_conforms, evidence
 from tests.conftest import Site
 from tests.test_outbox_family import CONFIRM, SEND, SENT
 from tests.test_outbox_family import installed as installed  # noqa: PLC0414 - a fixture

@@ -34,7 +34,7 @@ from eval_core.kinds import (
     scorer,
     values_at,
 )
-from eval_core.testing import assert_kind_conforms
+from eval_kit import assert_kind_conforms
 
 
 class Called(Expectation, tag="blocks_called", frozen=True):

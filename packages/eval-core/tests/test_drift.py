@@ -18,7 +18,7 @@ from eval_core._case.recorded import Recorded, recorded_from
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelToolCall, TurnScripted
 from eval_core._running.drift import drift, shown_of, watched
 from eval_core._running.trial import TrialResult
-from eval_core.testing import Kit
+from eval_kit import Kit
 
 SYSTEM = "You are the clerk.\nBe polite.\nUse lookup_order first."
 TOOL = ToolDecl(name="lookup_order", input_schema={"type": "object"}, description="Looks up.")

@@ -214,10 +214,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "appends to a trial log read first by read_regular"
     ),
     ("eval-core/src/eval_core/_util/atomic.py", "umask", "open"): "/proc/self/status (the OS)",
-    ("eval-core/src/eval_core/_kit/host_conformance.py", "_children", ".read_text"): (
+    ("eval-kit/src/eval_kit/host_conformance.py", "_children", ".read_text"): (
         "/proc (the OS), in a plug-in author's conformance test"
     ),
-    ("eval-core/src/eval_core/_kit/conformance.py", "schema_problems", ".read_bytes"): (
+    ("eval-kit/src/eval_kit/conformance.py", "schema_problems", ".read_bytes"): (
         "a plug-in author's own snapshot, in their test run"
     ),
     ("eval-scaffold/src/eval_scaffold/scaffold.py", "_template", ".read_text"): "package data",

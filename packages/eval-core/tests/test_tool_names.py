@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 from eval_cli import cli
 from eval_core._case.case import CaseBase, ToolDecl
-from eval_core._kit.testing import Kit
 from eval_core._loading.corpus import CorpusError, Loader
 from eval_core._loading.opening import Refused, open_corpus
 from eval_core._loading.tool_names import did_you_mean, named
@@ -29,6 +28,7 @@ from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.host import AgentTools, ContextRules, HostTrial, ModelSession, owns_agents
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import build, discover
+from eval_kit import Kit
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -253,7 +253,7 @@ class Runtime:
     """The reference runtime over a one-agent Soul in ``root``, for the property."""
 
     def __init__(self, root: Path) -> None:
-        from eval_core._kit.testing import Agent, write_soul
+        from eval_kit import Agent, write_soul
 
         self.root = root
         self.plugins = build(discover())

@@ -16,8 +16,8 @@ from eval_core._case.evidence import (
     ToolCall,
 )
 from eval_core._case.witness import TESTIMONY, WITNESSES, Witness, WitnessCheck, contradictions
-from eval_core._kit.strategies import evidence_strategy
 from eval_core._running.trial import TrialResult, decide
+from eval_kit.strategies import evidence_strategy
 
 CALL = ToolCall(call_id="c1", name="lookup_ticket", arguments={"ticketId": "T-1"})
 SENT = ModelRequest(system="You are the support agent.", messages=[], tools=[])

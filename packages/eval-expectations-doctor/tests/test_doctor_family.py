@@ -11,7 +11,6 @@ import pytest
 
 from eval_core._case.evidence import Evidence
 from eval_core._case.kinds import KindSpec
-from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_core.records import DoctorEvent
 from eval_expectations_doctor.plugin import (
     DoctorCommit,
@@ -22,6 +21,7 @@ from eval_expectations_doctor.plugin import (
     eval_kinds,
     repaired_but_not_committed,
 )
+from eval_kit import assert_kind_conforms, evidence
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SUBJECT = "Routine:ticket-digest"

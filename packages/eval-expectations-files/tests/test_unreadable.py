@@ -9,13 +9,13 @@ from typing import Any
 
 from eval_core._case.evidence import Evidence, ModelRequest, ToolCall
 from eval_core._case.sent import sent
-from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_files.unreadable import (
     FileWithheld,
     UnreadableRecord,
     WithheldFile,
     kind_spec,
 )
+from eval_kit import assert_kind_conforms, evidence
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SPEC = kind_spec()

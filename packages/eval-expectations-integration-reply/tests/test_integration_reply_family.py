@@ -8,7 +8,6 @@ from pathlib import Path
 
 from eval_core._case.evidence import Event, Evidence
 from eval_core._case.kinds import Verdict
-from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_core.records import Redelivery
 from eval_expectations_integration_reply.plugin import (
     Channel,
@@ -20,6 +19,7 @@ from eval_expectations_integration_reply.plugin import (
     deliveries_not_handed,
     eval_kinds,
 )
+from eval_kit import assert_kind_conforms, evidence
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 ANSWER = "Your replacement bulbs for order 5512 ship tomorrow from Lisse."

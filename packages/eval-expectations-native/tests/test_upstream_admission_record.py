@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from eval_core._kit.testing import Agent, Kit
+from eval_kit import Agent, Kit
 
 APPROVED: dict[str, Any] = {
     "run.source": "routine",

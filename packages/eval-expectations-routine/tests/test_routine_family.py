@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from eval_core._case.evidence import Event, Evidence, Testimony, ToolCall, ToolResult
-from eval_core._kit.testing import assert_kind_conforms, evidence
 from eval_expectations_routine import provider_log
 from eval_expectations_routine.kind import (
     RoutineWorkerCrashes,
@@ -30,6 +29,7 @@ from eval_expectations_routine.provider_log import (
     ToolProviderUntouchedBeforeApproval,
 )
 from eval_expectations_routine.setup import RoutineRecord, _log
+from eval_kit import assert_kind_conforms, evidence
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -17,8 +17,8 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
 from eval_core.hosts import HostOptionError, ModelError, Usage
-from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_langgraph.host import LangGraphHost
+from eval_kit import HostProbe, assert_host_conforms
 
 pytestmark = pytest.mark.usefixtures("probe_path")
 

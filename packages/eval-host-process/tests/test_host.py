@@ -21,8 +21,8 @@ from eval_core.hosts import (
     SettingsRefused,
     find_project,
 )
-from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_process.host import OPTIONS, ProcessHost
+from eval_kit import HostProbe, assert_host_conforms
 from process_project import AGENT, Sweep, order_case, write_project
 from test_robustness import _marked
 

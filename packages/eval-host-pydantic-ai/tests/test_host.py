@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from eval_core.hosts import CorpusError, Host, HostOptionError, Loader, PluginSet
-from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_pydantic_ai.host import PydanticAiHost
+from eval_kit import HostProbe, assert_host_conforms
 
 
 def test_the_pydantic_ai_host_conforms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

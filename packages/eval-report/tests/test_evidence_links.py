@@ -10,7 +10,7 @@ import msgspec
 from eval_core._plugins.plugins import load_plugins
 from eval_core._running.scoring import score
 from eval_core.records import Evidence, GuardDecision, KindSpec, Location, ModelRequest, ToolCall
-from eval_core.testing import evidence
+from eval_kit import evidence
 from eval_report.transcripts import anchor, anchors
 
 _KINDS: dict[str, KindSpec] = load_plugins().kinds

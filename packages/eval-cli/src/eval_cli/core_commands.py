@@ -153,9 +153,9 @@ def _check_plugins(found: PluginSet, examples: int, corpus: Path) -> int:
     if not 1 <= examples <= 1000:
         _refuse(f"--examples must be between 1 and 1000, not {examples}")
     try:
-        from eval_core.testing import check_installed
+        from eval_kit import check_installed  # the kit's checks: hypothesis, pytest
     except ImportError as exc:
-        _refuse(f"eval plugins --check needs {exc.name}: pip install 'eval-core[testing]'")
+        _refuse(f"eval plugins --check needs {exc.name} (the testing kit): pip install eval-kit")
     try:
         locked = lock_schemas(read_lock(corpus_root(corpus) / LOCK_NAME))
     except LockError:

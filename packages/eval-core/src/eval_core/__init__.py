@@ -2,9 +2,9 @@
 
 The public API is one module per audience: :mod:`eval_core.kinds` (what a family needs),
 :mod:`eval_core.hosts` (a Host, a model source, an executor), :mod:`eval_core.records` (what
-reads or writes a Sweep's records), :mod:`eval_core.commands` (a command plug-in) and
-:mod:`eval_core.testing` (the kit). docs/api.md lists them; the other modules are the core's
-own and may change without notice.
+reads or writes a Sweep's records) and :mod:`eval_core.commands` (a command plug-in); the
+plug-in author's testing kit is a package of its own, eval-kit (:mod:`eval_kit`). docs/api.md
+lists them; the other modules are the core's own and may change without notice.
 
 Nothing here names an Expectation kind, a fixture block or a runtime.
 """

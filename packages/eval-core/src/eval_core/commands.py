@@ -11,7 +11,10 @@ help) is a client of this module too: the command plug-ins' hooks loaded and the
 run (:func:`add_commands`, :func:`run_command`), what the core's commands do (check, hash,
 lock, plugins, sweep; a Case document checked with no Host, for the kind reference) and the
 pieces of ``eval --help``'s kept text (the cache entry, its directory, the interpreter, the
-entry points and their versions).
+entry points and their versions). And what the author's kit (the eval-kit package) runs, as
+``eval plugins --check`` and its conformance checks do: the plug-in set built from the installed
+plug-ins and a plug-in under test, a loaded Corpus swept on a binding (:func:`run_sweep`), a
+schema's structure, the witness that is only testimony.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from eval_core._util.public import Public
 
 if TYPE_CHECKING:
     from eval_core._case.kinds import ALL_TIERS
-    from eval_core._case.witness import WITNESSES
+    from eval_core._case.witness import TESTIMONY, WITNESSES
     from eval_core._loading.corpus import RED_TEAM, CorpusError, case_files, corpus_root
     from eval_core._loading.document import document_problems as case_document_problems
     from eval_core._loading.grounding import grounded_text
@@ -57,6 +60,10 @@ if TYPE_CHECKING:
     from eval_core._plugins.lock import write as write_lock
     from eval_core._plugins.plugin_set import PluginInfo, PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
+    from eval_core._plugins.plugins import build as build_plugins
+    from eval_core._plugins.plugins import discover as discover_plugins
+    from eval_core._plugins.schemas import structural as structural_schema
+    from eval_core._running.runner import run_sweep
     from eval_core._sweeping.leg import Run as SweepLeg
     from eval_core._sweeping.matrix import Leg, covered, not_cleared_matrix
     from eval_core._sweeping.options import SweepOptions
@@ -109,7 +116,9 @@ WHERE = {
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
     "SweepLeg": "eval_core._sweeping.leg:Run",
     "SweepOptions": "eval_core._sweeping.options:SweepOptions",
+    "TESTIMONY": "eval_core._case.witness:TESTIMONY",
     "add_commands": "eval_core._plugins.command_plugins:add_commands",
+    "build_plugins": "eval_core._plugins.plugins:build",
     "cache_dir": "eval_core._util.cachedir:cache_dir",
     "cache_enabled": "eval_core._util.cachedir:enabled",
     "case_document_problems": "eval_core._loading.document:document_problems",
@@ -119,6 +128,7 @@ WHERE = {
     "corpus_root": "eval_core._loading.corpus:corpus_root",
     "covered": "eval_core._sweeping.matrix:covered",
     "default_log_help": "eval_core._plugins.commands:default_log_help",
+    "discover_plugins": "eval_core._plugins.plugins:discover",
     "entry_points": "eval_core._util.entrypoints:entry_points",
     "find_project": "eval_core._util.project:find_project",
     "grounded_text": "eval_core._loading.grounding:grounded_text",
@@ -145,7 +155,9 @@ WHERE = {
     "repository_root": "eval_core._util.provenance:repository_root",
     "require_directory": "eval_core._loading.opening:require_directory",
     "run_command": "eval_core._plugins.command_plugins:run_command",
+    "run_sweep": "eval_core._running.runner:run_sweep",
     "show_tracebacks": "eval_core._util.guard:show_tracebacks",
+    "structural_schema": "eval_core._plugins.schemas:structural",
     "sweep": "eval_core._sweeping.sweep:sweep",
     "version": "eval_core._util.entrypoints:version",
     "write_cache_entry": "eval_core._util.cache_entry:write_entry",
@@ -163,6 +175,7 @@ __all__ = [
     "MAX_TRIALS_PER_CASE",
     "RED_TEAM",
     "REFUSED",
+    "TESTIMONY",
     "WITNESSES",
     "Argument",
     "Arguments",
@@ -182,6 +195,7 @@ __all__ = [
     "SweepLeg",
     "SweepOptions",
     "add_commands",
+    "build_plugins",
     "cache_dir",
     "cache_enabled",
     "case_document_problems",
@@ -190,6 +204,7 @@ __all__ = [
     "corpus_root",
     "covered",
     "default_log_help",
+    "discover_plugins",
     "entry_points",
     "find_project",
     "forget_cache_use",
@@ -216,7 +231,9 @@ __all__ = [
     "repository_root",
     "require_directory",
     "run_command",
+    "run_sweep",
     "show_tracebacks",
+    "structural_schema",
     "sweep",
     "version",
     "write_cache_entry",

@@ -1,7 +1,9 @@
 """What a Host, a model source or an executor needs: the Host port and the services it
 offers, the model-call shapes, the Evidence a Host fills from its witnesses, the model-source
-and executor ports, and the Corpus, plug-in set and lock an executor's worker opens. A Host
-imports the core only from here (and :mod:`eval_core.testing` in its tests); docs/hosts.md.
+and executor ports, the Corpus, plug-in set and lock an executor's worker opens, and the
+scripted binding and the service match that the kit's Host conformance check probes with. A Host
+imports the core only from here (and :mod:`eval_kit`, the eval-kit package, in its tests);
+docs/hosts.md.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
         Evidence,
         GuardDecision,
         ModelRequest,
+        RepliedCall,
         Testimony,
         ToolCall,
         ToolResult,
@@ -77,7 +80,8 @@ if TYPE_CHECKING:
     )
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
-    from eval_core._running.scripted import ScriptedTools
+    from eval_core._plugins.services import mismatch as service_mismatch
+    from eval_core._running.scripted import ScriptedBinding, ScriptedSession, ScriptedTools
     from eval_core._running.trial import TrialResult, run_trial
     from eval_core._util.cache_entry import read_entry as read_cache_entry
     from eval_core._util.cache_entry import write_entry as write_cache_entry
@@ -133,8 +137,11 @@ WHERE = {
     "NotReadable": "eval_core._util.input_files:NotReadable",
     "PluginError": "eval_core._plugins.plugins:PluginError",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
+    "RepliedCall": "eval_core._case.evidence:RepliedCall",
     "ScriptStep": "eval_core._case.case:ScriptStep",
+    "ScriptedBinding": "eval_core._running.scripted:ScriptedBinding",
     "ScriptedResult": "eval_core._case.case:ScriptedResult",
+    "ScriptedSession": "eval_core._running.scripted:ScriptedSession",
     "ScriptedTools": "eval_core._running.scripted:ScriptedTools",
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
     "SweepResources": "eval_core._plugins.fixtures:SweepResources",
@@ -174,6 +181,7 @@ WHERE = {
     "read_regular": "eval_core._util.input_files:read_regular",
     "run_trial": "eval_core._running.trial:run_trial",
     "sent": "eval_core._case.sent:sent",
+    "service_mismatch": "eval_core._plugins.services:mismatch",
     "version": "eval_core._util.entrypoints:version",
     "write_cache_entry": "eval_core._util.cache_entry:write_entry",
 }
@@ -221,8 +229,11 @@ __all__ = [
     "NotReadable",
     "PluginError",
     "PluginSet",
+    "RepliedCall",
     "ScriptStep",
+    "ScriptedBinding",
     "ScriptedResult",
+    "ScriptedSession",
     "ScriptedTools",
     "SettingsRefused",
     "SweepResources",
@@ -262,6 +273,7 @@ __all__ = [
     "read_regular",
     "run_trial",
     "sent",
+    "service_mismatch",
     "version",
     "write_cache_entry",
 ]

@@ -1,7 +1,7 @@
 """What an Expectation family needs: the hooks, Case fields and script parts, Evidence
 records and their witnesses, a kind's metadata (:class:`KindSpec`) and its Verdict, the scorer's
 building blocks, fixtures and the checks a field's validation uses. A family imports the core
-only from here (and :mod:`eval_core.testing` in its tests); docs/plugins.md walks through it.
+only from here (and :mod:`eval_kit` in its tests); docs/plugins.md walks through it.
 """
 
 from __future__ import annotations

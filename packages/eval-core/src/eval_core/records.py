@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.host import agents_owned
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
-    from eval_core._plugins.schemas import kind_schema_hash
+    from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash
     from eval_core._plugins.service_records import (
         ActivePublication,
         Admission,
@@ -126,6 +126,7 @@ WHERE = {
     "TrialResult": "eval_core._running.trial:TrialResult",
     "TurnRecord": "eval_core._plugins.service_records:TurnRecord",
     "WITNESSED": "eval_core._case.witness:WITNESSED",
+    "field_schema_hash": "eval_core._plugins.schemas:field_schema_hash",
     "made_safe": "eval_core._running.scorecard:made_safe",
     "agents_owned": "eval_core._plugins.host:agents_owned",
     "case_verdict": "eval_core._running.scorecard:case_verdict",
@@ -209,6 +210,7 @@ __all__ = [
     "check_outputs",
     "clean",
     "decide",
+    "field_schema_hash",
     "folded",
     "hookimpl",
     "is_trial_log",

@@ -140,7 +140,7 @@ def _starter_corpus(args: SimpleNamespace, corpus: Path) -> tuple[list[Path], st
     corpus.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     if args.host == starter.REFERENCE_HOST:  # the runtime's agents live in an Eval Soul
-        from eval_core.testing import Agent, write_soul
+        from eval_kit import Agent, write_soul
 
         soul = write_soul(corpus / "soul", {"assistant": Agent()})
         files.append(soul / "agents" / "assistant" / "AGENT.md")

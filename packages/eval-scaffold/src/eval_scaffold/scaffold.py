@@ -4,8 +4,8 @@ The package has a pyproject with its ``eval.plugins`` entry point and a real dep
 (``eval-core>=`` the installed core's minor release, whose public names the templates import),
 one kind, one Case field with its fixture (a Tool the family implements through the Host's Tool
 registry, read back after the Trial), a load rule, tests using the testing kit
-(:mod:`eval_core.testing`), an example Corpus with its own small Eval Soul, a schema snapshot,
-and a CI workflow whose steps are what ``tests/test_new_plugin.py`` runs in a fresh
+(:mod:`eval_kit`, the eval-kit package), an example Corpus with its own small Eval Soul, a schema
+snapshot, and a CI workflow whose steps are what ``tests/test_new_plugin.py`` runs in a fresh
 environment. ``docs/plugins.md`` walks through every file. The files' text is in
 ``templates/`` (package data, read with importlib.resources), ``{{name}}`` filled in.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core.testing import Agent, structural_schema, write_soul
+from eval_kit import Agent, structural_schema, write_soul
 
 NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # whole name: fullmatch, never `$`
 

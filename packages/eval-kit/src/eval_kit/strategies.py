@@ -2,7 +2,7 @@
 
 :func:`strategy_for` walks a type through ``msgspec.inspect``, honouring msgspec's constraints;
 a test can override any Struct field's strategy, and name the typed records its scorers read so
-generated Evidence holds them. The conformance properties (:mod:`eval_core._kit.conformance`)
+generated Evidence holds them. The conformance properties (:mod:`eval_kit.conformance`)
 draw from these.
 """
 
@@ -18,19 +18,20 @@ import msgspec
 import msgspec.inspect as mi
 from hypothesis import strategies as st
 
-from eval_core._case.evidence import (
+from eval_core.hosts import RepliedCall
+from eval_core.kinds import (
     Denial,
     Event,
     Evidence,
+    Expectation,
     GuardDecision,
+    KindSpec,
     ModelRequest,
-    RepliedCall,
     Testimony,
     ToolCall,
     ToolResult,
     Usage,
 )
-from eval_core._case.kinds import Expectation, KindSpec
 
 SearchStrategy = st.SearchStrategy
 

@@ -1,6 +1,6 @@
 """What every Host must hold, checked by running standard probe Cases through it.
 
-A Host is another team's code behind the port (:mod:`eval_core._plugins.host`); the kit cannot
+A Host is another team's code behind the port (:class:`eval_core.hosts.Host`); the kit cannot
 read it, so it probes it the way a Sweep uses it: real Cases through the real loader, the
 scripted binding, the core's own witness checks. The probe binding changes what the model
 says on the way (a nonce in the Tool arguments and the answer) so that Evidence copied from
@@ -35,16 +35,23 @@ from typing import Any
 
 import msgspec
 
-from eval_core._case.case import CaseBase
-from eval_core._case.evidence import Evidence
-from eval_core._kit.names_conformance import name_problems
-from eval_core._loading.corpus import CorpusError, Loader
-from eval_core._plugins.host import Host, ModelCallRequest, ModelReply, ModelToolCall
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._plugins.services import mismatch
-from eval_core._running.runner import run_sweep
-from eval_core._running.scorecard import Scorecard
-from eval_core._running.scripted import ScriptedSession
+from eval_core.commands import run_sweep
+from eval_core.hosts import (
+    CaseBase,
+    CorpusError,
+    Evidence,
+    Host,
+    Loader,
+    ModelCallRequest,
+    ModelReply,
+    ModelToolCall,
+    PluginSet,
+    ScriptedBinding,
+    ScriptedSession,
+    service_mismatch,
+)
+from eval_core.records import Scorecard
+from eval_kit.names_conformance import name_problems
 
 NONCE = "probe-nonce-5f1c"
 """What the probe binding adds to the model's Tool arguments and answer: never in a Case."""
@@ -86,7 +93,7 @@ def host_problems(probe: HostProbe, plugins: PluginSet, directory: Path) -> list
 
 
 def _round(probe: HostProbe, plugins: PluginSet, directory: Path, problems: list[str]) -> None:
-    from eval_core._kit.testing import Agent, write_soul
+    from eval_kit.testing import Agent, write_soul
 
     agents = {probe.agent: Agent()}
     if probe.raising_agent is not None:
@@ -216,8 +223,6 @@ def _cases(probe: HostProbe, tier: str) -> list[dict[str, Any]]:
 
 
 def _check_services(host: Host, case: CaseBase, tier: str, problems: list[str]) -> None:
-    from eval_core._running.scripted import ScriptedBinding
-
     declared: list[Any] = list(host.services(tier))  # type: ignore[arg-type]  # "l2"/"l3"
     trial = host.open_trial(case, ScriptedBinding().session(case), 1)
     try:
@@ -226,7 +231,7 @@ def _check_services(host: Host, case: CaseBase, tier: str, problems: list[str]) 
         trial.close()
     for wanted in declared:
         matching = [
-            s for s in offered if isinstance(s, wanted) or mismatch(type(s), wanted) is None
+            s for s in offered if isinstance(s, wanted) or service_mismatch(type(s), wanted) is None
         ]
         if len(matching) != 1:
             problems.append(

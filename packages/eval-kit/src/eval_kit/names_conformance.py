@@ -1,8 +1,8 @@
 """The Host conformance check's names probe: a Host says which Tools a Case's agent is offered,
 and the loader refuses a Case naming one it lacks.
 
-Part of :mod:`eval_core._kit.host_conformance`: the probe's Case must be answered
-(:meth:`~eval_core._plugins.host.Host.offered_tools` lists its Tool), and a Case expecting
+Part of :mod:`eval_kit.host_conformance`: the probe's Case must be answered
+(:meth:`~eval_core.hosts.Host.offered_tools` lists its Tool), and a Case expecting
 ``tool_not_called`` of a misspelt Tool must be refused at load at ``$.expect[0].name``, since
 otherwise it would pass whatever the agent did.
 """
@@ -15,10 +15,7 @@ from typing import Any
 
 import msgspec
 
-from eval_core._case.case import CaseBase
-from eval_core._loading.corpus import CorpusError, Loader
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugin_set import PluginSet
+from eval_core.hosts import CaseBase, CorpusError, Host, Loader, PluginSet
 
 
 def misspelt(name: str) -> str:

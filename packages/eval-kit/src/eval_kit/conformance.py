@@ -1,17 +1,17 @@
 """What every kind must hold, as hypothesis properties: the contract, checked rather than hoped.
 
 For arbitrary valid Expectations of a kind and arbitrary Evidence: the scorer returns a Verdict
-with a non-empty ``detail`` and never raises (a :class:`~eval_core._case.kinds.NoVerdict` is
+with a non-empty ``detail`` and never raises (a :class:`~eval_core.kinds.NoVerdict` is
 allowed:
 it is the one sanctioned way out); nothing observed never passes; ``check``, ``seam`` and
 ``guard_gate`` never raise and return what they promise; an Expectation survives a JSON round
 trip (kinds are data); and the kind's schema is deterministic and, with a snapshot, unchanged.
 
-Strategies are derived from the types themselves (:mod:`eval_core._kit.strategies`); a test can
+Strategies are derived from the types themselves (:mod:`eval_kit.strategies`); a test can
 override any field's strategy and name the typed records its scorers read, so generated Evidence
 holds them.
 ``eval plugins --check`` runs the same properties over every installed kind, with few examples
-and a fixed seed; :func:`eval_core._kit.testing.assert_kind_conforms` runs them in a plug-in's
+and a fixed seed; :func:`eval_kit.testing.assert_kind_conforms` runs them in a plug-in's
 tests.
 """
 
@@ -25,18 +25,23 @@ from typing import Any
 import msgspec
 from hypothesis import HealthCheck, given, settings
 
-from eval_core._case.case import CaseBase, Message, TextStep
-from eval_core._case.evidence import Evidence
-from eval_core._case.kinds import Expectation, KindSpec, NoVerdict, Verdict
-from eval_core._case.witness import TESTIMONY, WITNESSES
-from eval_core._kit.strategies import (
+from eval_core.commands import TESTIMONY, WITNESSES, PluginSet, structural_schema
+from eval_core.kinds import (
+    CaseBase,
+    Evidence,
+    Expectation,
+    KindSpec,
+    Message,
+    NoVerdict,
+    TextStep,
+    Verdict,
+)
+from eval_kit.strategies import (
     SearchStrategy,
     evidence_strategy,
     expectation_strategy,
     strategy_for,
 )
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._plugins.schemas import structural
 
 __all__ = [  # the strategies too, importable from here as before they moved
     "ContractBroken",
@@ -218,7 +223,7 @@ def _rest_holds(spec: KindSpec, expectation: Expectation, evidence: Evidence, ti
 
 def schema_of(spec: KindSpec) -> dict[str, Any]:
     """The kind's schema as the lock fingerprints it: structure only, no prose."""
-    found: dict[str, Any] = structural(msgspec.json.schema(spec.struct))
+    found: dict[str, Any] = structural_schema(msgspec.json.schema(spec.struct))
     return found
 
 
@@ -283,8 +288,8 @@ def check_installed(
     field, few examples and a fixed seed (fast, repeatable). The report's lines, and how many
     problems (a note, such as the naming rule or a schema that moved since eval.lock, is not
     a problem)."""
-    from eval_core._case.case import json_name
-    from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash
+    from eval_core.kinds import json_name
+    from eval_core.records import field_schema_hash, kind_schema_hash
 
     lines: list[str] = []
     problems = 0

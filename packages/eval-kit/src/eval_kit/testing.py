@@ -1,8 +1,8 @@
-"""Testing support for plug-in authors: public, like :mod:`eval_core._plugins.hookspecs`.
+"""Testing support for plug-in authors: the Case runner and the checks :mod:`eval_kit` exports.
 
 Test a family the way the harness will use it, without reaching into the core::
 
-    from eval_core._kit.testing import Kit, assert_kind_conforms, evidence
+    from eval_kit import Kit, assert_kind_conforms, evidence
 
     def test_the_kind_conforms():
         assert_kind_conforms(my_spec, records=[Mailbox])   # hypothesis: total, data, stable
@@ -21,13 +21,13 @@ Test a family the way the harness will use it, without reaching into the core::
   the scripted binding through the installed Host (:meth:`Kit.run`, :meth:`Kit.sweep`).
   It uses the installed plug-in set, plus any plug-in objects given to it (a module under
   test that is not installed yet), with the reference Host ``agent-runtime`` by default.
-- :func:`assert_kind_conforms` runs the contract's properties (:mod:`eval_core._kit.conformance`)
+- :func:`assert_kind_conforms` runs the contract's properties (:mod:`eval_kit.conformance`)
   and, given a path, keeps a snapshot of the kind's schema.
 - :func:`assert_host_conforms` runs the standard probe Cases through a Host
-  (:mod:`eval_core._kit.host_conformance`): Evidence from witnesses, declared services offered,
+  (:mod:`eval_kit.host_conformance`): Evidence from witnesses, declared services offered,
   a raising agent errors its Trial in one line, nothing left open after ``close()``.
 
-Needs ``hypothesis`` for :func:`assert_kind_conforms` (``pip install 'eval-core[testing]'``).
+``pip install eval-kit`` brings ``hypothesis`` (:func:`assert_kind_conforms`) and pytest.
 """
 
 from __future__ import annotations
@@ -40,22 +40,17 @@ from itertools import count
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval_core._case.evidence import Evidence
-from eval_core._case.kinds import KindSpec
-from eval_core._kit.host_conformance import HostProbe, host_problems
-from eval_core._loading.corpus import Corpus, CorpusError, Loader
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._plugins.plugins import build, discover
-from eval_core._running.runner import run_sweep
-from eval_core._running.scorecard import Scorecard
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult
+from eval_core.commands import build_plugins, discover_plugins, run_sweep
+from eval_core.hosts import Corpus, CorpusError, Evidence, Loader, PluginSet, ScriptedBinding
+from eval_core.kinds import KindSpec
+from eval_core.records import Scorecard, TrialResult
+from eval_kit.host_conformance import HostProbe, host_problems
 
 if TYPE_CHECKING:
     import hypothesis
     from hypothesis.strategies import SearchStrategy
 
-    from eval_core._plugins.host import Host, HostFactory
+    from eval_core.hosts import Host, HostFactory
 
 __all__ = [
     "Agent",
@@ -69,7 +64,7 @@ __all__ = [
 
 
 def evidence(tier: str = "l2", records: Iterable[object] = (), **observed: Any) -> Evidence:
-    """Evidence as a Host would read it back: any :class:`~eval_core._case.evidence.Evidence` field
+    """Evidence as a Host would read it back: any :class:`~eval_core.kinds.Evidence` field
     by name (``output_text=``, ``tool_calls=``...), and a family's typed ``records``."""
     built = Evidence(tier=tier, **observed)
     for record in records:
@@ -97,7 +92,7 @@ def assert_kind_conforms(
     when missing, then compared, so a schema change is a decision, never an accident.
     ``settings`` are hypothesis settings to start from (``phases=``, ``derandomize=``...).
     """
-    from eval_core._kit.conformance import properties_hold, schema_problems
+    from eval_kit.conformance import properties_hold, schema_problems
 
     problems = properties_hold(
         spec, examples=examples, fields=fields, records=records, hypothesis_settings=settings
@@ -114,7 +109,7 @@ def assert_host_conforms(
     run on the scripted binding through the real loader (a pytest ``tmp_path`` is a good
     ``directory``); the message lists every problem, one line each. ``plugins`` default to the
     installed plug-in set (the probes use the core's tools, status and output kinds)."""
-    found = build(discover()) if plugins is None else plugins
+    found = build_plugins(discover_plugins()) if plugins is None else plugins
     problems = host_problems(probe, found, Path(directory))
     if problems:
         raise AssertionError("the Host does not conform:\n" + "\n".join(f"  {p}" for p in problems))
@@ -167,7 +162,7 @@ class Kit:
                 (f"kit{i}", self.distribution, "0.0.0", plugin)
                 for i, plugin in enumerate(self.plugins)
             ]
-            self._set = build([*discover(), *extra])
+            self._set = build_plugins([*discover_plugins(), *extra])
         return self._set
 
     def case(self, *expect: Mapping[str, Any], **overrides: Any) -> dict[str, Any]:

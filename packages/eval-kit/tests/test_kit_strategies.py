@@ -9,8 +9,8 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._case.evidence import Evidence
-from eval_core._kit.strategies import evidence_strategy, strategy_for
+from eval_core.kinds import Evidence
+from eval_kit.strategies import evidence_strategy, strategy_for
 
 Unit = Annotated[float, msgspec.Meta(ge=0.0, lt=1.0)]
 Open = Annotated[float, msgspec.Meta(gt=-1.0, le=1.0)]

@@ -1,7 +1,7 @@
-"""The pytest plug-in of ``eval-core`` (entry point ``pytest11``): the testing kit's fixture, and
+"""The pytest plug-in of ``eval-kit`` (entry point ``pytest11``): the testing kit's fixture, and
 a Corpus collected as test items, for teams whose CI speaks pytest.
 
-- ``eval_kit``: a :class:`eval_core._kit.testing.Kit` over the test's ``tmp_path``; and for one
+- ``eval_kit``: a :class:`eval_kit.testing.Kit` over the test's ``tmp_path``; and for one
   thing each, ``eval_evidence`` (build Evidence), ``eval_run`` (run a Case dict end to end) and
   ``eval_problems`` (check a Case dict: its problems).
 - ``pytest --eval-corpus corpus`` (repeatable; or ``eval_corpus = ["corpus"]`` under
@@ -30,12 +30,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from eval_core._case.case import CaseBase
-    from eval_core._case.evidence import Evidence
-    from eval_core._kit.testing import Kit
-    from eval_core._loading.opening import Opened
-    from eval_core._plugins.fixtures import SweepResources
-    from eval_core._running.trial import TrialResult
+    from eval_core.commands import Opened
+    from eval_core.hosts import CaseBase, Evidence, SweepResources, TrialResult
+    from eval_kit.testing import Kit
 
 _OPENED = pytest.StashKey[list["Opened"]]()
 
@@ -90,16 +87,16 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.fixture
 def eval_kit(tmp_path: Path) -> Kit:
-    """A :class:`eval_core._kit.testing.Kit` over this test's temporary directory."""
-    from eval_core._kit.testing import Kit
+    """A :class:`eval_kit.testing.Kit` over this test's temporary directory."""
+    from eval_kit.testing import Kit
 
     return Kit(tmp_path / "eval-kit")
 
 
 @pytest.fixture
 def eval_evidence() -> Callable[..., Evidence]:
-    """:func:`eval_core._kit.testing.evidence`: Evidence by hand, with a family's typed records."""
-    from eval_core._kit.testing import evidence
+    """:func:`eval_kit.testing.evidence`: Evidence by hand, with a family's typed records."""
+    from eval_kit.testing import evidence
 
     return evidence
 
@@ -120,8 +117,8 @@ class CorpusCollector(pytest.Directory):
     """A Corpus directory: one item per Case, in id order, opened as ``eval sweep`` does."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from eval_core._loading.opening import open_corpus
-        from eval_core._plugins.fixtures import SweepResources
+        from eval_core.commands import open_corpus
+        from eval_core.hosts import SweepResources
 
         config = self.config
         host = config.getoption("eval_host") or config.getini("eval_host")
@@ -136,7 +133,7 @@ class CorpusCollector(pytest.Directory):
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str:
-        from eval_core._loading.opening import Refused
+        from eval_core.commands import Refused
 
         if isinstance(excinfo.value, Refused):
             return str(excinfo.value)
@@ -157,9 +154,8 @@ class CaseItem(pytest.Item):
         self.add_marker("eval_case")
 
     def setup(self) -> None:
-        from eval_core._running.scorecard import made_safe
-        from eval_core._running.scripted import ScriptedBinding
-        from eval_core._running.trial import run_trial
+        from eval_core.hosts import ScriptedBinding, run_trial
+        from eval_core.records import made_safe
 
         plugins = self.opened.plugins
         for number in range(1, max(1, self.case.trials) + 1):
@@ -181,7 +177,7 @@ class CaseItem(pytest.Item):
             pytest.fail("\n".join(lines), pytrace=False)
 
     def runtest(self) -> None:
-        from eval_core._running.scorecard import case_verdict
+        from eval_core.records import case_verdict
 
         verdict = case_verdict(self.trials)
         self.user_properties.append(("verdict", verdict))

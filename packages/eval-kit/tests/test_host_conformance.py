@@ -21,8 +21,8 @@ from eval_core.kinds import (
     ToolCallsStep,
     ToolDecl,
 )
-from eval_core.testing import HostProbe, assert_host_conforms
 from eval_host_agent_runtime.host import AgentRuntimeHost
+from eval_kit import HostProbe, assert_host_conforms
 
 
 def test_the_reference_host_conforms(tmp_path: Path) -> None:
