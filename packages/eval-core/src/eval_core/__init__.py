@@ -6,7 +6,6 @@ reads or writes a Sweep's records) and :mod:`eval_core.commands` (a command plug
 plug-in author's testing kit is a package of its own, eval-kit (:mod:`eval_kit`). docs/api.md
 lists them; the other modules are the core's own and may change without notice.
 
-Nothing here names an Expectation kind, a fixture block or a runtime.
+Nothing here names an Expectation kind, a fixture block or a runtime. The version is the
+distribution's (``importlib.metadata.version("eval-core")``): no constant here to fall behind.
 """
-
-__version__ = "0.2.0"
