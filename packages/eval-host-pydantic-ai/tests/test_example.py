@@ -1,6 +1,7 @@
 """The example project, swept through pydantic-ai's own loop: green on the scripted binding and
-over the loopback OpenAI wire, its red-by-design Case named, and red under a mutation of
-pydantic-ai's own code (a Tool call dropped, the instructions altered)."""
+over the loopback OpenAI wire (but for the Case that tells a call of the output Tool from JSON
+text), its red-by-design Case named, and red under a mutation of pydantic-ai's own code (a Tool
+call dropped, the instructions altered)."""
 
 from __future__ import annotations
 
