@@ -51,21 +51,28 @@ ROUNDS = 3  # each figure is the best of this many rounds: the machine is shared
 
 
 def _pydantic_ai_replies(script: list[dict[str, Any]]) -> Any:
-    """A pydantic-ai FunctionModel replaying a Case's script: pydantic-ai's own test model."""
+    """A pydantic-ai FunctionModel replaying a Case's script: pydantic-ai's own test model. A
+    structured step is a call of the agent's output Tool (its JSON as text where it has none),
+    as the Host's model answers it."""
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-    steps = []
-    for step in script:
+    def response(step: dict[str, Any], info: AgentInfo) -> ModelResponse:
         if step["kind"] == "text":
-            steps.append(ModelResponse(parts=[TextPart(step["text"])]))
-        else:
-            calls = [ToolCallPart(c["name"], c["arguments"], c["callId"]) for c in step["calls"]]
-            steps.append(ModelResponse(parts=calls))
-    cursor = iter(steps)
+            return ModelResponse(parts=[TextPart(step["text"])])
+        if step["kind"] == "structured" and info.output_tools:
+            return ModelResponse(
+                parts=[ToolCallPart(info.output_tools[0].name, step["value"], "final-result")]
+            )
+        if step["kind"] == "structured":
+            return ModelResponse(parts=[TextPart(json.dumps(step["value"]))])
+        calls = [ToolCallPart(c["name"], c["arguments"], c["callId"]) for c in step["calls"]]
+        return ModelResponse(parts=calls)
 
-    async def reply(messages: Any, info: Any) -> Any:
-        return next(cursor)
+    cursor = iter(script)
+
+    async def reply(messages: Any, info: AgentInfo) -> Any:
+        return response(next(cursor), info)
 
     return FunctionModel(reply)
 
@@ -252,11 +259,11 @@ def pydantic_evals_worker(repeat: int) -> None:
     from support_agent.agent import AGENTS, help_centre
 
     documents = _cases(PYDANTIC_AI / "corpus")
-    agent = AGENTS["support"]
+    support = AGENTS["support"]  # the one with an MCP server, kept open for the whole run
 
     async def task(inputs: dict[str, Any]) -> dict[str, Any]:
         try:
-            result = await agent.run(
+            result = await AGENTS[inputs["agent"]].run(
                 inputs["prompt"],
                 model=_pydantic_ai_replies(inputs["script"]),
                 usage_limits=UsageLimits(request_limit=8),  # as [tool.eval] sets for the Host
@@ -299,6 +306,7 @@ def pydantic_evals_worker(repeat: int) -> None:
             Case(
                 name=d["id"],
                 inputs={
+                    "agent": d["agent"],
                     "prompt": d["input"][-1]["content"],
                     "script": d["script"],
                     "expect": d["expect"],
@@ -310,7 +318,7 @@ def pydantic_evals_worker(repeat: int) -> None:
     )
 
     async def run() -> Any:
-        async with agent:
+        async with support:
             report = await dataset.evaluate(task, progress=False, repeat=repeat, max_concurrency=1)
         await help_centre.client.transport.close()
         return report

@@ -1,2 +1,2 @@
-"""Acme Outdoor's support agent: a pydantic-ai Agent with two Tools of its own and a help
-centre served over MCP."""
+"""Acme Outdoor's support agents: a pydantic-ai Agent with Tools of its own and a help centre
+served over MCP, and one that files messages as tickets (a structured answer)."""

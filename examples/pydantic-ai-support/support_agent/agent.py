@@ -1,4 +1,5 @@
-"""The support agent: its instructions, its four Tools and its MCP help centre.
+"""The support agent (its instructions, its four Tools, its MCP help centre) and the triage
+agent that files each message as a ticket for the desk's queues (a structured answer).
 
 ``AGENTS`` is what the eval harness reads (``[tool.eval] app`` in ``pyproject.toml``).
 """
@@ -8,9 +9,10 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastmcp.client.transports import PythonStdioTransport
+from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.mcp import MCPToolset
 
@@ -72,4 +74,29 @@ def reorder(order_id: str, quantity: int) -> dict[str, Any]:
         raise ModelRetry(str(refused)) from None
 
 
-AGENTS = {"support": support}
+class TicketTriage(BaseModel):
+    """A message filed as a ticket: the queue it goes to, how soon, what it is about."""
+
+    category: Literal["order", "refund", "product", "policy", "other"]
+    priority: Literal["low", "normal", "high"]
+    summary: str
+    order_id: str | None = None
+
+
+TRIAGE_INSTRUCTIONS = (
+    "You triage messages to Acme Outdoor support into tickets for the desk's queues. "
+    "When a message names an order, look it up with lookup_order first. "
+    "File the ticket: its category (order, refund, product, policy or other), its priority "
+    "(high for a safety problem or a delivered item that is damaged or missing, low for a "
+    "question that needs no action, normal otherwise), a one-line summary, and the order id "
+    "when the message names one."
+)
+
+triage = Agent(
+    name="triage",
+    instructions=TRIAGE_INSTRUCTIONS,
+    output_type=TicketTriage,
+    tools=[lookup_order],
+)
+
+AGENTS = {"support": support, "triage": triage}

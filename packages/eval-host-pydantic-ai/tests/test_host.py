@@ -68,8 +68,8 @@ def test_an_unknown_agent_and_tool_are_refused_in_the_hosts_words(
 ) -> None:
     problems = _problems(plugins, example_host, tmp_path, agent="suport", platformTools=["fly"])
     assert (
-        "$.agent: unknown agent 'suport': not in support_agent.agent:AGENTS, which has: support; "
-        "did you mean 'support'?" in problems
+        "$.agent: unknown agent 'suport': not in support_agent.agent:AGENTS, which has: support, "
+        "triage; did you mean 'support'?" in problems
     )
     assert "$.platformTools[0]: 'fly' does not resolve to a shipped platform Tool" in problems
     assert not any("Eval Soul" in p for p in problems), problems
