@@ -211,8 +211,8 @@ def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"app": "no_such_team.agents:AGENTS"}, "cannot import no_such_team.agents"),
-        ({"app": "probe_agents"}, "expected package.module:NAME"),
+        ({"app": "no_such_team.agents:AGENTS"}, "importing no_such_team.agents raised"),
+        ({"app": "probe_agents"}, "expected package.module:AGENTS"),
         ({"app": "probe_agents:EMPTY"}, "expected a non-empty mapping of agent names"),
         (
             {"app": "probe_agents:BROKEN"},
@@ -220,7 +220,7 @@ def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
             "not a compiled graph",
         ),
         ({"app": "probe_agents:AGENTS", "recursion_limit": "0"}, "recursion_limit '0'"),
-        ({"app": "probe_agents:AGENTS", "timeout": "soon"}, "timeout 'soon': expected seconds"),
+        ({"app": "probe_agents:AGENTS", "timeout": "soon"}, "timeout must be a number, not 'soon'"),
         ({}, "no agents named"),
     ],
 )

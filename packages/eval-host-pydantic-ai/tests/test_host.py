@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core.hosts import CorpusError, Host, HostOptionError, Loader, PluginSet
+from eval_core.hosts import CorpusError, Host, HostOptionError, Loader, PluginSet, TeamApp
 from eval_host_pydantic_ai.host import PydanticAiHost
 from eval_kit import HostProbe, assert_host_conforms
 
@@ -202,6 +202,11 @@ def test_an_app_option_that_cannot_work_is_one_line(
     assert said in str(refused.value) and "\n" not in str(refused.value)
 
 
+def _app(spec: str, value: object) -> TeamApp:
+    """What ``--host-option app=spec`` named, as the core's reader hands it to the Host."""
+    return TeamApp(spec=spec, source="--host-option app", module=json, value=value, settings={})
+
+
 def test_agents_may_be_a_list_of_named_agents_or_one_agent() -> None:
     """The forms an app's ``AGENTS`` may take besides a mapping, each Agent by its own name."""
     from pydantic_ai import Agent
@@ -209,13 +214,16 @@ def test_agents_may_be_a_list_of_named_agents_or_one_agent() -> None:
     from eval_host_pydantic_ai.app import _named
 
     support, billing = Agent(name="support"), Agent(name="billing")
-    assert _named("desk:AGENTS", [support, billing]) == {"support": support, "billing": billing}
-    assert _named("desk:AGENTS", (billing,)) == {"billing": billing}
-    assert _named("desk:support", support) == {"support": support}
+    assert _named(_app("desk:AGENTS", [support, billing])) == {
+        "support": support,
+        "billing": billing,
+    }
+    assert _named(_app("desk:AGENTS", (billing,))) == {"billing": billing}
+    assert _named(_app("desk:support", support)) == {"support": support}
     with pytest.raises(HostOptionError, match="an Agent in the list has no name"):
-        _named("desk:AGENTS", [support, Agent()])
+        _named(_app("desk:AGENTS", [support, Agent()]))
     with pytest.raises(HostOptionError, match="no Agents"):
-        _named("desk:AGENTS", [])
+        _named(_app("desk:AGENTS", []))
 
 
 def test_without_an_app_the_host_says_where_to_name_one(tmp_path: Path) -> None:
@@ -236,10 +244,10 @@ def test_a_limit_that_is_no_positive_number_is_refused_in_one_line(
 ) -> None:
     """A limit or timeout from ``[tool.eval]`` or ``--host-option`` is the team's text: one that
     is not a positive number is refused naming it, never a traceback."""
-    from eval_host_pydantic_ai.host import _number
+    from eval_core.hosts import number_option
 
     with pytest.raises(HostOptionError) as refused:
-        _number(name, value, None)
+        number_option(name, value, None)
     assert str(refused.value) == said
 
 
@@ -251,8 +259,11 @@ def test_an_app_naming_something_that_is_no_agent_is_refused_naming_it() -> None
     from eval_host_pydantic_ai.app import _named
 
     with pytest.raises(HostOptionError) as refused:
-        _named("desk:AGENTS", {"support": Agent(name="support"), "billing": "billing-agent"})
-    assert str(refused.value) == "app 'desk:AGENTS': 'billing' is a str, not a pydantic-ai Agent"
+        _named(_app("desk:AGENTS", {"support": Agent(name="support"), "billing": "billing-agent"}))
+    assert (
+        str(refused.value)
+        == "--host-option app 'desk:AGENTS': 'billing' is a str, not a pydantic-ai Agent"
+    )
 
 
 def test_the_limits_in_the_projects_settings_reach_pydantic_ai(example_host: Host) -> None:

@@ -170,20 +170,10 @@ def _pin(path: Path, name: str, table: Any) -> ModelPin:
     if isinstance(most, bool) or not isinstance(most, int) or not 1024 <= most <= 1 << 30:
         raise refuse("max_response_bytes", "must be an integer from 1024 to 1073741824")
     timeout = table.get("timeout_s", 120.0)
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, int | float)
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
+    if not _finite(timeout) or timeout <= 0:
         raise refuse("timeout_s", "must be a finite number of seconds > 0")
     bound = table.get("trial_timeout_s")
-    if bound is not None and (
-        isinstance(bound, bool)
-        or not isinstance(bound, int | float)
-        or not math.isfinite(bound)
-        or bound <= 0
-    ):
+    if bound is not None and (not _finite(bound) or bound <= 0):
         raise refuse("trial_timeout_s", "must be a finite number of seconds > 0")
     options = _options(table, wires[wire], refuse)
     return ModelPin(
@@ -219,12 +209,7 @@ def _options(table: dict[str, Any], wire: Wire, refuse: Any) -> RequestOptions:
     if parallel is not None and not isinstance(parallel, bool):
         raise refuse("parallel_tool_calls", "must be true or false")
     temperature = table.get("temperature")
-    if temperature is not None and (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, int | float)
-        or not math.isfinite(temperature)
-        or not 0 <= temperature <= 2
-    ):
+    if temperature is not None and (not _finite(temperature) or not 0 <= temperature <= 2):
         raise refuse("temperature", "must be a number from 0 to 2")
     if temperature is not None and wire == "anthropic" and temperature > 1:
         raise refuse("temperature", "the anthropic wire takes a temperature from 0 to 1")
@@ -247,8 +232,13 @@ def _price(table: dict[str, Any], key: str, refuse: Any) -> float | None:
     value = table.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _finite(value):
         raise refuse(key, "must be a finite number of US dollars per million tokens")
     if value < 0:
         raise refuse(key, "must not be negative")
     return float(value)
+
+
+def _finite(value: Any) -> bool:
+    """A finite number as TOML gives one (``true`` is no number, ``nan`` and ``inf`` no bound)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         Usage,
     )
     from eval_core._case.kinds import Tier
+    from eval_core._case.previews import preview_value
     from eval_core._case.sent import sent
     from eval_core._loading.corpus import Corpus, CorpusError, Loader, case_files, corpus_root
     from eval_core._loading.opening import host_directory, load_seconds
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         agents_owned,
         owns_agents,
     )
+    from eval_core._plugins.host_options import number_option
     from eval_core._plugins.judge import JudgeError
     from eval_core._plugins.lock import LOCK_NAME, Lock
     from eval_core._plugins.lock import current as current_lock
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._plugins.services import mismatch as service_mismatch
+    from eval_core._plugins.team_app import TeamApp, import_app
     from eval_core._running.scripted import ScriptedBinding, ScriptedSession, ScriptedTools
     from eval_core._running.trial import TrialResult, run_trial
     from eval_core._util.cache_entry import read_entry as read_cache_entry
@@ -145,6 +148,7 @@ WHERE = {
     "ScriptedTools": "eval_core._running.scripted:ScriptedTools",
     "SettingsRefused": "eval_core._util.project:SettingsRefused",
     "SweepResources": "eval_core._plugins.fixtures:SweepResources",
+    "TeamApp": "eval_core._plugins.team_app:TeamApp",
     "Testimony": "eval_core._case.evidence:Testimony",
     "TextPart": "eval_core._case.case:TextPart",
     "Tier": "eval_core._case.kinds:Tier",
@@ -170,12 +174,15 @@ WHERE = {
     "fingerprint": "eval_core._util.code:fingerprint",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
     "host_directory": "eval_core._loading.opening:host_directory",
+    "import_app": "eval_core._plugins.team_app:import_app",
     "load_seconds": "eval_core._loading.opening:load_seconds",
     "load_plugins": "eval_core._plugins.plugins:load_plugins",
     "lock_differences": "eval_core._plugins.lock:differences",
+    "number_option": "eval_core._plugins.host_options:number_option",
     "one_line": "eval_core._util.safe_text:one_line",
     "owns_agents": "eval_core._plugins.host:owns_agents",
     "plugin_cache": "eval_core._util.cachedir:plugin_cache",
+    "preview_value": "eval_core._case.previews:preview_value",
     "read_cache_entry": "eval_core._util.cache_entry:read_entry",
     "read_json_input": "eval_core._util.input_files:read_json_input",
     "read_regular": "eval_core._util.input_files:read_regular",
@@ -237,6 +244,7 @@ __all__ = [
     "ScriptedTools",
     "SettingsRefused",
     "SweepResources",
+    "TeamApp",
     "Testimony",
     "TextPart",
     "Tier",
@@ -262,12 +270,15 @@ __all__ = [
     "fingerprint",
     "hookimpl",
     "host_directory",
+    "import_app",
     "load_plugins",
     "load_seconds",
     "lock_differences",
+    "number_option",
     "one_line",
     "owns_agents",
     "plugin_cache",
+    "preview_value",
     "read_cache_entry",
     "read_json_input",
     "read_regular",

@@ -7,12 +7,11 @@ decisions a scorer reads are built here, from the events the runtime emitted, an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_runtime.turn.events import PARTICIPANT_EVENTS
-from eval_core.hosts import Denial, Event, GuardDecision, ToolCall, ToolResult
+from eval_core.hosts import Denial, Event, GuardDecision, ToolCall, ToolResult, preview_value
 
 Subscriber = Callable[[str, dict[str, Any]], None]
 
@@ -121,13 +120,3 @@ class Decisions:
                     turn_index=turn,
                 )
             )
-
-
-def preview_value(shown: Any) -> Any:
-    """The value an ``argsPreview``/``resultPreview`` carries; ``None`` when cut or absent."""
-    if not isinstance(shown, dict) or shown.get("truncated") or "json" not in shown:
-        return None
-    try:
-        return json.loads(shown["json"])
-    except (TypeError, ValueError):
-        return None

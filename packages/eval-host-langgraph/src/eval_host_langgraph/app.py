@@ -17,16 +17,14 @@ builder may be ``async``. It never imports the harness.
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from eval_core.hosts import HostOptionError, SettingsRefused, find_project
+from eval_core.hosts import import_app
 
 Builder = Callable[..., Any]
 
@@ -42,65 +40,17 @@ class App:
     """The ``[tool.eval]`` table it was named in (empty when named by the option)."""
 
 
-def project_settings(soul_dir: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The ``pyproject.toml`` above the Corpus that has a ``[tool.eval]`` table, and the table
-    (:func:`eval_core.hosts.find_project`, which checked its ``pythonpath``)."""
-    try:
-        found = find_project(soul_dir)
-    except SettingsRefused as exc:
-        raise HostOptionError(str(exc)) from None
-    return (found.file, found.table) if found.file is not None else None
-
-
 def find_app(soul_dir: Path, app: str | None) -> App:
-    """The agents named by the option, else by ``[tool.eval]``; refused in one line."""
-    found = project_settings(soul_dir)
-    spec, source = app, "--host-option app"
-    settings: dict[str, Any] = {}
-    if found is not None:
-        path, settings = found
-        _extend_path(path, settings.get("pythonpath", []))
-        if spec is None:
-            spec, source = settings.get("app"), f"{path} [tool.eval] app"
-    if not isinstance(spec, str) or not spec:
-        raise HostOptionError(
-            "no agents named: give --host-option app=package.module:AGENTS or "
-            '[tool.eval] app = "package.module:AGENTS" in the pyproject.toml above the Corpus'
-        )
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute.isidentifier():
-        raise HostOptionError(f"{source} {spec!r}: expected package.module:NAME")
-    try:
-        module = importlib.import_module(module_name)
-    except KeyboardInterrupt:
-        raise
-    except SystemExit as exc:  # the team's module must not end (or forge the code of) eval
-        raise HostOptionError(
-            f"{source} {spec!r}: importing {module_name} called sys.exit({exc.code!r})"
-        ) from None
-    except BaseException as exc:
-        raise HostOptionError(
-            f"{source} {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}"
-        ) from None
-    agents = getattr(module, attribute, None)
+    """The agents named by the option, else by ``[tool.eval]``
+    (:func:`eval_core.hosts.import_app`); refused in one line."""
+    named = import_app(soul_dir, app)
+    agents = named.value
     if not isinstance(agents, Mapping) or not agents:
-        raise HostOptionError(
-            f"{source} {spec!r}: expected a non-empty mapping of agent names to builders"
-        )
+        raise named.refused("expected a non-empty mapping of agent names to builders")
     for name, builder in agents.items():
         if not isinstance(name, str) or not callable(builder):
-            raise HostOptionError(f"{source} {spec!r}: agent {name!r} has no callable builder")
-    return App(spec=spec, module=module, builders=dict(agents), settings=settings)
-
-
-def _extend_path(pyproject: Path, entries: Any) -> None:
-    """``[tool.eval] pythonpath``: folders relative to the pyproject, put first on sys.path."""
-    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise HostOptionError(f"{pyproject} [tool.eval] pythonpath: expected a list of folders")
-    for entry in reversed(entries):
-        folder = str((pyproject.parent / entry).resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+            raise named.refused(f"agent {name!r} has no callable builder")
+    return App(spec=named.spec, module=named.module, builders=dict(agents), settings=named.settings)
 
 
 async def build(builder: Builder, model: Any, connections: Mapping[str, Any]) -> Any:

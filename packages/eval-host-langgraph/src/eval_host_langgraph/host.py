@@ -27,6 +27,7 @@ from eval_core.hosts import (
     ModelSession,
     Tier,
     ToolDecl,
+    number_option,
 )
 from eval_host_langgraph.app import App, build, find_app
 from eval_host_langgraph.chat_model import SessionChatModel, decl
@@ -81,7 +82,9 @@ class LangGraphHost:
         self.app: App = find_app(directory, app)
         settings = self.app.settings
         self.recursion_limit = _limit(recursion_limit or settings.get("recursion_limit"))
-        self.timeout = _seconds(timeout or settings.get("timeout"))
+        self.timeout = number_option(
+            "timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS, most=MAX_TIMEOUT
+        )
         self._tools: dict[str, dict[str, ToolDecl]] = {}
         self._prompts: dict[tuple[str, str], str | None] = {}
         for agent in self.app.builders:
@@ -211,17 +214,3 @@ def _limit(value: object) -> int | None:
             f"recursion_limit {value!r}: expected a whole number from 1 to {MAX_RECURSION}"
         )
     return limit
-
-
-def _seconds(value: object) -> float:
-    if value is None:
-        return TIMEOUT_SECONDS
-    try:
-        seconds = float(str(value))
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds <= MAX_TIMEOUT:
-        raise HostOptionError(
-            f"timeout {value!r}: expected seconds above 0 and at most {MAX_TIMEOUT:g}"
-        )
-    return seconds

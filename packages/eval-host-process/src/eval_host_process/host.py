@@ -36,6 +36,7 @@ from eval_core.hosts import (
     Tier,
     ToolDecl,
     find_project,
+    number_option,
 )
 from eval_host_process import process
 from eval_host_process.fork_server import ForkServers
@@ -48,6 +49,7 @@ from eval_host_process.team_tools import TeamTools
 from eval_host_process.tools import ToolDesk
 
 TIMEOUT_SECONDS = 60.0
+MAX_TIMEOUT = 86_400.0
 DEADLINE_SLACK = 10.0  # the forked child's own deadline: ours always ends the agent first
 BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL")
 OPTIONS = ("agents", "command", "timeout", "pass_env", "tools_server", "start")
@@ -61,18 +63,6 @@ def _code() -> str:
     from eval_core.hosts import fingerprint
 
     return fingerprint("eval-host-process", eval_host_process).digest
-
-
-def _number(name: str, value: object, default: float) -> float:
-    if value is None or value == "":
-        return default
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise HostOptionError(f"{name} must be a number, not {value!r}") from None
-    if not 0 < number < 86400:
-        raise HostOptionError(f"{name} must be positive seconds, not {value!r}")
-    return number
 
 
 def _env_names(value: object) -> tuple[str, ...]:
@@ -122,7 +112,9 @@ class ProcessHost:
                     f"agent {spec.name!r} of {self.manifest.path} has no command, and no "
                     "host option command= gives one"
                 )
-        self.timeout = _number("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
+        self.timeout = number_option(
+            "timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS, most=MAX_TIMEOUT
+        )
         self.pass_env = _env_names(pass_env or settings.get("pass_env"))
         how = str(start or settings.get("start") or STARTS[0])
         if how not in STARTS:

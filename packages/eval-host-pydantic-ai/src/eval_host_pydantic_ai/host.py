@@ -34,6 +34,7 @@ from eval_core.hosts import (
     ModelSession,
     Tier,
     ToolDecl,
+    number_option,
 )
 from eval_host_pydantic_ai.app import App, load_app
 from eval_host_pydantic_ai.boundary import ToolBoundary, Witnessing, declared_toolset
@@ -67,18 +68,6 @@ async def _listing(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     raise _Listed(info)
 
 
-def _number(name: str, value: object, default: float | None) -> float | None:
-    if value is None or value == "":
-        return default
-    try:
-        number = float(str(value))
-    except ValueError:
-        raise HostOptionError(f"{name} must be a number, not {value!r}") from None
-    if number <= 0:
-        raise HostOptionError(f"{name} must be positive, not {value!r}")
-    return number
-
-
 LIST_SECONDS = 30.0
 """The least time listing an agent's offer at load may take, whatever the Trials' ``timeout``
 (a busy machine lists slower than a Trial's bound; the load deadline bounds it all)."""
@@ -102,15 +91,15 @@ class PydanticAiHost:
         self.directory = directory  # the project is found upwards from it
         self.app: App = load_app(directory, app)
         settings = self.app.settings
-        requests = _number("request_limit", request_limit or settings.get("request_limit"), 8)
-        calls = _number(
+        requests = number_option("request_limit", request_limit or settings.get("request_limit"), 8)
+        calls = number_option(
             "tool_calls_limit", tool_calls_limit or settings.get("tool_calls_limit"), None
         )
         self.limits = UsageLimits(
             request_limit=int(requests or REQUEST_LIMIT),
             tool_calls_limit=None if calls is None else int(calls),
         )
-        self.timeout = _number("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
+        self.timeout = number_option("timeout", timeout or settings.get("timeout"), TIMEOUT_SECONDS)
         self.loop = HostLoop()
         try:
             self.loop.keep_open(_mcp_servers(self.app.agents.values()))

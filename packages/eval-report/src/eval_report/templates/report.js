@@ -344,12 +344,16 @@
     return null;
   };
 
-  function expectationNode(x, anchors) {
-    var node = clone("t-expectation");
+  // One Expectation's verdict as both places show it (its row, and beside the evidence it read).
+  function verdict(node, x) {
     node.classList.add(x.passed ? "passed" : "failed");
-    var mark = set(node, "mark", x.passed ? "✔" : "✘");
-    mark.classList.add(x.passed ? "ok" : "no");
+    set(node, "mark", x.passed ? "✔" : "✘").classList.add(x.passed ? "ok" : "no");
     set(node, "kind", x.kind);
+    return node;
+  }
+
+  function expectationNode(x, anchors) {
+    var node = verdict(clone("t-expectation"), x);
     set(node, "family", x.family);
     set(node, "detail", x.detail);
     set(node, "written", json(x.written));
@@ -369,11 +373,7 @@
     var place = anchors.nodes[found.name];
     var read = place.querySelector(":scope > ul.read");  // the verdict beside the evidence it read
     if (read) {
-      var li = clone("t-read");
-      li.classList.add(x.passed ? "passed" : "failed");
-      var tick = set(li, "mark", x.passed ? "✔" : "✘");
-      tick.classList.add(x.passed ? "ok" : "no");
-      set(li, "kind", x.kind);
+      var li = verdict(clone("t-read"), x);
       set(li, "detail", x.detail);
       read.appendChild(li);
     }
