@@ -142,12 +142,12 @@ GUARD_CODE = {
         {name: replace(pattern, find=lambda text: []) for name, pattern in PATTERNS.items()},
     ),
 }
+BROKEN_GUARDS = [*GUARD_CODE, "tool_blocklist"]
 
 
-@pytest.mark.parametrize("guard", [*GUARD_CODE, "tool_blocklist"])
-def test_breaking_a_guards_code_fails_exactly_its_cases(
-    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
-) -> None:
+def break_guard(monkeypatch: pytest.MonkeyPatch, guard: str) -> None:
+    """Break one of ``BROKEN_GUARDS`` in the runtime: its detection code never finds what it
+    looks for (``tool_blocklist``: every call it would refuse is allowed)."""
     if guard == "tool_blocklist":
         real = Guardrails.check_tool_call
 
@@ -161,6 +161,13 @@ def test_breaking_a_guards_code_fails_exactly_its_cases(
     else:
         name, broken = GUARD_CODE[guard]
         monkeypatch.setattr(guardrails, name, broken)
+
+
+@pytest.mark.parametrize("guard", BROKEN_GUARDS)
+def test_breaking_a_guards_code_fails_exactly_its_cases(
+    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
+) -> None:
+    break_guard(monkeypatch, guard)
     corpus, red = red_cases(plugins, copy)
     expected = blocks_with(corpus, guard)
     assert expected, f"no Case asserts that {guard} blocks"
