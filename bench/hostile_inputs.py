@@ -431,8 +431,14 @@ def cache_rows(root: Path, reference: Path) -> None:
     def deep(path: Path) -> None:
         path.write_text("[" * DEPTH + "]" * DEPTH)
 
+    hostile = (
+        ("a named pipe", fifo),
+        ("-> /dev/zero", zero),
+        ("3 GB", huge),
+        (f"JSON {DEPTH:,} deep", deep),
+    )
     for kind, pattern in kinds.items():
-        for how, make in (("a named pipe", fifo), ("-> /dev/zero", zero), ("3 GB", huge)):
+        for how, make in hostile:
             cache = root / f"cache-{kind}-{make.__name__}".replace(" ", "-")
             shutil.copytree(warm, cache, symlinks=True)
             for path in cache.glob(pattern):
@@ -440,15 +446,6 @@ def cache_rows(root: Path, reference: Path) -> None:
                 make(path)
             args = ["--help"] if kind == "help" else ["check", str(reference)]
             measure(root, f"cache {kind}: {how}", *args, env={"EVAL_CACHE_DIR": str(cache)})
-        cache = root / f"cache-{kind}-deep".replace(" ", "-")
-        shutil.copytree(warm, cache, symlinks=True)
-        for path in cache.glob(pattern):
-            path.unlink()
-            deep(path)
-        args = ["--help"] if kind == "help" else ["check", str(reference)]
-        measure(
-            root, f"cache {kind}: JSON {DEPTH:,} deep", *args, env={"EVAL_CACHE_DIR": str(cache)}
-        )
 
 
 def output_rows(root: Path, reference: Path) -> None:

@@ -93,6 +93,16 @@ def expected(
     return _EXPECTED
 
 
+def _caches_on(base: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Sweep from ``base`` with the caches on, kept in ``base / name`` (a directory of their own
+    per test, so one test's edits never reach another's)."""
+    cache = base / name
+    monkeypatch.chdir(base)
+    monkeypatch.setenv("EVAL_CACHE_DIR", str(cache))
+    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    return cache
+
+
 def _entries(cache: Path) -> list[Path]:
     return sorted(p for p in cache.rglob("*") if p.is_file() and p.name != "help.txt")
 
@@ -161,10 +171,7 @@ def test_no_edit_of_the_caches_changes_a_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     base, corpora = world
-    cache = base / "cache"
-    monkeypatch.chdir(base)
-    monkeypatch.setenv("EVAL_CACHE_DIR", str(cache))
-    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    cache = _caches_on(base, "cache", monkeypatch)
     for name, corpus in corpora.items():  # fill (or refill) every cache
         assert _verdict(corpus, capsys) == expected[name], name
     for op in ops:
@@ -182,10 +189,7 @@ def test_a_rewritten_checked_corpus_entry_does_not_clear_a_failing_corpus(
     """The probe of issue 45: the failing Corpus's entry, under its own key and sealed with
     the real key, carries the Cases of the Corpus that clears."""
     base, corpora = world
-    cache = base / "rewritten"
-    monkeypatch.chdir(base)
-    monkeypatch.setenv("EVAL_CACHE_DIR", str(cache))
-    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    _caches_on(base, "rewritten", monkeypatch)
     for name in ("fails", "clears"):
         assert _verdict(corpora[name], capsys) == expected[name]
     fails = checked._path(corpora["fails"], "capability")
@@ -203,10 +207,7 @@ def test_a_forged_soul_entry_does_not_turn_a_refusal_into_a_run(
     """The refused Corpus's Soul entry, under its own key, gains the agent its Case names:
     written by someone without the seal key, it is a miss, and the refusal stands."""
     base, corpora = world
-    cache = base / "soul-forged"
-    monkeypatch.chdir(base)
-    monkeypatch.setenv("EVAL_CACHE_DIR", str(cache))
-    monkeypatch.delenv("EVAL_CACHE", raising=False)
+    cache = _caches_on(base, "soul-forged", monkeypatch)
     assert _verdict(corpora["refused"], capsys) == expected["refused"]
     from eval_host_agent_runtime.soul_cache import Stored
 

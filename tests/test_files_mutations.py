@@ -13,7 +13,7 @@ from agent_runtime.files import tools as file_tools
 from agent_runtime.files.store import FileStore, StoredFile
 from eval_core._plugins.plugins import PluginSet
 from tests.conftest import ids_where
-from tests.test_mutations import red_cases
+from tests.test_mutations import red_cases, red_exactly
 
 _NOT_ATTACHED = {"provider_prompt_omits_file", "prompt_omits_attachment"}
 SOUL_ROLES = ["auditor", "billing", "engineering", "guide", "maintainer", "records", "support"]
@@ -32,12 +32,11 @@ def test_sharing_generated_files_with_every_role_turns_the_audience_cases_red(
         return [f"user:{requester}", *(f"role:{r}" for r in SOUL_ROLES)]
 
     monkeypatch.setattr(file_tools, "audience", everyone)
-    audience = ids_where(
+    red_exactly(
+        plugins,
         files_corpus,
         lambda c: any(e["kind"] == "generated_file_not_readable_by" for e in c["expect"]),
     )
-    assert audience
-    assert red_cases(plugins, files_corpus)[1] == audience
 
 
 def test_attaching_readable_files_turns_the_re_read_cases_red(
@@ -46,12 +45,12 @@ def test_attaching_readable_files_turns_the_re_read_cases_red(
     monkeypatch.setattr(attachments, "attachable", lambda stored: stored is not None)
     # the Cases that give the model readable Files and say they are not attached to the
     # provider's prompt (others read readable Files for their names, sizes or limits)
-    re_reads = ids_where(
+    red_exactly(
+        plugins,
         files_corpus,
         lambda c: "readable" in c and any(e["kind"] in _NOT_ATTACHED for e in c["expect"]),
+        at_least=2,
     )
-    assert len(re_reads) >= 2
-    assert red_cases(plugins, files_corpus)[1] == re_reads
 
 
 def test_flipping_one_sent_byte_turns_the_file_exact_cases_red(

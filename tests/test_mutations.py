@@ -9,8 +9,10 @@ Trial is a harness or vendor fault, never comparable in a delta, so it proves no
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -32,7 +34,7 @@ from eval_core._loading.corpus import Corpus, Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ids_where
 
 GUARDRAILS = yaml.safe_load((ROOT / "corpus" / "soul" / "guardrails.yaml").read_text())
 GUARDS = [
@@ -52,6 +54,19 @@ def red_cases(plugins: PluginSet, directory: Path) -> tuple[Corpus, set[str]]:
     odd = {case: v for case, v in verdicts.items() if v not in ("PASS", "FAIL")}
     assert not odd, f"not a pass or a fail: {odd}"
     return corpus, {case for case, verdict in verdicts.items() if verdict == "FAIL"}
+
+
+def red_exactly(
+    plugins: PluginSet,
+    directory: Path,
+    predicate: Callable[[dict[str, Any]], bool],
+    at_least: int = 1,
+) -> None:
+    """The mutation in force turns red exactly the Cases of ``directory`` that ``predicate``
+    picks, and they are at least ``at_least`` (a predicate that picks none would prove nothing)."""
+    picked = ids_where(directory, predicate)
+    assert len(picked) >= at_least, picked
+    assert red_cases(plugins, directory)[1] == picked
 
 
 def runs_own(case: object, guard: str) -> bool:
@@ -127,12 +142,12 @@ GUARD_CODE = {
         {name: replace(pattern, find=lambda text: []) for name, pattern in PATTERNS.items()},
     ),
 }
+BROKEN_GUARDS = [*GUARD_CODE, "tool_blocklist"]
 
 
-@pytest.mark.parametrize("guard", [*GUARD_CODE, "tool_blocklist"])
-def test_breaking_a_guards_code_fails_exactly_its_cases(
-    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
-) -> None:
+def break_guard(monkeypatch: pytest.MonkeyPatch, guard: str) -> None:
+    """Break one of ``BROKEN_GUARDS`` in the runtime: its detection code never finds what it
+    looks for (``tool_blocklist``: every call it would refuse is allowed)."""
     if guard == "tool_blocklist":
         real = Guardrails.check_tool_call
 
@@ -146,6 +161,13 @@ def test_breaking_a_guards_code_fails_exactly_its_cases(
     else:
         name, broken = GUARD_CODE[guard]
         monkeypatch.setattr(guardrails, name, broken)
+
+
+@pytest.mark.parametrize("guard", BROKEN_GUARDS)
+def test_breaking_a_guards_code_fails_exactly_its_cases(
+    plugins: PluginSet, copy: Path, monkeypatch: pytest.MonkeyPatch, guard: str
+) -> None:
+    break_guard(monkeypatch, guard)
     corpus, red = red_cases(plugins, copy)
     expected = blocks_with(corpus, guard)
     assert expected, f"no Case asserts that {guard} blocks"

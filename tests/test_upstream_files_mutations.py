@@ -14,8 +14,7 @@ from agent_runtime.files import attachments, documents
 from agent_runtime.files.attachments import Attached, AttachmentGate, Rendered
 from agent_runtime.files.store import SqlFileStore
 from eval_core._plugins.plugins import PluginSet
-from tests.conftest import ids_where
-from tests.test_mutations import red_cases
+from tests.test_mutations import red_cases, red_exactly
 
 
 def _expects(kind: str, **fields: Any) -> Any:
@@ -28,9 +27,7 @@ def test_measuring_pdf_pages_in_points_turns_the_accounting_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(documents, "PIXELS_PER_POINT", 1)
-    accounted = ids_where(files_corpus, _expects("pdf_input_accounted"))
-    assert len(accounted) >= 5
-    assert red_cases(plugins, files_corpus)[1] == accounted
+    red_exactly(plugins, files_corpus, _expects("pdf_input_accounted"), at_least=5)
 
 
 def test_accepting_a_partial_text_layer_turns_the_mixed_case_red(
@@ -44,15 +41,14 @@ def test_accepting_a_partial_text_layer_turns_the_mixed_case_red(
         return announced
 
     monkeypatch.setattr(attachments, "pdf_input", partial_text_accepted)
-    mixed = ids_where(
+    red_exactly(
+        plugins,
         files_corpus,
         lambda c: (
             any(p.get("pdf", {}).get("variant") == "mixed" for p in c.get("attachments", []))
             and _expects("pdf_input_accounted", text="absent")(c)
         ),
     )
-    assert mixed
-    assert red_cases(plugins, files_corpus)[1] == mixed
 
 
 def test_the_old_refusal_wording_turns_the_refusal_cases_red(
@@ -63,21 +59,19 @@ def test_the_old_refusal_wording_turns_the_refusal_cases_red(
         "refusal_message",
         lambda name, reason: f"I can't read the attached File {name} ({reason}).",
     )
-    refused = ids_where(  # refused for the File, not by a guard
+    red_exactly(  # the Cases refused for the File, not by a guard
+        plugins,
         files_corpus,
         lambda c: _expects("model_not_called")(c) and not _expects("guardrail_blocked")(c),
+        at_least=5,
     )
-    assert len(refused) >= 5
-    assert red_cases(plugins, files_corpus)[1] == refused
 
 
 def test_a_preview_instead_of_the_whole_document_turns_the_full_text_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(attachments, "DOCUMENT_TEXT_CHARS", 2000)
-    whole = ids_where(files_corpus, lambda c: "full-text" in c["id"])
-    assert len(whole) >= 2
-    assert red_cases(plugins, files_corpus)[1] == whole
+    red_exactly(plugins, files_corpus, lambda c: "full-text" in c["id"], at_least=2)
 
 
 def test_attaching_a_read_file_without_reading_it_again_turns_the_re_read_cases_red(
@@ -96,9 +90,7 @@ def test_attaching_a_read_file_without_reading_it_again_turns_the_re_read_cases_
         pdf = any(f["mediaType"] == "application/pdf" for f in case.get("readable", []))
         return pdf and (named or scripted)
 
-    re_read = ids_where(files_corpus, reads_a_pdf)
-    assert len(re_read) >= 3
-    assert red_cases(plugins, files_corpus)[1] == re_read
+    red_exactly(plugins, files_corpus, reads_a_pdf, at_least=3)
 
 
 def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
@@ -112,9 +104,7 @@ def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(SqlFileStore, "put", saved)
-    drafts = ids_where(files_corpus, _expects("generated_file_draft_created"))
-    assert len(drafts) >= 2
-    assert red_cases(plugins, files_corpus)[1] == drafts
+    red_exactly(plugins, files_corpus, _expects("generated_file_draft_created"), at_least=2)
 
 
 def _screening(monkeypatch: pytest.MonkeyPatch, keep: Any) -> None:

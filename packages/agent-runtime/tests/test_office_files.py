@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 
 import pytest
 from docx import Document
@@ -98,6 +99,22 @@ def test_an_office_part_that_declares_a_document_type_is_refused(xml: str) -> No
     assert "word/document.xml declares a document type" in refused.value.detail
 
 
+def _with_part(archive: bytes, name: str, edit: Callable[[str], str]) -> bytes:
+    """The archive with its part ``name`` (an XML text) replaced by ``edit`` of it, every other
+    part as it was: how these tests build what openpyxl will not write."""
+    edited = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(archive)) as source,
+        zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as out,
+    ):
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == name:
+                data = edit(data.decode()).encode()
+            out.writestr(info, data)
+    return edited.getvalue()
+
+
 def _listing_one_sheet(times: int, rows: int = 400) -> bytes:
     """A real workbook (openpyxl) whose ``workbook.xml`` is then edited to list its one sheet
     ``times`` times, each under its own name: the archive stays small, the sheets many."""
@@ -110,24 +127,20 @@ def _listing_one_sheet(times: int, rows: int = 400) -> bytes:
         sheet.append([f"audit {n}", n, "Leiden", "open", "=1+1"])
     made = io.BytesIO()
     book.save(made)
-    edited = io.BytesIO()
-    with zipfile.ZipFile(made) as source, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as out:
-        for info in source.infolist():
-            data = source.read(info.filename)
-            if info.filename == "xl/workbook.xml":
-                text = data.decode()
-                start = text.index("<sheet ")
-                end = text.index("/>", start) + 2
-                one = text[start:end]
-                many = "".join(
-                    one.replace('name="Audits"', f'name="Audits {n}"').replace(
-                        'sheetId="1"', f'sheetId="{n + 1}"'
-                    )
-                    for n in range(times)
-                )
-                data = (text[:start] + many + text[end:]).encode()
-            out.writestr(info, data)
-    return edited.getvalue()
+
+    def listed(text: str) -> str:
+        start = text.index("<sheet ")
+        end = text.index("/>", start) + 2
+        one = text[start:end]
+        many = "".join(
+            one.replace('name="Audits"', f'name="Audits {n}"').replace(
+                'sheetId="1"', f'sheetId="{n + 1}"'
+            )
+            for n in range(times)
+        )
+        return text[:start] + many + text[end:]
+
+    return _with_part(made.getvalue(), "xl/workbook.xml", listed)
 
 
 def test_a_workbook_listing_one_sheet_3000_times_reads_it_once_and_says_what_was_cut() -> None:
@@ -165,22 +178,17 @@ def _one_sheet_of(rows: int, columns: int) -> bytes:
     """A real workbook (openpyxl) whose one sheet's XML is then replaced by ``rows`` rows of
     ``columns`` numeric cells, cell ``n`` holding ``n`` (openpyxl would take seconds to write
     a hundred thousand cells)."""
-    made = io.BytesIO(_listing_one_sheet(1, rows=1))
-    cells = (
+    cells = "".join(
         "<row>" + "".join(f"<c><v>{r * columns + c}</v></c>" for c in range(columns)) + "</row>"
         for r in range(rows)
     )
-    edited = io.BytesIO()
-    with zipfile.ZipFile(made) as source, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as out:
-        for info in source.infolist():
-            data = source.read(info.filename)
-            if info.filename == "xl/worksheets/sheet1.xml":
-                text = data.decode()
-                start = text.index("<sheetData>") + len("<sheetData>")
-                end = text.index("</sheetData>")
-                data = (text[:start] + "".join(cells) + text[end:]).encode()
-            out.writestr(info, data)
-    return edited.getvalue()
+
+    def filled(text: str) -> str:
+        start = text.index("<sheetData>") + len("<sheetData>")
+        end = text.index("</sheetData>")
+        return text[:start] + cells + text[end:]
+
+    return _with_part(_listing_one_sheet(1, rows=1), "xl/worksheets/sheet1.xml", filled)
 
 
 def test_a_workbook_is_read_up_to_its_100000th_cell() -> None:

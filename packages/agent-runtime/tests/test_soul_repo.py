@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,18 @@ def writer(repo: SoulRepo, log: list[tuple[str, bool]]) -> SoulWriter:
 
 def call(kind: str, slug: str, content: str) -> ToolCallRequest:
     return ToolCallRequest("c1", "soul_write", {"kind": kind, "slug": slug, "content": content})
+
+
+def _status(root: Path, *flags: str) -> str:
+    """``git status --porcelain`` of a working copy: empty when index and files are as
+    committed (``--ignored``: and no ignored file lies about)."""
+    return subprocess.run(
+        ["git", "status", "--porcelain", *flags],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 def test_a_written_skill_is_committed_where_the_loader_reads_and_published(
@@ -86,8 +99,6 @@ def test_reset_returns_to_the_base_and_drops_later_bundles(repo: SoulRepo) -> No
 def test_a_bundle_is_its_commits_tree_alone_and_the_repository_is_left_as_it_was(
     repo: SoulRepo,
 ) -> None:
-    import subprocess
-
     base = repo.base
     before = (repo.root / "skills" / "ticket-hygiene" / "SKILL.md").read_text()
     w = writer(repo, [])
@@ -97,10 +108,9 @@ def test_a_bundle_is_its_commits_tree_alone_and_the_repository_is_left_as_it_was
     old = repo.bundle(base)
     assert (old / "skills" / "ticket-hygiene" / "SKILL.md").read_text() == before
     assert not (old / "skills" / "bulb-storage").exists()  # the tree of that commit only
-    status = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=repo.root, capture_output=True, text=True, check=True
-    )
-    assert status.stdout == "" and repo.head() == head  # index, working copy and HEAD as they were
+    assert (
+        _status(repo.root) == "" and repo.head() == head
+    )  # index, working copy and HEAD as they were
     assert not (repo.root.parent / "bundle.index").exists()
     new = repo.bundle(head)
     assert (new / "skills" / "ticket-hygiene" / "SKILL.md").read_text() == SKILL
@@ -127,8 +137,6 @@ def test_a_copy_has_the_same_base_and_its_writes_are_its_own(
 def test_a_write_git_refused_leaves_nothing_after_the_reset(
     tmp_path: Path, soul_copy: Path
 ) -> None:
-    import subprocess
-
     (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
     repo = SoulRepo(soul_copy, tmp_path / "work")
     with pytest.raises(RuntimeError, match="git add"):
@@ -136,35 +144,19 @@ def test_a_write_git_refused_leaves_nothing_after_the_reset(
     assert (repo.root / "skills" / "ignored-notes" / "SKILL.md").exists()
     repo.reset()
     assert not (repo.root / "skills" / "ignored-notes").exists()
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored"],
-        cwd=repo.root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert status.stdout == "" and repo.head() == repo.base
+    assert _status(repo.root, "--ignored") == "" and repo.head() == repo.base
 
 
 def test_a_copy_keeps_its_bundles_beside_its_working_copy(tmp_path: Path, soul_copy: Path) -> None:
     """A lent copy is what a Trial's ``soul_write`` writes to: its published bundles live beside
     its working copy, never in it, so the copy's git status stays clean and a reset after a
     write git refused (``clean -fdx``) keeps the bundles it serves."""
-    import subprocess
-
     (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
     copy = SoulRepo(soul_copy, tmp_path / "work").copy(tmp_path / "writer-1")
     log: list[tuple[str, bool]] = []
     writer(copy, log).execute(call("Skill", "bulb-storage", SKILL))
     assert log == [("skills/bulb-storage/SKILL.md", True)]
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored"],
-        cwd=copy.root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert status.stdout == ""
+    assert _status(copy.root, "--ignored") == ""
     with pytest.raises(RuntimeError, match="git add"):
         copy.write("Skill", "ignored-notes", SKILL)
     copy.reset()

@@ -105,30 +105,27 @@ READ = [
 ]
 
 
-def test_another_users_file_is_withheld_end_to_end(eval_kit: Any) -> None:
-    """The reference Host's real File Tools over its File store, the binding's requests read."""
-    case = eval_kit.case(
+def _withheld(eval_kit: Any, file: dict[str, Any], **fields: Any) -> Any:
+    """An L3 Case whose script reads ``file`` (another user's) and expects it withheld."""
+    return eval_kit.case(
         {"kind": "file_withheld", "fileId": "payroll-q2"},
         tier="l3",
-        unreadable=[FOREIGN],
+        unreadable=[file],
         platformTools=["file_read"],
         script=READ,
+        **fields,
     )
-    result = eval_kit.run(case)
+
+
+def test_another_users_file_is_withheld_end_to_end(eval_kit: Any) -> None:
+    """The reference Host's real File Tools over its File store, the binding's requests read."""
+    result = eval_kit.run(_withheld(eval_kit, FOREIGN))
     assert result.outcome == "passed", (result.error, result.expectations, result.contradictions)
 
 
 def test_the_load_rules(eval_kit: Any) -> None:
     def refused(file: dict[str, Any], **fields: Any) -> list[str]:
-        case = eval_kit.case(
-            {"kind": "file_withheld", "fileId": "payroll-q2"},
-            tier="l3",
-            unreadable=[file],
-            platformTools=["file_read"],
-            script=READ,
-            **fields,
-        )
-        return eval_kit.problems(case)
+        return eval_kit.problems(_withheld(eval_kit, file, **fields))
 
     assert refused(FOREIGN) == []
     assert any(
