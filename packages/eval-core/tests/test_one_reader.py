@@ -175,10 +175,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "json.loads",
     ): ("rows the runtime wrote to its own database this Trial"),
     (
-        "eval-host-agent-runtime/src/eval_host_agent_runtime/events.py",
+        "eval-core/src/eval_core/_case/previews.py",
         "preview_value",
         "json.loads",
-    ): ("a preview the runtime returned in memory"),
+    ): ("a preview a runtime's event carried in memory"),
     (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/l3.py",
         "L3Trial._read_back",
