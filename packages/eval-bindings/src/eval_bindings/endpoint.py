@@ -28,16 +28,6 @@ def redact(text: str, secret: str) -> str:
     return text.replace(secret, REDACTED) if secret else text
 
 
-def plus(a: Usage, b: Usage) -> Usage:
-    return Usage(
-        input_tokens=a.input_tokens + b.input_tokens,
-        output_tokens=a.output_tokens + b.output_tokens,
-        cache_read_tokens=a.cache_read_tokens + b.cache_read_tokens,
-        cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens,
-        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
-    )
-
-
 class EndpointSession:
     """One Trial's calls to the endpoint, and what they cost."""
 
@@ -131,7 +121,7 @@ class EndpointSession:
         except VendorError:
             billed = None
         if billed is not None:
-            self.usage = plus(self.usage, billed)
+            self.usage = self.usage.plus(billed)
         reply: ModelReply = wire.decode(answer, b.pin.model)
         return reply
 

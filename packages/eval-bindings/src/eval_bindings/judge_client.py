@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from eval_bindings.endpoint import plus, redact
+from eval_bindings.endpoint import redact
 from eval_bindings.preflight import JudgeConfig
 from eval_bindings.retry import with_retry
 from eval_bindings.wire import openai
@@ -64,7 +64,7 @@ class JudgeClient:
             )
             billed = openai.decode_usage(answer)
             with self._lock:
-                self.usage = plus(self.usage, billed)
+                self.usage = self.usage.plus(billed)
             reply = openai.decode(answer, self.config.model)
             if not reply.text:
                 raise VendorError("model_malformed_response", "the Judge answered no text")

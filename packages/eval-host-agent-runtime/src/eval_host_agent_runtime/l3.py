@@ -470,7 +470,7 @@ class L3Trial:
                 self.faults.requeued()
             result, lease = self._execute(index, minted, scripted, lease, request, resume=True)
         if result is not None:
-            self.usage = _plus(self.usage, result.usage)
+            self.usage = self.usage.plus(result.usage)
             self.system_prompt = result.system_prompt
         if self.replies.channel is not None:  # the chat came through an integration
             deliver_reply(self.store, minted.run_id, self.replies)
@@ -793,13 +793,3 @@ def _loop_status(run_status: str | None) -> str | None:
     if run_status == "needs_reconciliation":
         return "failed"
     return run_status
-
-
-def _plus(total: EvalUsage, usage: Any) -> EvalUsage:
-    return EvalUsage(
-        input_tokens=total.input_tokens + usage.input_tokens,
-        output_tokens=total.output_tokens + usage.output_tokens,
-        cache_read_tokens=total.cache_read_tokens + usage.cache_read_tokens,
-        cache_write_tokens=total.cache_write_tokens + usage.cache_write_tokens,
-        reasoning_tokens=total.reasoning_tokens + usage.reasoning_tokens,
-    )

@@ -201,6 +201,17 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
 
+    def plus(self, other: Any) -> Usage:
+        """This usage and ``other``'s (any record with the same five counts: a binding's bill,
+        a runtime's own usage), summed: one Trial's spend over its model calls."""
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        )
+
 
 class Testimony(msgspec.Struct, frozen=True, kw_only=True):
     """What the runtime said it did, from its own report and events: never scored as what
