@@ -13,53 +13,20 @@ from hypothesis import strategies as st
 
 from eval_core._case.evidence import (
     Evidence,
-    GuardDecision,
-    ModelRequest,
     Testimony,
-    ToolCall,
     Usage,
     record_key,
 )
 from eval_core._recording import transcript
 from eval_core._recording.transcript import MAX_CHARS, Pointer, pack_path
-from eval_core._recording.triallog import LogHeader, TrialLog, read
+from eval_core._recording.triallog import TrialLog, read
 from eval_core._util.redaction import Redactor
 from eval_report import transcripts
 from eval_report.transcripts import Reader, TranscriptRefused
-from release_fixtures import HASH, trial
+from release_fixtures import trial
+from transcript_fixtures import EXPECT, HEADER, KEY, evidence
 
-KEY = "sk-transcript-test-0123456789"
-HEADER = LogHeader(
-    corpus_hash=HASH,
-    model_id="m1",
-    selected=[],
-    repeat=1,
-    started_at="t",
-    corpus_commit="v1",
-    transcripts=transcript.FORMAT,
-)
-EXPECT = [{"kind": "output_contains", "text": "shipped"}]
 TYPES = transcripts.record_types(())  # eval_core's own types only
-
-
-def evidence(output: str = "Order 4471 has shipped.") -> Evidence:
-    found = Evidence(
-        tier="l2",
-        system_prompt="You are Support.",
-        model_requests=[
-            ModelRequest(
-                system="You are Support.",
-                messages=[{"role": "user", "content": "Where is order 4471?"}],
-                tools=["lookup_ticket"],
-            )
-        ],
-        output_text=output,
-        output_kind="text",
-        tool_calls=[ToolCall(call_id="c1", name="lookup_ticket", arguments={"id": "4471"})],
-        guard_decisions=[GuardDecision(stage="output", guard="card_numbers", blocked=False)],
-    )
-    found.put(Usage(input_tokens=7))  # a typed family record (an eval_core type: importable)
-    return found
 
 
 def logged(tmp_path: Path, *entries: tuple[str, Evidence | None]) -> tuple[Path, Reader]:
