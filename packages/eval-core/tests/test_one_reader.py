@@ -148,9 +148,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_util/paths.py", "_parse", "msgspec.json.decode"): (
         "a model's answer text held in memory, for a dot path"
     ),
-    ("eval-expectations-files/src/eval_expectations_files/setup.py", "_preview", "json.loads"): (
-        "a preview the runtime returned in memory"
-    ),
     ("eval-expectations-mcp/src/eval_expectations_mcp/setup.py", "Provider._count", "json.loads"): (
         "the harness's own 127.0.0.1 test server's answer"
     ),

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
         failed,
         passed,
     )
+    from eval_core._case.previews import preview_value
     from eval_core._case.sections import Section
     from eval_core._case.sent import parts_of, sent
     from eval_core._case.witness import WITNESSED, Witness, WitnessCheck
@@ -178,6 +179,7 @@ WHERE = {
     "path_segments": "eval_core._util.paths:path_segments",
     "plugin_cache": "eval_core._util.cachedir:plugin_cache",
     "present": "eval_core._case.blocks:present",
+    "preview_value": "eval_core._case.previews:preview_value",
     "properties": "eval_core._util.checks:properties",
     "quote": "eval_core._util.paths:quote",
     "quoted": "eval_core._util.paths:quoted",
@@ -268,6 +270,7 @@ __all__ = [
     "path_segments",
     "plugin_cache",
     "present",
+    "preview_value",
     "properties",
     "quote",
     "quoted",

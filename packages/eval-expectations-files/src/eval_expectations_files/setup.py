@@ -19,13 +19,20 @@ uploading over it, once the runtime's ``file_read`` of it succeeded. After the T
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
-from eval_core.kinds import Evidence, FixtureRequest, SentPart, TrialFixture, own_cases, parts_of
+from eval_core.kinds import (
+    Evidence,
+    FixtureRequest,
+    SentPart,
+    TrialFixture,
+    own_cases,
+    parts_of,
+    preview_value,
+)
 from eval_core.records import GeneratedFile
 from eval_expectations_files.drafts import text_of
 from eval_expectations_files.fixtures import PDF, CaseFile
@@ -90,23 +97,12 @@ def _seed(store: FileStore, files: Sequence[CaseFile], origin: str) -> Iterator[
         )
 
 
-def _preview(payload: dict[str, Any], key: str) -> Any:
-    """The value a ``tool.call``/``tool.result`` preview carries; ``None`` when cut or absent."""
-    shown = payload.get(key)
-    if not isinstance(shown, dict) or shown.get("truncated") or "json" not in shown:
-        return None
-    try:
-        return json.loads(shown["json"])
-    except (TypeError, ValueError):
-        return None
-
-
 def _replace_after_read(store: FileStore, replacements: dict[str, bytes]) -> Any:
     reads: dict[str, Any] = {}  # callId -> the fileId a file_read call asked for
 
     def on_event(kind: str, payload: dict[str, Any]) -> None:
         if kind == "tool.call" and payload.get("name") == FILE_READ:
-            arguments = _preview(payload, "argsPreview")
+            arguments = preview_value(payload.get("argsPreview"))
             if isinstance(arguments, dict):
                 reads[str(payload.get("callId"))] = arguments.get("fileId")
             return
