@@ -99,4 +99,12 @@ triage = Agent(
     tools=[lookup_order],
 )
 
+
+@triage.system_prompt
+def desk_hours() -> str:
+    """When the desk answers, as a system prompt: pydantic-ai keeps it in the conversation's
+    history, where the agent's instructions are sent afresh with each request."""
+    return f"The desk answers tickets {orders.DESK_HOURS}."
+
+
 AGENTS = {"support": support, "triage": triage}

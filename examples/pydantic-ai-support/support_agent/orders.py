@@ -31,6 +31,7 @@ ORDERS: dict[str, dict[str, Any]] = {
 
 
 EXPRESS_DAYS_SOONER = 2
+DESK_HOURS = "Monday to Friday, 08:00 to 18:00 CET"
 MAX_REORDER = 5
 
 
