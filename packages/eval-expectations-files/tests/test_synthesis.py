@@ -17,6 +17,7 @@ MAKERS = {
     "pdf-mixed": lambda: synthesis.pdf_bytes("mixed", "Typed page."),
     "pdf-encrypted": lambda: synthesis.pdf_bytes("encrypted", None),
     "pdf-malformed": lambda: synthesis.pdf_bytes("malformed", None),
+    "pdf-no-pages": lambda: synthesis.pdf_bytes("no-pages", None),
     "pdf-layout": lambda: synthesis.pdf_bytes("layout", "left words and right words"),
     "pdf-page-limit": lambda: synthesis.pdf_bytes("page-limit", "Chapter one."),
     "docx-text": lambda: synthesis.docx_bytes("Final clause.", 5),
@@ -46,6 +47,7 @@ def test_pdf_variants_are_what_they_claim() -> None:
     long = PdfReader(io.BytesIO(MAKERS["pdf-page-limit"]()))
     assert len(long.pages) == synthesis.PAGE_LIMIT_PAGES == 201
     assert "Chapter one." in (long.pages[0].extract_text() or "")
+    assert len(PdfReader(io.BytesIO(MAKERS["pdf-no-pages"]())).pages) == 0
 
 
 def test_defective_docx_archives_are_really_defective() -> None:

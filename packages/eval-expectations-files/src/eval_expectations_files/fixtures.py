@@ -38,7 +38,9 @@ Case's ``content``: the first slide's title, body, bullet and 2x2 table (row by 
 second slide's title. A reader is given it, so an Expectation may be grounded in it."""
 
 
-PdfVariant = Literal["text", "scan", "mixed", "encrypted", "malformed", "layout", "page-limit"]
+PdfVariant = Literal[
+    "text", "scan", "mixed", "encrypted", "malformed", "no-pages", "layout", "page-limit"
+]
 
 
 class PdfFixture(msgspec.Struct, **BLOCK):

@@ -90,10 +90,13 @@ def _ascii(content: str) -> str:
 
 
 def pdf_bytes(variant: str, content: str | None) -> bytes:
-    """One PDF variant: text, scan, mixed, encrypted, malformed, layout or page-limit (its text
-    on the first of :data:`PAGE_LIMIT_PAGES` pages, the rest blank), on US Letter pages."""
+    """One PDF variant: text, scan, mixed, encrypted, malformed, no-pages, layout or page-limit
+    (its text on the first of :data:`PAGE_LIMIT_PAGES` pages, the rest blank), on US Letter
+    pages."""
     if variant == "malformed":
         return MALFORMED_PDF
+    if variant == "no-pages":
+        return _no_pages()
     text = _ascii(content if content is not None else DEFAULT_PDF_CONTENT)
     pdf = _pdf()
     if variant in ("text", "encrypted"):
@@ -121,6 +124,15 @@ def pdf_bytes(variant: str, content: str | None) -> bytes:
         raise ValueError(f"unknown PDF variant {variant!r}")
     made = bytes(pdf.output())
     return _encrypted(made) if variant == "encrypted" else made
+
+
+def _no_pages() -> bytes:
+    """A well-formed PDF whose page tree is empty, as pypdf writes one (no date, no file id)."""
+    from pypdf import PdfWriter
+
+    out = io.BytesIO()
+    PdfWriter().write(out)
+    return out.getvalue()
 
 
 def _encrypted(plain: bytes) -> bytes:
