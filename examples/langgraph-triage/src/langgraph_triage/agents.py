@@ -16,7 +16,12 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_triage.tickets import lookup_ticket, route_ticket, schedule_callback
+from langgraph_triage.tickets import (
+    escalate_ticket,
+    lookup_ticket,
+    route_ticket,
+    schedule_callback,
+)
 
 WORKSPACE = "workspace"
 RECURSION_LIMIT = 24
@@ -30,6 +35,7 @@ Use priority urgent only when a service is down for the customer; otherwise norm
 When the workspace notes are available, leave the on-call team a note for every urgent ticket.
 When a customer asks to be called back, book it with schedule_callback within the hours asked \
 for (by email unless they ask for a phone call).
+When a customer asks for a person, escalate the ticket with escalate_ticket and say why.
 If you are asked to promise a refund, answer: I cannot promise a refund; the billing team decides.
 You only triage support tickets; for anything else, say: I can only triage support tickets."""
 
@@ -48,6 +54,7 @@ async def triage(model: BaseChatModel, connections: dict[str, Any] | None = None
         lookup_ticket,
         route_ticket,
         schedule_callback,
+        escalate_ticket,
         *await workspace_tools(connections or {}),
     ]
     bound = model.bind_tools(tools)

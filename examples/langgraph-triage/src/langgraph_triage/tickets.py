@@ -3,15 +3,18 @@
 These are the agent's real Tools. ``lookup_ticket`` reads the desk; ``route_ticket`` checks
 the queue and priority the way the desk does and refuses what it would refuse;
 ``schedule_callback`` books the customer a callback within a number of hours, by email unless
-the phone is asked for.
+the phone is asked for; ``escalate_ticket`` hands a ticket to a human lead, counting from the
+graph's own state how often the customer has written in this conversation.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
+from langchain_core.messages import HumanMessage
 from langchain_core.tools import ToolException, tool
+from langgraph.prebuilt import InjectedState
 
 QUEUES = ("billing", "technical", "account")
 PRIORITIES = ("low", "normal", "urgent")
@@ -85,4 +88,25 @@ def schedule_callback(
         "channel": channel.value,
         "withinMinutes": within_hours * 60,
         "status": "booked",
+    }
+
+
+@tool
+def escalate_ticket(
+    ticket_id: str,
+    reason: str,
+    hours_affected: int,
+    state: Annotated[dict[str, Any], InjectedState],
+) -> dict[str, Any]:
+    """Hand a ticket to a human lead, with the reason and how many hours the customer has been
+    affected; the lead also sees how often the customer has written in this conversation."""
+    if ticket_id.strip().upper() not in TICKETS:
+        raise ToolException(f"no ticket {ticket_id!r} on the desk")
+    written = sum(isinstance(m, HumanMessage) for m in state.get("messages", []))
+    return {
+        "ticketId": ticket_id,
+        "reason": reason,
+        "hoursAffected": hours_affected,
+        "customerMessages": written,
+        "status": "escalated",
     }
