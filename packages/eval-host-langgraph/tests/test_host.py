@@ -48,9 +48,18 @@ def refusals(plugins: PluginSet, host: LangGraphHost, tmp_path: Path, **case: An
 
 def test_the_agents_own_tools_are_the_platform_tools(host: LangGraphHost) -> None:
     tools = host.platform_tools()
-    assert sorted(tools) == ["lookup_ticket", "route_ticket", "schedule_callback"]
+    assert sorted(tools) == [
+        "escalate_ticket",
+        "lookup_ticket",
+        "route_ticket",
+        "schedule_callback",
+    ]
     assert tools["route_ticket"].input_schema["required"] == ["ticket_id", "queue"]
     assert tools["schedule_callback"].input_schema["required"] == ["ticket_id", "within_hours"]
+    # the graph's state is LangGraph's to inject: never a parameter the model is offered
+    escalate = tools["escalate_ticket"].input_schema
+    assert escalate["required"] == ["ticket_id", "reason", "hours_affected"]
+    assert "state" not in escalate["properties"]
     assert host.agents() == frozenset({"triage"})
 
 
@@ -101,8 +110,8 @@ def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -
         (
             {"expect": [{"kind": "tool_not_called", "name": "route_tickets"}]},
             "$.expect[0].name: 'route_tickets' is not a Tool of agent 'triage' of "
-            "langgraph_triage.agents:AGENTS; it has: lookup_ticket, route_ticket, "
-            "schedule_callback; did you mean 'route_ticket'?",
+            "langgraph_triage.agents:AGENTS; it has: escalate_ticket, lookup_ticket, "
+            "route_ticket, schedule_callback; did you mean 'route_ticket'?",
         ),
         (
             {
@@ -198,9 +207,10 @@ def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
     loaded = Loader(plugins, host, judge="no-judge", needs_soul=False).load(corpus)
     assert loaded.notes == (
         f"{corpus / 'probe.json'}: $.expect[0].name: 'workspace_create_note' is not among the "
-        "Tools of agent 'triage' of langgraph_triage.agents:AGENTS listed at load (lookup_ticket, "
-        "route_ticket, schedule_callback); taken as one of the Tools the agent's MCP client loads "
-        "at run from the Case's mcp servers, which the Host cannot list: not checked",
+        "Tools of agent 'triage' of langgraph_triage.agents:AGENTS listed at load "
+        "(escalate_ticket, lookup_ticket, route_ticket, schedule_callback); taken as one of the "
+        "Tools the agent's MCP client loads at run from the Case's mcp servers, which the Host "
+        "cannot list: not checked",
     )
     case = loaded.cases[0]
     assert isinstance(case, CaseBase)
