@@ -43,6 +43,25 @@ CASES = [
         "fired: untrusted_content at tool_result (turn 1): instructions inside a web page",
     ),
     (
+        GuardrailBlocked(stage="tool_result", guard="untrusted_content", detail="a web page"),
+        DECISIONS,
+        True,
+        "untrusted_content blocked at tool_result",
+    ),
+    (
+        GuardrailBlocked(stage="tool_result", guard="untrusted_content", detail="a ticket note"),
+        DECISIONS,
+        False,
+        'but no block\'s detail contains "a ticket note"; fired: untrusted_content',
+    ),
+    (
+        # an allowed decision's detail never stands for a block's
+        GuardrailBlocked(stage="tool_call", guard="tool_blocklist", detail=""),
+        DECISIONS,
+        False,
+        "it checked tool_call and allowed",
+    ),
+    (
         GuardrailBlocked(stage="tool_call", guard="tool_blocklist"),
         DECISIONS,
         False,

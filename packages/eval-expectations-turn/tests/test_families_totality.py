@@ -112,6 +112,7 @@ FIELD_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "min": st.integers(min_value=2, max_value=6),
     "stage": st.sampled_from(STAGES),
     "guard": st.sampled_from(GUARDS),
+    "detail": maybe(texts),
     "status": st.sampled_from(["completed", "failed", "x"]),
     "reason": maybe(st.sampled_from(["iteration_limit", "tool_call_limit", "x"])),
 }

@@ -25,6 +25,7 @@ from eval_core.kinds import (
     need,
     passed,
     quote,
+    quoted,
     scorer,
 )
 
@@ -35,6 +36,7 @@ _NOT_OBSERVED = "guard decisions not observed"
 class GuardrailBlocked(Expectation, tag="guardrail_blocked", frozen=True):
     stage: GuardStage
     guard: GuardName
+    detail: str | None = None  # text a block's recorded detail holds (what it found, where)
 
 
 class GuardrailAllowed(Expectation, tag="guardrail_allowed", frozen=True):
@@ -60,6 +62,15 @@ def _score_blocked(e: GuardrailBlocked, ev: Evidence) -> Verdict:
     hits = [i for i, d in enumerate(decisions) if d.stage == e.stage and d.guard == e.guard]
     blocked = [i for i in hits if decisions[i].blocked]
     at = Location.guard_at((blocked or hits)[0]) if hits else None  # the block, else the look
+    if blocked and e.detail is not None:
+        said = [i for i in blocked if e.detail in decisions[i].detail]
+        if not said:
+            return failed(
+                f"{e.guard} blocked at {e.stage}, but no block's detail contains "
+                f"{quoted(e.detail, 80)}; {_fired(decisions)}",
+                at,
+            )
+        at = Location.guard_at(said[0])
     if blocked:
         return passed(f"{e.guard} blocked at {e.stage}; {_fired(decisions)}", at)
     seen = f"it checked {e.stage} and allowed" if hits else f"it never checked {e.stage}"
@@ -99,7 +110,10 @@ def eval_kinds() -> list[KindSpec]:
             struct=GuardrailBlocked,
             scorer=_score_blocked,
             guard_gate=_decline_may_explain,
-            description="That guard refused at that stage; detail lists what fired in the Trial.",
+            description=(
+                "That guard refused at that stage (with detail: a block's recorded detail, what "
+                "the guard found and where, holds that text); the verdict lists what fired."
+            ),
             examples=[{"kind": "guardrail_blocked", "stage": "output", "guard": "content_filter"}],
         ),
         decided(
