@@ -147,7 +147,7 @@ def eval_kinds() -> list[KindSpec]:
             description=(
                 "The native admission observation (runCount, stateCount, artifactCount, "
                 "invocationCount, run, stateStatus, request, accountId, inboxRunId, "
-                "inboxCorrelated, error, inboxStatus) has the value at the path."
+                "inboxCorrelated, error, errorMessage, inboxStatus) has the value at the path."
                 " Needs `nativeRoutine`."
             ),
             examples=[{"kind": "native_admission_equals", "path": "run", "value": None}],

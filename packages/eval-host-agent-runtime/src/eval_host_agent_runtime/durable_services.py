@@ -511,6 +511,7 @@ def _admission(conn: Connection, event_id: str) -> Admission:
         inbox_correlated=inbox_run is not None and run is not None and inbox_run == run["id"],
         error=None if event is None else event.error_code,
         inbox_status=None if event is None else event.status,
+        error_message=None if event is None else event.error_message,
     )
 
 

@@ -98,6 +98,8 @@ class Admission(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     inbox_correlated: bool
     error: str | None
     inbox_status: str | None = None
+    error_message: str | None = None
+    """The inbox row's recorded reason for a refusal, as the runtime wrote it for an operator."""
 
 
 class NativeRoute(msgspec.Struct, frozen=True, kw_only=True):
