@@ -923,9 +923,18 @@ class Copy:
 def failed_id(rest: str, asked: Sequence[str]) -> str:
     """The node id a ``FAILED``/``ERROR`` summary line names: a parametrized id may hold
     spaces (``[case3-$-the applies= predicate]``), so the longest id asked that the line
-    starts with, else its first word (a test of a file or directory asked)."""
+    starts with; else (a file or directory asked) the id up to the bracket that closes its
+    parameters before pytest's `` - `` and message, or its first word when it has none."""
     known = [a for a in asked if rest == a or rest.startswith(a + " ")]
-    return max(known, key=len) if known else rest.split(" ", 1)[0]
+    if known:
+        return max(known, key=len)
+    first = rest.split(" ", 1)[0]
+    if "[" not in first:
+        return first
+    end = rest.find("] - ", first.index("["))
+    if end >= 0:
+        return rest[: end + 1]
+    return rest if rest.endswith("]") else first
 
 
 @dataclass(frozen=True)
@@ -1184,6 +1193,9 @@ class Bench:
                 return
             if run.state == "error":
                 result.tests = run.failed[0]
+            if run.state == "failed":  # every retry stopped at a test that fails unmutated too
+                result.tests = f"undecided: {run.failed[0]} and others fail unmutated too"
+                return
         if not result.tests:
             result.tests = (
                 "all passed"

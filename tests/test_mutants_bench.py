@@ -346,6 +346,17 @@ def test_a_failed_test_whose_id_holds_spaces_is_named_whole() -> None:
         spaced
     )
     assert failed_id("tests/test_a.py::test_d - boom", ["tests"]) == "tests/test_a.py::test_d"
+    # a package's tests asked: the id is read to the bracket closing its parameters (cut at its
+    # first space, the unmutated re-run named no test, and a real catch was set aside)
+    rest = "tests/test_c.py::test_bad[context2-unknown context key 'colour'] - Failed: DID NOT"
+    assert (
+        failed_id(rest, ["tests"])
+        == "tests/test_c.py::test_bad[context2-unknown context key 'colour']"
+    )
+    assert failed_id("tests/test_c.py::test_e[a b]", ["tests"]) == "tests/test_c.py::test_e[a b]"
+    assert failed_id("tests/test_c.py::test_f[x] - a [y] - b", ["tests"]) == (
+        "tests/test_c.py::test_f[x]"
+    )
 
 
 def changes_of(module: bytes) -> tuple[set[tuple[str, str, str]], dict[str, int]]:
