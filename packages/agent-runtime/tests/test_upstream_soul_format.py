@@ -290,6 +290,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             "---\ncapabilityRestrictions:\n  network: {}\n---\nbody\n",
             "capabilityRestrictions.network: unknown key",
         ),
+        (
+            "agents/clerk/AGENT.md",
+            "---\ncapabilityRestrictions: [tools]\n---\nbody\n",
+            "capabilityRestrictions: must be a mapping",
+        ),
         ("skills/house-rules/SKILL.md", "---\nname: H\n---\nbody\n", "description: must be"),
         ("guardrails.yaml", "tool_call: []\n", r"tool_call: unknown stage"),
         (
@@ -305,7 +310,12 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
         (
             "integrations/eval-mcp/mcp.yaml",
             MCP.replace("enabled: true", "enabled: true\nextra: 1"),
-            "extra: unknown key",
+            r"mcp\.yaml: extra: unknown key",  # a top-level key, named without a prefix
+        ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("  label: Eval MCP", "  label: Eval MCP\n  owner: ops"),
+            r"mcp\.yaml: server\.owner: unknown key",
         ),
         (
             "integrations/eval-mcp/mcp.yaml",
