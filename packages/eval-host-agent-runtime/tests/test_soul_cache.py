@@ -19,7 +19,7 @@ from eval_core._util import cache_use
 from eval_core._util.cache_entry import seal
 from eval_core._util.code import fingerprint_at
 from eval_host_agent_runtime.host import _code
-from eval_host_agent_runtime.soul_cache import CACHE_NAME, KEPT, cached_soul
+from eval_host_agent_runtime.soul_cache import CACHE_NAME, KEPT, cached_soul, soul_key
 
 ROOT = Path(__file__).resolve().parents[3]
 EVAL_SOUL = ROOT / "corpus" / "soul"
@@ -100,6 +100,20 @@ def test_a_pipe_added_to_a_kept_soul_is_refused_as_the_loader_refuses_it(
         cached_soul(soul, _code)
     assert str(refused.value) == str(fresh.value)
     assert "not a regular file" in str(refused.value)
+
+
+def test_a_soul_past_the_loaders_entry_bound_is_never_keyed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The key walks the Soul's tree as the loader does, and stops where the loader's entry
+    bound would: a tree past it is the loader's to refuse, never hashed whole first."""
+    from agent_runtime.soul import files as soul_files
+
+    entries = sum(1 for _ in EVAL_SOUL.rglob("*"))
+    monkeypatch.setattr(soul_files, "MAX_ENTRIES", entries)
+    assert soul_key(EVAL_SOUL, "code") is not None
+    monkeypatch.setattr(soul_files, "MAX_ENTRIES", entries - 1)
+    assert soul_key(EVAL_SOUL, "code") is None
 
 
 def test_a_changed_runtime_code_is_a_miss(cache: Path, tmp_path: Path) -> None:
