@@ -139,6 +139,7 @@ class BareHost:
     """A Host that runs nothing and offers no service to fixtures."""
 
     name = "bare"
+    tiers = frozenset({"l2"})
 
     def agents(self) -> frozenset[str]:
         return frozenset({"mailer", "support"})

@@ -280,6 +280,7 @@ class TravelHost:
     Loads only (no Trial runs here)."""
 
     name = "travel-host"
+    tiers = frozenset({"l2"})
     agents_from = "trips.app:AGENTS"
 
     def __init__(self, directory: Path) -> None:

@@ -67,6 +67,7 @@ class AgentRuntimeHost:
 
     name = HOST_NAME
     agents_from = "the Eval Soul"
+    tiers: frozenset[Tier] = frozenset({"l2", "l3"})
 
     def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir

@@ -37,6 +37,7 @@ def environment(
             sorted(resolver.agents),
             [(name, platform[name]) for name in sorted(platform)],
             [sorted(rules.allowed), sorted(rules.soul_owned), sorted(rules.retired.items())],
+            sorted(resolver.tiers),
         ]
     )
     return checked.environment(

@@ -2,9 +2,9 @@
 
 The loader never skips a Case. Its passes, one module each: decode each file into the Case
 type of the installed plug-in set (:mod:`~eval_core._loading.decode`, msgspec does the typing);
-the Case's own rules (:mod:`~eval_core._loading.rules`); resolve its agent, platform Tools and
-context against the Host (:mod:`~eval_core._loading.resolve`); the plug-in checks, tier gates
-and the grounding rule (:mod:`~eval_core._loading.checks`); then hash the whole
+the Case's own rules (:mod:`~eval_core._loading.rules`); resolve its tier, agent, platform Tools
+and context against the Host (:mod:`~eval_core._loading.resolve`); the plug-in checks, tier
+gates and the grounding rule (:mod:`~eval_core._loading.checks`); then hash the whole
 (:mod:`~eval_core._util.hashing`). Problems from every file are collected and raised together
 as one :class:`CorpusError`.
 """
@@ -372,6 +372,7 @@ class Loader:
     ) -> Iterator[Problem]:
         """Every problem of one decoded Case, pass by pass, in the order they are reported."""
         yield from rules.values(file, stem, case, variant_of)
+        yield from self._resolver.tier(file, case)
         yield from self._resolver.agent(file, case)
         present = frozenset(n for n in self.plugins.fields if getattr(case, n, None) is not None)
         yield from self._resolver.context_keys(file, case)

@@ -1,6 +1,7 @@
 """Resolution: what a Case names against what the Host says is there.
 
-A Case names its agent (one the Host has: the Eval Soul's, or a team's own), shipped platform
+A Case names its tier (one the Host offers), its agent (one the Host has: the Eval Soul's, or
+a team's own), shipped platform
 Tools (resolved to the declarations the Host ships), Tools (each one its agent is offered:
 :mod:`eval_core._loading.tool_names`) and ``context`` keys (the Host's assembler says which a
 Case may set). The Host is asked once per loader, not once per Case, except for the Tools a
@@ -20,7 +21,7 @@ from typing import Any
 import msgspec
 
 from eval_core._case.case import CaseBase, CaseField, ToolDecl
-from eval_core._case.kinds import KindSpec
+from eval_core._case.kinds import ALL_TIERS, KindSpec, Tier
 from eval_core._loading import rules, tool_names
 from eval_core._loading.problem import Problem
 from eval_core._loading.tool_names import did_you_mean, listing
@@ -32,7 +33,8 @@ SOUL_AGENTS = "the Eval Soul"
 
 class Resolver(msgspec.Struct, frozen=True):
     """The Host's answers at load: its platform Tools, its agents (and where they come from),
-    the context rules; the installed kinds and Case fields, for the Tool names they hold."""
+    the context rules, its tiers; the installed kinds and Case fields, for the Tool names they
+    hold."""
 
     platform: Mapping[str, ToolDecl]
     agents: frozenset[str]
@@ -41,6 +43,7 @@ class Resolver(msgspec.Struct, frozen=True):
     agents_from: str = SOUL_AGENTS
     kinds: Mapping[str, KindSpec] = msgspec.field(default_factory=dict)
     fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
+    tiers: frozenset[Tier] = ALL_TIERS
 
     @classmethod
     def of(
@@ -58,11 +61,20 @@ class Resolver(msgspec.Struct, frozen=True):
             where if isinstance(where, str) and where else SOUL_AGENTS,
             kinds or {},
             fields or {},
+            frozenset(host.tiers),
         )
 
     def declarations(self, cases: Sequence[CaseBase]) -> list[ToolDecl]:
         """The platform Tools the Cases name, by name: part of the corpusHash."""
         return [self.platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
+
+    def tier(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        if case.tier not in self.tiers:
+            offered = "/".join(sorted(self.tiers))
+            name = getattr(self.host, "name", "?")
+            yield Problem(
+                file, "$.tier", f"Host {name!r} offers {offered} only; this Case is {case.tier}"
+            )
 
     def agent(self, file: str, case: CaseBase) -> Iterator[Problem]:
         if case.agent not in self.agents:

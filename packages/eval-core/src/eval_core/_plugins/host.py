@@ -182,6 +182,12 @@ class Host(Protocol):
     def name(self) -> str: ...
 
     @property
+    def tiers(self) -> frozenset[Tier]:
+        """The tiers it runs a Case at (``l2`` in memory, ``l3`` durable); the loader refuses a
+        Case of any other at ``$.tier``, in one message for every Host."""
+        ...
+
+    @property
     def agents_from(self) -> str:
         """Where its agents come from, in a refusal's words: ``the Eval Soul``,
         ``weather_agent.agent:AGENTS`` (``unknown agent 'travl': not in ...``)."""
