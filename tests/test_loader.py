@@ -104,6 +104,11 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
         (minimal_case(context={"tenantId": "t1"}), "$.context.tenantId", "retired"),
         (minimal_case(context={"mood": "happy"}), "$.context.mood", "unknown context key"),
         (
+            minimal_case(context={"customInstructions": ["Be brief."]}),
+            "$.context.customInstructions",
+            "Expected `str | null`, got `array`",
+        ),
+        (
             minimal_case(
                 platformTools=["lookup_ticket"],
                 script=[

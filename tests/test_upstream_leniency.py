@@ -62,7 +62,7 @@ def test_plan_mode_loads_and_an_unknown_mode_is_refused(
     assert (file, path, reason) == (
         "q.json",
         "$.context.mode",
-        "'chat' is not a mode (known: plan)",
+        "Invalid enum value 'chat' (one of: 'plan')",
     )
 
 

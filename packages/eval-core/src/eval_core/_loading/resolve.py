@@ -1,11 +1,11 @@
 """Resolution: what a Case names against what the Host says is there.
 
 A Case names its tier (one the Host offers), its agent (one the Host has: the Eval Soul's, or
-a team's own), shipped platform
-Tools (resolved to the declarations the Host ships), Tools (each one its agent is offered:
-:mod:`eval_core._loading.tool_names`) and ``context`` keys (the Host's assembler says which a
-Case may set). The Host is asked once per loader, not once per Case, except for the Tools a
-Case's agent is offered, which a Case may add to.
+a team's own), shipped platform Tools (resolved to the declarations the Host ships), Tools (each
+one its agent is offered: :mod:`eval_core._loading.tool_names`) and ``context`` keys (the
+Host's assembler says which a Case may set, and what value each takes). The Host is asked once
+per loader, not once per Case, except for the Tools a Case's agent is offered, which a Case may
+add to.
 
 Two leniencies follow the original, each said once as a load note rather than refused: a
 hand-declared Tool that shares a platform Tool's name (the model sees the Case's copy; a Host
@@ -106,6 +106,8 @@ class Resolver(msgspec.Struct, frozen=True):
             elif key not in rules.allowed:
                 allowed = ", ".join(sorted(rules.allowed)) or "none"
                 yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
+            elif key in rules.types:
+                yield from _value(file, path, (case.context or {})[key], rules.types[key])
 
     def tools(self, file: str, case: CaseBase) -> Iterator[Problem]:
         """Declared Tools, platform Tools and scripted Tool results agree with each other."""
@@ -169,6 +171,25 @@ class Resolver(msgspec.Struct, frozen=True):
                 )
         if self.host is not None:
             yield from tool_names.notes(file, self.host, case, self.kinds, self.fields)
+
+
+def _value(file: str, path: str, value: Any, kind: Any) -> Iterator[Problem]:
+    """A value of an allowed ``context`` key, against the type the Host declares for it."""
+    try:
+        msgspec.convert(value, kind, strict=True)
+    except msgspec.ValidationError as exc:
+        reason, _, at = str(exc).partition(" - at `$")
+        if not at and (choices := _choices(kind)):
+            reason += f" (one of: {choices})"
+        yield Problem(file, path + at.rstrip("`"), reason)
+
+
+def _choices(kind: Any) -> str:
+    """The values a ``Literal`` type (or a union holding one) allows, for a refusal."""
+    info = msgspec.inspect.type_info(kind)
+    found = info.types if isinstance(info, msgspec.inspect.UnionType) else (info,)
+    literals = [t for t in found if isinstance(t, msgspec.inspect.LiteralType)]
+    return ", ".join(repr(v) for t in literals for v in t.values)
 
 
 def _empty(value: Any) -> bool:
