@@ -58,10 +58,11 @@ if TYPE_CHECKING:
     from eval_core._plugins.lock import read as read_lock
     from eval_core._plugins.lock import schemas as lock_schemas
     from eval_core._plugins.lock import write as write_lock
-    from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+    from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._plugins.plugins import build as build_plugins
     from eval_core._plugins.plugins import discover as discover_plugins
+    from eval_core._plugins.registered import PluginInfo
     from eval_core._plugins.schemas import structural as structural_schema
     from eval_core._running.runner import run_sweep
     from eval_core._sweeping.leg import Run as SweepLeg
@@ -107,7 +108,7 @@ WHERE = {
     "MAX_SETTINGS_BYTES": "eval_core._util.project:MAX_SETTINGS_BYTES",
     "Opened": "eval_core._loading.opening:Opened",
     "PluginError": "eval_core._plugins.plugins:PluginError",
-    "PluginInfo": "eval_core._plugins.plugin_set:PluginInfo",
+    "PluginInfo": "eval_core._plugins.registered:PluginInfo",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Project": "eval_core._util.project:Project",
     "RED_TEAM": "eval_core._loading.corpus:RED_TEAM",

@@ -34,7 +34,8 @@ from eval_core._plugins.hook_checks import (
     reserved,
 )
 from eval_core._plugins.hookspecs import owned_by
-from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._plugins.registered import PluginInfo
 from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash, structural
 from eval_core._util.code import code_roots
 from eval_core._util.code import fingerprint as code_fingerprint
