@@ -38,7 +38,8 @@ def serve(requests: int, replies: int, host: Host, work: Work, run: tuple[Any, A
     until the parent closes its end; retire after an errored Trial. ``run``: the kinds,
     fixtures and witness checks the parent imported before it forked."""
     from eval_core._plugins.fixtures import SweepResources
-    from eval_core._running.trial import ended_harness, run_trial
+    from eval_core._running.errored import ended_harness
+    from eval_core._running.trial import run_trial
 
     kinds, fixtures, checks = run
     cases = {case.id: case for case in work.corpus.cases}
