@@ -20,7 +20,8 @@ import yaml
 from agent_runtime.guards.guardrails import STAGE_KEYS
 from bench.logged import logged_sweep
 from eval_core._case.case import CaseBase
-from eval_core._loading.corpus import Corpus, Loader, case_files, find_soul
+from eval_core._loading.corpus import Corpus, case_files, find_soul
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._recording import transcript
 from eval_core._recording.log_records import read

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_bindings.source import PinnedModels
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused
 from eval_core._plugins.plugins import PluginSet
 from eval_core._recording.log_records import LogHeader, ResumeRefused, read

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from tests.conftest import WriteCase, minimal_case, refusal
 

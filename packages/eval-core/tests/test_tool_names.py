@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from eval_cli import cli
 from eval_core._case.case import CaseBase, ToolDecl
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from eval_core._loading.tool_names import did_you_mean, named
 from eval_core._plugins.hookspecs import hookimpl

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from eval_core._case.kinds import Expectation, KindSpec
     from eval_core._case.recorded import Recorded, recorded_from
     from eval_core._case.witness import WITNESSED
-    from eval_core._loading.corpus import Corpus, Loader
+    from eval_core._loading.corpus import Corpus
+    from eval_core._loading.loader import Loader
     from eval_core._loading.rules import runs_model
     from eval_core._plugins.hookspecs import hookimpl
     from eval_core._plugins.host import agents_owned
@@ -89,7 +90,7 @@ WHERE = {
     "GeneratedFile": "eval_core._plugins.service_records:GeneratedFile",
     "GuardDecision": "eval_core._case.evidence:GuardDecision",
     "KindSpec": "eval_core._case.kinds:KindSpec",
-    "Loader": "eval_core._loading.corpus:Loader",
+    "Loader": "eval_core._loading.loader:Loader",
     "Location": "eval_core._case.evidence:Location",
     "Logged": "eval_core._recording.log_records:Logged",
     "MAX_JSON_DEPTH": "eval_core._util.limits:MAX_DEPTH",
