@@ -87,7 +87,7 @@ if TYPE_CHECKING:
         find_project,
         is_cwd,
     )
-    from eval_core._util.provenance import is_clean, repository_root
+    from eval_core._util.provenance import is_clean
     from eval_core._util.safe_text import clean, one_line
 
 WHERE = {
@@ -153,7 +153,6 @@ WHERE = {
     "read_cache_entry": "eval_core._util.cache_entry:read_entry",
     "read_lock": "eval_core._plugins.lock:read",
     "render_verdict": "eval_core._sweeping.render:render_verdict",
-    "repository_root": "eval_core._util.provenance:repository_root",
     "require_directory": "eval_core._loading.opening:require_directory",
     "run_command": "eval_core._plugins.command_plugins:run_command",
     "run_sweep": "eval_core._running.runner:run_sweep",
@@ -229,7 +228,6 @@ __all__ = [
     "read_cache_entry",
     "read_lock",
     "render_verdict",
-    "repository_root",
     "require_directory",
     "run_command",
     "run_sweep",
