@@ -172,7 +172,7 @@ def _last_two(script: str) -> list[str]:
 def _without_mcp() -> tuple[list[str], int]:
     """The shipped Corpus's Case ids but those that connect an MCP integration, and how many
     those are."""
-    from eval_core._loading.corpus import Loader
+    from eval_core._loading.loader import Loader
     from eval_core._plugins.plugins import load_plugins
 
     plugins = load_plugins()

@@ -162,7 +162,7 @@ FRAMEWORKS: list[Framework] = [
 
 
 def _harness(framework: Framework, n: int) -> float:
-    from eval_core._loading.corpus import Loader
+    from eval_core._loading.loader import Loader
     from eval_core._plugins.plugins import load_plugins
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.plugins import load_plugins
 from eval_core._running.scripted import ScriptedBinding

@@ -10,7 +10,8 @@ from typing import Any
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
 from eval_core._recording import transcript
-from eval_core._recording.triallog import LogHeader, TrialLog
+from eval_core._recording.log_records import LogHeader
+from eval_core._recording.triallog import TrialLog
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding

@@ -775,7 +775,8 @@ def target_of(mutant: Mutant) -> Target:
 
 def durable_cases(corpus: Path) -> tuple[str, ...]:
     """The ids of a Corpus's durable (L3) Cases, as the harness loads them."""
-    from eval_core._loading.corpus import Loader, find_soul
+    from eval_core._loading.corpus import find_soul
+    from eval_core._loading.loader import Loader
     from eval_core._plugins.plugins import load_plugins
 
     soul = find_soul(corpus)

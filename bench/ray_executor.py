@@ -101,7 +101,7 @@ def in_process(root: Path, n: int) -> None:
         os.environ.setdefault(name, value)
     import ray
 
-    from eval_core._loading.corpus import Loader
+    from eval_core._loading.loader import Loader
     from eval_core._plugins.plugins import load_plugins
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import load_plugins
 from eval_core._recording import transcript
 from eval_report.html import write_report

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import load_plugins
 from loopback import SlowVendor
 from synthetic import ROOT, make_corpus

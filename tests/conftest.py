@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from eval_core._loading.corpus import Corpus, CorpusError, Loader
+from eval_core._loading.corpus import Corpus, CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._running.runner import run_sweep

@@ -353,16 +353,19 @@ def test_no_core_module_is_flat_but_the_public_ones() -> None:
     assert flat == sorted(["__init__.py", *public])
 
 
-MODULE_LINES, CLASS_LINES = 400, 250
-"""A core module says one concept, a class one responsibility: past these, split by concept."""
+MODULE_LINES, KIT_LINES, CLASS_LINES = 300, 400, 250
+"""A core module says one concept, a class one responsibility: past these, split by concept
+(issue 48 brought the core's modules to 300 lines; the kit's are still held to 400)."""
 
 
 def test_no_core_module_or_class_is_too_long() -> None:
     """The core's modules, and the kit's (eval-kit left the core under the same rule)."""
-    for path, tree in [*modules(CORE / "src"), *modules(KIT / "src")]:
+    core = [(path, tree, MODULE_LINES) for path, tree in modules(CORE / "src")]
+    kit = [(path, tree, KIT_LINES) for path, tree in modules(KIT / "src")]
+    for path, tree, most in [*core, *kit]:
         where = path.relative_to(ROOT)
         lines = len(path.read_text().splitlines())
-        assert lines <= MODULE_LINES, f"{where} is {lines} lines (at most {MODULE_LINES})"
+        assert lines <= most, f"{where} is {lines} lines (at most {most})"
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 assert node.end_lineno is not None

@@ -114,6 +114,6 @@ def test_each_input_changed_alone_misses_the_caches_keyed_by_it(tmp_path: Path) 
     other = sweep(sys.executable + "-another")  # the interpreter
     assert set(other.values()) == {"miss"}, other
 
-    _copy(eval_core, site, "_util/code.py")  # the harness's own code, its normaliser too
+    _copy(eval_core, site, "_util/syntax_digest.py")  # the harness's own code: its normaliser
     harness = sweep()
     assert set(harness.values()) == {"miss"}, harness

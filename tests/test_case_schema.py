@@ -15,7 +15,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from tests.conftest import ROOT, WriteCase, minimal_case
 
 SCHEMA = json.loads((ROOT / "schema" / "case.schema.json").read_text())

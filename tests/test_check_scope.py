@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import load_plugins
 from tests.conftest import Site, WriteCase, minimal_case, reference_host
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._loading.corpus import Corpus, CorpusError, Loader
+from eval_core._loading.corpus import Corpus, CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._util import cache_entry, checked
 

@@ -144,6 +144,20 @@ def test_trials_and_repeat_that_multiply_past_the_plan_limit_are_refused(
     assert not (project / "scorecards").exists()  # refused before the first Trial
 
 
+def test_a_context_value_of_the_wrong_type_is_refused_before_any_trial(
+    cli: Cli, project: Path
+) -> None:
+    """The Host declares the value each ``context`` key takes: a number where the runtime wants
+    text is refused at load, not an errored Trial."""
+    write(project, "c.json", json.dumps(minimal_case(context={"customInstructions": 42})))
+    ran = cli("sweep", "corpus")
+    said = "c.json: $.context.customInstructions: Expected `str | null`, got `int`"
+    refused(ran, "Corpus refused in corpus: 1 problem(s)", said, lines=2)  # the problem's line
+    assert not (project / "scorecards").exists()  # refused before the first Trial
+    write(project, "c.json", json.dumps(minimal_case(context={"customInstructions": "Be brief."})))
+    assert cli("check", "corpus").code == 0
+
+
 # ------------------------------------------------------------------ every command, bad inputs
 
 

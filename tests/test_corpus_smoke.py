@@ -20,10 +20,11 @@ import yaml
 from agent_runtime.guards.guardrails import STAGE_KEYS
 from bench.logged import logged_sweep
 from eval_core._case.case import CaseBase
-from eval_core._loading.corpus import Corpus, Loader, case_files, find_soul
+from eval_core._loading.corpus import Corpus, case_files, find_soul
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._recording import transcript
-from eval_core._recording.triallog import read
+from eval_core._recording.log_records import read
 from eval_core._running.runner import run_sweep
 from eval_core._running.scorecard import Scorecard
 from eval_core._running.scripted import ScriptedBinding

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from eval_core._plugins import lock
 from eval_core._plugins.plugins import load_plugins

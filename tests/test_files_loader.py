@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet, build, discover
 from tests.conftest import ROOT, WriteCase, load_refused
 

@@ -22,10 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_bindings.source import PinnedModels
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused
 from eval_core._plugins.plugins import PluginSet
-from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, read
+from eval_core._recording.log_records import LogHeader, ResumeRefused, read
+from eval_core._recording.triallog import TrialLog
 from eval_core._sweeping.legs import open_legs as _legs
 from eval_core._sweeping.options import SweepOptions
 from eval_release import baseline

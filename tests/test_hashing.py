@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from eval_core._case.case import ToolDecl
 from eval_core._case.kinds import Expectation, KindSpec, Verdict
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.plugins import PluginSet, build, discover
 from tests.conftest import SOUL

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from eval_core._recording.log_records import read
 from eval_core._recording.transcript import pack_path
-from eval_core._recording.triallog import read
 from tests.conftest import ROOT, JsonServer, judgeless_env, minimal_case, run_eval
 
 KEY = "sk-hostile-0123456789abcdef"

@@ -120,7 +120,7 @@ HELD_BY_THE_FLOOR = {
 def test_without_the_floor_the_hosted_attacks_land_and_their_classes_leak(
     plugins: PluginSet, real_host: Host, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from eval_core._loading.corpus import Loader
+    from eval_core._loading.loader import Loader
     from eval_core._running.runner import run_sweep
     from eval_core._running.scripted import ScriptedBinding
     from tests.conftest import ROOT

@@ -12,7 +12,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from tests.conftest import Refuses, WriteCase, minimal_case, only, refusal
 
 
@@ -103,6 +104,11 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
         ),
         (minimal_case(context={"tenantId": "t1"}), "$.context.tenantId", "retired"),
         (minimal_case(context={"mood": "happy"}), "$.context.mood", "unknown context key"),
+        (
+            minimal_case(context={"customInstructions": ["Be brief."]}),
+            "$.context.customInstructions",
+            "Expected `str | null`, got `array`",
+        ),
         (
             minimal_case(
                 platformTools=["lookup_ticket"],

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from tests.conftest import Refuses, WriteCase, minimal_case, refusal
 
 TICKET = {"name": "lookup_ticket", "output": {"ticketId": "T-1", "status": "shipped"}}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from tests.conftest import Refuses, WriteCase, minimal_case
 
 STATUS = "mcp_eval_mcp_status_51b1cdd4ae261c34"

@@ -45,7 +45,7 @@ def host(plugins: PluginSet) -> Iterator[Host]:
 @pytest.fixture(scope="module")
 def case_ids(plugins: PluginSet, host: Host) -> set[str]:
     """Every Case id of both suites, the red-team's derived variants included."""
-    from eval_core._loading.corpus import Loader
+    from eval_core._loading.loader import Loader
 
     loader = Loader(plugins, host, judge="no-judge")
     suites = (ROOT / "corpus", ROOT / "corpus" / "red-team")

@@ -30,7 +30,8 @@ from agent_runtime.guards.sensitive import PATTERNS
 from agent_runtime.hosting import PLATFORM_FLOOR
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.turn import arguments
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from tests.conftest import Refuses, WriteCase, minimal_case
 
 BLOCK = {"destination": "eval/native#42", "accountId": "approved-native-account"}

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from eval_core._case.case import CaseBase, ToolDecl
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.host import ContextRules, HostTrial, ModelSession
 from eval_core._plugins.plugins import build, discover, load_plugins
 from tests.conftest import SOUL, Site, load_refused, sweep_dir
@@ -139,6 +140,7 @@ class BareHost:
     """A Host that runs nothing and offers no service to fixtures."""
 
     name = "bare"
+    tiers = frozenset({"l2"})
 
     def agents(self) -> frozenset[str]:
         return frozenset({"mailer", "support"})

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
 from eval_host_agent_runtime.l3 import L3Trial

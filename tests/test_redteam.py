@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from card_fixtures import tallied
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.scorecard import Scorecard, not_cleared
 from eval_core._running.trial import TrialResult

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
 from eval_core._running.runner import run_sweep

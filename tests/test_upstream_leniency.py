@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._loading.corpus import Loader
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from tests.conftest import WriteCase, minimal_case, refusal
 
@@ -62,7 +62,7 @@ def test_plan_mode_loads_and_an_unknown_mode_is_refused(
     assert (file, path, reason) == (
         "q.json",
         "$.context.mode",
-        "'chat' is not a mode (known: plan)",
+        "Invalid enum value 'chat' (one of: 'plan')",
     )
 
 

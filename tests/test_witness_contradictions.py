@@ -18,7 +18,8 @@ from agent_runtime.model import ModelRequest
 from agent_runtime.tools import ToolOutcome
 from agent_runtime.turn import events, loop, recovery, tool_step
 from eval_core._case.witness import WITNESSED
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding

@@ -1,14 +1,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, get_args
 
+import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_runtime.soul.loader import Soul, load_soul
 from agent_runtime.tools import PLATFORM_TOOLS
 from agent_runtime.turn import context
 from agent_runtime.turn.context import (
     CONTEXT_SECTIONS,
+    CONTEXT_TYPES,
     RETIRED_CONTEXT_KEYS,
     SOUL_OWNED_CONTEXT_KEYS,
     TURN_CONTEXT_KEYS,
@@ -16,6 +21,7 @@ from agent_runtime.turn.context import (
     assemble_system_prompt,
 )
 from agent_runtime.turn.platform_prompt import (
+    CONTEXT_MODES,
     PACK_INSTALL,
     PLAN_MODE,
     PLATFORM_PREAMBLE,
@@ -35,6 +41,42 @@ def test_key_sets_are_derived_from_the_section_mapping() -> None:
         "agentId", "domain", "tenantId",
     } == set(RETIRED_CONTEXT_KEYS)  # fmt: skip
     assert all(hint for hint in RETIRED_CONTEXT_KEYS.values())
+
+
+def test_every_turn_key_declares_the_value_it_takes() -> None:
+    assert set(CONTEXT_TYPES) == TURN_CONTEXT_KEYS
+    mode = {a for t in get_args(CONTEXT_TYPES["mode"]) for a in get_args(t)}
+    assert mode == set(CONTEXT_MODES)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=5,
+)
+
+
+@given(
+    key=st.sampled_from(sorted(CONTEXT_TYPES)),
+    value=JSON_VALUES | st.sampled_from([*CONTEXT_MODES, "chat", "Plan", ""]),
+)
+def test_the_declared_type_accepts_exactly_what_the_assembler_does(
+    eval_soul: Soul, key: str, value: Any
+) -> None:
+    """What a harness checks a context value against before a Turn (:data:`CONTEXT_TYPES`,
+    strictly, as msgspec reads it) is what the assembler takes: no value passes that check
+    and then fails the Turn, and none is refused that a Turn would take."""
+    try:
+        msgspec.convert(value, CONTEXT_TYPES[key], strict=True)
+        declared = True
+    except msgspec.ValidationError:
+        declared = False
+    try:
+        assemble_system_prompt(eval_soul, eval_soul.agent("support"), {key: value}, [])
+        assembled = True
+    except ContextError:
+        assembled = False
+    assert declared == assembled, (key, value)
 
 
 def test_every_section_is_rendered_in_order(eval_soul: Soul) -> None:

@@ -175,6 +175,7 @@ class LoopHost:
     """The smallest Host: one system prompt, Tools run as echo, up to 4 model calls."""
 
     name = "test-loop"
+    tiers = frozenset({"l2"})
     system = "You are a careful helper."
 
     def agents(self) -> frozenset[str]:

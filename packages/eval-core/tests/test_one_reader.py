@@ -58,7 +58,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-core/src/eval_core/_plugins/lock.py", "_version", "msgspec.json.decode"): (
         "eval.lock from read_json_input (size and depth)"
     ),
-    ("eval-core/src/eval_core/_recording/triallog.py", "read", "msgspec.json.decode"): (
+    ("eval-core/src/eval_core/_recording/log_records.py", "read", "msgspec.json.decode"): (
         "a trial log from read_regular, each line depth-checked"
     ),
     ("eval-release/src/eval_release/baseline.py", "read", "msgspec.json.decode"): (
@@ -70,7 +70,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("eval-release/src/eval_release/baseline.py", "_counted", "msgspec.json.decode"): (
         "a saved Scorecard or Baseline from read_json_input (size and depth), its Trials counted"
     ),
-    ("eval-core/src/eval_core/_recording/triallog.py", "is_trial_log", "msgspec.json.decode"): (
+    ("eval-core/src/eval_core/_recording/log_records.py", "is_trial_log", "msgspec.json.decode"): (
         "the first line of a file read by read_regular, depth-checked first"
     ),
     ("eval-bindings/src/eval_bindings/listing.py", "groups", "json.loads"): (

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from eval_cli import cli
 from eval_core._case.case import CaseBase, ToolDecl
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from eval_core._loading.tool_names import did_you_mean, named
 from eval_core._plugins.hookspecs import hookimpl
@@ -280,6 +281,7 @@ class TravelHost:
     Loads only (no Trial runs here)."""
 
     name = "travel-host"
+    tiers = frozenset({"l2"})
     agents_from = "trips.app:AGENTS"
 
     def __init__(self, directory: Path) -> None:

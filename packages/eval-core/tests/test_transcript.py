@@ -14,8 +14,9 @@ import pytest
 from eval_core._case.evidence import (
     Evidence,
 )
+from eval_core._recording.log_records import ResumeRefused, read
 from eval_core._recording.transcript import MAX_CHARS, pack_path
-from eval_core._recording.triallog import ResumeRefused, TrialLog, read
+from eval_core._recording.triallog import TrialLog
 from eval_core._util.redaction import Redactor
 from release_fixtures import trial
 from transcript_fixtures import EXPECT, HEADER, KEY, evidence

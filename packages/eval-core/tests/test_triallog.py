@@ -8,7 +8,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from eval_core._recording.triallog import LogHeader, ResumeRefused, TrialLog, check_resumable, read
+from eval_core._recording.log_records import LogHeader, ResumeRefused, check_resumable, read
+from eval_core._recording.triallog import TrialLog
 from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
@@ -184,8 +185,8 @@ def test_a_log_that_grew_after_it_was_read_is_not_cut_back(tmp_path: Path) -> No
 def test_a_logged_line_is_the_bytes_its_struct_makes() -> None:
     import msgspec
 
+    from eval_core._recording.log_records import LoggedTrial, logged_line
     from eval_core._recording.transcript import Pointer
-    from eval_core._recording.triallog import LoggedTrial, logged_line
 
     encoder = msgspec.json.Encoder()
     pointer = Pointer(sha256="ab" * 32, at=17, size=4096)
@@ -201,7 +202,7 @@ def test_a_trial_logged_twice_reads_as_its_later_line(tmp_path: Path) -> None:
     later one, in the place the Trial was first logged, with its own transcript pointer."""
     from msgspec.structs import replace
 
-    from eval_core._recording.triallog import vendor_errored
+    from eval_core._recording.log_records import vendor_errored
 
     path = tmp_path / "log.jsonl"
     log = TrialLog.create(path, HEADER)
@@ -228,7 +229,7 @@ def test_a_trial_logged_twice_reads_as_its_later_line(tmp_path: Path) -> None:
 def test_only_a_model_failure_is_vendor_errored() -> None:
     from msgspec.structs import replace
 
-    from eval_core._recording.triallog import vendor_errored
+    from eval_core._recording.log_records import vendor_errored
 
     assert vendor_errored(replace(trial("x", "errored"), error="model_timeout: no reply"))
     assert not vendor_errored(replace(trial("x", "errored"), error="host_crashed: boom"))

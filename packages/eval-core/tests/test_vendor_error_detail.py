@@ -10,7 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from eval_core._case.evidence import Evidence
-from eval_core._running.trial import TrialResult, _detailed, decide
+from eval_core._running.errored import vendor_detail
+from eval_core._running.trial import TrialResult, decide
 
 WHOLE = "model_request_rejected: http://127.0.0.1:9/v1/chat/completions answered 400: 'bad'"
 FAILED = Evidence(tier="l2", loop_status="failed", loop_reason="model_request_rejected")
@@ -18,16 +19,16 @@ FAILED = Evidence(tier="l2", loop_status="failed", loop_reason="model_request_re
 
 def test_the_sessions_whole_message_replaces_the_bare_reason() -> None:
     session = SimpleNamespace(failure=WHOLE)
-    assert _detailed("model_request_rejected", session) == WHOLE  # type: ignore[arg-type]
+    assert vendor_detail("model_request_rejected", session) == WHOLE  # type: ignore[arg-type]
 
 
 def test_a_message_for_another_reason_or_no_message_leaves_the_error_alone() -> None:
     other = SimpleNamespace(failure="model_timeout: no reply within 5s")
-    assert _detailed("model_request_rejected", other) == "model_request_rejected"  # type: ignore[arg-type]
-    assert _detailed("model_request_rejected", SimpleNamespace()) == "model_request_rejected"  # type: ignore[arg-type]
-    assert _detailed(None, SimpleNamespace(failure=WHOLE)) is None  # type: ignore[arg-type]
+    assert vendor_detail("model_request_rejected", other) == "model_request_rejected"  # type: ignore[arg-type]
+    assert vendor_detail("model_request_rejected", SimpleNamespace()) == "model_request_rejected"  # type: ignore[arg-type]
+    assert vendor_detail(None, SimpleNamespace(failure=WHOLE)) is None  # type: ignore[arg-type]
     prefix_only = SimpleNamespace(failure="model_request_rejected_extra: x")
-    assert _detailed("model_request_rejected", prefix_only) == "model_request_rejected"  # type: ignore[arg-type]
+    assert vendor_detail("model_request_rejected", prefix_only) == "model_request_rejected"  # type: ignore[arg-type]
 
 
 def test_a_rescore_keeps_the_whole_message_it_was_saved_with() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from eval_core._case.evidence import Evidence, GuardDecision, ModelRequest, ToolCall, Usage
 from eval_core._recording import transcript
-from eval_core._recording.triallog import LogHeader
+from eval_core._recording.log_records import LogHeader
 from release_fixtures import HASH
 
 KEY = "sk-transcript-test-0123456789"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import load_plugins
 from eval_host_langgraph.host import LangGraphHost

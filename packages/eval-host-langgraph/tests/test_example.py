@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import Corpus, Loader
+from eval_core._loading.corpus import Corpus
+from eval_core._loading.loader import Loader
 from eval_core._plugins.model_source import Ceilings
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.runner import run_sweep

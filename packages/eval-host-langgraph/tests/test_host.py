@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from eval_core._loading.corpus import CorpusError, Loader
+from eval_core._loading.corpus import CorpusError
+from eval_core._loading.loader import Loader
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding

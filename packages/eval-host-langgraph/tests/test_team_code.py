@@ -191,3 +191,19 @@ def test_a_builder_that_hangs_or_exits_at_load_is_refused_in_one_line(
     lines = [line for line in done.stderr.splitlines() if not line.startswith("UNLOCKED")]
     assert len(lines) == 1 and said in lines[0], lines
     assert (tmp_path / "reached").exists() == ("reached" in body), "the builder ran"
+
+
+def test_an_l3_case_is_refused_by_the_real_eval_naming_file_path_and_reason(
+    tmp_path: Path,
+) -> None:
+    """The core's one tier check (the Host declares ``tiers``): exit 2, no traceback."""
+    _act_project(tmp_path, "probe_graph", APP, ("ok",))
+    case = tmp_path / "corpus" / "ok.json"
+    case.write_text(json.dumps({**json.loads(case.read_text()), "tier": "l3"}))
+    done = _sweep(tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    said = [line.strip() for line in done.stderr.splitlines() if "$.tier" in line]
+    assert said == [
+        f"{Path('corpus', 'ok.json')}: $.tier: Host 'langgraph' offers l2 only; this Case is l3"
+    ], done.stderr

@@ -253,6 +253,31 @@ def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path, run_
     assert _marked(run_mark) == []
 
 
+def test_an_l3_case_is_refused_by_the_real_eval_naming_file_path_and_reason(
+    tmp_path: Path,
+) -> None:
+    """The core's one tier check (the Host declares ``tiers``): exit 2, no traceback, and no
+    agent started."""
+    import subprocess
+
+    corpus = write_project(tmp_path / "team")
+    (corpus / "durable.json").write_text(json.dumps(order_case("durable", "chat", tier="l3")))
+    ran = subprocess.run(
+        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--unlocked", "-q"],
+        cwd=corpus.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stderr
+    said = [line.strip() for line in ran.stderr.splitlines() if "$.tier" in line]
+    assert said == [
+        f"{Path('corpus', 'durable.json')}: $.tier: Host 'process' offers l2 only; this Case is l3"
+    ], ran.stderr
+
+
 def test_the_agent_is_given_the_protocol_and_none_of_the_harness_s_keys(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch, run_mark: str
 ) -> None:

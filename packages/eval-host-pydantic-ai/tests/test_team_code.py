@@ -220,3 +220,19 @@ def test_the_agents_mcp_servers_serve_every_child(tmp_path: Path) -> None:
     assert list(trials) == ["a-help", "os-exit", "z-help"]
     assert [t["outcome"] for t in trials.values()] == ["passed", "errored", "passed"]
     assert "Traceback" not in done.stderr
+
+
+def test_an_l3_case_is_refused_by_the_real_eval_naming_file_path_and_reason(
+    tmp_path: Path,
+) -> None:
+    """The core's one tier check (the Host declares ``tiers``): exit 2, no traceback."""
+    corpus = _project(tmp_path, ["ok"])
+    case = corpus / "ok.json"
+    case.write_text(json.dumps({**json.loads(case.read_text()), "tier": "l3"}))
+    done, _ = _eval(tmp_path, "sweep", "corpus")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    said = [line.strip() for line in done.stderr.splitlines() if "$.tier" in line]
+    assert said == [
+        f"{Path('corpus', 'ok.json')}: $.tier: Host 'pydantic-ai' offers l2 only; this Case is l3"
+    ], done.stderr

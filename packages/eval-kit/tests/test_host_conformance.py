@@ -128,3 +128,14 @@ def test_a_broken_host_is_named_for_each_rule_it_breaks(tmp_path: Path) -> None:
     assert "socket:[" in message and "still open after close()" in message
     assert "probe-model-raises is" not in message  # the core errors a raising port in one line
     assert "names: offered_tools gives no answer for agent 'assistant'" in message
+
+
+def test_a_host_that_declares_no_tiers_is_named(tmp_path: Path) -> None:
+    """``tiers`` is part of the Host contract: the loader refuses a Case of another tier."""
+
+    class _Untiered(_BrokenHost):
+        tiers = None  # type: ignore[assignment]
+
+    with pytest.raises(AssertionError) as refused:
+        assert_host_conforms(HostProbe(factory=_Untiered), tmp_path)
+    assert "tiers: the Host declares none; a Host offers l2 and/or l3" in str(refused.value)

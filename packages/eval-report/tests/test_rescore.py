@@ -22,7 +22,8 @@ import msgspec
 import pytest
 
 from eval_core._plugins.plugins import PluginSet, build, discover
-from eval_core._recording.triallog import LogHeader, TrialLog
+from eval_core._recording.log_records import LogHeader
+from eval_core._recording.triallog import TrialLog
 from eval_report.rescore import rescore
 from eval_report.saved import Refused
 from release_fixtures import HASH, trial

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from card_fixtures import tallied
-from eval_core._recording.triallog import MOST_LINES, LogHeader
+from eval_core._recording.log_records import MOST_LINES, LogHeader
 from eval_core._util.limits import MAX_PLANNED_TRIALS
 from eval_report.saved import Refused, gather, read_any
 

@@ -18,8 +18,9 @@ from eval_core._case.evidence import (
     record_key,
 )
 from eval_core._recording import transcript
+from eval_core._recording.log_records import read
 from eval_core._recording.transcript import MAX_CHARS, Pointer, pack_path
-from eval_core._recording.triallog import TrialLog, read
+from eval_core._recording.triallog import TrialLog
 from eval_core._util.redaction import Redactor
 from eval_report import transcripts
 from eval_report.transcripts import Reader, TranscriptRefused

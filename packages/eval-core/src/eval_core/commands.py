@@ -58,10 +58,11 @@ if TYPE_CHECKING:
     from eval_core._plugins.lock import read as read_lock
     from eval_core._plugins.lock import schemas as lock_schemas
     from eval_core._plugins.lock import write as write_lock
-    from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+    from eval_core._plugins.plugin_set import PluginSet
     from eval_core._plugins.plugins import PluginError, load_plugins
     from eval_core._plugins.plugins import build as build_plugins
     from eval_core._plugins.plugins import discover as discover_plugins
+    from eval_core._plugins.registered import PluginInfo
     from eval_core._plugins.schemas import structural as structural_schema
     from eval_core._running.runner import run_sweep
     from eval_core._sweeping.leg import Run as SweepLeg
@@ -86,7 +87,7 @@ if TYPE_CHECKING:
         find_project,
         is_cwd,
     )
-    from eval_core._util.provenance import is_clean, repository_root
+    from eval_core._util.provenance import is_clean
     from eval_core._util.safe_text import clean, one_line
 
 WHERE = {
@@ -107,7 +108,7 @@ WHERE = {
     "MAX_SETTINGS_BYTES": "eval_core._util.project:MAX_SETTINGS_BYTES",
     "Opened": "eval_core._loading.opening:Opened",
     "PluginError": "eval_core._plugins.plugins:PluginError",
-    "PluginInfo": "eval_core._plugins.plugin_set:PluginInfo",
+    "PluginInfo": "eval_core._plugins.registered:PluginInfo",
     "PluginSet": "eval_core._plugins.plugin_set:PluginSet",
     "Project": "eval_core._util.project:Project",
     "RED_TEAM": "eval_core._loading.corpus:RED_TEAM",
@@ -152,7 +153,6 @@ WHERE = {
     "read_cache_entry": "eval_core._util.cache_entry:read_entry",
     "read_lock": "eval_core._plugins.lock:read",
     "render_verdict": "eval_core._sweeping.render:render_verdict",
-    "repository_root": "eval_core._util.provenance:repository_root",
     "require_directory": "eval_core._loading.opening:require_directory",
     "run_command": "eval_core._plugins.command_plugins:run_command",
     "run_sweep": "eval_core._running.runner:run_sweep",
@@ -228,7 +228,6 @@ __all__ = [
     "read_cache_entry",
     "read_lock",
     "render_verdict",
-    "repository_root",
     "require_directory",
     "run_command",
     "run_sweep",

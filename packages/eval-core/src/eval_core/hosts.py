@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from eval_core._case.kinds import Tier
     from eval_core._case.previews import preview_value
     from eval_core._case.sent import sent
-    from eval_core._loading.corpus import Corpus, CorpusError, Loader, case_files, corpus_root
+    from eval_core._loading.corpus import Corpus, CorpusError, case_files, corpus_root
+    from eval_core._loading.loader import Loader
     from eval_core._loading.opening import host_directory, load_seconds
     from eval_core._plugins.executor import (
         Done,
@@ -124,7 +125,7 @@ WHERE = {
     "JudgeError": "eval_core._plugins.judge:JudgeError",
     "LOCK_NAME": "eval_core._plugins.lock:LOCK_NAME",
     "LoadContext": "eval_core._plugins.host:LoadContext",
-    "Loader": "eval_core._loading.corpus:Loader",
+    "Loader": "eval_core._loading.loader:Loader",
     "Lock": "eval_core._plugins.lock:Lock",
     "Message": "eval_core._case.case:Message",
     "ModelCallRequest": "eval_core._plugins.host:ModelCallRequest",

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from eval_core._case.kinds import Expectation, KindSpec
     from eval_core._case.recorded import Recorded, recorded_from
     from eval_core._case.witness import WITNESSED
-    from eval_core._loading.corpus import Corpus, Loader
+    from eval_core._loading.corpus import Corpus
+    from eval_core._loading.loader import Loader
     from eval_core._loading.rules import runs_model
     from eval_core._plugins.hookspecs import hookimpl
     from eval_core._plugins.host import agents_owned
@@ -52,12 +53,12 @@ if TYPE_CHECKING:
         TurnRecord,
         folded,
     )
+    from eval_core._recording.log_records import Logged, ResumeRefused, is_trial_log
+    from eval_core._recording.log_records import read as read_trial_log
     from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
     from eval_core._recording.transcript import Pointer, Transcript
     from eval_core._recording.transcript import pack_path as transcript_pack_path
     from eval_core._recording.transcript import schema_hash as transcript_schema_hash
-    from eval_core._recording.triallog import Logged, ResumeRefused, is_trial_log
-    from eval_core._recording.triallog import read as read_trial_log
     from eval_core._running.scorecard import (
         COMPARABLE,
         Scorecard,
@@ -89,9 +90,9 @@ WHERE = {
     "GeneratedFile": "eval_core._plugins.service_records:GeneratedFile",
     "GuardDecision": "eval_core._case.evidence:GuardDecision",
     "KindSpec": "eval_core._case.kinds:KindSpec",
-    "Loader": "eval_core._loading.corpus:Loader",
+    "Loader": "eval_core._loading.loader:Loader",
     "Location": "eval_core._case.evidence:Location",
-    "Logged": "eval_core._recording.triallog:Logged",
+    "Logged": "eval_core._recording.log_records:Logged",
     "MAX_JSON_DEPTH": "eval_core._util.limits:MAX_DEPTH",
     "MAX_RECORD_BYTES": "eval_core._util.input_files:MAX_RECORD_BYTES",
     "McpAccount": "eval_core._plugins.service_records:McpAccount",
@@ -107,7 +108,7 @@ WHERE = {
     "Pointer": "eval_core._recording.transcript:Pointer",
     "Recorded": "eval_core._case.recorded:Recorded",
     "Redelivery": "eval_core._plugins.service_records:Redelivery",
-    "ResumeRefused": "eval_core._recording.triallog:ResumeRefused",
+    "ResumeRefused": "eval_core._recording.log_records:ResumeRefused",
     "RoutineOutcome": "eval_core._plugins.service_records:RoutineOutcome",
     "RoutineSchedule": "eval_core._plugins.service_records:RoutineSchedule",
     "Scorecard": "eval_core._running.scorecard:Scorecard",
@@ -136,7 +137,7 @@ WHERE = {
     "decide": "eval_core._running.trial:decide",
     "folded": "eval_core._plugins.service_records:folded",
     "hookimpl": "eval_core._plugins.hookspecs:hookimpl",
-    "is_trial_log": "eval_core._recording.triallog:is_trial_log",
+    "is_trial_log": "eval_core._recording.log_records:is_trial_log",
     "json_name": "eval_core._case.case:json_name",
     "kind_schema_hash": "eval_core._plugins.schemas:kind_schema_hash",
     "load_plugins": "eval_core._plugins.plugins:load_plugins",
@@ -144,7 +145,7 @@ WHERE = {
     "not_cleared": "eval_core._running.scorecard:not_cleared",
     "one_line": "eval_core._util.safe_text:one_line",
     "read_regular": "eval_core._util.input_files:read_regular",
-    "read_trial_log": "eval_core._recording.triallog:read",
+    "read_trial_log": "eval_core._recording.log_records:read",
     "recorded_from": "eval_core._case.recorded:recorded_from",
     "runs_model": "eval_core._loading.rules:runs_model",
     "stale_cases": "eval_core._running.stale:stale_cases",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from agent_runtime.soul.default_agent import DEFAULT_AGENT_SLUG
 from agent_runtime.soul.loader import Soul
 from agent_runtime.turn.context import (
+    CONTEXT_TYPES,
     RETIRED_CONTEXT_KEYS,
     SOUL_OWNED_CONTEXT_KEYS,
     TURN_CONTEXT_KEYS,
@@ -67,6 +68,7 @@ class AgentRuntimeHost:
 
     name = HOST_NAME
     agents_from = "the Eval Soul"
+    tiers: frozenset[Tier] = frozenset({"l2", "l3"})
 
     def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir
@@ -77,6 +79,7 @@ class AgentRuntimeHost:
             allowed=TURN_CONTEXT_KEYS,
             soul_owned=SOUL_OWNED_CONTEXT_KEYS,
             retired=RETIRED_CONTEXT_KEYS,
+            types=CONTEXT_TYPES,
         )
         self._durable: l3.DurableTier | None = None
         self._lock = threading.Lock()

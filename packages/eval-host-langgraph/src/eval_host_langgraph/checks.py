@@ -1,8 +1,9 @@
 """What a Case may not ask of the langgraph Host, refused at load with the reason.
 
 The graph is the team's: its Tools are its own (a Case names them in ``platformTools``, never
-adds one), it runs at L2 only, it parks no call for an approval or a retry, it has no File
-store and no account authority. Each rule applies only when the chosen Host is this one.
+adds one), it parks no call for an approval or a retry, it has no File store and no account
+authority. Each rule applies only when the chosen Host is this one (its tier, L2 only, is the
+core's check: the Host declares ``tiers``).
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ HOST = "Host 'langgraph'"
 
 
 def problems(case: CaseBase, context: LoadContext) -> Iterator[tuple[str, str]]:
-    from eval_host_langgraph.host import TIERS, LangGraphHost
+    from eval_host_langgraph.host import LangGraphHost
 
     host = context.host
     if not isinstance(host, LangGraphHost):
         return
-    if case.tier not in TIERS:
-        yield "$.tier", f"{HOST} offers {'/'.join(sorted(TIERS))} only; this Case is {case.tier}"
     for index, tool in enumerate(case.tools):
         yield (
             f"$.tools[{index}]",

@@ -41,7 +41,7 @@ from eval_core.hosts import (
 from eval_host_process import process
 from eval_host_process.fork_server import ForkServers
 from eval_host_process.manifest import DEFAULT, AgentSpec, Manifest, read_manifest
-from eval_host_process.plugin import HOST_NAME, TIERS
+from eval_host_process.plugin import HOST_NAME
 from eval_host_process.process import AgentError
 from eval_host_process.protocol import PROTOCOL, answer_of, stdin_document
 from eval_host_process.server import TrialServer
@@ -79,7 +79,7 @@ class ProcessHost:
     """An agent process behind the Host port: ``--host process``."""
 
     name = HOST_NAME
-    tiers: frozenset[Tier] = TIERS  # type: ignore[assignment]
+    tiers: frozenset[Tier] = frozenset({"l2"})
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """Entry point: registers the ``process`` Host (any agent, any language, run as a process), and
-refuses at load what it cannot run: an L3 Case, a File in the input (the protocol carries
-text), and an Expectation that needs the ``tool`` witness for a Tool the agent implements
-internally (no call of it crosses a boundary the harness serves).
+refuses at load what it cannot run: a File in the input (the protocol carries text), and an
+Expectation that needs the ``tool`` witness for a Tool the agent implements internally (no call
+of it crosses a boundary the harness serves). Its tier, L2 only, is the core's check.
 
 Light on purpose: every ``eval`` invocation loads it, so the server (starlette, uvicorn, the
 MCP SDK) is imported only when the Host is chosen (``--host process``)."""
@@ -23,7 +23,6 @@ from eval_core.hosts import (
 )
 
 HOST_NAME = "process"
-TIERS = frozenset({"l2"})
 
 
 @owns_agents  # the agent is the team's own program: a Corpus for it needs no Eval Soul
@@ -65,11 +64,6 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
     if getattr(host, "name", None) != HOST_NAME:
         return []
     problems: list[tuple[str, str]] = []
-    if case.tier not in TIERS:
-        offered = "/".join(sorted(TIERS))
-        problems.append(
-            ("$.tier", f"Host {HOST_NAME!r} offers {offered} only; this Case is {case.tier}")
-        )
     for m, message in enumerate(case.input):
         for p, part in enumerate(message.parts):
             if isinstance(part, FilePart):

@@ -41,7 +41,7 @@ from eval_host_pydantic_ai.boundary import ToolBoundary, Witnessing, declared_to
 from eval_host_pydantic_ai.evidence import conversation, ended, evidence_of, leaf
 from eval_host_pydantic_ai.loop import HostLoop
 from eval_host_pydantic_ai.model import SessionModel, declaration
-from eval_host_pydantic_ai.plugin import HOST_NAME, TIERS
+from eval_host_pydantic_ai.plugin import HOST_NAME
 
 REQUEST_LIMIT = 8  # the reference runtime's iteration bound
 TIMEOUT_SECONDS = 300.0
@@ -77,7 +77,7 @@ class PydanticAiHost:
     """pydantic-ai agents behind the Host port: ``--host pydantic-ai``."""
 
     name = HOST_NAME
-    tiers: frozenset[Tier] = TIERS  # type: ignore[assignment]
+    tiers: frozenset[Tier] = frozenset({"l2"})
 
     def __init__(
         self,

@@ -1,5 +1,4 @@
-"""Entry point: registers a team's pydantic-ai agents as the Host ``pydantic-ai``, and refuses at
-load a Case of a tier the Host does not offer.
+"""Entry point: registers a team's pydantic-ai agents as the Host ``pydantic-ai``.
 
 Light on purpose: every ``eval`` invocation loads it, so pydantic-ai is imported only when the
 Host is chosen (``--host pydantic-ai``)."""
@@ -8,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from eval_core.hosts import CaseBase, Host, HostFactory, LoadContext, hookimpl, owns_agents
+from eval_core.hosts import Host, HostFactory, hookimpl, owns_agents
 
 HOST_NAME = "pydantic-ai"
-TIERS = frozenset({"l2"})
 
 
 @owns_agents  # the agents are the team's code: a Corpus for it needs no Eval Soul
@@ -48,12 +45,3 @@ pydantic_ai_host.framework = ("eval_host_pydantic_ai.host",)  # type: ignore[att
 @hookimpl
 def eval_hosts() -> Mapping[str, HostFactory]:
     return {HOST_NAME: pydantic_ai_host}
-
-
-@hookimpl
-def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-    host: Any = context.host
-    if getattr(host, "name", None) == HOST_NAME and case.tier not in TIERS:
-        offered = "/".join(sorted(TIERS))
-        return [("$.tier", f"Host {HOST_NAME!r} offers {offered} only; this Case is {case.tier}")]
-    return []

@@ -68,7 +68,7 @@ class HostProbe:
     the Case declares (``tools``); with ``platform`` one of the Host's own (``platformTools``).
     ``raising_agent`` is an agent whose own code raises during its run, when the Host has
     one; ``raising_tool`` a Tool of it the probe asks for (unscripted, so the real one runs).
-    ``tiers`` default to the Host's ``tiers`` attribute, else L2.
+    ``tiers`` (the tiers probed) default to the Host's own ``tiers``, which the contract asks.
     """
 
     factory: Callable[[Path], Host]
@@ -112,11 +112,11 @@ def _round(probe: HostProbe, plugins: PluginSet, directory: Path, problems: list
 
 
 def _tiers(probe: HostProbe, host: Host, problems: list[str]) -> list[str]:
-    declared = probe.tiers if probe.tiers is not None else getattr(host, "tiers", ("l2",))
-    tiers = sorted(str(t) for t in declared)
-    unknown = [t for t in tiers if t not in ("l2", "l3")]
-    if unknown or not tiers:
-        problems.append(f"tiers: the Host declares {tiers!r}; a Host offers l2 and/or l3")
+    declared = probe.tiers if probe.tiers is not None else getattr(host, "tiers", None)
+    tiers = sorted(str(t) for t in declared or ())
+    if not tiers or any(t not in ("l2", "l3") for t in tiers):
+        said = repr(tiers) if declared is not None else "none"
+        problems.append(f"tiers: the Host declares {said}; a Host offers l2 and/or l3")
     return [t for t in tiers if t in ("l2", "l3")]
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_core.commands import SweepLeg, repository_root
+from eval_core.commands import SweepLeg
 from eval_core.hosts import Corpus
 from eval_release import junit
 
@@ -15,7 +16,7 @@ from eval_release import junit
 def junit_files(corpus: Corpus, root: Path) -> dict[str, str]:
     """Each Case's file as JUnit names it: its path from the root of the repository the
     Sweep ran in (else from the working directory ``root``; a file outside it, as given)."""
-    base = Path(os.path.abspath(repository_root(root) or root))
+    base = Path(os.path.abspath(_repository_root(root) or root))
     found: dict[str, str] = {}
     for case_id in corpus.files:
         file = corpus.file(case_id)
@@ -35,3 +36,20 @@ def junit_bytes(
     cards = [r.card for r in legs if r.card is not None]
     against = [r.states for r in legs if r.card is not None]
     return junit.render(cards, trials, junit_files(corpus, root), against)
+
+
+def _repository_root(directory: Path | None = None) -> Path | None:
+    """The root of the git repository ``directory`` (default: the working one) is in, or
+    ``None`` outside one (or without git)."""
+    cwd = str(directory) if directory is not None else None
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return Path(top) if top else None

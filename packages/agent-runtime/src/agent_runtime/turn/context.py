@@ -2,7 +2,8 @@
 
 :data:`CONTEXT_SECTIONS` is the assembler's own map of context keys; which keys a caller may set
 and which the Soul owns are derived from it, so a harness validating a Case's ``context`` can
-never drift from what the assembler actually renders.
+never drift from what the assembler actually renders; :data:`CONTEXT_TYPES` says what value
+each key takes.
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ TURN_CONTEXT_KEYS: frozenset[str] = frozenset(
 SOUL_OWNED_CONTEXT_KEYS: frozenset[str] = frozenset(
     key for key, (_, owner) in CONTEXT_SECTIONS.items() if owner == "soul"
 )
+CONTEXT_TYPES: Mapping[str, Any] = MappingProxyType(
+    {
+        "platformInstructions": str | None,
+        "customInstructions": str | None,
+        "mode": Literal["plan"] | None,  # the keys of CONTEXT_MODES
+    }
+)
+"""The value each Turn context key takes (``None``: the section is left out), as a type a caller
+can check a Turn's context against before it runs: exactly what :func:`assemble_system_prompt`
+accepts."""
 _FROM_TOOLS = "reaches the model as the conversation or a Tool result, never as prompt context"
 _SKILLS = "the skill index is derived from the Soul's skills/ folder"
 RETIRED_CONTEXT_KEYS: Mapping[str, str] = MappingProxyType(

@@ -37,6 +37,8 @@ def environment(
             sorted(resolver.agents),
             [(name, platform[name]) for name in sorted(platform)],
             [sorted(rules.allowed), sorted(rules.soul_owned), sorted(rules.retired.items())],
+            sorted((key, repr(kind)) for key, kind in rules.types.items()),
+            sorted(resolver.tiers),
         ]
     )
     return checked.environment(

@@ -1,46 +1,28 @@
-"""Strict Corpus loading: every problem in the Corpus, each with file, JSON path and reason.
-
-The loader never skips a Case. Its passes, one module each: decode each file into the Case
-type of the installed plug-in set (:mod:`~eval_core._loading.decode`, msgspec does the typing);
-the Case's own rules (:mod:`~eval_core._loading.rules`); resolve its agent, platform Tools and
-context against the Host (:mod:`~eval_core._loading.resolve`); the plug-in checks, tier gates
-and the grounding rule (:mod:`~eval_core._loading.checks`); then hash the whole
-(:mod:`~eval_core._util.hashing`). Problems from every file are collected and raised together
-as one :class:`CorpusError`.
+"""A Corpus: the loaded, validated, hashed unit of comparability, the refusal that lists every
+problem of one, and where its Case files, its Eval Soul and its lock are found. The loader that
+makes one: :mod:`eval_core._loading.loader`.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from operator import attrgetter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from eval_core._case.case import CaseBase
-from eval_core._loading import cached, rules
-from eval_core._loading.checks import PluginChecks
-from eval_core._loading.decode import Decoder, json_problem, read
+from eval_core._loading.decode import json_problem
 from eval_core._loading.problem import Problem
-from eval_core._loading.resolve import Resolver, load_notes
-from eval_core._plugins.host import Host
-from eval_core._plugins.plugin_set import PluginSet
-from eval_core._util import cache_use, cachedir, checked
-from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
-from eval_core._util.input_files import NotReadable
 from eval_core._util.layout import CASE_SUFFIXES, LOCK_NAME, RED_TEAM, SOUL
-from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_TRIALS_PER_CASE
 
 __all__ = [
     "CASE_SUFFIXES",
     "RED_TEAM",
     "Corpus",
     "CorpusError",
-    "Loader",
     "Problem",
     "case_files",
     "corpus_root",
@@ -133,249 +115,13 @@ def case_files(directory: Path) -> list[Path]:
     skipped: a directory, a dangling symbolic link or a FIFO under such a name is a problem the
     loader reports, never a Case silently left out.
     """
-    return [directory / name for name in _case_names(directory)]
+    return [directory / name for name in case_names(directory)]
 
 
-def _case_names(directory: Path) -> list[str]:
+def case_names(directory: Path) -> list[str]:
     try:
         with os.scandir(directory) as entries:
             return sorted(e.name for e in entries if e.name.endswith(CASE_SUFFIXES))
     except OSError as exc:
         reason = f"the Corpus directory cannot be listed: {exc.strerror or exc}"
         raise CorpusError([Problem(str(directory), "$", reason)]) from None
-
-
-class Loader:
-    """Loads one Corpus directory against one plug-in set and Host."""
-
-    def __init__(
-        self,
-        plugins: PluginSet,
-        host: Host,
-        judge: str | None = None,
-        locked: Mapping[str, str] | None = None,
-        *,
-        needs_soul: bool = True,
-    ) -> None:
-        """``locked`` maps a kind or Case field (as JSON spells it) to the distribution and
-        version eval.lock pins it to, so an unknown one names what to install. ``needs_soul``
-        false: the Host owns its agents (:func:`~eval_core._plugins.host.owns_agents`), so a
-        Corpus without an Eval Soul loads (one that has a Soul still hashes it)."""
-        self.needs_soul = needs_soul
-        self.plugins = plugins
-        self.host = host
-        self.judge = judge_identity() if judge is None else judge
-        self.case_type = plugins.case_type
-        self._decoder = Decoder(plugins, locked)
-        self._resolver = Resolver.of(host, plugins.kinds, plugins.fields)
-        self._platform = self._resolver.platform
-        self._checks = PluginChecks(plugins, host, self._platform)
-        self._suite = "capability"
-
-    def load(self, directory: Path) -> Corpus:
-        """Load, validate and hash; the cyclic GC is paused meanwhile (the Cases hold no cycles,
-        and rescanning thousands of fresh objects per collection costs more than decoding)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return self._load(Path(directory))
-        finally:
-            if enabled:
-                gc.enable()
-
-    def _load(self, directory: Path) -> Corpus:
-        if not directory.is_dir():
-            reason = (
-                "a file, not a Corpus directory"
-                if directory.exists()
-                else "no such Corpus directory"
-            )
-            raise CorpusError([Problem(str(directory), "$", reason)])
-        names = _case_names(directory)  # a Path is made only for a file that is checked
-        if not names:
-            raise CorpusError([Problem(str(directory), "$", "no Eval Cases found")], directory)
-        soul_dir = find_soul(directory)
-        cachedir.keep_out_of(directory, soul_dir)  # a cache there would change what is read
-        problems: list[Problem] = []
-        if soul_dir is None and self.needs_soul:
-            problems.append(
-                Problem(str(directory), "$", "no Eval Soul: expected soul/ here or beside it")
-            )
-        self._suite = RED_TEAM if directory.name == RED_TEAM else "capability"
-        prefix = "" if directory == Path() else os.path.join(directory, "")  # as str(dir / name)
-        files = [(name, read(prefix + name)) for name in names]
-        soul = soul_hash(soul_dir) if soul_dir is not None else ""
-        env = self._environment(soul) if soul_dir is not None or not self.needs_soul else None
-        file_keys = cached.file_keys(files) if env is not None else None
-        key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
-        kept: dict[str, list[CaseBase]] = {}
-        entry: checked.Entry | None = None
-        if key is not None:
-            assert env is not None
-            entry = checked.read(directory, self._suite)
-            kept = checked.reusable(entry, env, self.case_type)
-        rechecked = entry is None or entry.key != key  # whether the entry must be written
-        cases: list[CaseBase] = []
-        origin: list[str] = []  # the key of the file each Case came from (for the cache)
-        sources: list[str] = []  # the name of the file each Case came from
-        seen: dict[str, str] = {}
-        reused = 0  # files whose Cases the checked-Corpus cache gave
-        for index, (name, data) in enumerate(files):
-            file = prefix + name
-            fkey = file_keys[index] if file_keys is not None else ""
-            given = kept.get(fkey)  # checked when this very file last loaded clean
-            if given is not None and not self._decodes_to(directory / name, file, data, given):
-                given = None  # the entry says other than the file: never taken on its word
-            if given is None:
-                rechecked = True
-                given = self._cases_of(directory / name, file, data, problems)
-            else:
-                reused += 1
-            for one in given:
-                if one.id in seen:
-                    problems.append(
-                        Problem(file, "$.id", f"duplicate id {one.id!r} (also in {seen[one.id]})")
-                    )
-                    continue
-                seen[one.id] = file
-                cases.append(one)
-                origin.append(fkey)
-                sources.append(name)
-        if key is not None or not cachedir.enabled():
-            cache_use.note("checked-corpus", cache_use.share(reused, len(files), key is not None))
-        planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
-        if planned > MAX_PLANNED_TRIALS:
-            problems.append(
-                Problem(
-                    str(directory),
-                    "$",
-                    f"the Cases ask for {planned} Trials in all; a Sweep plans at most "
-                    f"{MAX_PLANNED_TRIALS}",
-                )
-            )
-        if problems:
-            raise CorpusError(problems, directory, self._notes())
-        order = sorted(range(len(cases)), key=lambda i: cases[i].id)
-        cases = [cases[i] for i in order]
-        digest, fingerprint, per_case = self._hash(cases, soul)
-        corpus = Corpus(
-            directory=directory,
-            suite=self._suite,
-            cases=tuple(cases),
-            hash=digest,
-            soul_dir=soul_dir,
-            soul_hash=soul,
-            plugins=tuple(fingerprint),
-            judge=self.judge,
-            case_hashes=per_case,
-            files=(named := {case.id: sources[i] for case, i in zip(cases, order, strict=True)}),
-            notes=load_notes(self._resolver, self.plugins.fields, prefix, cases, named),
-        )
-        if key is not None and rechecked:
-            assert env is not None
-            positions = cached.positions(order, origin)
-            checked.write(directory, self._suite, key, env, corpus, positions)
-        return corpus
-
-    def _environment(self, soul: str) -> str | None:
-        return cached.environment(
-            self.plugins, self.host, self._resolver, suite=self._suite, soul=soul, judge=self.judge
-        )
-
-    def _decodes_to(
-        self, path: Path, file: str, data: bytes | NotReadable, given: Sequence[CaseBase]
-    ) -> bool:
-        """Whether a file's bytes decode (typed, without the checks) to exactly the Cases the
-        checked-Corpus cache kept for it, its derived variants included."""
-        case, problems = self._decoder.file(path, data)
-        if case is None or problems or not given or case != given[0]:
-            return False
-        derived: list[CaseBase] = []
-        for _, doc in self.plugins.variants(case):
-            if isinstance(doc, Exception):
-                return False
-            variant, found = self._decoder.detailed(file, doc)
-            if variant is None or found:
-                return False
-            derived.append(variant)
-        return derived == list(given[1:])
-
-    def _hash(
-        self, cases: Sequence[CaseBase], soul: str
-    ) -> tuple[str, list[dict[str, Any]], dict[str, str]]:
-        """The corpusHash of the sorted Cases, the plug-in rows it pins, each Case's digest."""
-        used_kinds = {e.kind_name for c in cases for e in c.expect}
-        names = set(self.case_type.__struct_fields__)  # a plug-in imported after the Case
-        used_fields = {  # type was built adds no field to it; per field, one pass in C
-            name
-            for name in self.plugins.fields
-            if name in names and list(map(attrgetter(name), cases)).count(None) < len(cases)
-        }
-        fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
-        decls = self._resolver.declarations(cases)
-        per_case: dict[str, str] = {}
-        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge, per_case)
-        return digest, fingerprint, per_case
-
-    def load_file(
-        self, path: Path, data: bytes | NotReadable | None = None
-    ) -> tuple[CaseBase | None, list[Problem]]:
-        """Decode and validate one Case file (``data``: its bytes when already read). Never
-        raises for a user's mistake."""
-        case, problems = self._decoder.file(path, data)
-        if case is None:
-            return None, problems
-        return case, list(self._check(str(path), path.stem, case))
-
-    def _cases_of(
-        self, path: Path, file: str, data: bytes | NotReadable, problems: list[Problem]
-    ) -> list[CaseBase]:
-        """One file's Case and the variants plug-ins derive from it (none while it has a
-        problem); its problems are added to ``problems``."""
-        case, found = self.load_file(path, data)
-        problems.extend(found)
-        if case is None:
-            return []
-        derived, found = self._variants(file, case) if not found else ([], [])
-        problems.extend(found)
-        return [case, *derived]
-
-    def _notes(self) -> list[str]:
-        if not self._decoder.unknown:
-            return []
-        return [
-            "an unknown kind or Case field is one no installed plug-in provides: "
-            "`eval plugins` lists what is installed, eval.lock what this Corpus was pinned to"
-        ]
-
-    def _variants(self, file: str, case: CaseBase) -> tuple[list[CaseBase], list[Problem]]:
-        """The Cases plug-ins derive from ``case``, decoded and checked like Case files; each
-        problem names the source file and the variant."""
-        derived: list[CaseBase] = []
-        problems: list[Problem] = []
-        for label, doc in self.plugins.variants(case):
-            if isinstance(doc, Exception):
-                problems.append(Problem(file, "$", str(doc)))
-                continue
-            name = doc.get("id") if isinstance(doc, dict) else None
-            where = f"variant {name!r} (by plug-in {label}): "
-            variant, found = self._decoder.detailed(file, doc)
-            if variant is not None:
-                found = list(self._check(file, None, variant, variant_of=case.id))
-            problems.extend(Problem(p.file, p.path, where + p.reason) for p in found)
-            if variant is not None and not found:
-                derived.append(variant)
-        return derived, problems
-
-    def _check(
-        self, file: str, stem: str | None, case: CaseBase, variant_of: str | None = None
-    ) -> Iterator[Problem]:
-        """Every problem of one decoded Case, pass by pass, in the order they are reported."""
-        yield from rules.values(file, stem, case, variant_of)
-        yield from self._resolver.agent(file, case)
-        present = frozenset(n for n in self.plugins.fields if getattr(case, n, None) is not None)
-        yield from self._resolver.context_keys(file, case)
-        yield from self._resolver.tools(file, case)
-        yield from rules.script(file, case, self.plugins.fields)
-        yield from self._resolver.tool_names(file, case)
-        yield from self._checks.case(file, case, present, self._suite)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from eval_core._loading.corpus import Corpus, CorpusError, Loader, corpus_root, find_soul
+from eval_core._loading.corpus import Corpus, CorpusError, corpus_root, find_soul
+from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host, HostFactory, HostOptionError, agents_owned
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins

@@ -1,10 +1,11 @@
 """Resolution: what a Case names against what the Host says is there.
 
-A Case names its agent (one the Host has: the Eval Soul's, or a team's own), shipped platform
-Tools (resolved to the declarations the Host ships), Tools (each one its agent is offered:
-:mod:`eval_core._loading.tool_names`) and ``context`` keys (the Host's assembler says which a
-Case may set). The Host is asked once per loader, not once per Case, except for the Tools a
-Case's agent is offered, which a Case may add to.
+A Case names its tier (one the Host offers), its agent (one the Host has: the Eval Soul's, or
+a team's own), shipped platform Tools (resolved to the declarations the Host ships), Tools (each
+one its agent is offered: :mod:`eval_core._loading.tool_names`) and ``context`` keys (the
+Host's assembler says which a Case may set, and what value each takes). The Host is asked once
+per loader, not once per Case, except for the Tools a Case's agent is offered, which a Case may
+add to.
 
 Two leniencies follow the original, each said once as a load note rather than refused: a
 hand-declared Tool that shares a platform Tool's name (the model sees the Case's copy; a Host
@@ -20,7 +21,7 @@ from typing import Any
 import msgspec
 
 from eval_core._case.case import CaseBase, CaseField, ToolDecl
-from eval_core._case.kinds import KindSpec
+from eval_core._case.kinds import ALL_TIERS, KindSpec, Tier
 from eval_core._loading import rules, tool_names
 from eval_core._loading.problem import Problem
 from eval_core._loading.tool_names import did_you_mean, listing
@@ -32,7 +33,8 @@ SOUL_AGENTS = "the Eval Soul"
 
 class Resolver(msgspec.Struct, frozen=True):
     """The Host's answers at load: its platform Tools, its agents (and where they come from),
-    the context rules; the installed kinds and Case fields, for the Tool names they hold."""
+    the context rules, its tiers; the installed kinds and Case fields, for the Tool names they
+    hold."""
 
     platform: Mapping[str, ToolDecl]
     agents: frozenset[str]
@@ -41,6 +43,7 @@ class Resolver(msgspec.Struct, frozen=True):
     agents_from: str = SOUL_AGENTS
     kinds: Mapping[str, KindSpec] = msgspec.field(default_factory=dict)
     fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
+    tiers: frozenset[Tier] = ALL_TIERS
 
     @classmethod
     def of(
@@ -58,11 +61,20 @@ class Resolver(msgspec.Struct, frozen=True):
             where if isinstance(where, str) and where else SOUL_AGENTS,
             kinds or {},
             fields or {},
+            frozenset(host.tiers),
         )
 
     def declarations(self, cases: Sequence[CaseBase]) -> list[ToolDecl]:
         """The platform Tools the Cases name, by name: part of the corpusHash."""
         return [self.platform[n] for n in sorted({n for c in cases for n in c.platform_tools})]
+
+    def tier(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        if case.tier not in self.tiers:
+            offered = "/".join(sorted(self.tiers))
+            name = getattr(self.host, "name", "?")
+            yield Problem(
+                file, "$.tier", f"Host {name!r} offers {offered} only; this Case is {case.tier}"
+            )
 
     def agent(self, file: str, case: CaseBase) -> Iterator[Problem]:
         if case.agent not in self.agents:
@@ -94,6 +106,8 @@ class Resolver(msgspec.Struct, frozen=True):
             elif key not in rules.allowed:
                 allowed = ", ".join(sorted(rules.allowed)) or "none"
                 yield Problem(file, path, f"unknown context key {key!r}; allowed: {allowed}")
+            elif key in rules.types:
+                yield from _value(file, path, (case.context or {})[key], rules.types[key])
 
     def tools(self, file: str, case: CaseBase) -> Iterator[Problem]:
         """Declared Tools, platform Tools and scripted Tool results agree with each other."""
@@ -157,6 +171,25 @@ class Resolver(msgspec.Struct, frozen=True):
                 )
         if self.host is not None:
             yield from tool_names.notes(file, self.host, case, self.kinds, self.fields)
+
+
+def _value(file: str, path: str, value: Any, kind: Any) -> Iterator[Problem]:
+    """A value of an allowed ``context`` key, against the type the Host declares for it."""
+    try:
+        msgspec.convert(value, kind, strict=True)
+    except msgspec.ValidationError as exc:
+        reason, _, at = str(exc).partition(" - at `$")
+        if not at and (choices := _choices(kind)):
+            reason += f" (one of: {choices})"
+        yield Problem(file, path + at.rstrip("`"), reason)
+
+
+def _choices(kind: Any) -> str:
+    """The values a ``Literal`` type (or a union holding one) allows, for a refusal."""
+    info = msgspec.inspect.type_info(kind)
+    found = info.types if isinstance(info, msgspec.inspect.UnionType) else (info,)
+    literals = [t for t in found if isinstance(t, msgspec.inspect.LiteralType)]
+    return ", ".join(repr(v) for t in literals for v in t.values)
 
 
 def _empty(value: Any) -> bool:

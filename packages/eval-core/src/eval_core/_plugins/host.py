@@ -111,11 +111,15 @@ class ContextRules(msgspec.Struct, frozen=True):
     """Which ``context`` keys a Case may set, derived from the Host's own assembler mapping.
 
     ``retired`` maps each key an older runtime accepted to where that information lives now
-    (the hint a refusal gives)."""
+    (the hint a refusal gives). ``types`` gives the value an allowed key takes, as a type msgspec
+    converts to strictly (``str | None``, ``Literal["plan"] | None``): the loader refuses any
+    other value at ``$.context.KEY``, where it would otherwise load and error the Trial; a key
+    without one takes any value."""
 
     allowed: frozenset[str]
     soul_owned: frozenset[str]
     retired: Mapping[str, str] = msgspec.field(default_factory=dict)
+    types: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
 
 class AgentTools(msgspec.Struct, frozen=True):
@@ -180,6 +184,12 @@ class Host(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def tiers(self) -> frozenset[Tier]:
+        """The tiers it runs a Case at (``l2`` in memory, ``l3`` durable); the loader refuses a
+        Case of any other at ``$.tier``, in one message for every Host."""
+        ...
 
     @property
     def agents_from(self) -> str:

@@ -25,7 +25,7 @@ from eval_core._case.case import json_name
 from eval_core._plugins import manifest
 from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.manifest import Manifest
-from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import (
     GENERIC_FIELDS,
     PluginError,
@@ -35,6 +35,7 @@ from eval_core._plugins.plugins import (
     load_entry,
     register,
 )
+from eval_core._plugins.registered import PluginInfo
 from eval_core._util import code as installed_code
 from eval_core._util.code import fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint

@@ -19,6 +19,7 @@ from eval_core._plugins.fixtures import OwnedFixture, uses_any
 from eval_core._plugins.hookspecs import owned_by
 from eval_core._plugins.host import HostFactory, LoadContext
 from eval_core._plugins.model_source import ModelSource
+from eval_core._plugins.registered import PluginInfo, owned_names, registered
 from eval_core._plugins.schemas import stored_schemas
 from eval_core._util.guard import Origin, call, fault
 
@@ -27,22 +28,6 @@ if TYPE_CHECKING:
     from eval_core._running.scorecard import Scorecard
     from eval_core._util.code import CodePrint
     from eval_core._util.entrypoints import EntryPoint
-
-
-class PluginInfo(msgspec.Struct, frozen=True):
-    """One registered plug-in: its entry point and the distribution that shipped it."""
-
-    entry_point: str
-    distribution: str
-    version: str
-    kinds: tuple[str, ...] = ()
-    fields: tuple[str, ...] = ()
-    code: str = ""
-    origin: Origin = msgspec.field(default_factory=lambda: Origin("", ""))
-
-    @property
-    def label(self) -> str:
-        return f"{self.distribution} {self.version} (entry point {self.entry_point!r})"
 
 
 class _Hosts(Mapping[str, HostFactory]):
@@ -195,7 +180,7 @@ class PluginSet(msgspec.Struct):
         """The fields and kinds of a hook marked ``own_cases`` (None: it sees every Case);
         found once per hook implementation (asked for every Case of a load)."""
         if impl not in self._owned_by:
-            self._owned_by[impl] = _owned_names(self.plugins, impl)
+            self._owned_by[impl] = owned_names(self.plugins, impl)
         return self._owned_by[impl]
 
     def _skips(self, impl: Any, cases: Sequence[CaseBase]) -> bool:
@@ -209,11 +194,8 @@ class PluginSet(msgspec.Struct):
         """Who registered a hookimpl (its distribution, version and code roots)."""
         found = self._origins.get(impl.plugin_name)
         if found is None:
-            distribution, _, entry_point = str(impl.plugin_name).partition(":")
-            found = Origin(str(impl.plugin_name), "(not registered)")
-            for info in self.plugins:
-                if (info.distribution, info.entry_point) == (distribution, entry_point):
-                    found = info.origin
+            info = registered(self.plugins, impl)
+            found = info.origin if info else Origin(str(impl.plugin_name), "(not registered)")
             self._origins[impl.plugin_name] = found
         return found
 
@@ -225,11 +207,8 @@ class PluginSet(msgspec.Struct):
         return cached
 
     def _label(self, impl: Any) -> str:
-        distribution, _, entry_point = str(impl.plugin_name).partition(":")
-        for info in self.plugins:
-            if (info.distribution, info.entry_point) == (distribution, entry_point):
-                return info.label
-        return str(impl.plugin_name)
+        info = registered(self.plugins, impl)
+        return info.label if info is not None else str(impl.plugin_name)
 
     def variants(self, case: CaseBase) -> list[tuple[str, Any]]:
         """Every plug-in's derived Cases of ``case``: ``(plug-in label, document)`` pairs; a
@@ -293,41 +272,20 @@ class PluginSet(msgspec.Struct):
 
     def fingerprint(self, kinds: Iterable[str], fields: Iterable[str]) -> list[dict[str, Any]]:
         """Distribution, version, code and schema of every used kind and field (corpusHash)."""
-        rows: list[dict[str, Any]] = []
-        for name in sorted(set(kinds)):
-            owner = self.kind_owner[name]
-            rows.append(
-                {
-                    "kind": name,
-                    "distribution": owner.distribution,
-                    "version": owner.version,
-                    "code": owner.code,
-                    "schema": self.schemas()[name],
-                }
-            )
-        for name in sorted(set(fields)):
-            owner = self.field_owner[name]
-            rows.append(
-                {
-                    "field": json_name(name),
-                    "distribution": owner.distribution,
-                    "version": owner.version,
-                    "code": owner.code,
-                    "schema": self.schemas()[f"field:{name}"],
-                }
-            )
-        return rows
-
-
-def _owned_names(plugins: list[PluginInfo], impl: Any) -> frozenset[str] | None:
-    """What :meth:`PluginSet._owned` finds for ``impl``, from the plug-ins' rows."""
-    if owned_by(impl.function) is None:
-        return None
-    distribution, _, entry_point = str(impl.plugin_name).partition(":")
-    for info in plugins:
-        if (info.distribution, info.entry_point) == (distribution, entry_point):
-            return frozenset(info.fields) | frozenset(info.kinds)
-    return None
+        used = [("kind", n, n, self.kind_owner[n]) for n in sorted(set(kinds))]
+        used += [
+            ("field", json_name(n), f"field:{n}", self.field_owner[n]) for n in sorted(set(fields))
+        ]
+        return [  # in this key order: the corpusHash encodes them as they are
+            {
+                what: name,
+                "distribution": owner.distribution,
+                "version": owner.version,
+                "code": owner.code,
+                "schema": self.schemas()[schema],
+            }
+            for what, name, schema, owner in used
+        ]
 
 
 def implementations(found: PluginSet, hook: str) -> list[tuple[str, Any]]:

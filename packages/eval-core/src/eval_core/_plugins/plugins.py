@@ -4,29 +4,38 @@ Discovery is the ``eval.plugins`` entry-point group. Every plug-in is recorded w
 distribution name, version and the fingerprint of its installed code (:mod:`eval_core._util.code`):
 that is what ``eval.lock`` and the Scorecard pin. A plug-in that implements no hook, a function
 named like a hook but not marked ``@hookimpl``, or a hookimpl no hookspec declares (a misspelt
-``def eval_kind``) is refused, naming it; so is a hook that raises (:mod:`eval_core._util.guard`).
+``def eval_kind``) is refused, naming it (:mod:`eval_core._plugins.hook_checks`); so is a hook
+that raises (:mod:`eval_core._util.guard`).
 """
 
 from __future__ import annotations
 
-import difflib
-import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pluggy
 from msgspec.structs import force_setattr
 
-from eval_core._case.case import CaseBase, CaseField, json_name
-from eval_core._case.kinds import KindSpec
-from eval_core._case.witness import WITNESSES, WitnessCheck
+from eval_core._case.case import CaseBase, json_name
+from eval_core._case.witness import WitnessCheck
 from eval_core._plugins import hookspecs
-from eval_core._plugins.fixtures import OwnedFixture, TrialFixture
+from eval_core._plugins.fixtures import OwnedFixture
+from eval_core._plugins.hook_checks import (
+    HOOKS,
+    RESERVED_PREFIX,
+    PluginError,
+    as_field,
+    as_fixture,
+    as_kind,
+    as_mapping,
+    as_source,
+    check_hooks,
+    reserved,
+)
 from eval_core._plugins.hookspecs import owned_by
-from eval_core._plugins.host import HostFactory
-from eval_core._plugins.model_source import ModelSource
-from eval_core._plugins.plugin_set import PluginInfo, PluginSet
+from eval_core._plugins.plugin_set import PluginSet
+from eval_core._plugins.registered import PluginInfo
 from eval_core._plugins.schemas import field_schema_hash, kind_schema_hash, structural
 from eval_core._util.code import code_roots
 from eval_core._util.code import fingerprint as code_fingerprint
@@ -52,10 +61,6 @@ __all__ = [  # the plug-in set and its schema fingerprints, importable from here
 GROUP = "eval.plugins"
 
 GENERIC_FIELDS = frozenset(CaseBase.__struct_fields__)
-
-
-class PluginError(Exception):
-    """A plug-in that cannot be used: broken, or in conflict with another."""
 
 
 def _plugin_manager() -> pluggy.PluginManager:
@@ -120,7 +125,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
             manager.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
             raise PluginError(f"plug-in {label} is refused: {exc}") from None
-        _check_hooks(manager, plugin, origin, label)
+        check_hooks(manager, plugin, origin, label)
         try:
             kinds = list(_call(manager, plugin, "eval_kinds", origin) or [])
             fields = list(_call(manager, plugin, "eval_case_fields", origin) or [])
@@ -136,8 +141,8 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
             entry_point=ep_name,
             distribution=distribution,
             version=version,
-            kinds=tuple(_kind(spec, label).name for spec in kinds),
-            fields=tuple(_field(f, label).name for f in fields),
+            kinds=tuple(as_kind(spec, label).name for spec in kinds),
+            fields=tuple(as_field(f, label).name for f in fields),
             code=code.digest,
             origin=origin,
         )
@@ -147,7 +152,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                 raise PluginError(
                     f"kind {spec.name!r} is claimed twice: by {other.label} and by {label}"
                 )
-            _reserved(spec.name, "kind", distribution, label)
+            reserved(spec.name, "kind", distribution, label)
             force_setattr(spec, "origin", origin)
             result.kinds[spec.name] = spec
             result.kind_owner[spec.name] = info
@@ -162,16 +167,16 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
                     f"Case field {json_name(case_field.name)!r} is claimed twice: "
                     f"by {other.label} and by {label}"
                 )
-            _reserved(case_field.name, "Case field", distribution, label)
+            reserved(case_field.name, "Case field", distribution, label)
             force_setattr(case_field, "origin", origin)
             result.fields[case_field.name] = case_field
             result.field_owner[case_field.name] = info
-        for host_name, factory in _mapping(hosts, label).items():
+        for host_name, factory in as_mapping(hosts, label).items():
             if host_name in result.host_factories:
                 raise PluginError(f"Host {host_name!r} is registered twice (second: {label})")
             result.host_factories[host_name] = factory
             result.host_owner[host_name] = name
-        owned = [_fixture(f, label) for f in fixtures]
+        owned = [as_fixture(f, label) for f in fixtures]
         for fixture in owned:
             if fixture.field is not None and fixture.field not in info.fields:
                 raise PluginError(
@@ -192,7 +197,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
             force_setattr(check, "origin", origin)
             result.found_checks.append(check)
         if source is not None:
-            checked = _source(source, label)
+            checked = as_source(source, label)
             if result.source_owner is not None:
                 first = result.source_owner.label
                 raise PluginError(f"a model source is provided twice: by {first} and by {label}")
@@ -211,74 +216,6 @@ def _listed(result: PluginSet, info: PluginInfo) -> None:
             result.plugins[at] = info
             return
     result.plugins.append(info)
-
-
-HOOKS = tuple(sorted(n for n in vars(hookspecs) if n.startswith("eval_")))
-
-
-RESERVED_PREFIX = "eval_"
-"""Kind and Case-field names starting ``eval_`` are reserved for this project's own
-distributions (named ``eval-*``); a third party prefixes its names with its own."""
-
-
-def _check_hooks(manager: pluggy.PluginManager, plugin: object, origin: Origin, label: str) -> None:
-    """Refuse what pluggy would silently ignore: no hook at all, a hookimpl no hookspec
-    declares (``def eval_kind``), or a function named like a hook without ``@hookimpl``."""
-    callers = manager.get_hookcallers(plugin) or []
-    for caller in callers:
-        if not caller.has_spec():
-            impl = next(i for i in caller.get_hookimpls() if i.plugin is plugin)
-            raise PluginError(
-                f"plug-in {label} implements {caller.name!r}, which is not a hook"
-                f"{_did_you_mean(caller.name)}{_at(impl.function, origin)}"
-            )
-    marked = {caller.name for caller in callers}
-    for attr, value in _own_functions(plugin):
-        if attr.startswith("eval_") and attr not in marked:
-            hint = (
-                "mark it @hookimpl (from eval_core._plugins.hookspecs import hookimpl)"
-                if attr in HOOKS
-                else f"it is not a hook{_did_you_mean(attr)}, and not marked @hookimpl"
-            )
-            raise PluginError(f"plug-in {label} defines {attr}: {hint}{_at(value, origin)}")
-    if not callers:
-        raise PluginError(
-            f"plug-in {label} registers no hook: implement one of {', '.join(HOOKS)}, "
-            "marked @hookimpl (from eval_core._plugins.hookspecs import hookimpl)"
-        )
-
-
-def _own_functions(plugin: object) -> list[tuple[str, Any]]:
-    """The functions (or methods) the plug-in itself defines, not ones it imported."""
-    if inspect.ismodule(plugin):
-        return [
-            (name, value)
-            for name, value in vars(plugin).items()
-            if inspect.isfunction(value) and value.__module__ == plugin.__name__
-        ]
-    return [
-        (name, value) for name, value in vars(type(plugin)).items() if inspect.isfunction(value)
-    ]
-
-
-def _did_you_mean(name: str) -> str:
-    close = difflib.get_close_matches(name, HOOKS, n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
-def _at(function: object, origin: Origin) -> str:
-    from eval_core._util.guard import defined_at
-
-    where = defined_at(function, origin)
-    return f" (at {where})" if where else ""
-
-
-def _reserved(name: str, what: str, distribution: str, label: str) -> None:
-    if name.startswith(RESERVED_PREFIX) and not distribution.startswith("eval-"):
-        raise PluginError(
-            f"plug-in {label}: {what} {name!r} uses the reserved prefix {RESERVED_PREFIX!r}; "
-            "prefix it with your distribution's name instead"
-        )
 
 
 def load_plugins(corpus: Path | None = None) -> PluginSet:
@@ -300,45 +237,3 @@ def _call(manager: pluggy.PluginManager, plugin: object, hook: str, origin: Orig
         if impl.plugin is plugin:
             return call(origin, hook, impl.function)
     return None
-
-
-def _kind(spec: object, label: str) -> KindSpec:
-    if not isinstance(spec, KindSpec):
-        raise PluginError(f"plug-in {label} returned {spec!r} from eval_kinds, not a KindSpec")
-    if spec.witness is not None and spec.witness not in WITNESSES:
-        raise PluginError(
-            f"plug-in {label}: kind {spec.name!r} names the witness {spec.witness!r}; "
-            f"a witness is one of {', '.join(WITNESSES)}"
-        )
-    return spec
-
-
-def _field(case_field: object, label: str) -> CaseField:
-    if not isinstance(case_field, CaseField):
-        raise PluginError(
-            f"plug-in {label} returned {case_field!r} from eval_case_fields, not a CaseField"
-        )
-    return case_field
-
-
-def _fixture(fixture: object, label: str) -> TrialFixture:
-    if not isinstance(fixture, TrialFixture):
-        raise PluginError(
-            f"plug-in {label} returned {fixture!r} from eval_fixtures, not a TrialFixture"
-        )
-    return fixture
-
-
-def _source(source: object, label: str) -> ModelSource:
-    if not all(callable(getattr(source, m, None)) for m in ("open_leg", "judge")):
-        raise PluginError(
-            f"plug-in {label} returned {source!r} from eval_models, not a model source "
-            "(open_leg, judge)"
-        )
-    return cast(ModelSource, source)
-
-
-def _mapping(hosts: object, label: str) -> Mapping[str, HostFactory]:
-    if not isinstance(hosts, Mapping):
-        raise PluginError(f"plug-in {label} returned {hosts!r} from eval_hosts, not a mapping")
-    return hosts

@@ -32,12 +32,12 @@ import os
 import select
 import shutil
 import signal
-import struct
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eval_core._plugins.executor import Done, ExecutorRefused, Work
+from eval_core._running.fork_worker import Worker, end, receive, send, serve
 from eval_core._running.trial import TrialResult
 
 if TYPE_CHECKING:
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from eval_core._plugins.host import Host
 
 NAME = "fork"
-_SIZE = struct.Struct("!Q")
 GRACE = 2.0
 """Seconds a Trial may run past the Host's own deadline (which it enforces itself, in the
 child, when it can) before its child is killed."""
@@ -88,17 +87,6 @@ class ForkExecutor:
         pass
 
 
-class _Worker:
-    __slots__ = ("busy", "pid", "replies", "requests", "scratch", "since", "trial")
-
-    def __init__(self, pid: int, requests: int, replies: int, scratch: str) -> None:
-        self.pid, self.requests, self.replies = pid, requests, replies
-        self.scratch = scratch  # the child's TMPDIR, removed by the parent once it is gone
-        self.busy: int | None = None
-        self.trial: tuple[str, int] = ("", 0)
-        self.since = 0.0
-
-
 class _Launcher:
     """N forked children, one Trial in flight on each at most."""
 
@@ -128,9 +116,8 @@ class _Launcher:
         deadline = getattr(self._host, "trial_deadline", None)
         self._deadline = float(deadline) + GRACE if isinstance(deadline, (int, float)) else None
         self._work = work
-        self._cases = {case.id: case for case in work.corpus.cases}
         self.capacity = max(1, work.jobs or os.cpu_count() or 1)
-        self._workers: list[_Worker] = []
+        self._workers: list[Worker] = []
         self._made: dict[str, int] = {}  # every scratch made and its child (0: none yet), until
         try:  # removed: what an interruption at any point leaves, abandon() still removes
             for _ in range(self.capacity):
@@ -142,7 +129,7 @@ class _Launcher:
             self.abandon()
             raise
 
-    def _fork(self) -> _Worker:
+    def _fork(self) -> Worker:
         import tempfile  # here, not at the top: a Sweep that forks nothing never loads it
 
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
@@ -170,65 +157,28 @@ class _Launcher:
             code = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and kills
-                self._serve(down_r, up_w)
+                serve(down_r, up_w, self._host, self._work, self._run)
                 code = 0
             finally:
                 os._exit(code)
         self._made[scratch] = pid
         os.close(down_r)
         os.close(up_w)
-        return _Worker(pid, down_w, up_r, scratch)
+        return Worker(pid, down_w, up_r, scratch)
 
     def _remove(self, scratch: str) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
         self._made.pop(scratch, None)
 
-    def _serve(self, requests: int, replies: int) -> None:
-        from eval_core._plugins.fixtures import SweepResources
-        from eval_core._running.trial import ended_harness, run_trial
-
-        kinds, fixtures, checks = self._run
-        shared = SweepResources()
-        try:
-            while True:
-                message = _receive(requests)
-                if message is None:
-                    return
-                key, case_id, number = message
-                seen: list[Any] = []
-                observe = seen.append if self._work.evidence else None
-                try:
-                    result = run_trial(
-                        self._cases[case_id],
-                        number,
-                        self._host,
-                        self._work.binding,
-                        kinds,
-                        fixtures,
-                        shared,
-                        observe,
-                        checks,
-                    )
-                except KeyboardInterrupt as exc:  # SIGINT is ignored here: the team's own
-                    error = ended_harness(exc)
-                    result = TrialResult(
-                        case_id=case_id, trial=number, outcome="errored", error=error
-                    )
-                _send(replies, (key, result, seen[-1] if seen else None))
-                if result.outcome == "errored":
-                    return  # retire: the parent forks a fresh child in its place
-        finally:
-            shared.close()  # the Host is the parent's: it closes it once, after every child
-
     def launch(self, key: int, case: CaseBase, trial: int) -> None:
         worker = next(w for w in self._workers if w.busy is None)
         worker.busy, worker.trial, worker.since = key, (case.id, trial), time.monotonic()
         try:
-            _send(worker.requests, (key, case.id, trial))
+            send(worker.requests, (key, case.id, trial))
         except OSError:  # it went away between Trials: a fresh child takes the Trial
             worker = self._replace(worker)
             worker.busy, worker.trial, worker.since = key, (case.id, trial), time.monotonic()
-            _send(worker.requests, (key, case.id, trial))
+            send(worker.requests, (key, case.id, trial))
 
     def wait(self) -> list[Done]:
         """The Trials that finished, were lost with their child, or outlived the deadline."""
@@ -244,7 +194,7 @@ class _Launcher:
         for fd in ready:
             worker = busy[fd]
             try:
-                message = _receive(fd)
+                message = receive(fd)
             except (OSError, EOFError, pickle.UnpicklingError):
                 message = None
             if message is None:
@@ -269,7 +219,7 @@ class _Launcher:
                     )
         return done
 
-    def _lost(self, worker: _Worker, what: str) -> Done:
+    def _lost(self, worker: Worker, what: str) -> Done:
         """The errored Trial a child took with it; a fresh child takes its place."""
         key = worker.busy
         assert key is not None
@@ -284,32 +234,18 @@ class _Launcher:
         )
         return key, result, None
 
-    def _reap(self, worker: _Worker, *, kill: bool) -> str:
+    def _reap(self, worker: Worker, *, kill: bool) -> str:
         """End the worker's process (given a moment to end itself unless ``kill``), close its
         pipes and drop it; how it ended, as words."""
         self._workers.remove(worker)
         for fd in (worker.requests, worker.replies):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        status = 0
-        pid = 0
-        if not kill:
-            for _ in range(100):
-                with contextlib.suppress(ChildProcessError):
-                    pid, status = os.waitpid(worker.pid, os.WNOHANG)
-                if pid:
-                    break
-                time.sleep(0.01)
-        if not pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(worker.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                _, status = os.waitpid(worker.pid, 0)
+        said = end(worker.pid, kill=kill)
         self._remove(worker.scratch)
-        code = os.waitstatus_to_exitcode(status)
-        return f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}"
+        return said
 
-    def _replace(self, worker: _Worker, *, kill: bool = True) -> _Worker:
+    def _replace(self, worker: Worker, *, kill: bool = True) -> Worker:
         if worker in self._workers:
             self._reap(worker, kill=kill)
         fresh = self._fork()
@@ -342,38 +278,3 @@ class _Launcher:
         self.abandon()  # anything an interruption left unrecorded
         if self._owned:
             self._host.close()
-
-
-def _send(fd: int, value: object) -> None:
-    import pickle
-
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_SIZE.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _receive(fd: int) -> Any:
-    """One message, or ``None`` at the end of the pipe."""
-    head = _read(fd, _SIZE.size)
-    if head is None:
-        return None
-    (size,) = _SIZE.unpack(head)
-    body = _read(fd, size)
-    if body is None:
-        raise EOFError("a message was cut short")
-    import pickle
-
-    return pickle.loads(body)
-
-
-def _read(fd: int, size: int) -> bytes | None:
-    chunks: list[bytes] = []
-    left = size
-    while left:
-        chunk = os.read(fd, left)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
@@ -22,6 +21,7 @@ from eval_core._plugins.fixtures import (
 )
 from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
 from eval_core._running.drift import drift, watched
+from eval_core._running.errored import ended_harness, origin, vendor_detail
 from eval_core._running.scoring import ExpectationResult, ScorerError, score
 from eval_core._util.guard import PluginFault
 
@@ -156,9 +156,7 @@ def _run_trial(
     except FixtureError as exc:
         return _errored(case.id, trial, raw, str(exc), elapsed())
     except Exception as exc:
-        return _errored(
-            case.id, trial, raw, f"{type(exc).__name__}: {exc}{_origin(exc)}", elapsed()
-        )
+        return _errored(case.id, trial, raw, f"{type(exc).__name__}: {exc}{origin(exc)}", elapsed())
     except KeyboardInterrupt:
         raise  # the user's Ctrl-C (or SIGTERM) ends the Sweep, partial
     except BaseException as exc:  # the system under test's sys.exit or its own BaseException
@@ -183,20 +181,9 @@ def _run_trial(
     )
     decided = decide(base, evidence, case.expect, kinds, checks)
     notes = tuple(drift(case.recorded, evidence)) if binding.scripted and case.recorded else ()
-    return replace(decided, error=_detailed(decided.error, raw), notes=notes, duration_ms=elapsed())
-
-
-def _detailed(error: str | None, session: ModelSession) -> str | None:
-    """A vendor failure's whole message in place of its bare reason code.
-
-    A Host's loop keeps only the reason (``model_request_rejected``) when it fails a Turn on a
-    vendor failure; the binding's session keeps the message the transport built (``failure``:
-    the URL, the status, a redacted body snippet), which is what a person needs to act on.
-    """
-    failure = getattr(session, "failure", None)
-    if error is None or not isinstance(failure, str) or not failure.startswith(f"{error}: "):
-        return error
-    return failure
+    return replace(
+        decided, error=vendor_detail(decided.error, raw), notes=notes, duration_ms=elapsed()
+    )
 
 
 def decide(
@@ -280,24 +267,3 @@ def _errored(
         retries=session.retries,
         duration_ms=duration_ms,
     )
-
-
-def ended_harness(exc: BaseException) -> str:
-    """One line for a ``SystemExit`` or another ``BaseException`` raised inside a Trial (by the
-    team's code, a Tool or a hook): it ends that Trial, never the Sweep or its exit code."""
-    if isinstance(exc, SystemExit):
-        return (
-            f"the system under test called sys.exit({exc.code!r}): it ends this Trial, "
-            f"not the Sweep{_origin(exc)}"
-        )
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text} (a BaseException, not an Exception){_origin(exc)}"
-
-
-def _origin(exc: BaseException) -> str:
-    """Where a harness or Host exception came from: the innermost frame, one line."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    last = frames[-1]
-    return f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"

@@ -21,17 +21,16 @@ from eval_core._loading.opening import Opened, Refused
 from eval_core._plugins.commands import DEFAULT_LOG
 from eval_core._plugins.executor import Executor, ExecutorRefused
 from eval_core._plugins.model_source import Ceilings, ModelRefused
-from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
-from eval_core._recording.transcript import evidence_schema, pack_path
-from eval_core._recording.triallog import (
+from eval_core._recording.log_records import (
     LogHeader,
-    LogWriteFailed,
     ResumeRefused,
-    TrialLog,
     check_resumable,
     read,
     vendor_errored,
 )
+from eval_core._recording.transcript import FORMAT as TRANSCRIPT_FORMAT
+from eval_core._recording.transcript import evidence_schema, pack_path
+from eval_core._recording.triallog import LogWriteFailed, TrialLog
 from eval_core._running.progress import Progress
 from eval_core._running.runner import StopSweep, run_sweep
 from eval_core._running.scorecard import Scorecard, Spend

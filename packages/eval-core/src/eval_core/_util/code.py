@@ -15,32 +15,29 @@ Every command that loads the plug-in set pays for this, so it stays cheap: parsi
 per file version. A file's digest is cached, keyed by its path, mtime, size, inode and change
 time (which no one sets by hand: a file rewritten to its old size and mtime still moves it), in
 memory and in ``$EVAL_CACHE_DIR`` (default ``~/.cache/eval``), in an entry named by the
-interpreter and by this module's own bytes (the normaliser: an edit to it is a new entry); see
-``bench/startup.py``. Where nothing is
-cached (a fresh CI machine), a lock still spares the parse: it pins each package's *raw* digest
-(of its bytes) beside its code digest, and bytes that digest the same are the bytes locked.
+interpreter and by the normaliser's own bytes (:mod:`eval_core._util.syntax_digest`: an edit
+to it is a new entry); see ``bench/startup.py``. Where nothing is cached (a fresh CI machine),
+a lock still spares the parse: it pins each package's *raw* digest (of its bytes) beside its
+code digest, and bytes that digest the same are the bytes locked.
 """
 
 from __future__ import annotations
 
-import ast
-import gc
 import hashlib
 import inspect
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Literal
 
 from eval_core._util.digest_cache import DigestCache as _DigestCache
 from eval_core._util.entrypoints import dist_info
 from eval_core._util.input_files import NotReadable, decode_json, read_regular
 from eval_core._util.limits import TooDeep
+from eval_core._util.syntax_digest import normalised
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
@@ -229,77 +226,6 @@ def raw_of(code: str) -> str:
     """The raw digest (of the bytes) of the files whose code digest this process computed as
     ``code``; empty when it computed none (what a lock pins beside the code digest)."""
     return _RAW.get(code, "")
-
-
-def normalised(path: str, data: bytes) -> str:
-    """The digest of what a file does: a Python file's syntax tree without docstrings (so
-    prose and comments never move it), any other file's bytes."""
-    if path.endswith(".py"):
-        with _no_cycle_collection():
-            try:
-                tree = ast.parse(data, filename=path)
-            except (SyntaxError, ValueError):
-                pass
-            else:
-                return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
-    return hashlib.sha256(data).hexdigest()
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """A syntax tree is hundreds of thousands of acyclic objects: the cyclic collector, run
-    every few hundred allocations, would cost more than the parse (measured: 2.4x)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _canonical(node: Any) -> Any:
-    """A syntax tree as nested tuples: node type and fields, no positions, no docstrings, and
-    no empty field (so a field a newer Python adds, empty, changes nothing). The hot loop of a
-    cold start (every installed plug-in's files): written for speed, not for ``ast.iter_fields``."""
-    if isinstance(node, ast.AST):
-        fields = []
-        owner = isinstance(node, _DOCSTRING_OWNERS)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value is None:
-                continue
-            if type(value) is list:
-                if owner and name == "body" and value and _is_docstring(value[0]):
-                    value = value[1:]
-                if value:
-                    fields.append((name, tuple([_canonical(item) for item in value])))
-            elif isinstance(value, ast.AST):
-                fields.append((name, _canonical(value)))
-            else:
-                fields.append((name, value))
-        return (type(node).__name__, tuple(fields))
-    return node
-
-
-_DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _is_docstring(first: ast.stmt) -> bool:
-    return (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
-
-
-@cache
-def _normaliser() -> str:
-    """The digest of this module's own bytes: the normalisation every cached digest came from."""
-    try:
-        return hashlib.sha256(read_regular(__file__)).hexdigest()[:16]
-    except NotReadable as exc:
-        return f"unreadable: {exc}"
 
 
 _CACHE = _DigestCache()

@@ -45,9 +45,9 @@ class DigestCache:
     def path(self) -> Path:
         from eval_core._util.cache_key import interpreter
         from eval_core._util.cachedir import cache_dir
-        from eval_core._util.code import _normaliser
+        from eval_core._util.syntax_digest import normaliser
 
-        head = f"{_FORMAT}\0{interpreter()}\0{_normaliser()}".encode()
+        head = f"{_FORMAT}\0{interpreter()}\0{normaliser()}".encode()
         return cache_dir() / f"code-digests-{hashlib.sha256(head).hexdigest()[:16]}.json"
 
     def entries(self) -> dict[str, list[Any]]:

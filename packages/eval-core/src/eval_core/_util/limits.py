@@ -26,7 +26,6 @@ MAX_PLANNED_TRIALS = 100_000
 MAX_JOBS = 256
 
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]', re.DOTALL)
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _NOT_MARK = bytes(b for b in range(256) if b not in b'"[]{}')
 _WINDOW = 1 << 16
 _STEP = [0] * 256

@@ -146,16 +146,6 @@ def find_project(start: Path | None = None) -> Project:
     return Project(root=Path(os.path.abspath(".")))
 
 
-def repository_root(start: Path) -> Path | None:
-    """The root of the git work tree holding ``start`` (the directory with ``.git`` in it, a
-    folder or a worktree's file), ``None`` outside one; read from the file system, no git."""
-    here = Path(os.path.abspath(start))
-    for directory in (here, *here.parents):
-        if os.path.lexists(directory / ".git"):
-            return directory
-    return None
-
-
 def _table(path: Path) -> dict[str, Any] | None:
     """The ``[tool.eval]`` table of ``path``, ``None`` when it has none (or is not ours to
     read: a file someone else owns that has no such table is passed over)."""

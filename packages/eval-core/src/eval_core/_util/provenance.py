@@ -91,20 +91,3 @@ def _inside(top: Path, folders: Iterable[Path]) -> list[str]:
         if relative.parts:
             found.append(relative.as_posix())
     return found
-
-
-def repository_root(directory: Path | None = None) -> Path | None:
-    """The root of the git repository ``directory`` (default: the working one) is in, or
-    ``None`` outside one (or without git)."""
-    cwd = str(directory) if directory is not None else None
-    try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return Path(top) if top else None
