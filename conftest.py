@@ -102,19 +102,30 @@ def _no_store_from_the_environment() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _a_cache_seal_key_of_the_sessions_own(
+def _a_cache_and_seal_key_of_the_sessions_own(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[None]:
     """The caches' seal key (:mod:`eval_core._util.cache_entry`) lives in the user's state
-    directory; the suite makes its own, so it runs where HOME cannot be written and never
-    touches the user's. Child processes inherit it through the environment."""
-    saved = os.environ.get("XDG_STATE_HOME")
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    directory and the caches in the user's cache directory; the suite makes its own of both,
+    so it runs where HOME cannot be written and never touches the user's. Child processes
+    inherit them through the environment.
+
+    One of each for the whole session, shared by the xdist workers (the directory above each
+    worker's own): with a key a worker, the workers sealed the shared cache's entries each
+    under its own key, so every ``eval`` a test started missed what another worker had just
+    written and made it again (about 0.4 s of CPU a command). A test about the caches sets
+    its own ``EVAL_CACHE_DIR`` or ``XDG_STATE_HOME``."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    saved = {name: os.environ.get(name) for name in ("XDG_STATE_HOME", "EVAL_CACHE_DIR")}
+    os.environ["XDG_STATE_HOME"] = str(shared / "state")
+    os.environ["EVAL_CACHE_DIR"] = str(shared / "cache")
     yield
-    if saved is None:
-        os.environ.pop("XDG_STATE_HOME", None)
-    else:
-        os.environ["XDG_STATE_HOME"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

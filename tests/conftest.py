@@ -482,6 +482,49 @@ def run_eval(
     )
 
 
+def eval_in_process(
+    *args: str | Path, cwd: Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``eval ARGS`` through the real command line (:func:`eval_cli.cli.invoke`, what the
+    ``eval`` command runs) in this process: in ``cwd``, under ``env`` (this process's
+    environment when ``None``), stdout and stderr captured; what :func:`run_eval` gives,
+    without starting a process and importing the harness again (0.2-0.4 s of CPU a command).
+    For a test of what a command computes and says; a test of the process itself (its exit
+    status as the shell sees it, its streams, a signal, a crash) starts ``eval`` with
+    :func:`run_eval`. The working directory and the environment are put back after."""
+    import io
+    import os
+    import subprocess
+    import sys
+
+    from eval_cli import cli
+
+    argv = [str(a) for a in args]
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    streams = sys.stdout, sys.stderr
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        os.chdir(cwd)
+        sys.stdout, sys.stderr = out, err
+        code = cli.invoke(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["eval", *argv], code, _text(out), _text(err))
+
+
+def _text(stream: Any) -> str:
+    """What a captured stream received, as :func:`subprocess.run` with ``text=True`` reads it."""
+    stream.flush()
+    return str(stream.buffer.getvalue().decode("utf-8").replace("\r\n", "\n"))
+
+
 _IMPORTS = """
 import atexit, json, sys
 atexit.register(lambda: print(json.dumps(sorted(sys.modules))))

@@ -2,7 +2,9 @@
 ``pytest11`` plug-in), the verdict and its reasons in the failure message, a fault as an error,
 ``-k`` selecting Cases, and the lock rules of ``eval sweep``. Each run is a real pytest process
 in a directory of its own (no configuration of this repository applies), without hypothesis's
-pytest plug-in (it imports hypothesis at the summary: a second a process, for nothing here).
+pytest plug-in (it imports hypothesis at the summary: a second a process, for nothing here) nor
+langsmith's (it imports langsmith at start-up, 0.7 s of CPU a process and each xdist worker's,
+as this repository's own ``addopts`` say).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ def pytest_run(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-c", str(config), "--rootdir", str(cwd),
-         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", *map(str, args)],
+         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-q",
+         *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -231,7 +231,9 @@ def test_the_covering_map_names_the_test_that_ran_a_line_in_its_process_or_in_a_
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "tests").mkdir()
-    (project / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = ["-n", "2"]\n')
+    (project / "pyproject.toml").write_text(  # langsmith's plug-in: 0.7 s a process, unused
+        '[tool.pytest.ini_options]\naddopts = ["-n", "2", "-p", "no:langsmith_plugin"]\n'
+    )
     (project / "src" / "shapes.py").write_text(
         "SIDES = 4\n\n\ndef area(side):\n    return side * side\n\n\n"
         "def perimeter(side):\n    return SIDES * side\n"

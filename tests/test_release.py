@@ -2,7 +2,9 @@
 
 Real models are real HTTP servers on 127.0.0.1 speaking the OpenAI wire (answering as each
 Case's script says); the project is a real git repository in a temp dir, so the clean/dirty
-rule is the real one.
+rule is the real one. Each ``eval`` runs through the real command line in this process
+(``eval_in_process``: what it computes and says, its exit code); the interrupted Sweep is a real
+process, signalled.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 from junitparser import JUnitXml
 
 from eval_core._util.provenance import is_clean, tree_commit
-from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
+from tests.conftest import ROOT, ScriptedVendor, eval_in_process, judgeless_env, loopback_models
 
 CASES = [
     "finance-refund-is-blocklisted",
@@ -70,7 +72,7 @@ class Project:
 
     def sweep(self, *args: str) -> subprocess.CompletedProcess[str]:
         env = judgeless_env(EVAL_RELEASE_KEY=KEY)
-        return run_eval("sweep", "corpus", "--quiet", *args, cwd=self.root, env=env)
+        return eval_in_process("sweep", "corpus", "--quiet", *args, cwd=self.root, env=env)
 
     def close(self) -> None:
         self.good.close()
@@ -309,10 +311,7 @@ def test_compare_two_saved_scorecards(project: Project) -> None:
     assert project.sweep("--model", "good", *REAL, "--save", str(b)).returncode == 1
 
     def compare(x: Path, y: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "eval_cli", "compare", str(x), str(y)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
+        return eval_in_process("compare", x, y, cwd=project.root)
 
     assert compare(a, a).returncode == 0
     regressed = compare(a, b)
@@ -403,8 +402,8 @@ def test_a_second_corpus_keeps_its_own_baselines(project: Project) -> None:
 
     def sweep(corpus: str, *args: str) -> subprocess.CompletedProcess[str]:
         env = judgeless_env(EVAL_RELEASE_KEY=KEY)
-        return run_eval("sweep", corpus, "--quiet", "--model", "good", *REAL, *args,
-                        cwd=project.root, env=env)  # fmt: skip
+        return eval_in_process("sweep", corpus, "--quiet", "--model", "good", *REAL, *args,
+                               cwd=project.root, env=env)  # fmt: skip
 
     mine = project.root / "baselines" / "good.json"
     theirs = project.root / "baselines" / "second" / "good.json"

@@ -1,6 +1,10 @@
-"""One local Ray instance for the whole test session (2 CPUs, on loopback), shared by every
-test that asks for it; these tests run on one xdist worker (``TOGETHER`` in the root
-conftest.py), so one process starts it."""
+"""One local Ray instance (2 CPUs, on loopback), shared by every test of the module that asks
+for it; these tests run on one xdist worker (``TOGETHER`` in the root conftest.py), so one
+process starts it.
+
+A module's, not the session's: the Ray tests are one module and run first (``TOGETHER``), and
+an instance kept for the session idled beside every later test on that worker (its GCS server,
+raylet and idle workers: about 2 s of CPU a minute), stopped only at the session's end."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import pytest
 from eval_executor_ray.executor import LOCAL_ENVIRONMENT
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
     """The GCS address of the session's Ray instance (``--address`` for a second driver)."""
     for name, value in LOCAL_ENVIRONMENT.items():

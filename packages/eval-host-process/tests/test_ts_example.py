@@ -27,10 +27,10 @@ EXAMPLE = Path(__file__).parents[3] / "examples" / "ts-support-agent"
 
 
 def _built(example: Path) -> Path:
-    """``example`` with dist/ built from its current sources, or a failure naming what is
-    missing. Built (esbuild, a fraction of a second) only when a source is newer than its
-    output, under a lock: xdist workers share the example, and a Trial of one must never read
-    a file another is rewriting."""
+    """``example`` with dist/ built from its current sources and build script, or a failure
+    naming what is missing. Built (esbuild, a fraction of a second) only when a source or
+    package.json (the build's flags) is newer than its output, under a lock: xdist workers
+    share the example, and a Trial of one must never read a file another is rewriting."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.fail("node and npm must be on PATH: the TypeScript example runs on Node.js 20")
     if not (example / "node_modules").is_dir():
@@ -53,7 +53,10 @@ def _built(example: Path) -> Path:
 
 def _stale(source: Path, example: Path) -> bool:
     built = example / "dist" / source.with_suffix(".js").name
-    return not built.exists() or built.stat().st_mtime < source.stat().st_mtime
+    if not built.exists():
+        return True
+    newest = max(source.stat().st_mtime, (example / "package.json").stat().st_mtime)
+    return built.stat().st_mtime < newest
 
 
 def _sweep(corpus: Corpus, host: Any, plugins: PluginSet, **options: Any) -> Card:

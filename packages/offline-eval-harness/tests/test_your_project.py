@@ -1,6 +1,7 @@
 """The harness installed into a team's own project, as docs/your-project.md tells a team to.
 
-Every workspace package is built as a wheel from this checkout once per session; a project is
+The workspace packages the install line pulls in are built as wheels from this checkout once
+per session (the others, a reference runtime among them, never are); a project is
 made OUTSIDE this repository (its own ``pyproject.toml`` with ``[tool.eval]``, its own git
 repository, its own agents: a pydantic-ai agent with a Tool with a default parameter and a
 Tool whose argument pydantic coerces, and a LangGraph graph); the install line
@@ -8,7 +9,8 @@ Tool whose argument pydantic coerces, and a LangGraph graph); the install line
 project's Corpus is swept from the project's folder with no path argument.
 
 The wheels the install line needs are read from the wheels' own ``Requires-Dist`` (extras
-followed), then installed offline with ``--no-deps``; third-party dependencies come from this
+followed), each workspace package's wheel built when a requirement first reaches it, then
+installed offline with ``--no-deps``; third-party dependencies come from this
 environment through a path file, as in ``tests/test_new_plugin.py`` (its helpers are reused).
 The model of the release-gate Sweep is a real HTTP server on 127.0.0.1 speaking the OpenAI wire
 and answering as each Case's script says (``tests.conftest.ScriptedVendor``), pinned in the
@@ -21,6 +23,7 @@ import json
 import os
 import shutil
 import sys
+import tomllib
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -232,24 +235,45 @@ GRAPH_CASES = [
 ]
 
 
-def wheels_for(line: str, wheels: Path) -> list[Path]:
-    """The wheels an install line pulls in among ``wheels``, extras followed, as a resolver
-    reads them: each wheel's own ``Requires-Dist``. A requirement none of them provides is a
-    third-party dependency (this environment's)."""
+def workspace_packages() -> dict[str, Path]:
+    """Each workspace package's folder, by its distribution name."""
+    found = {}
+    for pyproject in (ROOT / "packages").glob("*/pyproject.toml"):
+        with pyproject.open("rb") as handle:
+            found[canonicalize_name(tomllib.load(handle)["project"]["name"])] = pyproject.parent
+    return found
+
+
+def built_wheel(source: Path, wheels: Path, uv: str) -> Path:
+    """The wheel of the workspace package at ``source``, built into ``wheels`` (offline)."""
+    had = set(wheels.glob("*.whl"))
+    built = run(uv, "build", "--offline", "--wheel", "-q", "-o", wheels, source, cwd=ROOT)
+    assert built.returncode == 0, built.stderr
+    [wheel] = set(wheels.glob("*.whl")) - had
+    return wheel
+
+
+def wheels_for(line: str, wheels: Path, uv: str) -> list[Path]:
+    """The wheels an install line pulls in, extras followed, as a resolver reads them: each
+    wheel's own ``Requires-Dist``; a workspace package's wheel is built into ``wheels`` when a
+    requirement first reaches it. A requirement no workspace package provides is a third-party
+    dependency (this environment's)."""
+    workspace = workspace_packages()
     found: dict[str, tuple[Path, list[Requirement]]] = {}
-    for wheel in wheels.glob("*.whl"):
-        with zipfile.ZipFile(wheel) as archive:
-            name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-            meta = message_from_bytes(archive.read(name))
-        requires = [Requirement(r) for r in meta.get_all("Requires-Dist") or []]
-        found[canonicalize_name(meta["Name"])] = (wheel, requires)
     chosen: set[str] = set()
     todo = [Requirement(line)]
     while todo:
         wanted = todo.pop()
         name = canonicalize_name(wanted.name)
-        if name not in found:
+        if name not in workspace:
             continue
+        if name not in found:
+            wheel = built_wheel(workspace[name], wheels, uv)
+            with zipfile.ZipFile(wheel) as archive:
+                meta_name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+                meta = message_from_bytes(archive.read(meta_name))
+            assert canonicalize_name(meta["Name"]) == name, (wheel, meta["Name"])
+            found[name] = (wheel, [Requirement(r) for r in meta.get_all("Requires-Dist") or []])
         key = f"{name}[{','.join(sorted(wanted.extras))}]"
         if key in chosen:
             continue
@@ -281,9 +305,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
         pytest.skip("needs the uv command to build the wheels (.ci/run installs it)")
     where = tmp_path_factory.mktemp("harness")
     wheels = where / "wheels"
-    built = run(uv, "build", "--offline", "--all-packages", "--wheel", "-q", "-o", wheels, cwd=ROOT)
-    assert built.returncode == 0, built.stderr
-    chosen = wheels_for(INSTALL_LINE, wheels)
+    wheels.mkdir()
+    chosen = wheels_for(INSTALL_LINE, wheels, uv)
     venv = where / "venv"
     made = run(uv, "venv", "-q", "--python", sys.executable, venv, cwd=where)
     assert made.returncode == 0, made.stderr
