@@ -177,6 +177,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "json.loads",
     ): ("a preview a runtime's event carried in memory"),
     (
+        "eval-core/src/eval_core/_case/previews.py",
+        "preview_value",
+        "msgspec.json.decode",
+    ): ("a preview a runtime's event carried in memory"),
+    (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/l3.py",
         "L3Trial._read_back",
         "json.loads",

@@ -150,6 +150,15 @@ def _safe_at(at: Location) -> Location:
 
 
 _ENCODE = msgspec.json.Encoder().encode
+_PASSED: list[tuple[TrialResult | None, bytes]] = [(None, b"")]
+"""The last Trial :func:`made_safe` returned as it is, and the JSON it read it from."""
+
+
+def encoded(result: TrialResult) -> bytes:
+    """``result`` as JSON: the bytes :func:`made_safe` read when it is the Trial it has just
+    let through (each Trial enters the Scorecard and then its trial log: one encode, not two)."""
+    kept, data = _PASSED[0]
+    return data if kept is result else _ENCODE(result)
 
 
 def made_safe(result: TrialResult) -> TrialResult:
@@ -165,7 +174,9 @@ def made_safe(result: TrialResult) -> TrialResult:
     and a few byte scans say so, instead of a new record built string by string.
     """
     try:
-        if not unsafe_json(_ENCODE(result)):
+        data = _ENCODE(result)
+        if not unsafe_json(data):
+            _PASSED[0] = (result, data)  # a frozen record: these bytes stay its JSON
             return result
     except (TypeError, ValueError, OverflowError):  # a lone surrogate: clean it below
         pass
