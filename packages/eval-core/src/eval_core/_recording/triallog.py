@@ -196,7 +196,8 @@ class TrialLog:
             self._write(encoded(result))
             return
         try:
-            pointer = self._pack.put(transcript.encode(expect, evidence, self._scrub))
+            data = transcript.encode(expect, evidence, self._scrub, self._pack)
+            pointer = self._pack.put(data)
         except OSError as exc:
             raise LogWriteFailed(
                 f"the trial log {self.path} could not be written: {exc.strerror or exc} (its "
