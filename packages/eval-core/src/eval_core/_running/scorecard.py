@@ -204,18 +204,24 @@ def made_safe(result: TrialResult) -> TrialResult:
     )
 
 
+_ALONE: dict[str, CaseVerdict] = {"passed": "PASS", "failed": "FAIL", "unexercised": "UNEX"}
+"""A Case of one Trial, not errored and not vacuous: its verdict is its outcome's."""
+
+
 def case_verdict(trials: Sequence[TrialResult]) -> CaseVerdict:
     if not trials:
         return "-"
+    if len(trials) == 1:  # most Cases (a Scorecard asks once per Case, twice per report)
+        only = trials[0]
+        if only.outcome != "errored" and not only.vacuous:
+            return _ALONE[only.outcome]
     if any(t.outcome == "errored" for t in trials):
         return "ERR"
     if any(t.vacuous for t in trials):
         return "VAC"
     if all(t.outcome == "unexercised" for t in trials):
         return "UNEX"
-    if all(t.outcome == "passed" for t in trials):
-        return "PASS"
-    return "FAIL"
+    return "PASS" if all(t.outcome == "passed" for t in trials) else "FAIL"
 
 
 def noise_floor(trials: Iterable[TrialResult]) -> Noise | None:
@@ -245,13 +251,14 @@ def not_cleared(card: Scorecard, covered: frozenset[str] = frozenset()) -> list[
     ``covered`` are Cases another leg of a Matrix passed: their UNEX here does not count.
     """
     rates = {t.case_id for t in card.trials if t.probabilistic}
+    every = card.verdicts()
     verdicts = {
         case: verdict
-        for case, verdict in card.verdicts().items()
+        for case, verdict in every.items()
         if not (verdict == "UNEX" and case in covered)
         and not (case in rates and verdict in ("PASS", "FAIL", "UNEX"))
     }
-    never_ran = (len(card.selected) if card.selected else card.corpus_cases) - len(card.verdicts())
+    never_ran = (len(card.selected) if card.selected else card.corpus_cases) - len(every)
     reasons: list[str] = []
     counts: dict[str, int] = defaultdict(int)
     for verdict in verdicts.values():
