@@ -114,15 +114,15 @@ def _foreign_seal(content: bytes) -> bytes:
 
 
 def _recase(target: Path, source: Path) -> None:
-    """A checked-Corpus entry keeping its key but carrying another Corpus's Cases, sealed with
-    the real key (an insider's rewrite: only re-checking against the Case files stops it)."""
+    """A checked-Corpus entry keeping its key but carrying another Corpus's Cases (their
+    digests, file by file, in the order the files load), sealed with the real key (an
+    insider's rewrite: only re-checking against the Case files stops it)."""
     kept = checked.read_path(target)
     donor = checked.read_path(source)
     if kept is None or donor is None:
         return
-    rewritten = msgspec.structs.replace(
-        kept, cases=donor.cases, hash=donor.hash, case_hashes=donor.case_hashes
-    )
+    grafted = dict(zip(kept.files, donor.files.values(), strict=False))
+    rewritten = msgspec.structs.replace(kept, files=grafted)
     cache_entry.write_entry(target, msgspec.msgpack.encode(rewritten))
 
 

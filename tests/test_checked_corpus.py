@@ -289,7 +289,7 @@ def test_any_edits_load_as_a_cold_load_does(
             assert outcome() == warm
 
 
-def test_an_entry_whose_files_do_not_cover_its_cases_is_not_reused(
+def test_an_entry_whose_digests_are_not_the_files_cases_is_not_reused(
     loader: Loader,
     write_case: WriteCase,
     corpus_dir: Path,
@@ -298,13 +298,21 @@ def test_an_entry_whose_files_do_not_cover_its_cases_is_not_reused(
 ) -> None:
     write_case(minimal_case("c0"))
     write_case(minimal_case("c1"))
+    write_case(minimal_case("c2"))
     loader.load(corpus_dir)
     (path,) = cache.iterdir()
     entry = msgspec.msgpack.decode(cache_entry.unseal(path.read_bytes()) or b"", type=checked.Entry)
-    first, second = entry.files
-    damaged = msgspec.structs.replace(entry, files={first: [-1], second: [0]})
+    first, second, third = entry.files
+    damaged = msgspec.structs.replace(
+        entry,
+        files={
+            first: entry.files[second],  # another file's Case
+            second: [*entry.files[second], entry.files[third][0]],  # one Case too many
+            third: entry.files[third],  # its own: the one file still vouched for
+        },
+    )
     path.write_bytes(cache_entry.seal(msgspec.msgpack.encode(damaged)) or b"")
-    write_case(minimal_case("c2"))  # a changed Corpus: only the per-file reuse could answer
+    write_case(minimal_case("c3"))  # a changed Corpus: only the per-file reuse could answer
     seen = _count_checks(monkeypatch)
-    assert [c.id for c in loader.load(corpus_dir).cases] == ["c0", "c1", "c2"]
-    assert sorted(seen) == ["c0", "c1", "c2"]  # nothing taken from the damaged entry
+    assert [c.id for c in loader.load(corpus_dir).cases] == ["c0", "c1", "c2", "c3"]
+    assert sorted(seen) == ["c0", "c1", "c3"]  # nothing taken from the damaged digests

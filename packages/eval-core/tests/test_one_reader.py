@@ -177,6 +177,27 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "json.loads",
     ): ("a preview a runtime's event carried in memory"),
     (
+        "eval-report/src/eval_report/saved.py",
+        "Saved._recorded",
+        "msgspec.json.decode",
+    ): (
+        "a prompt line of a side file read by the transcripts' Reader (bounded, checked "
+        "against its SHA-256); decoded as a string, which nests nothing"
+    ),
+    (
+        "eval-report/src/eval_report/transcripts.py",
+        "_prompt",
+        "msgspec.json.decode",
+    ): (
+        "a prompt line of a side file read whole by read_regular and checked against its "
+        "SHA-256; decoded as a string, which nests nothing"
+    ),
+    (
+        "eval-core/src/eval_core/_case/previews.py",
+        "preview_value",
+        "msgspec.json.decode",
+    ): ("a preview a runtime's event carried in memory"),
+    (
         "eval-host-agent-runtime/src/eval_host_agent_runtime/l3.py",
         "L3Trial._read_back",
         "json.loads",

@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval_core._running.scorecard import made_safe
+from eval_core._running.scorecard import encoded, made_safe
 from eval_core._running.trial import TrialResult
 from eval_core._util.safe_text import clean, clean_builtins, clean_value
 
@@ -99,3 +99,12 @@ def test_admit_returns_a_clean_trial_as_it_is_and_cleans_any_other(output: str, 
     assert safe.output == clean(output) and safe.contradictions == [clean(line)]
     if clean(output) == output and clean(line) == line and "\\" not in output + line:
         assert safe is raw  # nothing to clean: no copy
+    assert encoded(safe) == msgspec.json.encode(safe)  # what the trial log writes of it
+
+
+def test_the_trial_log_reuses_the_json_admit_read() -> None:
+    raw = TrialResult(case_id="c", trial=1, outcome="passed", output="fine")
+    assert made_safe(raw) is raw
+    assert encoded(raw) is encoded(raw)  # made once, by made_safe
+    other = TrialResult(case_id="d", trial=1, outcome="passed")
+    assert encoded(other) == msgspec.json.encode(other) and encoded(other) is not encoded(other)

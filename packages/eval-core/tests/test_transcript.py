@@ -4,6 +4,7 @@ link or into a pipe. Reading them back is eval-report's (its test_transcripts.py
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,14 @@ def logged(tmp_path: Path, *entries: tuple[str, Evidence | None]) -> Path:
     return path
 
 
+def lines(path: Path) -> list[Any]:
+    """Every line of ``path``'s side file, as plain JSON (no reader: the bytes written)."""
+    return [msgspec.json.decode(line) for line in pack_path(path).read_bytes().splitlines()]
+
+
 def stored(path: Path) -> dict[str, Any]:
-    """The one transcript in ``path``'s side file, as plain JSON (no reader: the bytes written)."""
-    (line,) = pack_path(path).read_bytes().splitlines()
-    value: dict[str, Any] = msgspec.json.decode(line)
+    """The one transcript in ``path``'s side file (its other lines are prompts)."""
+    (value,) = [line for line in lines(path) if isinstance(line, dict)]
     return value
 
 
@@ -43,7 +48,7 @@ def test_an_identical_transcript_is_stored_once(tmp_path: Path) -> None:
     pointers = read(path).pointers
     assert pointers is not None
     assert pointers[0] == pointers[1] and pointers[2] is None
-    assert pack_path(path).read_bytes().count(b"\n") == 1
+    assert lines(path) == ["You are Support.", stored(path)]  # its prompt, then the transcript
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
@@ -85,3 +90,31 @@ def test_the_prompt_repeated_by_each_request_is_written_once(tmp_path: Path) -> 
     assert written["systemShared"] == [0]  # the reader puts it back
     assert written["evidence"]["model_requests"][0]["system"] == ""
     assert pack_path(path).read_bytes().count(b"You are Support.") == 1
+
+
+def test_the_prompt_of_every_trial_is_a_line_of_its_own_written_once(tmp_path: Path) -> None:
+    path = logged(tmp_path, ("a", evidence()), ("b", evidence("Still packing.")))
+    prompt, first, second = lines(path)
+    assert prompt == "You are Support."
+    line = b'"You are Support."'
+    where = {"sha256": hashlib.sha256(line).hexdigest(), "at": 0, "size": len(line)}
+    assert first["prompt"] == second["prompt"] == where
+    assert first["evidence"]["system_prompt"] is None  # the reader reads it from the pointer
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 1
+
+
+def test_a_prompt_that_is_not_safe_as_it_is_stays_in_its_transcript(tmp_path: Path) -> None:
+    unsafe = evidence()
+    unsafe.system_prompt = f"You are Support.\x1b[2J Key: {KEY}"
+    path = logged(tmp_path, ("a", unsafe))
+    written = stored(path)
+    assert "prompt" not in written and len(lines(path)) == 1
+    assert written["evidence"]["system_prompt"] == "You are Support.␛[2J Key: [credential redacted]"
+
+
+def test_a_prompt_stored_apart_is_scrubbed_like_its_transcript(tmp_path: Path) -> None:
+    keyed = evidence()
+    keyed.system_prompt = f"You are Support. Key: {KEY}"
+    path = logged(tmp_path, ("a", keyed))
+    assert lines(path)[0] == "You are Support. Key: [credential redacted]"
+    assert KEY.encode() not in pack_path(path).read_bytes()

@@ -94,6 +94,7 @@ def test_a_failed_cases_transcript_shows_its_reason_beside_the_evidence(
     assert "I am not sure." in answer.locator("pre.body").inner_text()
     assert reason in answer.locator("ul.read").inner_text()  # beside the evidence it read
     assert "I have two tickets open" in failed.locator(".message").first.inner_text()
+    assert "System prompt (" in failed.inner_text()  # stored apart in the side file, laid out
     link = failed.locator("li.exp", has_text="model_prompt_contains").locator("a.where")
     link.click()
     failed.locator(".item.flash").wait_for()

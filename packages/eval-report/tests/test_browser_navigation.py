@@ -134,7 +134,8 @@ def test_every_place_of_a_transcript_has_its_anchor(open_page: Any, matrix: Matr
             f'[id="case-{case}"] + .case-detail .trial:nth-child(2) [id^="{prefix}"]',
             "els => els.map(e => e.id)",
         )
-        evidence = decode(recorded[(case, 1)].raw, case).evidence
+        assert saved.reader is not None  # the side file its prompt is read from
+        evidence = decode(recorded[(case, 1)].raw, case, saved.reader.raw).evidence
         assert [i.removeprefix(prefix) for i in ids] == anchors(evidence), case
 
 

@@ -4,13 +4,16 @@ repeats (or does not) across its requests and the runtime's testimony."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_core._case.evidence import Evidence, ModelRequest, OfferedTool, Testimony
-from eval_core._recording.transcript import encode
-from eval_report.transcripts import decode
+from eval_core._recording.transcript import Pack, encode
+from eval_report.transcripts import Reader, decode
 
 PROMPTS = st.sampled_from(["You are Support.", "You are Billing.", ""])
 OFFERED = st.one_of(
@@ -51,3 +54,11 @@ def test_what_is_stored_once_reads_back_as_the_evidence_observed(
     again = decode(encode([], observed, lambda data: data), "test").evidence
     assert msgspec.json.encode(observed) == before  # the Trial's own Evidence is not changed
     assert msgspec.json.encode(again) == before
+    with tempfile.TemporaryDirectory() as where:  # the prompt stored apart, in a side file
+        side = Path(where) / "log.jsonl.transcripts"
+        pack = Pack.create(side)
+        pointer = pack.put(encode([], observed, lambda data: data, pack))
+        pack.close()
+        apart = Reader(side).get(pointer).evidence
+    assert msgspec.json.encode(observed) == before
+    assert msgspec.json.encode(apart) == before

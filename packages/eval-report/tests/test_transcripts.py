@@ -52,7 +52,8 @@ def test_every_trial_points_at_its_transcript_and_it_reads_back_by_type(tmp_path
     assert first.record_schemas == {record_key(Usage): transcript.schema_hash(Usage)}
     assert reader.get(log.pointers[1]).evidence.output_text == "Still packing."  # type: ignore[arg-type]
     assert first.evidence.model_requests == evidence().model_requests  # the prompt restored
-    assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
+    assert first.evidence.system_prompt == "You are Support." and first.prompt is None
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 1  # once per side file
     lines = path.read_bytes().count(b"\n")
     assert lines == 3  # the log stays one small line per Trial; Evidence lives beside it
 
@@ -69,7 +70,7 @@ def test_the_runtimes_testimony_of_the_prompt_is_stored_once_and_restored(
     assert pointers is not None and pointers[0] is not None and pointers[1] is not None
     assert reader.get(pointers[0]).evidence.testimony == said.testimony
     assert reader.get(pointers[1]).evidence.testimony == other.testimony  # a differing one kept
-    assert pack_path(path).read_bytes().count(b"You are Support.") == 2  # once per transcript
+    assert pack_path(path).read_bytes().count(b"You are Support.") == 1  # once per side file
     assert pack_path(path).read_bytes().count(b"You are someone else.") == 1
 
 
@@ -122,20 +123,60 @@ def test_a_changed_side_file_or_format_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TranscriptRefused, match="does not match its SHA-256"):
         Reader(pack).get(pointer)
     with pytest.raises(
-        TranscriptRefused, match="transcript format 99, and this harness reads 1, 2"
+        TranscriptRefused, match="transcript format 99, and this harness reads 1, 2, 3"
     ):
         transcripts.decode(b'{"format": 99, "expect": [], "evidence": {"tier": "l2"}}', "x")
 
 
-def test_a_format_1_transcript_still_reads_and_a_new_one_says_it_is_2(tmp_path: Path) -> None:
-    """Format 2 stores the offered Tools and the testimony's prompt once: a harness that reads
-    only 1 must refuse it rather than read half of it; what format 1 wrote still reads."""
-    old = transcripts.decode(b'{"format": 1, "expect": [], "evidence": {"tier": "l2"}}', "x")
-    assert old.format == 1 and old.evidence.tier == "l2"
+def test_a_changed_prompt_line_is_refused(tmp_path: Path) -> None:
+    path, _ = logged(tmp_path, ("a", evidence()))
+    pack = pack_path(path)
+    pack.write_bytes(pack.read_bytes().replace(b'"You are Support."', b'"You are Sales!!."', 1))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    with pytest.raises(TranscriptRefused, match="byte 0 does not match its SHA-256"):
+        Reader(pack).get(pointer)
+
+
+def test_a_prompt_stored_apart_is_read_from_its_side_file_only(tmp_path: Path) -> None:
+    path, reader = logged(tmp_path, ("a", evidence()))
+    pointer = read(path).pointers[0]  # type: ignore[index]
+    assert pointer is not None
+    data = reader.raw(pointer)
+    with pytest.raises(TranscriptRefused, match="its prompt is stored apart, at byte 0"):
+        transcripts.decode(data, "x")
+    with pytest.raises(TranscriptRefused, match="its prompt at byte 0 is not a JSON string"):
+        transcripts.decode(data, "x", lambda _: b'{"not": "a prompt"}')
+
+
+def test_a_resumed_log_stores_its_prompt_again_and_every_trial_reads_back(
+    tmp_path: Path,
+) -> None:
+    path, _ = logged(tmp_path, ("a", evidence()))
+    log = TrialLog.resume(path, read(path), Redactor([KEY]).scrub_bytes)
+    log.append(trial("b", "passed", 2), EXPECT, evidence("Still packing."))
+    log.close()
+    reader = Reader(pack_path(path))
+    pointers = read(path).pointers
+    assert pointers is not None and None not in pointers
+    assert [reader.get(p).evidence.system_prompt for p in pointers if p is not None] == [
+        "You are Support.",
+        "You are Support.",
+    ]
+
+
+def test_older_formats_still_read_and_a_new_one_says_it_is_3(tmp_path: Path) -> None:
+    """Format 2 stores the offered Tools and the testimony's prompt once, format 3 the Trial's
+    prompt once per side file: a harness that reads only the older ones must refuse it rather
+    than read half of it; what they wrote still reads."""
+    for old_format in (1, 2):
+        data = b'{"format": %d, "expect": [], "evidence": {"tier": "l2"}}' % old_format
+        old = transcripts.decode(data, "x")
+        assert old.format == old_format and old.evidence.tier == "l2"
     path, _ = logged(tmp_path, ("a", evidence()))
     pointer = read(path).pointers[0]  # type: ignore[index]
     assert pointer is not None
-    assert Reader(pack_path(path)).get(pointer).format == transcript.FORMAT == 2
+    assert Reader(pack_path(path)).get(pointer).format == transcript.FORMAT == 3
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

@@ -280,8 +280,10 @@ def repaired_but_not_committed(ev: Evidence) -> Iterable[str]:
 @hookimpl
 def eval_witness_checks() -> list[WitnessCheck]:
     return [
-        WitnessCheck("doctor escalated but committed", escalated_but_committed),
-        WitnessCheck("doctor repaired but not committed", repaired_but_not_committed),
+        WitnessCheck("doctor escalated but committed", escalated_but_committed, reads=DoctorRecord),
+        WitnessCheck(
+            "doctor repaired but not committed", repaired_but_not_committed, reads=DoctorRecord
+        ),
     ]
 
 

@@ -984,9 +984,9 @@ def eval_kinds() -> list[KindSpec]:
 @hookimpl
 def eval_witness_checks() -> list[WitnessCheck]:
     return [
-        WitnessCheck("stale write refused but landed", refused_but_landed),
-        WitnessCheck("denied Soul write committed", denied_but_committed),
-        WitnessCheck("receipt names another model", receipt_names_another_model),
+        WitnessCheck("stale write refused but landed", refused_but_landed, reads=RunRecord),
+        WitnessCheck("denied Soul write committed", denied_but_committed, reads=RunRecord),
+        WitnessCheck("receipt names another model", receipt_names_another_model, reads=RunRecord),
     ]
 
 

@@ -150,7 +150,7 @@ def refused_but_sent(ev: Evidence) -> Iterable[str]:
             )
 
 
-CHECKS = [WitnessCheck("refused file read sent", refused_but_sent)]
+CHECKS = [WitnessCheck("refused file read sent", refused_but_sent, reads=UnreadableRecord)]
 
 
 @scorer

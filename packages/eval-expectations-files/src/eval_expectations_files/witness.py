@@ -35,4 +35,4 @@ def attached_but_not_sent(evidence: Evidence) -> Iterator[str]:
             )
 
 
-CHECKS = [WitnessCheck("announced attachment not sent", attached_but_not_sent)]
+CHECKS = [WitnessCheck("announced attachment not sent", attached_but_not_sent, reads=FilesRecord)]

@@ -219,7 +219,7 @@ def deliveries_not_handed(ev: Evidence) -> Iterable[str]:
 
 @hookimpl
 def eval_witness_checks() -> list[WitnessCheck]:
-    return [WitnessCheck("reply deliveries not handed", deliveries_not_handed)]
+    return [WitnessCheck("reply deliveries not handed", deliveries_not_handed, reads=RepliesHanded)]
 
 
 @hookimpl

@@ -93,4 +93,6 @@ def refused_but_succeeded(evidence: Evidence) -> Iterable[str]:
         )
 
 
-CHECKS = [WitnessCheck("MCP provider refusal recorded as success", refused_but_succeeded)]
+CHECKS = [
+    WitnessCheck("MCP provider refusal recorded as success", refused_but_succeeded, reads=McpRecord)
+]

@@ -280,7 +280,9 @@ def received_not_dispatched(ev: Evidence) -> Iterable[str]:
 
 
 CHECKS = [
-    WitnessCheck("provider effects not recorded", effects_not_recorded),
-    WitnessCheck("provider reached before approval", reached_before_approval),
-    WitnessCheck("provider received an undispatched call", received_not_dispatched),
+    WitnessCheck("provider effects not recorded", effects_not_recorded, reads=ProviderLog),
+    WitnessCheck("provider reached before approval", reached_before_approval, reads=ProviderLog),
+    WitnessCheck(
+        "provider received an undispatched call", received_not_dispatched, reads=ProviderLog
+    ),
 ]

@@ -11,6 +11,7 @@ Text compares case-insensitively; a failure quotes what the model said.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -35,7 +36,6 @@ from eval_core.kinds import (
     need,
     optional_reason,
     passed,
-    present,
     properties,
     quote,
     quoted,
@@ -88,10 +88,11 @@ def answer_text(ev: Evidence) -> tuple[str | None, str]:
     return (ev.output_text, "")
 
 
-def _answer(ev: Evidence, cannot: str) -> str:
-    """The final answer, or the scorer fails: why there is none, and what it ``cannot`` do."""
+def _answer(ev: Evidence, cannot: Callable[[], str]) -> str:
+    """The final answer, or the scorer fails: why there is none, and what it ``cannot`` do
+    (said only then: every Trial's every output Expectation reads the answer)."""
     text, why = answer_text(ev)
-    return need(text, f"{why}; {cannot}")
+    return text if text is not None else need(None, f"{why}; {cannot()}")
 
 
 def _holds(answer: str, text: str) -> str | None:
@@ -103,19 +104,22 @@ def _holds(answer: str, text: str) -> str | None:
 
 @scorer
 def _score_contains(e: OutputContains, ev: Evidence) -> Verdict:
-    text = _answer(ev, f"cannot look for {quoted(e.text)}")
-    return present(_holds(text, e.text), f"answer {quoted(text)} does not contain {quoted(e.text)}")
+    text = _answer(ev, lambda: f"cannot look for {quoted(e.text)}")
+    found = _holds(text, e.text)
+    if found is not None:
+        return passed(found)
+    return failed(f"answer {quoted(text)} does not contain {quoted(e.text)}")
 
 
 @scorer
 def _score_omits(e: OutputOmits, ev: Evidence) -> Verdict:
-    text = _answer(ev, f"cannot confirm it omits {quoted(e.text)}")
+    text = _answer(ev, lambda: f"cannot confirm it omits {quoted(e.text)}")
     return absent(_holds(text, e.text), f"answer {quoted(text)} omits {quoted(e.text)}")
 
 
 @scorer
 def _score_matches(e: OutputMatches, ev: Evidence) -> Verdict:
-    text = _answer(ev, f"cannot match /{quote(e.pattern)}/i")
+    text = _answer(ev, lambda: f"cannot match /{quote(e.pattern)}/i")
     if not e.pattern:
         return failed(f"an empty pattern matches nothing meaningful; answer {quoted(text)}")
     try:
@@ -133,7 +137,7 @@ def _score_matches(e: OutputMatches, ev: Evidence) -> Verdict:
 
 @scorer
 def _score_field_equals(e: OutputFieldEquals, ev: Evidence) -> Verdict:
-    text = _answer(ev, f"cannot read {e.path}")
+    text = _answer(ev, lambda: f"cannot read {e.path}")
     ok, document = extract_json(text)
     if not ok:
         return failed(f"answer {quoted(text)} holds no parsable JSON; cannot read {e.path}")

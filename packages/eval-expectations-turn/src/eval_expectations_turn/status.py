@@ -11,7 +11,6 @@ from eval_core.kinds import (
     Verdict,
     failed,
     hookimpl,
-    need,
     passed,
     quoted,
     rules,
@@ -27,12 +26,14 @@ class LoopStatus(Expectation, tag="loop_status", frozen=True):
 
 @scorer
 def _score_loop_status(e: LoopStatus, ev: Evidence) -> Verdict:
-    status = need(ev.loop_status, f"loop status not observed; expected {quoted(e.status)}")
+    status = ev.loop_status
+    if status is None:
+        return failed(f"loop status not observed; expected {quoted(e.status)}")
     reason = f" (reason: {quoted(ev.loop_reason, 160)})" if ev.loop_reason else ""
-    wanted = quoted(e.status) + ("" if e.reason is None else f" ({quoted(e.reason)})")
     ended = f"loop ended {quoted(status)}{reason}"
     if status == e.status and (e.reason is None or ev.loop_reason == e.reason):
         return passed(ended)
+    wanted = quoted(e.status) + ("" if e.reason is None else f" ({quoted(e.reason)})")
     return failed(f"{ended}, expected {wanted}")
 
 

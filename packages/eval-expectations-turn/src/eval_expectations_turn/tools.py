@@ -130,7 +130,9 @@ def _call_id(call: ToolCall | Denial) -> str:
 @scorer
 def _score_called(claim: Claim, e: _OfTool, ev: Evidence) -> Verdict:
     """``tool_called`` (``present``) and ``tool_not_called`` (``absent``)."""
-    calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot tell whether {quoted(e.name)} was called")
+    calls = ev.tool_calls
+    if calls is None:
+        return failed(f"{_NOT_OBSERVED}; cannot tell whether {quoted(e.name)} was called")
     mine = _of(e.name, calls)
     if not mine:  # the "otherwise" line is read only when nothing was found: made only then
         return claim(None, _not_called(e.name, ev, calls), None)
@@ -157,7 +159,8 @@ def _score_order(e: ToolCallOrder, ev: Evidence) -> Verdict:
 def _called(e: _AtPath, ev: Evidence) -> list[ToolCall]:
     """The calls of the Tool, or the scorer fails: calls not observed, or none of it."""
     calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot read {e.name}.{e.path}")
-    return need(_of(e.name, calls) or None, _not_called(e.name, ev, calls))
+    mine = _of(e.name, calls)
+    return mine if mine else need(None, _not_called(e.name, ev, calls))  # said only then
 
 
 @scorer

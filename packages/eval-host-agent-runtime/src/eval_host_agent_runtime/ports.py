@@ -68,6 +68,8 @@ def tools_of(case: CaseBase) -> list[ToolSpec]:
 
 def message(role: str, parts: Sequence[Any]) -> dict[str, Any]:
     """A Case input message in the runtime's shape: its text, and the Files it references."""
+    if len(parts) == 1 and type(parts[0]) is TextPart:  # most messages: one text, no File
+        return {"role": role, "content": parts[0].text}
     text = "\n".join(p.text for p in parts if isinstance(p, TextPart))
     out: dict[str, Any] = {"role": role, "content": text}
     files = [

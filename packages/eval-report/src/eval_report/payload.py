@@ -5,11 +5,12 @@ out when its Case is opened, and a transcript's JSON is already what the log hol
 deflated: transcripts repeat themselves (the system prompt in every request, the same Tools,
 the same guard details), so ~100 MB of JSON for 10,000 Trials deflates to a few MB, which the
 browser inflates (``DecompressionStream``) when the page opens. An identical transcript (a
-repeat) is stored once.
+repeat) is stored once, and so is a prompt its transcripts stored apart (format 3).
 
 The document: ``models`` (Sweep order), ``families`` (kind -> distribution), ``legs`` (per
 Sweep: its Trials as the Scorecard keeps them, and per Trial the index of its transcript or
-null), ``cases`` (per row of the table: ``[leg, Trial index]`` pairs), ``transcripts``.
+null), ``cases`` (per row of the table: ``[leg, Trial index]`` pairs), ``transcripts``,
+``prompts`` (each prompt stored apart, by its SHA-256, which its transcripts' ``prompt`` names).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Payload:
         self._cases: list[list[tuple[int, int]]] = []
         self._transcripts: list[bytes] = []
         self._stored: dict[str, int] = {}
+        self._prompts: dict[str, bytes] = {}
 
     def leg(
         self, trials: Sequence[TrialResult], recorded: Mapping[tuple[str, int], Recorded]
@@ -50,6 +52,8 @@ class Payload:
             if index is None:
                 index = self._stored[found.sha256] = len(self._transcripts)
                 self._transcripts.append(found.raw)
+                if found.prompt_sha256 is not None and found.prompt is not None:
+                    self._prompts[found.prompt_sha256] = found.prompt
             pointers.append(index)
         self._legs.append(
             b'{"trials":' + _ENCODER.encode(trials) + b',"t":' + _ENCODER.encode(pointers) + b"}"
@@ -71,7 +75,9 @@ class Payload:
                 _ENCODER.encode(self._cases),
                 b',"transcripts":[',
                 b",".join(self._transcripts),
-                b"]}",
+                b'],"prompts":{',
+                b",".join(b'"%s":%s' % (sha.encode(), text) for sha, text in self._prompts.items()),
+                b"}}",
             ]
         )
         return base64.b64encode(zlib.compress(document, LEVEL)).decode("ascii")

@@ -58,36 +58,47 @@ class Saved:
             return {}
         found: dict[tuple[str, int], Recorded] = {}
         seen: dict[str, Recorded] = {}
+        prompts: dict[str, bytes] = {}  # a prompt stored apart, read once for its transcripts
         for trial, pointer in zip(self.log.trials, self.log.pointers, strict=True):
             if pointer is None:
                 continue
             known = seen.get(pointer.sha256)
             if known is None:
-                known = seen[pointer.sha256] = self._recorded(pointer)
+                known = seen[pointer.sha256] = self._recorded(pointer, prompts)
             found[(trial.case_id, trial.trial)] = known
         return found
 
-    def _recorded(self, pointer: Pointer) -> Recorded:
+    def _recorded(self, pointer: Pointer, prompts: dict[str, bytes]) -> Recorded:
         assert self.reader is not None
         try:
             raw = self.reader.raw(pointer)
             head = _HEAD.decode(raw)
+            at = head.prompt
+            prompt = None if at is None else prompts.get(at.sha256)
+            if at is not None and prompt is None:
+                prompt = prompts[at.sha256] = self.reader.raw(at)
+                msgspec.json.decode(prompt, type=str)  # the page embeds it: a JSON string
         except TranscriptRefused as exc:
             raise Refused(str(exc)) from None
         except (msgspec.MsgspecError, RecursionError) as exc:
             raise Refused(
                 f"{self.reader.path}: byte {pointer.at}: not a transcript ({exc})"
             ) from None
-        return Recorded(pointer.sha256, raw, head.evidence.tier)
+        return Recorded(
+            pointer.sha256, raw, head.evidence.tier, None if at is None else at.sha256, prompt
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """One transcript as stored (its JSON, never re-shaped), and the tier it ran at."""
+    """One transcript as stored (its JSON, never re-shaped), and the tier it ran at; its
+    prompt, when it was stored apart (transcript format 3), by SHA-256 and as its JSON."""
 
     sha256: str
     raw: bytes
     tier: str
+    prompt_sha256: str | None = None
+    prompt: bytes | None = None
 
 
 class _Tier(msgspec.Struct):
@@ -96,6 +107,7 @@ class _Tier(msgspec.Struct):
 
 class _Head(msgspec.Struct):
     evidence: _Tier
+    prompt: Pointer | None = None
 
 
 _HEAD = msgspec.json.Decoder(_Head)

@@ -42,7 +42,7 @@ from eval_core.records import (
 )
 from eval_core.records import transcript_schema_hash as schema_hash
 
-READS = frozenset({1, 2})  # a format-1 transcript simply has nothing stored once but the prompt
+READS = frozenset({1, 2, 3})  # format 1 stored nothing once, 2 no prompt apart (Transcript.prompt)
 _DEPTH = 2 * MAX_JSON_DEPTH  # a transcript wraps input material (Tool outputs) a few levels deep
 
 __all__ = [
@@ -89,11 +89,17 @@ class Reader:
         return data
 
     def get(self, pointer: Pointer) -> Transcript:
-        return decode(self.raw(pointer), f"{self.path}: byte {pointer.at}")
+        return decode(self.raw(pointer), f"{self.path}: byte {pointer.at}", self.raw)
 
 
-def decode(data: bytes, where: str) -> Transcript:
-    """A stored transcript, its family records still plain JSON values (see :func:`typed`)."""
+Lines = Callable[[Pointer], bytes]
+"""What a transcript's side file holds at a pointer, checked against its SHA-256
+(:meth:`Reader.raw`)."""
+
+
+def decode(data: bytes, where: str, lines: Lines | None = None) -> Transcript:
+    """A stored transcript, its family records still plain JSON values (see :func:`typed`);
+    a prompt stored apart is read from ``lines`` (the transcript's own side file)."""
     try:
         check_json_depth(data, _DEPTH)
         transcript = _decoder().decode(data)
@@ -109,8 +115,26 @@ def decode(data: bytes, where: str) -> Transcript:
             f"{where}: transcript format {transcript.format}, and this harness reads "
             f"{', '.join(map(str, sorted(READS)))}"
         )
+    if transcript.prompt is not None:
+        transcript.evidence.system_prompt = _prompt(transcript.prompt, where, lines)
+        transcript.prompt = None
     _restore(transcript)
     return transcript
+
+
+def _prompt(pointer: Pointer, where: str, lines: Lines | None) -> str:
+    """The Trial's prompt, stored apart as a JSON string at ``pointer``."""
+    if lines is None:
+        raise TranscriptRefused(
+            f"{where}: its prompt is stored apart, at byte {pointer.at} of its side file, and "
+            "no side file was given to read it from"
+        )
+    try:
+        return msgspec.json.decode(lines(pointer), type=str)
+    except msgspec.MsgspecError as exc:
+        raise TranscriptRefused(
+            f"{where}: its prompt at byte {pointer.at} is not a JSON string ({exc})"
+        ) from None
 
 
 def _restore(transcript: Transcript) -> None:

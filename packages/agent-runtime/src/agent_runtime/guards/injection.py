@@ -3,7 +3,10 @@
 Attackers disguise "ignore previous instructions" with leetspeak, separators and base64, so text
 is normalised before matching and inline base64 runs are decoded and matched too. The two large
 patterns are compiled on first use: a substring gate keeps ordinary text from ever needing them,
-and a process that screens nothing suspicious never pays their compile.
+and a process that screens nothing suspicious never pays their compile. Every Turn's input and
+Tool output is screened, so what the regexes say of ordinary text is said by byte translations
+first (separators, leetspeak, a long enough run for base64), the regexes run only where those
+cannot answer alone.
 """
 
 from __future__ import annotations
@@ -17,12 +20,21 @@ import msgspec
 _LEET: tuple[tuple[str, str], ...] = (
     ("4", "a"), ("3", "e"), ("1", "i"), ("0", "o"), ("5", "s"), ("7", "t"), ("@", "a"), ("$", "s"),
 )  # fmt: skip
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
 # Runs of three or more single characters ("i g n o r e") are words spelt out: join them.
 _SPELT_OUT = re.compile(r" [a-z0-9](?: [a-z0-9]){2,}(?= )")
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/\-_])[A-Za-z0-9+/\-_]{16,}={0,2}")
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _URLSAFE = str.maketrans("-_", "+/")
+# The same classes as byte tables over lowercased text encoded to ASCII (anything else becomes
+# "?", a separator to both): a word character of normalised text stays, a leet character becomes
+# its letter, every other byte a space; a base64 character becomes "x", every other a space.
+_WORD_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789"
+_LEET_BYTES = {ord(digit): ord(letter) for digit, letter in _LEET}
+_NORMALISED = bytes(_LEET_BYTES.get(c, c if c in _WORD_BYTES else 0x20) for c in range(256))
+_SINGLES = bytes(0x78 if c in _WORD_BYTES else c for c in range(256))  # a word's letters: "x"
+_BASE64_BYTES = _WORD_BYTES + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ+/-_"
+_BASE64_CLASS = bytes(0x78 if c in _BASE64_BYTES else 0x20 for c in range(256))
+_BASE64_LEAST = b"x" * 16  # the shortest run _BASE64_RUN takes
 
 
 def _any(*alternatives: str) -> str:
@@ -139,17 +151,30 @@ def _unleet(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """Lowercase, undo leetspeak, collapse separators and join spelt-out words."""
-    padded = f" {_SEPARATORS.sub(' ', _unleet(text.lower()))} "
-    return _SPELT_OUT.sub(_join_spelt_out, padded).strip()
+    """Lowercase, undo leetspeak, collapse separators and join spelt-out words.
+
+    Every run of characters other than ``[a-z0-9]`` becomes one space (as ``re.sub`` of
+    ``[^a-z0-9]+`` would make it, see the property test), by one byte translation and a split;
+    the spelt-out regex runs only over text that has three one-letter words in a row."""
+    words = b" ".join(text.lower().encode("ascii", "replace").translate(_NORMALISED).split())
+    if b" x x x " in b" %s " % words.translate(_SINGLES):
+        return _SPELT_OUT.sub(_join_spelt_out, f" {words.decode()} ").strip()
+    return words.decode()
 
 
 def _join_spelt_out(match: re.Match[str]) -> str:
     return " " + match.group().replace(" ", "")
 
 
+def _has_long_run(text: str) -> bool:
+    """Whether ``_BASE64_RUN`` finds a run in ``text``: 16 base64 characters in a row."""
+    return _BASE64_LEAST in text.encode("ascii", "replace").translate(_BASE64_CLASS)
+
+
 def decoded_base64_runs(text: str) -> list[str]:
     """Inline base64 runs of 16+ characters that decode to mostly printable ASCII."""
+    if not _has_long_run(text):
+        return []  # the common case, said without the regex
     decoded: list[str] = []
     for match in _BASE64_RUN.finditer(text):
         run = match.group().rstrip("=").translate(_URLSAFE)

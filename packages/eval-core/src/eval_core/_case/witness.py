@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from eval_core._case.declared import Declared
-from eval_core._case.evidence import Evidence, ToolCall
+from eval_core._case.evidence import Evidence, ToolCall, record_key
 from eval_core._util.guard import fault
 from eval_core._util.paths import deep_equal, quoted, render
 
@@ -52,10 +52,16 @@ class WitnessCheck(Declared, frozen=True):
     ...; the provider received ..."); nothing when they agree or when either side was not
     observed (a missing record is for the kinds to fail, not for this check). Called on every
     Trial that ran, guarded like a scorer: one that raises errors the Trial.
+
+    ``reads``: the family record the check compares a witness with (the type its fixture puts
+    into the Evidence), for a check that says nothing without one: a Trial whose Evidence holds
+    no record of that type is not asked (most Trials, for most families: every check's call
+    saved on every Trial).
     """
 
     name: str
     check: Check
+    reads: type | None = None
     origin: Origin | None = None  # not compared or shown
 
 
@@ -165,7 +171,10 @@ def contradictions(evidence: Evidence, checks: Sequence[WitnessCheck] = ()) -> l
     that raises is a :class:`~eval_core._util.guard.PluginFault` naming it (the Trial errors).
     """
     found: list[str] = []
+    records = evidence.records
     for check in (*CORE_CHECKS, *checks):
+        if check.reads is not None and (not records or record_key(check.reads) not in records):
+            continue  # no record of what it reads: it would say nothing
         try:  # guard.collect's guard, its label made only for a fault: this runs every Trial
             lines = check.check(evidence)
             said = list(lines) if lines else ()

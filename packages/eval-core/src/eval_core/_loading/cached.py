@@ -1,7 +1,7 @@
 """The checked-Corpus cache from the loader's side (the cache: :mod:`eval_core._util.checked`).
 
 What a load's environment is (everything it reads but the Case files, the Host's answers
-included), each Case file's key, and where each file's Cases sit.
+included), each Case file's key, and the digests of each file's Cases.
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ def file_keys(read: Sequence[tuple[str, bytes | NotReadable]]) -> list[str] | No
     return keys
 
 
-def positions(order: Sequence[int], origin: Sequence[str]) -> dict[str, list[int]]:
-    """Where each file's Cases sit in the sorted Corpus, by the file's key."""
-    found: dict[str, list[int]] = {}
-    for at, i in enumerate(order):
-        found.setdefault(origin[i], []).append(at)
+def by_file(origin: Sequence[str], digests: Sequence[str]) -> dict[str, list[str]]:
+    """Each file's Cases' digests, by the file's key, in the order the file gave them."""
+    found: dict[str, list[str]] = {}
+    for fkey, digest in zip(origin, digests, strict=True):
+        found.setdefault(fkey, []).append(digest)
     return found

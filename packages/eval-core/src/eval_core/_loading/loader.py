@@ -28,7 +28,7 @@ from eval_core._loading.resolve import Resolver, load_notes
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._util import cache_use, cachedir, checked
-from eval_core._util.hashing import corpus_hash, judge_identity, soul_hash
+from eval_core._util.hashing import corpus_hash, encoded, judge_identity, soul_hash
 from eval_core._util.input_files import NotReadable
 from eval_core._util.layout import RED_TEAM
 from eval_core._util.limits import MAX_PLANNED_TRIALS, MAX_TRIALS_PER_CASE
@@ -97,30 +97,34 @@ class Loader:
         env = self._environment(soul) if soul_dir is not None or not self.needs_soul else None
         file_keys = cached.file_keys(files) if env is not None else None
         key = checked.key(env, file_keys) if env is not None and file_keys is not None else None
-        kept: dict[str, list[CaseBase]] = {}
+        kept: dict[str, list[str]] = {}
         entry: checked.Entry | None = None
         if key is not None:
             assert env is not None
             entry = checked.read(directory, self._suite)
-            kept = checked.reusable(entry, env, self.case_type)
+            kept = checked.reusable(entry, env)
         rechecked = entry is None or entry.key != key  # whether the entry must be written
         cases: list[CaseBase] = []
         origin: list[str] = []  # the key of the file each Case came from (for the cache)
         sources: list[str] = []  # the name of the file each Case came from
+        made: dict[str, tuple[bytes, str]] = {}  # each Case's encoding and its digest, by id
         seen: dict[str, str] = {}
-        reused = 0  # files whose Cases the checked-Corpus cache gave
+        reused = 0  # files whose Cases the checked-Corpus cache vouched for
         for index, (name, data) in enumerate(files):
             file = prefix + name
             fkey = file_keys[index] if file_keys is not None else ""
-            given = kept.get(fkey)  # checked when this very file last loaded clean
-            if given is not None and not self._decodes_to(directory / name, file, data, given):
-                given = None  # the entry says other than the file: never taken on its word
-            if given is None:
+            vouched = kept.get(fkey)  # checked when this very file last loaded clean
+            found = None
+            if vouched is not None:  # never taken on its word: the file decodes to those Cases
+                found = self._vouched(directory / name, file, data, vouched)
+            if found is None:
                 rechecked = True
                 given = self._cases_of(directory / name, file, data, problems)
+                pairs = [encoded(one) for one in given]
             else:
+                given, pairs = found
                 reused += 1
-            for one in given:
+            for one, pair in zip(given, pairs, strict=True):
                 if one.id in seen:
                     problems.append(
                         Problem(file, "$.id", f"duplicate id {one.id!r} (also in {seen[one.id]})")
@@ -130,6 +134,7 @@ class Loader:
                 cases.append(one)
                 origin.append(fkey)
                 sources.append(name)
+                made[one.id] = pair
         if key is not None or not cachedir.enabled():
             cache_use.note("checked-corpus", cache_use.share(reused, len(files), key is not None))
         planned = sum(min(max(1, c.trials), MAX_TRIALS_PER_CASE) for c in cases)
@@ -145,8 +150,9 @@ class Loader:
         if problems:
             raise CorpusError(problems, directory, self._notes())
         order = sorted(range(len(cases)), key=lambda i: cases[i].id)
+        digests = [made[case.id][1] for case in cases]  # in load order, for the cache
         cases = [cases[i] for i in order]
-        digest, fingerprint, per_case = self._hash(cases, soul)
+        digest, fingerprint, per_case = self._hash(cases, soul, made)
         corpus = Corpus(
             directory=directory,
             suite=self._suite,
@@ -162,8 +168,7 @@ class Loader:
         )
         if key is not None and rechecked:
             assert env is not None
-            positions = cached.positions(order, origin)
-            checked.write(directory, self._suite, key, env, corpus, positions)
+            checked.write(directory, self._suite, key, env, cached.by_file(origin, digests))
         return corpus
 
     def _environment(self, soul: str) -> str | None:
@@ -171,26 +176,30 @@ class Loader:
             self.plugins, self.host, self._resolver, suite=self._suite, soul=soul, judge=self.judge
         )
 
-    def _decodes_to(
-        self, path: Path, file: str, data: bytes | NotReadable, given: Sequence[CaseBase]
-    ) -> bool:
-        """Whether a file's bytes decode (typed, without the checks) to exactly the Cases the
-        checked-Corpus cache kept for it, its derived variants included."""
+    def _vouched(
+        self, path: Path, file: str, data: bytes | NotReadable, digests: Sequence[str]
+    ) -> tuple[list[CaseBase], list[tuple[bytes, str]]] | None:
+        """What a file's bytes decode to (typed, without the checks), its derived variants
+        included, with each one's encoding and digest, when those are exactly the digests the
+        checked-Corpus cache kept for it; else ``None`` (the file is checked)."""
         case, problems = self._decoder.file(path, data)
-        if case is None or problems or not given or case != given[0]:
-            return False
-        derived: list[CaseBase] = []
+        if case is None or problems:
+            return None
+        given = [case]
         for _, doc in self.plugins.variants(case):
             if isinstance(doc, Exception):
-                return False
+                return None
             variant, found = self._decoder.detailed(file, doc)
             if variant is None or found:
-                return False
-            derived.append(variant)
-        return derived == list(given[1:])
+                return None
+            given.append(variant)
+        pairs = [encoded(one) for one in given]
+        if [full for _, full in pairs] != list(digests):
+            return None
+        return given, pairs
 
     def _hash(
-        self, cases: Sequence[CaseBase], soul: str
+        self, cases: Sequence[CaseBase], soul: str, made: Mapping[str, tuple[bytes, str]]
     ) -> tuple[str, list[dict[str, Any]], dict[str, str]]:
         """The corpusHash of the sorted Cases, the plug-in rows it pins, each Case's digest."""
         used_kinds = {e.kind_name for c in cases for e in c.expect}
@@ -203,7 +212,7 @@ class Loader:
         fingerprint = self.plugins.fingerprint(used_kinds, used_fields)
         decls = self._resolver.declarations(cases)
         per_case: dict[str, str] = {}
-        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge, per_case)
+        digest = corpus_hash(cases, decls, soul, fingerprint, self.judge, per_case, made)
         return digest, fingerprint, per_case
 
     def load_file(

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from eval_core._recording.transcript import Pointer
+from eval_core._running.scorecard import encoded
 from eval_core._running.trial import TrialResult
 from eval_core._util.input_files import (
     MAX_RECORD_BYTES,
@@ -55,8 +56,8 @@ class LoggedTrial(TrialResult, frozen=True, kw_only=True, omit_defaults=True, re
 def logged_line(encoder: msgspec.json.Encoder, result: TrialResult, pointer: Pointer) -> bytes:
     """The :class:`LoggedTrial` of ``result`` as JSON: the Trial's own object with its
     transcript member appended (the bytes the Struct would make, without copying every field
-    into one for each Trial)."""
-    return encoder.encode(result)[:-1] + b',"transcript":' + encoder.encode(pointer) + b"}"
+    into one for each Trial; the Trial's own as :func:`made_safe` read them, see ``encoded``)."""
+    return encoded(result)[:-1] + b',"transcript":' + encoder.encode(pointer) + b"}"
 
 
 class _Line(msgspec.Struct, frozen=True):

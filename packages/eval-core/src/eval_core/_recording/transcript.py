@@ -8,7 +8,10 @@ that got as far as Evidence records, with the Expectations it was scored by, a t
 Transcripts live in a side file beside the log (``LOG`` + ``.transcripts``), one JSON line
 each, so the log's own lines stay small and streamable; a log line points at its transcript by
 SHA-256, byte offset and size (:class:`Pointer`), and an identical transcript (a ``--repeat``
-of a deterministic Case) is stored once. Before it is hashed a transcript is scrubbed of
+of a deterministic Case) is stored once. The Trial's system prompt, a third of an ordinary
+transcript and the same for every Trial of an agent, is a line of its own, written once per side
+file: a transcript points at it (:attr:`Transcript.prompt`) as a log line points at the
+transcript, and the reader puts it back. Before it is hashed a transcript is scrubbed of
 credentials (the Sweep's :class:`~eval_core._util.redaction.Redactor`), its text made safe
 (:mod:`eval_core._util.safe_text`), and a very large part capped: a string over :data:`MAX_CHARS`
 characters or a list over :data:`MAX_ITEMS` items keeps its head, and :attr:`Transcript.capped`
@@ -33,12 +36,14 @@ from pathlib import Path
 from typing import IO, Any
 
 import msgspec
+from msgspec.structs import replace
 
 from eval_core._case.evidence import Evidence
 from eval_core._recording import stored_once
 from eval_core._util.safe_text import clean_value, unsafe_json
 
-FORMAT = 2  # 2 keeps the offered Tools and the testimony's prompt once (stored_once)
+FORMAT = 3  # 2 keeps the offered Tools and the testimony's prompt once (stored_once); 3 the
+# Trial's prompt once per side file (Transcript.prompt)
 SUFFIX = ".transcripts"
 MAX_CHARS = 256 * 1024
 MAX_ITEMS = 5_000
@@ -50,6 +55,15 @@ class Capped(msgspec.Struct, frozen=True, kw_only=True):
     path: str
     size: int
     kept: int
+
+
+class Pointer(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a log line's transcript (or a transcript's prompt) is: its SHA-256, and its bytes
+    in the side file."""
+
+    sha256: str
+    at: int
+    size: int
 
 
 class Transcript(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -64,14 +78,9 @@ class Transcript(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=Tru
     system_shared: list[int] = msgspec.field(default_factory=list)
     offered_shared: list[int] = msgspec.field(default_factory=list)
     testimony_shared: bool = False
-
-
-class Pointer(msgspec.Struct, frozen=True, kw_only=True):
-    """Where a log line's transcript is: its SHA-256, and its bytes in the side file."""
-
-    sha256: str
-    at: int
-    size: int
+    prompt: Pointer | None = None
+    """Where the Trial's system prompt is (a JSON string, its own line of the side file), when
+    it was stored apart: ``evidence.system_prompt`` is then left out, and read from there."""
 
 
 def pack_path(log: Path) -> Path:
@@ -126,9 +135,20 @@ def _opaque(value: Any) -> str:
 _ENCODER = msgspec.json.Encoder(enc_hook=_opaque)
 
 
-def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], bytes]) -> bytes:
-    """The transcript of one Trial as stored: scrubbed, made safe, large parts capped."""
+def encode(
+    expect: Iterable[Any],
+    evidence: Evidence,
+    scrub: Callable[[bytes], bytes],
+    pack: Pack | None = None,
+) -> bytes:
+    """The transcript of one Trial as stored: scrubbed, made safe, large parts capped; its
+    system prompt stored apart in ``pack`` when the pack takes it (:meth:`Pack.prompt`)."""
     evidence, shared = stored_once.strip(evidence)
+    prompt = None
+    if pack is not None and evidence.system_prompt:
+        prompt = pack.prompt(evidence.system_prompt, scrub)
+        if prompt is not None:
+            evidence = replace(evidence, system_prompt=None)  # a copy: the Trial's is unchanged
     transcript = Transcript(
         expect=list(expect),
         evidence=evidence,
@@ -136,6 +156,7 @@ def encode(expect: Iterable[Any], evidence: Evidence, scrub: Callable[[bytes], b
         system_shared=shared.system,
         offered_shared=shared.offered,
         testimony_shared=shared.testimony,
+        prompt=prompt,
     )
     try:
         data = scrub(_ENCODER.encode(transcript))
@@ -168,14 +189,20 @@ def _cap(value: Any, path: str, cuts: list[Capped]) -> Any:
     return value
 
 
+PROMPTS_KEPT = 64
+"""Prompts a side file remembers having stored (then all forgotten at once, and stored again)."""
+
+
 class Pack:
-    """The side file, appending: each transcript one line, stored once per SHA-256."""
+    """The side file, appending: each transcript one line, stored once per SHA-256, and each
+    Trial's prompt a line of its own, stored once."""
 
     def __init__(self, path: Path, handle: IO[bytes], end: int) -> None:
         self.path = path
         self._file = handle
         self._end = end
         self._stored: dict[str, Pointer] = {}
+        self._prompts: dict[str, Pointer | None] = {}
 
     @classmethod
     def create(cls, path: Path) -> Pack:
@@ -207,6 +234,29 @@ class Pack:
         pointer = Pointer(sha256=digest, at=self._end, size=len(data))
         self._end += len(data) + 1
         self._stored[digest] = pointer
+        return pointer
+
+    def prompt(self, text: str, scrub: Callable[[bytes], bytes]) -> Pointer | None:
+        """Where ``text``, a Trial's prompt, is stored as a line of its own (written the first
+        time it is asked for: Trials of one agent share one prompt, found again by the string
+        itself, not by hashing it); ``None`` when it stays in its transcript: text that is not
+        safe as it is (made safe, or capped, with the rest of the transcript there), or too
+        long to be kept whole."""
+        try:
+            return self._prompts[text]
+        except KeyError:
+            pass
+        pointer = None
+        if len(text) <= MAX_CHARS:
+            try:
+                data = scrub(_ENCODER.encode(text))
+            except UnicodeEncodeError:  # a lone surrogate: made safe in its transcript
+                data = None
+            if data is not None and not unsafe_json(data):
+                pointer = self.put(data)
+        if len(self._prompts) >= PROMPTS_KEPT:
+            self._prompts.clear()
+        self._prompts[text] = pointer
         return pointer
 
     def close(self) -> None:

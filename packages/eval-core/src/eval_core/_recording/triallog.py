@@ -41,6 +41,7 @@ import msgspec
 from eval_core._case.evidence import Evidence
 from eval_core._recording import transcript
 from eval_core._recording.log_records import Logged, LogHeader, ResumeRefused, logged_line
+from eval_core._running.scorecard import encoded
 from eval_core._running.trial import TrialResult
 
 
@@ -140,10 +141,11 @@ class TrialLog:
         """Append one Trial; with its Evidence (and the Expectations it was scored by), its
         transcript goes to the side file first, so a line never points at nothing."""
         if evidence is None or self._pack is None:
-            self._write(self._encoder.encode(result))
+            self._write(encoded(result))
             return
         try:
-            pointer = self._pack.put(transcript.encode(expect, evidence, self._scrub))
+            data = transcript.encode(expect, evidence, self._scrub, self._pack)
+            pointer = self._pack.put(data)
         except OSError as exc:
             raise LogWriteFailed(
                 f"the trial log {self.path} could not be written: {exc.strerror or exc} (its "

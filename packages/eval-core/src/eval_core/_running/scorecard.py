@@ -150,6 +150,15 @@ def _safe_at(at: Location) -> Location:
 
 
 _ENCODE = msgspec.json.Encoder().encode
+_PASSED: list[tuple[TrialResult | None, bytes]] = [(None, b"")]
+"""The last Trial :func:`made_safe` returned as it is, and the JSON it read it from."""
+
+
+def encoded(result: TrialResult) -> bytes:
+    """``result`` as JSON: the bytes :func:`made_safe` read when it is the Trial it has just
+    let through (each Trial enters the Scorecard and then its trial log: one encode, not two)."""
+    kept, data = _PASSED[0]
+    return data if kept is result else _ENCODE(result)
 
 
 def made_safe(result: TrialResult) -> TrialResult:
@@ -165,7 +174,9 @@ def made_safe(result: TrialResult) -> TrialResult:
     and a few byte scans say so, instead of a new record built string by string.
     """
     try:
-        if not unsafe_json(_ENCODE(result)):
+        data = _ENCODE(result)
+        if not unsafe_json(data):
+            _PASSED[0] = (result, data)  # a frozen record: these bytes stay its JSON
             return result
     except (TypeError, ValueError, OverflowError):  # a lone surrogate: clean it below
         pass
@@ -193,18 +204,24 @@ def made_safe(result: TrialResult) -> TrialResult:
     )
 
 
+_ALONE: dict[str, CaseVerdict] = {"passed": "PASS", "failed": "FAIL", "unexercised": "UNEX"}
+"""A Case of one Trial, not errored and not vacuous: its verdict is its outcome's."""
+
+
 def case_verdict(trials: Sequence[TrialResult]) -> CaseVerdict:
     if not trials:
         return "-"
+    if len(trials) == 1:  # most Cases (a Scorecard asks once per Case, twice per report)
+        only = trials[0]
+        if only.outcome != "errored" and not only.vacuous:
+            return _ALONE[only.outcome]
     if any(t.outcome == "errored" for t in trials):
         return "ERR"
     if any(t.vacuous for t in trials):
         return "VAC"
     if all(t.outcome == "unexercised" for t in trials):
         return "UNEX"
-    if all(t.outcome == "passed" for t in trials):
-        return "PASS"
-    return "FAIL"
+    return "PASS" if all(t.outcome == "passed" for t in trials) else "FAIL"
 
 
 def noise_floor(trials: Iterable[TrialResult]) -> Noise | None:
@@ -234,13 +251,14 @@ def not_cleared(card: Scorecard, covered: frozenset[str] = frozenset()) -> list[
     ``covered`` are Cases another leg of a Matrix passed: their UNEX here does not count.
     """
     rates = {t.case_id for t in card.trials if t.probabilistic}
+    every = card.verdicts()
     verdicts = {
         case: verdict
-        for case, verdict in card.verdicts().items()
+        for case, verdict in every.items()
         if not (verdict == "UNEX" and case in covered)
         and not (case in rates and verdict in ("PASS", "FAIL", "UNEX"))
     }
-    never_ran = (len(card.selected) if card.selected else card.corpus_cases) - len(card.verdicts())
+    never_ran = (len(card.selected) if card.selected else card.corpus_cases) - len(every)
     reasons: list[str] = []
     counts: dict[str, int] = defaultdict(int)
     for verdict in verdicts.values():

@@ -4,8 +4,8 @@ Checking is most of a load's cost, and its answer is a function of what it reads
 name and bytes, the Eval Soul, the core's and every plug-in's code, the Host's code, the judge and
 the interpreter (:mod:`eval_core._util.cache_key`). So a clean load is kept (one file per Corpus
 directory, the 64 most recent, under :func:`eval_core._util.cachedir.cache_dir`), keyed by a digest
-of all of those, and the next load with the same key decodes its Cases from it instead of checking
-them.
+of all of those, and the next load with the same key takes its Cases as checked instead of
+checking them again.
 
 A Case file's own checks read only that file and the rest of those inputs (its *environment*:
 all but the other Case files), never another Case file. So when the environment is unchanged
@@ -18,10 +18,12 @@ error; only a load without a problem is kept, so every refusal is always compute
 
 An entry cannot change a verdict (issue 45): it is read and written as every cache entry is
 (:mod:`eval_core._util.cache_entry`: bounded, sealed by its content's digest, atomic, never
-inside the Corpus or its Soul), and what it says is never taken on its word. The Cases are
-always decoded afresh from the Case files' bytes (a typed decode, without the checks) and a
-kept file's Cases are reused only when they equal what the file decodes to now, its variants
-included; the corpusHash and each Case's digest are computed afresh from those Cases. So a
+inside the Corpus or its Soul), and what it says is never taken on its word. It holds no Case:
+for each Case file it keeps the SHA-256 of the canonical encoding (what the corpusHash hashes)
+of every Case the file gave when it was checked, its variants included. The Cases are always
+decoded afresh from the Case files' bytes (a typed decode, without the checks), and a kept
+file's are taken as checked only when their digests are the ones kept; the corpusHash and each
+Case's digest are computed afresh from those Cases (from the very encodings compared). So a
 rewritten, truncated or grafted entry is at worst a miss: the only thing it stands for is that
 these very Cases passed the checks in this very environment.
 """
@@ -33,24 +35,19 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-FORMAT = 5  # bump when what is stored, or how a key is made, changes (5: cache_key.common)
+FORMAT = 6  # bump when what is stored, or how a key is made, changes (6: digests, no Cases)
 
 
 class Entry(msgspec.Struct, frozen=True):
-    """One stored load: its key and environment, the Cases (MessagePack, in the Corpus's
-    order), what the Corpus records besides, and which Cases each Case file gave."""
+    """One stored load: its key and environment, and the Cases each Case file gave, as the
+    SHA-256 of each one's canonical encoding (the file's Case, then its variants)."""
 
     key: str
     environment: str
-    cases: bytes
-    hash: str
-    plugins: list[dict[str, Any]]
-    files: dict[str, list[int]]  # a file's key -> the positions of its Cases in ``cases``
-    case_hashes: dict[str, str] = {}  # each Case's digest by id (the Corpus's case_hashes)
+    files: dict[str, list[str]]  # a file's key -> its Cases' digests
 
 
 def environment(
@@ -113,48 +110,20 @@ def read_path(path: Path) -> Entry | None:
     return cache_entry.load(path, Entry, MAX_ENTRY_BYTES)
 
 
-def cases(entry: Entry, case_type: type) -> tuple[Any, ...] | None:
-    """The stored Cases, decoded into the installed Case type (``None`` when they no longer
-    decode: a miss)."""
-    from eval_core._util import cache_entry
-
-    found = cache_entry.decode(entry.cases, list[case_type])  # type: ignore[valid-type]
-    return None if found is None else tuple(found)
-
-
-def reusable(entry: Entry | None, environment: str, case_type: type) -> dict[str, list[Any]]:
-    """The Cases each unchanged file gave, by file key, when the entry was made in the same
-    environment (else nothing: every file is checked)."""
+def reusable(entry: Entry | None, environment: str) -> dict[str, list[str]]:
+    """The digests of the Cases each file gave when it was checked, by file key, when the entry
+    was made in the same environment (else nothing: every file is checked)."""
     if entry is None or entry.environment != environment:
         return {}
-    stored = cases(entry, case_type)
-    if stored is None:
-        return {}
-    positions = sorted(i for at in entry.files.values() for i in at)
-    if positions != list(range(len(stored))):  # each Case from exactly one file, or a miss
-        return {}
-    return {name: [stored[i] for i in at] for name, at in entry.files.items()}
+    return entry.files
 
 
 def write(
-    directory: Path,
-    suite: str,
-    entry_key: str,
-    environment: str,
-    corpus: Any,
-    files: Mapping[str, list[int]],
+    directory: Path, suite: str, entry_key: str, environment: str, files: Mapping[str, list[str]]
 ) -> None:
     """Keep a clean load; a cache that cannot be written is no error."""
     try:
-        entry = Entry(
-            key=entry_key,
-            environment=environment,
-            cases=msgspec.msgpack.encode(list(corpus.cases)),
-            hash=corpus.hash,
-            plugins=list(corpus.plugins),
-            files=dict(files),
-            case_hashes=dict(corpus.case_hashes),
-        )
+        entry = Entry(key=entry_key, environment=environment, files=dict(files))
         data = msgspec.msgpack.encode(entry)
     except (msgspec.MsgspecError, OverflowError, TypeError):
         return

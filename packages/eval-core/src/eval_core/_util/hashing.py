@@ -67,6 +67,12 @@ def case_digests(cases: Iterable[Any]) -> dict[str, str]:
     return {case.id: hashlib.sha256(canonical(case)).hexdigest()[:CASE_DIGEST] for case in cases}
 
 
+def encoded(case: Any) -> tuple[bytes, str]:
+    """A Case's canonical encoding, as it enters the corpusHash, and that encoding's SHA-256."""
+    data = canonical(case)
+    return data, hashlib.sha256(data).hexdigest()
+
+
 def corpus_hash(
     cases: Sequence[Any],
     platform_decls: Iterable[Any],
@@ -74,22 +80,33 @@ def corpus_hash(
     plugins: Sequence[Mapping[str, Any]],
     judge: str,
     per_case: dict[str, str] | None = None,
+    made: Mapping[str, tuple[bytes, str]] | None = None,
 ) -> str:
     """The corpusHash of already-decoded Cases (sorted here by id, whatever the caller passed).
 
     ``per_case``, when given, receives each Case's digest by id (see :func:`case_digests`): the
     Cases are encoded one by one and joined as the canonical encoding of their list would be,
-    so the corpusHash is the same either way and the digests cost no second encoding.
+    so the corpusHash is the same either way and the digests cost no second encoding. ``made``
+    holds, by id, what :func:`encoded` made of those Cases already (the loader's).
     """
     ordered = sorted(cases, key=lambda c: c.id)
-    encoded = [canonical(case) for case in ordered]
-    if per_case is not None:
-        per_case.update(
-            (case.id, hashlib.sha256(data).hexdigest()[:CASE_DIGEST])
-            for case, data in zip(ordered, encoded, strict=True)
-        )
+    if made is not None:
+        pairs = [made.get(case.id) or encoded(case) for case in ordered]
+        encodings = [data for data, _ in pairs]
+        if per_case is not None:
+            per_case.update(
+                (case.id, full[:CASE_DIGEST])
+                for case, (_, full) in zip(ordered, pairs, strict=True)
+            )
+    else:
+        encodings = [canonical(case) for case in ordered]
+        if per_case is not None:
+            per_case.update(
+                (case.id, hashlib.sha256(data).hexdigest()[:CASE_DIGEST])
+                for case, data in zip(ordered, encodings, strict=True)
+            )
     digest = hashlib.sha256()
-    digest.update(b"[" + b",".join(encoded) + b"]")  # == canonical(ordered), byte for byte
+    digest.update(b"[" + b",".join(encodings) + b"]")  # == canonical(ordered), byte for byte
     digest.update(b"\0platform\0")
     digest.update(canonical(sorted(platform_decls, key=lambda d: d.name)))
     digest.update(b"\0soul\0")

@@ -140,8 +140,11 @@ _PLAIN = frozenset({str, int, float, type(None)})
 """Types compared by ``==`` alone when both sides have the same one (a bool is not an int here)."""
 
 
+_NUMBER = (int, float)
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
 
 
 def deep_equal(left: Any, right: Any) -> bool:
@@ -154,6 +157,10 @@ def deep_equal(left: Any, right: Any) -> bool:
         if kind is type(b) and kind in _PLAIN:  # the common case: two strings, two ints
             if a != b:
                 return False
+        elif kind is dict and type(b) is dict:  # two objects (what the general case says)
+            if a.keys() != b.keys():
+                return False
+            stack.extend(zip(a.values(), map(b.__getitem__, a), strict=True))
         elif isinstance(a, bool) or isinstance(b, bool):
             if not (isinstance(a, bool) and isinstance(b, bool) and a == b):
                 return False

@@ -287,7 +287,7 @@
       body.appendChild(note("No transcript: this Trial was read from a Scorecard, or it errored before any Evidence. Give its trial log to see what happened."));
       if (trial.output) body.appendChild(section("Answer", [anchors.add(item("answer", "the model's answer", "", trial.output, null), "answer")]));
     } else {
-      transcript(body, stored, anchors);
+      transcript(body, stored, anchors, data.prompts || {});
     }
     var list = field(node, "expectations");
     (trial.expectations || []).forEach(function (e) {
@@ -454,8 +454,9 @@
     return text || "(empty)";
   }
 
-  function transcript(box, stored, anchors) {
+  function transcript(box, stored, anchors, prompts) {
     var ev = stored.evidence;
+    if (stored.prompt) ev.system_prompt = prompts[stored.prompt.sha256];  // stored apart: format 3
     var requests = ev.model_requests || [];
     (stored.systemShared || []).forEach(function (i) {  // stored once: see transcript.py
       if (requests[i]) requests[i].system = ev.system_prompt;
