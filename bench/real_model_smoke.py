@@ -110,14 +110,15 @@ def sweep(
 
 
 def tool_calls_reached(log: Path) -> int:
-    """Tool calls the runtime recorded, over every Trial's transcript."""
+    """Tool calls the runtime recorded, over every Trial's transcript (its object lines: a line
+    that is a JSON string is a prompt the transcripts share)."""
     path = log.with_name(log.name + ".transcripts")
     if not path.exists():
         return 0
     return sum(
         len(json.loads(line)["evidence"].get("tool_calls") or [])
         for line in path.read_text().splitlines()
-        if line.strip()
+        if line.startswith("{")
     )
 
 

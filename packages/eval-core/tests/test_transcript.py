@@ -96,9 +96,8 @@ def test_the_prompt_of_every_trial_is_a_line_of_its_own_written_once(tmp_path: P
     path = logged(tmp_path, ("a", evidence()), ("b", evidence("Still packing.")))
     prompt, first, second = lines(path)
     assert prompt == "You are Support."
-    line = b'"You are Support."'
-    where = {"sha256": hashlib.sha256(line).hexdigest(), "at": 0, "size": len(line)}
-    assert first["prompt"] == second["prompt"] == where
+    named = hashlib.sha256(b'"You are Support."').hexdigest()  # by content, never by place
+    assert first["prompt"] == second["prompt"] == named
     assert first["evidence"]["system_prompt"] is None  # the reader reads it from the pointer
     assert pack_path(path).read_bytes().count(b"You are Support.") == 1
 

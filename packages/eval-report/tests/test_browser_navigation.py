@@ -135,7 +135,7 @@ def test_every_place_of_a_transcript_has_its_anchor(open_page: Any, matrix: Matr
             "els => els.map(e => e.id)",
         )
         assert saved.reader is not None  # the side file its prompt is read from
-        evidence = decode(recorded[(case, 1)].raw, case, saved.reader.raw).evidence
+        evidence = decode(recorded[(case, 1)].raw, case, saved.reader.prompt).evidence
         assert [i.removeprefix(prefix) for i in ids] == anchors(evidence), case
 
 

@@ -134,7 +134,7 @@ def test_a_changed_prompt_line_is_refused(tmp_path: Path) -> None:
     pack.write_bytes(pack.read_bytes().replace(b'"You are Support."', b'"You are Sales!!."', 1))
     pointer = read(path).pointers[0]  # type: ignore[index]
     assert pointer is not None
-    with pytest.raises(TranscriptRefused, match="byte 0 does not match its SHA-256"):
+    with pytest.raises(TranscriptRefused, match="no prompt line has the SHA-256"):
         Reader(pack).get(pointer)
 
 
@@ -143,10 +143,22 @@ def test_a_prompt_stored_apart_is_read_from_its_side_file_only(tmp_path: Path) -
     pointer = read(path).pointers[0]  # type: ignore[index]
     assert pointer is not None
     data = reader.raw(pointer)
-    with pytest.raises(TranscriptRefused, match="its prompt is stored apart, at byte 0"):
+    with pytest.raises(TranscriptRefused, match="its prompt is stored apart in its side file"):
         transcripts.decode(data, "x")
-    with pytest.raises(TranscriptRefused, match="its prompt at byte 0 is not a JSON string"):
+    with pytest.raises(TranscriptRefused, match=r"its prompt \(SHA-256 \w+\) is not a JSON str"):
         transcripts.decode(data, "x", lambda _: b'{"not": "a prompt"}')
+
+
+def test_a_transcript_is_the_same_bytes_wherever_its_prompt_landed(tmp_path: Path) -> None:
+    """Trials finish in any order (threads, an executor's workers): the line a prompt landed
+    on is not part of the transcripts that name it."""
+    first, _ = logged(tmp_path / "one", ("a", evidence()), ("b", evidence("Still packing.")))
+    other = evidence("Still packing.")
+    other.system_prompt = "You are Billing."
+    second, _ = logged(tmp_path / "two", ("c", other), ("b", evidence("Still packing.")))
+    one, two = read(first).pointers, read(second).pointers
+    assert one is not None and two is not None and one[1] is not None and two[1] is not None
+    assert one[1].at != two[1].at and one[1].sha256 == two[1].sha256
 
 
 def test_a_resumed_log_stores_its_prompt_again_and_every_trial_reads_back(

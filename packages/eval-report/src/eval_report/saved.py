@@ -73,10 +73,10 @@ class Saved:
         try:
             raw = self.reader.raw(pointer)
             head = _HEAD.decode(raw)
-            at = head.prompt
-            prompt = None if at is None else prompts.get(at.sha256)
-            if at is not None and prompt is None:
-                prompt = prompts[at.sha256] = self.reader.raw(at)
+            named = head.prompt
+            prompt = None if named is None else prompts.get(named)
+            if named is not None and prompt is None:
+                prompt = prompts[named] = self.reader.prompt(named)
                 msgspec.json.decode(prompt, type=str)  # the page embeds it: a JSON string
         except TranscriptRefused as exc:
             raise Refused(str(exc)) from None
@@ -84,9 +84,7 @@ class Saved:
             raise Refused(
                 f"{self.reader.path}: byte {pointer.at}: not a transcript ({exc})"
             ) from None
-        return Recorded(
-            pointer.sha256, raw, head.evidence.tier, None if at is None else at.sha256, prompt
-        )
+        return Recorded(pointer.sha256, raw, head.evidence.tier, named, prompt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +105,7 @@ class _Tier(msgspec.Struct):
 
 class _Head(msgspec.Struct):
     evidence: _Tier
-    prompt: Pointer | None = None
+    prompt: str | None = None
 
 
 _HEAD = msgspec.json.Decoder(_Head)

@@ -70,7 +70,8 @@ def _decoder() -> msgspec.json.Decoder[Transcript]:
 
 
 class Reader:
-    """A side file read whole; :meth:`get` checks each transcript against its pointer."""
+    """A side file read whole; :meth:`get` checks each transcript against its pointer, and
+    each prompt stored apart against the SHA-256 its transcript names it by."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -78,6 +79,30 @@ class Reader:
             self._data = read_regular(path, MAX_RECORD_BYTES)
         except NotReadable as exc:
             raise TranscriptRefused(f"{path}: cannot read the transcripts: {exc}") from None
+        self._prompts: dict[str, bytes] | None = None
+
+    def prompt(self, sha256: str) -> bytes:
+        """The line holding the prompt whose SHA-256 is ``sha256`` (a JSON string: the only
+        lines that start with a quote, found the first time one is asked for)."""
+        if self._prompts is None:
+            data = self._data
+            starts = [0] if data.startswith(b'"') else []
+            at = data.find(b'\n"')  # a transcript holds no raw line break: a line starts here
+            while at >= 0:
+                starts.append(at + 1)
+                at = data.find(b'\n"', at + 1)
+            self._prompts = {}
+            for start in starts:
+                end = data.find(b"\n", start)
+                line = data[start:] if end < 0 else data[start:end]
+                self._prompts[hashlib.sha256(line).hexdigest()] = line
+        found = self._prompts.get(sha256)
+        if found is None:
+            raise TranscriptRefused(
+                f"{self.path}: no prompt line has the SHA-256 {sha256[:16]} a transcript names "
+                "(the file was changed or cut short)"
+            )
+        return found
 
     def raw(self, pointer: Pointer) -> bytes:
         data = self._data[pointer.at : pointer.at + pointer.size]
@@ -89,17 +114,16 @@ class Reader:
         return data
 
     def get(self, pointer: Pointer) -> Transcript:
-        return decode(self.raw(pointer), f"{self.path}: byte {pointer.at}", self.raw)
+        return decode(self.raw(pointer), f"{self.path}: byte {pointer.at}", self.prompt)
 
 
-Lines = Callable[[Pointer], bytes]
-"""What a transcript's side file holds at a pointer, checked against its SHA-256
-(:meth:`Reader.raw`)."""
+Prompts = Callable[[str], bytes]
+"""A side file's prompt line by its SHA-256 (:meth:`Reader.prompt`)."""
 
 
-def decode(data: bytes, where: str, lines: Lines | None = None) -> Transcript:
+def decode(data: bytes, where: str, prompts: Prompts | None = None) -> Transcript:
     """A stored transcript, its family records still plain JSON values (see :func:`typed`);
-    a prompt stored apart is read from ``lines`` (the transcript's own side file)."""
+    a prompt stored apart is read from ``prompts`` (the transcript's own side file)."""
     try:
         check_json_depth(data, _DEPTH)
         transcript = _decoder().decode(data)
@@ -116,24 +140,24 @@ def decode(data: bytes, where: str, lines: Lines | None = None) -> Transcript:
             f"{', '.join(map(str, sorted(READS)))}"
         )
     if transcript.prompt is not None:
-        transcript.evidence.system_prompt = _prompt(transcript.prompt, where, lines)
+        transcript.evidence.system_prompt = _prompt(transcript.prompt, where, prompts)
         transcript.prompt = None
     _restore(transcript)
     return transcript
 
 
-def _prompt(pointer: Pointer, where: str, lines: Lines | None) -> str:
-    """The Trial's prompt, stored apart as a JSON string at ``pointer``."""
-    if lines is None:
+def _prompt(sha256: str, where: str, prompts: Prompts | None) -> str:
+    """The Trial's prompt, stored apart as a JSON string, by its line's SHA-256."""
+    if prompts is None:
         raise TranscriptRefused(
-            f"{where}: its prompt is stored apart, at byte {pointer.at} of its side file, and "
+            f"{where}: its prompt is stored apart in its side file (SHA-256 {sha256[:16]}), and "
             "no side file was given to read it from"
         )
     try:
-        return msgspec.json.decode(lines(pointer), type=str)
+        return msgspec.json.decode(prompts(sha256), type=str)
     except msgspec.MsgspecError as exc:
         raise TranscriptRefused(
-            f"{where}: its prompt at byte {pointer.at} is not a JSON string ({exc})"
+            f"{where}: its prompt (SHA-256 {sha256[:16]}) is not a JSON string ({exc})"
         ) from None
 
 

@@ -9,9 +9,11 @@ Transcripts live in a side file beside the log (``LOG`` + ``.transcripts``), one
 each, so the log's own lines stay small and streamable; a log line points at its transcript by
 SHA-256, byte offset and size (:class:`Pointer`), and an identical transcript (a ``--repeat``
 of a deterministic Case) is stored once. The Trial's system prompt, a third of an ordinary
-transcript and the same for every Trial of an agent, is a line of its own, written once per side
-file: a transcript points at it (:attr:`Transcript.prompt`) as a log line points at the
-transcript, and the reader puts it back. Before it is hashed a transcript is scrubbed of
+transcript and the same for every Trial of an agent, is a line of its own (a JSON string, where
+a transcript is an object), written once per side file: a transcript names it by its SHA-256
+(:attr:`Transcript.prompt`), never by where it landed, so a transcript's bytes stay a function
+of the Trial alone whatever order the Trials finish in, and the reader puts it back. Before it
+is hashed a transcript is scrubbed of
 credentials (the Sweep's :class:`~eval_core._util.redaction.Redactor`), its text made safe
 (:mod:`eval_core._util.safe_text`), and a very large part capped: a string over :data:`MAX_CHARS`
 characters or a list over :data:`MAX_ITEMS` items keeps its head, and :attr:`Transcript.capped`
@@ -58,8 +60,7 @@ class Capped(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Pointer(msgspec.Struct, frozen=True, kw_only=True):
-    """Where a log line's transcript (or a transcript's prompt) is: its SHA-256, and its bytes
-    in the side file."""
+    """Where a log line's transcript is: its SHA-256, and its bytes in the side file."""
 
     sha256: str
     at: int
@@ -78,9 +79,10 @@ class Transcript(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=Tru
     system_shared: list[int] = msgspec.field(default_factory=list)
     offered_shared: list[int] = msgspec.field(default_factory=list)
     testimony_shared: bool = False
-    prompt: Pointer | None = None
-    """Where the Trial's system prompt is (a JSON string, its own line of the side file), when
-    it was stored apart: ``evidence.system_prompt`` is then left out, and read from there."""
+    prompt: str | None = None
+    """The SHA-256 of the line of the side file that holds the Trial's system prompt (a JSON
+    string), when it was stored apart: ``evidence.system_prompt`` is then left out, and read
+    from there."""
 
 
 def pack_path(log: Path) -> Path:
@@ -202,7 +204,7 @@ class Pack:
         self._file = handle
         self._end = end
         self._stored: dict[str, Pointer] = {}
-        self._prompts: dict[str, Pointer | None] = {}
+        self._prompts: dict[str, str | None] = {}
 
     @classmethod
     def create(cls, path: Path) -> Pack:
@@ -236,28 +238,28 @@ class Pack:
         self._stored[digest] = pointer
         return pointer
 
-    def prompt(self, text: str, scrub: Callable[[bytes], bytes]) -> Pointer | None:
-        """Where ``text``, a Trial's prompt, is stored as a line of its own (written the first
-        time it is asked for: Trials of one agent share one prompt, found again by the string
-        itself, not by hashing it); ``None`` when it stays in its transcript: text that is not
-        safe as it is (made safe, or capped, with the rest of the transcript there), or too
-        long to be kept whole."""
+    def prompt(self, text: str, scrub: Callable[[bytes], bytes]) -> str | None:
+        """The SHA-256 of the line that holds ``text``, a Trial's prompt (written the first time
+        it is asked for: Trials of one agent share one prompt, found again by the string itself,
+        not by hashing it); ``None`` when it stays in its transcript: text that is not safe as it
+        is (made safe, or capped, with the rest of the transcript there), or too long to be kept
+        whole."""
         try:
             return self._prompts[text]
         except KeyError:
             pass
-        pointer = None
+        digest = None
         if len(text) <= MAX_CHARS:
             try:
                 data = scrub(_ENCODER.encode(text))
             except UnicodeEncodeError:  # a lone surrogate: made safe in its transcript
                 data = None
-            if data is not None and not unsafe_json(data):
-                pointer = self.put(data)
+            if data is not None and data[:1] == b'"' == data[-1:] and not unsafe_json(data):
+                digest = self.put(data).sha256  # a line that starts with a quote: a prompt
         if len(self._prompts) >= PROMPTS_KEPT:
             self._prompts.clear()
-        self._prompts[text] = pointer
-        return pointer
+        self._prompts[text] = digest
+        return digest
 
     def close(self) -> None:
         self._file.close()

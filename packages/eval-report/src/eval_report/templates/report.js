@@ -456,7 +456,7 @@
 
   function transcript(box, stored, anchors, prompts) {
     var ev = stored.evidence;
-    if (stored.prompt) ev.system_prompt = prompts[stored.prompt.sha256];  // stored apart: format 3
+    if (stored.prompt) ev.system_prompt = prompts[stored.prompt];  // stored apart: format 3
     var requests = ev.model_requests || [];
     (stored.systemShared || []).forEach(function (i) {  // stored once: see transcript.py
       if (requests[i]) requests[i].system = ev.system_prompt;
