@@ -370,8 +370,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="injection-leet-not-undone",
         file=RUNTIME + "guards/injection.py",
-        old="_SEPARATORS.sub(' ', _unleet(text.lower()))",
-        new="_SEPARATORS.sub(' ', text.lower())",
+        old="_NORMALISED = bytes(_LEET_BYTES.get(c, c if c in _WORD_BYTES else 0x20) for c in",
+        new="_NORMALISED = bytes((c if c in _WORD_BYTES else 0x20) for c in",
         breaks="leetspeak is not undone before an instruction override is matched",
         red=(
             "administrator-role-grab--leetspeak",
@@ -410,8 +410,8 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="injection-spelt-out-not-joined",
         file=RUNTIME + "guards/injection.py",
-        old="    return _SPELT_OUT.sub(_join_spelt_out, padded).strip()\n",
-        new="    return padded.strip()\n",
+        old='        return _SPELT_OUT.sub(_join_spelt_out, f" {words.decode()} ").strip()\n',
+        new="        return words.decode()\n",
         breaks="words spelt out letter by letter ('i g n o r e') are not joined",
         red=(
             "spelt-out-instruction-override",
@@ -2182,6 +2182,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
             "l3-approval-parks-the-run-and-the-comment-posts-once",
             "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
+            "l3-file-a-pdf-draft-longer-than-a-page-keeps-its-title-and-every-line",
             "l3-file-chat-generated-pdf-is-a-draft",
             "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",
