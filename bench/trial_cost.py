@@ -65,7 +65,7 @@ PHASES = (
     ("eval_core._recording.transcript", None, "encode", "trial log: the transcript's encode"),
     ("eval_core._recording.transcript", "Pack", "put", "trial log: its side file"),
     ("eval_core._recording.triallog", "TrialLog", "_write", "trial log: the line"),
-    ("eval_core._running.runner", None, "_one_by_one", "every Trial, all told"),
+    ("eval_core._running.runner", None, "one_by_one", "every Trial, all told"),
 )
 
 
