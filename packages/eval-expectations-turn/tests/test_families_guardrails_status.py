@@ -121,6 +121,16 @@ def test_every_kind_has_pass_fail_and_not_observed() -> None:
     score.covers(CASES, UNOBSERVED)
 
 
+def test_a_blank_block_detail_is_refused() -> None:
+    check = SPECS[GuardrailBlocked].check
+    assert check is not None
+    blocked = GuardrailBlocked(stage="input", guard="prompt_injection", detail=" ")
+    assert [s for s, _ in check(blocked, None)] == [".detail"]
+    found = GuardrailBlocked(stage="input", guard="prompt_injection", detail="order")
+    assert list(check(found, None)) == []
+    assert list(check(GuardrailBlocked(stage="input", guard="prompt_injection"), None)) == []
+
+
 def test_status_check() -> None:
     check = SPECS[LoopStatus].check
     assert check is not None

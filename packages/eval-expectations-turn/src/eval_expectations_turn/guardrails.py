@@ -19,6 +19,7 @@ from eval_core.kinds import (
     GuardStage,
     KindSpec,
     Location,
+    Problems,
     Verdict,
     failed,
     hookimpl,
@@ -95,6 +96,13 @@ def _score_allowed(e: GuardrailAllowed, ev: Evidence) -> Verdict:
     return passed(f"{len(at_stage)} decision(s) at {e.stage}, none blocked (guards: {guards})")
 
 
+def _check_blocked(e: GuardrailBlocked, _case: object) -> Problems:
+    """A blank ``detail`` is in every detail: it would expect nothing beyond the block."""
+    if e.detail is not None and not e.detail.strip():
+        return [(".detail", "must not be blank (leave it out to expect any detail)")]
+    return []
+
+
 def _decline_may_explain(e: GuardrailBlocked) -> bool:
     """At tool_call or output, the model may have declined before the guard was reached."""
     return e.stage in ("tool_call", "output")
@@ -109,6 +117,7 @@ def eval_kinds() -> list[KindSpec]:
         decided(
             struct=GuardrailBlocked,
             scorer=_score_blocked,
+            check=_check_blocked,
             guard_gate=_decline_may_explain,
             description=(
                 "That guard refused at that stage (with detail: a block's recorded detail, what "
