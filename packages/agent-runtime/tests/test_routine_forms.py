@@ -40,9 +40,9 @@ WORKFLOW: dict[str, Any] = {
 def test_a_canonical_definition_runs_as_the_runtime_form() -> None:
     routine = parse(CANONICAL)
     assert routine.runnable and routine.form == "canonical"
-    assert routine.tool_state.tool == "message.send" and set(routine.inputs) == {"text"}
+    assert routine.states[0].tool == "message.send" and set(routine.inputs) == {"text"}
     scope = {"inputs": {"text": "hi"}, "states": {"send": {"output": {"receiptId": "r-1"}}}}
-    assert resolve(routine.tool_state.arguments, scope) == {"text": "hi"}
+    assert resolve(routine.states[0].arguments, scope) == {"text": "hi"}
     assert resolve(routine.states[1].output, scope) == {"receiptId": "r-1"}
 
 

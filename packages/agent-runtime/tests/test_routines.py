@@ -17,9 +17,9 @@ SOUND = {"inputs": {"invoiceId": {"type": "string"}}, "states": [PUSH, KEEP]}
 
 def test_a_sound_definition_parses_and_its_templates_resolve() -> None:
     routine = parse(SOUND)
-    assert routine.tool_state.tool == "invoice_push"
+    assert routine.states[0].tool == "invoice_push"
     scope = {"inputs": {"invoiceId": "INV-1"}, "states": {"push": {"output": {"r": "r-9"}}}}
-    assert resolve(routine.tool_state.arguments, scope) == {"id": "INV-1"}
+    assert resolve(routine.states[0].arguments, scope) == {"id": "INV-1"}
     assert resolve(KEEP["output"], scope) == {"receipt": "r-9"}
     assert resolve({"$from": "inputs.missing.deep"}, scope) is None
 

@@ -62,6 +62,14 @@ def test_the_provider_answers_its_steps_in_order_and_counts_them() -> None:
         assert (status, body) == (200, b'   {"id": "r-1"}')
         assert post(scenario.url, "k2")[0] == 200  # the last step repeats: applied again
         assert (scenario.requests, scenario.effects, scenario.keys) == (3, 2, ["k1", "k1", "k2"])
+        refusing = provider.open([{"kind": "refuse", "status": 403, "code": "archived"}])
+        status, headers, body = post(refusing.url, "k4")
+        assert (status, json.loads(body), "Retry-After" in headers) == (
+            403,
+            {"error": {"code": "archived"}},
+            False,
+        )
+        assert (refusing.effects, [r.applied for r in refusing.received]) == (0, [False])
         provider.forget(scenario)
         assert post(scenario.url, "k3")[0] == 404
     finally:
@@ -305,6 +313,11 @@ def test_the_load_rules_refuse_what_could_not_mean_one_thing(eval_kit: Any) -> N
     assert any(
         "needs a provider step that asks for a retry" in p
         for p in refused(tools=[SLACK], toolProvider=no_wait, expect=retry_kind)
+    )
+    blank = {**SERVED, "providerSteps": [{"kind": "refuse", "status": 409, "code": " "}]}
+    assert any(
+        "providerSteps[0].code: must name the code the provider refuses with" in p
+        for p in refused(tools=[SLACK], toolProvider=blank)
     )
     approval_kind = [{"kind": "tool_provider_untouched_before_approval"}]
     assert any(

@@ -78,7 +78,15 @@ class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **BLOCK):
     retry_after_in: Literal["header", "body", "both"] = "both"
 
 
-ProviderStep = SuccessStep | RetryStep
+class RefuseStep(msgspec.Struct, tag="refuse", tag_field="kind", **BLOCK):
+    """The provider refuses the call for good: HTTP ``status`` (a 4xx) with ``{"error":
+    {"code"}}``. Nothing is applied and no retry is asked for, so the call fails with ``code``."""
+
+    status: Literal[400, 403, 404, 409, 422]
+    code: str
+
+
+ProviderStep = SuccessStep | RetryStep | RefuseStep
 CrashAfter = Literal["effect_confirmed", "state_succeeded"]
 
 
@@ -156,6 +164,9 @@ def step_problems(steps: list[ProviderStep], where: str) -> Iterator[tuple[str, 
             padding = step.padding_bytes
             if padding is not None and not 1 <= padding <= MAX_PADDING:
                 yield f"{path}.paddingBytes", f"must be an integer from 1 to {MAX_PADDING}"
+        elif isinstance(step, RefuseStep):
+            if not step.code.strip():
+                yield f"{path}.code", "must name the code the provider refuses with"
         else:
             if step.retry_after_ms <= 0:
                 yield f"{path}.retryAfterMs", "must be a positive number of milliseconds"

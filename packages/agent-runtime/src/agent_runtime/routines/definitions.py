@@ -68,10 +68,6 @@ class Routine(msgspec.Struct, frozen=True):
         are linted and published, never started: they have no States here."""
         return bool(self.states)
 
-    @property
-    def tool_state(self) -> RoutineState:
-        return next(s for s in self.states if s.type == "tool")
-
 
 class RoutineError(ValueError):
     """A definition with findings: it is never run."""
