@@ -2221,6 +2221,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-approval-parks-the-run-and-the-comment-posts-once",
             "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
             "l3-file-a-pdf-draft-longer-than-a-page-keeps-its-title-and-every-line",
+            "l3-file-a-spreadsheet-cell-that-begins-with-equals-stays-the-text-it-was-given",
             "l3-file-chat-generated-pdf-is-a-draft",
             "l3-file-chat-generated-pptx-is-a-draft",
             "l3-file-generated-report-is-shared-with-assigned-roles-only",

@@ -9,7 +9,6 @@ from functools import partial
 from typing import Any
 
 from eval_core.kinds import (
-    L2,
     NON_EMPTY,
     TEXT,
     Evidence,
@@ -286,7 +285,6 @@ def eval_kinds() -> list[KindSpec]:
         text(
             struct=ModelPromptContains,
             scorer=_score_model_prompt_contains,
-            tiers=L2,
             description=(
                 "The last model request (after compaction) contains the text in its system "
                 "prompt or in one message's string content (exact substring)."
@@ -296,7 +294,6 @@ def eval_kinds() -> list[KindSpec]:
         text(
             struct=ModelPromptOmits,
             scorer=_score_model_prompt_omits,
-            tiers=L2,
             seam_independent=True,
             description=(
                 "No model request (each after compaction) contains the text, in its system "

@@ -158,7 +158,7 @@ class ToolStep(TurnState):
         result = self.result
         result.tool_calls.append(call)
         activity = self.tools[call.name].participant_activity
-        stamp = {"participant_activity": activity} if activity is not None else {}
+        stamp = {"participantActivity": activity} if activity is not None else {}
         if activity is not None:
             result.activity.append(
                 {"callId": call.call_id, "name": call.name, "participantActivity": activity}
