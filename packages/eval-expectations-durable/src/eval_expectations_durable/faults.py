@@ -280,6 +280,19 @@ _INJECT = {
 }
 
 
+_NEVER_FIRED = {
+    "context": "the runtime never asked the context service, so nothing failed",
+    "model": "the runtime never called the model, so nothing failed",
+    "model_after_checkpoint": (
+        "the first pass never parked on an approval checkpoint, so there was nothing to "
+        "resume before failing the model"
+    ),
+    "model_output_limit": "no text answer came back to cut at the output limit",
+    "worker_crash": ("the worker never handed a second Tool call to its Tools, so it never died"),
+}
+"""Why a fault that never took effect proves nothing: the Trial errs instead of passing."""
+
+
 def _fault(request: FixtureRequest) -> Iterator[None]:
     port = request.service(DependencyFaults)
     getattr(port, _INJECT[request.value])()
@@ -287,18 +300,12 @@ def _fault(request: FixtureRequest) -> Iterator[None]:
     ev = request.evidence
     if port.fired():
         ev.injected_fault = request.value
-    elif request.value == "model_after_checkpoint" and not (ev.loop_reason or "").startswith(
+    elif request.value == "model_after_checkpoint" and (ev.loop_reason or "").startswith(
         "model_"
     ):  # a real model's outage before the checkpoint is a vendor failure, not this
-        raise FixtureError(
-            "fault model_after_checkpoint: the first pass never parked on an approval "
-            "checkpoint, so there was nothing to resume before failing the model"
-        )
-    elif request.value == "worker_crash":
-        raise FixtureError(
-            "fault worker_crash: the worker never handed a second Tool call to its Tools, so "
-            "it never died"
-        )
+        return
+    else:
+        raise FixtureError(f"fault {request.value}: {_NEVER_FIRED[request.value]}")
 
 
 def _prior(request: FixtureRequest) -> Iterator[None]:
