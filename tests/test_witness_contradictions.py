@@ -2,9 +2,9 @@
 
 Each mutation makes the runtime's own record disagree with what a witness saw: the runtime
 denies a call and runs it anyway, records arguments it did not pass, records a dispatch no Tool
-received, reports a prompt it did not send, or miscounts its model calls. The Trial must FAIL
-with the contradiction named (both sides), whatever its Expectations say; unmutated, the same
-Cases pass with no contradiction.
+received, reports a prompt it did not send, miscounts its model calls or the tokens they used.
+The Trial must FAIL with the contradiction named (both sides), whatever its Expectations say;
+unmutated, the same Cases pass with no contradiction.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ DENIED_L3 = "l3-capability-denial-is-read-back-from-the-run"
 CALLS = "support-reads-two-tickets-in-one-batch"
 PLAIN = "support-passes-a-clean-ticket-to-the-model"
 READ_SCAN = "l3-file-pdf-read-scan-is-attached-to-the-next-request"
+RESUMED = "checkpoint-crash-replays-the-first-batch"
+RESUMED_L3 = "l3-a-worker-killed-mid-batch-is-replaced-and-resumes-from-its-checkpoint"
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +131,36 @@ def test_a_miscounted_model_call_fails(loaded: Any, monkeypatch: pytest.MonkeyPa
     (line,) = contradicted(trials(loaded, PLAIN)[PLAIN], "reported model calls not counted")
     assert "model call(s), but the binding received 2 request(s)" in line
     assert "reported 2 " not in line
+
+
+def test_usage_swapped_by_the_runtime_fails(loaded: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Swapped(loop.TurnResult):  # type: ignore[misc]
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name == "usage":
+                value = type(value)(value.output_tokens, value.input_tokens)
+            super().__setattr__(name, value)
+
+    monkeypatch.setattr(loop, "TurnResult", Swapped)
+    (line,) = contradicted(trials(loaded, PLAIN)[PLAIN], "reported usage not handed")
+    assert "but the binding's replies carried 304 and 3" in line
+
+
+@pytest.mark.parametrize("case", [RESUMED, RESUMED_L3])
+def test_usage_a_resumed_turn_forgets_fails(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """The checkpoint carries the usage of the model calls before it (it did not: a Turn
+    resumed after a failed checkpoint write or a dead worker reported only its last pass)."""
+    real = loop._resume
+
+    def forgetting(turn: Any, resume: Any) -> Any:
+        import msgspec
+
+        return real(turn, msgspec.structs.replace(resume, usage=type(resume.usage)()))
+
+    monkeypatch.setattr(loop, "_resume", forgetting)
+    (line,) = contradicted(trials(loaded, case)[case], "reported usage not handed")
+    assert "but the binding's replies carried 305 and 3" in line
 
 
 def test_the_scorecard_names_the_contradiction(

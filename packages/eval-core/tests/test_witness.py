@@ -14,6 +14,7 @@ from eval_core._case.evidence import (
     RepliedCall,
     Testimony,
     ToolCall,
+    Usage,
 )
 from eval_core._case.witness import TESTIMONY, WITNESSES, Witness, WitnessCheck, contradictions
 from eval_core._running.trial import TrialResult, decide
@@ -39,6 +40,20 @@ def test_agreement_and_missing_sides_say_nothing() -> None:
     assert contradictions(agreed) == []
     unobserved = Evidence(tier="l2", testimony=Testimony(tool_calls=[CALL], model_calls=3))
     assert contradictions(unobserved) == []  # no witness: the kinds fail it, not this check
+
+
+def test_usage_is_compared_only_when_the_host_reports_some() -> None:
+    handed = Usage(input_tokens=204, output_tokens=2)
+    unreported = Evidence(tier="l2", model_usage=handed)
+    assert contradictions(unreported) == []  # a Host that reports no usage is not asked
+    assert contradictions(Evidence(tier="l2", usage=handed, model_usage=handed)) == []
+    swapped = Evidence(
+        tier="l2", usage=Usage(input_tokens=2, output_tokens=204), model_usage=handed
+    )
+    assert contradictions(swapped) == [
+        "reported usage not handed: the runtime reported 2 input and 204 output tokens, but the "
+        "binding's replies carried 204 and 2"
+    ]
 
 
 def test_a_cut_preview_is_not_a_contradiction_but_other_arguments_are() -> None:

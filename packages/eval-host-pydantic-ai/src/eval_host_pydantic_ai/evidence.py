@@ -23,7 +23,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from eval_core.hosts import CaseBase, Evidence, Message, ModelError, Testimony, ToolCall
+from eval_core.hosts import CaseBase, Evidence, Message, ModelError, Testimony, ToolCall, Usage
 from eval_host_pydantic_ai.arguments import validated
 from eval_host_pydantic_ai.boundary import ToolBoundary, plain
 from eval_host_pydantic_ai.model import SessionModel
@@ -78,6 +78,10 @@ def evidence_of(
         tool_results=list(boundary.results),
         loop_status="completed",
         loop_reason="stop",
+        usage=Usage(
+            input_tokens=int(result.usage.input_tokens),
+            output_tokens=int(result.usage.output_tokens),
+        ),
         testimony=Testimony(
             model_calls=int(result.usage.requests),
             tool_calls=dispatched(messages, model.output_tools, boundary),

@@ -172,6 +172,8 @@ def _evidence(records: tuple[type, ...]) -> SearchStrategy[Evidence]:
         type=texts,
         payload=json_values,
     )
+    counts = st.integers(min_value=0, max_value=3)
+    tokens = st.builds(Usage, input_tokens=counts, output_tokens=counts)
     base = st.builds(
         Evidence,
         tier=st.sampled_from(["l2", "l3"]),
@@ -188,7 +190,8 @@ def _evidence(records: tuple[type, ...]) -> SearchStrategy[Evidence]:
         guard_decisions=_maybe(st.lists(decisions, max_size=3)),
         loop_status=_maybe(st.sampled_from(["completed", "failed", "iteration_limit", "waiting"])),
         loop_reason=_maybe(texts),
-        usage=st.just(Usage()),
+        usage=tokens,
+        model_usage=_maybe(tokens),
         events=_maybe(st.lists(events, max_size=3)),
         testimony=_maybe(
             st.builds(

@@ -21,7 +21,7 @@ import msgspec
 
 from agent_runtime.durable import retry_waits
 from agent_runtime.durable.runs import Lease, Minted, RunStore
-from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
+from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec, Usage
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
 from agent_runtime.turn.events import PARTICIPANT_EVENTS, Listener, finished_payload
@@ -212,6 +212,7 @@ def encode_checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
     data["batch"] = [
         {"call_id": c.call_id, "name": c.name, "arguments": c.arguments} for c in checkpoint.batch
     ]
+    data["usage"] = msgspec.structs.asdict(checkpoint.usage)
     return data
 
 
@@ -225,6 +226,7 @@ def decode_checkpoint(data: Mapping[str, Any]) -> Checkpoint:
         repairs=int(data["repairs"]),
         dispatched=int(data["dispatched"]),
         awaiting=data.get("awaiting"),
+        usage=Usage(**data.get("usage") or {}),
     )
 
 

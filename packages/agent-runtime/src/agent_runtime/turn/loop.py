@@ -84,6 +84,7 @@ def _announce(
 def _resume(turn: ToolStep, resume: Checkpoint) -> tuple[TurnResult | None, int]:
     """Continue from a checkpoint: its counters back, then the rest of its batch."""
     turn.result.model_calls = resume.model_calls
+    turn.result.usage = resume.usage
     turn.repairs = resume.repairs
     turn.iteration = resume.iteration
     turn.result.batches.append([c.call_id for c in resume.batch])

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from agent_runtime.hosting import INDEPENDENT, Hosting
-from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec
+from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec, Usage
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import ToolExecutor
 from agent_runtime.turn.events import NO_LISTENER, Listener
@@ -48,6 +48,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
 
     Written after every model response that asked for Tools (``next_call`` 0) and after every
     Tool result. ``awaiting`` names the call parked for approval, when the Turn is waiting.
+    ``usage`` is what the model calls so far used: a resumed Turn's receipt counts them too.
     """
 
     messages: list[dict[str, Any]]
@@ -58,6 +59,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
     repairs: int
     dispatched: int
     awaiting: str | None = None
+    usage: Usage = Usage()
 
 
 class Checkpointer(Protocol):

@@ -142,6 +142,7 @@ class TurnState:
                 iteration=self.iteration,
                 model_calls=result.model_calls,
                 repairs=self.repairs,
+                usage=result.usage,
                 dispatched=dispatched,
                 awaiting=awaiting,
             )

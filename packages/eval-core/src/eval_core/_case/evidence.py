@@ -233,7 +233,8 @@ class Evidence(msgspec.Struct, kw_only=True):
     Each field has one witness (:data:`eval_core._case.witness.WITNESSES`): ``model_requests``,
     ``model_calls``, ``system_prompt`` and ``tool_batches`` are the binding's (the core fills
     them from the model session after the run: each request as put on the wire, the calls
-    counted, the instructions of the last request sent, the call ids of each reply that asked
+    counted, ``model_usage`` the tokens its replies carried to the Host, the instructions of the
+    last request sent, the call ids of each reply that asked
     for Tools, ``shown``: what each answered request showed the model, as digests, which a
     recording keeps and a replay is compared with, and ``answers``: what the model answered
     each, which a recording writes as the script, and ``model_answered_as``: the model the
@@ -252,6 +253,7 @@ class Evidence(msgspec.Struct, kw_only=True):
     system_prompt: str | None = None
     model_requests: list[ModelRequest] | None = None
     model_calls: int | None = None
+    model_usage: Usage | None = None
     model_answered_as: str | None = None
     shown: list[Shown] | None = None
     answers: list[Answer] | None = None

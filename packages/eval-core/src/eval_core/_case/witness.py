@@ -139,6 +139,20 @@ def reported_calls_not_counted(evidence: Evidence) -> Iterable[str]:
     )
 
 
+def reported_usage_not_handed(evidence: Evidence) -> Iterable[str]:
+    """The tokens the runtime reports are those the binding's replies carried to it (a Host that
+    reports no usage at all is not asked; cache and reasoning tokens are not compared)."""
+    said, handed = evidence.usage, evidence.model_usage
+    if handed is None or (said.input_tokens, said.output_tokens) == (0, 0):
+        return
+    if (said.input_tokens, said.output_tokens) != (handed.input_tokens, handed.output_tokens):
+        yield (
+            f"the runtime reported {said.input_tokens} input and {said.output_tokens} output "
+            f"tokens, but the binding's replies carried {handed.input_tokens} and "
+            f"{handed.output_tokens}"
+        )
+
+
 def called_but_not_offered(evidence: Evidence) -> Iterable[str]:
     """A scripted call to a Tool the very request it answers did not offer: the agent stopped
     offering a Tool the Case means it to have (unless the script marks the call ``unoffered``,
@@ -160,6 +174,7 @@ CORE_CHECKS: tuple[WitnessCheck, ...] = (
     WitnessCheck("recorded call not received", recorded_but_not_received),
     WitnessCheck("reported prompt not sent", reported_prompt_not_sent),
     WitnessCheck("reported model calls not counted", reported_calls_not_counted),
+    WitnessCheck("reported usage not handed", reported_usage_not_handed),
     WitnessCheck("scripted call not offered", called_but_not_offered),
 )
 

@@ -1,8 +1,10 @@
 """The scripted binding and scripted Tools: the Case's own data, replayed, so CI runs free.
 
-The binding replays ``script`` one step per model call with zero usage; an exhausted script
-errors the Trial. Each request it records keeps the calls its script made in reply, which the
-witness checks against the Tools that request offered.
+The binding replays ``script`` one step per model call and bills nothing; an exhausted script
+errors the Trial. Each reply still carries token counts (:func:`handed`: synthetic, and unlike
+for input and output), so a Host that drops or swaps the usage it translates is seen. Each
+request it records keeps the calls its script made in reply, which the witness checks against
+the Tools that request offered.
 
 Scripted Tools follow the dispatch semantics exactly: a call consumes the next unconsumed result
 of its name (only results whose ``when`` deep-equals the arguments, when set); once exhausted
@@ -32,12 +34,19 @@ from eval_core._case.sent import sent
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelToolCall
 
 
+def handed(call: int, request: ModelCallRequest) -> Usage:
+    """The tokens the ``call``-th reply says it used: synthetic, never billed, and never equal
+    for input and output."""
+    return Usage(input_tokens=100 * call + len(request.messages), output_tokens=call)
+
+
 class ScriptExhaustedError(Exception):
     """The model was called more often than the Case scripted: the Trial errors."""
 
 
 class ScriptedSession:
-    """Replays one Case's script. Zero usage: the scripted model is free."""
+    """Replays one Case's script. ``usage`` (the bill) stays zero: the scripted model is free;
+    ``handed`` sums what its replies said they used."""
 
     model_id = "scripted"
 
@@ -46,6 +55,7 @@ class ScriptedSession:
         "_cursor",
         "_steps",
         "calls",
+        "handed",
         "model_version",
         "replied",
         "retries",
@@ -58,6 +68,7 @@ class ScriptedSession:
         self._steps = (case.script or []) if steps is None else steps
         self._cursor = 0
         self.usage = Usage()
+        self.handed = Usage()
         self.calls = 0
         self.retries = 0
         self.model_version: str | None = None
@@ -97,17 +108,21 @@ class ScriptedSession:
                 request.system, request.messages, [t.name for t in request.tools], offered, replied
             )
         )
+        usage = handed(self.calls, request)
+        self.handed = self.handed.plus(usage)
         if isinstance(step, TextStep):
-            return ModelReply(text=step.text)
+            return ModelReply(text=step.text, usage=usage)
         if isinstance(step, ToolCallsStep):
             calls = [
                 ModelToolCall(call_id=c.call_id, name=c.name, arguments=c.arguments)
                 for c in step.calls
             ]
             self.replied.append([c.call_id for c in calls])
-            return ModelReply(text=step.text, tool_calls=calls, finish_reason="tool_calls")
+            return ModelReply(
+                text=step.text, tool_calls=calls, finish_reason="tool_calls", usage=usage
+            )
         assert isinstance(step, StructuredStep)
-        return ModelReply(structured=step.value)
+        return ModelReply(structured=step.value, usage=usage)
 
 
 class ScriptedBinding:

@@ -138,6 +138,7 @@ def _run_trial(
             requests = list(raw.sent)
             evidence.model_requests = requests
             evidence.model_calls = raw.calls
+            evidence.model_usage = getattr(raw, "handed", None)
             evidence.model_answered_as = raw.model_version or getattr(raw, "model_id", None)
             evidence.shown = list(session.shown)
             evidence.answers = list(session.answers)
