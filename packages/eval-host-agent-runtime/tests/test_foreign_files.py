@@ -47,3 +47,12 @@ def test_a_file_the_requester_owns_or_shares_is_refused_and_nothing_is_stored(
     with pytest.raises(ValueError, match="neither owned by nor shared with user:eval"):
         ForeignFilesService(files).put_foreign(_file(owner, shared_with))
     assert files.store.get("payroll-q2") is None and not files.used
+
+
+def test_a_file_of_an_origin_the_store_does_not_keep_is_refused_and_nothing_is_stored() -> None:
+    """The Host's File store keeps a user's ``attachment`` and ``library`` Files only: a family
+    asking for any other origin is told so, rather than having its File kept as something else."""
+    files = FileStoreService(MemoryFileStore(), "support")
+    with pytest.raises(ValueError, match="origin must be attachment or library, not 'shared'"):
+        files.put("memo", "memo.txt", "text/plain", b"Shelf 4", origin="shared")
+    assert files.store.get("memo") is None and not files.used

@@ -47,6 +47,20 @@ def refusals(plugins: PluginSet, host: LangGraphHost, tmp_path: Path, **case: An
     return []
 
 
+def test_the_load_cache_is_keyed_by_this_host_the_framework_and_the_teams_code(
+    host: LangGraphHost,
+) -> None:
+    """A fingerprint that fails turns the checked-Corpus cache off without a word (a cache may
+    never change a verdict): so its parts are asserted here, each one."""
+    import eval_host_langgraph
+    from eval_core.hosts import fingerprint
+
+    ours = fingerprint("eval-host-langgraph", eval_host_langgraph).digest
+    key = host.fingerprint()
+    assert key.startswith(f"{ours} langgraph ") and " langchain-core " in key
+    assert host.app.spec in key
+
+
 def test_the_agents_own_tools_are_the_platform_tools(host: LangGraphHost) -> None:
     tools = host.platform_tools()
     assert sorted(tools) == [
