@@ -34,6 +34,7 @@ class EndpointSession:
     def __init__(self, binding: EndpointBinding) -> None:
         self._binding = binding
         self.usage = Usage()
+        self.handed = Usage()  # what the replies handed to the Host said they used
         self.calls = 0
         self.retries = 0
         self.model_version: str | None = None
@@ -72,6 +73,7 @@ class EndpointSession:
             fault = VendorError(exc.reason, message)
             self.failure = str(fault)
             raise fault from None
+        self.handed = self.handed.plus(reply.usage)
         if reply.model_version is not None:
             self.model_version = reply.model_version
         if reply.tool_calls:
