@@ -119,7 +119,7 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     from eval_core._util.cachedir import cache_dir
     from eval_core._util.entrypoints import installed
 
-    rows = sorted((p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins)
+    rows = sorted((p.distribution, p.version, p.entry_point, p.raw) for p in plugins.plugins)
     head = [*common(), rows, installed()]
     key = hashlib.sha256(msgspec.json.encode(head)).hexdigest()[:32]
     path = cache_dir() / "schemas" / f"{key}.json"
