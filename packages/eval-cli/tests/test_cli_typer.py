@@ -234,6 +234,22 @@ def test_the_command_line_imports_neither_rich_nor_pydantic(argv: list[str]) -> 
     assert result.stdout.splitlines()[-1] == "['typer']", result.stderr
 
 
+def test_a_command_s_plain_words_never_import_the_parser(tmp_path: Path) -> None:
+    """``eval sweep DIR --quiet`` as a script writes it is parsed without typer (issue 49:
+    importing it was a seventh of a 100-Case Sweep's process); its refusal reads the same."""
+    probe = (
+        f"import sys; sys.argv = ['eval', 'sweep', {str(tmp_path / 'nowhere')!r}, '--quiet']\n"
+        "from eval_cli.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as done:\n    print(done.code)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'click', 'typer', 'rich'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.splitlines()[-2:] == ["2", "[]"], result.stderr
+    assert "no such Corpus directory" in result.stderr and result.stderr.count("\n") == 1
+
+
 # ----------------------------------------------------------------------------- plug-in commands
 
 PLUGIN = """

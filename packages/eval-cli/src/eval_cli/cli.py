@@ -82,6 +82,9 @@ def _invoke(argv: list[str]) -> int:
         argv = [arg for arg in argv if arg != "--traceback"]
     commands = registry()
     add_commands(commands)
+    ran = _plain(commands, argv)
+    if ran is not None:
+        return ran
     from typer import Abort
 
     from eval_cli.app import build
@@ -117,6 +120,18 @@ def _invoke(argv: list[str]) -> int:
         command, args = parsed
         return run_command(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
+
+
+def _plain(commands: Commands, argv: list[str]) -> int | None:
+    """The command's exit code when its words are plain (:mod:`~eval_cli.quick`: parsed as
+    typer parses them, without importing typer), else ``None``: typer parses them."""
+    command = commands.table.get(argv[0]) if argv else None
+    if command is None or "_EVAL_COMPLETE" in os.environ:
+        return None
+    from eval_cli.quick import parse
+
+    parsed = parse(command, argv[1:])
+    return None if parsed is None else run_command(command, parsed)
 
 
 def _complete(app: Any) -> int:

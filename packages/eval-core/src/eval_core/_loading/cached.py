@@ -25,7 +25,7 @@ def environment(
     fingerprint = checked.host_fingerprint(host) if cachedir.enabled() else None
     if fingerprint is None:
         return None
-    rows = [(p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins]
+    rows = [(p.distribution, p.version, p.entry_point, p.raw) for p in plugins.plugins]
     kind = type(host)
     rules = resolver.context
     platform = resolver.platform

@@ -37,7 +37,7 @@ from eval_core._plugins.plugins import (
 )
 from eval_core._plugins.registered import PluginInfo
 from eval_core._util import code as installed_code
-from eval_core._util.code import fingerprint_at, module_roots
+from eval_core._util.code import CodePrint, fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
 from eval_core._util.input_files import NotReadable, decode_json, read_regular
@@ -76,17 +76,17 @@ def load_for(corpus: Path) -> PluginSet:
     tops: dict[str, tuple[str, ...]] = {}  # entry points share packages: each found once
     with installed_code._CACHE.batch():  # one save of the digests' cache, not one per package
         rows = [_fingerprinted(found, ep, tops) for ep in entries]
-    for ep, roots, code in rows:
-        kept = manifest.read(_key(ep, code))
+    for ep, roots, printed in rows:
+        kept = manifest.read(_key(ep, printed.raw))
         if kept is not None and (kept.entry_point, kept.value, kept.distribution) != (
             ep.name,
             ep.value,
             ep.distribution,
         ):
             kept = None  # another entry point's manifest, grafted under this key: a miss
-        elif kept is not None and (kept.version, kept.code) != (ep.version, code):
+        elif kept is not None and (kept.version, kept.code) != (ep.version, printed.raw):
             kept = None
-        found.plugins.append(_row(ep, kept, code, roots))
+        found.plugins.append(_row(ep, kept, printed, roots))
         if kept is None:
             missing.append(ep)
         else:
@@ -114,9 +114,10 @@ def load_for(corpus: Path) -> PluginSet:
 
 def _fingerprinted(
     found: PluginSet, ep: EntryPoint, tops: dict[str, tuple[str, ...]]
-) -> tuple[EntryPoint, tuple[str, ...], str]:
-    """The entry point, its package's roots and its code digest (kept on ``found``, which
-    :func:`~eval_core._plugins.plugins.register` reuses when the plug-in is imported)."""
+) -> tuple[EntryPoint, tuple[str, ...], CodePrint]:
+    """The entry point, its package's roots and its code's fingerprint (kept on ``found``,
+    which :func:`~eval_core._plugins.plugins.register` reuses when the plug-in is imported;
+    its code digest is parsed only when asked for)."""
     top = ep.value.partition(":")[0].strip().partition(".")[0]
     roots = tops.get(top)
     if roots is None:
@@ -124,7 +125,7 @@ def _fingerprinted(
     printed = found.prints.get((ep.distribution, roots))
     if printed is None:
         printed = found.prints[ep.distribution, roots] = fingerprint_at(ep.distribution, roots)
-    return ep, roots, printed.digest
+    return ep, roots, printed
 
 
 def _derives(found: PluginSet, used: set[str]) -> bool:
@@ -190,7 +191,7 @@ def of(found: PluginSet, ep: EntryPoint) -> Manifest:
         value=ep.value,
         distribution=ep.distribution,
         version=ep.version,
-        code=info.code,
+        code=info.raw,
         kinds={k: schemas[k] for k in info.kinds},
         fields={f: schemas[f"field:{f}"] for f in info.fields},
         hooks=hooks,
@@ -201,7 +202,7 @@ def of(found: PluginSet, ep: EntryPoint) -> Manifest:
 def _keep(found: PluginSet, entries: Iterable[EntryPoint]) -> None:
     for ep in entries:
         made = of(found, ep)
-        name = _key(ep, made.code)
+        name = _key(ep, made.code)  # the bytes' digest: see Manifest.code
         if manifest.read(name) != made:
             manifest.write(name, made)
 
@@ -214,14 +215,16 @@ def _name(ep: EntryPoint) -> str:
     return f"{ep.distribution}:{ep.name}"
 
 
-def _row(ep: EntryPoint, kept: Manifest | None, code: str, roots: tuple[str, ...]) -> PluginInfo:
+def _row(
+    ep: EntryPoint, kept: Manifest | None, printed: CodePrint, roots: tuple[str, ...]
+) -> PluginInfo:
     return PluginInfo(
         entry_point=ep.name,
         distribution=ep.distribution,
         version=ep.version,
         kinds=tuple(kept.kinds) if kept else (),
         fields=tuple(kept.fields) if kept else (),
-        code=code,
+        printed=printed,
         origin=Origin(ep.distribution, ep.version, roots),
     )
 

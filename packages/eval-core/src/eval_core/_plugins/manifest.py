@@ -5,9 +5,10 @@ know every installed plug-in's kinds, Case fields, schema fingerprints and hooks
 any: each entry point's manifest. A manifest is written the first time the plug-in is imported and
 kept under :func:`eval_core._util.cachedir.cache_dir` (read and written as every cache entry is:
 :mod:`eval_core._util.cache_entry`), keyed by the content hash of the plug-in's installed files
-(:mod:`eval_core._util.code`), its distribution, version and entry point, the interpreter, msgspec
+(the digest of their bytes, :mod:`eval_core._util.code`: never parsed, so a Host's plug-in that
+nothing pins is only read), its distribution, version and entry point, the interpreter, msgspec
 and the core's version and code (:mod:`eval_core._util.cache_key`): a changed file is a new key, so
-a stale manifest is never read. The lock pins the same code digest and schemas, so what a lazy load
+a stale manifest is never read. The lock pins the code digest and schemas, so what a lazy load
 reports is checked against ``eval.lock`` as a full load is; and when a plug-in is imported after
 all, its code is compared with its manifest (:func:`disagreement`), and a plug-in whose manifest
 lies is refused.
@@ -24,7 +25,7 @@ import hashlib
 
 import msgspec
 
-FORMAT = 3  # bump when a manifest or its entry changes (3: cache_key.common): old ones never read
+FORMAT = 4  # bump when a manifest or its entry changes (4: code, the bytes' digest): old never read
 EVERY = "*"
 
 
@@ -36,6 +37,8 @@ class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     distribution: str
     version: str
     code: str
+    """The digest of the plug-in's files' bytes (:attr:`~eval_core._plugins.registered.
+    PluginInfo.raw`), which its key holds too."""
     kinds: dict[str, str] = msgspec.field(default_factory=dict)
     fields: dict[str, str] = msgspec.field(default_factory=dict)
     hooks: dict[str, list[str]] = msgspec.field(default_factory=dict)

@@ -143,7 +143,7 @@ def register(result: PluginSet, plugins: Iterable[tuple[str, str, str, object]])
             version=version,
             kinds=tuple(as_kind(spec, label).name for spec in kinds),
             fields=tuple(as_field(f, label).name for f in fields),
-            code=code.digest,
+            printed=code,
             origin=origin,
         )
         for spec in kinds:

@@ -74,6 +74,41 @@ def stored_schemas(plugins: PluginSet) -> dict[str, str]:
 
 
 _MAX_ENTRY_BYTES = 4 << 20  # schema fingerprints: a few KB; a larger entry is a miss
+_READ: dict[str, tuple[tuple[int, ...], dict[str, str]]] = {}
+"""Each entry this process read or wrote, by path, with the file's stamp then: a Sweep asks
+again each time it imports a pending plug-in (six times for the synthetic Corpus), and an
+entry whose file is unchanged is not read, unsealed and decoded again."""
+
+
+def _stamp(path: Any) -> tuple[int, ...] | None:
+    import os
+
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_mtime_ns, found.st_size, found.st_ino, found.st_ctime_ns)
+
+
+def _load(path: Any) -> Any:
+    """The entry at ``path``: as this process last read or wrote it while its file is
+    unchanged, else read (sealed, bounded: :mod:`eval_core._util.cache_entry`)."""
+    from eval_core._util import cache_entry
+
+    stamp = _stamp(path)
+    kept = _READ.get(str(path))
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        return dict(kept[1])
+    stored = cache_entry.load(path, dict[str, str], _MAX_ENTRY_BYTES, json=True)
+    if stamp is not None and isinstance(stored, dict):
+        _READ[str(path)] = (stamp, dict(stored))
+    return stored
+
+
+def _kept(path: Any, entry: dict[str, str]) -> None:
+    stamp = _stamp(path)
+    if stamp is not None:
+        _READ[str(path)] = (stamp, dict(entry))
 
 
 def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
@@ -84,14 +119,14 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
     from eval_core._util.cachedir import cache_dir
     from eval_core._util.entrypoints import installed
 
-    rows = sorted((p.distribution, p.version, p.entry_point, p.code) for p in plugins.plugins)
+    rows = sorted((p.distribution, p.version, p.entry_point, p.raw) for p in plugins.plugins)
     head = [*common(), rows, installed()]
     key = hashlib.sha256(msgspec.json.encode(head)).hexdigest()[:32]
     path = cache_dir() / "schemas" / f"{key}.json"
     wanted = [*plugins.kinds, *(f"field:{name}" for name in plugins.fields)]
     stored: Any = None
     if cachedir.enabled():
-        stored = cache_entry.load(path, dict[str, str], _MAX_ENTRY_BYTES, json=True)
+        stored = _load(path)
         if isinstance(stored, dict) and all(isinstance(stored.get(n), str) for n in wanted):
             cache_use.note("schemas", "hit")
             return {name: stored[name] for name in wanted}
@@ -104,6 +139,8 @@ def _imported_schemas(plugins: PluginSet) -> dict[str, str]:
             if isinstance(stored, dict)
             else {}
         )
-        cache_entry.write_entry(path, json.dumps({**kept, **found}, sort_keys=True).encode())
+        entry = {**kept, **found}
+        if cache_entry.write_entry(path, json.dumps(entry, sort_keys=True).encode()):
+            _kept(path, entry)
         checked.prune(path.parent, 16)
     return found

@@ -29,7 +29,6 @@ import io
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -42,15 +41,47 @@ from eval_core._util.syntax_digest import normalised
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
 
-@dataclass(frozen=True, slots=True)
 class CodePrint:
-    """``digest``: 16 hex characters; ``roots``: where the code lives (for file:line);
-    ``source``: ``record`` (a wheel's RECORD) or ``tree`` (an editable install's sources)."""
+    """``digest``: 16 hex characters; ``raw``: the digest of the files' bytes (what a cache
+    keys on: bytes that are the same do the same); ``roots``: where the code lives (for
+    file:line); ``source``: ``record`` (a wheel's RECORD) or ``tree`` (an editable install's
+    sources). ``digest`` is found when first asked for: a plug-in whose code digest nothing
+    pins or shows (a Host's other than the Sweep's) is never parsed, only read."""
 
-    digest: str
-    roots: tuple[str, ...]
-    source: Literal["record", "tree"]
-    files: int
+    __slots__ = ("_digest", "_found", "files", "raw", "roots", "source")
+
+    def __init__(
+        self,
+        roots: tuple[str, ...],
+        source: Literal["record", "tree"],
+        found: list[tuple[str, _File]],
+    ) -> None:
+        self._digest: str | None = None
+        self._found: list[tuple[str, _File]] | None = found
+        self.roots, self.source, self.files = roots, source, len(found)
+        self.raw = _combine((key, file.raw) for key, file in found)
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = _code_digest(self._found or [], self.raw)
+            self._found = None
+        return self._digest
+
+    def _key(self) -> tuple[str, tuple[str, ...], str, int]:
+        return (self.digest, self.roots, self.source, self.files)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CodePrint) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"CodePrint(digest={self.digest!r}, roots={self.roots!r}, source={self.source!r}, "
+            f"files={self.files!r})"
+        )
 
 
 def fingerprint(distribution: str, plugin: object) -> CodePrint:
@@ -174,12 +205,21 @@ def _tree(roots: tuple[str, ...]) -> list[tuple[str, str]]:
 def _digest(
     files: list[tuple[str, str]], roots: tuple[str, ...], source: Literal["record", "tree"]
 ) -> CodePrint:
-    """Each file's digest from the cache while it is unchanged. The files it does not know are
-    read first: when all the bytes are those a lock pinned (:func:`remember`), the pinned
-    digest is the answer and nothing is parsed (a fresh machine checking a locked Corpus), and
-    the raw digests are kept, so the next command reads none of those files."""
+    """The files' raw digest now (each file's from the cache while it is unchanged, else from
+    its bytes, which are then kept), their code digest when first asked for
+    (:func:`_code_digest`)."""
     found = [(key, _File(path)) for key, path in sorted(files)]
-    raw = _combine((key, file.raw) for key, file in found)
+    for _, file in found:
+        file.keep_raw()  # the next command reads none of them, digested or not
+    _CACHE.save()
+    return CodePrint(roots, source, found)
+
+
+def _code_digest(found: list[tuple[str, _File]], raw: str) -> str:
+    """Each file's digest from the cache while it is unchanged. When all the bytes are those a
+    lock pinned (:func:`remember`), the pinned digest is the answer and nothing is parsed (a
+    fresh machine checking a locked Corpus); else the files the cache does not know are
+    parsed."""
     missed = [file for _, file in found if file.digest is None]
     pinned = _PINNED.get(raw) if missed else None
     asked = [f for _, f in found if f.digest is None or f.path not in _CACHE.fresh]
@@ -194,11 +234,9 @@ def _digest(
         digest = _combine((key, str(file.digest)) for key, file in found)
     else:
         digest = pinned
-        for file in missed:
-            file.keep_raw()
     _CACHE.save()
     _RAW[digest] = raw
-    return CodePrint(digest, roots, source, len(files))
+    return digest
 
 
 def _combine(parts: Iterable[tuple[str, str]]) -> str:
@@ -277,7 +315,7 @@ class _File:
             _CACHE.put(self.path, self._stat, self.digest, self.raw)
 
     def keep_raw(self) -> None:
-        """A lock's pin answered for the package: keep this file's raw digest, so the next
+        """Keep this file's raw digest (all a cache key or a lock's pin needs), so the next
         command need not read it (:meth:`~eval_core._util.digest_cache.DigestCache.put_raw`)."""
         if self.digest is None and self._stat is not None:
             _CACHE.put_raw(self.path, self._stat, self.raw)

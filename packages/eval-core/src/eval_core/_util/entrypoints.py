@@ -85,7 +85,13 @@ def dist_info(distribution: str) -> str | None:
 
 def installed() -> list[str]:
     """Every installed distribution's metadata directory name (name and version), sorted."""
-    return sorted(os.path.basename(path) for path in _scan(_stamp())[1].values())
+    return list(_installed(_stamp()))
+
+
+@lru_cache(maxsize=8)
+def _installed(stamp: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
+    """:func:`installed` for one scan (each cache key asks for it: sorted once a scan)."""
+    return tuple(sorted(os.path.basename(path) for path in _scan(stamp)[1].values()))
 
 
 def version(distribution: str) -> str | None:
