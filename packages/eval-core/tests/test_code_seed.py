@@ -70,3 +70,20 @@ def test_the_shipped_lock_pins_the_bytes_of_every_plugin() -> None:
     shipped = Path(__file__).resolve().parents[3] / "corpus" / lock.LOCK_NAME
     pins = msgspec.json.decode(shipped.read_bytes())["plugins"]
     assert pins and all(len(p["codeBytes"]) == 16 for p in pins)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["x = " + "+".join(["1"] * 2000), "x = " + "[" * 100_000 + "]" * 100_000],
+    ids=["a-sum-of-2000-terms", "lists-nested-100000-deep"],
+)
+def test_python_nested_past_the_interpreters_depth_is_keyed_by_its_bytes(source: str) -> None:
+    """A plug-in's or a team's module is untrusted: one whose syntax tree is deeper than the
+    interpreter parses or walks (a long sum is a tree as deep as it is long) is digested by its
+    bytes, never raising."""
+    import hashlib
+
+    from eval_core._util.syntax_digest import normalised
+
+    data = (source + "\n").encode()
+    assert normalised("deep.py", data) == hashlib.sha256(data).hexdigest()

@@ -23,10 +23,9 @@ def normalised(path: str, data: bytes) -> str:
         with _no_cycle_collection():
             try:
                 tree = ast.parse(data, filename=path)
-            except (SyntaxError, ValueError):
-                pass
-            else:
                 return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass  # not Python, or nested past the interpreter's depth: keyed by its bytes
     return hashlib.sha256(data).hexdigest()
 
 
