@@ -3071,11 +3071,12 @@ CATALOGUE: tuple[Mutation, ...] = (
         ),
     ),
     Mutation(
-        id="host-l3-stale-worker-not-replayed",
-        file=HOST + "l3.py",
-        old="                self._stale(index, stale, results)\n",
+        id="scenario-stale-worker-not-replayed",
+        file=RUNTIME + "durable/scenario.py",
+        old="                self.drive.late.append(come_back_late(durable, stale, hooks.late()))\n",
         new="",
-        breaks="the Host never lets the worker that lost its lease come back (no fence test)",
+        breaks="the durable scenario never lets the worker that lost its lease come back (no "
+        "fence test)",
         red=(
             "l3-a-provider-approval-parks-the-run-and-posts-once-granted",
             "l3-approval-parks-the-run-and-the-comment-posts-once",
@@ -3090,11 +3091,11 @@ CATALOGUE: tuple[Mutation, ...] = (
         ),
     ),
     Mutation(
-        id="host-l3-restart-keeps-connection",
-        file=HOST + "l3.py",
-        old="        self.conn.inner = self.tier.template.reopen(self.conn.inner)\n",
+        id="scenario-restart-keeps-connection",
+        file=RUNTIME + "durable/scenario.py",
+        old="        self.conn.inner = self.template.reopen(self.conn.inner)\n",
         new="",
-        breaks="a Host 'restart' keeps the same database connection (nothing is re-read)",
+        breaks="a scenario 'restart' keeps the same database connection (nothing is re-read)",
         red=(
             "l3-a-rate-limited-post-is-picked-up-by-a-host-that-really-restarted",
             "l3-a-turn-resumed-after-a-worker-died-records-both-calls-on-its-message",

@@ -11,7 +11,6 @@ import pytest
 from agent_runtime.soul import doctor
 from agent_runtime.soul.doctor import DoctorEvent, Finding, Repair
 from agent_runtime.soul.repo import SoulRepo
-from eval_host_agent_runtime import l3  # before any patch: it binds run_doctor at import
 from tests.conftest import Sweep
 
 REPAIRED = "l3-doctor-repairs-a-routine-that-reads-an-undeclared-input"
@@ -90,7 +89,6 @@ def test_a_doctor_that_drops_what_it_cannot_repair_fails_the_escalation_cases(
         finally:
             doctor._record = real_record  # type: ignore[assignment]
 
-    monkeypatch.setattr(doctor, "run_doctor", silent)
-    monkeypatch.setattr(l3, "run_doctor", silent)
+    monkeypatch.setattr(doctor, "run_doctor", silent)  # the doctor's scenario calls it here
     sweep.red([STILL_BROKEN, NO_REPAIR, ANOTHER])
     sweep.green([REPAIRED])

@@ -112,7 +112,7 @@ def test_a_trial_killed_mid_turn_leaves_no_run_for_the_next_trial(
     corpus: Corpus, real_host: Host, plugins: PluginSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen = killed_mid_turn_then_rerun(
-        corpus, real_host, plugins, monkeypatch, lambda trial: trial.store.run_count()
+        corpus, real_host, plugins, monkeypatch, lambda trial: trial.durable.store.run_count()
     )
     assert seen == [1]  # the second Trial's database held its own Run and nothing else
 

@@ -30,6 +30,7 @@ from agent_runtime.mcp.accounts import Decision
 from agent_runtime.mcp.client import McpClients
 from agent_runtime.native import admission
 from agent_runtime.routines.tool_providers import HttpToolProvider, ProviderReply
+from agent_runtime.soul import doctor
 from agent_runtime.store.database import Connection
 from agent_runtime.tools import ToolOutcome
 from agent_runtime.turn import recovery
@@ -305,7 +306,7 @@ def test_a_stale_workers_writes_that_landed_are_read_back(
 def test_a_doctor_that_never_ran_has_no_steps_read_back(
     failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(l3, "run_doctor", lambda *_args, **_kw: [])
+    monkeypatch.setattr(doctor, "run_doctor", lambda *_args, **_kw: [])
     record = failed(DOCTOR_REPAIRED, DoctorRecord)
     assert (record.events, record.commits) == ([], []), record
 

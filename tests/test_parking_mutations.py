@@ -15,9 +15,9 @@ import pytest
 
 from agent_runtime.durable import retry_waits
 from agent_runtime.durable.runs import Lease, RunStore
+from agent_runtime.durable.scenario import Durable
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.turn import tool_step
-from eval_host_agent_runtime.l3 import L3Trial
 from tests.conftest import Sweep
 
 RETRY = [
@@ -139,15 +139,15 @@ def test_the_host_restarts_between_the_wait_and_the_retry(
     """Between the wait and the retry the Trial's connection is a new session (the database
     reopened) and its store a new one: what the retry finds was read back from the database."""
     seen: list[tuple[bool, bool, str | None]] = []
-    real_restart = L3Trial._restart
+    real_restart = Durable.restart
 
-    def watched(self: L3Trial) -> None:
+    def watched(self: Durable) -> None:
         connection, store = self.conn.inner, self.store
         real_restart(self)
         waiting = self.conn.execute("SELECT status FROM retry_waits").fetchone()
         seen.append((self.conn.inner is not connection, self.store is not store, waiting[0]))
 
-    monkeypatch.setattr(L3Trial, "_restart", watched)
+    monkeypatch.setattr(Durable, "restart", watched)
     case = "l3-a-rate-limited-post-waits-and-posts-after-a-restart"
     sweep.green([case])
     assert seen == [(True, True, "waiting")]

@@ -48,8 +48,8 @@ def test_a_trial_killed_mid_turn_leaves_no_run_on_postgresql(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def runs(trial: L3Trial) -> tuple[int, list[str | None]]:
-        statuses = [r[0] for r in trial.conn.execute("SELECT status FROM runs")]
-        return trial.store.run_count(), statuses
+        statuses = [r[0] for r in trial.durable.conn.execute("SELECT status FROM runs")]
+        return trial.durable.store.run_count(), statuses
 
     seen = killed_mid_turn_then_rerun(pg_corpus, pg_host, plugins, monkeypatch, runs)
     assert seen == [(1, ["succeeded"])]  # the second Trial's database: its own Run, nothing else

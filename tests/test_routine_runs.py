@@ -48,7 +48,7 @@ def run_and_read(sweep: Sweep, case_id: str) -> tuple[Evidence, dict[str, Any]]:
     shared = SweepResources()
     try:
         evidence = run_with_fixtures(case, 1, scope, host.name, plugins.fixtures, shared)
-        conn = scope.conn  # type: ignore[attr-defined]
+        conn = scope.durable.conn  # type: ignore[attr-defined]
         rows = {
             "effects": conn.execute("SELECT outcome FROM tool_effects").fetchall(),
             "calls": conn.execute(

@@ -167,7 +167,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "json.loads",
     ): ("a request body the harness's own provider double received"),
     (
-        "eval-host-agent-runtime/src/eval_host_agent_runtime/durable_services.py",
+        "eval-host-agent-runtime/src/eval_host_agent_runtime/channels.py",
         "_admission",
         "json.loads",
     ): ("rows the runtime wrote to its own database this Trial"),
@@ -198,13 +198,13 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "msgspec.json.decode",
     ): ("a preview a runtime's event carried in memory"),
     (
-        "eval-host-agent-runtime/src/eval_host_agent_runtime/l3.py",
-        "L3Trial._read_back",
+        "eval-host-agent-runtime/src/eval_host_agent_runtime/l3_readback.py",
+        "ReadBack.turn",
         "json.loads",
     ): ("rows the runtime wrote to its own database this Trial"),
     (
-        "eval-host-agent-runtime/src/eval_host_agent_runtime/l3.py",
-        "L3Trial._evidence",
+        "eval-host-agent-runtime/src/eval_host_agent_runtime/l3_readback.py",
+        "ReadBack.evidence",
         "json.loads",
     ): ("the runtime's structured output text, held in memory"),
     ("eval-host-langgraph/src/eval_host_langgraph/trial.py", "_output", "json.loads"): (

@@ -13,7 +13,7 @@ import json
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +25,7 @@ from eval_core._loading.corpus import CorpusError
 from eval_core._loading.loader import Loader
 from eval_core._loading.opening import Refused, open_corpus
 from eval_core._loading.tool_names import did_you_mean, named
+from eval_core._plugins.fixtures import TrialFixture
 from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.host import AgentTools, ContextRules, HostTrial, ModelSession, owns_agents
 from eval_core._plugins.plugin_set import PluginSet
@@ -440,3 +441,79 @@ def test_a_host_whose_listing_raises_is_a_refusal_in_one_line(tmp_path: Path) ->
     assert "offered_tools of Host 'travel-host'" in line and "KeyError" in line
     # the Host's code is no installed plug-in's: the deepest frame outside the core is named
     assert line.endswith(f"test_tool_names.py:{broken.__code__.co_firstlineno + 1})"), line
+
+
+# -- Tools the agent gains at run, through a service of the Host ----------------------------------
+
+
+class MapConnections:
+    """The travel Host's own service: map servers a fixture serves its agent at run."""
+
+    def serve_maps(self, url: str) -> None:
+        del url
+
+
+class MapServers(Protocol):
+    """What a family's fixture asks for (the Host never imports it)."""
+
+    def serve_maps(self, url: str) -> None: ...
+
+
+class MapHost(TravelHost):
+    def offered_tools(self, case: CaseBase) -> AgentTools | None:
+        listed = super().offered_tools(case)
+        assert listed is not None
+        more = "the map Tools the agent loads at run"
+        return AgentTools(listed.names, listed.owner, more, MapConnections)
+
+    def services(self, tier: str) -> Sequence[type]:
+        return (MapConnections,)
+
+
+def _map_plugins() -> PluginSet:
+    def serve(request: Any) -> Iterator[None]:
+        yield
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def eval_hosts() -> dict[str, Any]:
+            return {"travel-host": owns_agents(MapHost)}
+
+        @staticmethod
+        @hookimpl
+        def eval_fixtures() -> list[TrialFixture]:
+            fixture = TrialFixture(
+                name="maps",
+                run=serve,
+                applies=lambda case: "map" in case.input[0].text,
+                needs=(MapServers,),
+            )
+            return [fixture]
+
+    module = types.SimpleNamespace(eval_hosts=Plugin.eval_hosts, eval_fixtures=Plugin.eval_fixtures)
+    return build([*discover(), ("travel", "travel-host-test", "0.0.0", module)])
+
+
+def test_tools_gained_through_a_service_are_a_note_only_where_a_fixture_asks_for_it(
+    tmp_path: Path,
+) -> None:
+    """The Host says its agent gains Tools at run through its MapConnections; a name outside
+    its list is a note in a Case whose fixture asks for that service, and refused elsewhere."""
+    found = _map_plugins()
+    expect = [{"kind": "tool_called", "name": "find_places"}]
+    asks = [{"role": "user", "content": "Find places on the map."}]
+    served = _travel_case(tmp_path / "served", input=asks, expect=expect)
+    opened = open_corpus(served, "travel-host", False, check_lock=False, found=found)
+    assert opened.corpus.notes == (
+        f"{served / 'c.json'}: $.expect[0].name: 'find_places' is not among the Tools of agent "
+        "'travel' of trips.app listed at load (book_trip, get_weather); taken as one of the map "
+        "Tools the agent loads at run, which the Host cannot list: not checked",
+    )
+    plain = _travel_case(tmp_path / "plain", expect=expect)
+    with pytest.raises(Refused) as refused:
+        open_corpus(plain, "travel-host", False, check_lock=False, found=found)
+    assert (
+        f"{plain / 'c.json'}: $.expect[0].name: 'find_places' is not a Tool of agent 'travel' of "
+        "trips.app; it has: book_trip, get_weather"
+    ) in str(refused.value)

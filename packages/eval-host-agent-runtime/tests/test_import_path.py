@@ -20,7 +20,10 @@ DEFERRED = {
     "agent_runtime.routines.definitions",  # a Soul with a routines/ folder
     "agent_runtime.durable.runs",
     "agent_runtime.store.storage",
+    "agent_runtime.durable.scenario",
     "eval_host_agent_runtime.l3",
+    "eval_host_agent_runtime.l3_services",
+    "eval_host_agent_runtime.tier",
     "sqlite3",
 }
 

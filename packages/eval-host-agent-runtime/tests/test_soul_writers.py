@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_host_agent_runtime.l3 import DurableTier
+from eval_host_agent_runtime.tier import DurableTier
 
 ROOT = Path(__file__).resolve().parents[3]
 SKILL = "---\nname: Bulb storage\ndescription: Keeping bulbs.\n---\nKeep bulbs dry.\n"

@@ -116,6 +116,19 @@ def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -
             },
             "$.mcp.sharedGrants: Host 'langgraph' has no account authority",
         ),
+        (
+            {
+                "mcp": {
+                    "visibility": "private",
+                    "accounts": [
+                        {"id": "a", "scope": "personal", "status": "active", "isDefault": True},
+                        {"id": "b", "scope": "personal", "status": "active"},
+                    ],
+                    "reselect": {"accountId": "b", "sharedConsent": False},
+                }
+            },
+            "$.mcp.reselect: Host 'langgraph' has no approvals to select another account during",
+        ),
         ({"platformTools": ["page_oncall"]}, "'page_oncall' does not resolve"),
         (
             {"agent": "triag"},
@@ -224,8 +237,8 @@ def test_an_mcp_tool_the_graph_loads_at_run_is_a_note_not_a_refusal(
         f"{corpus / 'probe.json'}: $.expect[0].name: 'workspace_create_note' is not among the "
         "Tools of agent 'triage' of langgraph_triage.agents:AGENTS listed at load "
         "(escalate_ticket, lookup_ticket, route_ticket, schedule_callback); taken as one of the "
-        "Tools the agent's MCP client loads at run from the Case's mcp servers, which the Host "
-        "cannot list: not checked",
+        "Tools the agent's MCP client loads at run from the MCP servers a fixture serves, which "
+        "the Host cannot list: not checked",
     )
     case = loaded.cases[0]
     assert isinstance(case, CaseBase)

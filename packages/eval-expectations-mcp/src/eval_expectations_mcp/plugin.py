@@ -20,7 +20,7 @@ from eval_core.kinds import (
 )
 from eval_expectations_mcp.fixture import McpFixture, fixture_problems, tool_problems
 from eval_expectations_mcp.kind import CHECKS, McpProviderCallCount, check, score
-from eval_expectations_mcp.setup import FIXTURE, McpRecord
+from eval_expectations_mcp.setup import FIXTURE, McpRecord, host_problems
 
 
 @hookimpl
@@ -80,6 +80,7 @@ def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str
     problems = list(tool_problems(case, fixture is not None))
     if fixture is not None:
         problems.extend(fixture_problems(fixture))
+        problems.extend(host_problems(fixture, context, case.tier))
         if case.field("routine") is not None:
             problems.append(("$.mcp", "an MCP Case cannot also be a Routine"))
     elif any(isinstance(e, McpProviderCallCount) for e in case.expect):

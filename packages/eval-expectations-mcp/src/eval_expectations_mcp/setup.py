@@ -11,7 +11,10 @@ The Case's ``answers`` tell the sandbox how to answer (several text parts, an HT
 oversized stream). The Host is told which server serves the integration (and each further one
 the Case's ``operatorEndpoints`` names), the chat's visibility, accounts, grants, selection and
 consent; a grant the Case revokes is revoked while the approval waits, and a ``reselect`` selects
-another account while the approval it names waits.
+another account while the approval it names waits. Grants, revocations and the approval desk are
+services of their own, asked for only by a Case that uses them: a Host without them (a graph
+that acts for one account and parks nothing) is asked at load (:func:`host_problems`), and the
+Case is refused there, never at run.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from eval_core.kinds import FixtureRequest, TrialFixture
+from eval_core.kinds import FixtureRequest, LoadContext, Tier, TrialFixture
 from eval_core.records import McpAccount
 from eval_expectations_mcp.fixture import McpAnswers, McpFixture
 
@@ -49,9 +52,14 @@ class McpHost(Protocol):
 
     def add_account(self, account: McpAccount) -> None: ...
 
-    def grant(self, account_id: str) -> None: ...
-
     def select(self, account_id: str, shared_consent: bool) -> None: ...
+
+
+class McpAccountAuthority(Protocol):
+    """The Host's authority over the chat's accounts: it grants shared accounts, revokes grants,
+    and refuses an account that is not active. Without it a Host acts for one account."""
+
+    def grant(self, account_id: str) -> None: ...
 
     def revoke_grant(self, account_id: str) -> bool: ...
 
@@ -206,9 +214,55 @@ def provider() -> Iterator[Provider]:
         found.stop()
 
 
+def host_problems(
+    fixture: McpFixture, context: LoadContext, tier: Tier
+) -> Iterator[tuple[str, str]]:
+    """What the fixture asks of a Host that offers its MCP host state but not the account
+    authority or the approval desk it also needs, refused at load."""
+    if not context.offers(McpHost, tier):
+        return  # refused by the core: the fixture needs McpHost
+    host = f"Host {context.host.name!r}"
+    authority = context.offers(McpAccountAuthority, tier)
+    desk = context.offers(ApprovalDesk, tier)
+    lacks = f"(it offers no {McpAccountAuthority.__name__} service)"
+    no_desk = f"(it offers no {ApprovalDesk.__name__} service)"
+    if fixture.shared_grants and not authority:
+        yield "$.mcp.sharedGrants", f"{host} has no account authority to grant accounts in {lacks}"
+    revoke = "$.mcp.revokeGrantBeforeApproval"
+    if fixture.revoke_grant_before_approval is not None:
+        if not authority:
+            yield revoke, f"{host} has no account authority to revoke a grant in {lacks}"
+        if not desk:
+            yield revoke, f"{host} has no approvals to revoke during {no_desk}"
+    if fixture.reselect is not None and not desk:
+        yield (
+            "$.mcp.reselect",
+            f"{host} has no approvals to select another account during {no_desk}",
+        )
+    if authority:
+        return
+    for index, account in enumerate(fixture.accounts):
+        if account.status != "active":
+            yield (
+                f"$.mcp.accounts[{index}].status",
+                f"{host} has no account authority to refuse a {account.status} account {lacks}",
+            )
+    chosen = fixture.selection is not None or any(a.is_default for a in fixture.accounts)
+    if len(fixture.accounts) > 1 and not chosen:
+        yield "$.mcp.accounts", f"{host} acts for one account: select one or mark a default"
+
+
 def _mcp(request: FixtureRequest) -> Iterator[None]:
     fixture: McpFixture = request.value
-    host, desk = request.service(McpHost), request.service(ApprovalDesk)
+    host = request.service(McpHost)
+    revoke = fixture.revoke_grant_before_approval
+    reselect = fixture.reselect
+    authority = (
+        request.service(McpAccountAuthority)
+        if fixture.shared_grants or revoke is not None
+        else None
+    )
+    desk = request.service(ApprovalDesk) if revoke is not None or reselect is not None else None
     server = request.shared(provider)
     credentials = {a.id: f"cred_{secrets.token_hex(12)}" for a in fixture.accounts}
     sandbox = f"trial-{secrets.token_hex(12)}"  # this Trial's own state on the shared provider
@@ -238,20 +292,21 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
                 )
             )
         for account_id in fixture.shared_grants:
-            host.grant(account_id)
+            assert authority is not None
+            authority.grant(account_id)
         if fixture.selection is not None:
             host.select(fixture.selection.account_id, fixture.selection.shared_consent)
         revoked: list[str] = []
-        revoke = fixture.revoke_grant_before_approval
         if revoke is not None:
+            assert authority is not None and desk is not None
 
             def revoke_now() -> None:
-                if host.revoke_grant(revoke):
+                if authority.revoke_grant(revoke):
                     revoked.append(revoke)
 
             desk.while_pending(revoke_now)
-        reselect = fixture.reselect
         if reselect is not None:
+            assert desk is not None
 
             def select_now() -> None:
                 host.select(reselect.account_id, reselect.shared_consent)
@@ -277,6 +332,4 @@ def _at_approval(desk: ApprovalDesk, approval: int, action: Callable[[], None]) 
         desk.while_pending(lambda: _at_approval(desk, approval - 1, action))
 
 
-FIXTURE = TrialFixture(
-    name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost, ApprovalDesk), warm=provider
-)
+FIXTURE = TrialFixture(name="mcp-provider", field="mcp", run=_mcp, needs=(McpHost,), warm=provider)

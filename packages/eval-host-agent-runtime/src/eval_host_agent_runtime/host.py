@@ -42,7 +42,7 @@ from eval_host_agent_runtime.ports import PLATFORM, tools_of
 from eval_host_agent_runtime.soul_cache import cached_soul
 
 if TYPE_CHECKING:  # the durable tier loads with the first L3 Case: an L2 Sweep never pays
-    from eval_host_agent_runtime import l3
+    from eval_host_agent_runtime import tier as l3_tier
 
 HOST_NAME = "agent-runtime"
 
@@ -81,18 +81,18 @@ class AgentRuntimeHost:
             retired=RETIRED_CONTEXT_KEYS,
             types=CONTEXT_TYPES,
         )
-        self._durable: l3.DurableTier | None = None
+        self._durable: l3_tier.DurableTier | None = None
         self._lock = threading.Lock()
         self._prompts: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
         if self.store not in (None, "sqlite"):
             self._durable = self._tier()
 
-    def _tier(self) -> l3.DurableTier:
+    def _tier(self) -> l3_tier.DurableTier:
         from agent_runtime.store.storage import StoreError
-        from eval_host_agent_runtime import l3
+        from eval_host_agent_runtime import tier as l3_tier
 
         try:
-            return l3.DurableTier(self.soul_dir, self.store)
+            return l3_tier.DurableTier(self.soul_dir, self.store)
         except StoreError as refused:
             raise HostOptionError(f"store {refused}") from None
 
@@ -139,9 +139,9 @@ class AgentRuntimeHost:
 
     def services(self, tier: Tier) -> Sequence[type]:
         if tier == "l3":
-            from eval_host_agent_runtime import l3
+            from eval_host_agent_runtime.l3_services import SERVICES
 
-            return l3.SERVICES
+            return SERVICES
         return l2.SERVICES
 
     def open_trial(self, case: CaseBase, model: ModelSession, trial: int) -> HostTrial:

@@ -2,8 +2,9 @@
 
 A fixture schedules one Routine (its definition, its Tool's contract and provider, its inputs,
 an extra guardrail policy, who approves), and may arm the fault port of the runtime's Routine
-worker at a crash point. The Trial runs it (see :meth:`L3Trial._run_scheduled`) and leaves the
-outcome here, read back from the database.
+worker at a crash point. The runtime's own driver runs it
+(:func:`agent_runtime.routines.scenario.drive_routine`) and the Trial leaves the outcome here,
+read back from the database.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The graph is the team's: its Tools are its own (a Case names them in ``platformTools``, never
 adds one), it parks no call for an approval or a retry, it has no File store and no account
-authority. Each rule applies only when the chosen Host is this one (its tier, L2 only, is the
-core's check: the Host declares ``tiers``).
+authority (a family needing one asks whether the Host offers it). Each rule applies only when
+the chosen Host is this one (its tier, L2 only, is the core's check: the Host declares
+``tiers``).
 """
 
 from __future__ import annotations
@@ -41,27 +42,3 @@ def problems(case: CaseBase, context: LoadContext) -> Iterator[tuple[str, str]]:
                     f"$.input[{m_index}].content[{p_index}]",
                     f"{HOST} has no File store: a Case's input is text only",
                 )
-    yield from _mcp(case)
-
-
-def _mcp(case: CaseBase) -> Iterator[tuple[str, str]]:
-    """The mcp fixture's host state, where LangGraph has no notion of it."""
-    fixture = case.field("mcp")
-    if fixture is None:
-        return
-    if getattr(fixture, "shared_grants", None):
-        yield "$.mcp.sharedGrants", f"{HOST} has no account authority to grant accounts in"
-    if getattr(fixture, "revoke_grant_before_approval", None) is not None:
-        yield "$.mcp.revokeGrantBeforeApproval", f"{HOST} has no approvals to revoke during"
-    accounts = list(getattr(fixture, "accounts", None) or ())
-    for index, account in enumerate(accounts):
-        if getattr(account, "status", "active") != "active":
-            yield (
-                f"$.mcp.accounts[{index}].status",
-                f"{HOST} has no account authority to refuse a {account.status} account",
-            )
-    chosen = getattr(fixture, "selection", None) is not None or any(
-        getattr(a, "is_default", False) for a in accounts
-    )
-    if len(accounts) > 1 and not chosen:
-        yield "$.mcp.accounts", f"{HOST} acts for one account: select one or mark a default"

@@ -31,6 +31,7 @@ from eval_core.hosts import (
 )
 from eval_host_langgraph.app import App, build, find_app
 from eval_host_langgraph.chat_model import SessionChatModel, decl
+from eval_host_langgraph.mcp import McpConnections
 from eval_host_langgraph.plugin import HOST_NAME
 from eval_host_langgraph.tools import tools_of
 from eval_host_langgraph.trial import SERVICES, LangGraphTrial, messages_of
@@ -143,16 +144,15 @@ class LangGraphHost:
         return frozenset(self.app.builders)
 
     def offered_tools(self, case: CaseBase) -> AgentTools | None:
-        """The Tools the agent's graph holds (its ToolNodes'). A Case may add none. With an
-        ``mcp`` fixture the graph also loads its MCP servers' Tools at run, which the Host
-        cannot list at load: a name outside the graph's own is then a load note."""
+        """The Tools the agent's graph holds (its ToolNodes'). A Case may add none. When a
+        fixture of the Case serves it MCP servers (through :class:`McpConnections`), the graph
+        also loads their Tools at run, which the Host cannot list at load: a name outside the
+        graph's own is then a load note (the core decides which Case that is)."""
         if case.agent not in self._tools:
             return None  # an unknown agent, refused as such
-        more = None
-        if case.field("mcp") is not None:
-            more = "the Tools the agent's MCP client loads at run from the Case's mcp servers"
+        more = "the Tools the agent's MCP client loads at run from the MCP servers a fixture serves"
         owner = f"agent {case.agent!r} of {self.app.spec}"
-        return AgentTools(frozenset(self._tools[case.agent]), owner, more)
+        return AgentTools(frozenset(self._tools[case.agent]), owner, more, McpConnections)
 
     def agent_tools(self, agent: str) -> Mapping[str, ToolDecl]:
         """The Tools the agent's own graph holds (its MCP servers' Tools come at run)."""

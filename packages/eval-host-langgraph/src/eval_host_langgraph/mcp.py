@@ -1,17 +1,16 @@
-"""The MCP services a LangGraph Trial offers the mcp family's fixture.
+"""The MCP host state a LangGraph Trial offers fixtures: MCP connections by server id.
 
-The fixture serves its real MCP provider on loopback and tells the Host which server ids it
-serves and with which accounts. LangGraph has no account authority of its own, so the Host
-hands the agent one langchain-mcp-adapters connection per served server id, authorised as the
-account the chat acts for (the selected one, else the default, else the only one); the team's
-builder receives them as ``connections`` and loads the Tools with its own MCP client. A Case
-asking for what LangGraph has no notion of (grants, approvals, a non-active account) is refused
-at load (:mod:`eval_host_langgraph.checks`), so nothing here is silently ignored.
+A fixture serving MCP servers on loopback tells the Host which server ids it serves and with
+which accounts. LangGraph has no account authority of its own, so the Host hands the agent one
+langchain-mcp-adapters connection per served server id, authorised as the account the chat acts
+for (the selected one, else the default, else the only one); the team's builder receives them
+as ``connections`` and loads the Tools with its own MCP client. The Host offers no account
+authority (grants, revocations) and no approval desk: a family that needs them asks at load
+whether the Host offers them and refuses the Case there, so nothing here is silently ignored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from eval_core.records import McpAccount
@@ -41,15 +40,9 @@ class McpConnections:
         if account.is_default:
             self._default = account.account_id
 
-    def grant(self, account_id: str) -> None:
-        raise RuntimeError("the langgraph Host has no account grants (refused at load)")
-
     def select(self, account_id: str, shared_consent: bool) -> None:
         del shared_consent
         self._selected = account_id
-
-    def revoke_grant(self, account_id: str) -> bool:
-        raise RuntimeError("the langgraph Host has no account grants (refused at load)")
 
     def acting_for(self) -> str | None:
         """The account whose credential the agent's MCP client presents."""
@@ -67,14 +60,3 @@ class McpConnections:
             server: {"transport": "streamable_http", "url": url, "headers": dict(headers)}
             for server, url in self._urls.items()
         }
-
-
-class NoApprovals:
-    """LangGraph Trials park nothing for an operator: the fixture's revocation while an
-    approval waits is refused at load, so ``while_pending`` is never asked for one."""
-
-    __slots__ = ()
-
-    def while_pending(self, action: Callable[[], None]) -> None:
-        del action
-        raise RuntimeError("the langgraph Host has no approvals (refused at load)")

@@ -32,11 +32,11 @@ from eval_core.hosts import (
 )
 from eval_host_langgraph.app import Builder, build
 from eval_host_langgraph.chat_model import SessionChatModel, text_of
-from eval_host_langgraph.mcp import McpConnections, NoApprovals
+from eval_host_langgraph.mcp import McpConnections
 from eval_host_langgraph.quiet import loop_exception
 from eval_host_langgraph.tools import ToolBoundary, tools_of, witness, witnessed
 
-SERVICES: tuple[type, ...] = (McpConnections, NoApprovals)
+SERVICES: tuple[type, ...] = (McpConnections,)
 ITERATION_LIMIT = "iteration_limit"
 """Our reason for a loop stopped by its limit: LangGraph's recursion limit maps to it."""
 
@@ -69,7 +69,6 @@ class LangGraphTrial:
         "boundary",
         "builder",
         "case",
-        "desk",
         "mcp",
         "model",
         "recursion_limit",
@@ -91,10 +90,9 @@ class LangGraphTrial:
         self.timeout = timeout
         self.boundary = ToolBoundary(case.tool_results)
         self.mcp = McpConnections()
-        self.desk = NoApprovals()
 
     def services(self) -> tuple[object, ...]:
-        return (self.mcp, self.desk)
+        return (self.mcp,)
 
     def run(self) -> Evidence:
         """The graph on a loop of this Trial's own, whose noise is counted, not printed."""

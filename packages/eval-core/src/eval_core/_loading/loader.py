@@ -56,7 +56,7 @@ class Loader:
         self.judge = judge_identity() if judge is None else judge
         self.case_type = plugins.case_type
         self._decoder = Decoder(plugins, locked)
-        self._resolver = Resolver.of(host, plugins.kinds, plugins.fields)
+        self._resolver = Resolver.of(host, plugins.kinds, plugins.fields, lambda: plugins.fixtures)
         self._platform = self._resolver.platform
         self._checks = PluginChecks(plugins, host, self._platform)
         self._suite = "capability"

@@ -44,6 +44,9 @@ class Resolver(msgspec.Struct, frozen=True):
     kinds: Mapping[str, KindSpec] = msgspec.field(default_factory=dict)
     fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
     tiers: frozenset[Tier] = ALL_TIERS
+    fixtures: tool_names.Fixtures | None = None
+    """The installed fixtures, asked for when the Host's further Tools come through a service
+    (:attr:`~eval_core._plugins.host.AgentTools.through`)."""
 
     @classmethod
     def of(
@@ -51,6 +54,7 @@ class Resolver(msgspec.Struct, frozen=True):
         host: Host,
         kinds: Mapping[str, KindSpec] | None = None,
         fields: Mapping[str, CaseField] | None = None,
+        fixtures: tool_names.Fixtures | None = None,
     ) -> Resolver:
         where = getattr(host, "agents_from", None)
         return cls(
@@ -62,6 +66,7 @@ class Resolver(msgspec.Struct, frozen=True):
             kinds or {},
             fields or {},
             frozenset(host.tiers),
+            fixtures,
         )
 
     def declarations(self, cases: Sequence[CaseBase]) -> list[ToolDecl]:
@@ -89,7 +94,9 @@ class Resolver(msgspec.Struct, frozen=True):
         """Every Tool name of the Case is one its agent is offered (``agent`` first: a Case
         of an unknown agent is not asked about its Tools)."""
         if self.host is not None and case.agent in self.agents:
-            yield from tool_names.problems(file, self.host, case, self.kinds, self.fields)
+            yield from tool_names.problems(
+                file, self.host, case, self.kinds, self.fields, fixtures=self.fixtures
+            )
 
     def context_keys(self, file: str, case: CaseBase) -> Iterator[Problem]:
         rules = self.context
@@ -170,7 +177,9 @@ class Resolver(msgspec.Struct, frozen=True):
                     f"{self.context.retired[key]}"
                 )
         if self.host is not None:
-            yield from tool_names.notes(file, self.host, case, self.kinds, self.fields)
+            yield from tool_names.notes(
+                file, self.host, case, self.kinds, self.fields, fixtures=self.fixtures
+            )
 
 
 def _value(file: str, path: str, value: Any, kind: Any) -> Iterator[Problem]:

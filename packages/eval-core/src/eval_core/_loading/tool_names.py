@@ -15,7 +15,7 @@ name that Tool too. The core knows no kind and no field by name: each declares i
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -23,11 +23,15 @@ import msgspec
 from eval_core._case.case import CaseBase, CaseField, ToolCallsStep, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._loading.problem import Problem
+from eval_core._plugins.fixtures import OwnedFixture
 from eval_core._plugins.host import AgentTools, Host
+from eval_core._plugins.services import satisfies
 from eval_core._util.guard import PluginFault, call, collect
 
 Role = Literal["named", "call", "unoffered"]
 SHOWN = 12  # Tools listed in a refusal
+Fixtures = Callable[[], Sequence[OwnedFixture]]
+"""The installed fixtures, asked for only when a Host's further Tools come through a service."""
 
 
 class Named(msgspec.Struct, frozen=True):
@@ -100,9 +104,10 @@ def added(case: CaseBase, fields: Mapping[str, CaseField]) -> set[str]:
     return found
 
 
-def offered(host: Host, case: CaseBase) -> AgentTools | None:
+def offered(host: Host, case: CaseBase, fixtures: Fixtures | None = None) -> AgentTools | None:
     """The Host's answer for the Case (guarded: a Host that raises is a PluginFault); a Host
-    without the method cannot say."""
+    without the method cannot say. Further Tools that come ``through`` a service of the Host
+    are only for a Case a fixture of which asks for that service (``fixtures``)."""
     ask = getattr(host, "offered_tools", None)
     if ask is None:
         return None
@@ -112,7 +117,14 @@ def offered(host: Host, case: CaseBase) -> AgentTools | None:
             f"Host {host.name!r}: offered_tools returned {type(answer).__name__}, "
             "not AgentTools or None"
         )
-    return answer
+    through = answer.through if answer is not None else None
+    if answer is None or answer.more is None or through is None:
+        return answer
+    asked = fixtures is not None and any(
+        any(satisfies(through, need) for need in owned.fixture.needs) and owned.applies_to(case)
+        for owned in fixtures()
+    )
+    return answer if asked else msgspec.structs.replace(answer, more=None)
 
 
 class Check(msgspec.Struct, frozen=True):
@@ -129,8 +141,9 @@ class Check(msgspec.Struct, frozen=True):
         case: CaseBase,
         kinds: Mapping[str, KindSpec],
         fields: Mapping[str, CaseField],
+        fixtures: Fixtures | None = None,
     ) -> Check:
-        tools = offered(host, case)
+        tools = offered(host, case, fixtures)
         names = list(named(case, kinds, fields, host.platform_tools()))
         has = frozenset(tools.names | added(case, fields)) if tools is not None else frozenset()
         return cls(names, tools, has)
@@ -195,10 +208,12 @@ def problems(
     case: CaseBase,
     kinds: Mapping[str, KindSpec],
     fields: Mapping[str, CaseField],
+    *,
+    fixtures: Fixtures | None = None,
 ) -> Iterator[Problem]:
     """Every Tool name of the Case the agent cannot be offered, refused with a did-you-mean."""
     try:
-        check = Check.of(host, case, kinds, fields)
+        check = Check.of(host, case, kinds, fields, fixtures)
     except PluginFault as exc:
         yield Problem(file, "$", str(exc))
         return
@@ -211,14 +226,16 @@ def notes(
     case: CaseBase,
     kinds: Mapping[str, KindSpec],
     fields: Mapping[str, CaseField],
+    *,
+    fixtures: Fixtures | None = None,
 ) -> Iterator[str]:
     """What could not be checked at load, one line each: a Host that cannot list the agent's
     Tools, or a name taken as one of the Tools the agent gains only at run."""
     try:
-        tools = offered(host, case)
+        tools = offered(host, case, fixtures)
         if tools is not None and tools.more is None:
             return  # every name was checked at load: nothing to say (and nothing to compute)
-        check = Check.of(host, case, kinds, fields)
+        check = Check.of(host, case, kinds, fields, fixtures)
     except PluginFault:
         return  # refused by problems(); a refused Corpus has no notes
     if check.tools is None:

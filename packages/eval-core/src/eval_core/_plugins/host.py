@@ -133,12 +133,16 @@ class AgentTools(msgspec.Struct, frozen=True):
     weather_agent.agent:AGENTS``, ``this Case's tools and platformTools``). ``more``: when the
     agent gains further Tools at run that the Host cannot list at load (a graph's MCP servers'
     Tools), what they are; a name outside ``names`` is then a load note naming it, never a
-    refusal and never silent.
+    refusal and never silent. ``through``: the Host's own service class those further Tools
+    come through (the graph's MCP connections); ``more`` then holds only for a Case a fixture
+    of which asks for a service it satisfies, so the Host never reads a family's Case field to
+    know whether its agent will gain them.
     """
 
     names: frozenset[str]
     owner: str
     more: str | None = None
+    through: type | None = None
 
 
 class HostTrial(Protocol):
@@ -262,3 +266,11 @@ class LoadContext(msgspec.Struct):
     suite: str = "capability"
     fields: Mapping[str, CaseField] = msgspec.field(default_factory=dict)
     notes: list[str] = msgspec.field(default_factory=list)
+
+    def offers(self, service: type, tier: Tier) -> bool:
+        """Whether the Host offers at ``tier`` a service satisfying the Protocol ``service``: a
+        family asks before accepting what only such a service can do, instead of the Host
+        reading the family's Case field."""
+        from eval_core._plugins.services import satisfies
+
+        return any(satisfies(c, service) for c in self.host.services(tier))

@@ -3,7 +3,7 @@ row written or rewritten, and per table how many rows went."""
 
 from __future__ import annotations
 
-from eval_host_agent_runtime.durable_services import rows_landed
+from agent_runtime.durable.run_rows import rows_landed
 
 
 def test_a_row_written_a_row_rewritten_and_rows_deleted_are_each_named() -> None:
