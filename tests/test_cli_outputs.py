@@ -1,6 +1,8 @@
 """What `eval` writes and says, end to end through a subprocess: the files' modes, the JUnit
 XML, progress, the words of a refused comparison or Baseline, a Case file that does not parse,
-and the help that says what the output means."""
+and the help that says what the output means. Where an output may go among a Sweep's inputs
+is what the command decides and says, so those runs go through the real command line in this
+process (``eval_in_process``)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 from junitparser import Failure, JUnitXml
 
-from tests.conftest import ROOT, WriteCase, minimal_case, run_eval
+from tests.conftest import ROOT, WriteCase, eval_in_process, minimal_case, run_eval
 
 
 def run(cwd: Path, *args: str | Path, umask: int = 0o022) -> subprocess.CompletedProcess[str]:
@@ -184,7 +186,9 @@ def test_no_output_of_a_sweep_goes_among_its_inputs(tmp_path: Path, target: str)
     shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
     before = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()}
     for flag in ("--save", "--junit-xml", "--log"):
-        result = run_eval("sweep", corpus, "--unlocked", flag, f"corpus/{target}", cwd=tmp_path)
+        result = eval_in_process(
+            "sweep", corpus, "--unlocked", flag, f"corpus/{target}", cwd=tmp_path
+        )
         assert result.returncode == 2, result.stdout + result.stderr
         assert "an output never goes among the Sweep's inputs" in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
@@ -198,7 +202,7 @@ def test_an_output_the_corpus_does_not_read_may_sit_beside_its_cases(tmp_path: P
     shutil.copytree(ROOT / "corpus", corpus, ignore=shutil.ignore_patterns("red-team"))
     for case in sorted(corpus.glob("*.json"))[1:]:
         case.unlink()
-    result = run_eval(
+    result = eval_in_process(
         "sweep",
         corpus,
         "--unlocked",

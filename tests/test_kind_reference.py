@@ -19,7 +19,7 @@ from eval_cli.reference_render import example_json, markdown, page, text
 from eval_core._plugins.hookspecs import hookimpl
 from eval_core._plugins.plugins import PluginSet, build
 from eval_core.kinds import TEXT, Expectation, Grounding, KindSpec, passed, rules
-from tests.conftest import ROOT, run_eval
+from tests.conftest import ROOT, eval_in_process
 
 
 def test_every_installed_kind_and_case_field_has_an_example_the_loader_accepts(
@@ -82,7 +82,7 @@ def test_an_entry_says_fields_types_tiers_witness_grounding_and_evidence(
 
 
 def test_eval_plugins_kind_prints_one_kind() -> None:
-    done = run_eval("plugins", "--kind", "tool_called", cwd=ROOT)
+    done = eval_in_process("plugins", "--kind", "tool_called", cwd=ROOT)
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0].startswith("tool_called  (Expectation kind, eval-expectations-turn ")
@@ -102,13 +102,13 @@ def test_eval_plugins_kind_prints_one_kind() -> None:
 
 
 def test_an_unknown_kind_is_refused_in_one_line_with_the_closest_name() -> None:
-    done = run_eval("plugins", "--kind", "tool_caled", cwd=ROOT)
+    done = eval_in_process("plugins", "--kind", "tool_caled", cwd=ROOT)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "eval plugins --kind: no installed kind or Case field is named 'tool_caled'; did you "
         "mean 'tool_called'? (`eval plugins` lists them)\n"
     )
-    both = run_eval("plugins", "--kind", "tool_called", "--check", cwd=ROOT)
+    both = eval_in_process("plugins", "--kind", "tool_called", "--check", cwd=ROOT)
     assert both.returncode == 2 and len(both.stderr.splitlines()) == 1
 
 

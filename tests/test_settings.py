@@ -1,7 +1,9 @@
-"""A team's project, as its users run ``eval`` there (real subprocesses in temporary git
-repositories): ``[tool.eval]`` found upwards, flags winning over it, a file above the
-repository or owned by someone else never trusted, every output under the project's root, and
-``--promote`` recording the Corpus's own commit, twice in a row."""
+"""A team's project, as its users run ``eval`` there (the real command line, in temporary git
+repositories, from a folder inside them): ``[tool.eval]`` found upwards, flags winning over it,
+a file above the repository or owned by someone else never trusted, every output under the
+project's root, and ``--promote`` recording the Corpus's own commit, twice in a row. What a
+command finds and says is tested, not the process: ``eval`` runs in this process
+(``eval_in_process``), in the folder and under the environment the test gives."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
+from tests.conftest import ROOT, ScriptedVendor, eval_in_process, judgeless_env, loopback_models
 from tests.scratch_git import git
 
 CASE = "finance-refund-is-blocklisted"
@@ -53,7 +55,7 @@ class Team:
     def eval(self, *args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         env = judgeless_env(EVAL_RELEASE_KEY=KEY)
         env.pop("EVAL_SAFE_DIRECTORIES", None)
-        return run_eval(*args, cwd=cwd or self.root / "src" / "deep", env=env)
+        return eval_in_process(*args, cwd=cwd or self.root / "src" / "deep", env=env)
 
 
 @pytest.fixture
@@ -98,7 +100,7 @@ def test_a_settings_file_above_the_repository_is_ignored(tmp_path: Path) -> None
     corpus_at(repo / "corpus")
     (repo / "sub").mkdir()
     git(repo, "init", "-q")
-    checked = run_eval("check", cwd=repo / "sub", env=judgeless_env())
+    checked = eval_in_process("check", cwd=repo / "sub", env=judgeless_env())
     assert checked.returncode == 0, checked.stderr  # repo/corpus, the default at its root
     assert checked.stdout.startswith("1 Cases")
 
@@ -134,7 +136,7 @@ def test_a_settings_file_another_user_owns_is_refused(team: Team) -> None:
     assert f"{file}: tool.eval: owned by uid 4242, not by you" in refused.stderr
     assert f"EVAL_SAFE_DIRECTORIES={team.root}" in refused.stderr
     env = {**judgeless_env(), "EVAL_SAFE_DIRECTORIES": str(team.root)}
-    trusted = run_eval("check", cwd=team.root, env=env)
+    trusted = eval_in_process("check", cwd=team.root, env=env)
     assert trusted.returncode == 0, trusted.stderr
 
 

@@ -1,10 +1,12 @@
 """A project of the team's shape in a temp dir, recorded over a loopback vendor: a real HTTP
 server on 127.0.0.1 speaking the OpenAI wire, answering as a model would (``behaviour``), and
-``eval`` run as a team runs it, in a subprocess."""
+``eval`` run as a team runs it, through its real command line (in this process, unless a
+mutated runtime must shadow the installed one)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -13,7 +15,14 @@ from typing import Any
 import yaml
 
 from eval_core.records import read_trial_log
-from tests.conftest import ROOT, ScriptedVendor, judgeless_env, loopback_models, run_eval
+from tests.conftest import (
+    ROOT,
+    ScriptedVendor,
+    eval_in_process,
+    judgeless_env,
+    loopback_models,
+    run_eval,
+)
 
 KEY = "sk-record-test-0123456789abcdef"
 SUITE = ROOT / "packages" / "eval-bindings" / "tests" / "realmodel_corpus"
@@ -85,7 +94,13 @@ class Project:
         return loaded
 
     def eval(self, *args: str | Path, env: dict[str, str] | None = None) -> Any:
-        return run_eval(*args, cwd=self.root, env=env or judgeless_env(RECORD_KEY=KEY))
+        """``eval ARGS`` in the project, through the real command line in this process; in a
+        process of its own when ``env`` puts code on ``PYTHONPATH`` (a mutated runtime shadowing
+        the installed one is only imported by a new interpreter)."""
+        env = env or judgeless_env(RECORD_KEY=KEY)
+        if env.get("PYTHONPATH", "") != os.environ.get("PYTHONPATH", ""):
+            return run_eval(*args, cwd=self.root, env=env)
+        return eval_in_process(*args, cwd=self.root, env=env)
 
     def record(self, *args: str, env: dict[str, str] | None = None) -> Any:
         return self.eval(

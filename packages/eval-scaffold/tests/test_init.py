@@ -1,5 +1,7 @@
 """`eval init`: a starter Corpus in a team's project that sweeps green at once, written beside
-what the team has without breaking it, and nothing written when it is refused."""
+what the team has without breaking it, and nothing written when it is refused. ``eval`` runs
+through its real command line in this process (``eval_in_process``): what it writes and says
+is under test, not the process."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 
 from eval_core.hosts import ToolDecl
 from eval_scaffold import starter
-from tests.conftest import judgeless_env, run_eval
+from tests.conftest import eval_in_process, judgeless_env
 
 
 def files_in(root: Path) -> list[str]:
@@ -23,7 +25,7 @@ def files_in(root: Path) -> list[str]:
 
 def test_init_then_sweep_clears_in_an_empty_project(tmp_path: Path) -> None:
     env = judgeless_env(EVAL_CACHE="off")
-    made = run_eval("init", cwd=tmp_path, env=env)
+    made = eval_in_process("init", cwd=tmp_path, env=env)
     assert made.returncode == 0, made.stderr
     assert files_in(tmp_path) == [
         ".gitignore",
@@ -44,7 +46,7 @@ def test_init_then_sweep_clears_in_an_empty_project(tmp_path: Path) -> None:
         for e in json.loads(path.read_text())["expect"]
     }
     assert {"tool_called", "tool_not_called", "output_contains", "loop_status"} <= kinds
-    swept = run_eval("sweep", cwd=tmp_path, env=env)
+    swept = eval_in_process("sweep", cwd=tmp_path, env=env)
     assert swept.returncode == 0, swept.stdout + swept.stderr
     assert "4 passed, 0 failed, 0 errored" in swept.stdout
     assert swept.stdout.rstrip().endswith("CLEARED")
@@ -57,7 +59,7 @@ def test_a_gitignore_or_pyproject_it_cannot_use_is_said_in_one_line_not_a_traceb
     starter Corpus is written, and what to do by hand is said, never a traceback."""
     (tmp_path / ".gitignore").mkdir()
     (tmp_path / "pyproject.toml").mkdir()
-    made = run_eval("init", cwd=tmp_path, env=judgeless_env(EVAL_CACHE="off"))
+    made = eval_in_process("init", cwd=tmp_path, env=judgeless_env(EVAL_CACHE="off"))
     assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
     assert f"{tmp_path / '.gitignore'}: not a writable text file: add scorecards/" in made.stdout
     assert "paste this table there yourself" in made.stdout
@@ -68,7 +70,7 @@ def test_init_appends_its_settings_and_keeps_the_teams_files(tmp_path: Path) -> 
     pyproject = '[project]\nname = "acme"\nversion = "1.0"\n\n[tool.ruff]\nline-length = 88'
     (tmp_path / "pyproject.toml").write_text(pyproject)
     (tmp_path / ".gitignore").write_text("dist/")
-    made = run_eval("init", "--corpus", "evals", cwd=tmp_path)
+    made = eval_in_process("init", "--corpus", "evals", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     text = (tmp_path / "pyproject.toml").read_text()
     assert text.startswith(pyproject + "\n")
@@ -76,7 +78,7 @@ def test_init_appends_its_settings_and_keeps_the_teams_files(tmp_path: Path) -> 
     assert parsed["project"]["name"] == "acme" and parsed["tool"]["ruff"] == {"line-length": 88}
     assert parsed["tool"]["eval"] == {"corpus": "evals", "host": "agent-runtime"}
     assert (tmp_path / ".gitignore").read_text() == "dist/\nscorecards/\n"
-    again = run_eval("init", "--corpus", "more", cwd=tmp_path)  # [tool.eval] is there now
+    again = eval_in_process("init", "--corpus", "more", cwd=tmp_path)  # [tool.eval] is there now
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "pyproject.toml").read_text() == text  # printed to paste, not edited
     assert 'paste this table there yourself:\n\n[tool.eval]\ncorpus = "more"' in again.stdout
@@ -103,14 +105,14 @@ def test_settings_that_cannot_be_added_safely_are_left_for_the_team(
 def test_init_never_writes_over_a_corpus(tmp_path: Path) -> None:
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "mine.json").write_text("{}")
-    refused = run_eval("init", cwd=tmp_path)
+    refused = eval_in_process("init", cwd=tmp_path)
     assert refused.returncode == 2
     assert "already exists and is not an empty directory" in refused.stderr
     assert files_in(tmp_path) == ["corpus/mine.json"]
 
 
 def test_an_agent_the_host_lacks_is_refused_and_nothing_is_left(tmp_path: Path) -> None:
-    refused = run_eval("init", "--agent", "travl", cwd=tmp_path)
+    refused = eval_in_process("init", "--agent", "travl", cwd=tmp_path)
     assert refused.returncode == 2
     assert "eval init: no agent 'travl'; the Host has: " in refused.stderr
     assert "assistant" in refused.stderr and "Traceback" not in refused.stderr
