@@ -342,6 +342,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             MCP.partition("  tools:\n")[0] + "  tools: status\n",
             r"reviewed.tools: must be a list",
         ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("  prompts: []\n", "  prompts: status\n"),
+            r"reviewed.prompts: must be a list",
+        ),
     ],
 )
 def test_a_malformed_soul_is_refused_naming_file_key_and_reason(
