@@ -56,6 +56,22 @@ def test_a_written_skill_is_committed_where_the_loader_reads_and_published(
     assert load_soul(published.bundle).skills["bulb-storage"].name == "Bulb storage"
 
 
+def test_writing_what_an_artifact_already_holds_commits_nothing_and_says_so(
+    repo: SoulRepo,
+) -> None:
+    """git has nothing to commit: the Tool answers with the head it stands at (it raised out of
+    the Turn before), and the writer is told nothing changed."""
+    log: list[tuple[str, bool]] = []
+    assert writer(repo, log).execute(call("Skill", "bulb-storage", SKILL)).status == "succeeded"
+    head = repo.head()
+    again = writer(repo, log).execute(call("Skill", "bulb-storage", SKILL))
+    assert (again.status, again.output) == (
+        "succeeded",
+        {"commit": head, "paths": [], "unchanged": True, "artifact": "Skill:bulb-storage"},
+    )
+    assert repo.head() == head and len(log) == 1 and _status(repo.root) == ""
+
+
 def test_a_malformed_artifact_is_committed_but_not_published(repo: SoulRepo) -> None:
     log: list[tuple[str, bool]] = []
     outcome = writer(repo, log).execute(call("Skill", "bulb-storage", "no front matter"))

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from agent_runtime.model import ToolCallRequest
+from agent_runtime.soul import files as soul_files
 from agent_runtime.soul.loader import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
 
@@ -85,8 +86,19 @@ def default_subject(kind: str, slug: str) -> str:
 
 
 class Commit(msgspec.Struct, frozen=True):
+    """A write's commit; no ``paths`` when the artifact already held the content (``sha`` is
+    then the head it stands at: nothing was committed)."""
+
     sha: str
     paths: tuple[str, ...]
+
+
+def _holds(file: Path, content: str) -> bool:
+    """Whether ``file`` already holds ``content`` (read as the loader reads a Soul file)."""
+    try:
+        return file.is_file() and soul_files.read_text(file) == content
+    except (soul_files.SoulFileError, OSError):
+        return False
 
 
 class Publication(msgspec.Struct, frozen=True):
@@ -251,6 +263,8 @@ class SoulRepo:
                 issues=(f"stale_base at {path}",),
             )
         target = self.root / path
+        if _holds(target, content):  # git would have nothing to commit: the head stands
+            return Commit(self.head(), ())
         target.parent.mkdir(parents=True, exist_ok=True)
         self._written = self._loose = True  # a file git may not hold until it is committed
         target.write_text(content, encoding="utf-8")
@@ -357,6 +371,9 @@ class SoulWriter:
         except SoulWriteRefusedError as refused:
             return ToolOutcome("denied", reason=refused.denial())
         artifact = f"{kind}:{slug}"
+        if not commit.paths:  # it already holds this content: nothing committed, nothing new
+            output = {"commit": commit.sha, "paths": [], "unchanged": True, "artifact": artifact}
+            return ToolOutcome("succeeded", output=output)
         written = {"commit": commit.sha, "paths": list(commit.paths), "path": commit.paths[0]}
         try:
             publication = self.repo.publish(commit.sha)
