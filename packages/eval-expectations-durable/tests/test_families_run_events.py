@@ -258,7 +258,7 @@ def test_denial_reason_is_an_exact_substring() -> None:
 
 def test_soul_kinds_read_commits_and_the_active_publication_per_turn() -> None:
     record = RunRecord(
-        commits=[SoulCommit(turn_index=2, sha="abc", paths=["skills/a/SKILL.md"])],
+        commits=[SoulCommit(turn_index=2, sha="abc", paths=["skills/a/SKILL.md"], subject="add a")],
         publications=[
             ActivePublication(turn_index=1, commit="base", artifacts=["Agent:x"]),
             ActivePublication(turn_index=2, commit="abc", artifacts=["Agent:x", "Skill:a"]),
@@ -267,6 +267,9 @@ def test_soul_kinds_read_commits_and_the_active_publication_per_turn() -> None:
     ev = with_record(record)
     assert score(SoulCommitted(path="skills/a/SKILL.md"), ev).passed
     assert not score(SoulCommitted(path="skills/b/SKILL.md"), ev).passed
+    assert score(SoulCommitted(path="skills/a/SKILL.md", subject="add a"), ev).passed
+    missed = score(SoulCommitted(path="skills/a/SKILL.md", subject="add b"), ev)
+    assert not missed.passed and 'abc: "add a"' in missed.detail
     assert score(SoulNotPublished(artifact="Skill:a", turn_index=1), ev).passed
     assert score(SoulPublished(artifact="Skill:a", turn_index=2), ev).passed
     assert score(SoulPublished(artifact="Skill:a"), ev).passed
@@ -421,7 +424,8 @@ records = st.builds(
         max_size=4,
     ),
     commits=st.lists(st.builds(SoulCommit, turn_index=st.integers(0, 4), sha=texts,
-                               paths=st.lists(texts, max_size=2)), max_size=3),
+                               paths=st.lists(texts, max_size=2),
+                               subject=st.none() | texts), max_size=3),
     publications=st.lists(st.builds(ActivePublication, turn_index=st.integers(0, 4), commit=texts,
                                     artifacts=st.lists(texts, max_size=3)), max_size=3),
     stale_writes=st.lists(st.builds(StaleWrite, turn_index=st.integers(0, 4), raised=st.booleans(),
@@ -476,6 +480,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "argument_value": json_values,
     "output_path": st.sampled_from(["$", "path", "a.0", ""]),
     "artifact": st.sampled_from(["Skill:a", "Agent:x", "bad", "Skill:"]) | texts,
+    "subject": st.none() | st.sampled_from(["soul: update Skill a", ""]) | texts,
 }
 
 

@@ -597,6 +597,7 @@ def _a_worker_came_back(_e: object, ev: Evidence) -> bool:
 
 class SoulCommitted(Expectation, tag="soul_committed", frozen=True):
     path: str
+    subject: str | None = None
 
 
 class SoulNotCommitted(Expectation, tag="soul_not_committed", frozen=True):
@@ -625,12 +626,30 @@ def _touched(record: RunRecord, path: str) -> str | None:
 @scorer
 def _score_committed(e: SoulCommitted, ev: Evidence) -> Verdict:
     record = _record(ev, f"cannot look for a commit of {quoted(e.path)}")
+    if e.subject is not None:
+        return _score_subject(record, e.path, e.subject)
     touched = sorted({p for c in record.commits for p in c.paths})
     shown = ", ".join(touched[:10]) or "nothing"
     return present(
         _touched(record, e.path),
         f"no commit in the Soul repository touched {quoted(e.path)}; "
         f"{len(record.commits)} commit(s) touched: {shown}",
+    )
+
+
+def _score_subject(record: RunRecord, path: str, subject: str) -> Verdict:
+    """A commit that touched the path has this subject, read from the repository's log."""
+    touching = [c for c in record.commits if path in c.paths]
+    hit = next((c for c in touching if c.subject == subject), None)
+    if hit is not None:
+        return passed(
+            f"commit {hit.sha[:12]} (Turn {hit.turn_index}) touched {quoted(path)} with the "
+            f"subject {quoted(subject)}"
+        )
+    said = "; ".join(f"{c.sha[:12]}: {quoted(c.subject or '(not read)')}" for c in touching)
+    return failed(
+        f"no commit that touched {quoted(path)} has the subject {quoted(subject)}; "
+        f"{len(touching)} touched it: {said or 'none'}"
     )
 
 
@@ -955,8 +974,11 @@ def eval_kinds() -> list[KindSpec]:
         soul(
             struct=SoulCommitted,
             scorer=_score_committed,
-            **rules(path=TEXT),
-            description="A commit in the Eval Soul repository touched the path.",
+            **rules(path=TEXT, subject=TEXT),
+            description=(
+                "A commit in the Eval Soul repository touched the path (with subject: a commit "
+                "that touched it has that subject line, read from the repository's log)."
+            ),
             examples=[{"kind": "soul_committed", "path": "skills/bulb-storage/SKILL.md"}],
         ),
         soul(

@@ -310,6 +310,11 @@ class SoulRepo:
                 commits[-1][1].append(line.strip())
         return [(sha, tuple(paths)) for sha, paths in commits]
 
+    def subjects(self, since: str, until: str) -> dict[str, str]:
+        """The subject line of each commit after ``since`` up to ``until``, by sha."""
+        out = self._git("log", "--format=%H %s", f"{since}..{until}")
+        return dict(line.partition(" ")[::2] for line in out.splitlines() if line)
+
     def changed(self) -> bool:
         """Whether anything was written since the base (known without asking git)."""
         return self._written

@@ -45,9 +45,13 @@ class PersistedMessage(msgspec.Struct, frozen=True):
 
 
 class SoulCommit(msgspec.Struct, frozen=True):
+    """A commit in the Soul repository, read from its log: ``subject`` its message's first line
+    (``None`` where the Host does not read it)."""
+
     turn_index: int
     sha: str
     paths: list[str]
+    subject: str | None = None
 
 
 class ActivePublication(msgspec.Struct, frozen=True):
