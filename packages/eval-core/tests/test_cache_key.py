@@ -19,7 +19,8 @@ from eval_cli import help_cache
 from eval_core._plugins import manifest
 from eval_core._recording.transcript import evidence_schema
 from eval_core._util import cache_key, cache_use, checked
-from eval_core._util.code import _CACHE, fingerprint_at
+from eval_core._util.code import fingerprint_at
+from eval_core._util.file_digest import CACHE as _CACHE
 
 
 def _implementation(**changed: object) -> types.SimpleNamespace:

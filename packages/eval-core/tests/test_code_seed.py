@@ -10,7 +10,8 @@ import msgspec
 import pytest
 
 from eval_core._plugins import lock
-from eval_core._util import code
+from eval_core._util import code, file_digest
+from eval_core._util.digest_cache import DigestCache
 
 SOURCE = '''"""A scorer module."""
 
@@ -25,7 +26,7 @@ def score(answer):
 def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A package on disk and a process that has digested nothing (no cache, no pins)."""
     monkeypatch.setenv("EVAL_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(code, "_CACHE", code._DigestCache())
+    monkeypatch.setattr(file_digest, "CACHE", DigestCache())
     monkeypatch.setattr(code, "_PINNED", {})
     package = tmp_path / "acme_seed"
     package.mkdir()

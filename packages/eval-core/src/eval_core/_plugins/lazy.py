@@ -36,7 +36,7 @@ from eval_core._plugins.plugins import (
     register,
 )
 from eval_core._plugins.registered import PluginInfo
-from eval_core._util import code as installed_code
+from eval_core._util import file_digest
 from eval_core._util.code import CodePrint, fingerprint_at, module_roots
 from eval_core._util.entrypoints import EntryPoint
 from eval_core._util.guard import Origin
@@ -74,7 +74,7 @@ def load_for(corpus: Path) -> PluginSet:
     found = PluginSet(manager=_plugin_manager(), suite=_suite(Path(corpus)))
     missing: list[EntryPoint] = []
     tops: dict[str, tuple[str, ...]] = {}  # entry points share packages: each found once
-    with installed_code._CACHE.batch():  # one save of the digests' cache, not one per package
+    with file_digest.CACHE.batch():  # one save of the digests' cache, not one per package
         rows = [_fingerprinted(found, ep, tops) for ep in entries]
     for ep, roots, printed in rows:
         kept = manifest.read(_key(ep, printed.raw))

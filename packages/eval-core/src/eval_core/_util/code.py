@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from eval_core._util.digest_cache import DigestCache as _DigestCache
+from eval_core._util import file_digest
 from eval_core._util.entrypoints import dist_info
+from eval_core._util.file_digest import FileDigest
 from eval_core._util.input_files import NotReadable, decode_json, read_regular
 from eval_core._util.limits import TooDeep
-from eval_core._util.syntax_digest import normalised
 
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
@@ -54,10 +54,10 @@ class CodePrint:
         self,
         roots: tuple[str, ...],
         source: Literal["record", "tree"],
-        found: list[tuple[str, _File]],
+        found: list[tuple[str, FileDigest]],
     ) -> None:
         self._digest: str | None = None
-        self._found: list[tuple[str, _File]] | None = found
+        self._found: list[tuple[str, FileDigest]] | None = found
         self.roots, self.source, self.files = roots, source, len(found)
         self.raw = _combine((key, file.raw) for key, file in found)
 
@@ -99,10 +99,10 @@ def content_digest(distribution: str, plugin: object) -> str:
     """The digest of the bytes of ``distribution``'s files, found as :func:`fingerprint` finds
     them: what a cache keys on (nothing is parsed; a prose edit only costs a miss)."""
     files, _ = _files(distribution, code_roots(plugin))
-    found = [(key, _File(path)) for key, path in sorted(files)]
+    found = [(key, FileDigest(path)) for key, path in sorted(files)]
     for _, file in found:
         file.keep_raw()  # the next command reads none of them
-    _CACHE.save()
+    file_digest.CACHE.save()
     return _combine((key, file.raw) for key, file in found)
 
 
@@ -208,21 +208,21 @@ def _digest(
     """The files' raw digest now (each file's from the cache while it is unchanged, else from
     its bytes, which are then kept), their code digest when first asked for
     (:func:`_code_digest`)."""
-    found = [(key, _File(path)) for key, path in sorted(files)]
+    found = [(key, FileDigest(path)) for key, path in sorted(files)]
     for _, file in found:
         file.keep_raw()  # the next command reads none of them, digested or not
-    _CACHE.save()
+    file_digest.CACHE.save()
     return CodePrint(roots, source, found)
 
 
-def _code_digest(found: list[tuple[str, _File]], raw: str) -> str:
+def _code_digest(found: list[tuple[str, FileDigest]], raw: str) -> str:
     """Each file's digest from the cache while it is unchanged. When all the bytes are those a
     lock pinned (:func:`remember`), the pinned digest is the answer and nothing is parsed (a
     fresh machine checking a locked Corpus); else the files the cache does not know are
     parsed."""
     missed = [file for _, file in found if file.digest is None]
     pinned = _PINNED.get(raw) if missed else None
-    asked = [f for _, f in found if f.digest is None or f.path not in _CACHE.fresh]
+    asked = [f for _, f in found if f.digest is None or f.path not in file_digest.CACHE.fresh]
     if asked:  # what this process digested itself is no use of the cache
         from eval_core._util import cache_use, cachedir
 
@@ -234,7 +234,7 @@ def _code_digest(found: list[tuple[str, _File]], raw: str) -> str:
         digest = _combine((key, str(file.digest)) for key, file in found)
     else:
         digest = pinned
-    _CACHE.save()
+    file_digest.CACHE.save()
     _RAW[digest] = raw
     return digest
 
@@ -264,58 +264,3 @@ def raw_of(code: str) -> str:
     """The raw digest (of the bytes) of the files whose code digest this process computed as
     ``code``; empty when it computed none (what a lock pins beside the code digest)."""
     return _RAW.get(code, "")
-
-
-_CACHE = _DigestCache()
-
-
-class _File:
-    """One file of a package: its raw digest (of the bytes), and its :func:`normalised`
-    digest from the cache, or once :meth:`normalise` ran. A file that is gone or unreadable
-    digests as its reason (the fingerprint still moves). The bytes are read only when the
-    cache does not know the raw digest, or when the file must be parsed."""
-
-    __slots__ = ("_data", "_stat", "digest", "path", "raw")
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._data: bytes | None = None
-        self._stat: os.stat_result | None = None
-        self.digest: str | None = None
-        try:
-            self._stat = os.stat(path)
-        except OSError as exc:
-            self.digest = self.raw = f"unreadable: {exc.strerror}"
-            return
-        cached = _CACHE.get(path, self._stat)
-        if cached is not None:
-            self.digest, self.raw = cached  # the normalised one may not be known yet
-        else:
-            self._read()
-
-    def _read(self) -> None:
-        try:  # installed code, read by the bounded reader all the same (a FIFO never blocks)
-            self._data = read_regular(self.path)
-        except NotReadable as exc:
-            self.digest = self.raw = f"unreadable: {exc}"
-            self._data, self._stat = b"", None
-            return
-        self.raw = hashlib.sha256(self._data).hexdigest()
-
-    def normalise(self) -> None:
-        if self._data is None:  # only the raw digest was cached: read it now
-            known = self.raw
-            self._read()
-            if self.digest is not None:
-                return
-            if self.raw != known:  # changed since its stat: digested, never kept
-                self._stat = None
-        self.digest, self._data = normalised(self.path, self._data or b""), b""
-        if self._stat is not None:
-            _CACHE.put(self.path, self._stat, self.digest, self.raw)
-
-    def keep_raw(self) -> None:
-        """Keep this file's raw digest (all a cache key or a lock's pin needs), so the next
-        command need not read it (:meth:`~eval_core._util.digest_cache.DigestCache.put_raw`)."""
-        if self.digest is None and self._stat is not None:
-            _CACHE.put_raw(self.path, self._stat, self.raw)
