@@ -70,6 +70,16 @@ def test_the_same_content_makes_the_same_bytes(fmt: str) -> None:
     assert render(fmt, CONTENT + " é ☃ \x01", "T") == render(fmt, CONTENT + " é ☃ \x01", "T")
 
 
+@pytest.mark.parametrize("fmt", ["docx", "xlsx", "pptx"])
+def test_an_office_draft_is_dated_with_the_pinned_epoch(fmt: str) -> None:
+    """openpyxl stamps a workbook "modified" with the moment it saves it: unpinned, the same
+    content would make other bytes (and another draft id) each second."""
+    with zipfile.ZipFile(io.BytesIO(render(fmt, CONTENT, "T"))) as archive:
+        core = archive.read("docProps/core.xml").decode()
+    for field in ("created", "modified"):
+        assert f">2024-01-01T00:00:00Z</dcterms:{field}>" in core, (field, core)
+
+
 def _docx_with(document_xml: str) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
@@ -199,3 +209,49 @@ def test_a_workbook_is_read_up_to_its_100000th_cell() -> None:
     assert cut == "[cut: the rest not read (the limit is 100,000 cells a workbook)]"
     values = [value for row in rows for value in row.split("\t")]
     assert values == [str(n) for n in range(100_000)]
+
+
+def _sheet_rows(rows: str, shared: str | None = None) -> bytes:
+    """A real workbook (openpyxl) whose one sheet holds ``rows`` (its ``<row>`` XML), with
+    ``shared`` as its shared-string table's ``<si>`` items when given."""
+
+    def filled(text: str) -> str:
+        start = text.index("<sheetData>") + len("<sheetData>")
+        return text[:start] + rows + text[text.index("</sheetData>") :]
+
+    data = _with_part(_listing_one_sheet(1, rows=1), "xl/worksheets/sheet1.xml", filled)
+    if shared is None:
+        return data
+    out = io.BytesIO(data)
+    with zipfile.ZipFile(out, "a") as archive:
+        archive.writestr("xl/sharedStrings.xml", f'<sst xmlns="{_MAIN}">{shared}</sst>')
+    return out.getvalue()
+
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+
+
+@pytest.mark.parametrize("hidden", ["1", "true"], ids=["as-excel-writes-it", "as-libreoffice"])
+def test_a_hidden_row_is_not_read(hidden: str) -> None:
+    """Excel writes a hidden row's flag as ``1``, LibreOffice as ``true``: both are hidden from
+    whoever opens the workbook, so neither is the document's text."""
+    rows = (
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Tulip bulbs</t></is></c></row>'
+        f'<row r="2" hidden="{hidden}"><c r="A2" t="inlineStr"><is><t>Cost price 3.10</t></is>'
+        '</c></row><row r="3" hidden="0"><c r="A3" t="inlineStr"><is><t>Crocus bulbs</t></is>'
+        "</c></row>"
+    )
+    assert (
+        extract(documents.XLSX, _sheet_rows(rows)).text == "## Audits 0\nTulip bulbs\nCrocus bulbs"
+    )
+
+
+def test_a_shared_string_index_the_table_lacks_reads_as_an_empty_cell() -> None:
+    """A cell pointing past the shared-string table, or at no number, is an empty cell: the rest
+    of the workbook is still read."""
+    rows = (
+        '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c>'
+        '<c r="C1" t="s"><v>first</v></c><c r="D1"><v>40</v></c></row>'
+    )
+    text = extract(documents.XLSX, _sheet_rows(rows, "<si><t>Tulip bulbs</t></si>")).text
+    assert text == "## Audits 0\nTulip bulbs\t\t\t40"
