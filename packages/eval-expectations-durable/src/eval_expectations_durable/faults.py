@@ -288,7 +288,7 @@ _NEVER_FIRED = {
         "resume before failing the model"
     ),
     "model_output_limit": "no text answer came back to cut at the output limit",
-    "worker_crash": ("the worker never handed a second Tool call to its Tools, so it never died"),
+    "worker_crash": "the worker never handed a second Tool call to its Tools, so it never died",
 }
 """Why a fault that never took effect proves nothing: the Trial errs instead of passing."""
 

@@ -69,9 +69,11 @@ class ModelSession(Protocol):
     ``sent`` records each request as the binding put it on its transport (once per call, not
     per retried attempt): what the provider-prompt kinds score. A session may also keep
     ``replied``: the call ids of each reply that asked for Tools, in order (the batches the
-    model asked for, as the binding received them). A real binding's session may also keep
-    ``failure``: the last vendor failure raised, whole (``reason: detail``, credential redacted),
-    which the Trial's error then shows instead of the bare reason the Host's loop kept.
+    model asked for, as the binding received them), and ``handed``: the usage its replies
+    carried to the Host (what a Host's reported usage is checked against). A real binding's
+    session may also keep ``failure``: the last vendor failure raised, whole (``reason:
+    detail``, credential redacted), which the Trial's error then shows instead of the bare
+    reason the Host's loop kept.
     """
 
     usage: Usage
