@@ -230,6 +230,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "triage-a-plan-round-without-its-tool-is-refused-by-the-schema",
         "support-a-keyword-outside-the-pre-check-is-still-enforced",
         "support-a-tool-whose-schema-is-invalid-never-runs",
+        "support-a-tool-whose-schema-holds-a-broken-pattern-is-never-run",
         "support-a-third-attempt-after-two-schema-repairs-still-runs",
         "concierge-a-skill-call-naming-no-skill-is-left-to-the-schema",
         "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
