@@ -21,8 +21,6 @@ under 0.5 %.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,32 +29,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import ROOT, make_corpus
+from trial_instructions import callgrind as counted
+from trial_instructions import environment
 
 EVAL = str(Path(sys.executable).parent / "eval")
-TOTALS = re.compile(rb"^(?:summary|totals):\s+([0-9]+)", re.MULTILINE)
 FLOOR = "import msgspec, pluggy, typer"
-
-
-def environment(cache: Path) -> dict[str, str]:
-    """Bytecode written, the cache directory given, one hash seed: the same process counts the
-    same instructions run after run."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(EVAL_CACHE_DIR=str(cache), PYTHONHASHSEED="0")
-    return env
-
-
-def counted(argv: list[str], out: Path, env: dict[str, str]) -> int:
-    """Instructions callgrind counts for the whole process ``argv``."""
-    wrapped = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
-    done = subprocess.run(
-        wrapped, capture_output=True, check=False, cwd=ROOT, env={**env, "PYTHONMALLOC": "malloc"}
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"callgrind of {argv}: exit {done.returncode}: {done.stderr[-600:]!r}")
-    found = TOTALS.search(out.read_bytes())
-    if found is None:
-        raise SystemExit(f"{out}: no totals line")
-    return int(found.group(1))
 
 
 def main() -> None:

@@ -56,26 +56,23 @@ def environment(cache: Path) -> dict[str, str]:
     return env
 
 
-def counted(corpus: Path, out: Path, log: Path, env: dict[str, str]) -> int:
-    """Instructions callgrind counts for one in-process Sweep of ``corpus``."""
-    env = {**env, "PYTHONMALLOC": "malloc"}
-    argv = [
-        "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={out}",
-        sys.executable,
-        __file__,
-        "--inner",
-        str(corpus),
-        str(log),
-    ]
-    done = subprocess.run(argv, capture_output=True, check=False, cwd=ROOT, env=env)
+def callgrind(argv: list[str], out: Path, env: dict[str, str]) -> int:
+    """Instructions callgrind counts for the whole process ``argv`` (its file at ``out``)."""
+    wrapped = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
+    done = subprocess.run(
+        wrapped, capture_output=True, check=False, cwd=ROOT, env={**env, "PYTHONMALLOC": "malloc"}
+    )
     if done.returncode != 0:
-        raise SystemExit(f"callgrind of {corpus}: exit {done.returncode}: {done.stderr[-600:]!r}")
+        raise SystemExit(f"callgrind of {argv}: exit {done.returncode}: {done.stderr[-600:]!r}")
     found = TOTALS.search(out.read_bytes())
     if found is None:
         raise SystemExit(f"{out}: no totals line")
     return int(found.group(1))
+
+
+def counted(corpus: Path, out: Path, log: Path, env: dict[str, str]) -> int:
+    """Instructions callgrind counts for one in-process Sweep of ``corpus``."""
+    return callgrind([sys.executable, __file__, "--inner", str(corpus), str(log)], out, env)
 
 
 def main() -> None:
