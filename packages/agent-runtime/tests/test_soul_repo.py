@@ -56,6 +56,19 @@ def test_a_written_skill_is_committed_where_the_loader_reads_and_published(
     assert load_soul(published.bundle).skills["bulb-storage"].name == "Bulb storage"
 
 
+def test_history_gives_each_commit_its_subject_and_paths_oldest_first(repo: SoulRepo) -> None:
+    first = repo.write("Skill", "bulb-storage", SKILL, subject='feat: bulbs  "stored" @ 5°C')
+    second = repo.write("Skill", "bulb-storage", SKILL + "\nMore.\n")
+    assert repo.history(repo.base, repo.head()) == [
+        (first.sha, 'feat: bulbs  "stored" @ 5°C', ("skills/bulb-storage/SKILL.md",)),
+        (second.sha, "soul_write Skill:bulb-storage", ("skills/bulb-storage/SKILL.md",)),
+    ]
+    assert repo.log(repo.base, repo.head()) == [
+        (sha, paths) for sha, _subject, paths in repo.history(repo.base, repo.head())
+    ]
+    assert repo.history(repo.head(), repo.head()) == []
+
+
 def test_writing_what_an_artifact_already_holds_commits_nothing_and_says_so(
     repo: SoulRepo,
 ) -> None:

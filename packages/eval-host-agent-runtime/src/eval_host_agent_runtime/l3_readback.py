@@ -64,11 +64,11 @@ class ReadBack:
     def commits(self, repo: SoulRepo, index: int, before: str, after: str) -> list[SoulCommit]:
         """The Soul repository's commits from ``before`` to ``after``, filed under Turn
         ``index``; the fixture's operator edits are its own, never the Agent's or the doctor's."""
-        added = repo.log(before, after)
-        subjects = repo.subjects(before, after) if added else {}
+        if before == after:  # nothing committed: no git process to ask
+            return []
         return [
-            SoulCommit(index, sha, list(paths), subjects.get(sha))
-            for sha, paths in added
+            SoulCommit(index, sha, list(paths), subject)
+            for sha, subject, paths in repo.history(before, after)
             if sha not in self.operator_commits
         ]
 

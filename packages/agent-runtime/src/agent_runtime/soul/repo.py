@@ -301,19 +301,21 @@ class SoulRepo:
 
     def log(self, since: str, until: str) -> list[tuple[str, tuple[str, ...]]]:
         """Commits after ``since`` up to ``until``, oldest first, with the paths each touched."""
-        out = self._git("log", "--reverse", "--format=@%H", "--name-only", f"{since}..{until}")
-        commits: list[tuple[str, list[str]]] = []
-        for line in out.splitlines():
-            if line.startswith("@"):
-                commits.append((line[1:], []))
-            elif line.strip() and commits:
-                commits[-1][1].append(line.strip())
-        return [(sha, tuple(paths)) for sha, paths in commits]
+        return [(sha, paths) for sha, _subject, paths in self.history(since, until)]
 
-    def subjects(self, since: str, until: str) -> dict[str, str]:
-        """The subject line of each commit after ``since`` up to ``until``, by sha."""
-        out = self._git("log", "--format=%H %s", f"{since}..{until}")
-        return dict(line.partition(" ")[::2] for line in out.splitlines() if line)
+    def history(self, since: str, until: str) -> list[tuple[str, str, tuple[str, ...]]]:
+        """Commits after ``since`` up to ``until``, oldest first: each one's sha, subject line
+        and the paths it touched, from one ``git log`` (a NUL opens each commit: no subject
+        holds one)."""
+        out = self._git(
+            "log", "--reverse", "--format=%x00%H %s", "--name-only", f"{since}..{until}"
+        )
+        commits: list[tuple[str, str, tuple[str, ...]]] = []
+        for entry in out.split("\0")[1:]:
+            head, _, rest = entry.partition("\n")
+            sha, _, subject = head.partition(" ")
+            commits.append((sha, subject, tuple(p.strip() for p in rest.splitlines() if p.strip())))
+        return commits
 
     def changed(self) -> bool:
         """Whether anything was written since the base (known without asking git)."""
