@@ -15,6 +15,7 @@ from eval_core._case.case import CaseBase, ToolDecl, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._loading.grounding import GivenText, given_text, grounded_text, ungrounded
 from eval_core._loading.problem import Problem
+from eval_core._plugins import host_answers as answers
 from eval_core._plugins.host import Host, LoadContext
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.services import satisfies
@@ -72,7 +73,7 @@ class PluginChecks:
             self.plugins.kinds,
             lambda: given_text(
                 case,
-                lambda: self.host.given_text(case),
+                lambda: answers.given_text(self.host, case),
                 self._platform,
                 self.plugins.fields.values(),
             ),
@@ -102,7 +103,11 @@ class PluginChecks:
                 key = (need, case.tier)
                 offered = self._offered.get(key)
                 if offered is None:
-                    classes = self.host.services(case.tier)
+                    try:
+                        classes = answers.services(self.host, case.tier)
+                    except PluginFault as exc:
+                        yield Problem(file, "$", str(exc))
+                        return
                     offered = self._offered[key] = any(satisfies(c, need) for c in classes)
                 if not offered:
                     yield Problem(
@@ -149,7 +154,11 @@ def expectation_problems(
             except PluginFault as exc:
                 yield Problem(file, "$", str(exc))
                 return
-        missing = ungrounded(found_given, spec, text)
+        try:  # the Host's given text is asked only when the Case's own text lacks the needle
+            missing = ungrounded(found_given, spec, text)
+        except PluginFault as exc:
+            yield Problem(file, "$", str(exc))
+            return
         if missing is not None:
             suffix, reason = missing
             yield Problem(file, path + suffix, reason)

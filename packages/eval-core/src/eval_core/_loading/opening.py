@@ -22,6 +22,7 @@ from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host, HostFactory, HostOptionError, agents_owned
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
+from eval_core._util.guard import PluginFault
 from eval_core._util.project import Project, SettingsRefused
 from eval_core._util.safe_text import clean
 
@@ -226,7 +227,7 @@ def load(found: PluginSet, the_host: Host, corpus: Path, *, needs_soul: bool = T
     try:
         loader = Loader(found, the_host, locked=locked_owners(corpus), needs_soul=needs_soul)
         return loader.load(corpus)
-    except CorpusError as exc:
+    except (CorpusError, PluginFault) as exc:  # a fault: the Host's load-time answers
         raise Refused(str(exc)) from None
 
 

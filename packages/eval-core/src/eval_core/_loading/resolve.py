@@ -25,6 +25,7 @@ from eval_core._case.kinds import ALL_TIERS, KindSpec, Tier
 from eval_core._loading import rules, tool_names
 from eval_core._loading.problem import Problem
 from eval_core._loading.tool_names import did_you_mean, listing
+from eval_core._plugins import host_answers as answers
 from eval_core._plugins.host import ContextRules, Host
 
 SOUL_AGENTS = "the Eval Soul"
@@ -58,14 +59,14 @@ class Resolver(msgspec.Struct, frozen=True):
     ) -> Resolver:
         where = getattr(host, "agents_from", None)
         return cls(
-            host.platform_tools(),
-            host.agents(),
-            host.context_rules(),
+            answers.platform_tools(host),
+            answers.agents(host),
+            answers.context_rules(host),
             host,
             where if isinstance(where, str) and where else SOUL_AGENTS,
             kinds or {},
             fields or {},
-            frozenset(host.tiers),
+            answers.tiers(host),
             fixtures,
         )
 

@@ -23,6 +23,7 @@ import msgspec
 from eval_core._case.case import CaseBase, CaseField, ToolCallsStep, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._loading.problem import Problem
+from eval_core._plugins import host_answers as answers
 from eval_core._plugins.fixtures import OwnedFixture
 from eval_core._plugins.host import AgentTools, Host
 from eval_core._plugins.services import satisfies
@@ -144,7 +145,7 @@ class Check(msgspec.Struct, frozen=True):
         fixtures: Fixtures | None = None,
     ) -> Check:
         tools = offered(host, case, fixtures)
-        names = list(named(case, kinds, fields, host.platform_tools()))
+        names = list(named(case, kinds, fields, answers.platform_tools(host)))
         has = frozenset(tools.names | added(case, fields)) if tools is not None else frozenset()
         return cls(names, tools, has)
 

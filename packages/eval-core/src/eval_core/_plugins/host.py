@@ -273,6 +273,7 @@ class LoadContext(msgspec.Struct):
         """Whether the Host offers at ``tier`` a service satisfying the Protocol ``service``: a
         family asks before accepting what only such a service can do, instead of the Host
         reading the family's Case field."""
+        from eval_core._plugins.host_answers import services
         from eval_core._plugins.services import satisfies
 
-        return any(satisfies(c, service) for c in self.host.services(tier))
+        return any(satisfies(c, service) for c in services(self.host, tier))

@@ -1,0 +1,55 @@
+"""A Host's load-time answers are a plug-in's: one that raises, or answers something of the
+wrong type, is a refusal in one line naming the Host and the method, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eval_core._loading.opening import Refused, open_corpus
+from test_tool_names import MapHost, TravelHost, _map_plugins, _travel_case, _travel_plugins
+
+
+def _raises(self: TravelHost, *args: Any) -> Any:
+    raise KeyError("the registry is gone")
+
+
+def _none(self: TravelHost, *args: Any) -> Any:
+    return None
+
+
+def _text(self: TravelHost, *args: Any) -> Any:
+    return "not a collection of the expected kind"
+
+
+GROUNDED = [{"kind": "output_contains", "text": "You book trips."}]
+"""An Expectation that must be found in the Host's given text (so the loader asks for it)."""
+MAPS = [{"role": "user", "content": "Find places on the map."}]
+"""An input the maps fixture applies to: it needs a service (so the loader asks for them)."""
+
+
+@pytest.mark.parametrize("answer", [_raises, _none, _text], ids=["raises", "None", "a string"])
+@pytest.mark.parametrize(
+    "method", ["agents", "platform_tools", "context_rules", "given_text", "services"]
+)
+def test_a_host_answering_wrong_at_load_is_a_refusal_naming_it(
+    tmp_path: Path, method: str, answer: Callable[..., Any]
+) -> None:
+    maps = method == "services"
+    host = MapHost if maps else TravelHost
+    found = _map_plugins() if maps else _travel_plugins(True)
+    corpus = _travel_case(tmp_path / "corpus", expect=GROUNDED, **({"input": MAPS} if maps else {}))
+    original = host.__dict__[method]
+    setattr(host, method, answer)
+    try:
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
+    finally:
+        setattr(host, method, original)
+    said = str(refused.value)
+    assert "Traceback" not in said
+    [line] = [x for x in said.splitlines() if f"{method} of Host 'travel-host'" in x]
+    assert ("KeyError" if answer is _raises else "returned") in line, line
