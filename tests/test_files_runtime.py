@@ -29,6 +29,7 @@ class Nothing:
         (documents.DOCX, synthesis.docx_bytes(None, variant="malformed"), "unreadable"),
         (documents.DOCX, synthesis.docx_bytes(None, variant="empty"), "no_text_layer"),
         (documents.DOCX, synthesis.docx_bytes(None, variant="entry-limit"), "resource_limit"),
+        (documents.DOCX, synthesis.docx_bytes(None, variant="external-dtd"), "unreadable"),
         ("text/plain", b"", "no_text_layer"),
         ("image/png", b"\x89PNG", "image_not_extractable"),
         ("application/zip", b"PK", "unsupported_media_type"),

@@ -258,5 +258,6 @@ def test_a_store_url_is_printed_without_its_password_in_any_form(url: str, print
 def test_a_reply_holding_a_lone_surrogate_is_stored_and_read_back_whole(store: RunStore) -> None:
     conversation, run = minted(store)
     lease = store.claim(run, "a", ttl=30)
-    store.add_message(lease, conversation, "assistant", "half a pair: \ud800 kept", {"n": "\udfff"})
-    assert store.messages(run.run_id)[-1][1:] == ("half a pair: \ud800 kept", {"n": "\udfff"})
+    metadata = {"n": "\udfff", "parts": ["\ud800", 2]}  # escaped JSON keeps its separators
+    store.add_message(lease, conversation, "assistant", "half a pair: \ud800 kept", metadata)
+    assert store.messages(run.run_id)[-1][1:] == ("half a pair: \ud800 kept", metadata)

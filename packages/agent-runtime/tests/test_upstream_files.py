@@ -397,6 +397,8 @@ def test_file_create_makes_a_draft_shared_with_the_participant_and_the_agents_ro
         ({"filename": "x" * 201, "format": "text", "content": "a"}, "validation_error"),
         ({"filename": "a", "format": "rtf", "content": "a"}, "validation_error"),
         ({"filename": "a", "format": "json", "content": "{"}, "validation_error"),
+        ({"filename": "a", "format": "text", "content": 3}, "validation_error"),
+        ({"filename": "a", "format": "text", "content": "a", "title": 3}, "validation_error"),
         ({"filename": "a", "format": "text", "content": "a" * 1_000_001}, "oversize_value"),
     ],
 )

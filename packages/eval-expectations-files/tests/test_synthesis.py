@@ -24,6 +24,7 @@ MAKERS = {
     "docx-empty": lambda: synthesis.docx_bytes(None, variant="empty"),
     "docx-malformed": lambda: synthesis.docx_bytes(None, variant="malformed"),
     "docx-entry-limit": lambda: synthesis.docx_bytes(None, variant="entry-limit"),
+    "docx-external-dtd": lambda: synthesis.docx_bytes(None, variant="external-dtd"),
     "xlsx": lambda: synthesis.xlsx_bytes("Total 5", 3),
     "xlsx-shared": lambda: synthesis.xlsx_bytes("Total 5", 3, "shared"),
     "xlsx-months": lambda: synthesis.xlsx_bytes("Total 5", 0, "inline", 3),
@@ -57,6 +58,11 @@ def test_defective_docx_archives_are_really_defective() -> None:
     assert len(entries) == 3 + synthesis.ENTRY_LIMIT_PADDING == 513
     empty = zipfile.ZipFile(io.BytesIO(MAKERS["docx-empty"]()))
     assert b"<w:p>" not in empty.read("word/document.xml")
+    probe = zipfile.ZipFile(io.BytesIO(MAKERS["docx-external-dtd"]())).read("word/document.xml")
+    assert probe.startswith(
+        b'<?xml version="1.0" encoding="UTF-8"?>' + synthesis.EXTERNAL_DTD.encode()
+    )
+    assert b"<w:t>Policy.</w:t>" in probe
 
 
 def test_ooxml_timestamps_are_pinned() -> None:

@@ -49,7 +49,7 @@ class PdfFixture(msgspec.Struct, **BLOCK):
 
 
 class DocxFixture(msgspec.Struct, **BLOCK):
-    variant: Literal["malformed", "empty", "entry-limit"] | None = None
+    variant: Literal["malformed", "empty", "entry-limit", "external-dtd"] | None = None
     preceding_paragraphs: int | None = None
 
 

@@ -198,10 +198,15 @@ _RELS = (
 )
 
 
-def _document_xml(paragraphs: list[str]) -> str:
+EXTERNAL_DTD = '<!DOCTYPE w:document SYSTEM "http://dtd.eval.example/probe.dtd">'
+"""The ``external-dtd`` DOCX's document type: a reference to a DTD on another host, as an
+XML external entity probe carries one (Office XML never declares a document type)."""
+
+
+def _document_xml(paragraphs: list[str], doctype: str = "") -> str:
     body = "".join(f"<w:p><w:r><w:t>{escape(p)}</w:t></w:r></w:p>" for p in paragraphs)
     return (
-        '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.'
+        f'<?xml version="1.0" encoding="UTF-8"?>{doctype}<w:document xmlns:w="http://schemas.'
         f'openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}<w:sectPr/></w:body>'
         "</w:document>"
     )
@@ -218,19 +223,20 @@ def _stored_zip(entries: list[tuple[str, str]]) -> bytes:
     return out.getvalue()
 
 
-def _docx_parts(paragraphs: list[str]) -> list[tuple[str, str]]:
+def _docx_parts(paragraphs: list[str], doctype: str = "") -> list[tuple[str, str]]:
     """The three parts of a minimal WordprocessingML package, and nothing else."""
     return [
         ("[Content_Types].xml", _CONTENT_TYPES),
         ("_rels/.rels", _RELS),
-        ("word/document.xml", _document_xml(paragraphs)),
+        ("word/document.xml", _document_xml(paragraphs, doctype)),
     ]
 
 
 def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = None) -> bytes:
     """A DOCX: ``Policy paragraph N.`` for N up to ``preceding``, then ``content``; or a
     defective variant (``malformed``: the first 64 bytes; ``empty``: no paragraph;
-    ``entry-limit``: 513 archive entries)."""
+    ``entry-limit``: 513 archive entries; ``external-dtd``: its document part declares an
+    external DTD, :data:`EXTERNAL_DTD`)."""
     if variant == "malformed":
         return _stored_zip(_docx_parts(["Policy."]))[:64]
     if variant == "empty":
@@ -240,6 +246,8 @@ def docx_bytes(content: str | None, preceding: int = 0, variant: str | None = No
             (f"customXml/item{index}.xml", "<item/>") for index in range(1, ENTRY_LIMIT_PADDING + 1)
         ]
         return _stored_zip([*_docx_parts(["Policy."]), *padding])
+    if variant == "external-dtd":
+        return _stored_zip(_docx_parts(["Policy."], EXTERNAL_DTD))
     if variant is not None:
         raise ValueError(f"unknown DOCX variant {variant!r}")
     paragraphs = [filler(index) for index in range(1, preceding + 1)]
