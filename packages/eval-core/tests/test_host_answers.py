@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from eval_core._case.case import ToolDecl
 from eval_core._loading.opening import Refused, open_corpus
 from test_tool_names import MapHost, TravelHost, _map_plugins, _travel_case, _travel_plugins
 
@@ -53,3 +54,23 @@ def test_a_host_answering_wrong_at_load_is_a_refusal_naming_it(
     assert "Traceback" not in said
     [line] = [x for x in said.splitlines() if f"{method} of Host 'travel-host'" in x]
     assert ("KeyError" if answer is _raises else "returned") in line, line
+
+
+def test_a_host_declaring_a_tool_of_the_wrong_shape_is_a_refusal_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    """A ToolDecl is built unchecked (a Struct): its fields are checked as a Case file's are,
+    before any text of it is searched."""
+    corpus = _travel_case(tmp_path / "corpus", expect=GROUNDED)
+    bent = ToolDecl(name="book_trip", input_schema={"type": "object"}, description={"x": 1})  # type: ignore[arg-type]
+    original = TravelHost.platform_tools
+    TravelHost.platform_tools = lambda self: {"book_trip": bent}  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True))
+    finally:
+        TravelHost.platform_tools = original  # type: ignore[method-assign]
+    assert str(refused.value) == (
+        "platform_tools of Host 'travel-host' returned Tool 'book_trip': "
+        "Expected `str | null`, got `object` - at `$.description`"
+    )

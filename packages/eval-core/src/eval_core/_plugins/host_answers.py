@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeGuard, TypeVar
 
+import msgspec
+
 from eval_core._case.case import CaseBase, ToolDecl
 from eval_core._case.kinds import ALL_TIERS, Tier
 from eval_core._plugins.host import ContextRules, Host
@@ -23,7 +25,15 @@ def agents(host: Host) -> frozenset[str]:
 
 
 def platform_tools(host: Host) -> Mapping[str, ToolDecl]:
-    return _asked(host, "platform_tools", _declarations, "a mapping of names to ToolDecl")
+    declared = _asked(host, "platform_tools", _declarations, "a mapping of names to ToolDecl")
+    for name, decl in declared.items():
+        try:  # a Struct is built unchecked: its fields are checked as a Case file's are
+            msgspec.convert(msgspec.to_builtins(decl), ToolDecl)
+        except (msgspec.ValidationError, TypeError) as exc:
+            raise PluginFault(
+                f"platform_tools of Host {_name(host)!r} returned Tool {name!r}: {exc}"
+            ) from None
+    return declared
 
 
 def context_rules(host: Host) -> ContextRules:
