@@ -215,3 +215,23 @@ def test_an_output_the_corpus_does_not_read_may_sit_beside_its_cases(tmp_path: P
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (corpus / "trials.jsonl").is_file() and (corpus / "card.saved").is_file()
+
+
+def test_a_host_that_fails_to_close_keeps_the_scorecard_and_says_so_in_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Host is a plug-in: its ``close`` raising after the last Trial leaves the verdicts
+    standing (the Scorecard is on stdout), is one line on stderr and exits 2, never a
+    traceback."""
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    def broken(self: AgentRuntimeHost) -> None:
+        raise AttributeError("'Template' object has no attribute '_out'")
+
+    monkeypatch.setattr(AgentRuntimeHost, "close", broken)
+    swept = eval_in_process("sweep", "corpus", "--format", "json", cwd=project)
+    assert swept.returncode == 2, swept.stderr
+    assert json.loads(swept.stdout)["passed"] == 1
+    assert "Traceback" not in swept.stderr
+    [line] = [x for x in swept.stderr.splitlines() if "close of Host" in x]
+    assert "close of Host 'agent-runtime' raised AttributeError" in line

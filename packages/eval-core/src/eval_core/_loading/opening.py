@@ -20,6 +20,7 @@ import msgspec
 from eval_core._loading.corpus import Corpus, CorpusError, corpus_root, find_soul
 from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host, HostFactory, HostOptionError, agents_owned
+from eval_core._plugins.host_answers import closed
 from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
 from eval_core._util.guard import PluginFault
@@ -282,7 +283,7 @@ def open_corpus(
     try:
         loaded = load(found, the_host, corpus, needs_soul=not agents_owned(found.hosts[host_name]))
     except Refused:
-        the_host.close()
+        closed(the_host)  # the refusal is what is said; a Host failing to close adds nothing
         raise
     for note in loaded.notes:  # said on every command, beside the UNLOCKED line
         sys.stderr.write(f"NOTE  {clean(note)}\n")

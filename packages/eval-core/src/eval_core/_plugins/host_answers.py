@@ -56,6 +56,16 @@ def tiers(host: Host) -> frozenset[Tier]:
     return frozenset(offered)
 
 
+def closed(host: Host) -> str | None:
+    """Close the Host; the one line saying how that failed, or ``None``. Its Trials' verdicts
+    stand: the failure is said after them (and sets the exit code), never a traceback."""
+    try:
+        call(None, f"close of Host {_name(host)!r}", host.close)
+    except PluginFault as exc:
+        return str(exc)
+    return None
+
+
 def _asked(
     host: Host, method: str, fits: Callable[[object], TypeGuard[T]], wanted: str, *args: Any
 ) -> T:

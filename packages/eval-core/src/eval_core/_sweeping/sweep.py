@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from eval_core._loading.opening import REFUSED, Opened, Refused, host_options, open_corpus
 from eval_core._plugins.executor import Executor, ExecutorRefused, executor
+from eval_core._plugins.host_answers import closed
 from eval_core._plugins.model_source import ModelRefused
 from eval_core._running.forked import ForkExecutor, unforkable
 from eval_core._running.progress import Progress
@@ -128,6 +129,7 @@ def _sweep(
         )
     opened: Opened | None = None
     progress: Progress | None = None
+    unclosed: str | None = None
     try:
         try:
             with stopping.running():
@@ -196,7 +198,7 @@ def _sweep(
         if progress is not None:
             progress.close()
         if opened is not None:
-            opened.host.close()  # removes the L3 tier's temporary directory
+            unclosed = closed(opened.host)  # removes the L3 tier's temporary directory
         if elsewhere is not None:
             elsewhere.close()  # still under Stopping: a second Ctrl-C cannot cut it short
         if judge is not None:
@@ -211,6 +213,8 @@ def _sweep(
             gate(found, options, run, provenance.commit, redactor.scrub_bytes)
     code = report_sweep(options, opened, runs, redactor, out, err)
     failures = [f for run in runs for f in run.write_failures]
+    if unclosed is not None:
+        failures.append(unclosed)
     files, unnamed = gated_outputs(found, options, opened.corpus, runs, trials)
     failures.extend(unnamed)
     failures.extend(write_outputs(options, runs, redactor, files))
