@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,21 +144,15 @@ class CoveringMap:
         )
 
 
-def load_or_build(
-    copy_root: Path,
-    env: dict[str, str],
-    sources: Sequence[str],
-    test_paths: Sequence[str],
-    left_out: Iterable[str],
-    timeout: float,
-) -> tuple[CoveringMap, bool]:
-    """The map for the tree as it stands: from the bench's cache, or built in ``copy_root`` (an
-    unmutated copy of the tree) and cached. Whether it came from the cache is returned too."""
+def load_or_build(copy_root: Path, build: Callable[[], CoveringMap]) -> tuple[CoveringMap, bool]:
+    """The map for the tree as it stands: from the bench's cache, or ``build()`` (in
+    ``copy_root``, an unmutated copy of the tree) and cached. Whether it came from the cache is
+    returned too."""
     key = digest(copy_root)
     cached = cache_dir() / f"covering-{key}.json"
     if cached.is_file():
         return CoveringMap.from_json(json.loads(cached.read_text())), True
-    built = build(copy_root, env, sources, test_paths, left_out, timeout)
+    built = build()
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(json.dumps(built.as_json()))

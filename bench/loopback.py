@@ -1,5 +1,6 @@
-"""A loopback OpenAI-wire vendor that answers after a fixed delay, for the concurrency
-benchmarks and tests (``--jobs``, executors): 127.0.0.1 only, no network."""
+"""Loopback vendors: JSON over HTTP on 127.0.0.1 only, no network. :class:`SlowVendor` answers
+the OpenAI wire after a fixed delay, for the concurrency benchmarks and tests (``--jobs``,
+executors); the root tests' scripted vendors stand on the same :class:`Loopback`."""
 
 from __future__ import annotations
 
@@ -10,11 +11,55 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class Loopback:
+    """An HTTP server on 127.0.0.1 serving ``handler`` from a thread of its own; ``url`` is its
+    base, ending in ``/v1``."""
+
+    def __init__(
+        self,
+        handler: type[BaseHTTPRequestHandler],
+        server: type[ThreadingHTTPServer] = ThreadingHTTPServer,
+    ) -> None:
+        self.server = server(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A vendor's side of one connection: it logs nothing and answers in JSON, a POST's JSON
+    body as :meth:`reply` says (unless a vendor's own ``do_POST`` answers otherwise)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        self.send_json(*self.reply(body))
+
+    def reply(self, body: Any) -> tuple[int, Any]:
+        """The status and the JSON that answer ``body``, POSTed to ``self.path``."""
+        raise NotImplementedError
+
+    def send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(status)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # a vendor's backlog, not socketserver's 5: no refused connects
 
 
-class SlowVendor:
+class SlowVendor(Loopback):
     """An OpenAI-wire server on 127.0.0.1 that answers text after ``delay`` seconds, and
     answers 429 while more than ``limit`` requests are in flight."""
 
@@ -25,12 +70,9 @@ class SlowVendor:
         lock = threading.Lock()
         vendor = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as a vendor's API is
             disable_nagle_algorithm = True  # else each reply's body waits on a delayed ACK
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
@@ -42,11 +84,11 @@ class SlowVendor:
                         vendor.rate_limited += 1
                 try:
                     if refused:
-                        self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+                        self.send_json(429, {"error": "slow down"}, {"Retry-After": "0"})
                         return
                     time.sleep(delay)
                     message = {"role": "assistant", "content": "Your tulip bulbs ship soon."}
-                    self._send(
+                    self.send_json(
                         200,
                         {
                             "id": "x",
@@ -59,20 +101,4 @@ class SlowVendor:
                     with lock:
                         vendor.in_flight -= 1
 
-            def _send(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-                raw = json.dumps(data).encode()
-                self.send_response(status)
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler, _Server)

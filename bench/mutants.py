@@ -1034,13 +1034,12 @@ class Bench:
         if "covering" not in self.test_paths:
             return
         with self.copy() as copy:
+            sources = [t.root for t in TARGETS]
             self.map, cached = covering.load_or_build(
                 copy.root,
-                copy.env(),
-                [t.root for t in TARGETS],
-                MAPPED_TESTS,
-                UNIT_TESTS_LEFT_OUT,
-                MAP_TIMEOUT,
+                lambda: covering.build(
+                    copy.root, copy.env(), sources, MAPPED_TESTS, UNIT_TESTS_LEFT_OUT, MAP_TIMEOUT
+                ),
             )
             shutil.rmtree(copy.root / ".cache", ignore_errors=True)
         source = "read from the bench's cache" if cached else "built"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from bench.loopback import JsonHandler, Loopback
 from eval_core._loading.corpus import Corpus, CorpusError
 from eval_core._loading.loader import Loader
 from eval_core._plugins.host import Host
@@ -129,7 +130,7 @@ def refuses(loader: Loader, corpus_dir: Path, write_case: WriteCase) -> Refuses:
     return check
 
 
-class JsonServer:
+class JsonServer(Loopback):
     """A real HTTP server on 127.0.0.1: each POST's JSON body is answered with the JSON
     ``answer(path, body)`` returns, with the status ``status(path, body)`` says (200 without
     it). ``url`` is its base, ending in ``/v1``."""
@@ -139,29 +140,12 @@ class JsonServer:
         answer: Callable[[str, dict[str, Any]], dict[str, Any]],
         status: Callable[[str, dict[str, Any]], int] | None = None,
     ) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        class Handler(JsonHandler):
+            def reply(self, body: Any) -> tuple[int, Any]:
+                data = answer(self.path, body)  # before status(): an answer may count the call
+                return (200 if status is None else status(self.path, body)), data
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                data = json.dumps(answer(self.path, body)).encode()
-                self.send_response(200 if status is None else status(self.path, body))
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 class ScriptedVendor(JsonServer):

@@ -30,6 +30,12 @@ def _table() -> dict[str, Command]:
 
 TABLE = _table()
 BUILT = app.build(TABLE)
+PARSES = settings(
+    deadline=None,
+    derandomize=True,  # the same words every run: a parse that fails, fails again
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # capsys, read each example
+)
+"""What every property of the parse below runs under (each its own ``max_examples``)."""
 NOISE = ["x", "3", "-1", "0.5", "-", "--", "--bogus", "-z", "a=b", "--bogus=1", "-qz"]
 
 
@@ -64,12 +70,7 @@ def typed(command: Command, parsed: Any) -> None:
             assert all(v is None or isinstance(v, Path) for v in values), (argument.dest, value)
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(PARSES, max_examples=150)
 @given(words=argv())
 def test_words_after_a_command_parse_or_are_one_usage_line(
     words: list[str], capsys: pytest.CaptureFixture[str]
@@ -117,12 +118,7 @@ def _typer(words: list[str]) -> tuple[Command, Any] | None:
     return parsed if isinstance(parsed, tuple) else None
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(PARSES, max_examples=300)
 @given(words=argv())
 def test_plain_words_parse_without_typer_as_typer_parses_them(
     words: list[str], capsys: pytest.CaptureFixture[str]
@@ -176,12 +172,7 @@ def plain_argv(draw: st.DrawFn) -> list[str]:
     return [name, *(word for i in order for word in words[i])]
 
 
-@settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(PARSES, max_examples=200)
 @given(words=plain_argv())
 def test_every_command_s_plain_words_are_parsed_as_typer_parses_them(
     words: list[str], capsys: pytest.CaptureFixture[str]

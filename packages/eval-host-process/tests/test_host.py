@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -230,23 +231,26 @@ def test_every_endpoint_wants_the_trials_token(plugins: PluginSet, tmp_path: Pat
         server.close()
 
 
+def _eval_sweep(corpus: Path, *flags: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """The real ``eval sweep`` of the team's Corpus, run in its project as the team runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "eval_cli", "sweep", corpus.name, *flags],
+        cwd=corpus.parent,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def test_eval_sweep_runs_the_process_host_on_forked_workers(tmp_path: Path, run_mark: str) -> None:
     """The command a team runs: ``eval sweep --jobs 2`` (a framework Host's Trials on forked
     children, sharing the zygote started before them), green, its Scorecard naming the Host,
     and nothing of the agents' left running once it exited (the zygote ended with it)."""
-    import subprocess
-
     corpus = write_project(tmp_path / "team")
     for wire in ("chat", "messages-stream"):
         (corpus / f"on-{wire}.json").write_text(json.dumps(order_case(f"on-{wire}", wire)))
-    ran = subprocess.run(
-        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--jobs", "2", "--unlocked"],
-        cwd=corpus.parent,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    ran = _eval_sweep(corpus, "--jobs", "2", "--unlocked", timeout=300)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "2 passed, 0 failed, 0 errored" in ran.stdout
     assert "2 Trials at a time" in ran.stderr
@@ -258,18 +262,9 @@ def test_an_l3_case_is_refused_by_the_real_eval_naming_file_path_and_reason(
 ) -> None:
     """The core's one tier check (the Host declares ``tiers``): exit 2, no traceback, and no
     agent started."""
-    import subprocess
-
     corpus = write_project(tmp_path / "team")
     (corpus / "durable.json").write_text(json.dumps(order_case("durable", "chat", tier="l3")))
-    ran = subprocess.run(
-        [sys.executable, "-m", "eval_cli", "sweep", "corpus", "--unlocked", "-q"],
-        cwd=corpus.parent,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ran = _eval_sweep(corpus, "--unlocked", "-q", timeout=120)
     assert ran.returncode == 2, ran.stdout + ran.stderr
     assert "Traceback" not in ran.stderr
     said = [line.strip() for line in ran.stderr.splitlines() if "$.tier" in line]

@@ -13,7 +13,8 @@ agent, the Tools, the context keys, the services) and the cross-field rules of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -111,24 +112,22 @@ def missing(plugins: PluginSet) -> list[str]:
     for name, spec in plugins.kinds.items():
         owner = plugins.kind_owner[name]
         what = f"kind {name!r} of {owner.distribution} {owner.version}"
-        found.extend(f"{what}: {reason}" for reason in _material(spec.description, spec.examples))
-        for index, example in enumerate(spec.examples):
-            said = kind_example_problems(plugins, spec, example)
-            found.extend(f"{what}: example {index + 1}: {reason}" for reason in said)
+        found.extend(_lacking(what, spec, partial(kind_example_problems, plugins, spec)))
     for name, field in plugins.fields.items():
         owner = plugins.field_owner[name]
         what = f"Case field {json_name(name)!r} of {owner.distribution} {owner.version}"
-        found.extend(f"{what}: {reason}" for reason in _material(field.description, field.examples))
-        for index, example in enumerate(field.examples):
-            said = field_example_problems(plugins, field, example)
-            found.extend(f"{what}: example {index + 1}: {reason}" for reason in said)
+        found.extend(_lacking(what, field, partial(field_example_problems, plugins, field)))
     return found
 
 
-def _material(description: str, examples: Any) -> list[str]:
-    lacking = []
-    if not description.strip():
-        lacking.append("no description (KindSpec/CaseField description=...)")
-    if not examples:
-        lacking.append("no example (KindSpec/CaseField examples=[...])")
-    return lacking
+def _lacking(
+    what: str, declared: KindSpec | CaseField, refused: Callable[[Any], list[str]]
+) -> Iterator[str]:
+    """What the kind or Case field ``what`` lacks: a description, an example, or an example
+    the loader takes (``refused`` says why it would not)."""
+    if not declared.description.strip():
+        yield f"{what}: no description (KindSpec/CaseField description=...)"
+    if not declared.examples:
+        yield f"{what}: no example (KindSpec/CaseField examples=[...])"
+    for index, example in enumerate(declared.examples):
+        yield from (f"{what}: example {index + 1}: {reason}" for reason in refused(example))

@@ -31,8 +31,9 @@ from typing import Any, ParamSpec, Protocol, TypedDict, TypeVar
 
 import msgspec
 
-from eval_core._case.case import _CONFIG, json_name
+from eval_core._case.case import json_name
 from eval_core._case.evidence import Location
+from eval_core._case.json_form import CASE_JSON
 from eval_core._case.kinds import Tier, ValueCheck, Verdict, failed, passed
 from eval_core._util.checks import (
     DOT_PATH,
@@ -54,7 +55,7 @@ L2: frozenset[Tier] = frozenset({"l2"})
 L3: frozenset[Tier] = frozenset({"l3"})
 """``tiers=L3``: a kind or field about what a durable Turn left in the database."""
 
-BLOCK: Mapping[str, Any] = MappingProxyType(_CONFIG)
+BLOCK: Mapping[str, Any] = MappingProxyType(CASE_JSON)
 """A Case field's struct options, as the Case's own: ``class X(msgspec.Struct, **BLOCK)``."""
 
 

@@ -13,26 +13,19 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import msgspec
 
 from eval_core._case.declared import Declared
+from eval_core._case.json_form import CASE_JSON
 from eval_core._case.kinds import ALL_TIERS, Expectation, Tier
 from eval_core._case.recorded import Recorded
 
 if TYPE_CHECKING:
     from eval_core._util.guard import Origin
 
-_CONFIG: dict[str, Any] = {
-    "frozen": True,
-    "kw_only": True,
-    "forbid_unknown_fields": True,
-    "omit_defaults": True,
-    "rename": "camel",
-}
 
-
-class TextPart(msgspec.Struct, tag="text", tag_field="type", **_CONFIG):
+class TextPart(msgspec.Struct, tag="text", tag_field="type", **CASE_JSON):
     text: str
 
 
-class FilePart(msgspec.Struct, tag="file", tag_field="type", **_CONFIG):
+class FilePart(msgspec.Struct, tag="file", tag_field="type", **CASE_JSON):
     file_id: str
     media_type: str
     name: str
@@ -41,7 +34,7 @@ class FilePart(msgspec.Struct, tag="file", tag_field="type", **_CONFIG):
 Part = TextPart | FilePart
 
 
-class Message(msgspec.Struct, **_CONFIG):
+class Message(msgspec.Struct, **CASE_JSON):
     """One input message. String content is normalised to ``[{"type": "text", ...}]`` at load."""
 
     role: Literal["user", "assistant"]
@@ -64,7 +57,7 @@ class Message(msgspec.Struct, **_CONFIG):
 ParticipantActivity = Literal["visible", "represented"]
 
 
-class ToolDecl(msgspec.Struct, **_CONFIG):
+class ToolDecl(msgspec.Struct, **CASE_JSON):
     """A Tool's declaration as the model sees it.
 
     ``mutating``: it changes data (the autonomy ceiling reads it). ``side_effecting``: its
@@ -81,7 +74,7 @@ class ToolDecl(msgspec.Struct, **_CONFIG):
     participant_activity: ParticipantActivity | None = None
 
 
-class ScriptedResult(msgspec.Struct, **_CONFIG):
+class ScriptedResult(msgspec.Struct, **CASE_JSON):
     """A scripted Tool result: consumed in order; ``when`` matches arguments by deep equality.
 
     Besides an output, a result may deny, fail, refuse the arguments, or say the Tool's
@@ -109,7 +102,7 @@ class ScriptedResult(msgspec.Struct, **_CONFIG):
         ]
 
 
-class ScriptedCall(msgspec.Struct, **_CONFIG):
+class ScriptedCall(msgspec.Struct, **CASE_JSON):
     """One Tool call the scripted model makes.
 
     ``name`` must be a Tool the Trial offers the agent (the loader checks it against the
@@ -125,23 +118,23 @@ class ScriptedCall(msgspec.Struct, **_CONFIG):
     unoffered: bool = False
 
 
-class TextStep(msgspec.Struct, tag="text", tag_field="kind", **_CONFIG):
+class TextStep(msgspec.Struct, tag="text", tag_field="kind", **CASE_JSON):
     text: str
 
 
-class ToolCallsStep(msgspec.Struct, tag="tool_calls", tag_field="kind", **_CONFIG):
+class ToolCallsStep(msgspec.Struct, tag="tool_calls", tag_field="kind", **CASE_JSON):
     calls: list[ScriptedCall]
     text: str | None = None
 
 
-class StructuredStep(msgspec.Struct, tag="structured", tag_field="kind", **_CONFIG):
+class StructuredStep(msgspec.Struct, tag="structured", tag_field="kind", **CASE_JSON):
     value: Any
 
 
 ScriptStep = TextStep | ToolCallsStep | StructuredStep
 
 
-class CaseBase(msgspec.Struct, **_CONFIG):
+class CaseBase(msgspec.Struct, **CASE_JSON):
     """The generic fields every Case has, whatever plug-ins are installed.
 
     ``script`` is required of every Case that runs a model (the loader says so); a Case whose
@@ -244,5 +237,5 @@ def build_case_type(kinds: list[type[Expectation]], fields: list[CaseField]) -> 
         "Case",
         [("expect", list[union]), *extra],
         bases=(CaseBase,),
-        **_CONFIG,
+        **CASE_JSON,
     )

@@ -19,15 +19,10 @@ from typing import Any
 
 import msgspec
 
+from eval_core._case.json_form import CASE_JSON
 
-class Shown(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    omit_defaults=True,
-    rename="camel",
-):
+
+class Shown(msgspec.Struct, **CASE_JSON):
     """What one model request showed the model: the digest of its system prompt (and of each
     line of it, space-separated, to name a change), its message count and the Tools offered,
     each by the digest of its declaration (name, description, input schema)."""
@@ -56,14 +51,7 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rena
     structured: Any = None
 
 
-class RecordedRequest(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    omit_defaults=True,
-    rename="camel",
-):
+class RecordedRequest(msgspec.Struct, **CASE_JSON):
     """One request of a recording as the Case keeps it: the system prompt's digest (its lines
     are under :attr:`Recorded.systems`), the message count, the names of the Tools offered
     (their digests under :attr:`Recorded.tools`)."""
@@ -73,7 +61,7 @@ class RecordedRequest(
     tools: list[str] = msgspec.field(default_factory=list)
 
 
-class Recorded(
+class Recorded(  # CASE_JSON spelled out: mypy must see kw_only to allow ``date`` after a default
     msgspec.Struct,
     frozen=True,
     kw_only=True,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from functools import wraps
+from typing import Concatenate, Literal, ParamSpec, TypeAlias
 
 import msgspec
 from msgspec.structs import replace
@@ -82,10 +83,36 @@ def noise_of(host: Host) -> dict[str, int]:
         return {}
 
 
+P = ParamSpec("P")
+_Run: TypeAlias = Callable[Concatenate[CaseBase, int, Host, P], "TrialResult"]
+
+
+def _counts_dropped(run: _Run[P]) -> _Run[P]:
+    """``run`` with what the Host kept off stderr meanwhile as the Trial's ``dropped``."""
+
+    @wraps(run)
+    def counted(
+        case: CaseBase, trial: int, host: Host, /, *args: P.args, **kw: P.kwargs
+    ) -> TrialResult:
+        before = noise_of(host)
+        result = run(case, trial, host, *args, **kw)
+        after = noise_of(host)
+        if after == before:  # nothing dropped meanwhile (the common case)
+            return result
+        dropped = {
+            k: n - before.get(k, 0) for k, n in sorted(after.items()) if n > before.get(k, 0)
+        }
+        return replace(result, dropped=dropped) if dropped else result
+
+    return counted
+
+
+@_counts_dropped
 def run_trial(
     case: CaseBase,
     trial: int,
     host: Host,
+    /,
     binding: Binding,
     kinds: Mapping[str, KindSpec],
     fixtures: Sequence[OwnedFixture] = (),
@@ -101,26 +128,6 @@ def run_trial(
     are the installed families' witness checks (the core's own always run). What the Host kept
     off stderr meanwhile is the Trial's ``dropped``.
     """
-    before = noise_of(host)
-    result = _run_trial(case, trial, host, binding, kinds, fixtures, shared, observe, checks)
-    after = noise_of(host)
-    if after == before:  # nothing dropped meanwhile (the common case)
-        return result
-    dropped = {k: n - before.get(k, 0) for k, n in sorted(after.items()) if n > before.get(k, 0)}
-    return replace(result, dropped=dropped) if dropped else result
-
-
-def _run_trial(
-    case: CaseBase,
-    trial: int,
-    host: Host,
-    binding: Binding,
-    kinds: Mapping[str, KindSpec],
-    fixtures: Sequence[OwnedFixture] = (),
-    shared: SweepResources | None = None,
-    observe: Callable[[Evidence], None] | None = None,
-    checks: Sequence[WitnessCheck] = (),
-) -> TrialResult:
     started = time.perf_counter()
     raw = binding.session(case)
     session = watched(raw)  # its own attributes read from ``raw``: no proxy in between
