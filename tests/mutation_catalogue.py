@@ -1753,6 +1753,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         red=(
             "finance-a-conversation-exactly-at-its-budget-is-sent-whole",
             "finance-prompt-lists-only-the-declared-tools",
+            "support-a-conversation-with-a-french-attachment-exactly-at-its-budget-is-sent-whole",
             "support-a-long-conversation-is-compacted-to-its-token-budget",
         ),
     ),
@@ -2995,6 +2996,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-file-xlsx-last-row-reaches-the-model-as-full-text",
             "l3-file-xlsx-saved-by-excel-reaches-the-model-with-its-text",
             "l3-file-xlsx-sheets-past-the-sheet-limit-never-reach-the-model",
+            "support-a-conversation-with-a-french-attachment-exactly-at-its-budget-is-sent-whole",
         ),
     ),
     Mutation(

@@ -146,19 +146,22 @@ def test_a_store_that_cannot_be_used_is_one_line_without_its_password(postgres_u
 def test_a_refusal_names_the_server_it_tried_as_libpq_reached_for_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The operator reads where the store was looked for: the URL's host and port, and the
-    port libpq took from ``PGPORT`` when the URL gives none."""
-    with socket.socket() as probe:  # a port nothing listens on
+    """The operator reads where the store was looked for: the URL's host and port (over
+    ``PGPORT``, as libpq takes it), and the port libpq took from ``PGPORT`` when the URL gives
+    none."""
+    with socket.socket() as probe, socket.socket() as other:  # two ports nothing listens on
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("PGPORT", str(port))
-    for url in (
-        f"postgresql://eval@127.0.0.1:{port}/postgres",
-        "postgresql://eval@127.0.0.1/postgres",
+        other.bind(("127.0.0.1", 0))
+        port, environment_port = probe.getsockname()[1], other.getsockname()[1]
+    for url, environment, tried in (
+        (f"postgresql://eval@127.0.0.1:{port}/postgres", port, port),
+        (f"postgresql://eval@127.0.0.1:{port}/postgres", environment_port, port),
+        ("postgresql://eval@127.0.0.1/postgres", environment_port, environment_port),
     ):
+        monkeypatch.setenv("PGPORT", str(environment))
         with pytest.raises(StoreError) as refused:
             open_template(url)
-        where = f"postgresql://eval@127.0.0.1:{port}/postgres: cannot connect"
+        where = f"postgresql://eval@127.0.0.1:{tried}/postgres: cannot connect"
         assert str(refused.value).startswith(where), refused.value
 
 
