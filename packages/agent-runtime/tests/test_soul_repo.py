@@ -191,3 +191,41 @@ def test_a_copy_keeps_its_bundles_beside_its_working_copy(tmp_path: Path, soul_c
     copy.reset()
     assert copy.head() == copy.base and copy.bundles.is_dir()
     assert load_soul(copy.bundle(copy.base)).skills.keys() == load_soul(soul_copy).skills.keys()
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "plain",
+        "  indented first line \n second line\t\n\n a body paragraph  \n",
+        "\n\nlate\n\n",
+        "#5 and ü",
+    ],
+)
+def test_a_commits_message_and_subject_are_what_git_makes_of_them(
+    tmp_path: Path, soul_copy: Path, subject: str
+) -> None:
+    """The commit is made in this process (libgit2): its message is cleaned as ``git commit
+    -m`` cleans one, and the subject read back is what ``git log --format=%s`` prints."""
+    repo = SoulRepo(soul_copy, tmp_path / "work")
+    repo.write("Skill", "bulb-storage", SKILL, subject=subject)
+    [(_, read, _)] = repo.history(repo.base, repo.head())
+    assert read == _git_log(repo.root, "%s")
+    witness = tmp_path / "witness"
+    subprocess.run(["git", "init", "-q", str(witness)], check=True)
+    subprocess.run(
+        ["git", "-C", str(witness), "-c", "user.name=w", "-c", "user.email=w@x", "commit",
+         "--allow-empty", "-q", "-m", subject],
+        check=True,
+    )  # fmt: skip
+    assert _git_log(repo.root, "%B") == _git_log(witness, "%B")
+
+
+def _git_log(root: Path, form: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", f"--format={form}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.removesuffix("\n")

@@ -8,6 +8,7 @@ the durable store records of its call, its result and the guards' decisions.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -341,13 +342,23 @@ def test_soul_write_commits_under_the_originals_default_subject(soul_repo: Any) 
     outcome = _soul_write(soul_repo, kind="Skill", slug="bulb-storage", content=SKILL_TEXT)
     assert outcome.status == "succeeded"
     assert outcome.output["paths"] == ["skills/bulb-storage/SKILL.md"]
-    subject = soul_repo._git("log", "-1", "--format=%s").strip()
-    assert subject == "soul: update Skill bulb-storage"
+    assert _last_subject(soul_repo.root) == "soul: update Skill bulb-storage"
     named = _soul_write(
         soul_repo, kind="Skill", slug="bulb-storage", content=SKILL_TEXT + "More.\n", subject="s1"
     )
     assert named.status == "succeeded"
-    assert soul_repo._git("log", "-1", "--format=%s").strip() == "s1"
+    assert _last_subject(soul_repo.root) == "s1"
+
+
+def _last_subject(root: Path) -> str:
+    """The newest commit's subject, as git itself reads the repository."""
+    done = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%s"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
 
 
 def test_soul_write_on_a_stale_base_is_denied_as_a_conflict(soul_repo: Any) -> None:

@@ -64,7 +64,7 @@ class ReadBack:
     def commits(self, repo: SoulRepo, index: int, before: str, after: str) -> list[SoulCommit]:
         """The Soul repository's commits from ``before`` to ``after``, filed under Turn
         ``index``; the fixture's operator edits are its own, never the Agent's or the doctor's."""
-        if before == after:  # nothing committed: no git process to ask
+        if before == after:  # nothing committed: the log is not read
             return []
         return [
             SoulCommit(index, sha, list(paths), subject)

@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import pygit2
+from pygit2.enums import CheckoutStrategy, ResetMode, SortMode
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul import files as soul_files
@@ -29,15 +31,8 @@ from agent_runtime.tools import ToolOutcome
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\Z")
 _COMPANION_DEPTH = 4
-_SHA = re.compile(r"^[0-9a-f]{40}\Z")
-_ENV = {
-    "GIT_AUTHOR_NAME": "soul-writer",
-    "GIT_AUTHOR_EMAIL": "soul-writer@localhost",
-    "GIT_COMMITTER_NAME": "soul-writer",
-    "GIT_COMMITTER_EMAIL": "soul-writer@localhost",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-}
+_WRITER = ("soul-writer", "soul-writer@localhost")
+_MAIN = "refs/heads/main"
 KINDS = {
     "Agent": ("agents", "AGENT.md"),
     "Skill": ("skills", "SKILL.md"),
@@ -159,9 +154,15 @@ def artifacts_of(soul: Soul) -> tuple[str, ...]:
 
 
 class SoulRepo:
-    """A Soul in a git working copy, with its bundles (published trees) beside it."""
+    """A Soul in a git working copy, with its bundles (published trees) beside it.
 
-    __slots__ = ("_loose", "_written", "base", "bundles", "root")
+    git is driven in this process through libgit2 (pygit2): a ``soul_write`` is an add, a
+    commit, a checkout of the bundle, a read of the log and a reset, and a process for each
+    was most of a durable Trial's cost. What lands on disk is a plain git repository, which
+    ``git`` itself reads (the tests do). libgit2 does not share one repository object across
+    threads safely, so each of its calls here holds the copy's own lock."""
+
+    __slots__ = ("_git", "_loose", "_repo", "_written", "base", "bundles", "root")
 
     def __init__(self, source: Path, workdir: Path) -> None:
         """Copy ``source`` into ``workdir/repo`` and commit it as the base."""
@@ -169,10 +170,15 @@ class SoulRepo:
         self.bundles = workdir / "bundles"
         shutil.copytree(source, self.root)
         self.bundles.mkdir(parents=True, exist_ok=True)
-        self._git("init", "-q", "-b", "main")
-        self._git("add", "-A")
-        self._git("commit", "-q", "-m", "Eval Soul")
-        self.base = self.head()
+        self._git = threading.Lock()
+        self._repo = pygit2.init_repository(str(self.root), initial_head="main")
+        config = self._repo.config
+        config["core.autocrlf"] = "false"  # the bytes written are the bytes committed
+        config["core.filemode"] = "true"
+        index = self._repo.index
+        index.add_all()  # as ``git add -A``: what .gitignore names stays out
+        index.write()
+        self.base = self._commit("Eval Soul", index.write_tree(), [])
         self._written = False
         self._loose = False
 
@@ -188,41 +194,26 @@ class SoulRepo:
         copied.bundles = workdir / "bundles"
         shutil.copytree(self.root, copied.root, symlinks=True)
         copied.bundles.mkdir(parents=True, exist_ok=True)
+        copied._git = threading.Lock()
+        copied._repo = pygit2.Repository(str(copied.root))
         copied.base = self.base
         copied._written = False
         copied._loose = False
         return copied
 
-    def _git(self, *args: str) -> str:
-        return self._git_bytes(*args).decode()
-
-    def _git_bytes(self, *args: str, index: Path | None = None) -> bytes:
-        """Run git in the repository (with ``index``: through that index file, not its own)."""
-        own = {} if index is None else {"GIT_INDEX_FILE": str(index)}
-        done = subprocess.run(
-            ["git", *args],
-            cwd=self.root,
-            env={**os.environ, **_ENV, **own},
-            capture_output=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            error = done.stderr.decode(errors="replace").strip()
-            raise RuntimeError(f"git {' '.join(args)} failed: {error}")
-        return done.stdout
+    def _commit(self, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> str:
+        """A commit of ``tree`` on ``main``, its message cleaned as ``git commit -m`` cleans
+        one; a message that cleans to nothing is refused, as git refuses it."""
+        cleaned = _cleaned(message)
+        if not cleaned:
+            raise RuntimeError("git commit failed: Aborting commit due to empty commit message.")
+        writer = pygit2.Signature(*_WRITER)
+        return str(self._repo.create_commit(_MAIN, writer, writer, cleaned, tree, parents))
 
     def head(self) -> str:
-        """The commit ``main`` points at: read from the repository's own files (a process per
-        read is most of a Soul write's cost), asking git when the ref is not a loose file."""
-        try:
-            ref = (self.root / ".git" / "HEAD").read_text().strip()
-            if ref.startswith("ref: "):
-                sha = (self.root / ".git" / ref[5:]).read_text().strip()
-                if _SHA.match(sha):
-                    return sha
-        except OSError:
-            pass
-        return self._git("rev-parse", "HEAD").strip()
+        """The commit ``main`` points at."""
+        with self._git:
+            return str(self._repo.head.target)
 
     def write(
         self,
@@ -268,29 +259,35 @@ class SoulRepo:
         target.parent.mkdir(parents=True, exist_ok=True)
         self._written = self._loose = True  # a file git may not hold until it is committed
         target.write_text(content, encoding="utf-8")
-        self._git("add", "--", path)
-        self._git("commit", "-q", "-m", subject or f"soul_write {kind}:{slug}", "--", path)
+        repo = self._repo
+        with self._git:
+            if repo.path_is_ignored(path):  # ``git add`` refuses an ignored path
+                raise RuntimeError(f"git add -- {path} failed: the path is ignored by .gitignore")
+            index = repo.index
+            index.read()
+            index.add(path)
+            index.write()
+            parent = pygit2.Oid(hex=str(repo.head.target))
+            sha = self._commit(subject or f"soul_write {kind}:{slug}", index.write_tree(), [parent])
         self._loose = False
-        return Commit(self.head(), (path,))
+        return Commit(sha, (path,))
 
     def bundle(self, commit: str) -> Path:
-        """The tree of ``commit`` checked out on its own (what a publication serves). git
-        writes it, through an index of its own, so the repository's index and working copy
-        are left as they are (unpacking an archive here cost the runtime's own process 15 ms
-        of CPU per bundle)."""
+        """The tree of ``commit`` checked out on its own (what a publication serves), the
+        repository's index and working copy left as they are."""
         target = self.bundles / commit
         if not target.is_dir():
-            index = self.root.parent / "bundle.index"
             target.mkdir(parents=True)
             try:
-                self._git_bytes(
-                    f"--work-tree={target.absolute()}", "checkout", commit, "--", ".", index=index
-                )
+                with self._git:
+                    self._repo.checkout_tree(  # type: ignore[no-untyped-call]
+                        self._repo[commit].peel(pygit2.Tree),
+                        directory=str(target),
+                        strategy=CheckoutStrategy.FORCE | CheckoutStrategy.DONT_UPDATE_INDEX,
+                    )
             except BaseException:
                 shutil.rmtree(target, ignore_errors=True)
                 raise
-            finally:
-                index.unlink(missing_ok=True)
         return target
 
     def publish(self, commit: str) -> Publication:
@@ -305,16 +302,24 @@ class SoulRepo:
 
     def history(self, since: str, until: str) -> list[tuple[str, str, tuple[str, ...]]]:
         """Commits after ``since`` up to ``until``, oldest first: each one's sha, subject line
-        and the paths it touched, from one ``git log`` (a NUL opens each commit: no subject
-        holds one)."""
-        out = self._git(
-            "log", "--reverse", "--format=%x00%H %s", "--name-only", f"{since}..{until}"
-        )
+        (as ``git log --format=%s`` gives it) and the paths it touched."""
+        with self._git:
+            return self._history(since, until)
+
+    def _history(self, since: str, until: str) -> list[tuple[str, str, tuple[str, ...]]]:
+        walker = self._repo.walk(pygit2.Oid(hex=until), SortMode.TOPOLOGICAL | SortMode.REVERSE)
+        walker.hide(pygit2.Oid(hex=since))
         commits: list[tuple[str, str, tuple[str, ...]]] = []
-        for entry in out.split("\0")[1:]:
-            head, _, rest = entry.partition("\n")
-            sha, _, subject = head.partition(" ")
-            commits.append((sha, subject, tuple(p.strip() for p in rest.splitlines() if p.strip())))
+        for commit in walker:
+            paths: tuple[str, ...] = ()  # a merge: git log lists no paths for it
+            if len(commit.parents) <= 1:  # against the empty tree for a root commit
+                changed = (
+                    commit.parents[0].tree.diff_to_tree(commit.tree)
+                    if commit.parents
+                    else commit.tree.diff_to_tree(swap=True)
+                )
+                paths = tuple(sorted({str(delta.new_file.path) for delta in changed.deltas}))
+            commits.append((str(commit.id), _subject(commit.message), paths))
         return commits
 
     def changed(self) -> bool:
@@ -323,15 +328,60 @@ class SoulRepo:
 
     def reset(self) -> None:
         """Back to the base commit, the bundles of later commits removed. Every file a write
-        committed is git's to remove (``reset --hard``); ``clean`` runs only after a write that
-        did not end in its commit (a process fewer on nearly every reset)."""
-        self._git("reset", "-q", "--hard", self.base)
-        if self._loose:
-            self._git("clean", "-q", "-fdx")
+        committed is git's to remove (a hard reset); anything else left in the working copy is
+        removed only after a write that did not end in its commit (as ``git clean -fdx``)."""
+        with self._git:
+            self._repo.reset(pygit2.Oid(hex=self.base), ResetMode.HARD)
+            if self._loose:
+                _clean(self.root, {entry.path for entry in self._repo.index})
         self._written = self._loose = False
         for entry in self.bundles.iterdir():
             if entry.name != self.base:
                 shutil.rmtree(entry)
+
+
+def _cleaned(message: str) -> str:
+    """``message`` as ``git commit -m`` keeps it: each line's trailing space dropped, blank
+    lines at either end dropped and runs of them made one, ended by a newline."""
+    lines = [line.rstrip() for line in message.splitlines()]
+    kept: list[str] = []
+    for line in lines:
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    while kept and not kept[-1]:
+        kept.pop()
+    return "\n".join(kept) + "\n" if kept else ""
+
+
+def _subject(message: str) -> str:
+    """A commit message's subject as ``git log --format=%s`` prints it: its first paragraph,
+    lines joined by spaces."""
+    paragraph = message.strip("\n").split("\n\n", 1)[0]
+    return " ".join(paragraph.splitlines())
+
+
+def _clean(root: Path, tracked: set[str]) -> None:
+    """Remove what git does not track under ``root`` (its ``.git`` aside), links and
+    directories holding nothing tracked with it: ``git clean -fdx``."""
+    holding = {str(Path(path).parent) for path in tracked}
+    holding |= {str(parent) for path in holding for parent in Path(path).parents}
+    for directory, dirs, files in os.walk(root):
+        here = Path(directory)
+        relative = here.relative_to(root)
+        for name in sorted(dirs):
+            entry, path = here / name, (relative / name).as_posix()
+            if here == root and name == ".git":
+                dirs.remove(name)
+            elif entry.is_symlink():
+                dirs.remove(name)
+                if path not in tracked:
+                    entry.unlink()
+            elif path not in holding:
+                dirs.remove(name)
+                shutil.rmtree(entry)
+        for name in files:
+            if (relative / name).as_posix() not in tracked:
+                (here / name).unlink()
 
 
 PublishedHook = Callable[[Commit, "Publication | None", str | None], None]
