@@ -311,14 +311,10 @@ class SoulRepo:
         walker.hide(pygit2.Oid(hex=since))
         commits: list[tuple[str, str, tuple[str, ...]]] = []
         for commit in walker:
-            paths: tuple[str, ...] = ()  # a merge: git log lists no paths for it
-            if len(commit.parents) <= 1:  # against the empty tree for a root commit
-                changed = (
-                    commit.parents[0].tree.diff_to_tree(commit.tree)
-                    if commit.parents
-                    else commit.tree.diff_to_tree(swap=True)
-                )
-                paths = tuple(sorted({str(delta.new_file.path) for delta in changed.deltas}))
+            # ``since`` is an ancestor (the base or an earlier head), and a writer commits on a
+            # line: every commit listed has one parent
+            changed = commit.parents[0].tree.diff_to_tree(commit.tree)
+            paths = tuple(sorted({str(delta.new_file.path) for delta in changed.deltas}))
             commits.append((str(commit.id), _subject(commit.message), paths))
         return commits
 
@@ -419,8 +415,8 @@ class SoulWriter:
                 str(kind),
                 str(slug),
                 content,
-                subject=subject
-                if isinstance(subject, str) and subject
+                subject=subject  # a blank subject is none: git would refuse to commit it
+                if isinstance(subject, str) and subject.strip()
                 else default_subject(str(kind), str(slug)),
                 expected_base=base if isinstance(base, str) else None,
                 companion=companion if isinstance(companion, str) and companion else None,
