@@ -11,7 +11,6 @@ A commit that does not load stays in history but is never published.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import threading
@@ -180,7 +179,7 @@ class SoulRepo:
         index.write()
         self.base = self._commit("Eval Soul", index.write_tree(), [])
         self._written = False
-        self._loose = False
+        self._loose: str | None = None
 
     def copy(self, workdir: Path) -> SoulRepo:
         """Another working copy of this repository as it is now (unwritten: at its base), in
@@ -198,7 +197,7 @@ class SoulRepo:
         copied._repo = pygit2.Repository(str(copied.root))
         copied.base = self.base
         copied._written = False
-        copied._loose = False
+        copied._loose = None
         return copied
 
     def _commit(self, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> str:
@@ -257,7 +256,7 @@ class SoulRepo:
         if _holds(target, content):  # git would have nothing to commit: the head stands
             return Commit(self.head(), ())
         target.parent.mkdir(parents=True, exist_ok=True)
-        self._written = self._loose = True  # a file git may not hold until it is committed
+        self._written, self._loose = True, path  # a file git may not hold until committed
         target.write_text(content, encoding="utf-8")
         repo = self._repo
         with self._git:
@@ -269,7 +268,7 @@ class SoulRepo:
             index.write()
             parent = pygit2.Oid(hex=str(repo.head.target))
             sha = self._commit(subject or f"soul_write {kind}:{slug}", index.write_tree(), [parent])
-        self._loose = False
+        self._loose = None
         return Commit(sha, (path,))
 
     def bundle(self, commit: str) -> Path:
@@ -324,13 +323,14 @@ class SoulRepo:
 
     def reset(self) -> None:
         """Back to the base commit, the bundles of later commits removed. Every file a write
-        committed is git's to remove (a hard reset); anything else left in the working copy is
-        removed only after a write that did not end in its commit (as ``git clean -fdx``)."""
+        committed is git's to remove (a hard reset); a file a write left uncommitted (git
+        refused it) is removed too, with the directories it made (as ``git clean`` would)."""
         with self._git:
             self._repo.reset(pygit2.Oid(hex=self.base), ResetMode.HARD)
-            if self._loose:
-                _clean(self.root, {entry.path for entry in self._repo.index})
-        self._written = self._loose = False
+            loose = self._loose
+            if loose is not None and loose not in self._repo.index:
+                _remove(self.root, loose)
+        self._written, self._loose = False, None
         for entry in self.bundles.iterdir():
             if entry.name != self.base:
                 shutil.rmtree(entry)
@@ -356,28 +356,17 @@ def _subject(message: str) -> str:
     return " ".join(paragraph.splitlines())
 
 
-def _clean(root: Path, tracked: set[str]) -> None:
-    """Remove what git does not track under ``root`` (its ``.git`` aside), links and
-    directories holding nothing tracked with it: ``git clean -fdx``."""
-    holding = {str(Path(path).parent) for path in tracked}
-    holding |= {str(parent) for path in holding for parent in Path(path).parents}
-    for directory, dirs, files in os.walk(root):
-        here = Path(directory)
-        relative = here.relative_to(root)
-        for name in sorted(dirs):
-            entry, path = here / name, (relative / name).as_posix()
-            if here == root and name == ".git":
-                dirs.remove(name)
-            elif entry.is_symlink():
-                dirs.remove(name)
-                if path not in tracked:
-                    entry.unlink()
-            elif path not in holding:
-                dirs.remove(name)
-                shutil.rmtree(entry)
-        for name in files:
-            if (relative / name).as_posix() not in tracked:
-                (here / name).unlink()
+def _remove(root: Path, path: str) -> None:
+    """Remove ``root/path`` and each directory above it that it leaves empty."""
+    target = root / path
+    target.unlink(missing_ok=True)
+    for directory in target.parents:
+        if directory == root:
+            break
+        try:
+            directory.rmdir()
+        except OSError:  # not empty: something git holds is in it
+            break
 
 
 PublishedHook = Callable[[Commit, "Publication | None", str | None], None]
