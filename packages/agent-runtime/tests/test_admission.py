@@ -91,6 +91,22 @@ def test_an_approved_event_is_admitted_whole(template: StoreTemplate) -> None:
     assert counts == [1, 1, 1, 1] and seen["inboxCorrelated"] and seen["error"] is None
 
 
+def test_an_account_the_authority_never_heard_of_is_refused_as_unknown(
+    template: StoreTemplate,
+) -> None:
+    conn = template.fresh()
+    approve_and_route(conn)
+    inbox = NativeInbox(conn)
+    event_id = inbox.receive("github", DESTINATION, "stranger", {"action": "opened"})
+    refused = admit(conn, inbox.claim(event_id, owner="worker-a"))
+    assert refused == Refused(
+        admission.APPROVAL_REQUIRED, "account stranger is not known to the authority"
+    )
+    seen = observe(conn, event_id)
+    assert (seen["runCount"], seen["inboxRunId"]) == (0, None)
+    assert seen["error"] == admission.APPROVAL_REQUIRED
+
+
 def test_an_unclaimed_event_is_never_admitted(template: StoreTemplate) -> None:
     conn = template.fresh()
     event_id = seed(conn)

@@ -720,9 +720,12 @@ def test_the_sdk_s_own_failures_never_reach_stderr(
 ) -> None:
     """The SDK logs these with tracebacks (and on the root logger, which installs a stderr
     handler): the reason is the call's one line, the SDK's records are counted, stderr is
-    empty. A child process, so stderr is the real one."""
+    empty, even where the application configured logging (a stderr handler on the root
+    logger). A child process, so stderr is the real one."""
     server = loopback(behaviour)
     program = (
+        "import logging\n"
+        "logging.basicConfig()\n"
         "from agent_runtime.mcp.client import McpClients\n"
         "from agent_runtime.mcp.sdk_noise import dropped\n"
         "c = McpClients(timeout=3.0)\n"

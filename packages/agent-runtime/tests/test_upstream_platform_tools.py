@@ -276,6 +276,7 @@ def test_the_assistant_message_metadata_lists_its_tool_calls_receipt_and_attempt
     assert isinstance(calls[0]["durationMs"], int) and calls[0]["durationMs"] >= 0
     receipt = metadata["receipt"]
     assert receipt["modelCallCount"] == 2 and receipt["modelId"] == "unknown"
+    assert "provider" not in receipt  # a model port that names no provider
     assert set(receipt["usage"]) == {
         "inputTokens",
         "outputTokens",
@@ -286,6 +287,19 @@ def test_the_assistant_message_metadata_lists_its_tool_calls_receipt_and_attempt
     attempt = metadata["turnAttempt"]
     assert (attempt["outcome"], attempt["complete"]) == ("succeeded", True)
     assert attempt["cursor"] == store.events(run.run_id)[-1][0]  # the seq of turn.finished
+
+
+def test_the_receipt_names_the_provider_the_model_port_answers_through(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    class Routed(ScriptedModel):
+        model_id = "claude-sonnet-4"
+        provider = "anthropic"
+
+    model = Routed(ModelResponse(text="It shipped."))
+    *_, [(_, metadata)] = _messages(template, eval_soul, model, Answers())
+    receipt = metadata["receipt"]
+    assert (receipt["modelId"], receipt["provider"]) == ("claude-sonnet-4", "anthropic")
 
 
 def test_a_failed_attempt_with_safe_history_still_persists_a_message(

@@ -329,6 +329,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
         ),
         (
             "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("description: Read the status.", "description: [Read, the, status]"),
+            r"reviewed.tools\[0\].description: must be a string",
+        ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
             MCP.replace("digest: 0f86", "digest: zz86"),
             r"reviewed.tools\[0\].digest: must be a sha256",
         ),

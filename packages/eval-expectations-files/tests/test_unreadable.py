@@ -142,6 +142,23 @@ def test_the_load_rules(eval_kit: Any) -> None:
         eval_kit.case({"kind": "file_withheld", "fileId": "x"}, tier="l3", unreadable=[FOREIGN])
     )
     assert any("'x' is not an unreadable File of the Case" in p for p in other)
+    assert refused(FOREIGN, requesterRoles=["support-staff"]) == []
+    held = refused(FOREIGN, requesterRoles=["finance-leads"])
+    assert any("the requester holds role:finance-leads" in p for p in held)
+    assert any("no role: prefix" in p for p in refused(FOREIGN, requesterRoles=["role:x"]))
+    alone = eval_kit.problems(
+        eval_kit.case(
+            {"kind": "run_status", "status": "succeeded"}, tier="l3", requesterRoles=["a"]
+        )
+    )
+    assert any("beside 'unreadable' only" in p for p in alone)
+
+
+def test_a_file_shared_with_another_role_than_the_requesters_is_withheld(eval_kit: Any) -> None:
+    """The requester holds a Role, the File is shared with another: still withheld."""
+    case = _withheld(eval_kit, FOREIGN, requesterRoles=["support-staff"])
+    result = eval_kit.run(case)
+    assert result.outcome == "passed", (result.error, result.expectations, result.contradictions)
 
 
 def test_the_witness_check_names_a_refusal_the_binding_contradicts() -> None:

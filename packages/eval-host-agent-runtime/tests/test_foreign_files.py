@@ -49,6 +49,18 @@ def test_a_file_the_requester_owns_or_shares_is_refused_and_nothing_is_stored(
     assert files.store.get("payroll-q2") is None and not files.used
 
 
+def test_a_file_shared_with_a_role_the_requester_holds_is_refused_and_nothing_is_stored() -> None:
+    files = FileStoreService(MemoryFileStore(), "support")
+    foreign = ForeignFilesService(files)
+    foreign.assign_requester_role("finance")
+    assert files.store.roles_of(f"user:{REQUESTER}") == ["finance"]
+    with pytest.raises(ValueError, match="shared with user:eval or a Role it holds"):
+        foreign.put_foreign(_file("user:finance-lead", ["role:finance"]))
+    assert files.store.get("payroll-q2") is None
+    foreign.put_foreign(_file("user:finance-lead", ["role:finance-leads"]))  # another Role
+    assert files.store.get("payroll-q2") is not None
+
+
 def test_a_file_of_an_origin_the_store_does_not_keep_is_refused_and_nothing_is_stored() -> None:
     """The Host's File store keeps a user's ``attachment`` and ``library`` Files only: a family
     asking for any other origin is told so, rather than having its File kept as something else."""

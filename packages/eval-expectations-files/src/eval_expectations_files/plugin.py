@@ -89,6 +89,16 @@ def eval_case_fields() -> list[CaseField]:
             examples=[["records"]],
         ),
         CaseField(
+            name=unreadable.ROLES_FIELD,
+            type=list[str],
+            tiers=L3,
+            description=(
+                "Role ids the requester holds (real role-assignment rows), beside unreadable "
+                "Files: a File shared only with another Role stays unreadable."
+            ),
+            examples=[["support-staff"]],
+        ),
+        CaseField(
             name=unreadable.FIELD,
             type=list[unreadable.UnreadableFile],
             tiers=L3,
@@ -115,9 +125,9 @@ def eval_case_fields() -> list[CaseField]:
 
 @hookimpl
 def eval_check_case(case: CaseBase, context: LoadContext) -> list[tuple[str, str]]:
-    mine = case.field(unreadable.FIELD) is not None or any(
-        isinstance(e, unreadable.FileWithheld) for e in case.expect
-    )
+    mine = any(
+        case.field(f) is not None for f in (unreadable.FIELD, unreadable.ROLES_FIELD)
+    ) or any(isinstance(e, unreadable.FileWithheld) for e in case.expect)
     return [*check_case(case), *(unreadable.problems(case) if mine else ())]
 
 

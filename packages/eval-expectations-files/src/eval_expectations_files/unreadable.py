@@ -45,6 +45,7 @@ from eval_core.kinds import (
 from eval_core.records import ForeignFile
 
 FIELD = "unreadable"
+ROLES_FIELD = "requester_roles"
 TEXTUAL = ("text/plain", "text/markdown", "text/csv")
 ASKING = ("file_read", "file_list")
 
@@ -61,7 +62,10 @@ class UnreadableFile(msgspec.Struct, **BLOCK):
 
 
 class ForeignFiles(Protocol):
-    """The Host's File store, for Files the requester holds no share of."""
+    """The Host's File store, for Files the requester holds no share of, and the Roles the
+    requester holds (none of them a grantee of such a File)."""
+
+    def assign_requester_role(self, role: str) -> None: ...
 
     def put_foreign(self, file: ForeignFile) -> None: ...
 
@@ -81,6 +85,8 @@ class UnreadableRecord(msgspec.Struct, frozen=True, kw_only=True):
 def _seed(request: FixtureRequest) -> Iterator[None]:
     files: list[UnreadableFile] = request.value
     store = request.service(ForeignFiles)
+    for role in request.case.field(ROLES_FIELD) or ():
+        store.assign_requester_role(role)
     for file in files:
         store.put_foreign(
             ForeignFile(
@@ -219,7 +225,13 @@ def problems(case: CaseBase) -> Problems:
     """An unreadable File says what it is; nothing else in the Case gives its text or name
     away (``file_withheld`` would fail for that alone); its File Tools run for real."""
     files: list[UnreadableFile] = case.field(FIELD) or []
+    roles: list[str] = case.field(ROLES_FIELD) or []
     found: Problems = []
+    if roles and not files:
+        found.append(("$.requesterRoles", "the requester's Roles are set beside 'unreadable' only"))
+    for r, role in enumerate(roles):
+        if not role.strip() or role.startswith(("user:", "role:")):
+            found.append((f"$.requesterRoles[{r}]", "must be a Role id (no role: prefix)"))
     ids = {f.file_id for g in ("attachments", "readable") for f in case.field(g) or ()}
     texts = _texts(case)
     for index, file in enumerate(files):
@@ -236,6 +248,13 @@ def problems(case: CaseBase) -> Problems:
         for g, grantee in enumerate(file.shared_with):
             if not grantee.startswith(("user:", "role:")):
                 found.append((f"{where}.sharedWith[{g}]", "must be user:<id> or role:<id>"))
+            elif grantee.removeprefix("role:") in roles and grantee.startswith("role:"):
+                found.append(
+                    (
+                        f"{where}.sharedWith[{g}]",
+                        f"the requester holds {grantee} (requesterRoles): the File is readable",
+                    )
+                )
         if file.file_id in ids:
             found.append(
                 (f"{where}.fileId", f"{file.file_id!r} is also a readable or attached File")

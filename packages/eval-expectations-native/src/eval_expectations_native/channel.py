@@ -4,10 +4,11 @@ the Host's worker, and the rows admission left read back.
 The fixture plays the operator and the channel: it approves the account and routes the
 destination to the Routine for the participant ``eval`` (host state), delivers the GitHub
 ``issues.opened`` event ``eval-native-event`` claiming an approved sender (only the authority
-knows), and breaks one dependency when the Case's ``fault`` says so:
-the route changes or the account is revoked between the claim and admission, or the operator
-takes the claim back from the worker while admission's transaction is open, or a second worker
-tries to claim the event once it was admitted (a redelivery, a stale queue listing).
+knows), and breaks one dependency when the Case's ``fault`` says so: the account was never
+approved (the authority has no row of it), the route changes or the account is revoked between
+the claim and admission, or the operator takes the claim back from the worker while admission's
+transaction is open, or a second worker tries to claim the event once it was admitted (a
+redelivery, a stale queue listing).
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
     block: NativeRoutine = request.value
     case = request.case
     channel = request.service(NativeChannel)
-    channel.set_account(block.account_id, "approved")
+    if block.fault != "account_unknown":
+        channel.set_account(block.account_id, "approved")
     channel.set_route(route(block.destination, ROUTINE, case.agent))
     text = "\n".join(m.text for m in case.input)
     event = channel.deliver(

@@ -2,8 +2,9 @@
 
 The Host persists an event for ``destination`` sent by ``accountId``, claims it from the
 durable inbox and admits the Routine it routes to; ``fault`` breaks one dependency of that
-admission (the claim's lease, the route, the account) to show what admission refuses, or
-(``claimed_again``) has a second worker try to claim the event once it was admitted.
+admission (the claim's lease, the route, the account; ``account_unknown``: the operator never
+approved the sender at all) to show what admission refuses, or (``claimed_again``) has a second
+worker try to claim the event once it was admitted.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Literal
 
 import msgspec
 
-NativeFault = Literal["lease_lost", "route_changed", "account_revoked", "claimed_again"]
+NativeFault = Literal[
+    "lease_lost", "route_changed", "account_revoked", "account_unknown", "claimed_again"
+]
 
 
 class NativeRoutine(

@@ -124,7 +124,8 @@ def eval_case_fields() -> list[CaseField]:
             tiers=L3,
             description=(
                 "A native event for a destination from an account, admitted from the durable "
-                "inbox; fault: lease_lost | route_changed | account_revoked | claimed_again."
+                "inbox; fault: lease_lost | route_changed | account_revoked | account_unknown | "
+                "claimed_again."
             ),
             examples=[{"destination": "eval/native#42", "accountId": "approved-native-account"}],
             runs_model=False,

@@ -115,23 +115,31 @@ class _Provided:
 
 
 class ForeignFilesService:
-    """Files other users own in the Trial's File store, shared with whom a fixture says: the
-    requester holds no share of them, so the runtime's File Tools (which then run for the
-    Trial) must neither read them nor list them for it."""
+    """Files other users own in the Trial's File store, shared with whom a fixture says, and the
+    Roles the requester holds: the requester holds no share of those Files, neither itself nor
+    through a Role, so the runtime's File Tools (which then run for the Trial) must neither
+    read them nor list them for it."""
 
     __slots__ = ("files",)
 
     def __init__(self, files: FileStoreService) -> None:
         self.files = files
 
+    def assign_requester_role(self, role: str) -> None:
+        """A Role the requester holds (a real role-assignment row)."""
+        self.files.used = True
+        self.files.store.assign_role(f"user:{REQUESTER}", role)
+
     def put_foreign(self, file: ForeignFile) -> None:
         requester = f"user:{REQUESTER}"
-        if file.owner == requester or requester in file.shared_with:
+        store = self.files.store
+        held = {requester, *(f"role:{r}" for r in store.roles_of(requester))}
+        if file.owner == requester or held & set(file.shared_with):
             raise ValueError(
-                f"{file.file_id}: a foreign File is neither owned by nor shared with {requester}"
+                f"{file.file_id}: a foreign File is neither owned by nor shared with "
+                f"{requester} or a Role it holds"
             )
         self.files.used = True
-        store = self.files.store
         store.put(
             file.file_id, file.name, file.media_type, file.data, origin="library", owner=file.owner
         )

@@ -81,8 +81,6 @@ class McpDispatcher:
         if decision.account_id is None:
             return ToolOutcome("denied", None, decision.reason)
         url = self.endpoints.url(tool.integration) or tool.url
-        if url is None:
-            return ToolOutcome("failed", None, f"integration {tool.integration} has no server")
         arguments: dict[str, Any] = dict(call.arguments) if isinstance(call.arguments, dict) else {}
         try:
             is_error, structured, text = self.clients.call_tool(

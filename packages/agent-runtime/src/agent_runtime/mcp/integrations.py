@@ -61,8 +61,9 @@ class McpTool(msgspec.Struct, frozen=True):
     description: str
     input_schema: dict[str, Any]
     mutating: bool
+    url: str
+    """The server's ``transport.url`` as the Soul declares it (required there)."""
     requires_approval: bool = True
-    url: str | None = None
     digest: str | None = None
 
 
