@@ -19,6 +19,7 @@ from agent_runtime.routines.tool_providers import ProviderReply
 from eval_core._case.evidence import Evidence
 from eval_core._plugins.fixtures import SweepResources, run_with_fixtures
 from eval_core._running.scripted import ScriptedBinding
+from eval_expectations_durable.run_events import RunRecord
 from eval_expectations_routine.setup import RoutineRecord
 from tests.conftest import Sweep, grant_every_call
 
@@ -82,6 +83,22 @@ def test_a_crash_resumes_the_routine_with_the_effect_applied_exactly_once(
     # after effect_confirmed the Tool State was claimed again by a new worker (generation 2);
     # after state_succeeded it was done, and only the capture was left to claim
     assert rows["generations"] == [2 if point == "effect_confirmed" else 1]
+
+
+def test_a_routines_run_is_filed_as_the_cases_turn_1_as_a_chat_turn_is(sweep: Sweep) -> None:
+    """What the run-events kinds read of a Routine: one Turn, numbered 1 (a Case's
+    ``turnIndex: 1`` names it), holding the Run its events belong to."""
+    evidence, _ = run_and_read(sweep, PLAIN[0])
+    run = evidence.record(RunRecord)
+    assert run is not None and [t.turn_index for t in run.turns] == [1]
+    [turn] = run.turns
+    assert (turn.run_status, turn.state_status, turn.turn_status) == (
+        "succeeded",
+        "succeeded",
+        None,
+    )
+    assert run.events and {e.turn_index for e in run.events} == {1}
+    assert turn.run_id.startswith("run_"), turn.run_id  # the Routine runner's own id
 
 
 def test_the_routine_cases_pass_against_the_real_runtime(sweep: Sweep) -> None:

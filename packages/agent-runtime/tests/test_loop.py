@@ -283,11 +283,25 @@ def test_tool_call_limit(eval_soul: Soul) -> None:
 
 
 def test_iteration_limit(eval_soul: Soul) -> None:
+    """The limit fails the Turn, and its ``turn.finished`` names the limit as its reason (no
+    Message: an in-process Turn stores none)."""
+    events: list[tuple[str, dict[str, Any]]] = []
     model = ScriptedModel(*[call(("get_current_time", {})) for _ in range(4)])
     limits = LoopLimits(max_iterations=3)
-    result = turn(eval_soul, "support", model, platform("get_current_time"), limits=limits)
+    result = turn(
+        eval_soul,
+        "support",
+        model,
+        platform("get_current_time"),
+        limits=limits,
+        listener=_into(events),
+    )
     assert (result.status, result.reason) == ("failed", "iteration_limit")
     assert result.model_calls == 3 and len(model.steps) == 1
+    assert events[-1] == (
+        "turn.finished",
+        {"status": "failed", "messageId": None, "reason": "iteration_limit", "modelCallCount": 3},
+    )
 
 
 def test_model_failure_fails_the_turn(eval_soul: Soul) -> None:

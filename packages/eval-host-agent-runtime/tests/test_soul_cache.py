@@ -84,6 +84,18 @@ def test_one_changed_byte_is_a_miss_and_its_new_content_loads(cache: Path, tmp_p
         cached_soul(soul, _code)
 
 
+def test_a_file_renamed_with_its_bytes_unchanged_is_a_miss(cache: Path, tmp_path: Path) -> None:
+    """A file's name is keyed with its bytes: a Skill whose SKILL.md was renamed is refused as
+    the loader refuses it, never answered with the Soul kept before the rename."""
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    assert cached_soul(soul, _code) == load_soul(soul)
+    skill = soul / "skills" / "ticket-hygiene"
+    (skill / "SKILL.md").rename(skill / "NOTES.md")
+    with pytest.raises(SoulError, match=r"ticket-hygiene/SKILL\.md: missing"):
+        cached_soul(soul, _code)
+
+
 def test_a_pipe_added_to_a_kept_soul_is_refused_as_the_loader_refuses_it(
     cache: Path, tmp_path: Path
 ) -> None:

@@ -273,3 +273,20 @@ def test_the_limits_in_the_projects_settings_reach_pydantic_ai(example_host: Hos
     assert isinstance(example_host, PydanticAiHost)
     limits = example_host.limits
     assert (limits.request_limit, limits.tool_calls_limit) == (6, 10)
+
+
+def test_the_load_cache_is_keyed_by_this_host_pydantic_ai_the_app_and_its_offers(
+    example_host: Host,
+) -> None:
+    """A fingerprint that fails turns the checked-Corpus cache off without a word (a cache may
+    never change a verdict): so its parts are asserted here, each one."""
+    import eval_host_pydantic_ai
+    from eval_core.hosts import fingerprint, version
+
+    assert isinstance(example_host, PydanticAiHost)
+    ours = fingerprint("eval-host-pydantic-ai", eval_host_pydantic_ai).digest
+    key = example_host.fingerprint()
+    assert key.startswith(f"{ours} pydantic-ai {version('pydantic-ai-slim')} ")
+    code, spec, offers = key.rsplit(" ", 2)
+    assert spec == example_host.app.spec and code.startswith(ours)
+    assert len(offers) == 16 and int(offers, 16) >= 0  # the digest of what each agent is offered

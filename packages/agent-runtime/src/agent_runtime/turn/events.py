@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import asdict, is_dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -132,10 +131,8 @@ def context_digest(agent_slug: str, system: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, msgspec.Struct):  # its fields, as a dataclass's are (the policy)
+    if isinstance(value, msgspec.Struct):  # its fields (the guard policy)
         return {name: getattr(value, name) for name in value.__struct_fields__}
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     return repr(value)
