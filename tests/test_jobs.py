@@ -209,16 +209,6 @@ def test_an_interrupted_sweep_at_once_resumes_to_the_same_scorecard(tmp_path: Pa
     ]
 
 
-def test_the_scripted_default_runs_trials_at_once_only_where_they_wait(corpus: Corpus) -> None:
-    from eval_core._sweeping.leg import SCRIPTED_JOBS, scripted_jobs
-
-    l2 = sorted(c.id for c in corpus.cases if c.tier == "l2")
-    l3 = sorted(c.id for c in corpus.cases if c.tier == "l3")
-    assert scripted_jobs(corpus, []) == SCRIPTED_JOBS  # the shipped Corpus has L3 Cases
-    assert scripted_jobs(corpus, l2) == 1
-    assert scripted_jobs(corpus, [*l2[:3], l3[0]]) == SCRIPTED_JOBS
-
-
 def test_an_interrupt_cuts_the_model_calls_in_flight_short(tmp_path: Path) -> None:
     """Ctrl-C during two Trials at once, both waiting on a vendor that holds its replies for a
     minute: the calls in flight are abandoned (their connections closed), the partial Scorecard

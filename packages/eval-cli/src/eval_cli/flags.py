@@ -255,9 +255,8 @@ def _sweep_arguments(sweep: Arguments) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="Run N Trials at once (default: the pin's max_concurrency for a real model; on "
-        "the scripted model 4 when an L3 Case runs, else 1). A ceiling then overruns by at most "
-        "N-1 Trials in flight.",
+        help="Run N Trials at once (default: the pin's max_concurrency for a real model; 1 on "
+        "the scripted model). A ceiling then overruns by at most N-1 Trials in flight.",
     )
     add(
         "--executor",

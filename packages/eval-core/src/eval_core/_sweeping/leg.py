@@ -43,7 +43,6 @@ from eval_core._util.redaction import Redactor
 from eval_core._util.stopping import Stopping
 
 if TYPE_CHECKING:
-    from eval_core._loading.corpus import Corpus
     from eval_core._plugins.host import Binding
     from eval_core._plugins.model_source import ModelLeg
 
@@ -64,21 +63,6 @@ class Run(msgspec.Struct):
     states: dict[str, str] | None = None
     """Each Case's state as a gate found it (eval-release: against the Baseline, ``regressed``,
     ``unchanged``...), for the files it writes; ``None``: not compared."""
-
-
-SCRIPTED_JOBS = 4
-"""Trials at once on the scripted binding unless --jobs says otherwise, when an L3 Case runs: a
-durable Trial waits on its own subprocesses (git, the MCP provider) and databases, and four
-overlap those waits best on two cores (the shipped Corpus: 6.4 s one by one, 5.4 s with two,
-4.9 s with four). L2 Trials never wait, so they run one at a time: threads would only take turns
-at the interpreter lock (1,000 synthetic L2 Cases: 1.0 s one at a time, 1.2 s four at a time)."""
-
-
-def scripted_jobs(corpus: Corpus, selected: Sequence[str]) -> int:
-    """The scripted binding's default: :data:`SCRIPTED_JOBS` when an L3 Case runs, else 1."""
-    chosen = set(selected)
-    durable = any(c.tier == "l3" and (not chosen or c.id in chosen) for c in corpus.cases)
-    return SCRIPTED_JOBS if durable else 1
 
 
 def trial_log_path(options: SweepOptions, suite: str, model: str) -> Path:
@@ -182,13 +166,16 @@ def sweep_leg(
             log.close()
             raise Refused(str(exc)) from None
         progress.note(f"Sweep  {leg.describe()}")
-    # an executor picks its own number for the scripted binding (0): its workers' CPUs
+    # an executor picks its own number for the scripted binding (0): its workers' CPUs. In this
+    # process the scripted model's Trials run one at a time: they compute and hardly wait, so
+    # threads would only take turns at the interpreter lock (the shipped Corpus, L3 included,
+    # since git runs in process: 2.9 s one at a time, 3.0 s two at a time, 3.6 s four)
     jobs = options.jobs or (
         leg.concurrency
         if leg is not None
         else 0
         if elsewhere and not getattr(elsewhere, "supervising", False)
-        else scripted_jobs(corpus, options.cases)
+        else 1
     )
     if jobs > 1 and (options.jobs or leg is not None):
         progress.note(f"{jobs} Trials at a time")

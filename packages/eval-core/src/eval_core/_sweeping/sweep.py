@@ -20,7 +20,7 @@ from eval_core._running.forked import ForkExecutor, unforkable
 from eval_core._running.progress import Progress
 from eval_core._running.runner import SelectionError, plan
 from eval_core._sweeping.gating import check_gated, gate, gated_outputs
-from eval_core._sweeping.leg import SCRIPTED_JOBS, Run, scripted_jobs, sweep_leg
+from eval_core._sweeping.leg import Run, sweep_leg
 from eval_core._sweeping.legs import open_legs
 from eval_core._sweeping.matrix import unavailable_reason
 from eval_core._sweeping.options import SweepOptions, validate
@@ -40,9 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [  # the Sweep's parts, importable from here as before they moved
     "INTERRUPTED",
-    "SCRIPTED_JOBS",
     "SweepOptions",
-    "scripted_jobs",
     "sweep",
     "validate",
 ]
