@@ -96,7 +96,13 @@ class Resolver(msgspec.Struct, frozen=True):
         of an unknown agent is not asked about its Tools)."""
         if self.host is not None and case.agent in self.agents:
             yield from tool_names.problems(
-                file, self.host, case, self.kinds, self.fields, fixtures=self.fixtures
+                file,
+                self.host,
+                case,
+                self.kinds,
+                self.fields,
+                platform=self.platform,
+                fixtures=self.fixtures,
             )
 
     def context_keys(self, file: str, case: CaseBase) -> Iterator[Problem]:
@@ -179,7 +185,13 @@ class Resolver(msgspec.Struct, frozen=True):
                 )
         if self.host is not None:
             yield from tool_names.notes(
-                file, self.host, case, self.kinds, self.fields, fixtures=self.fixtures
+                file,
+                self.host,
+                case,
+                self.kinds,
+                self.fields,
+                platform=self.platform,
+                fixtures=self.fixtures,
             )
 
 

@@ -20,10 +20,9 @@ from typing import Literal
 
 import msgspec
 
-from eval_core._case.case import CaseBase, CaseField, ToolCallsStep, json_name
+from eval_core._case.case import CaseBase, CaseField, ToolCallsStep, ToolDecl, json_name
 from eval_core._case.kinds import KindSpec
 from eval_core._loading.problem import Problem
-from eval_core._plugins import host_answers as answers
 from eval_core._plugins.fixtures import OwnedFixture
 from eval_core._plugins.host import AgentTools, Host
 from eval_core._plugins.services import satisfies
@@ -142,10 +141,12 @@ class Check(msgspec.Struct, frozen=True):
         case: CaseBase,
         kinds: Mapping[str, KindSpec],
         fields: Mapping[str, CaseField],
+        *,
+        platform: Mapping[str, ToolDecl],
         fixtures: Fixtures | None = None,
     ) -> Check:
         tools = offered(host, case, fixtures)
-        names = list(named(case, kinds, fields, answers.platform_tools(host)))
+        names = list(named(case, kinds, fields, platform))
         has = frozenset(tools.names | added(case, fields)) if tools is not None else frozenset()
         return cls(names, tools, has)
 
@@ -210,11 +211,12 @@ def problems(
     kinds: Mapping[str, KindSpec],
     fields: Mapping[str, CaseField],
     *,
+    platform: Mapping[str, ToolDecl],
     fixtures: Fixtures | None = None,
 ) -> Iterator[Problem]:
     """Every Tool name of the Case the agent cannot be offered, refused with a did-you-mean."""
     try:
-        check = Check.of(host, case, kinds, fields, fixtures)
+        check = Check.of(host, case, kinds, fields, platform=platform, fixtures=fixtures)
     except PluginFault as exc:
         yield Problem(file, "$", str(exc))
         return
@@ -228,6 +230,7 @@ def notes(
     kinds: Mapping[str, KindSpec],
     fields: Mapping[str, CaseField],
     *,
+    platform: Mapping[str, ToolDecl],
     fixtures: Fixtures | None = None,
 ) -> Iterator[str]:
     """What could not be checked at load, one line each: a Host that cannot list the agent's
@@ -236,7 +239,7 @@ def notes(
         tools = offered(host, case, fixtures)
         if tools is not None and tools.more is None:
             return  # every name was checked at load: nothing to say (and nothing to compute)
-        check = Check.of(host, case, kinds, fields, fixtures)
+        check = Check.of(host, case, kinds, fields, platform=platform, fixtures=fixtures)
     except PluginFault:
         return  # refused by problems(); a refused Corpus has no notes
     if check.tools is None:
