@@ -514,9 +514,10 @@ SPEC_FIELDS = [
     "attemptHistory",
 ]
 """Every Case field of the spec's section 2."""
-OUR_FIELDS = ["$schema", "recorded", "toolProvider", "unreadable"]
+OUR_FIELDS = ["$schema", "recorded", "requesterRoles", "toolProvider", "unreadable"]
 """Case fields of ours beyond the spec: an editor's schema pointer, what a recorded script was
-shown (``eval record``), a Routine provider behind a chat Tool, a File another user owns."""
+shown (``eval record``), the Roles the requester holds beside a File another user owns, a
+Routine provider behind a chat Tool, a File another user owns."""
 
 
 def test_the_schema_accepts_every_field_of_the_spec_as_the_shipped_cases_use_it() -> None:
