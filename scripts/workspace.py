@@ -94,9 +94,17 @@ def synced(text: str, members: dict[str, str], installed: set[str]) -> str:
     return text
 
 
+class StepFailedError(Exception):
+    """A step of the sync exited non-zero; what it printed is above."""
+
+
 def _run(command: list[str], cwd: Path = ROOT) -> None:
-    print("$", " ".join(command), f"(in {cwd.relative_to(ROOT) or '.'})", flush=True)
-    subprocess.run(command, cwd=cwd, check=True)
+    where = cwd.relative_to(ROOT) or Path(".")
+    print("$", " ".join(command), f"(in {where})", flush=True)
+    if subprocess.run(command, cwd=cwd, check=False).returncode != 0:
+        hint = " (its setup first: `npm ci` there)" if (cwd / "package.json").is_file() else ""
+        said = f"`{' '.join(command)}` failed in {where}{hint}; run this script again"
+        raise StepFailedError(said)
 
 
 def main(argv: list[str]) -> int:
@@ -107,12 +115,16 @@ def main(argv: list[str]) -> int:
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     text = PYPROJECT.read_text(encoding="utf-8")
     PYPROJECT.write_text(synced(text, packages(), _installed(ROOT, config)), encoding="utf-8")
-    _run(["uv", "lock"])
-    _run(["uv", "sync", "--all-groups"])  # never a plain sync: it drops the groups
-    _run(["uv", "run", "eval", "lock", "corpus"])
-    for example in sorted(ROOT.glob("examples/*/corpus/eval.lock")):
-        _run(["uv", "run", "eval", "lock"], cwd=example.parent.parent)
-    _run(["uv", "run", "eval", "schema", "-o", "schema/case.schema.json"])
+    try:
+        _run(["uv", "lock"])
+        _run(["uv", "sync", "--all-groups"])  # never a plain sync: it drops the groups
+        _run(["uv", "run", "eval", "lock", "corpus"])
+        for example in sorted(ROOT.glob("examples/*/corpus/eval.lock")):
+            _run(["uv", "run", "eval", "lock"], cwd=example.parent.parent)
+        _run(["uv", "run", "eval", "schema", "-o", "schema/case.schema.json"])
+    except StepFailedError as failed:
+        print(f"workspace: {failed}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -7,6 +7,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from scripts.workspace import ROOT, _installed, packages, problems, synced
 
 NEW = "eval-expectations-acme"
@@ -61,3 +63,26 @@ def test_a_source_naming_no_package_is_named(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     shutil.rmtree(root / "packages" / "eval-report")
     assert "[tool.uv.sources] eval-report: no such package" in problems(root)
+
+
+def test_a_failed_step_is_one_line_naming_it_never_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step that exits non-zero (here `eval lock` in an example whose Node tools were never
+    built) is one line saying which step failed where, and what to do (``main`` prints it and
+    exits 2), never a traceback."""
+    import sys
+
+    from scripts import workspace
+
+    example = tmp_path / "examples" / "ts-agent"
+    example.mkdir(parents=True)
+    (example / "package.json").write_text("{}")
+    monkeypatch.setattr(workspace, "ROOT", tmp_path)
+    step = [sys.executable, "-c", "raise SystemExit(2)"]
+    with pytest.raises(workspace.StepFailedError) as failed:
+        workspace._run(step, cwd=example)
+    assert str(failed.value) == (
+        f"`{' '.join(step)}` failed in examples/ts-agent (its setup first: `npm ci` there); "
+        "run this script again"
+    )
