@@ -235,3 +235,38 @@ def test_a_host_that_fails_to_close_keeps_the_scorecard_and_says_so_in_one_line(
     assert "Traceback" not in swept.stderr
     [line] = [x for x in swept.stderr.splitlines() if "close of Host" in x]
     assert "close of Host 'agent-runtime' raised AttributeError" in line
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("output_text", {"queue": "billing"}, "Evidence whose output_text is dict, not text"),
+        (
+            "tool_calls",
+            [{"name": "lookup_ticket"}],
+            "Evidence whose tool_calls is a list holding dict, not a list of ToolCall",
+        ),
+    ],
+)
+def test_a_host_reporting_misshapen_evidence_errs_its_trial_in_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch, field: str, value: object, said: str
+) -> None:
+    """A Host's Evidence is a plug-in's answer, built unchecked (a Struct): an answer object
+    where text was due (a pydantic-ai Host handing back its structured output), or dicts where
+    ToolCalls were, errs the Trial in one line; the Sweep and its Scorecard go on."""
+    from eval_host_agent_runtime.l2 import L2Trial
+
+    ran = L2Trial.run
+
+    def bent(self: L2Trial) -> object:
+        evidence = ran(self)
+        setattr(evidence, field, value)
+        return evidence
+
+    monkeypatch.setattr(L2Trial, "run", bent)
+    swept = eval_in_process("sweep", "corpus", "--format", "json", cwd=project)
+    assert swept.returncode == 1, swept.stderr
+    assert "Traceback" not in swept.stderr
+    [trial] = json.loads(swept.stdout)["trials"]
+    assert trial["outcome"] == "errored"
+    assert said in trial["error"] and "the Host 'agent-runtime' reported" in trial["error"]

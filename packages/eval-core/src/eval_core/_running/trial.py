@@ -23,6 +23,7 @@ from eval_core._plugins.fixtures import (
 from eval_core._plugins.host import Binding, Host, ModelError, ModelSession
 from eval_core._running.drift import drift, watched
 from eval_core._running.errored import ended_harness, origin, vendor_detail
+from eval_core._running.reported import misshapen
 from eval_core._running.scoring import ExpectationResult, ScorerError, score
 from eval_core._util.guard import PluginFault
 
@@ -172,6 +173,9 @@ def run_trial(
     finally:
         if own:
             resources.close()
+    wrong = misshapen(evidence)
+    if wrong is not None:
+        return _errored(case.id, trial, raw, f"the Host {host.name!r} reported {wrong}", elapsed())
     if observe is not None:
         observe(evidence)
     base = TrialResult(
