@@ -1,4 +1,4 @@
-"""The libraries the runtime and the bindings use for MCP, HTTP and Office documents load
+"""The libraries the runtime and the bindings use for MCP, HTTP, Office documents and git load
 where they are used, never on a scripted Sweep's path: a one-Case Sweep with no MCP server,
 no Office File and no real model imports none of them (read from ``-X importtime``, the
 interpreter's own account of every module it loaded)."""
@@ -20,6 +20,7 @@ LAZY = {
     "openpyxl",
     "pptx",
     "fpdf",
+    "pygit2",  # agent_runtime.soul.repo: the first L3 Trial that writes the Soul
 }
 
 
