@@ -16,16 +16,17 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import pygit2
-from pygit2.enums import CheckoutStrategy, ResetMode, SortMode
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul import files as soul_files
 from agent_runtime.soul.loader import Soul, SoulError, load_soul
 from agent_runtime.tools import ToolOutcome
+
+if TYPE_CHECKING:
+    import pygit2
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\Z")
@@ -169,6 +170,8 @@ class SoulRepo:
         self.bundles = workdir / "bundles"
         shutil.copytree(source, self.root)
         self.bundles.mkdir(parents=True, exist_ok=True)
+        import pygit2  # here, not at the top: a Sweep that writes no Soul never loads it
+
         self._git = threading.Lock()
         self._repo = pygit2.init_repository(str(self.root), initial_head="main")
         config = self._repo.config
@@ -193,6 +196,8 @@ class SoulRepo:
         copied.bundles = workdir / "bundles"
         shutil.copytree(self.root, copied.root, symlinks=True)
         copied.bundles.mkdir(parents=True, exist_ok=True)
+        import pygit2
+
         copied._git = threading.Lock()
         copied._repo = pygit2.Repository(str(copied.root))
         copied.base = self.base
@@ -200,9 +205,11 @@ class SoulRepo:
         copied._loose = None
         return copied
 
-    def _commit(self, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid]) -> str:
+    def _commit(self, message: str, tree: pygit2.Oid, parents: list[pygit2.Oid | str]) -> str:
         """A commit of ``tree`` on ``main``, its message cleaned as ``git commit -m`` cleans
         one; a message that cleans to nothing is refused, as git refuses it."""
+        import pygit2
+
         cleaned = _cleaned(message)
         if not cleaned:
             raise RuntimeError("git commit failed: Aborting commit due to empty commit message.")
@@ -266,7 +273,7 @@ class SoulRepo:
             index.read()
             index.add(path)
             index.write()
-            parent = pygit2.Oid(hex=str(repo.head.target))
+            parent = repo.head.target
             sha = self._commit(subject or f"soul_write {kind}:{slug}", index.write_tree(), [parent])
         self._loose = None
         return Commit(sha, (path,))
@@ -274,6 +281,9 @@ class SoulRepo:
     def bundle(self, commit: str) -> Path:
         """The tree of ``commit`` checked out on its own (what a publication serves), the
         repository's index and working copy left as they are."""
+        import pygit2
+        from pygit2.enums import CheckoutStrategy
+
         target = self.bundles / commit
         if not target.is_dir():
             target.mkdir(parents=True)
@@ -306,6 +316,9 @@ class SoulRepo:
             return self._history(since, until)
 
     def _history(self, since: str, until: str) -> list[tuple[str, str, tuple[str, ...]]]:
+        import pygit2
+        from pygit2.enums import SortMode
+
         walker = self._repo.walk(pygit2.Oid(hex=until), SortMode.TOPOLOGICAL | SortMode.REVERSE)
         walker.hide(pygit2.Oid(hex=since))
         commits: list[tuple[str, str, tuple[str, ...]]] = []
@@ -325,6 +338,9 @@ class SoulRepo:
         """Back to the base commit, the bundles of later commits removed. Every file a write
         committed is git's to remove (a hard reset); a file a write left uncommitted (git
         refused it) is removed too, with the directories it made (as ``git clean`` would)."""
+        import pygit2
+        from pygit2.enums import ResetMode
+
         with self._git:
             self._repo.reset(pygit2.Oid(hex=self.base), ResetMode.HARD)
             loose = self._loose
