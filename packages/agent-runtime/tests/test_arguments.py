@@ -117,6 +117,8 @@ def test_the_pre_check_accepts_the_common_schemas_alone() -> None:
         "additionalProperties": False,
     }
     assert _plainly_valid(schema, {"ticketId": "T-1", "tags": ["a", "b"], "amount": 2.5})
+    annotated = {**schema, "examples": [{"ticketId": "T-1"}], "description": "A ticket."}
+    assert _plainly_valid(annotated, {"ticketId": "T-1"})  # annotations, as generated schemas carry
     assert not _plainly_valid(schema, {"ticketId": "T-1", "tags": ["a", "a"]})
     assert not _plainly_valid({**schema, "required": ["ticketId", "ticketId"]}, {"ticketId": "T-1"})
 

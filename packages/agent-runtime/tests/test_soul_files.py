@@ -78,6 +78,22 @@ def test_an_oversized_soul_file_is_refused_before_it_is_read(soul_copy: Path) ->
     assert "over the" in str(refused(soul_copy))
 
 
+@pytest.mark.parametrize("special", ["/dev/null", "."], ids=["device", "directory"])
+def test_a_file_that_is_not_regular_by_the_time_it_is_read_is_refused_unopened(
+    special: str, tmp_path: Path
+) -> None:
+    """The tree check refuses a pipe, socket or device before any file is read; the read itself
+    refuses one too, for a file that changed between the two (or a caller that checked nothing):
+    a device read as an empty Soul file, or a directory's error, is not the reason."""
+    file = tmp_path / special if special == "." else Path(special)
+    with pytest.raises(soul_files.SoulFileError) as caught:
+        soul_files.read_text(file)
+    assert (caught.value.path, caught.value.reason) == (
+        file,
+        "not a regular file (a named pipe, socket or device)",
+    )
+
+
 def test_anchors_and_aliases_are_refused_in_the_souls_yaml(soul_copy: Path) -> None:
     (soul_copy / "soul.yaml").write_text("name: &n Tulip Farm\ndescription: *n\n")
     error = refused(soul_copy)

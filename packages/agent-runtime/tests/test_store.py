@@ -173,6 +173,26 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
         execute_pass(store, lease, turn_request(eval_soul, conversation, model, tools), resume=True)
 
 
+def test_a_restart_mid_write_leaves_nothing_of_the_dying_transaction_and_no_lock(
+    template: StoreTemplate, clock: Clock
+) -> None:
+    """The process dies inside a write (its transaction open, the State's row held through the
+    fence); the restarted process's session sees none of it, and its claim, once the lease has
+    run out, is not refused as held by another worker's transaction: the dying session is gone."""
+    conn = template.fresh()
+    dying = RunStore(conn, clock)
+    _, run = minted(dying)
+    lease = dying.claim(run, "dying", ttl=30)
+    conn.execute("BEGIN")
+    dying.append_event(lease, 1, "tool.call", {}, "runtime")  # never committed
+    restarted = RunStore(template.reopen(conn), clock)
+    clock.now += 31
+    successor = restarted.claim(run, "restarted", ttl=30)
+    assert successor.generation == lease.generation + 1
+    assert restarted.events(run.run_id) == []
+    template.release(restarted.conn)
+
+
 def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     store: RunStore, eval_soul: Soul
 ) -> None:
