@@ -669,16 +669,19 @@ def test_a_stream_that_trickles_forever_is_cut_at_the_timeout(
     assert "did not answer within 0.6s" in single_line(caught.value, server.url)
 
 
-def test_nothing_listening_is_unavailable_at_once() -> None:
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_nothing_listening_is_unavailable_at_once(scheme: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"  # bound, not listening
+        url = f"{scheme}://127.0.0.1:{probe.getsockname()[1]}/mcp"  # bound, not listening
         clients = McpClients()
         started = time.monotonic()
         with pytest.raises(ProviderUnavailable) as caught:
             clients.call_tool(url, "k", "t", {})
     assert time.monotonic() - started < SLACK
-    assert single_line(caught.value, url).startswith(f"cannot connect to the MCP server {url}: ")
+    text = single_line(caught.value, url)
+    assert text.startswith(f"cannot connect to the MCP server {url}: ")
+    assert "not an http(s) URL" not in text  # https is tried as http is, not refused unread
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1/mcp", "http://127.0.0.1:99999/mcp", "mcp"])

@@ -334,6 +334,14 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
         ),
         (
             "integrations/eval-mcp/mcp.yaml",
+            MCP.replace(
+                "  resources: []",
+                MCP.partition("  tools:\n")[2].partition("  resources")[0] + "  resources: []",
+            ),
+            r"reviewed.tools\[1\].name: Tool 'status' reviewed twice",
+        ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
             MCP.replace("digest: 0f86", "digest: zz86"),
             r"reviewed.tools\[0\].digest: must be a sha256",
         ),

@@ -36,7 +36,6 @@ PIXELS_PER_POINT = 2
 """A PDF page is measured as the image a provider renders of it: two pixels per point."""
 PIXELS_PER_TOKEN = 750
 """A rendered page costs at least one token per 750 pixels (width x height / 750)."""
-CHARS_PER_TOKEN = 4
 
 UNREADABLE = "unreadable"
 ENCRYPTED = "encrypted"
@@ -116,10 +115,6 @@ def extract(media_type: str, data: bytes) -> Extracted:
     if not text.strip():
         raise DocumentRefused(NO_TEXT_LAYER, "the document holds no text")
     return Extracted(text)
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def page_tokens(width: int, height: int) -> int:
