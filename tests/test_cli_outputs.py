@@ -13,6 +13,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 from junitparser import Failure, JUnitXml
 
@@ -270,3 +271,26 @@ def test_a_host_reporting_misshapen_evidence_errs_its_trial_in_one_line(
     [trial] = json.loads(swept.stdout)["trials"]
     assert trial["outcome"] == "errored"
     assert said in trial["error"] and "the Host 'agent-runtime' reported" in trial["error"]
+
+
+def test_a_host_handing_the_model_a_request_without_a_prompt_errs_its_trial_in_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model request is the Host's (a Struct built unchecked): one whose system prompt is not
+    text errs its Trial saying so, before the binding records it."""
+    from agent_runtime.model import ModelRequest
+    from eval_host_agent_runtime import ports
+
+    asked = ports.ModelPort.complete
+
+    def bent(self: ports.ModelPort, request: ModelRequest) -> object:
+        return asked(self, msgspec.structs.replace(request, system=None))
+
+    monkeypatch.setattr(ports.ModelPort, "complete", bent)
+    swept = eval_in_process("sweep", "corpus", "--format", "json", cwd=project)
+    assert "Traceback" not in swept.stderr
+    [trial] = json.loads(swept.stdout)["trials"]
+    assert trial["outcome"] == "errored"
+    assert trial["error"].startswith(
+        "TypeError: the Host handed the model a request whose system prompt is NoneType, not text"
+    ), trial["error"]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from eval_core._case.case import ToolDecl
 from eval_core._case.evidence import Evidence
 from eval_core._case.recorded import Answer, AnsweredCall, Recorded, Shown
 from eval_core._plugins.host import ModelCallRequest, ModelReply, ModelSession
@@ -75,6 +76,24 @@ def answer_of(reply: ModelReply) -> Answer:
     )
 
 
+def _misshapen(request: object) -> str | None:
+    """What is wrong with a model request the Host built, or ``None`` (a Struct is built
+    unchecked: a prompt of ``None`` would otherwise fail deep inside the binding's record)."""
+    if not isinstance(request, ModelCallRequest):
+        return f"of type {type(request).__name__}, not ModelCallRequest"
+    if not isinstance(request.system, str):
+        return f"whose system prompt is {type(request.system).__name__}, not text"
+    if not isinstance(request.messages, list) or not all(
+        isinstance(m, dict) for m in request.messages
+    ):
+        return "whose messages are not a list of messages"
+    if not isinstance(request.tools, list) or not all(
+        isinstance(t, ToolDecl) for t in request.tools
+    ):
+        return "whose Tools are not a list of ToolDecl"
+    return None
+
+
 class Shows:
     """A model session that keeps, for each request answered, what it showed the model
     (``shown``) and what the model answered (``answers``); everything else is the session's
@@ -86,6 +105,9 @@ class Shows:
         self.answers: list[Answer] = []
 
     def complete(self, request: ModelCallRequest) -> ModelReply:
+        wrong = _misshapen(request)
+        if wrong is not None:  # a Host's request is a plug-in's: its Trial errs, in one line
+            raise TypeError(f"the Host handed the model a request {wrong}")
         reply = self.inner.complete(request)
         self.shown.append(shown_of(request))
         self.answers.append(answer_of(reply))
