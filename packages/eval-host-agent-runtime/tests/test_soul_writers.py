@@ -34,3 +34,33 @@ def test_writers_at_once_write_copies_of_their_own(tier: DurableTier) -> None:
     assert one.head() == one.base and not (one.root / "skills" / "bulb-storage").exists()
     tier.give_back(one)
     tier.give_back(two)
+
+
+def test_an_l3_trial_that_wrote_the_soul_gives_its_copy_back_at_its_base() -> None:
+    """Each writing Trial of a Sweep is lent the copy the one before gave back (reset to the
+    base), so a Sweep of many such Trials keeps one copy per Trial at once, never one per
+    Trial run."""
+    from eval_core._loading.loader import Loader
+    from eval_core._plugins.plugins import load_plugins
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    writing = (
+        "l3-a-soul-write-companion-beside-its-definition-is-committed-and-published",
+        "l3-a-soul-author-reads-a-skill-before-writing-its-companion",
+    )
+    plugins = load_plugins()
+    host = AgentRuntimeHost(ROOT / "corpus" / "soul")  # the plug-in the Sweep makes
+    try:
+        corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+        for case in writing:  # one after the other: the second is lent the first's copy
+            card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=(case,))
+            assert [t.outcome for t in card.trials] == ["passed"], card.trials
+        tier = host._durable
+        assert tier is not None and tier.made == 1
+        (copy,) = tier.idle
+        assert copy.head() == tier.repo.base and not copy.changed()
+        assert not (copy.root / "skills/ticket-hygiene/references/title-examples.md").exists()
+    finally:
+        host.close()

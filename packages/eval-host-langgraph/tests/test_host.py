@@ -89,6 +89,19 @@ def test_the_prompt_the_graph_assembles_is_the_given_text(host: LangGraphHost) -
     assert "Look a support ticket up by its id (T-nnn): its subject, customer and plan." in given
 
 
+def test_a_case_of_an_agent_the_app_lacks_is_given_no_text(host: LangGraphHost) -> None:
+    """The loader refuses such a Case for its agent before it asks (so no Case reaches this);
+    asked anyway, as the Host port allows any caller to, the Host answers no text and probes
+    no graph."""
+    import msgspec
+
+    from eval_core._case.case import CaseBase
+
+    stray = {**BASE, "id": "stray", "agent": "nobody", "expect": []}
+    case = msgspec.convert(stray, CaseBase, from_attributes=False)
+    assert host.given_text(case) == ()
+
+
 @pytest.mark.parametrize(
     ("case", "refused"),
     [
