@@ -212,6 +212,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "finance-a-schema-sent-as-text-to-validate-artifact-is-refused-by-the-schema",
         "soul-author-a-soul-write-of-an-unknown-kind-is-refused-by-the-schema",
         "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
+        "support-a-tool-whose-schema-gives-a-count-as-true-never-runs",
         "records-readonly-arguments-outside-the-schema-stop-after-two-repairs",
         "l3-repairs-made-before-a-worker-died-still-count-after-it-is-replaced",
         "triage-a-search-query-past-its-length-limit-is-repaired",

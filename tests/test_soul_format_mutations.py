@@ -39,6 +39,7 @@ CAPABILITY_CASES = {
     "concierge-may-not-complete-a-task-it-is-denied",
     "stockroom-may-not-delete-a-bulb-record",
     "stockroom-a-delete-naming-no-type-is-refused-by-its-restriction",
+    "stockroom-a-delete-naming-a-blank-type-is-refused-by-its-restriction",
     "stockroom-may-not-define-a-resource-type",
 }
 
