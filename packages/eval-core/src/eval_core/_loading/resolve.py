@@ -15,8 +15,8 @@ value is empty (nothing to render, so nothing is lost).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -27,6 +27,8 @@ from eval_core._loading.problem import Problem
 from eval_core._loading.tool_names import did_you_mean, listing
 from eval_core._plugins import host_answers as answers
 from eval_core._plugins.host import ContextRules, Host
+
+T = TypeVar("T")
 
 SOUL_AGENTS = "the Eval Soul"
 """Where a Host's agents come from when it does not say (``Host.agents_from``)."""
@@ -95,15 +97,20 @@ class Resolver(msgspec.Struct, frozen=True):
         """Every Tool name of the Case is one its agent is offered (``agent`` first: a Case
         of an unknown agent is not asked about its Tools)."""
         if self.host is not None and case.agent in self.agents:
-            yield from tool_names.problems(
-                file,
-                self.host,
-                case,
-                self.kinds,
-                self.fields,
-                platform=self.platform,
-                fixtures=self.fixtures,
-            )
+            yield from self._named(tool_names.problems, file, case)
+
+    def _named(self, check: Callable[..., Iterator[T]], file: str, case: CaseBase) -> Iterator[T]:
+        """``check`` (the Tool-name problems or notes) of the Case, against this load's Host,
+        kinds, fields, platform Tools and fixtures."""
+        return check(
+            file,
+            self.host,
+            case,
+            self.kinds,
+            self.fields,
+            platform=self.platform,
+            fixtures=self.fixtures,
+        )
 
     def context_keys(self, file: str, case: CaseBase) -> Iterator[Problem]:
         rules = self.context
@@ -184,15 +191,7 @@ class Resolver(msgspec.Struct, frozen=True):
                     f"{self.context.retired[key]}"
                 )
         if self.host is not None:
-            yield from tool_names.notes(
-                file,
-                self.host,
-                case,
-                self.kinds,
-                self.fields,
-                platform=self.platform,
-                fixtures=self.fixtures,
-            )
+            yield from self._named(tool_names.notes, file, case)
 
 
 def _value(file: str, path: str, value: Any, kind: Any) -> Iterator[Problem]:
