@@ -238,6 +238,25 @@ def test_a_host_that_fails_to_close_keeps_the_scorecard_and_says_so_in_one_line(
     assert "close of Host 'agent-runtime' raised AttributeError" in line
 
 
+@pytest.mark.parametrize("command", [("check", "corpus"), ("hash", "corpus"), ("lock", "corpus")])
+def test_a_host_that_fails_to_close_after_a_load_is_one_line_and_exit_2(
+    project: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """Every command that loads the Corpus closes its Host inside the guard: ``eval check``,
+    ``eval hash`` and ``eval lock`` refuse in one line naming the close, never a traceback."""
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    def broken(self: AgentRuntimeHost) -> None:
+        raise AttributeError("'Template' object has no attribute '_out'")
+
+    monkeypatch.setattr(AgentRuntimeHost, "close", broken)
+    done = eval_in_process(*command, cwd=project)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = [x for x in done.stderr.splitlines() if "close of Host" in x]
+    assert "close of Host 'agent-runtime' raised AttributeError" in line
+
+
 @pytest.mark.parametrize(
     ("field", "value", "said"),
     [

@@ -69,7 +69,7 @@ def run_check(args: SimpleNamespace) -> int:
     try:
         stale = _stale(opened) if args.drift else None
     finally:
-        opened.host.close()
+        _guarded(opened.close)
     loaded = opened.corpus
     tiers = "  ".join(f"{tier}={n}" for tier, n in loaded.tiers().items())
     print(f"{len(loaded.cases)} Cases  {tiers}  suite={loaded.suite}")
@@ -97,7 +97,7 @@ def run_hash(args: SimpleNamespace) -> int:
 
     project, corpus, host = _chosen(args)
     opened = _guarded(lambda: open_corpus(corpus, host, False, check_lock=False, project=project))
-    opened.host.close()
+    _guarded(opened.close)
     print(opened.corpus.hash)
     return CLEARED
 
@@ -214,7 +214,7 @@ def _loads(corpus: Path, host: str, found: PluginSet, project: Project) -> None:
             f"eval lock refused: the installed plug-ins cannot load {corpus}, so pinning them "
             f"would pin a broken release:\n{exc}"
         ) from None
-    opened.host.close()
+    opened.close()
 
 
 def _check_output(flag: str, path: Path) -> None:

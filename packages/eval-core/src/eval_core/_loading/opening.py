@@ -240,6 +240,12 @@ class Opened(msgspec.Struct, frozen=True):
     host_options: dict[str, str] = msgspec.field(default_factory=dict)
     """The options the Host was made with (settings and flags): a worker makes it again so."""
 
+    def close(self) -> None:
+        """Close the Host: one whose ``close`` raises is a refusal in one line, not a traceback."""
+        failed = closed(self.host)
+        if failed is not None:
+            raise Refused(failed)
+
 
 def require_directory(corpus: Path) -> None:
     """A Corpus is a directory: a file, a missing path or anything else is refused up front
