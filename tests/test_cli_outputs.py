@@ -238,6 +238,26 @@ def test_a_host_that_fails_to_close_keeps_the_scorecard_and_says_so_in_one_line(
     assert "close of Host 'agent-runtime' raised AttributeError" in line
 
 
+def test_a_host_whose_fork_preparation_fails_is_refused_in_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prepare_fork`` is the Host's code too (sample 15's pydantic-ai ``loop.py:130`` mutant
+    raised there): forked workers it cannot prepare are a refusal naming it, exit 2, never a
+    traceback, and no Trial is run half-prepared."""
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    def broken(self: AgentRuntimeHost) -> None:
+        raise TypeError("attribute name must be string, not 'NoneType'")
+
+    monkeypatch.setattr(AgentRuntimeHost, "prepare_fork", broken, raising=False)
+    swept = eval_in_process("sweep", "corpus", "--executor", "fork", cwd=project)
+    assert swept.returncode == 2, swept.stderr
+    assert "Traceback" not in swept.stderr and swept.stdout == ""
+    [line] = [x for x in swept.stderr.splitlines() if "prepare_fork" in x]
+    assert "the Host 'agent-runtime' cannot run in a forked worker" in line
+    assert "prepare_fork of Host 'agent-runtime' raised TypeError" in line
+
+
 @pytest.mark.parametrize("command", [("check", "corpus"), ("hash", "corpus"), ("lock", "corpus")])
 def test_a_host_that_fails_to_close_after_a_load_is_one_line_and_exit_2(
     project: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]

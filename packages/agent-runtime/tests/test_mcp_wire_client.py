@@ -674,11 +674,13 @@ def test_nothing_listening_is_unavailable_at_once(scheme: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         url = f"{scheme}://127.0.0.1:{probe.getsockname()[1]}/mcp"  # bound, not listening
-        clients = McpClients()
+        clients = McpClients(timeout=60.0)
         started = time.monotonic()
         with pytest.raises(ProviderUnavailable) as caught:
             clients.call_tool(url, "k", "t", {})
-    assert time.monotonic() - started < SLACK
+    # refused at once, not after the request's timeout; the bound leaves room for a loaded
+    # machine's first import of the MCP SDK, which made a tighter one flaky
+    assert time.monotonic() - started < 15.0
     text = single_line(caught.value, url)
     assert text.startswith(f"cannot connect to the MCP server {url}: ")
     assert "not an http(s) URL" not in text  # https is tried as http is, not refused unread

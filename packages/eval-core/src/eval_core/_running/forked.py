@@ -37,8 +37,10 @@ import time
 from typing import TYPE_CHECKING
 
 from eval_core._plugins.executor import Done, ExecutorRefused, Work
+from eval_core._plugins.host_answers import closed
 from eval_core._running.fork_worker import Worker, end, receive, send, serve
 from eval_core._running.trial import TrialResult
+from eval_core._util.guard import PluginFault, call
 
 if TYPE_CHECKING:
     from eval_core._case.case import CaseBase
@@ -106,13 +108,16 @@ class _Launcher:
         except Refused as exc:
             raise ExecutorRefused(str(exc)) from None
         reason = unforkable(self._host)
+        prepare = getattr(self._host, "prepare_fork", None)
+        if reason is None and callable(prepare):  # e.g. let go of what a child cannot share
+            try:  # (an MCP session); the Host's code, so a fault is a refusal in one line
+                call(None, f"prepare_fork of Host {work.host!r}", prepare)
+            except PluginFault as exc:
+                reason = str(exc)
         if reason is not None:
             if self._owned:
-                self._host.close()
+                closed(self._host)  # the refusal is the news, not how the close went
             raise ExecutorRefused(f"the Host {work.host!r} cannot run in a forked worker: {reason}")
-        prepare = getattr(self._host, "prepare_fork", None)
-        if callable(prepare):  # e.g. let go of what a child cannot share (an MCP session)
-            prepare()
         deadline = getattr(self._host, "trial_deadline", None)
         self._deadline = float(deadline) + GRACE if isinstance(deadline, (int, float)) else None
         self._work = work
