@@ -15,7 +15,7 @@ from eval_host_agent_runtime.services import ToolRegistryService
 def test_a_tool_registered_twice_is_refused_and_the_first_handler_keeps_it() -> None:
     registry = ToolRegistryService()
     registry.register("send_email", lambda arguments: {"queuedBy": "outbox"})
-    with pytest.raises(ValueError, match="^Tool 'send_email' is registered twice$"):
+    with pytest.raises(ValueError, match=r"^Tool 'send_email' is registered twice$"):
         registry.register("send_email", lambda arguments: {"queuedBy": "another fixture"})
     tools = registry.tools(ScriptedExecutor([]))
     outcome = tools.execute(ToolCallRequest("c1", "send_email", {"to": "ops@example.com"}))
