@@ -75,6 +75,28 @@ def test_an_unknown_agent_and_tool_are_refused_in_the_hosts_words(
     assert not any("Eval Soul" in p for p in problems), problems
 
 
+def test_a_case_of_an_agent_the_app_lacks_is_refused_for_it_not_for_the_hosts_given_text(
+    plugins: PluginSet, example_host: Host, tmp_path: Path
+) -> None:
+    """The loader asks the Host for the agent's given text to ground an output text the Case
+    does not give itself, even when the agent is unknown: the Host answers none (not a fault of
+    its own), so the text is refused as ungrounded beside the agent."""
+    problems = _problems(
+        plugins,
+        example_host,
+        tmp_path,
+        agent="nobody",
+        expect=[{"kind": "output_contains", "text": "Politely decline anything else"}],
+    )
+    assert problems == [
+        "$.agent: unknown agent 'nobody': not in support_agent.agent:AGENTS, which has: "
+        "support, triage",
+        "$.expect[0].text: 'Politely decline anything else' is not grounded in what the model "
+        "was given (context, input, Tool results, File content, Tool descriptions) or give an "
+        "`ungrounded` reason",
+    ]
+
+
 SUPPORT_TOOLS = "it has: estimate_delivery, lookup_order, refund_order, reorder, search_help"
 
 
