@@ -23,6 +23,7 @@ from agent_runtime.store.storage import (
     MIGRATIONS,
     StoreTemplate,
     Template,
+    atomic,
     connect,
     migrate,
     shown,
@@ -191,6 +192,22 @@ def test_a_restart_mid_write_leaves_nothing_of_the_dying_transaction_and_no_lock
     assert successor.generation == lease.generation + 1
     assert restarted.events(run.run_id) == []
     template.release(restarted.conn)
+
+
+def test_a_write_the_database_refuses_is_rolled_back_and_the_connection_serves_on(
+    store: RunStore,
+) -> None:
+    """A statement the database refuses inside a transaction (a conversation id already taken)
+    fails that transaction alone: it is rolled back when the refusal surfaces (on PostgreSQL at
+    its COMMIT, the statements being pipelined) and the same connection serves the next write."""
+    taken = store.start_conversation("support")
+    conn = store.conn
+    with pytest.raises(Exception, match=r"(?i)unique"), atomic(conn):
+        conn.execute("INSERT INTO conversations (id, agent) VALUES (?, ?)", (taken, "triage"))
+    assert not conn.in_transaction
+    other = store.start_conversation("triage")
+    rows = conn.execute("SELECT id, agent FROM conversations ORDER BY agent").fetchall()
+    assert [tuple(row) for row in rows] == [(taken, "support"), (other, "triage")]
 
 
 def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
