@@ -317,6 +317,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             MCP.replace("  label: Eval MCP", "  label: Eval MCP\n  owner: ops"),
             r"mcp\.yaml: server\.owner: unknown key",
         ),
+        (  # quoted, "false" would be a truthy string: the switched-off server would publish
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("enabled: true", 'enabled: "false"'),
+            r"mcp\.yaml: enabled: must be true or false",
+        ),
         (
             "integrations/eval-mcp/mcp.yaml",
             MCP.replace("type: none", "type: oauth"),

@@ -56,12 +56,21 @@ class McpAnswers(msgspec.Struct, **BLOCK):
     oversized: bool = False
     """Every call is answered with an event stream of no stated length past 8 MiB."""
     fault: (
-        Literal["rpc-error", "wrong-content-type", "announced-oversize", "cut-off", "no-response"]
+        Literal[
+            "rpc-error",
+            "wrong-content-type",
+            "announced-oversize",
+            "cut-off",
+            "no-response",
+            "unreachable",
+        ]
         | None
     ) = None
     """Every call is answered with no result: a JSON-RPC error (HTTP 200), an HTML page, a JSON
     body whose length is announced past 8 MiB, an event cut off mid-answer (the connection
-    dropped), an event stream that ends without a response."""
+    dropped), an event stream that ends without a response; or is never answered at all
+    (``unreachable``: the server is down, so the operator's endpoint refuses every connection and
+    the provider is never reached)."""
 
 
 class McpFixture(msgspec.Struct, **BLOCK):

@@ -8,13 +8,14 @@ write (note ids included) starts empty however many Trials the provider served b
 ``tools/call`` count is the provider's count for its own credentials, never another Trial's,
 and the sandbox is closed when the Trial ends.
 The Case's ``answers`` tell the sandbox how to answer (several text parts, an HTTP error, an
-oversized stream). The Host is told which server serves the integration (and each further one
-the Case's ``operatorEndpoints`` names), the chat's visibility, accounts, grants, selection and
-consent; a grant the Case revokes is revoked while the approval waits, and a ``reselect`` selects
-another account while the approval it names waits. Grants, revocations and the approval desk are
-services of their own, asked for only by a Case that uses them: a Host without them (a graph
-that acts for one account and parks nothing) is asked at load (:func:`host_problems`), and the
-Case is refused there, never at run.
+oversized stream); ``unreachable`` instead points the integrations at a port where nothing
+listens (the server is down). The Host is told which server serves the integration (and each
+further one the Case's ``operatorEndpoints`` names), the chat's visibility, accounts, grants,
+selection and consent; a grant the Case revokes is revoked while the approval waits, and a
+``reselect`` selects another account while the approval it names waits. Grants, revocations and
+the approval desk are services of their own, asked for only by a Case that uses them: a Host
+without them (a graph that acts for one account and parks nothing) is asked at load
+(:func:`host_problems`), and the Case is refused there, never at run.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ INTEGRATION = "eval-mcp"
 START_TIMEOUT = 30.0
 READ_TIMEOUT = 5.0
 ADMIN_ANSWER = 1 << 20  # bytes of an admin route's answer
+DOWN = "http://127.0.0.1:9/mcp"  # the discard port: nothing listens, every connection refused
 
 
 class McpHost(Protocol):
@@ -266,19 +268,20 @@ def _mcp(request: FixtureRequest) -> Iterator[None]:
     server = request.shared(provider)
     credentials = {a.id: f"cred_{secrets.token_hex(12)}" for a in fixture.accounts}
     sandbox = f"trial-{secrets.token_hex(12)}"  # this Trial's own state on the shared provider
+    down = fixture.answers is not None and fixture.answers.fault == "unreachable"
     try:
         server.ensure()
         server.open_sandbox(
             sandbox, {credential: account for account, credential in credentials.items()}
         )
-        if fixture.answers is not None:
+        if fixture.answers is not None and not down:
             server.set_answers(sandbox, fixture.answers)
         reachable = True
     except ProviderUnavailable:
         reachable = False  # the Trial runs; its calls fail and the count is not observed
     try:
         for integration in (INTEGRATION, *fixture.operator_endpoints):
-            host.connect_integration(integration, server.url or "http://127.0.0.1:9/mcp")
+            host.connect_integration(integration, DOWN if down else server.url or DOWN)
         host.connect_chat(fixture.visibility)
         for account in fixture.accounts:
             host.add_account(
