@@ -47,6 +47,11 @@ def test_a_valid_case_loads_with_input_normalised_to_parts(
         (minimal_case(trials=0), "$.trials", "must be an integer >= 1"),
         (minimal_case(input="hello"), "$.input", "Expected `array`, got `str`"),
         (
+            minimal_case(input=[{"role": "user", "content": []}]),
+            "$.input[0].content",
+            "length >= 1",
+        ),
+        (
             minimal_case(expect=[{"kind": "no_such_kind"}]),
             "$.expect[0].kind",
             "unknown kind 'no_such_kind': no installed plug-in provides it",

@@ -8,7 +8,7 @@ that decodes a Case for the installed plug-in set, so a Case is typed in a singl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
@@ -35,10 +35,11 @@ Part = TextPart | FilePart
 
 
 class Message(msgspec.Struct, **CASE_JSON):
-    """One input message. String content is normalised to ``[{"type": "text", ...}]`` at load."""
+    """One input message. String content is normalised to ``[{"type": "text", ...}]`` at load;
+    a list of no parts says nothing, and is refused there."""
 
     role: Literal["user", "assistant"]
-    content: str | list[Part]
+    content: str | Annotated[list[Part], msgspec.Meta(min_length=1)]
 
     def __post_init__(self) -> None:
         if isinstance(self.content, str):

@@ -40,7 +40,8 @@ class Origin(msgspec.Struct, frozen=True):
         return f"{self.distribution} {self.version}"
 
 
-UNKNOWN = Origin("an unregistered plug-in", "(no version)")
+UNKNOWN = Origin("", "")
+"""No origin known: its code is found by the frames alone."""
 
 
 @cache
@@ -89,11 +90,12 @@ def collect(
 def fault(
     origin: Origin | None, what: str, exc: BaseException, function: object = None
 ) -> PluginFault:
-    """The one-line account of ``exc`` raised by ``what`` of ``origin``."""
-    origin = origin or UNKNOWN
-    where = raised_at(exc, origin) or defined_at(function, origin)
+    """The one-line account of ``exc`` raised by ``what`` of ``origin`` (without one, ``what``
+    names the plug-in itself, e.g. "close of Host 'x'")."""
+    known = origin or UNKNOWN
+    where = raised_at(exc, known) or defined_at(function, known)
     at = f" (at {where})" if where else ""
-    message = f"plug-in {origin.label}: {what} raised {type(exc).__name__}: {exc}{at}"
+    message = f"{_of(origin)}{what} raised {type(exc).__name__}: {exc}{at}"
     trace = "".join(traceback.format_exception(exc))
     _show(message, trace)
     return PluginFault(message, trace)
@@ -101,10 +103,13 @@ def fault(
 
 def broken(origin: Origin | None, what: str, problem: str, function: object = None) -> PluginFault:
     """A contract broken without an exception (an empty detail, not a Verdict...)."""
-    origin = origin or UNKNOWN
-    where = defined_at(function, origin)
+    where = defined_at(function, origin or UNKNOWN)
     at = f" (defined at {where})" if where else ""
-    return PluginFault(f"plug-in {origin.label}: {what} {problem}{at}")
+    return PluginFault(f"{_of(origin)}{what} {problem}{at}")
+
+
+def _of(origin: Origin | None) -> str:
+    return f"plug-in {origin.label}: " if origin is not None else ""
 
 
 def raised_at(exc: BaseException, origin: Origin) -> str:
