@@ -38,3 +38,14 @@ def test_the_oldest_lines_go_first_when_the_summary_does_not_fit() -> None:
     assert folded is not None and folded.dropped >= 1
     assert "older messages omitted" in sent[0]["content"]
     assert sent[1:] == NOW  # never folded, even when nothing fits
+
+
+def test_the_files_a_tool_attached_never_stand_for_the_users_own_message() -> None:
+    """The Turn adds the Files a ``file_read`` attached as a user message: the latest user
+    message is looked for before the Turn's own messages, so the question stays whole."""
+    attached = {"role": "user", "content": [{"type": "image", "filename": "pot.png"}]}
+    turn = [{"role": "assistant", "content": None, "tool_calls": [{"name": "file_read"}]}]
+    messages = [*OLD, *NOW, *turn, attached]
+    sent, folded = compact("system", messages, 120, own=len(OLD) + len(NOW))
+    assert folded is not None and folded.folded == len(OLD)
+    assert sent[1:] == [*NOW, *turn, attached]

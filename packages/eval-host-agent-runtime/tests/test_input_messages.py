@@ -1,7 +1,7 @@
 """A Case's input message as the runtime is handed it: its text, and the Files it references.
 
-The loader takes a message of any parts, none included (``"content": []``: a user who sent
-nothing); the runtime is then handed an empty text, never a fault of the harness's own.
+The loader refuses a message of no parts (``"content": []``), but the port is the Host's to
+call directly too: such a message hands the runtime an empty text, never a fault of its own.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Before each model call of a Turn that has a budget, the runtime estimates the re
 (the system prompt and the messages, about four characters a token). Over budget, it folds the
 older messages (everything before the latest user message) into one summary message that keeps
 the first line of each, dropping the oldest lines first while even that does not fit. The
-latest user message and everything after it (this Turn's Tool calls and results) are always
-sent whole. Only what reaches the model is compacted: the history is left as it is.
+latest user message and everything after it (this Turn's Tool calls and results, the Files a
+``file_read`` attached among them) are always sent whole. Only what reaches the model is
+compacted: the history is left as it is.
 """
 
 from __future__ import annotations
@@ -63,11 +64,17 @@ def _line(message: dict[str, Any]) -> str:
 
 
 def compact(
-    system: str, messages: Sequence[dict[str, Any]], budget: int
+    system: str, messages: Sequence[dict[str, Any]], budget: int, own: int | None = None
 ) -> tuple[list[dict[str, Any]], Compaction | None]:
-    """The messages to send under ``budget`` tokens, and what was done (``None``: nothing)."""
+    """The messages to send under ``budget`` tokens, and what was done (``None``: nothing).
+
+    ``own``: where the Turn's own messages begin. The latest user message is looked for before
+    it: the Files a ``file_read`` attached ride in a user message the Turn adds, which is one
+    of its Tool results, not the user's words (taken for them, it folded the user's question).
+    """
     before = estimate(system, messages)
-    latest = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    said = messages[:own] if own is not None else messages
+    latest = max((i for i, m in enumerate(said) if m.get("role") == "user"), default=0)
     older, kept = list(messages[:latest]), list(messages[latest:])
     if before <= budget or not older:
         return list(messages), None

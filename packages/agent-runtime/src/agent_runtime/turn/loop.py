@@ -137,12 +137,12 @@ def _model_calls(
     """Call the model from iteration ``first`` until it answers or a limit ends the Turn."""
     result, limits, listener = turn.result, settings.limits, settings.listener
     system, context_budget = result.system_prompt, settings.context_budget
-    attachments = settings.attachments
+    attachments, own = settings.attachments, len(result.messages)
     for iteration in range(first, limits.max_iterations + 1):
         turn.iteration = iteration
         sent = list(result.messages)
         if context_budget is not None:
-            sent, folded = compact(system, sent, context_budget)
+            sent, folded = compact(system, sent, context_budget, own)
             if folded is not None:
                 listener(
                     "context.compacted",
