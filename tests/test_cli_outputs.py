@@ -260,6 +260,27 @@ def test_a_host_whose_fork_preparation_fails_is_refused_in_one_line(
     ), line
 
 
+def test_a_host_that_cannot_load_says_so_on_one_line_whatever_its_error_spans(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's message may span lines, with a caret under the fault (sample 16's
+    ``store/database.py:66`` mutant on PostgreSQL ended ``eval sweep`` with a lone ``^``): the
+    refusal folds it onto its one line."""
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    def broken(self: AgentRuntimeHost, *args: object, **kwargs: object) -> None:
+        raise RuntimeError('syntax error at or near "\\b"\nLINE 1: CREATE TABLE \\b\n       ^')
+
+    monkeypatch.setattr(AgentRuntimeHost, "__init__", broken)
+    swept = eval_in_process("sweep", "corpus", cwd=project)
+    assert swept.returncode == 2, swept.stderr
+    [line] = swept.stderr.strip().splitlines()
+    assert line.endswith(
+        "the Host 'agent-runtime' cannot load the Eval Soul: "
+        'syntax error at or near "\\b" LINE 1: CREATE TABLE \\b ^'
+    ), line
+
+
 @pytest.mark.parametrize("command", [("check", "corpus"), ("hash", "corpus"), ("lock", "corpus")])
 def test_a_host_that_fails_to_close_after_a_load_is_one_line_and_exit_2(
     project: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]

@@ -56,6 +56,23 @@ def test_a_host_answering_wrong_at_load_is_a_refusal_naming_it(
     assert ("KeyError" if answer is _raises else "returned") in line, line
 
 
+def test_a_host_answering_a_list_of_the_wrong_things_names_what_it_holds(tmp_path: Path) -> None:
+    """Sample 16's ``turn/context.py:172`` mutant made the given text ``(None,)``: the refusal
+    says what the container held, not only that it was a tuple."""
+    corpus = _travel_case(tmp_path / "corpus", expect=GROUNDED)
+    original = TravelHost.given_text
+    TravelHost.given_text = lambda self, case: (None,)  # type: ignore[method-assign,assignment,return-value]
+    try:
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True))
+    finally:
+        TravelHost.given_text = original  # type: ignore[method-assign]
+    assert (
+        "given_text of Host 'travel-host' returned tuple holding NoneType, not a list of text"
+        in (str(refused.value))
+    )
+
+
 def test_a_host_declaring_a_tool_of_the_wrong_shape_is_a_refusal_naming_the_field(
     tmp_path: Path,
 ) -> None:

@@ -25,7 +25,7 @@ from eval_core._plugins.plugin_set import PluginSet
 from eval_core._plugins.plugins import PluginError, load_plugins
 from eval_core._util.guard import PluginFault
 from eval_core._util.project import Project, SettingsRefused
-from eval_core._util.safe_text import clean
+from eval_core._util.safe_text import clean, said
 
 REFUSED, COMPARISON_REFUSED = 2, 3
 
@@ -106,10 +106,10 @@ def host(
     try:
         return _built(factory, name, start, options)
     except HostOptionError as exc:
-        raise Refused(f"the Host {name!r} refused its options: {exc}") from None
+        raise Refused(f"the Host {name!r} refused its options: {said(exc)}") from None
     except Exception as exc:
         what = "its agents" if agents_owned(factory) else "the Eval Soul"
-        raise Refused(f"{start}: the Host {name!r} cannot load {what}: {exc}") from None
+        raise Refused(f"{start}: the Host {name!r} cannot load {what}: {said(exc)}") from None
 
 
 LOAD_SECONDS = 120.0

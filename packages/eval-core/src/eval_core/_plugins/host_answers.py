@@ -80,6 +80,8 @@ def _asked(
 
 def _wrong(host: Host, method: str, answer: object, wanted: str) -> PluginFault:
     shown = type(answer).__name__ if answer is not None else "None"
+    if _collection(answer) and answer:  # the right container of the wrong things: say which
+        shown += f" holding {', '.join(sorted({type(item).__name__ for item in answer}))}"
     return PluginFault(f"{method} of Host {_name(host)!r} returned {shown}, not {wanted}")
 
 

@@ -10,6 +10,7 @@ deep: a few ``isinstance`` a Trial.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 from eval_core._case.evidence import (
@@ -31,8 +32,8 @@ def _optional(kind: type) -> Fits:
 
 
 def _list_of(kind: type) -> Fits:
-    return lambda value: (
-        value is None or (isinstance(value, list) and all(isinstance(item, kind) for item in value))
+    return lambda value: (  # map, not a generator: no Python frame per item, every Trial
+        value is None or (isinstance(value, list) and all(map(isinstance, value, repeat(kind))))
     )
 
 

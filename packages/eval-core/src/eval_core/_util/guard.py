@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from eval_core._util.safe_text import said
+
 T = TypeVar("T")
 _shown: set[tuple[str, str]] = set()
 _settings = {"tracebacks": os.environ.get("EVAL_TRACEBACK", "") not in ("", "0")}
@@ -95,7 +97,7 @@ def fault(
     known = origin or UNKNOWN
     where = raised_at(exc, known) or defined_at(function, known)
     at = f" (at {where})" if where else ""
-    message = f"{_of(origin)}{what} raised {type(exc).__name__}: {exc}{at}"
+    message = f"{_of(origin)}{what} raised {type(exc).__name__}: {said(exc)}{at}"
     trace = "".join(traceback.format_exception(exc))
     _show(message, trace)
     return PluginFault(message, trace)

@@ -58,6 +58,12 @@ def one_line(text: str) -> str:
     return clean(text).replace("\n", "\u240a")
 
 
+def said(error: BaseException) -> str:
+    """What an exception says, on one line: its white space folded (a server's message may
+    span lines, with a caret under the fault) and any other control character stood in for."""
+    return one_line(" ".join(str(error).split()))
+
+
 def clean_value(value: Any, depth: int = 0) -> Any:
     """:func:`clean` applied to every string (keys included) of a JSON-like value."""
     if isinstance(value, str):
