@@ -27,7 +27,7 @@ def test_the_compaction_cases_pass_against_the_real_runtime(sweep: Sweep) -> Non
 def test_a_runtime_that_never_compacts_fails_the_compaction_cases(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loop, "compact", lambda system, messages, budget: (list(messages), None))
+    monkeypatch.setattr(loop, "compact", lambda system, messages, *_: (list(messages), None))
     sweep.red(COMPACTED)
     sweep.green([WHOLE])
 
@@ -36,7 +36,7 @@ def test_a_runtime_that_compacts_within_the_budget_fails_the_whole_case(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = compaction.compact
-    monkeypatch.setattr(loop, "compact", lambda system, messages, budget: real(system, messages, 1))
+    monkeypatch.setattr(loop, "compact", lambda system, messages, *_: real(system, messages, 1))
     assert sweep.outcomes([WHOLE]) == {WHOLE: "failed"}
 
 
@@ -46,7 +46,7 @@ def test_a_compaction_that_folds_the_latest_message_too_fails_the_cases_that_rea
     real = compaction.compact
 
     def everything(
-        system: str, messages: Sequence[dict[str, Any]], budget: int
+        system: str, messages: Sequence[dict[str, Any]], budget: int, own: int | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
         sent, folded = real(system, [*messages, {"role": "user", "content": ""}], budget)
         return sent[:1], folded
@@ -58,3 +58,18 @@ def test_a_compaction_that_folds_the_latest_message_too_fails_the_cases_that_rea
             "triage-compaction-keeps-this-turns-tool-result-whole",
         ],
     )
+
+
+def test_a_compaction_that_takes_the_attached_files_for_the_users_words_fails_the_photo_case(
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Files a ``file_read`` attached ride in a user message the Turn adds: a runtime that
+    looks for the latest user message among the Turn's own messages folds the user's question
+    away (the runtime did, until sample 15's triage found it)."""
+    real = compaction.compact
+    photo = "files-a-photo-read-under-a-token-budget-leaves-the-question-whole"
+    sweep.green([photo])
+    monkeypatch.setattr(
+        loop, "compact", lambda system, messages, budget, own: real(system, messages, budget)
+    )
+    sweep.red([photo])
