@@ -107,6 +107,18 @@ def test_an_account_the_authority_never_heard_of_is_refused_as_unknown(
     assert seen["error"] == admission.APPROVAL_REQUIRED
 
 
+def test_an_event_for_a_destination_nobody_routed_is_refused_and_not_stored(
+    template: StoreTemplate,
+) -> None:
+    """The inbox stores an event under its route's Routine: without a route there is nothing
+    an admission could start, so the channel's delivery is refused, naming the destination."""
+    conn = template.fresh()
+    approve_and_route(conn)
+    with pytest.raises(LookupError, match="no native route for destination eval/elsewhere#7"):
+        NativeInbox(conn).receive("github", "eval/elsewhere#7", ACCOUNT, {"action": "opened"})
+    assert _count(conn, "native_inbox") == 0
+
+
 def test_an_unclaimed_event_is_never_admitted(template: StoreTemplate) -> None:
     conn = template.fresh()
     event_id = seed(conn)

@@ -54,6 +54,18 @@ def test_a_pdf_is_one_text_line_per_content_line_on_letter_pages() -> None:
     assert (reader.pages[1].extract_text() or "").split("\n")[0] == "Line 48"
 
 
+def test_each_pdf_page_sets_its_lines_in_one_closed_text_object() -> None:
+    """A text object opens with BT and must close with ET (ISO 32000-1, 9.4.1); pypdf and
+    most viewers read an unclosed one anyway, so only the page's operators show it."""
+    reader = PdfReader(io.BytesIO(render("pdf", "\n".join(f"Line {n}" for n in range(60)), None)))
+    for page in reader.pages:
+        contents = page.get_contents()
+        assert contents is not None
+        operators = [operator for _operands, operator in contents.operations]
+        assert operators[0] == b"BT" and operators[-1] == b"ET", operators[-3:]
+        assert operators.count(b"BT") == operators.count(b"ET") == 1
+
+
 @pytest.mark.parametrize("fmt", ["docx", "xlsx", "pptx"])
 def test_an_office_drafts_parts_are_plain_readable_files(fmt: str) -> None:
     """A draft is downloaded and may be unpacked by anyone: each part is an ordinary file its

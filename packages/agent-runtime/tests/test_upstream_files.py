@@ -363,6 +363,33 @@ def test_a_file_replaced_after_the_read_is_refused_when_it_would_be_attached(
     assert any("could not be read" in p.get("text", "") for p in second)
 
 
+def test_a_file_gone_from_the_store_after_the_read_is_left_out_of_the_next_request(
+    eval_soul: Soul,
+) -> None:
+    """The FileStore protocol lets a store delete a File (neither shipped store does): one gone
+    by the time the next request is made is left out of it, and the Turn goes on."""
+    store = MemoryFileStore()
+    store.put("p", "policy.pdf", documents.PDF, text_pdf(), origin="library", owner="user:eval")
+    model = ScriptedModel(
+        ModelResponse(tool_calls=[ToolCallRequest("r1", "file_read", {"fileId": "p"})]),
+        ModelResponse(text="The policy is no longer there."),
+    )
+
+    def delete_after_read(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "tool.result":
+            store._files.pop("p")
+
+    result, events = _turn(
+        eval_soul, store, model, text="Read policy.pdf.", tools=("file_read",),
+        also=delete_after_read,
+    )  # fmt: skip
+    [(_call, outcome)] = result.results
+    assert outcome.output["attached"] is True
+    assert len(model.seen) == 2 and result.output_text == "The policy is no longer there."
+    assert not [p for p in _parts(model.seen[1]) if p["type"] in ("file", "image")]
+    assert not [k for k, _p in events if k == "file.attached"]
+
+
 # -- section 3: file_create and file_list ---------------------------------------------------------
 
 

@@ -322,6 +322,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             MCP.replace("enabled: true", 'enabled: "false"'),
             r"mcp\.yaml: enabled: must be true or false",
         ),
+        (  # the server's id names every Tool it publishes: without one it publishes none
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("  id: eval-mcp\n", ""),
+            r"mcp\.yaml: server\.id: must be a non-empty string",
+        ),
         (
             "integrations/eval-mcp/mcp.yaml",
             MCP.replace("type: none", "type: oauth"),
