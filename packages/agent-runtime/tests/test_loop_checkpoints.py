@@ -71,6 +71,7 @@ def test_a_parked_call_checkpoints_and_resumes_once_approved(eval_soul: Soul) ->
     )  # fmt: skip
     assert resumed.status == "completed" and tools.runs == 1
     assert resumed.model_calls == 2
+    assert resumed.batches == [["c1"]]  # the batch it resumed, as a fresh Turn lists its own
 
 
 def test_a_replayed_batch_runs_each_effect_once(eval_soul: Soul) -> None:

@@ -94,6 +94,19 @@ def test_a_file_that_is_not_regular_by_the_time_it_is_read_is_refused_unopened(
     )
 
 
+def test_a_tree_that_cannot_be_listed_by_the_time_it_is_walked_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    """load_soul checks the root is a directory, then walks it: a tree gone (or unlistable) by
+    then, or handed to the walk unchecked, is refused as unreadable naming the root, the same
+    one-line refusal as any Soul file's, never an OSError."""
+    gone = tmp_path / "soul"
+    with pytest.raises(soul_files.SoulFileError) as caught:
+        soul_files.check_tree(gone)
+    assert caught.value.path == gone
+    assert caught.value.reason.startswith("unreadable: [Errno 2] No such file or directory")
+
+
 def test_anchors_and_aliases_are_refused_in_the_souls_yaml(soul_copy: Path) -> None:
     (soul_copy / "soul.yaml").write_text("name: &n Tulip Farm\ndescription: *n\n")
     error = refused(soul_copy)
