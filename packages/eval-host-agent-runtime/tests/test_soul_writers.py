@@ -64,3 +64,50 @@ def test_an_l3_trial_that_wrote_the_soul_gives_its_copy_back_at_its_base() -> No
         assert not (copy.root / "skills/ticket-hygiene/references/title-examples.md").exists()
     finally:
         host.close()
+
+
+def test_a_soul_write_the_case_declares_by_hand_reaches_the_real_writer(tmp_path: Path) -> None:
+    """The original's Cases declare ``soul_write`` by hand in ``tools`` rather than naming the
+    platform Tool; such a Case loads with a note (so none is in the shipped Corpus) and its
+    call is routed by name to the real writer: the Skill is committed and published."""
+    import json
+    import shutil
+
+    from eval_core._loading.loader import Loader
+    from eval_core._plugins.plugins import load_plugins
+    from eval_core._running.runner import run_sweep
+    from eval_core._running.scripted import ScriptedBinding
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus" / "soul", corpus / "soul")
+    plugins = load_plugins()
+    host = AgentRuntimeHost(corpus / "soul")
+    declared = host.platform_tools()["soul_write"]
+    call = {"kind": "Skill", "slug": "bulb-storage", "content": SKILL}
+    case = {
+        "id": "hand-declared-soul-write",
+        "tier": "l3",
+        "agent": "soul-author",
+        "input": [{"role": "user", "content": "Write a Skill bulb-storage on keeping bulbs."}],
+        "tools": [{"name": "soul_write", "inputSchema": declared.input_schema}],
+        "script": [
+            {
+                "kind": "tool_calls",
+                "calls": [{"callId": "c1", "name": "soul_write", "arguments": call}],
+            },
+            {"kind": "text", "text": "The bulb-storage Skill is committed and published."},
+        ],
+        "expect": [
+            {"kind": "soul_committed", "path": "skills/bulb-storage/SKILL.md"},
+            {"kind": "soul_published", "artifact": "Skill:bulb-storage"},
+        ],
+    }
+    (corpus / "hand-declared-soul-write.json").write_text(json.dumps(case))
+    try:
+        loaded = Loader(plugins, host, judge="no-judge").load(corpus)
+        assert any("'soul_write' shares a shipped platform Tool's name" in n for n in loaded.notes)
+        [trial] = run_sweep(loaded, host, ScriptedBinding(), plugins).trials
+    finally:
+        host.close()
+    assert trial.outcome == "passed", trial

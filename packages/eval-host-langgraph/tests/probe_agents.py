@@ -62,10 +62,23 @@ def sleeper(model: BaseChatModel) -> Any:
     return _graph(model, [wait_forever])
 
 
+class _Interrupted:
+    """A graph (the Host runs anything with ``ainvoke``) whose run is interrupted in the
+    caller's own task: a Ctrl-C landing while the Host runs it."""
+
+    async def ainvoke(self, state: Any, *args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+
+def interrupted(model: BaseChatModel) -> Any:
+    return _Interrupted()
+
+
 def not_a_graph(model: BaseChatModel) -> Any:
     return {"not": "a graph"}
 
 
 AGENTS = {"assistant": assistant, "raiser": raiser, "sleeper": sleeper}
 BROKEN = {"assistant": not_a_graph}
+INTERRUPTED = {"assistant": interrupted}
 EMPTY: dict[str, Any] = {}

@@ -7,8 +7,11 @@ neither, so no Case of its Corpus sees them, and this test reads what a graph wo
 
 from __future__ import annotations
 
+from langchain_core.messages import HumanMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
 from eval_core.hosts import ModelReply, ModelToolCall, Usage
-from eval_host_langgraph.chat_model import message_of
+from eval_host_langgraph.chat_model import message_of, request_of
 
 
 def test_a_reply_cut_off_at_the_limit_says_so_in_the_messages_metadata() -> None:
@@ -33,4 +36,18 @@ def test_a_reply_asking_for_tools_carries_each_call_with_its_id() -> None:
     assert message.response_metadata["finish_reason"] == "tool_calls"
     assert [(c["id"], c["name"], c["args"]) for c in message.tool_calls] == [
         ("c1", "lookup_ticket", {"id": "T-1"})
+    ]
+
+
+def test_a_tool_bound_in_openais_shape_without_parameters_is_offered_as_an_object() -> None:
+    """A graph may bind a Tool of no arguments as OpenAI's dict, leaving ``parameters`` out
+    (or empty): ``bind_tools`` passes it on as written, and the model is offered it with the
+    schema of no arguments, as a vendor's chat model would send it."""
+    bare = {"type": "function", "function": {"name": "desk_status", "description": "Is it up?"}}
+    empty = {"type": "function", "function": {"name": "queue_depth", "parameters": {}}}
+    bound = [convert_to_openai_tool(t) for t in (bare, empty)]  # as bind_tools binds them
+    request = request_of([HumanMessage("Is the desk up?")], bound)
+    assert [(t.name, t.description, t.input_schema) for t in request.tools] == [
+        ("desk_status", "Is it up?", {"type": "object"}),
+        ("queue_depth", None, {"type": "object"}),
     ]

@@ -102,6 +102,31 @@ def test_a_case_of_an_agent_the_app_lacks_is_given_no_text(host: LangGraphHost) 
     assert host.given_text(case) == ()
 
 
+def test_a_ctrl_c_while_the_graph_is_probed_for_its_prompt_ends_the_command(
+    tmp_path: Path,
+) -> None:
+    """The Host runs the team's graph at load to read the prompt it assembles; a graph that
+    fails there gives no prompt, but a Ctrl-C landing while it runs is the user's, and ends the
+    command rather than being read as a graph that gave none. Built in the probe's own task
+    (a LangGraph node runs in a task of its own, whose interrupt asyncio raises out of the
+    loop past the probe), as a graph object whose ``ainvoke`` is interrupted."""
+    import msgspec
+
+    from eval_core._case.case import CaseBase
+
+    host = LangGraphHost(tmp_path, app="probe_agents:INTERRUPTED")
+    case = msgspec.convert(
+        {**BASE, "id": "stopped", "agent": "assistant", "platformTools": [], "expect": []},
+        CaseBase,
+        from_attributes=False,
+    )
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            host.given_text(case)
+    finally:
+        host.close()
+
+
 @pytest.mark.parametrize(
     ("case", "refused"),
     [
