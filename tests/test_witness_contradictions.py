@@ -188,3 +188,23 @@ def test_an_announced_attachment_that_is_never_sent_fails(
     monkeypatch.setattr(loop, "_attach_read_files", announce_only)
     (line,) = contradicted(trials(loaded, READ_SCAN)[READ_SCAN], "announced attachment not sent")
     assert "as attached, but none of the" in line
+
+
+def test_a_durable_turn_whose_usage_is_lost_fails(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The L3 Host testifies to the usage the runtime returned, zero included (sample 16's
+    ``durable/executor.py:264`` mutant lost a pass's result, and with it every token: a zero
+    report was taken for a Host that reports none, and every L3 Case stayed green)."""
+    from agent_runtime.durable import scenario
+
+    real = scenario.execute_pass
+
+    def forgetful(*args: Any, **kwargs: Any) -> Any:
+        real(*args, **kwargs)
+        return None
+
+    monkeypatch.setattr(scenario, "execute_pass", forgetful)
+    case = "l3-the-assistant-message-records-the-model-and-the-tokens-it-spent"
+    (line,) = contradicted(trials(loaded, case)[case], "reported usage not handed")
+    assert "the runtime reported 0 input and 0 output tokens" in line

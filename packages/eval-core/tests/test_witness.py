@@ -56,6 +56,17 @@ def test_usage_is_compared_only_when_the_host_reports_some() -> None:
     ]
 
 
+def test_usage_the_runtime_testifies_to_is_held_to_the_binding_zero_included() -> None:
+    handed = Usage(input_tokens=204, output_tokens=2)
+    lost = Evidence(tier="l2", model_usage=handed, testimony=Testimony(usage=Usage()))
+    assert contradictions(lost) == [
+        "reported usage not handed: the runtime reported 0 input and 0 output tokens, but the "
+        "binding's replies carried 204 and 2"
+    ]
+    kept = Evidence(tier="l2", model_usage=handed, testimony=Testimony(usage=handed))
+    assert contradictions(kept) == []
+
+
 def test_a_cut_preview_is_not_a_contradiction_but_other_arguments_are() -> None:
     cut = ToolCall(call_id="c1", name="lookup_ticket", arguments=None)
     assert (

@@ -74,6 +74,19 @@ def interrupted(model: BaseChatModel) -> Any:
     return _Interrupted()
 
 
+def dozing(model: BaseChatModel) -> Any:
+    """A graph whose one node sleeps before it answers: a Ctrl-C lands while it runs."""
+
+    async def doze(state: MessagesState) -> dict[str, Any]:
+        await asyncio.sleep(30)
+        return {"messages": []}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("doze", doze)
+    graph.add_edge(START, "doze")
+    return graph.compile()
+
+
 def not_a_graph(model: BaseChatModel) -> Any:
     return {"not": "a graph"}
 
@@ -81,4 +94,5 @@ def not_a_graph(model: BaseChatModel) -> Any:
 AGENTS = {"assistant": assistant, "raiser": raiser, "sleeper": sleeper}
 BROKEN = {"assistant": not_a_graph}
 INTERRUPTED = {"assistant": interrupted}
+DOZING = {"assistant": dozing}
 EMPTY: dict[str, Any] = {}

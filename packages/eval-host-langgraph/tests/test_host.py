@@ -127,6 +127,37 @@ def test_a_ctrl_c_while_the_graph_is_probed_for_its_prompt_ends_the_command(
         host.close()
 
 
+def test_a_real_ctrl_c_while_a_graph_node_runs_at_load_ends_the_command(tmp_path: Path) -> None:
+    """A real SIGINT while the probe's graph sleeps in a node: asyncio cancels the probe's
+    task, and the probe must not read that cancellation as a graph that gave no prompt (it
+    did: loading carried on past the user's Ctrl-C)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import msgspec
+
+    from eval_core._case.case import CaseBase
+
+    host = LangGraphHost(tmp_path, app="probe_agents:DOZING")
+    case = msgspec.convert(
+        {**BASE, "id": "stopped", "agent": "assistant", "platformTools": [], "expect": []},
+        CaseBase,
+        from_attributes=False,
+    )
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            host.given_text(case)
+    finally:
+        timer.cancel()
+        host.close()
+    assert time.monotonic() - started < 20  # ended by the Ctrl-C, not by the node's 30 s
+
+
 @pytest.mark.parametrize(
     ("case", "refused"),
     [

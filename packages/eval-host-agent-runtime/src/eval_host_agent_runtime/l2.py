@@ -145,12 +145,20 @@ def evidence_of(
     its own record from its events, and what it reports as its testimony."""
     decisions = Decisions(recorder.events)
     usage = result.usage
+    spent = EvalUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+    )
     return Evidence(
         tier=tier,
         testimony=Testimony(
             system_prompt=result.system_prompt,
             model_calls=result.model_calls,
             tool_calls=decisions.calls,
+            usage=spent,
         ),
         output_text=result.output_text,
         output_structured=result.output_structured,
@@ -161,12 +169,6 @@ def evidence_of(
         guard_decisions=decisions.guards,
         loop_status=result.status,
         loop_reason=result.reason,
-        usage=EvalUsage(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            reasoning_tokens=usage.reasoning_tokens,
-        ),
+        usage=spent,
         events=recorder.events,
     )

@@ -156,12 +156,14 @@ class ReadBack:
         elif last is not None and last.reason in LIMIT_REASONS:
             output_kind = "tool_calls"
         said = [c for c in decisions.calls if c.call_id not in self.seeded]
+        calls = self.reported_calls()  # where it keeps no count, it testifies to no usage
         return Evidence(
             tier=tier,
             testimony=Testimony(
                 system_prompt=self.system_prompt,
-                model_calls=self.reported_calls(),
+                model_calls=calls,
                 tool_calls=said,
+                usage=self.usage if calls is not None else None,
             ),
             output_text=output_text if isinstance(output_text, str) else None,
             output_structured=output_structured,

@@ -186,6 +186,9 @@ class LangGraphHost:
         except KeyboardInterrupt:
             raise
         except BaseException:  # the team's graph failing (or calling sys.exit) gives no prompt
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # Ctrl-C: asyncio cancels this task
+                raise  # and makes it a KeyboardInterrupt, the user's, not the graph's
             return None
         return None
 

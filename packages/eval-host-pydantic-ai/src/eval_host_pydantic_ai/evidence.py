@@ -69,6 +69,9 @@ def evidence_of(
     output = result.output
     text = output if isinstance(output, str) else None
     messages = list(result.new_messages())
+    spent = Usage(
+        input_tokens=int(result.usage.input_tokens), output_tokens=int(result.usage.output_tokens)
+    )
     return Evidence(
         tier=case.tier,
         output_text=text,
@@ -78,13 +81,11 @@ def evidence_of(
         tool_results=list(boundary.results),
         loop_status="completed",
         loop_reason="stop",
-        usage=Usage(
-            input_tokens=int(result.usage.input_tokens),
-            output_tokens=int(result.usage.output_tokens),
-        ),
+        usage=spent,
         testimony=Testimony(
             model_calls=int(result.usage.requests),
             tool_calls=dispatched(messages, model.output_tools, boundary),
+            usage=spent,
         ),
     )
 

@@ -219,12 +219,14 @@ class Testimony(msgspec.Struct, frozen=True, kw_only=True):
 
     ``tool_calls`` are the calls its events say it dispatched (arguments as its previews show
     them, ``None`` where cut); ``system_prompt`` and ``model_calls`` what it reports having
-    assembled and sent. ``None`` means the Host has no such report.
+    assembled and sent; ``usage`` the tokens it reports its model calls spent (zero is a
+    report: a runtime that lost its usage says so). ``None`` means the Host has no such report.
     """
 
     system_prompt: str | None = None
     model_calls: int | None = None
     tool_calls: list[ToolCall] | None = None
+    usage: Usage | None = None
 
 
 class Evidence(msgspec.Struct, kw_only=True):

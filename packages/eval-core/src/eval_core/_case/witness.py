@@ -140,10 +140,12 @@ def reported_calls_not_counted(evidence: Evidence) -> Iterable[str]:
 
 
 def reported_usage_not_handed(evidence: Evidence) -> Iterable[str]:
-    """The tokens the runtime reports are those the binding's replies carried to it (a Host that
-    reports no usage at all is not asked; cache and reasoning tokens are not compared)."""
-    said, handed = evidence.usage, evidence.model_usage
-    if handed is None or (said.input_tokens, said.output_tokens) == (0, 0):
+    """The tokens the runtime reports are those the binding's replies carried to it (cache and
+    reasoning tokens are not compared). Its testimony's usage is held to it, zero included; a
+    Host that testifies to none is asked only when its Evidence reports some."""
+    testified = evidence.testimony.usage if evidence.testimony is not None else None
+    said, handed = testified or evidence.usage, evidence.model_usage
+    if handed is None or (testified is None and (said.input_tokens, said.output_tokens) == (0, 0)):
         return
     if (said.input_tokens, said.output_tokens) != (handed.input_tokens, handed.output_tokens):
         yield (
