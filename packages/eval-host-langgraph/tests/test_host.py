@@ -127,35 +127,52 @@ def test_a_ctrl_c_while_the_graph_is_probed_for_its_prompt_ends_the_command(
         host.close()
 
 
+PROBED_AT_LOAD = """
+import json, sys
+from pathlib import Path
+import msgspec
+from eval_core._case.case import CaseBase
+from eval_host_langgraph.host import LangGraphHost
+host = LangGraphHost(Path(sys.argv[1]), app="probe_agents:DOZING")
+case = msgspec.convert(json.loads(sys.argv[2]), CaseBase, from_attributes=False)
+print("probing", flush=True)
+try:
+    host.given_text(case)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+print("carried on", flush=True)
+"""
+
+
 def test_a_real_ctrl_c_while_a_graph_node_runs_at_load_ends_the_command(tmp_path: Path) -> None:
     """A real SIGINT while the probe's graph sleeps in a node: asyncio cancels the probe's
     task, and the probe must not read that cancellation as a graph that gave no prompt (it
-    did: loading carried on past the user's Ctrl-C)."""
+    did: loading carried on past the user's Ctrl-C). In a process of its own: how SIGINT is
+    handled is the process's, which other tests may have set."""
     import os
     import signal
-    import threading
+    import subprocess
+    import sys
     import time
 
-    import msgspec
-
-    from eval_core._case.case import CaseBase
-
-    host = LangGraphHost(tmp_path, app="probe_agents:DOZING")
-    case = msgspec.convert(
-        {**BASE, "id": "stopped", "agent": "assistant", "platformTools": [], "expect": []},
-        CaseBase,
-        from_attributes=False,
+    case = {**BASE, "id": "stopped", "agent": "assistant", "platformTools": [], "expect": []}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", PROBED_AT_LOAD, str(tmp_path), json.dumps(case)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    started = time.monotonic()
-    timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            host.given_text(case)
+        assert child.stdout is not None and child.stdout.readline() == "probing\n"
+        time.sleep(1.0)  # the node is asleep now
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)  # ended by the Ctrl-C, not the node's 30 s
     finally:
-        timer.cancel()
-        host.close()
-    assert time.monotonic() - started < 20  # ended by the Ctrl-C, not by the node's 30 s
+        child.kill()
+    assert (child.returncode, out) == (130, "interrupted\n"), err
 
 
 @pytest.mark.parametrize(
