@@ -245,3 +245,27 @@ def test_the_admitted_run_carries_the_bundle_its_route_pinned() -> None:
     assert isinstance(admitted, Admitted)
     row = bare.execute("SELECT bundle FROM runs WHERE id = ?", (admitted.run_id,)).fetchone()
     assert row[0] is None
+
+
+def test_a_revoked_claim_goes_back_to_the_queue_and_only_there(template: StoreTemplate) -> None:
+    """The operator's revocation moves the fence (the first worker's admission is refused as a
+    lost lease) and puts the event back for the next worker, who admits it (left claimed
+    without a lease, it was stranded: no claim could take it again). An admitted or refused
+    event is not revived by one."""
+    conn = template.fresh()
+    event_id = seed(conn)
+    inbox = NativeInbox(conn)
+    first = inbox.claim(event_id, owner="worker-a")
+    inbox.revoke_claim(event_id)
+    assert isinstance(admit(conn, first), Refused)
+    second = inbox.claim(event_id, owner="worker-b")
+    assert isinstance(admit(conn, second), Admitted)
+    inbox.revoke_claim(event_id)  # too late: the event is admitted
+    event = inbox.get(event_id)
+    assert event is not None and (event.status, event.error_code) == ("admitted", None)
+
+    other = NativeInbox(conn).receive("github", DESTINATION, "stranger", {"action": "opened"})
+    assert isinstance(admit(conn, inbox.claim(other, owner="worker-a")), Refused)
+    inbox.revoke_claim(other)
+    refused = inbox.get(other)
+    assert refused is not None and refused.status == "refused"

@@ -115,6 +115,9 @@ def _admission(request: FixtureRequest) -> Iterator[None]:
         channel.during_admission(event, lambda: channel.revoke_claim(event))
     elif block.fault == "claimed_again":
         channel.claim_again(event)
+    elif block.fault == "claim_revoked":  # committed before admission, as an operator's is
+        channel.after_claim(event, lambda: channel.revoke_claim(event))
+        channel.claim_again(event)
     yield
     rows = channel.admission(event)
     request.record(msgspec.convert(rows, NativeAdmission, from_attributes=True))

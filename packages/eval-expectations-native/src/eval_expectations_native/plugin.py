@@ -125,7 +125,7 @@ def eval_case_fields() -> list[CaseField]:
             description=(
                 "A native event for a destination from an account, admitted from the durable "
                 "inbox; fault: lease_lost | route_changed | account_revoked | account_unknown | "
-                "claimed_again."
+                "claimed_again | claim_revoked."
             ),
             examples=[{"destination": "eval/native#42", "accountId": "approved-native-account"}],
             runs_model=False,

@@ -130,11 +130,13 @@ class NativeInbox:
 
     def revoke_claim(self, event_id: str) -> None:
         """The operator takes a claim back from its worker: the fence moves, so every later
-        write of that worker's claim is refused."""
+        write of that worker's claim is refused, and the event goes back to the queue for the
+        next worker (left claimed without a lease, no worker could ever claim it again)."""
         with atomic(self.conn) as conn:
             conn.execute(
-                "UPDATE native_inbox SET fence = fence + 1, lease_owner = NULL, "
-                "lease_expires_at = NULL WHERE id = ? AND run_id IS NULL",
+                "UPDATE native_inbox SET status = 'pending', fence = fence + 1, "
+                "lease_owner = NULL, lease_expires_at = NULL "
+                "WHERE id = ? AND run_id IS NULL AND status IN ('claimed', 'admitting')",
                 (event_id,),
             )
 
