@@ -40,21 +40,18 @@ def _latest_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
 
 def _attach_read_files(
     turn: ToolStep, attachments: AttachmentCheck | None, listener: Listener
-) -> list[dict[str, Any]]:
+) -> None:
     """The Files the last batch's ``file_read`` calls attached, as one user message appended to
     the history (so later requests keep them), re-read from the store now."""
     file_ids, turn.pending = list(dict.fromkeys(turn.pending)), []
     attach = getattr(attachments, "attach", None)
     if attach is None:
-        return []
+        return
     attached = attach(file_ids)
     for announced in attached.inputs:
         listener("file.attached", announced)
-    if not attached.parts:
-        return []
-    message = {"role": "user", "content": attached.parts}
-    turn.result.messages.append(message)
-    return [message]
+    if attached.parts:
+        turn.result.messages.append({"role": "user", "content": attached.parts})
 
 
 def _announce(
@@ -140,6 +137,8 @@ def _model_calls(
     attachments, own = settings.attachments, len(result.messages)
     for iteration in range(first, limits.max_iterations + 1):
         turn.iteration = iteration
+        if turn.pending:  # the Files the last batch read ride in the request the budget covers
+            _attach_read_files(turn, attachments, listener)
         sent = list(result.messages)
         if context_budget is not None:
             sent, folded = compact(system, sent, context_budget, own)
@@ -154,8 +153,6 @@ def _model_calls(
                         "dropped": folded.dropped,
                     },
                 )
-        if turn.pending:
-            sent = [*sent, *_attach_read_files(turn, attachments, listener)]
         request = ModelRequest(system, sent, declared)
         result.requests.append(request)
         listener(
