@@ -1700,10 +1700,13 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         id="loop-read-files-never-attached",
         file=RUNTIME + "turn/loop.py",
-        old="        if turn.pending:\n",
-        new="        if turn.pending and attachments is None:\n",
+        old="        if turn.pending:  # the Files the last batch read ride in the request",
+        new="        if turn.pending and attachments is None:  # never",
         breaks="Files a file_read attached never reach the next model request",
         red=(
+            "files-a-photo-read-counts-against-the-token-budget-of-the-request-it-rides-in",
+            "files-a-photo-read-under-a-token-budget-leaves-the-question-whole",
+            "files-a-photo-read-with-file-read-is-attached-for-the-model-to-see",
             "l3-file-pdf-read-scan-is-attached-to-the-next-request",
             "l3-file-replacing-one-copy-of-a-pdf-leaves-the-other-copy-whole",
         ),
