@@ -123,6 +123,11 @@ def test_a_retry_wait_survives_a_restart_and_the_effect_runs_once(
     kinds = [kind for kind, _ in parked.events()]
     assert kinds.count("retry.scheduled") == 1 and kinds.count("retry.woke") == 1
     assert kinds.count("tool.call") == 2  # the provider was reached twice and posted once
+    scheduled, woke = (
+        next(payload for kind, payload in parked.events() if kind == wanted)
+        for wanted in ("retry.scheduled", "retry.woke")
+    )
+    assert woke == {"waitId": scheduled["waitId"], "callId": "c1"}  # the wait that fell due
 
 
 def test_a_call_retried_past_the_budget_fails_and_the_model_is_told(

@@ -157,6 +157,7 @@ def test_limits_are_512_entries_32_mib_expanded_and_25_mib_per_file() -> None:
         (DOCX, docx([]), "no_text_layer"),
         (DOCX, docx(["Policy."])[:64], "unreadable"),
         ("text/plain", b"", "no_text_layer"),
+        ("text/csv", "sku;caf\u00e9\n".encode("latin-1"), "unreadable"),  # not UTF-8
         ("application/zip", b"PK\x05\x06", "unsupported_media_type"),
         ("image/png", b"\x89PNG", "image_not_extractable"),
     ],
