@@ -13,17 +13,20 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
+from agent_runtime.mcp import client as mcp_client
 from agent_runtime.mcp.client import MAX_ANSWER, PROTOCOL_VERSION, McpClients, ProviderUnavailable
 
 SLACK = 1.5  # seconds a loaded 2-core machine may add to a bounded wait
@@ -684,6 +687,76 @@ def test_nothing_listening_is_unavailable_at_once(scheme: str) -> None:
     text = single_line(caught.value, url)
     assert text.startswith(f"cannot connect to the MCP server {url}: ")
     assert "not an http(s) URL" not in text  # https is tried as http is, not refused unread
+
+
+def loopback_certificate(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, valid for a day (PEM files)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "loopback")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(private, hashes.SHA256())
+    )
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert, key
+
+
+def test_an_https_server_whose_certificate_is_not_trusted_is_never_called(
+    loopback: Callable[[Behaviour], Loopback], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process's trust store decides: a server behind a certificate it does not trust is
+    unavailable before any request reaches it; once the certificate is trusted, the same server
+    answers."""
+    cert, key = loopback_certificate(tmp_path)
+    server = loopback(lambda handler, message: handler.send_body(result(message)))
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    url = server.url.replace("http://", "https://")
+    clients = McpClients(timeout=5.0)
+    try:
+        with pytest.raises(ProviderUnavailable) as caught:
+            clients.call_tool(url, "k", "t", {})
+    finally:
+        clients.close()
+    text = single_line(caught.value, url)
+    assert text.startswith(f"cannot connect to the MCP server {url}: "), text
+    assert "CERTIFICATE_VERIFY_FAILED" in text, text
+    assert server.seen == []
+    monkeypatch.setattr(mcp_client, "_tls", lambda: ssl.create_default_context(cafile=cert))
+    clients = McpClients(timeout=5.0)
+    try:
+        assert clients.call_tool(url, "k", "t", {}) == (False, {"n": 1}, "ok")
+    finally:
+        clients.close()
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1/mcp", "http://127.0.0.1:99999/mcp", "mcp"])

@@ -165,6 +165,29 @@ def test_a_refusal_names_the_server_it_tried_as_libpq_reached_for_it(
         assert str(refused.value).startswith(where), refused.value
 
 
+def test_a_refusal_names_the_role_of_the_url_else_of_pguser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The role the operator reads is the URL's, else the one libpq took from ``PGUSER``; with
+    neither, none is named."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for url, environment, role in (
+        (f"postgresql://eval@127.0.0.1:{port}/postgres", "operator", "eval@"),
+        (f"postgresql://127.0.0.1:{port}/postgres", "operator", "operator@"),
+        (f"postgresql://127.0.0.1:{port}/postgres", None, ""),
+    ):
+        if environment is None:
+            monkeypatch.delenv("PGUSER", raising=False)
+        else:
+            monkeypatch.setenv("PGUSER", environment)
+        with pytest.raises(StoreError) as refused:
+            open_template(url)
+        where = f"postgresql://{role}127.0.0.1:{port}/postgres: cannot connect"
+        assert str(refused.value).startswith(where), refused.value
+
+
 # -- races, one connection per worker -----------------------------------------------------
 
 
