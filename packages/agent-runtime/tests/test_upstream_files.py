@@ -461,5 +461,7 @@ def test_file_list_lists_what_the_participant_may_read_by_scope() -> None:
     assert [f["fileId"] for f in listed(scope="mine")["files"]] == ["mine"]
     assert [f["fileId"] for f in listed(scope="shared")["files"]] == ["shared"]
     assert listed(limit=1)["count"] == 1
-    refused = tools.execute(ToolCallRequest("2", "file_list", {"limit": 51}))
-    assert (refused.reason or "").startswith("validation_error")
+    assert (listed(limit=1.0)["count"], listed(limit=1.0)["limit"]) == (1, 1)  # JSON's 1.0 is 1
+    for wrong in (51, 1.5, True):
+        refused = tools.execute(ToolCallRequest("2", "file_list", {"limit": wrong}))
+        assert (refused.reason or "").startswith("validation_error"), wrong

@@ -168,6 +168,8 @@ class FileTools:
         args = arguments if isinstance(arguments, dict) else {}
         scope = args.get("scope", "all")
         limit = args.get("limit", DEFAULT_LIST_LIMIT)
+        if isinstance(limit, float) and limit.is_integer():  # JSON has one number: 10.0 is 10,
+            limit = int(limit)  # as the schema check already took it
         if scope not in ("mine", "shared", "all"):
             return _error("validation_error", "scope must be mine, shared or all")
         if (
