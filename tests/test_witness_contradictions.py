@@ -181,9 +181,10 @@ def test_an_announced_attachment_that_is_never_sent_fails(
     drops it from the next request."""
     real = loop._attach_read_files
 
-    def announce_only(*args: Any, **kwargs: Any) -> list[Any]:
-        real(*args, **kwargs)
-        return []
+    def announce_only(turn: Any, *args: Any) -> None:
+        kept = len(turn.result.messages)
+        real(turn, *args)  # announced ...
+        del turn.result.messages[kept:]  # ... and never put in the history the request takes
 
     monkeypatch.setattr(loop, "_attach_read_files", announce_only)
     (line,) = contradicted(trials(loaded, READ_SCAN)[READ_SCAN], "announced attachment not sent")

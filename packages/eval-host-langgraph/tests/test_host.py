@@ -128,8 +128,10 @@ def test_a_ctrl_c_while_the_graph_is_probed_for_its_prompt_ends_the_command(
 
 
 PROBED_AT_LOAD = """
-import json, sys
+import json, signal, sys
 from pathlib import Path
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a terminal's Ctrl-C, whatever the
+# parent (a test worker that ignores SIGINT) handed down
 import msgspec
 from eval_core._case.case import CaseBase
 from eval_host_langgraph.host import LangGraphHost
