@@ -29,7 +29,7 @@ from agent_runtime.durable.scenario import (
 from agent_runtime.files.attachments import AttachmentGate
 from agent_runtime.guards.guardrails import GuardrailConfig, GuardrailConfigError
 from agent_runtime.mcp.client import McpClients
-from agent_runtime.mcp.dispatch import McpDispatcher, reviewed
+from agent_runtime.mcp.dispatch import McpDispatcher, McpEndpoints, reviewed
 from agent_runtime.model import ToolCallRequest, ToolSpec
 from agent_runtime.native.scenario import admit_all
 from agent_runtime.routines.definitions import RoutineError
@@ -102,7 +102,10 @@ class L3Trial:
         conn = self.durable.conn
         self.conversation = self.durable.store.start_conversation(case.agent)
         publish(conn, tier.repo.base, str(tier.base_bundle), tier.base_artifacts, None)
-        self.offer = offer = L3Services(self.durable, self.conversation, case.agent, tier.endpoints)
+        # which server serves each integration is this Trial's own operator configuration:
+        # shared by the tier, a Trial pointing its integration elsewhere moved the others' too
+        self.endpoints = McpEndpoints()
+        self.offer = offer = L3Services(self.durable, self.conversation, case.agent, self.endpoints)
         self.back = ReadBack(self.durable, offer.ledger, offer.history, tier.repo.base)
         self.clients: McpClients | None = None
         # a hand-declared soul_write is routed to the real writer by name, as in the original
@@ -181,7 +184,7 @@ class L3Trial:
                     store.conn,
                     self.conversation,
                     soul.integrations,
-                    self.tier.endpoints,
+                    self.endpoints,
                     self.clients,
                 )
             inner = executor_chain(

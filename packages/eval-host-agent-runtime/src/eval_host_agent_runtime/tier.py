@@ -1,5 +1,6 @@
-"""The L3 tier of one Host load: a migrated template database to copy for each Trial, a git
-copy of the Eval Soul to lend to the Trials that write it, and the integrations' endpoints."""
+"""The L3 tier of one Host load: a migrated template database to copy for each Trial and a git
+copy of the Eval Soul to lend to the Trials that write it (each Trial configures its own
+integrations' endpoints)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.mcp.dispatch import McpEndpoints
 from agent_runtime.soul.repo import SoulRepo, artifacts_of, load_bundle
 from agent_runtime.store.storage import StoreTemplate, open_template
 from eval_host_agent_runtime.scratch import scratch_dir
 
 
 class DurableTier:
-    """The L3 tier of one Host load: a migrated template, a git copy of the Soul, the
-    integrations' endpoints.
+    """The L3 tier of one Host load: a migrated template and a git copy of the Soul.
 
     ``repo`` is never written: a Trial that writes the Soul borrows a copy of it of its own
     (:meth:`lend`), reset when the Trial closes and lent again, so that Trials running at once
@@ -27,7 +26,6 @@ class DurableTier:
         "base_artifacts",
         "base_bundle",
         "copying",
-        "endpoints",
         "idle",
         "lending",
         "made",
@@ -46,7 +44,6 @@ class DurableTier:
         except BaseException:
             self.close()
             raise
-        self.endpoints = McpEndpoints()
         self.copying = threading.Lock()  # the template is copied one Trial at a time
         self.lending = threading.Lock()
         self.idle: list[SoulRepo] = []
