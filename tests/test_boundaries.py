@@ -23,6 +23,7 @@ from pathlib import Path
 
 from eval_core._case.case import json_name
 from eval_core._plugins.plugins import PluginSet
+from tests.conftest import parsed
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
@@ -32,7 +33,7 @@ CORE = ROOT / "packages" / "eval-core"
 
 def modules(root: Path) -> Iterator[tuple[Path, ast.Module]]:
     for path in sorted(root.rglob("*.py")):
-        yield path, ast.parse(path.read_text(), str(path))
+        yield path, parsed(path.read_text(), str(path))
 
 
 def imported(tree: ast.Module) -> set[str]:

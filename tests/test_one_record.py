@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 
 from eval_core._plugins import service_records
+from tests.conftest import parsed
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "packages" / "agent-runtime"
@@ -38,7 +39,7 @@ def test_the_shared_records_are_defined_once() -> None:
         f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({SHARED[fields(node)]})"
         for path in sorted((ROOT / "packages").glob("*/src/**/*.py"))
         if path.resolve() != home and not path.is_relative_to(RUNTIME)
-        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        for node in ast.walk(parsed(path.read_text(), str(path)))
         if isinstance(node, ast.ClassDef) and fields(node) in SHARED
     ]
     assert not again, f"defined again outside eval_core.records: {again}"

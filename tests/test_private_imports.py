@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.conftest import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [*sorted(ROOT.glob("packages/*/src")), ROOT / "examples", ROOT / "bench"]
 
@@ -82,7 +84,7 @@ def found() -> Iterator[tuple[str, int, str]]:
         for path in sorted(source.rglob("*.py")):
             if any(part in {".venv", "node_modules"} for part in path.parts):
                 continue
-            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            tree = parsed(path.read_text(encoding="utf-8"), str(path))
             for line, name in reaches(tree, first_party):
                 yield path.relative_to(ROOT).as_posix(), line, name
 

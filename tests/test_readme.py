@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eval_core.kinds import Evidence
 from eval_kit import assert_kind_conforms
-from tests.conftest import ROOT, SOUL, judgeless_env, run_eval
+from tests.conftest import ROOT, SOUL, judgeless_env, parsed, run_eval
 
 README = ROOT / "README.md"
 CI = ROOT / ".ci" / "run"
@@ -104,7 +104,7 @@ def skips(path: Path) -> list[tuple[int, ast.Call]]:
         return []
     return [
         (node.lineno, node)
-        for node in ast.walk(ast.parse(source, str(path)))
+        for node in ast.walk(parsed(source, str(path)))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in SKIPPING

@@ -21,12 +21,15 @@ def normalised(path: str, data: bytes) -> str:
     prose and comments never move it), any other file's bytes."""
     if path.endswith(".py"):
         with _no_cycle_collection():
-            try:
-                tree = ast.parse(data, filename=path)
-                return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass  # not Python, or nested past the interpreter's depth: keyed by its bytes
-    return hashlib.sha256(data).hexdigest()
+            for _ in range(3):
+                try:
+                    tree = ast.parse(data, filename=path)
+                    return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
+                except SystemError:  # CPython 3.11 before 3.11.8 (gh-106905): two threads
+                    continue  # parsing at once corrupt the AST's depth count; parse again
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    break  # not Python, or nested past the interpreter's depth
+    return hashlib.sha256(data).hexdigest()  # keyed by its bytes
 
 
 @contextmanager
