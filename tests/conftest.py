@@ -674,8 +674,9 @@ def site(tmp_path: Path) -> Iterator[Site]:
 
 
 def parsed(source: str, filename: str = "<unknown>") -> ast.Module:
-    """``ast.parse``, again on CPython 3.11's ``SystemError`` (gh-106905, fixed in 3.11.8): a
-    thread of an earlier test still parsing in this worker corrupts the AST's depth count."""
+    """``ast.parse``, again on CPython 3.11's "AST constructor recursion depth mismatch"
+    ``SystemError``: its depth count is per interpreter, and a thread an earlier test left
+    parsing in this worker can trip it (cf. CPython gh-106905)."""
     for _ in range(2):
         try:
             return ast.parse(source, filename)

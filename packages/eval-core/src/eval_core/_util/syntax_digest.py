@@ -25,8 +25,8 @@ def normalised(path: str, data: bytes) -> str:
                 try:
                     tree = ast.parse(data, filename=path)
                     return hashlib.sha256(repr(_canonical(tree)).encode()).hexdigest()
-                except SystemError:  # CPython 3.11 before 3.11.8 (gh-106905): two threads
-                    continue  # parsing at once corrupt the AST's depth count; parse again
+                except SystemError:  # CPython 3.11 keeps the AST's depth count per
+                    continue  # interpreter: a parse racing another thread's can trip it
                 except (SyntaxError, ValueError, RecursionError, MemoryError):
                     break  # not Python, or nested past the interpreter's depth
     return hashlib.sha256(data).hexdigest()  # keyed by its bytes
