@@ -1,6 +1,8 @@
 """Loopback vendors: JSON over HTTP on 127.0.0.1 only, no network. :class:`SlowVendor` answers
 the OpenAI wire after a fixed delay, for the concurrency benchmarks and tests (``--jobs``,
-executors); the root tests' scripted vendors stand on the same :class:`Loopback`."""
+executors); the root tests' scripted vendors stand on the same :class:`Loopback`, and
+:func:`loopback_certificate` is the one certificate the HTTPS tests serve (the runtime's MCP
+client, the bindings' wire). Standard library only: the runtime's tests may import it."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -102,3 +105,43 @@ class SlowVendor(Loopback):
                         vendor.in_flight -= 1
 
         super().__init__(Handler, _Server)
+
+
+def loopback_certificate(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, valid for a day (PEM files)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "loopback")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(private, hashes.SHA256())
+    )
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert, key

@@ -28,6 +28,7 @@ import pytest
 
 from agent_runtime.mcp import client as mcp_client
 from agent_runtime.mcp.client import MAX_ANSWER, PROTOCOL_VERSION, McpClients, ProviderUnavailable
+from bench.loopback import loopback_certificate
 
 SLACK = 1.5  # seconds a loaded 2-core machine may add to a bounded wait
 
@@ -687,46 +688,6 @@ def test_nothing_listening_is_unavailable_at_once(scheme: str) -> None:
     text = single_line(caught.value, url)
     assert text.startswith(f"cannot connect to the MCP server {url}: ")
     assert "not an http(s) URL" not in text  # https is tried as http is, not refused unread
-
-
-def loopback_certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, valid for a day (PEM files)."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "loopback")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(private.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(private, hashes.SHA256())
-    )
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key.write_bytes(
-        private.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert, key
 
 
 def test_an_https_server_whose_certificate_is_not_trusted_is_never_called(

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from bench.loopback import loopback_certificate
 from eval_bindings.endpoint import EndpointBinding
 from eval_bindings.wire import transport
 from eval_bindings.wire.transport import Connections, VendorError, post_json
@@ -289,50 +290,10 @@ def test_a_stalled_server_is_cut_at_the_deadline(when: str, origin: Any) -> None
     assert 0.3 <= elapsed < 0.3 + 0.25  # the whole call's deadline, not one more read timeout
 
 
-def _loopback_certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, valid for a day (PEM files)."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "loopback")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(private.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(private, hashes.SHA256())
-    )
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key.write_bytes(
-        private.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert, key
-
-
 def test_https_verifies_the_certificate_and_keeps_the_connection(
     origin: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cert, key = _loopback_certificate(tmp_path)
+    cert, key = loopback_certificate(tmp_path)
     server = origin(reply)
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     tls.load_cert_chain(cert, key)
