@@ -88,3 +88,29 @@ def test_python_nested_past_the_interpreters_depth_is_keyed_by_its_bytes(source:
 
     data = (source + "\n").encode()
     assert normalised("deep.py", data) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_parse_another_thread_tripped_is_parsed_again_never_keyed_by_its_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CPython 3.11 keeps the AST's depth count per interpreter: a parse racing another
+    thread's can raise SystemError. The digest parses again, so the same file is never keyed
+    by its bytes one time and by its syntax the next (a lock would then see code move)."""
+    import ast
+    import hashlib
+
+    from eval_core._util import syntax_digest
+
+    data = b'"""Docs."""\nx = 1\n'
+    expected = syntax_digest.normalised("m.py", data)
+    assert expected != hashlib.sha256(data).hexdigest()
+    real, tripped = ast.parse, []
+
+    def racing(*args: object, **kwargs: object) -> ast.AST:
+        if not tripped:
+            tripped.append(True)
+            raise SystemError("AST constructor recursion depth mismatch (before=141, after=29)")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(syntax_digest.ast, "parse", racing)
+    assert syntax_digest.normalised("m.py", data) == expected and tripped
