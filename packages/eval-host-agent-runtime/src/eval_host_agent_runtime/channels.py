@@ -104,8 +104,9 @@ class NativeChannelService:
         NativeInbox(self.conn).revoke_claim(event_id)
 
     def claim_again(self, event_id: str) -> None:
-        """Once the event was admitted, a second worker tries to claim it (a redelivery, a
-        stale listing of the queue) and, when the inbox lets it, goes on to admit it."""
+        """Once the first worker's admission ended (admitted, or refused as its claim was
+        taken back), a second worker tries to claim the event (a redelivery, a stale listing of
+        the queue, the next worker) and, when the inbox lets it, goes on to admit it."""
         self._delivery(event_id).claimed_again = True
 
     def admission(self, event_id: str) -> Admission:
