@@ -30,7 +30,8 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]
     from eval_local_model import LocalModel
 
     with LocalModel(slots=2) as model:
-        yield model, model.models_file(tmp_path_factory.mktemp("real-model"))
+        # 32 output tokens hold a forced call and a short answer: the shapes, not prose, are tested
+        yield model, model.models_file(tmp_path_factory.mktemp("real-model"), max_output_tokens=32)
 
 
 def binding(local: tuple[Any, Path], wire: str) -> EndpointBinding:

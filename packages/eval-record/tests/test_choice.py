@@ -46,3 +46,15 @@ def test_a_case_whose_journey_scripts_its_own_turns_is_not_recorded() -> None:
         assert _scripted_elsewhere(plain, loader) is None
     finally:
         opened.host.close()
+
+
+def test_two_recordings_in_one_second_get_two_trial_logs(tmp_path: Path) -> None:
+    """A default trial log is never reused: a new one never overwrites, so a second recording
+    in the same second would be refused (a drift check and its re-record often are)."""
+    from eval_core.commands import Project
+    from eval_record.live import _log_path
+
+    project = Project(root=tmp_path)
+    first, second = _log_path(project, "open/ai:mini"), _log_path(project, "open/ai:mini")
+    assert first != second and first.parent == second.parent == tmp_path / "scorecards" / "trials"
+    assert first.name.startswith("record-open_ai_mini-")

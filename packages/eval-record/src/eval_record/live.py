@@ -9,6 +9,7 @@ is never replaced unless its Case is named or stale.
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -128,9 +129,11 @@ def _asked(args: argparse.Namespace, selection: list[str]) -> Asked:
 
 
 def _log_path(project: Project, model: str) -> Path:
+    """A default name is unique, as a Sweep's is: two recordings in one second never meet."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    return project.path("outputs") / "trials" / f"record-{safe}-{stamp}.jsonl"
+    unique = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
+    return project.path("outputs") / "trials" / f"record-{safe}-{unique}.jsonl"
 
 
 def _sweep_options(
