@@ -4,6 +4,8 @@ never (one recorded script cannot stand for it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from eval_core.records import Pointer, TrialResult
 from eval_record.record import chosen
 
