@@ -296,11 +296,14 @@ def test_a_generated_file_never_stored_is_not_read_back(
 def test_a_stale_workers_writes_that_landed_are_read_back(
     failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The generation fence refuses nothing: the worker that lost its lease writes."""
+    """The generation fence refuses nothing: the worker that lost its lease writes, and the
+    Host's read-back says nothing refused it (never that the runtime raised its refusal)."""
     monkeypatch.setattr(RunStore, "fence", lambda _self, _lease: None)
     record = failed(STALE_REFUSED, RunRecord)
     assert record.stale_writes, record
     assert all(w.landed for w in record.stale_writes), record.stale_writes
+    assert not any(w.raised for w in record.stale_writes), record.stale_writes
+    assert all("nothing refused it" in w.detail for w in record.stale_writes), record.stale_writes
 
 
 def test_a_doctor_that_never_ran_has_no_steps_read_back(
