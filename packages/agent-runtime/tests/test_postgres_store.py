@@ -117,6 +117,31 @@ def test_clones_handed_out_at_once_are_each_their_own(template: PostgresTemplate
         template.release(conn)
 
 
+def test_a_template_dropped_from_under_it_refuses_the_next_clone_and_still_closes(
+    postgres_url: str, postgres_cluster: Any
+) -> None:
+    """A template someone else dropped (an operator clearing the cluster's eval_* databases)
+    makes the next clone fail: that store is refused as a StoreError naming the server and the
+    server's reason, never handed out as nothing; closing the template then raises nothing (the
+    failed clone ahead is no error of the close) and drops every clone it had handed out."""
+    made = PostgresTemplate(postgres_url)
+    admin = postgres.connect(postgres_url)
+    handed: list[PostgresConnection] = []
+    try:
+        admin.raw.execute(f'DROP DATABASE "{made.name}"')
+        with pytest.raises(StoreError) as refused:
+            for _ in range(3):  # the clone made ahead may have been made before the drop
+                handed.append(made.fresh())
+        message = str(refused.value)
+        assert message.startswith(f"{made.where}: cannot clone the template: "), message
+        assert f'"{made.name}" does not exist' in message, message
+        made.close()
+        left = {conn.database for conn in handed} & set(postgres_cluster.databases())
+        assert not left, f"clones left behind: {left}"
+    finally:
+        admin.close()
+
+
 def test_text_sorts_by_byte_as_sqlite_sorts_it(template: PostgresTemplate) -> None:
     conn = template.fresh()
     names = ["b", "B", "a", "_x", "Z", "é", "a-b", "a_b"]

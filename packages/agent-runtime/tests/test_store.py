@@ -64,6 +64,14 @@ def test_migrations_apply_once_and_are_recorded() -> None:
     assert names == [m[1] for m in MIGRATIONS]
 
 
+def test_each_migration_is_recorded_under_a_name_of_its_own() -> None:
+    """An operator reading ``schema_migrations`` is told what each recorded version made: every
+    migration has a name, and no two share one."""
+    names = [m[1] for m in MIGRATIONS]
+    assert all(name.strip() for name in names), names
+    assert len(set(names)) == len(names), names
+
+
 def test_migration_numbers_run_from_one_without_a_gap() -> None:
     """A database already migrated is compared by these numbers: the first release's database
     records 1, so a migration keeps its number for ever and a new one takes the next."""
