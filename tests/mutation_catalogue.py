@@ -1026,6 +1026,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-a-structured-answer-is-read-back-from-the-stored-message",
             "l3-a-tool-without-participant-activity-records-none",
             "l3-a-turn-resumed-after-a-worker-died-records-both-calls-on-its-message",
+            "l3-a-turn-stopped-by-its-iteration-limit-gives-no-answer",
             "l3-a-visible-tool-activity-is-recorded-on-the-message",
             "l3-a-worker-killed-mid-batch-is-replaced-and-resumes-from-its-checkpoint",
             "l3-a-workflow-function-without-its-operation-is-never-published",
@@ -1043,6 +1044,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             "l3-an-agent-written-with-its-placeholder-and-suggestions-is-published",
             "l3-an-agent-written-with-suggestions-that-are-not-a-list-is-never-published",
             "l3-an-approval-is-never-asked-for-arguments-the-schema-refuses",
+            "l3-an-oversized-batch-runs-nothing-and-gives-no-answer",
             "l3-approval-parks-the-run-and-the-comment-posts-once",
             "l3-capability-denial-is-read-back-from-the-run",
             "l3-doctor-escalates-a-finding-it-has-no-repair-for",
@@ -1608,7 +1610,10 @@ CATALOGUE: tuple[Mutation, ...] = (
         old="        if dispatched > self.limits.max_tool_calls:\n",
         new="        if dispatched - len(calls) > self.limits.max_tool_calls:\n",
         breaks="max_tool_calls is checked before the batch is counted (one batch overruns it)",
-        red=("records-readonly-oversized-batch-hits-max-tool-calls",),
+        red=(
+            "l3-an-oversized-batch-runs-nothing-and-gives-no-answer",
+            "records-readonly-oversized-batch-hits-max-tool-calls",
+        ),
     ),
     Mutation(
         id="loop-iteration-limit-off-by-one",
@@ -1617,6 +1622,7 @@ CATALOGUE: tuple[Mutation, ...] = (
         new="    for iteration in range(first, limits.max_iterations + 2):\n",
         breaks="the loop allows one model call more than max_iterations",
         red=(
+            "l3-a-turn-stopped-by-its-iteration-limit-gives-no-answer",
             "l3-the-iteration-limit-holds-across-a-dead-worker-and-an-approval",
             "records-readonly-stops-at-max-iterations",
         ),

@@ -145,11 +145,17 @@ class ReadBack:
         output_text: Any = None
         output_structured: Any = None
         output_kind = "none"
-        if answer is not None and isinstance(answer.content, dict):
+        meta = answer.metadata if answer is not None else None
+        stored = meta.get("outputKind") if isinstance(meta, dict) else None
+        content = answer.content if answer is not None else None
+        released = content.get("content") if isinstance(content, dict) else None
+        if stored in ("tool_calls", "none") and not released:
+            # a failed attempt's Message that released no text is no answer: as at L2, a Turn
+            # a limit stopped ended on its Tool calls, any other gave none
+            output_kind = stored
+        elif answer is not None and isinstance(answer.content, dict):
             output_text = answer.content.get("content")
-            structured = isinstance(answer.metadata, dict) and (
-                answer.metadata.get("outputKind") == "structured"
-            )
+            structured = stored == "structured"
             output_kind = "structured" if structured else "text"
             if structured and isinstance(output_text, str):
                 output_structured = json.loads(output_text)
