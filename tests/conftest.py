@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from bench.loopback import JsonHandler, Loopback
+from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus, CorpusError
 from eval_core._loading.loader import Loader
+from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet, load_plugins
 from eval_core._running.runner import run_sweep
 from eval_core._running.scripted import ScriptedBinding
+from eval_core._running.trial import TrialResult, run_trial
 
 if TYPE_CHECKING:
     import subprocess
@@ -330,6 +333,25 @@ def outcomes(
     """Sweep the named Cases in-process on the scripted binding: each Trial's outcome."""
     card = run_sweep(corpus, host, ScriptedBinding(), plugins, select=cases)
     return {t.case_id: t.outcome for t in card.trials}
+
+
+def observed(
+    corpus: Corpus,
+    host: Host,
+    plugins: PluginSet,
+    case_id: str,
+    shared: SweepResources | None = None,
+) -> tuple[TrialResult, Evidence]:
+    """One Trial of the Case ``case_id`` in-process on the scripted binding: its result and
+    the Evidence its fixtures read back (a Trial that read nothing back fails the test)."""
+    case = next(c for c in corpus.cases if c.id == case_id)
+    seen: list[Evidence] = []
+    result = run_trial(
+        case, 1, host, ScriptedBinding(), plugins.kinds, plugins.fixtures, shared, seen.append,
+        plugins.witness_checks,
+    )  # fmt: skip
+    assert seen, f"{case_id} was not read back: {result.error}"
+    return result, seen[0]
 
 
 def red(corpus: Corpus, host: Host, plugins: PluginSet, cases: Sequence[str]) -> None:

@@ -39,8 +39,6 @@ from eval_core._loading.corpus import Corpus
 from eval_core._plugins.fixtures import SweepResources
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult, run_trial
 from eval_expectations_doctor.plugin import DoctorRecord
 from eval_expectations_durable.faults import ReplayRecord
 from eval_expectations_durable.run_events import RunRecord
@@ -51,7 +49,7 @@ from eval_expectations_native.observation import NativeAdmission
 from eval_expectations_routine.provider_log import ProviderLog
 from eval_expectations_routine.setup import RoutineRecord
 from eval_host_agent_runtime import l3
-from tests.conftest import grant_every_call, over_the_soul, shipped_corpus
+from tests.conftest import grant_every_call, observed, over_the_soul, shipped_corpus
 from tests.test_mcp_mutations import selected_account
 
 real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")
@@ -75,21 +73,8 @@ def trial(plugins: PluginSet, real_host: Host, corpus: Corpus, shared: SweepReso
     its fixtures read back."""
 
     def run(case_id: str) -> tuple[str, Evidence]:
-        case = next(c for c in corpus.cases if c.id == case_id)
-        seen: list[Evidence] = []
-        result: TrialResult = run_trial(
-            case,
-            1,
-            real_host,
-            ScriptedBinding(),
-            plugins.kinds,
-            plugins.fixtures,
-            shared,
-            seen.append,
-            plugins.witness_checks,
-        )
-        assert seen, f"{case_id} was not read back: {result.error}"
-        return result.outcome, seen[0]
+        result, evidence = observed(corpus, real_host, plugins, case_id, shared)
+        return result.outcome, evidence
 
     return run
 

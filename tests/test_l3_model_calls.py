@@ -17,9 +17,8 @@ from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
 from eval_core._plugins.host import Host
 from eval_core._plugins.plugins import PluginSet
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import TrialResult, run_trial
-from tests.conftest import over_the_soul, shipped_corpus
+from eval_core._running.trial import TrialResult
+from tests.conftest import observed, over_the_soul, shipped_corpus
 
 real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")
 corpus = pytest.fixture(shipped_corpus, scope="module", name="corpus")
@@ -29,21 +28,7 @@ JOURNEY = "l3-journey-sends-the-stored-history-oldest-first"
 
 
 def _run(plugins: PluginSet, host: Host, corpus: Corpus) -> tuple[TrialResult, Evidence]:
-    case = next(c for c in corpus.cases if c.id == JOURNEY)
-    seen: list[Evidence] = []
-    result = run_trial(
-        case,
-        1,
-        host,
-        ScriptedBinding(),
-        plugins.kinds,
-        plugins.fixtures,
-        None,
-        seen.append,
-        plugins.witness_checks,
-    )
-    assert seen, result.error
-    return result, seen[0]
+    return observed(corpus, host, plugins, JOURNEY)
 
 
 def test_an_l3_trial_reports_the_count_its_turns_recorded(

@@ -13,13 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from eval_core._case.evidence import Evidence
 from eval_core._loading.corpus import Corpus
 from eval_core._loading.loader import Loader
 from eval_core._plugins.plugins import PluginSet, load_plugins
-from eval_core._running.scripted import ScriptedBinding
-from eval_core._running.trial import run_trial
 from eval_host_agent_runtime.host import AgentRuntimeHost
+from tests.conftest import observed
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -52,20 +50,7 @@ def test_a_turn_stopped_by_a_limit_ended_on_tool_calls_and_any_other_unanswered_
     loaded: tuple[PluginSet, AgentRuntimeHost, Corpus], case_id: str, reason: str, kind: str
 ) -> None:
     plugins, host, corpus = loaded
-    case = next(c for c in corpus.cases if c.id == case_id)
-    seen: list[Evidence] = []
-    result = run_trial(
-        case,
-        1,
-        host,
-        ScriptedBinding(),
-        plugins.kinds,
-        plugins.fixtures,
-        None,
-        seen.append,
-        plugins.witness_checks,
-    )
+    result, evidence = observed(corpus, host, plugins, case_id)
     assert result.outcome == "passed", result.error or result.contradictions
-    (evidence,) = seen
     assert (evidence.loop_reason, evidence.output_text) == (reason, None)
     assert evidence.output_kind == kind
