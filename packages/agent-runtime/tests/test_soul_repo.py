@@ -9,7 +9,7 @@ import pytest
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul.loader import load_soul
-from agent_runtime.soul.repo import Commit, Publication, SoulRepo, SoulWriter
+from agent_runtime.soul.repo import Commit, Publication, SoulRepo, SoulWriter, SoulWriteRefusedError
 
 SKILL = "---\nname: Bulb storage\ndescription: Keeping bulbs.\n---\nKeep bulbs dry.\n"
 
@@ -163,15 +163,17 @@ def test_a_copy_has_the_same_base_and_its_writes_are_its_own(
         second.copy(tmp_path / "three")
 
 
-def test_a_write_git_refused_leaves_nothing_after_the_reset(
+def test_a_write_to_a_path_git_ignores_is_refused_and_writes_nothing(
     tmp_path: Path, soul_copy: Path
 ) -> None:
+    """The writer is told (a refusal, not a crash of its Turn) and the working copy is as it
+    was: a path a .gitignore rule names, or one git never holds ('.' or '..' segments)."""
     (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
     repo = SoulRepo(soul_copy, tmp_path / "work")
-    with pytest.raises(RuntimeError, match="git add"):
-        repo.write("Skill", "ignored-notes", SKILL)  # written, then refused by git add
-    assert (repo.root / "skills" / "ignored-notes" / "SKILL.md").exists()
-    repo.reset()
+    with pytest.raises(SoulWriteRefusedError) as refused:
+        repo.write("Skill", "ignored-notes", SKILL)
+    assert refused.value.issues == ("ignored_path at skills/ignored-notes/SKILL.md",)
+    assert "a path git ignores" in refused.value.denial()
     assert not (repo.root / "skills" / "ignored-notes").exists()
     assert _status(repo.root, "--ignored") == "" and repo.head() == repo.base
 
@@ -179,14 +181,14 @@ def test_a_write_git_refused_leaves_nothing_after_the_reset(
 def test_a_copy_keeps_its_bundles_beside_its_working_copy(tmp_path: Path, soul_copy: Path) -> None:
     """A lent copy is what a Trial's ``soul_write`` writes to: its published bundles live beside
     its working copy, never in it, so the copy's git status stays clean and a reset after a
-    write git refused (``clean -fdx``) keeps the bundles it serves."""
+    refused write (``clean -fdx``) keeps the bundles it serves."""
     (soul_copy / ".gitignore").write_text("skills/ignored-*\n")
     copy = SoulRepo(soul_copy, tmp_path / "work").copy(tmp_path / "writer-1")
     log: list[tuple[str, bool]] = []
     writer(copy, log).execute(call("Skill", "bulb-storage", SKILL))
     assert log == [("skills/bulb-storage/SKILL.md", True)]
     assert _status(copy.root, "--ignored") == ""
-    with pytest.raises(RuntimeError, match="git add"):
+    with pytest.raises(SoulWriteRefusedError, match="a path git ignores"):
         copy.write("Skill", "ignored-notes", SKILL)
     copy.reset()
     assert copy.head() == copy.base and copy.bundles.is_dir()

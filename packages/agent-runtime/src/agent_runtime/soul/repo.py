@@ -262,13 +262,19 @@ class SoulRepo:
         target = self.root / path
         if _holds(target, content):  # git would have nothing to commit: the head stands
             return Commit(self.head(), ())
+        repo = self._repo
+        with self._git:
+            ignored = repo.path_is_ignored(path)
+        if ignored:  # git cannot hold it (a .gitignore rule, or a '.' or '..' segment): the
+            # writer is told, and nothing is written
+            raise SoulWriteRefusedError(
+                f"{path} is a path git ignores: the Soul cannot hold it",
+                issues=(f"ignored_path at {path}",),
+            )
         target.parent.mkdir(parents=True, exist_ok=True)
         self._written, self._loose = True, path  # a file git may not hold until committed
         target.write_text(content, encoding="utf-8")
-        repo = self._repo
         with self._git:
-            if repo.path_is_ignored(path):  # ``git add`` refuses an ignored path
-                raise RuntimeError(f"git add -- {path} failed: the path is ignored by .gitignore")
             index = repo.index
             index.read()
             index.add(path)
