@@ -111,3 +111,37 @@ def test_a_soul_write_the_case_declares_by_hand_reaches_the_real_writer(tmp_path
     finally:
         host.close()
     assert trial.outcome == "passed", trial
+
+
+def test_the_publication_read_back_after_a_writing_turn_is_the_commit_that_turn_made() -> None:
+    """What ``soul_published`` shows of the active publication: the commit it was published
+    at, which after a Turn whose write was committed and published is that write's commit."""
+    from eval_core._loading.loader import Loader
+    from eval_core._plugins.fixtures import SweepResources, run_with_fixtures
+    from eval_core._plugins.plugins import load_plugins
+    from eval_core._running.scripted import ScriptedBinding
+    from eval_expectations_durable.run_events import RunRecord
+    from eval_host_agent_runtime.host import AgentRuntimeHost
+
+    plugins = load_plugins()
+    host = AgentRuntimeHost(ROOT / "corpus" / "soul")
+    shared = SweepResources()
+    try:
+        corpus = Loader(plugins, host, judge="no-judge").load(ROOT / "corpus")
+        case = corpus.case(
+            "l3-a-soul-write-companion-beside-its-definition-is-committed-and-published"
+        )
+        scope = host.open_trial(case, ScriptedBinding().session(case), 1)
+        try:
+            evidence = run_with_fixtures(case, 1, scope, host.name, plugins.fixtures, shared)
+        finally:
+            scope.close()
+    finally:
+        shared.close()
+        host.close()
+    record = evidence.record(RunRecord)
+    assert record is not None
+    [commit] = record.commits
+    [publication] = record.publications
+    assert (publication.turn_index, publication.commit) == (1, commit.sha)
+    assert "Skill:ticket-hygiene" in publication.artifacts
