@@ -19,20 +19,19 @@ from eval_core.records import McpAccount
 class McpConnections:
     """The mcp fixture's host state for one Trial, as MCP connections by server id."""
 
-    __slots__ = ("_accounts", "_default", "_selected", "_urls", "visibility")
+    __slots__ = ("_accounts", "_default", "_selected", "_urls")
 
     def __init__(self) -> None:
         self._urls: dict[str, str] = {}
         self._accounts: dict[str, str] = {}  # account id -> its credential at the provider
         self._default: str | None = None
         self._selected: str | None = None
-        self.visibility = "private"
 
     def connect_integration(self, integration: str, url: str) -> None:
         self._urls[integration] = url
 
     def connect_chat(self, visibility: str) -> None:
-        self.visibility = visibility
+        del visibility  # a graph has no shared chats: nothing here reads who may see one
 
     def add_account(self, account: McpAccount) -> None:
         # its scope, status and expiry: refused at load unless they cannot matter
