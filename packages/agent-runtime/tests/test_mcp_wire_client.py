@@ -783,3 +783,48 @@ def test_the_sdk_s_own_failures_never_reach_stderr(
     said, count = out.stdout.splitlines()
     assert answer in said and "\n" not in said, said
     assert int(count) >= (0 if behaviour is closes_mid_answer else 1)
+
+
+def test_an_answer_announced_over_the_limit_lets_go_of_its_connection() -> None:
+    """An answer whose Content-Length is above the limit is refused unread, and its connection
+    is closed then: not held, with the server still writing, for as long as the client lives
+    (a client that held them would run out of pooled connections mid-Sweep)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        clients = McpClients(timeout=3.0)
+        caught: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                clients.call_tool(url, "k", "t", {})
+            except ProviderUnavailable as error:
+                caught.append(error)
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        try:
+            accepted, _ = listener.accept()
+            with accepted:
+                accepted.settimeout(5.0)  # a bound on a hang, not a measure
+                received = b""
+                while b"\r\n\r\n" not in received or not received.rstrip().endswith(b"}"):
+                    received += accepted.recv(65536)
+                accepted.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\n\r\n{" % (MAX_ANSWER + 1)
+                )
+                caller.join(5.0)
+                try:
+                    closed = accepted.recv(65536) == b""  # b"": the client closed it
+                except ConnectionResetError:  # closed with the answer unread
+                    closed = True
+                except TimeoutError:  # still held open
+                    closed = False
+        finally:
+            clients.close()
+            caller.join(5.0)
+    assert b'"method":"initialize"' in received.replace(b" ", b"")
+    assert [f"exceeds {MAX_ANSWER} bytes" in str(e) for e in caught] == [True]
+    assert closed, "the connection of a refused answer is still held open"
