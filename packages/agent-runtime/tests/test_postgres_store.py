@@ -190,6 +190,22 @@ def test_a_refusal_names_the_server_it_tried_as_libpq_reached_for_it(
         assert str(refused.value).startswith(where), refused.value
 
 
+def test_a_refusal_names_the_hostaddr_of_a_url_that_names_no_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A URL may give the server's address alone (``hostaddr``, no host name): libpq connects
+    to that address, and the refusal names it, not a default."""
+    monkeypatch.delenv("PGHOST", raising=False)
+    monkeypatch.delenv("PGHOSTADDR", raising=False)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(StoreError) as refused:
+        open_template(f"postgresql://eval@:{port}/postgres?hostaddr=127.0.0.1")
+    where = f"postgresql://eval@127.0.0.1:{port}/postgres: cannot connect"
+    assert str(refused.value).startswith(where), refused.value
+
+
 def test_a_refusal_names_the_role_of_the_url_else_of_pguser(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

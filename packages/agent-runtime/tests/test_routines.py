@@ -51,7 +51,8 @@ def test_a_provider_reply_is_classified_by_its_status() -> None:
     assert (retry.status, retry.retry_after_ms, retry.code) == ("retry", 3000, "rate_limited")
     assert classify(503, None, b'{"error": {"retryAfterMs": 250}}').retry_after_ms == 250
     assert classify(400, None, b'{"error": {"code": "bad_amount"}}').code == "bad_amount"
-    assert classify(200, None, b"{half").code == "malformed_reply (HTTP 200)"
+    malformed = classify(200, None, b"{half")  # a 2xx whose body is not JSON is no effect
+    assert (malformed.status, malformed.code) == ("failure", "malformed_reply (HTTP 200)")
 
 
 def test_a_reply_of_exactly_the_limit_is_read() -> None:

@@ -56,6 +56,20 @@ def test_a_written_skill_is_committed_where_the_loader_reads_and_published(
     assert load_soul(published.bundle).skills["bulb-storage"].name == "Bulb storage"
 
 
+def test_a_write_of_a_kind_the_soul_has_no_folder_for_is_refused_and_commits_nothing(
+    repo: SoulRepo,
+) -> None:
+    """The schema's enum refuses an unknown kind on the loop's path; the writer refuses it too,
+    as a denial naming the kind, for a caller that runs the Tool without the schema."""
+    log: list[tuple[str, bool]] = []
+    head = repo.head()
+    outcome = writer(repo, log).execute(call("Widget", "bulb-storage", SKILL))
+    assert outcome.status == "denied"
+    assert outcome.reason is not None and outcome.reason.endswith("— unknown_kind at kind")
+    assert "got 'Widget'" in outcome.reason
+    assert (repo.head(), log) == (head, [])
+
+
 def test_history_gives_each_commit_its_subject_and_paths_oldest_first(repo: SoulRepo) -> None:
     first = repo.write("Skill", "bulb-storage", SKILL, subject='feat: bulbs  "stored" @ 5°C')
     second = repo.write("Skill", "bulb-storage", SKILL + "\nMore.\n")

@@ -3,6 +3,7 @@ the generation fence, and crash safety of a pass that dies mid-Turn."""
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -182,6 +183,17 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
         execute_pass(store, lease, turn_request(eval_soul, conversation, model, tools), resume=True)
 
 
+def _bounded(reopen: Any, conn: Any, seconds: float = 30.0) -> Any:
+    """``reopen(conn)``, failed if it has not come back in ``seconds`` (SQLite's backup of a
+    connection still holding its write transaction retries for ever: a hang, never a FAIL)."""
+    came_back: list[Any] = []
+    worker = threading.Thread(target=lambda: came_back.append(reopen(conn)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert came_back, f"the restart did not come back in {seconds:.0f} s"
+    return came_back[0]
+
+
 def test_a_restart_mid_write_leaves_nothing_of_the_dying_transaction_and_no_lock(
     template: StoreTemplate, clock: Clock
 ) -> None:
@@ -194,7 +206,7 @@ def test_a_restart_mid_write_leaves_nothing_of_the_dying_transaction_and_no_lock
     lease = dying.claim(run, "dying", ttl=30)
     conn.execute("BEGIN")
     dying.append_event(lease, 1, "tool.call", {}, "runtime")  # never committed
-    restarted = RunStore(template.reopen(conn), clock)
+    restarted = RunStore(_bounded(template.reopen, conn), clock)
     clock.now += 31
     successor = restarted.claim(run, "restarted", ttl=30)
     assert successor.generation == lease.generation + 1

@@ -70,6 +70,10 @@ def test_the_provider_answers_its_steps_in_order_and_counts_them() -> None:
             False,
         )
         assert (refusing.effects, [r.applied for r in refusing.received]) == (0, [False])
+        page = "<html><body>Request blocked.</body></html>"
+        walled = provider.open([{"kind": "refuse", "status": 403, "body": page}])
+        status, _, body = post(walled.url, "k5")
+        assert (status, body, walled.effects) == (403, page.encode(), 0)
         provider.forget(scenario)
         assert post(scenario.url, "k3")[0] == 404
     finally:
@@ -318,6 +322,19 @@ def test_the_load_rules_refuse_what_could_not_mean_one_thing(eval_kit: Any) -> N
     assert any(
         "providerSteps[0].code: must name the code the provider refuses with" in p
         for p in refused(tools=[SLACK], toolProvider=blank)
+    )
+    both = {
+        **SERVED,
+        "providerSteps": [{"kind": "refuse", "status": 403, "code": "blocked", "body": "<p>"}],
+    }
+    assert any(
+        "providerSteps[0].body: answers the refusal whole" in p
+        for p in refused(tools=[SLACK], toolProvider=both)
+    )
+    neither = {**SERVED, "providerSteps": [{"kind": "refuse", "status": 403}]}
+    assert any(
+        "providerSteps[0].code: must name the code" in p
+        for p in refused(tools=[SLACK], toolProvider=neither)
     )
     approval_kind = [{"kind": "tool_provider_untouched_before_approval"}]
     assert any(

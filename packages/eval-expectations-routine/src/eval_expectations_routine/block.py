@@ -80,10 +80,13 @@ class RetryStep(msgspec.Struct, tag="retry", tag_field="kind", **BLOCK):
 
 class RefuseStep(msgspec.Struct, tag="refuse", tag_field="kind", **BLOCK):
     """The provider refuses the call for good: HTTP ``status`` (a 4xx) with ``{"error":
-    {"code"}}``. Nothing is applied and no retry is asked for, so the call fails with ``code``."""
+    {"code"}}``. Nothing is applied and no retry is asked for, so the call fails with ``code``.
+    With ``body`` instead of ``code``, that text is the whole answer (a firewall's HTML page in
+    front of the provider): no JSON, so the call fails as a malformed reply."""
 
     status: Literal[400, 403, 404, 409, 422]
-    code: str
+    code: str | None = None
+    body: str | None = None
 
 
 ProviderStep = SuccessStep | RetryStep | RefuseStep
@@ -165,7 +168,9 @@ def step_problems(steps: list[ProviderStep], where: str) -> Iterator[tuple[str, 
             if padding is not None and not 1 <= padding <= MAX_PADDING:
                 yield f"{path}.paddingBytes", f"must be an integer from 1 to {MAX_PADDING}"
         elif isinstance(step, RefuseStep):
-            if not step.code.strip():
+            if step.body is not None and step.code is not None:
+                yield f"{path}.body", "answers the refusal whole: drop code, or drop body"
+            elif step.body is None and (step.code is None or not step.code.strip()):
                 yield f"{path}.code", "must name the code the provider refuses with"
         else:
             if step.retry_after_ms <= 0:

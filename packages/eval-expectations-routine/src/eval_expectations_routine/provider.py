@@ -4,11 +4,11 @@ Each Trial opens a scenario (the Case's ``providerSteps``) at a URL of its own; 
 it is answered by the next step (the last repeats once they run out): ``success`` applies the
 effect and answers ``200`` with the output (after ``paddingBytes`` bytes of leading
 whitespace), ``retry`` answers ``429`` (or ``503``) with ``Retry-After`` and/or ``{"error":
-{"code", "retryAfterMs"}}``, ``refuse`` answers a 4xx with ``{"error": {"code"}}``. Like a real
-provider it keeps its own log: requests served, effects applied, and each request as it arrived
-(the Tool, its arguments, its idempotency key, what it answered, and when, on the Trial's clock
-when the scenario has one). It does not deduplicate by key: that the effect is applied once is
-the runtime's job, and what this provider counts.
+{"code", "retryAfterMs"}}``, ``refuse`` answers a 4xx with ``{"error": {"code"}}`` (or with
+its ``body``, as given). Like a real provider it keeps its own log: requests served, effects
+applied, and each request as it arrived (the Tool, its arguments, its idempotency key, what it
+answered, and when, on the Trial's clock when the scenario has one). It does not deduplicate
+by key: that the effect is applied once is the runtime's job, and what this provider counts.
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ class Scenario:
             tool = str(sent.get("tool") or "")
             if step["kind"] == "refuse":
                 self.received.append(Received(tool, sent.get("arguments"), key, False, None, at))
-                body = json.dumps({"error": {"code": step["code"]}}).encode()
+                said = step.get("body")
+                error_body = {"error": {"code": step.get("code")}}
+                body = said.encode() if said is not None else json.dumps(error_body).encode()
                 return int(step["status"]), {}, body
             retry = step["kind"] == "retry"
             after = int(step["retryAfterMs"]) if retry else None
