@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         Command,
         CommandRefused,
         Commands,
+        default_log,
         default_log_help,
     )
     from eval_core._plugins.commands import path as path_argument
@@ -128,6 +129,7 @@ WHERE = {
     "clean": "eval_core._util.safe_text:clean",
     "corpus_root": "eval_core._loading.corpus:corpus_root",
     "covered": "eval_core._sweeping.matrix:covered",
+    "default_log": "eval_core._plugins.commands:default_log",
     "default_log_help": "eval_core._plugins.commands:default_log_help",
     "discover_plugins": "eval_core._plugins.plugins:discover",
     "entry_points": "eval_core._util.entrypoints:entry_points",
@@ -203,6 +205,7 @@ __all__ = [
     "clean",
     "corpus_root",
     "covered",
+    "default_log",
     "default_log_help",
     "discover_plugins",
     "entry_points",

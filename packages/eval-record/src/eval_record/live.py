@@ -9,8 +9,6 @@ is never replaced unless its Case is named or stale.
 from __future__ import annotations
 
 import argparse
-import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 from eval_core.commands import (
@@ -18,6 +16,7 @@ from eval_core.commands import (
     Project,
     SettingsRefused,
     SweepOptions,
+    default_log,
     find_project,
     is_cwd,
     sweep,
@@ -129,11 +128,9 @@ def _asked(args: argparse.Namespace, selection: list[str]) -> Asked:
 
 
 def _log_path(project: Project, model: str) -> Path:
-    """A default name is unique, as a Sweep's is: two recordings in one second never meet."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    """Named as a Sweep's log is (unique: two recordings in one second never meet)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    unique = f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
-    return project.path("outputs") / "trials" / f"record-{safe}-{unique}.jsonl"
+    return default_log(project.path("outputs"), "record", safe)
 
 
 def _sweep_options(

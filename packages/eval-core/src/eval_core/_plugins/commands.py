@@ -49,6 +49,25 @@ the model, the UTC time it started (``20260130T120000Z``), the process id and si
 digits, so two Sweeps never share one. ``eval sweep --help`` shows it with ``<...>``."""
 
 
+def default_log(outputs: Path, suite: str, model: str) -> Path:
+    """A new trial log named by :data:`DEFAULT_LOG`, its ``scorecards/`` being ``outputs`` (the
+    project's outputs folder): a Sweep's, and any command's that runs a Sweep of its own."""
+    import os
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from eval_core._util.project import OUTPUTS
+
+    name = DEFAULT_LOG.format(
+        suite=suite,
+        model=model,
+        time=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"),
+        pid=os.getpid(),
+        random=os.urandom(3).hex(),
+    )
+    return outputs / Path(name).relative_to(OUTPUTS)
+
+
 def default_log_help() -> str:
     """:data:`DEFAULT_LOG` as help text, ``<suite>-<model>-...jsonl in scorecards/trials/``
     (the name apart from its directory, so a help formatter never cuts the name in two)."""

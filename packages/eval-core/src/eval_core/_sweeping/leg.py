@@ -7,7 +7,6 @@ concurrency are the leg's own, so a Matrix runs its legs strictly one after anot
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +17,7 @@ import msgspec
 from eval_core._case.case import CaseBase
 from eval_core._case.evidence import Evidence
 from eval_core._loading.opening import Opened, Refused
-from eval_core._plugins.commands import DEFAULT_LOG
+from eval_core._plugins.commands import default_log
 from eval_core._plugins.executor import Executor, ExecutorRefused
 from eval_core._plugins.model_source import Ceilings, ModelRefused
 from eval_core._recording.log_records import (
@@ -37,7 +36,6 @@ from eval_core._running.scorecard import Scorecard, Spend
 from eval_core._running.scripted import ScriptedBinding
 from eval_core._running.trial import TrialResult
 from eval_core._sweeping.options import SweepOptions
-from eval_core._util.project import OUTPUTS
 from eval_core._util.provenance import Provenance
 from eval_core._util.redaction import Redactor
 from eval_core._util.stopping import Stopping
@@ -71,14 +69,7 @@ def trial_log_path(options: SweepOptions, suite: str, model: str) -> Path:
         return options.resume
     if options.log is not None:
         return options.log
-    name = DEFAULT_LOG.format(
-        suite=suite,
-        model=model,
-        time=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"),
-        pid=os.getpid(),
-        random=os.urandom(3).hex(),
-    )
-    return options.outputs_dir / Path(name).relative_to(OUTPUTS)
+    return default_log(options.outputs_dir, suite, model)
 
 
 def sweep_leg(
