@@ -153,8 +153,8 @@ class ReadBack:
             # a failed attempt's Message that released no text is no answer: as at L2, a Turn
             # a limit stopped ended on its Tool calls, any other gave none
             output_kind = stored
-        elif answer is not None and isinstance(answer.content, dict):
-            output_text = answer.content.get("content")
+        elif isinstance(content, dict):
+            output_text = released
             structured = stored == "structured"
             output_kind = "structured" if structured else "text"
             if structured and isinstance(output_text, str):
