@@ -194,6 +194,10 @@ TARGETS = (
 WIRES = "eval_bindings/wire/"
 """Under the bindings' import root: the model wires, an area of their own (no Corpus drives a
 real model's wire; their tests do)."""
+HARNESS_MODULES = ("eval_host_agent_runtime/soul_cache.py",)
+"""Harness code that lives in a Host's package: the loaded Soul kept between commands. A cache
+may change no verdict, so every Corpus leg sweeps with caches off and only its tests can catch
+it: it is judged with the harness core (caught by the Corpus or the tests), not the Host."""
 
 UNIT_TESTS_LEFT_OUT = ("tests/test_mutation_catalogue.py",)
 """Tests that pin source text, not behaviour: any edit of a catalogued line fails them."""
@@ -738,7 +742,13 @@ def target_files(root: Path = ROOT) -> Iterator[tuple[Target, Path, str, str]]:
             if "__pycache__" in path.parts or "tests" in path.relative_to(base).parts:
                 continue
             module = path.relative_to(base).as_posix()
-            area = "model wires" if module.startswith(WIRES) else target.area
+            area = (
+                "model wires"
+                if module.startswith(WIRES)
+                else "harness core"
+                if module in HARNESS_MODULES
+                else target.area
+            )
             yield target, path, module, area
 
 
