@@ -105,6 +105,17 @@ def test_a_broken_command_plugin_is_one_line_naming_it(tmp_path: Path) -> None:
     assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+def test_a_core_command_runs_without_the_command_plugins_code(tmp_path: Path) -> None:
+    """A command plug-in only adds commands: ``eval hash`` (the core's) neither imports nor
+    runs it, so a broken one stops its own command and ``--help``, never a Sweep's."""
+    site = site_with(tmp_path, "eval_hello_missing")
+    corpus = Path(__file__).resolve().parents[3] / "corpus"
+    hashed = run(site, "hash", str(corpus))
+    assert (hashed.returncode, hashed.stderr) == (0, ""), hashed.stderr
+    assert len(hashed.stdout.strip()) == 64
+    assert run(site, "hello").returncode == 2  # its own command: refused, naming it
+
+
 RAISING = """
 from eval_core._plugins.hookspecs import hookimpl
 

@@ -81,7 +81,8 @@ def _invoke(argv: list[str]) -> int:
         show_tracebacks()
         argv = [arg for arg in argv if arg != "--traceback"]
     commands = registry()
-    add_commands(commands)
+    if not argv or argv[0] not in commands.table or "_EVAL_COMPLETE" in os.environ:
+        add_commands(commands)  # a core command runs without the command plug-ins' code
     ran = _plain(commands, argv)
     if ran is not None:
         return ran
