@@ -419,21 +419,40 @@ def test_file_create_makes_a_draft_shared_with_the_participant_and_the_agents_ro
 
 
 @pytest.mark.parametrize(
-    ("arguments", "code"),
+    ("arguments", "code", "says"),
     [
-        ({"filename": "", "format": "text", "content": "a"}, "validation_error"),
-        ({"filename": "x" * 201, "format": "text", "content": "a"}, "validation_error"),
-        ({"filename": "a", "format": "rtf", "content": "a"}, "validation_error"),
-        ({"filename": "a", "format": "json", "content": "{"}, "validation_error"),
-        ({"filename": "a", "format": "text", "content": 3}, "validation_error"),
-        ({"filename": "a", "format": "text", "content": "a", "title": 3}, "validation_error"),
-        ({"filename": "a", "format": "text", "content": "a" * 1_000_001}, "oversize_value"),
+        ({"filename": "", "format": "text", "content": "a"}, "validation_error", "filename must"),
+        (
+            {"filename": "x" * 201, "format": "text", "content": "a"},
+            "validation_error",
+            "filename must be 1 to 200 characters",
+        ),
+        ({"filename": "a", "format": "rtf", "content": "a"}, "validation_error", "format must"),
+        (
+            {"filename": "a", "format": "json", "content": "{"},
+            "validation_error",
+            "content is not JSON",
+        ),
+        ({"filename": "a", "format": "text", "content": 3}, "validation_error", "content must"),
+        (
+            {"filename": "a", "format": "text", "content": "a", "title": 3},
+            "validation_error",
+            "title must be text",
+        ),
+        (
+            {"filename": "a", "format": "text", "content": "a" * 1_000_001},
+            "oversize_value",
+            "content is above 1000000 characters",
+        ),
     ],
 )
-def test_file_create_errors_are_the_originals(arguments: dict[str, Any], code: str) -> None:
+def test_file_create_errors_are_the_originals(
+    arguments: dict[str, Any], code: str, says: str
+) -> None:
+    """Each refusal is the original's code, then which argument is wrong and how."""
     tools = FileTools(Nothing(), MemoryFileStore(), requester="eval", principal="agent:a")
     made = tools.execute(ToolCallRequest("1", "file_create", arguments))
-    assert made.status == "failed" and (made.reason or "").startswith(f"{code}: ")
+    assert made.status == "failed" and (made.reason or "").startswith(f"{code}: {says}")
 
 
 def test_file_list_lists_what_the_participant_may_read_by_scope() -> None:
