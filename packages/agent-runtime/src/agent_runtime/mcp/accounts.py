@@ -165,8 +165,8 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
 
 
 def _chosen(accounts: dict[str, Any], selection: Any) -> str | Decision:
-    """The account the chat selected; else its personal default, its one default or its one
-    account; else why none is chosen."""
+    """The account the chat selected; else its personal default or its one account; else why
+    none is chosen (a lone default that is not personal is shared, and acts only selected)."""
     if selection is not None:
         chosen: str = selection[0]
     else:
@@ -177,8 +177,6 @@ def _chosen(accounts: dict[str, Any], selection: Any) -> str | Decision:
         elif len(defaults) == 1 and accounts[defaults[0]][0] == "shared":
             reason = f"shared account {defaults[0]} acts only when selected"
             return Decision(None, f"{REQUIRED}: {reason}")
-        elif len(defaults) == 1:
-            chosen = defaults[0]
         elif len(accounts) == 1:
             chosen = next(iter(accounts))
         else:

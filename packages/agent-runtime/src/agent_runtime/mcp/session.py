@@ -128,7 +128,7 @@ class _Bounded(httpx.AsyncBaseTransport):
             raise self._session.fail(
                 f"the answer exceeds {MAX_ANSWER} bytes ({int(length)} announced)"
             )
-        if response.status_code >= 300 and response.status_code != 202:
+        if response.status_code >= 300:
             body = await _head(response)
             self._session.fail(_status_line(response, body))
             return httpx.Response(response.status_code, headers=response.headers, content=body)

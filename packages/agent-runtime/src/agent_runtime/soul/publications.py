@@ -28,8 +28,3 @@ def publish(
         "VALUES (?, ?, ?, ?, ?, 1)",
         (int(row[0]) + 1, commit, bundle, json.dumps(list(artifacts)), run_id),
     )
-
-
-def active_artifacts(conn: Connection) -> list[str] | None:
-    row = conn.execute("SELECT artifacts FROM soul_publications WHERE active = 1").fetchone()
-    return None if row is None else list(json.loads(row[0]))
