@@ -252,6 +252,34 @@ def test_a_real_ctrl_c_while_a_graph_node_runs_at_load_ends_the_command(tmp_path
             "did you mean 'lookup_ticket'?",
         ),
         ({"context": {"channel": "web"}}, "$.context.channel: unknown context key 'channel'"),
+        (
+            {
+                "input": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "Triage the ticket attached."},
+                            {
+                                "type": "file",
+                                "fileId": "t-101",
+                                "mediaType": "text/plain",
+                                "name": "t-101.txt",
+                            },
+                        ],
+                    }
+                ],
+                "attachments": [
+                    {
+                        "fileId": "t-101",
+                        "mediaType": "text/plain",
+                        "name": "t-101.txt",
+                        "content": "Charged twice for the March invoice.",
+                    }
+                ],
+            },
+            "$.input[0].content[1]: Host 'langgraph' has no File store: a Case's input is text "
+            "only",
+        ),
     ],
 )
 def test_what_the_host_lacks_is_refused_at_load(

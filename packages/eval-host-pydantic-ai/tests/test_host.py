@@ -273,6 +273,38 @@ def test_a_limit_that_is_no_positive_number_is_refused_in_one_line(
     assert str(refused.value) == said
 
 
+CANNED_APP = """
+from pydantic_ai import Agent
+from pydantic_ai.agent import WrapperAgent
+
+
+class Canned(WrapperAgent):
+    \"\"\"The team's agent that answers every question from its cache, its model never asked.\"\"\"
+
+    async def run(self, *args, **kwargs):
+        return "The desk answers Monday to Friday."
+
+
+AGENTS = {"hours": Canned(Agent(name="hours"))}
+"""
+
+
+def test_an_agent_that_answers_without_calling_its_model_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Host lists what an agent offers its model by asking the agent itself: one whose run
+    never reaches its model (a custom ``AbstractAgent``) has nothing to list, and is refused
+    at load naming the app and the agent, in one line."""
+    (tmp_path / "canned_hours_app.py").write_text(CANNED_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(HostOptionError) as refused:
+        PydanticAiHost(tmp_path, app="canned_hours_app:AGENTS")
+    assert str(refused.value) == (
+        "app 'canned_hours_app:AGENTS': agent 'hours' answered without calling its model, so the "
+        "Host cannot list the Tools it offers"
+    )
+
+
 def test_an_app_naming_something_that_is_no_agent_is_refused_naming_it() -> None:
     """An ``AGENTS`` mapping whose value is not a pydantic-ai Agent (a factory, a string) is
     refused at load naming the entry and what it is."""

@@ -4,6 +4,7 @@ pydantic-ai's own, raised by its own ``UsageLimits`` checks, so a change of its 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -13,7 +14,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from eval_core.hosts import Corpus
 from eval_host_pydantic_ai.boundary import ToolBoundary
-from eval_host_pydantic_ai.evidence import ended
+from eval_host_pydantic_ai.evidence import ended, leaf
 
 CHECKS: list[tuple[str, Callable[[], None]]] = [
     (
@@ -50,3 +51,23 @@ def test_each_usage_limit_is_named_for_what_it_limits(
     case = example.case("order-status-answers-from-a-scripted-lookup")
     evidence = ended(case, ToolBoundary(case), cast(Any, None), raised.value)
     assert (evidence.loop_status, evidence.loop_reason) == ("failed", reason)
+
+
+def test_a_limit_raised_in_the_teams_own_task_group_still_ends_the_loop_by_that_limit(
+    example: Corpus,
+) -> None:
+    """A team's Tool that fans its work out in an ``asyncio.TaskGroup`` (sub-agents sharing
+    the run's usage) hands pydantic-ai's limit on wrapped in an exception group of one: the
+    run still ended by that limit, never a Trial error of the Host's own making."""
+
+    async def fan_out() -> None:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(asyncio.sleep(0))
+            group.create_task(asyncio.to_thread(CHECKS[0][1]))
+
+    with pytest.raises(BaseExceptionGroup) as raised:
+        asyncio.run(fan_out())
+    assert len(raised.value.exceptions) == 1
+    case = example.case("order-status-answers-from-a-scripted-lookup")
+    evidence = ended(case, ToolBoundary(case), cast(Any, None), leaf(raised.value))
+    assert (evidence.loop_status, evidence.loop_reason) == ("failed", "iteration_limit")

@@ -22,6 +22,7 @@ import warnings
 
 from pydantic_ai.messages import (
     BinaryContent,
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -116,6 +117,21 @@ def test_a_prompt_of_text_and_an_image_reaches_the_model_as_typed_parts() -> Non
         ("text", "user", "Order A-1001."),
     ]
     assert (received[2].media_type, received[2].size) == ("image/png", len(PNG))
+
+
+def test_a_prompt_part_the_wire_has_no_type_for_reaches_the_model_as_text_naming_it() -> None:
+    """A part that is neither text nor bytes (the team's ``ImageUrl``: the neutral wire carries
+    no link) is still one of the prompt's parts, a text part that names it, never dropped."""
+    link = ImageUrl("https://acme.example/tents/trail-2p.jpg")
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart(["Is this the tent I ordered?", link])])
+    ]
+    request = request_of(messages, INFO)
+    received = parts_of(sent(request.system, request.messages, []))
+    assert [(p.type, p.role) for p in received[1:]] == [("text", "user"), ("text", "user")]
+    assert received[1].text == "Is this the tent I ordered?"
+    assert received[2].text is not None
+    assert "https://acme.example/tents/trail-2p.jpg" in received[2].text
 
 
 def test_each_count_of_a_replys_usage_reaches_pydantic_ai_under_its_own_name() -> None:

@@ -106,7 +106,9 @@ class PydanticAiHost:
         self.loop = HostLoop()
         try:
             self.loop.keep_open(_mcp_servers(self.app.agents.values()))
-            self._offers = {name: self._list(agent) for name, agent in self.app.agents.items()}
+            self._offers = {
+                name: self._list(name, agent) for name, agent in self.app.agents.items()
+            }
         except BaseException as exc:
             self.loop.close()
             if isinstance(exc, HostOptionError):
@@ -120,9 +122,10 @@ class PydanticAiHost:
             for tool in offer.function_tools:
                 self._platform.setdefault(tool.name, declaration(tool))
 
-    def _list(self, agent: AbstractAgent[Any, Any]) -> AgentInfo:
+    def _list(self, name: str, agent: AbstractAgent[Any, Any]) -> AgentInfo:
         """What pydantic-ai offers a model for this agent: asked of pydantic-ai itself, by a
-        run whose model stops at its first request."""
+        run whose model stops at its first request. An agent whose run never asks its model
+        (a custom ``AbstractAgent``) offers nothing the Host can list: refused, naming it."""
 
         async def ask() -> AgentInfo:
             try:
@@ -132,7 +135,10 @@ class PydanticAiHost:
                 if isinstance(listed, _Listed):
                     return listed.info
                 raise
-            raise HostOptionError("the agent answered without calling its model")
+            raise HostOptionError(
+                f"app {self.app.spec!r}: agent {name!r} answered without calling its model, so "
+                "the Host cannot list the Tools it offers"
+            )
 
         return self.loop.run(ask(), max(self.timeout or 0, LIST_SECONDS))
 
