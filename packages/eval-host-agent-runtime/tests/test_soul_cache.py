@@ -3,6 +3,7 @@ any change or damage, never kept when it was refused, and no YAML import on a wa
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -156,6 +157,65 @@ def test_a_corrupt_or_foreign_entry_is_a_miss(cache: Path, tmp_path: Path) -> No
     [foreign] = [p for p in _entries(cache) if p != entry]
     entry.write_bytes(foreign.read_bytes())  # another Soul's entry under this one's name
     assert cached_soul(soul, _code).root == soul
+
+
+ROUTINE = """\
+id: daily-backlog-sweep
+version: "1.0.0"
+name: Daily backlog sweep
+description: Reports tickets left open for more than three days.
+start: Report
+functions:
+  - name: triageAgent
+    operation: agent:triage
+states:
+  - name: Report
+    type: operation
+    end: true
+    actions:
+      - functionRef:
+          refName: triageAgent
+          arguments:
+            prompt: List every open ticket older than three days and name the oldest.
+"""
+
+
+def test_a_soul_with_a_routine_is_kept_and_served_with_it(cache: Path, tmp_path: Path) -> None:
+    """A Soul's Routines are kept with it (their own MessagePack) and decoded on the next
+    command: a hit, the Routine whole, never a Soul that lost its Routines nor one that is
+    loaded afresh on every command (the shipped Eval Soul has no Routine)."""
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    routine = soul / "routines" / "daily-backlog-sweep"
+    routine.mkdir(parents=True)
+    (routine / "routine.yaml").write_text(ROUTINE)
+    loaded = load_soul(soul)
+    assert list(loaded.routines) == ["daily-backlog-sweep"]
+    uses = []
+    for _ in range(2):  # the first keeps it, the second decodes it
+        cache_use.forget()
+        assert cached_soul(soul, _code) == loaded
+        uses.append(_use())
+    assert uses == ["miss", "hit"]
+    assert len(_entries(cache)) == 1
+
+
+def test_a_soul_that_would_not_decode_equal_is_never_kept(cache: Path, tmp_path: Path) -> None:
+    """An agent's free-form front matter holding a YAML date (``ownership.since``): MessagePack
+    carries it as text, so the decoded Soul would differ from what loaded. It is never kept,
+    and every command gets the date, never the text a kept entry would hand back."""
+    soul = tmp_path / "soul"
+    shutil.copytree(EVAL_SOUL, soul)
+    agent = soul / "agents" / "support" / "AGENT.md"
+    head, rest = agent.read_text().split("\n", 1)
+    agent.write_text(f"{head}\nownership:\n  since: 2024-05-17\n{rest}")
+    since = load_soul(soul).agents["support"].ownership["since"]
+    assert since == datetime.date(2024, 5, 17)
+    for _ in range(2):
+        cache_use.forget()
+        assert cached_soul(soul, _code).agents["support"].ownership["since"] == since
+        assert _use() == "miss"
+    assert _entries(cache) == []
 
 
 def test_with_caches_off_nothing_is_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
