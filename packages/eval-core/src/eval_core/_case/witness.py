@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from eval_core._case.declared import Declared
 from eval_core._case.evidence import Evidence, ToolCall, record_key
+from eval_core._case.wire_contract import malformed_requests
 from eval_core._util.guard import fault
 from eval_core._util.paths import deep_equal, quoted, render
 
@@ -178,6 +179,7 @@ CORE_CHECKS: tuple[WitnessCheck, ...] = (
     WitnessCheck("reported model calls not counted", reported_calls_not_counted),
     WitnessCheck("reported usage not handed", reported_usage_not_handed),
     WitnessCheck("scripted call not offered", called_but_not_offered),
+    WitnessCheck("request no model API takes", malformed_requests),
 )
 
 
