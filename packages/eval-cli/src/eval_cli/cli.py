@@ -80,9 +80,7 @@ def _invoke(argv: list[str]) -> int:
 
         show_tracebacks()
         argv = [arg for arg in argv if arg != "--traceback"]
-    commands = registry()
-    if not argv or argv[0] not in commands.table or "_EVAL_COMPLETE" in os.environ:
-        add_commands(commands)  # a core command runs without the command plug-ins' code
+    commands = _commands_for(argv)
     ran = _plain(commands, argv)
     if ran is not None:
         return ran
@@ -121,6 +119,15 @@ def _invoke(argv: list[str]) -> int:
         command, args = parsed
         return run_command(command, args)
     return parsed if isinstance(parsed, int) else CLEARED  # --help, completion: their code
+
+
+def _commands_for(argv: list[str]) -> Commands:
+    """The registry ``argv`` needs: the core's commands, and the command plug-ins' unless
+    ``argv`` runs a core command (they only add commands, so it runs without their code)."""
+    commands = registry()
+    if not argv or argv[0] not in commands.table or "_EVAL_COMPLETE" in os.environ:
+        add_commands(commands)
+    return commands
 
 
 def _plain(commands: Commands, argv: list[str]) -> int | None:
