@@ -21,6 +21,8 @@ def test_a_deck_gives_back_its_slides_its_table_and_its_notes() -> None:
     text, unreadable = text_of(PPTX, synthesis.pptx_bytes(SAID))
     assert unreadable is None and text is not None
     assert all(shown in text for shown in (*PPTX_SLIDE_TEXT, SAID))
+    first, second = text.split("\n\n")  # one block a slide, its notes last
+    assert first.endswith(f"\n{SAID}") and second == PPTX_SLIDE_TEXT[-1]
 
 
 @pytest.mark.parametrize("strings", ["inline", "shared"])

@@ -36,15 +36,17 @@ def text_of(media_type: str, data: bytes) -> tuple[str | None, str | None]:
 
 
 def _pptx(data: bytes) -> str:
+    """One block of lines per slide (its shapes' texts, then its notes; a blank shape shows
+    nothing), the slides parted by a blank line: as file_create is given a deck's slides."""
     from pptx import Presentation
 
-    lines: list[str] = []
+    slides: list[str] = []
     for slide in Presentation(io.BytesIO(data)).slides:
-        for shape in slide.shapes:
-            lines.extend(_shape_text(shape))
+        lines = [text for shape in slide.shapes for text in _shape_text(shape)]
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             lines.append(slide.notes_slide.notes_text_frame.text)
-    return "\n".join(lines)
+        slides.append("\n".join(line for line in lines if line))
+    return "\n\n".join(slides)
 
 
 def _shape_text(shape: Any) -> list[str]:

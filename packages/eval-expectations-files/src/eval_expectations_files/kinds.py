@@ -466,8 +466,9 @@ def kind_specs() -> list[KindSpec]:
             **rules(filename=TEXT, text=TEXT),
             description="The File the Agent generated under this name holds the text, read from "
             "the bytes the File store keeps with readers of this family's own (text formats "
-            "decoded; a deck's slides, tables and notes with python-pptx; a workbook's cells "
-            "with openpyxl; a PDF's text with pypdf), not from what file_create answered."
+            "decoded; a deck's slides, tables and notes with python-pptx, a blank line between "
+            "slides; a workbook's cells with openpyxl; a PDF's text with pypdf), not from what "
+            "file_create answered."
             " Needs the platform Tool `file_create` and `agentRoles`.",
             examples=[
                 {
