@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.soul.doctor import (
+    DoctorEvent,
     Finding,
     Publishing,
     Repair,
@@ -49,6 +50,27 @@ def test_a_repair_of_a_soul_that_moved_is_refused_as_a_conflict_and_escalated(
     assert "CONFLICT: the Soul moved" in events[1].detail
     assert recorded(conn) == events
     template.close()
+
+
+def test_a_doctor_event_equals_only_a_doctor_event_of_the_same_step() -> None:
+    """Equal by its step alone (the repair's ``write`` is left out, as ``recorded`` rebuilds
+    events without it), and unequal, never an error, to what is no DoctorEvent: its step as a
+    tuple, its detail, None (so events sit in mixed lists and ``in`` checks)."""
+    step = DoctorEvent("escalated", "Routine:ticket-digest", "CONFLICT: the Soul moved", None)
+    call = ToolCallRequest("doctor-1", "soul_write", {"kind": "Routine"})
+    written = DoctorEvent(
+        "escalated",
+        "Routine:ticket-digest",
+        "CONFLICT: the Soul moved",
+        None,
+        write=(call, ToolOutcome("denied", reason="CONFLICT: the Soul moved")),
+    )
+    assert step == written and hash(step) == hash(written)
+    assert step != DoctorEvent("repaired", "Routine:ticket-digest", "CONFLICT: the Soul moved")
+    others = [("escalated", "Routine:ticket-digest", "CONFLICT: the Soul moved", None)]
+    others += ["CONFLICT: the Soul moved", None]
+    assert [step == other for other in others] == [False, False, False]
+    assert step not in others and [*others, step].index(written) == len(others)
 
 
 class Seen:

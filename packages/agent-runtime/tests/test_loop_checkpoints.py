@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import PLATFORM_TOOLS, ToolOutcome
 from agent_runtime.turn.recovery import (
+    MAX_RECOVERIES,
     CheckpointWriteError,
     EffectLedger,
     MemoryCheckpoints,
@@ -110,6 +113,44 @@ def test_a_failed_checkpoint_write_resumes_the_batch_without_asking_the_model_ag
     assert crashed == [1] and tools.runs == 2  # c1 ran once, though dispatched twice
     dispatched = [p["callId"] for kind, p in events if kind == "tool.call"]
     assert dispatched == ["c1", "c1", "c2"]
+
+
+@pytest.mark.parametrize("failures", [2, 3])
+def test_a_turn_resumes_after_two_failed_checkpoint_writes_and_gives_up_on_the_third(
+    eval_soul: Soul, failures: int
+) -> None:
+    """A checkpoint store failing again on each resume: two failed writes are resumed from (each
+    effect still runs once), a third ends the Turn with the store's failure."""
+    first = ToolCallRequest("c1", "lookup_ticket", {"ticketId": "T-1"})
+    second = ToolCallRequest("c2", "lookup_ticket", {"ticketId": "T-2"})
+    crashed: list[int] = []
+
+    def crash(checkpoint: Checkpoint) -> None:
+        if checkpoint.next_call >= 1 and len(crashed) < failures:
+            crashed.append(checkpoint.next_call)
+            raise CheckpointWriteError("disk full")
+
+    events: list[tuple[str, dict[str, object]]] = []
+    tools = Counting()
+    settings = TurnSettings(
+        soul=eval_soul,
+        agent_slug="support",
+        tools=[PLATFORM_TOOLS["lookup_ticket"]],
+        model=ScriptedModel(ModelResponse(tool_calls=[first, second]), ModelResponse(text="Done.")),
+        executor=tools,
+        listener=lambda kind, payload: events.append((kind, payload)),
+    )
+    start = TurnStart(messages=[{"role": "user", "content": "Compare T-1 and T-2."}])
+    if failures > MAX_RECOVERIES:
+        with pytest.raises(CheckpointWriteError, match="the checkpoint store failed 3 times"):
+            run_recovering(settings, start, MemoryCheckpoints(crash))
+        assert crashed == [1, 1, 1] and tools.runs == 1  # c1's effect ran once; c2 never ran
+        return
+    result = run_recovering(settings, start, MemoryCheckpoints(crash))
+    assert result.status == "completed" and result.model_calls == 2
+    assert crashed == [1, 1] and tools.runs == 2
+    dispatched = [p["callId"] for kind, p in events if kind == "tool.call"]
+    assert dispatched == ["c1", "c1", "c1", "c2"]
 
 
 def test_the_completion_guard_refuses_a_truncated_answer(eval_soul: Soul) -> None:

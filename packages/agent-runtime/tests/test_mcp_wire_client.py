@@ -496,6 +496,33 @@ def test_a_json_rpc_error_is_unavailable_and_keeps_the_session(
     assert [m for _, m, _ in server.seen].count("initialize") == 1
 
 
+def test_a_long_error_message_is_cut_to_its_first_2000_characters_and_marked_cut(
+    loopback: Callable[[Behaviour], Loopback],
+) -> None:
+    """A server that answers with its whole stack trace: the model is told the start of it, in
+    one line, and that the rest was cut (an ellipsis as the 2000th character)."""
+    frames = [f'  File "/srv/index.py", line {n}, in rebuild' for n in range(1, 200)]
+    trace = "Traceback (most recent call last):\n" + "\n".join(frames)
+
+    def answer(handler: Handler, message: dict[str, Any]) -> None:
+        error = {"code": -32603, "message": trace}
+        handler.send_json({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+    server = loopback(answer)
+    clients = McpClients()
+    try:
+        with pytest.raises(ProviderUnavailable) as caught:
+            clients.call_tool(server.url, "k", "t", {})
+    finally:
+        clients.close()
+    text = str(caught.value)
+    assert "\n" not in text and caught.value.__cause__ is None
+    reason = text.removeprefix(f"the MCP server {server.url} failed: ")
+    line = " ".join(trace.split())
+    assert len(line) > 2000 and len(reason) == 2000
+    assert reason == line[:1999] + "…"
+
+
 def test_a_version_the_client_does_not_speak_is_refused(
     loopback: Callable[[Behaviour], Loopback],
 ) -> None:

@@ -24,7 +24,7 @@ from agent_runtime.native.admission import Admitted, Refused, admit
 from agent_runtime.native.inbox import InboxClaimRefusedError, NativeInbox
 from agent_runtime.store import postgres
 from agent_runtime.store.postgres import PostgresConnection, PostgresTemplate
-from agent_runtime.store.storage import MIGRATIONS, StoreError, migrate, open_template
+from agent_runtime.store.storage import MIGRATIONS, StoreError, Template, migrate, open_template
 from runtime_doubles import ACCOUNT, DESTINATION, approve_and_route, lease_taken_over
 
 RACES = 100
@@ -150,6 +150,23 @@ def test_text_sorts_by_byte_as_sqlite_sorts_it(template: PostgresTemplate) -> No
     stored = [r[0] for r in conn.execute("SELECT id FROM native_accounts ORDER BY id")]
     assert stored == sorted(names, key=lambda n: n.encode())
     template.release(conn)
+
+
+def test_a_percent_sign_means_what_it_means_to_sqlite(template: PostgresTemplate) -> None:
+    """The store speaks SQLite's dialect on both: ``?`` is a parameter, and a ``%`` in a
+    statement (the modulo operator, a LIKE pattern's wildcard) reaches the server as written,
+    so the same statement reads the same rows on both stores."""
+    statement = "SELECT id, 17 % 5 FROM native_accounts WHERE id LIKE 'bulbs%' ORDER BY id"
+    read = []
+    sqlite = Template()
+    for store in (template, sqlite):
+        conn = store.fresh()
+        for name in ("bulbs-7", "tulips", "bulbs-12", "crocus-bulbs"):
+            conn.execute("INSERT INTO native_accounts (id, status) VALUES (?, 'approved')", (name,))
+        read.append([tuple(row) for row in conn.execute(statement)])
+        store.release(conn)
+    sqlite.close()
+    assert read[0] == read[1] == [("bulbs-12", 2), ("bulbs-7", 2)]
 
 
 def test_a_store_that_cannot_be_used_is_one_line_without_its_password(postgres_url: str) -> None:
