@@ -59,3 +59,19 @@ def test_a_runtime_that_miscounts_its_model_calls_fails_at_l3(
         f"reported model calls not counted: the runtime reported {sent + 2} model call(s), but "
         f"the binding received {sent} request(s)"
     ]
+
+
+DIED = "l3-a-worker-killed-mid-batch-is-replaced-and-resumes-from-its-checkpoint"
+"""A worker dies at its second Tool call and a new one resumes the Turn from its checkpoint."""
+
+
+def test_an_l3_trial_whose_worker_died_testifies_to_no_count(
+    plugins: PluginSet, real_host: Host, corpus: Corpus
+) -> None:
+    """A worker that dies takes what it did after its last commit with it (as in production),
+    so the runtime's count may lack calls the binding received: the Host keeps no count it
+    could hold against the binding, and testifies to none, nor to the tokens."""
+    result, evidence = observed(corpus, real_host, plugins, DIED)
+    assert result.outcome == "passed", result.contradictions
+    assert evidence.testimony is not None and evidence.model_requests
+    assert (evidence.testimony.model_calls, evidence.testimony.usage) == (None, None)

@@ -52,13 +52,16 @@ def test_the_load_cache_is_keyed_by_this_host_the_framework_and_the_teams_code(
 ) -> None:
     """A fingerprint that fails turns the checked-Corpus cache off without a word (a cache may
     never change a verdict): so its parts are asserted here, each one."""
+    import langgraph_triage
+
     import eval_host_langgraph
     from eval_core.hosts import fingerprint
 
     ours = fingerprint("eval-host-langgraph", eval_host_langgraph).digest
+    team = fingerprint("langgraph_triage", langgraph_triage).digest  # the app's top package
     key = host.fingerprint()
     assert key.startswith(f"{ours} langgraph ") and " langchain-core " in key
-    assert host.app.spec in key
+    assert key.endswith(f" {host.app.spec} {team}")
 
 
 def test_the_agents_own_tools_are_the_platform_tools(host: LangGraphHost) -> None:
@@ -471,3 +474,22 @@ def test_a_pyproject_that_cannot_be_read_is_refused_in_one_line(tmp_path: Path) 
         LangGraphHost(tmp_path)
     said = str(refused.value)
     assert said.startswith(f"{pyproject}: ") and "\n" not in said
+
+
+def test_a_trials_evidence_names_the_tier_it_ran_at(
+    corpus: Any, host: LangGraphHost, plugins: PluginSet
+) -> None:
+    """The Evidence says the tier the Trial ran at: a recorded transcript carries it, and the
+    report shows each Case's tier from it (a Host of graphs runs L2 only)."""
+    seen: dict[str, Any] = {}
+    card = run_sweep(
+        corpus,
+        host,
+        ScriptedBinding(),
+        plugins,
+        select=["tool-choice-billing-ticket-goes-to-billing"],
+        on_evidence=lambda case, evidence: seen.__setitem__(case.id, evidence),
+    )
+    [trial] = card.trials
+    assert trial.outcome == "passed"
+    assert seen["tool-choice-billing-ticket-goes-to-billing"].tier == "l2"

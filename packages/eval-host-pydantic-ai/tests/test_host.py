@@ -253,6 +253,13 @@ def test_without_an_app_the_host_says_where_to_name_one(tmp_path: Path) -> None:
         PydanticAiHost(tmp_path)
 
 
+HOURS_APP = """
+from pydantic_ai import Agent
+
+AGENTS = {"hours": Agent(name="hours", instructions="Say when the desk is open.")}
+"""
+
+
 @pytest.mark.parametrize(
     ("name", "value", "said"),
     [
@@ -262,15 +269,33 @@ def test_without_an_app_the_host_says_where_to_name_one(tmp_path: Path) -> None:
     ],
 )
 def test_a_limit_that_is_no_positive_number_is_refused_in_one_line(
-    name: str, value: str, said: str
+    name: str, value: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A limit or timeout from ``[tool.eval]`` or ``--host-option`` is the team's text: one that
     is not a positive number is refused naming it, never a traceback."""
-    from eval_core.hosts import number_option
-
+    (tmp_path / "hours_app.py").write_text(HOURS_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(HostOptionError) as refused:
-        number_option(name, value, None)
+        PydanticAiHost(tmp_path, app="hours_app:AGENTS", **{name: value})
     assert str(refused.value) == said
+
+
+def test_limits_set_nowhere_are_the_reference_runtimes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A team that sets no limit in ``[tool.eval]`` nor as a Host option gets the reference
+    runtime's bound of 8 model requests a run, no bound on Tool calls, and the Host's own
+    timeout."""
+    from eval_host_pydantic_ai.host import TIMEOUT_SECONDS
+
+    (tmp_path / "hours_app.py").write_text(HOURS_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    host = PydanticAiHost(tmp_path, app="hours_app:AGENTS")
+    try:
+        assert (host.limits.request_limit, host.limits.tool_calls_limit) == (8, None)
+        assert host.timeout == TIMEOUT_SECONDS
+    finally:
+        host.close()
 
 
 CANNED_APP = """
