@@ -98,6 +98,16 @@ def test_each_request_a_model_api_refuses_fails_the_trial_naming_it(
     assert decided.outcome == "failed"
 
 
+def test_a_fault_carried_on_into_the_next_request_is_named_in_each() -> None:
+    """A request is checked from where the last well-formed one ends, never past a fault."""
+    orphan = [ASKED, ANSWER_1]
+    lines = contradictions(_sent(orphan, [*orphan, CALLS, ANSWER_1, ANSWER_2]))
+    assert [line.split(" (message")[0] for line in lines] == [
+        "request no model API takes: model request #1 has a Tool result",
+        "request no model API takes: model request #2 has a Tool result",
+    ]
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner),

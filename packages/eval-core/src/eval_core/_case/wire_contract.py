@@ -12,7 +12,7 @@ not in the turn before. The binding's record is the witness: the check reads no 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from eval_core._case.evidence import Evidence
@@ -24,25 +24,33 @@ PART_TYPES = ("text", "file", "image")
 
 def malformed_requests(evidence: Evidence) -> Iterable[str]:
     """One line per request the binding was handed that a model API would refuse, naming the
-    request's number and its first fault."""
+    request's number and its first fault. A request that carries the last one's messages on
+    (the usual case: a Turn's history grows) is checked from where they end."""
+    checked: list[Any] = []  # the last request's messages, found well formed
+    made: set[str] = set()  # the call ids they made
     for number, request in enumerate(evidence.model_requests or (), start=1):
-        fault = _first_fault(request.messages)
-        if fault is not None:
+        messages = request.messages
+        if messages[: len(checked)] != checked:  # identical items compare at once
+            checked, made = [], set()
+        fault = _first_fault(messages, len(checked), made)
+        if fault is None:
+            checked = messages
+        else:
+            checked, made = [], set()
             yield f"model request #{number} {fault}, which no model API accepts"
 
 
-def _first_fault(messages: list[Any]) -> str | None:
-    made: set[str] = set()
+def _first_fault(messages: list[Any], start: int, made: set[str]) -> str | None:
     open_calls: list[str] = []  # the calls of the last assistant message, not yet answered
-    for at, message in enumerate(messages, start=1):
-        fault = _message_fault(at, message, made, open_calls)
+    for at in range(start + 1, len(messages) + 1):
+        fault = _message_fault(at, messages[at - 1], made, open_calls)
         if fault is not None:
             return fault
     return f"ends before call {quoted(open_calls[0])} is answered" if open_calls else None
 
 
 def _message_fault(at: int, message: Any, made: set[str], open_calls: list[str]) -> str | None:
-    role = message.get("role") if isinstance(message, Mapping) else message
+    role = message.get("role") if isinstance(message, dict) else message
     if role not in ROLES:
         return f"has message {at} of role {quoted(str(role))}"
     if role == "tool":
@@ -78,7 +86,7 @@ def _calls_fault(at: int, calls: Any, made: set[str], open_calls: list[str]) -> 
 
 
 def _call_id(call: Any) -> str:
-    if not isinstance(call, Mapping):
+    if not isinstance(call, dict):
         return ""
     return str(call.get("call_id") or call.get("id") or "")
 
@@ -89,7 +97,7 @@ def _part_fault(content: Any) -> str | None:
     if not isinstance(content, list):
         return f"content of type {type(content).__name__}"
     for part in content:
-        kind = part.get("type") if isinstance(part, Mapping) else None
+        kind = part.get("type") if isinstance(part, dict) else None
         if kind not in PART_TYPES:
             return f"a part of type {quoted(str(kind))} (the wires send text, file and image)"
         if kind == "text" and not isinstance(part.get("text"), str):
