@@ -46,10 +46,24 @@ def test_a_gate_that_ignores_who_hosts_the_repository_pushes_it(
     sweep.green(FREE_PUSH)
 
 
+PLATFORM = Hosting(repository="platform")
+REFUSAL = Hosting.refusal  # the real gate's, kept before a test replaces it
+
+
+def held(tool: str) -> str:
+    """The gate's refusal of ``tool`` in its own words, whoever hosts the repository (the
+    Cases read the reason the model is told)."""
+    reason = REFUSAL(PLATFORM, "soul_repo_push")
+    assert reason is not None
+    return reason.replace("soul_repo_push", tool)
+
+
 def test_a_gate_that_refuses_every_push_fails_the_independent_case(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(Hosting, "refusal", lambda self, tool: "held" if "push" in tool else None)
+    monkeypatch.setattr(
+        Hosting, "refusal", lambda self, tool: held(tool) if "push" in tool else None
+    )
     sweep.red(FREE_PUSH)
     sweep.green(HELD_PUSH)
 
@@ -58,7 +72,7 @@ def test_a_gate_that_holds_every_repository_write_fails_the_commit_case(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broad(self: Hosting, tool: str) -> str | None:
-        return "held" if self.repository == "platform" and tool.startswith("soul_") else None
+        return held(tool) if self.repository == "platform" and tool.startswith("soul_") else None
 
     monkeypatch.setattr(Hosting, "refusal", broad)
     sweep.red([HELD_PUSH[1]])

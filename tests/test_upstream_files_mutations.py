@@ -51,6 +51,16 @@ def test_accepting_a_partial_text_layer_turns_the_mixed_case_red(
     )
 
 
+def _reads_a_read_refused(case: dict[str, Any]) -> bool:
+    """A Case whose model is told, in the message after its file_read, that the File could not
+    be read (the refusal's wording, which the runtime writes there too)."""
+    return any(
+        e["kind"] == "model_messages_in_order"
+        and any("could not be read" in t for t in e.get("texts", ()))
+        for e in case["expect"]
+    )
+
+
 def test_the_old_refusal_wording_turns_the_refusal_cases_red(
     plugins: PluginSet, files_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -59,10 +69,13 @@ def test_the_old_refusal_wording_turns_the_refusal_cases_red(
         "refusal_message",
         lambda name, reason: f"I can't read the attached File {name} ({reason}).",
     )
-    red_exactly(  # the Cases refused for the File, not by a guard
+    red_exactly(  # the Cases that read a File refused, before the model or after file_read
         plugins,
         files_corpus,
-        lambda c: _expects("model_not_called")(c) and not _expects("guardrail_blocked")(c),
+        lambda c: (
+            (_expects("model_not_called")(c) and not _expects("guardrail_blocked")(c))
+            or _reads_a_read_refused(c)
+        ),
         at_least=5,
     )
 
@@ -83,14 +96,19 @@ def test_attaching_a_read_file_without_reading_it_again_turns_the_re_read_cases_
 
     monkeypatch.setattr(AttachmentGate, "attach", unchecked)
 
-    def reads_a_pdf(case: dict[str, Any]) -> bool:
-        """A readable PDF, read with file_read (an Expectation says so, or the script does)."""
+    def reads_a_document(case: dict[str, Any]) -> bool:
+        """A readable document (a PDF or an Office file, which the gate reads again before it
+        attaches it), read with file_read (an Expectation says so, or the script does)."""
         named = any(e.get("name") == "file_read" for e in case["expect"])
         scripted = '"file_read"' in json.dumps(case.get("script", []))
-        pdf = any(f["mediaType"] == "application/pdf" for f in case.get("readable", []))
-        return pdf and (named or scripted)
+        document = any(
+            f["mediaType"] == "application/pdf"
+            or f["mediaType"].startswith("application/vnd.openxmlformats-officedocument.")
+            for f in case.get("readable", [])
+        )
+        return document and (named or scripted)
 
-    red_exactly(plugins, files_corpus, reads_a_pdf, at_least=3)
+    red_exactly(plugins, files_corpus, reads_a_document, at_least=3)
 
 
 def test_saving_a_generated_file_instead_of_a_draft_turns_the_draft_cases_red(
