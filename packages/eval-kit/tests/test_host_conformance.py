@@ -123,7 +123,7 @@ def test_a_broken_host_is_named_for_each_rule_it_breaks(tmp_path: Path) -> None:
     assert "the Host declares _Mailbox, but a Trial offers 0" in message
     assert "Evidence holds [('probe_lookup', {'query': 'order 7'})]" in message
     assert "output_text is 'Order 7 has shipped.'" in message
-    assert "a Trial of tier l2 reports Evidence of tier 'l3'" in message
+    assert "l2 witnesses: the Trial's Evidence says tier 'l3'" in message
     assert "the model called no Tool, but tool_calls is [ToolCall(" in message
     assert "thread 'broken-poller' still runs after close()" in message
     assert "socket:[" in message and "still open after close()" in message

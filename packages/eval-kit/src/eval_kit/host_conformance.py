@@ -9,8 +9,7 @@ goes into the first string argument, so a strict schema still accepts the call).
 
 - **witnesses**: the Tool received the arguments the model sent, not the Case's; a Tool the
   model did not call is observed as not called (``[]``, not ``None``, not the Case's
-  ``toolResults``); the answer is the model's; the Evidence is of the Trial's own tier; no
-  contradiction of testimony by a witness;
+  ``toolResults``); the answer is the model's, the Evidence of its tier; testimony uncontradicted;
 - **services**: every class :meth:`Host.services` declares at a tier is offered by a Trial
   of that tier, exactly once;
 - **faults**: a model port that raises, and an agent whose own code raises, error the Trial
@@ -275,10 +274,7 @@ def _check_witnessed(
     if evidence.loop_status is None:
         problems.append(f"{at}witnesses: loop_status is None: the loop's end is not observed")
     if evidence.tier != at.strip():
-        problems.append(
-            f"{at}witnesses: a Trial of tier {at.strip()} reports Evidence of tier "
-            f"{evidence.tier!r} (the kinds of each tier read what it says)"
-        )
+        problems.append(f"{at}witnesses: the Trial's Evidence says tier {evidence.tier!r}")
     idle, nothing = trials.get("probe-nothing-called"), seen.get("probe-nothing-called")
     if idle is None or nothing is None or nothing.tool_calls != []:
         held = None if nothing is None else nothing.tool_calls
