@@ -166,7 +166,7 @@ def resolve(conn: Connection, conversation_id: str, now: datetime | None = None)
 
 def _chosen(accounts: dict[str, Any], selection: Any) -> str | Decision:
     """The account the chat selected; else its personal default or its one account; else why
-    none is chosen (a lone default that is not personal is shared, and acts only selected)."""
+    none is chosen (a lone default that is not personal is shared: it acts only when selected)."""
     if selection is not None:
         chosen: str = selection[0]
     else:
