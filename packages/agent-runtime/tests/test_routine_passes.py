@@ -1,0 +1,87 @@
+"""A Routine worker's pass over a Run another pass already settled or parked: it runs nothing
+and answers the Run's status as the database holds it (``run_routine``'s contract). The Host's
+scheduler never passes over a parked State (each pass after the first follows a requeue, a timer
+wake or a grant, which queue it again) and stops at the first pass that does not wait, so no
+Case meets a second scheduler passing over the same Run; this test is that scheduler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_runtime.durable.runs import RunStore
+from agent_runtime.guards.guardrails import GuardrailConfig
+from agent_runtime.routines.definitions import parse
+from agent_runtime.routines.runs import (
+    RoutineRequest,
+    ToolContract,
+    run_routine,
+    run_status,
+    start_routine,
+)
+from agent_runtime.routines.tool_providers import ProviderReply
+from agent_runtime.store.storage import connect, migrate
+
+DEFINITION = {
+    "description": "Books an approved invoice and keeps its receipt.",
+    "inputs": {"invoiceId": {"type": "string"}},
+    "states": [
+        {
+            "key": "push",
+            "type": "tool",
+            "tool": "invoice_push",
+            "arguments": {"invoiceId": {"$from": "inputs.invoiceId"}},
+        },
+        {
+            "key": "receipt",
+            "type": "capture",
+            "output": {"receiptId": {"$from": "states.push.output.receiptId"}},
+        },
+    ],
+}
+SCHEMA = {
+    "type": "object",
+    "properties": {"invoiceId": {"type": "string"}},
+    "required": ["invoiceId"],
+    "additionalProperties": False,
+}
+
+
+class Provider:
+    """The accounting system's endpoint: books the invoice, counting each request."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def call(self, tool: str, arguments: Any, idempotency_key: str) -> ProviderReply:
+        self.requests += 1
+        return ProviderReply("success", output={"receiptId": "rcpt-7781"})
+
+
+@pytest.mark.parametrize(
+    ("contract", "inputs", "settled"),
+    [
+        (
+            ToolContract("invoice_push", "Books one invoice.", SCHEMA, True, True),
+            "INV-1",
+            "waiting",
+        ),
+        (ToolContract("invoice_push", "Books one invoice.", SCHEMA, True), 117, "failed"),
+    ],
+    ids=["parked-on-its-approval", "failed-on-its-arguments"],
+)
+def test_a_second_pass_over_a_settled_or_parked_run_runs_nothing_and_answers_its_status(
+    contract: ToolContract, inputs: Any, settled: str
+) -> None:
+    conn = connect()
+    migrate(conn)
+    store = RunStore(conn, lambda: 1000.0)
+    routine = parse(DEFINITION)
+    provider = Provider()
+    request = RoutineRequest(routine, contract, provider, GuardrailConfig())
+    run_id = start_routine(store, "finance", "invoice-push", routine, {"invoiceId": inputs})
+    assert run_routine(store, run_id, request, "worker-1") == settled
+    assert run_routine(store, run_id, request, "worker-2") == settled
+    assert run_status(conn, run_id)[0] == settled
+    assert provider.requests == 0
