@@ -87,6 +87,18 @@ def dozing(model: BaseChatModel) -> Any:
     return graph.compile()
 
 
+def chatter(model: BaseChatModel) -> Any:
+    """A graph of one model node and no ToolNode: it only talks."""
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "answer")
+    return graph.compile()
+
+
 def not_a_graph(model: BaseChatModel) -> Any:
     return {"not": "a graph"}
 
@@ -95,4 +107,5 @@ AGENTS = {"assistant": assistant, "raiser": raiser, "sleeper": sleeper}
 BROKEN = {"assistant": not_a_graph}
 INTERRUPTED = {"assistant": interrupted}
 DOZING = {"assistant": dozing}
+CHATTY = {"chatter": chatter}
 EMPTY: dict[str, Any] = {}

@@ -493,3 +493,30 @@ def test_a_trials_evidence_names_the_tier_it_ran_at(
     [trial] = card.trials
     assert trial.outcome == "passed"
     assert seen["tool-choice-billing-ticket-goes-to-billing"].tier == "l2"
+
+
+def test_a_graph_without_a_tool_node_answers_and_testifies_to_no_tool_calls(
+    tmp_path: Path, plugins: PluginSet
+) -> None:
+    """A graph with no ToolNode still runs its Trial: its answer is the Evidence, and the Host,
+    which can put its witness in front of no Tool, testifies to no Tool calls (None, not [])."""
+    host = LangGraphHost(tmp_path, app="probe_agents:CHATTY")
+    case = {**BASE, "agent": "chatter", "platformTools": []}
+    corpus = tmp_path / "corpus"
+    (corpus / "soul").mkdir(parents=True)
+    (corpus / "chat.json").write_text(json.dumps({**case, "id": "chat"}))
+    seen: dict[str, Any] = {}
+    try:
+        loaded = Loader(plugins, host, judge="no-judge").load(corpus)
+        card = run_sweep(
+            loaded,
+            host,
+            ScriptedBinding(),
+            plugins,
+            on_evidence=lambda c, evidence: seen.__setitem__(c.id, evidence),
+        )
+    finally:
+        host.close()
+    [trial] = card.trials
+    assert (trial.outcome, trial.error) == ("passed", None)
+    assert (seen["chat"].output_text, seen["chat"].tool_calls) == ("Done.", None)

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
-from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import ModelRetry, UsageLimitExceeded
+from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from eval_core.hosts import Corpus
@@ -71,3 +73,27 @@ def test_a_limit_raised_in_the_teams_own_task_group_still_ends_the_loop_by_that_
     case = example.case("order-status-answers-from-a-scripted-lookup")
     evidence = ended(case, ToolBoundary(case), cast(Any, None), leaf(raised.value))
     assert (evidence.loop_status, evidence.loop_reason) == ("failed", "iteration_limit")
+
+
+def test_a_retry_asked_for_outside_any_tool_ends_the_loop_as_retries_exhausted(
+    example: Corpus,
+) -> None:
+    """pydantic-ai repairs a ``ModelRetry`` only inside a Tool or an output validator: one
+    raised by the team's system prompt leaves the run as it is. The loop then ended failed,
+    with pydantic-ai's words, holding what the boundary saw (nothing here); never a Trial
+    error of the Host's own making, and never passed on as the team's crash."""
+    agent = Agent(TestModel())
+
+    @agent.system_prompt
+    def prompt() -> str:
+        raise ModelRetry("the order desk is closed")
+
+    with pytest.raises(ModelRetry) as raised:
+        agent.run_sync("Where is order 4471?")
+    case = example.case("order-status-answers-from-a-scripted-lookup")
+    evidence = ended(case, ToolBoundary(case), cast(Any, None), leaf(raised.value))
+    assert (evidence.loop_status, evidence.loop_reason, evidence.tool_calls) == (
+        "failed",
+        "retries_exhausted: the order desk is closed",
+        [],
+    )
