@@ -8,6 +8,7 @@ started here as a server process: the runtime, tests included, imports nothing o
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +30,7 @@ import pytest
 
 from agent_runtime.mcp import client as mcp_client
 from agent_runtime.mcp.client import MAX_ANSWER, PROTOCOL_VERSION, McpClients, ProviderUnavailable
+from agent_runtime.mcp.sdk_noise import dropped, loop_exception
 from bench.loopback import loopback_certificate
 
 SLACK = 1.5  # seconds a loaded 2-core machine may add to a bounded wait
@@ -455,6 +458,31 @@ def test_an_event_stream_with_notifications_finds_its_answer(
         assert headers["authorization"] == "Bearer k"
 
 
+def test_the_client_names_itself_and_its_version_in_initialize(
+    loopback: Callable[[Behaviour], Loopback],
+) -> None:
+    """``initialize`` tells the server which client it talks to: the runtime, at the version
+    installed (what a server logs, or gates a feature on), not a number frozen in the code."""
+    told: list[dict[str, Any]] = []
+
+    def greeted(handler: Handler, message: dict[str, Any]) -> None:
+        told.append(message["params"])
+        initialized(handler, message)
+
+    def answer(handler: Handler, message: dict[str, Any]) -> None:
+        handler.send_body(result(message))
+
+    server = loopback(answer)
+    server.initialize = greeted
+    clients = McpClients()
+    try:
+        assert clients.call_tool(server.url, "k", "t", {}) == (False, {"n": 1}, "ok")
+    finally:
+        clients.close()
+    [params] = told
+    assert params["clientInfo"] == {"name": "agent-runtime", "version": version("agent-runtime")}
+
+
 def test_each_answer_gives_its_connection_back_to_the_pool(
     loopback: Callable[[Behaviour], Loopback],
 ) -> None:
@@ -855,3 +883,16 @@ def test_an_answer_announced_over_the_limit_lets_go_of_its_connection() -> None:
     assert b'"method":"initialize"' in received.replace(b" ", b"")
     assert [f"exceeds {MAX_ANSWER} bytes" in str(e) for e in caught] == [True]
     assert closed, "the connection of a refused answer is still held open"
+
+
+def test_what_asyncio_would_print_is_counted_under_asyncio() -> None:
+    """The runtime's loop hands what asyncio would print (a task's exception nobody retrieved)
+    to :func:`loop_exception`: counted under ``asyncio``, the name the Host's noise reports."""
+    before = dropped().get("asyncio", 0)
+    loop = asyncio.new_event_loop()
+    try:
+        loop.set_exception_handler(loop_exception)
+        loop.call_exception_handler({"message": "Task exception was never retrieved"})
+    finally:
+        loop.close()
+    assert dropped().get("asyncio", 0) == before + 1

@@ -16,6 +16,7 @@ from agent_runtime.soul.loader import Soul
 from agent_runtime.store.database import Connection
 from agent_runtime.store.storage import StoreTemplate, Template, connect, migrate
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn.result import RETRY_WAIT
 from runtime_doubles import ScriptedTools, platform, turn, turn_request
 
 SLACK = platform("send_slack_message")
@@ -80,9 +81,13 @@ def restart_between_wait_and_retry(
     store = RunStore(conn, clock)
     conversation = store.start_conversation("support")
     run = start_turn(store, conversation, 1, [{"role": "user", "content": "Tell #ops."}])
-    execute_pass(
+    parked = execute_pass(
         store, store.claim(run, "a"), turn_request(eval_soul, conversation, model, slack, SLACK)
     )
+    # the pass answers its caller with the Turn it parked: on which call, and why
+    assert (parked.status, parked.reason) == ("awaiting_retry", RETRY_WAIT)
+    assert parked.awaiting == CALL and parked.parked is not None
+    assert parked.parked.reason == "rate_limited"
     for attempt in range(waits):
         assert store.statuses(run)[:3] == ("waiting", "waiting", None)  # not completed
         due = retry_waits.next_due(store.conn, run.run_id)

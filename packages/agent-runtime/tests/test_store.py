@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.durable import executor as durable
-from agent_runtime.durable.executor import execute_pass, start_turn
+from agent_runtime.durable.executor import LedgerExecutor, execute_pass, start_turn
 from agent_runtime.durable.runs import (
     ClaimRefusedError,
     Lease,
@@ -29,6 +29,7 @@ from agent_runtime.store.storage import (
     migrate,
     shown,
 )
+from agent_runtime.tools import ToolOutcome
 from runtime_doubles import SHIPPED, ScriptedModel, ScriptedTools, platform, turn_request
 
 
@@ -122,6 +123,35 @@ def test_a_claim_of_a_state_that_is_not_there_says_so(store: RunStore) -> None:
     missing = Minted(run.run_id, "state-that-was-never-minted", run.turn_id)
     with pytest.raises(ClaimRefusedError, match=r"^no State state-that-was-never-minted$"):
         store.claim(missing, "a")
+
+
+class Quota:
+    """A provider that fails with a partial answer and says why; it counts what it is asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        self.asked += 1
+        return ToolOutcome("failed", {"sent": 3, "of": 5}, "quota_exceeded: 3 of 5 sent")
+
+
+def test_a_recorded_effect_is_replayed_whole_to_the_next_worker(
+    store: RunStore, clock: Clock
+) -> None:
+    """A worker that dies after a call's effect was recorded (before its checkpoint): the next
+    worker re-running that call gets the recorded outcome, its status, output and reason each
+    in its place, and the provider is not asked again."""
+    _, run = minted(store)
+    call = ToolCallRequest("c1", "send_invoice", {"invoice": "INV-7"})
+    provider = Quota()
+    first = LedgerExecutor(store, store.claim(run, "a", ttl=1), provider).execute(call)
+    clock.now += 2  # the first worker died; its lease ran out
+    again = LedgerExecutor(store, store.claim(run, "b", ttl=30), provider).execute(call)
+    assert (
+        again == first == ToolOutcome("failed", {"sent": 3, "of": 5}, "quota_exceeded: 3 of 5 sent")
+    )
+    assert provider.asked == 1
 
 
 def test_a_stale_generation_write_is_refused(store: RunStore, clock: Clock) -> None:

@@ -357,6 +357,11 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
         ),
         (
             "integrations/eval-mcp/mcp.yaml",
+            MCP.replace("type: streamable-http", "type: stdio"),
+            r"server.transport.type: must be one of \['streamable-http'\]",
+        ),
+        (
+            "integrations/eval-mcp/mcp.yaml",
             MCP.replace(", url: https://mcp.eval.example/mcp", ""),
             r"server.transport.url: must be a non-empty string",
         ),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import AsyncExitStack, suppress
+from importlib.metadata import version
 from typing import Any
 
 import httpx
@@ -29,7 +30,8 @@ from agent_runtime.mcp.sdk_noise import quiet
 
 quiet()  # the SDK's own logging of a misbehaving server is counted, not printed
 
-CLIENT_INFO = types.Implementation(name="agent-runtime", version="0.1.0")
+# the runtime as installed: a number written here went stale with the first release after it
+CLIENT_INFO = types.Implementation(name="agent-runtime", version=version("agent-runtime"))
 CONNECT = "cannot connect: "  # a reason that starts so is the server not being reached
 _SETTLE = 0.02  # seconds for the SDK to hand on what it read before the stream ended
 _DRAIN = 1.0  # at most this long to read the rest of an answered event stream
