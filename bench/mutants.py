@@ -68,10 +68,13 @@ per area follows (sampled; killed by the Corpus, a Case FAIL; crashed, a Case ER
 that exits without a Scorecard, listed apart; killed by timeout; by the tests only; equivalent;
 survived), then the two headlines: the runtime, the Host adapters and the examples killed by the
 Corpus alone (the bar: 90% of the non-equivalent), and the harness core and the model wires
-caught by the Corpus or the tests (the bar: every one). Every mutant not killed by the Corpus
-(id, file:line, the diff line, what the tests did) follows, for triage. ``--coverage`` also
-prints the Corpus's branch coverage of the runtime per module (``coverage`` over ``eval sweep
---suite all``).
+caught by the Corpus or the tests (the bar: every one). Beside the first, two figures that are
+not the headline: detected (a crash or a timeout counted as killed, as mutmut and PIT count a
+test that errs) and the Corpus kill of the mutants whose Sweep ran (crashes left out, as
+Stryker's mutation score leaves out a mutant that raises a runtime error). Every mutant not
+killed by the Corpus (id, file:line, the diff line, what the tests did) follows, for triage.
+``--coverage`` also prints the Corpus's branch coverage of the runtime per module
+(``coverage`` over ``eval sweep --suite all``).
 """
 
 from __future__ import annotations
@@ -1375,6 +1378,11 @@ def headlines(results: Sequence[Result]) -> None:
     print(
         f"  (detected, a Case FAIL, a crash or a timeout: {seen} of {len(side)} "
         f"({ratio(seen, len(side))}); not the headline)"
+    )
+    ran = [r for r in side if r.verdict != "crashed"]
+    print(  # Stryker's mutation score leaves out a mutant whose code cannot run at all
+        f"  (of the mutants whose Sweep ran, crashes left out as Stryker's score leaves out its "
+        f"runtime errors: {killed} of {len(ran)} ({ratio(killed, len(ran))}); not the headline)"
     )
     harness = [r for r in measured if r.mutant.area in HARNESS_AREAS]
     held = sum(1 for r in harness if caught(r))
