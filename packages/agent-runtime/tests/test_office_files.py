@@ -196,6 +196,34 @@ def test_a_workbook_over_the_cell_limit_is_cut_and_says_so(monkeypatch: pytest.M
     assert "audit 200" not in text
 
 
+def test_a_sheet_after_the_cell_limit_is_named_and_said_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sheet the limit leaves no cells for is named, then said not read: its rows are never
+    parsed, and the text has no empty row standing for it."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    first = book.active
+    first.title = "Audits"
+    for n in range(10):
+        first.append([f"audit {n}", n])
+    second = book.create_sheet("Visits")
+    for n in range(3):
+        second.append([f"visit {n}", n])
+    made = io.BytesIO()
+    book.save(made)
+    monkeypatch.setattr(documents, "MAX_CELLS", 20)
+    text = extract(documents.XLSX, made.getvalue()).text
+    assert text.endswith(
+        "audit 9\t9\n"
+        "[cut: the rest not read (the limit is 20 cells a workbook)]\n"
+        "## Visits\n"
+        "[cut: not read (the limit is 20 cells a workbook)]"
+    ), text
+    assert "visit" not in text
+
+
 def _one_sheet_of(rows: int, columns: int) -> bytes:
     """A real workbook (openpyxl) whose one sheet's XML is then replaced by ``rows`` rows of
     ``columns`` numeric cells, cell ``n`` holding ``n`` (openpyxl would take seconds to write

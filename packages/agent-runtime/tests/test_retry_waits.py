@@ -190,3 +190,30 @@ def test_a_side_effecting_call_is_not_repeated_in_one_turn(eval_soul: Soul) -> N
     assert (denial.call.call_id, denial.source) == ("b", "repeat")
     assert denial.reason.startswith("repeated_side_effect: send_invoice already ran")
     assert [a["callId"] for a in result.activity] == ["a", "c"]
+
+
+class ReusedId:
+    """Sends INV-7 twice under one call id: a model (or an OpenAI-compatible server that sends
+    no ids, read as "") that does not mint a new id per call."""
+
+    def __init__(self) -> None:
+        same = {"invoice": "INV-7"}
+        self.replies = [
+            ModelResponse(tool_calls=[ToolCallRequest("a", "send_invoice", same)]),
+            ModelResponse(tool_calls=[ToolCallRequest("a", "send_invoice", same)]),
+            ModelResponse(text="Sent."),
+        ]
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        return self.replies.pop(0)
+
+
+def test_a_reused_call_id_does_not_let_a_side_effect_repeat(eval_soul: Soul) -> None:
+    """A call is never among the calls that ran before it is dispatched, so an earlier call
+    with its id is an earlier call: before, the guard skipped it and sent INV-7 twice."""
+    mail = ScriptedTools(send_invoice=ToolOutcome("succeeded", {"sent": True}))
+    result = turn(eval_soul, "support", ReusedId(), [SEND], mail, text="Send it.")
+    assert [c.call_id for c in mail.executed] == ["a"]
+    [denial] = result.denials
+    assert (denial.call.call_id, denial.source) == ("a", "repeat")
+    assert denial.reason.startswith("repeated_side_effect: send_invoice already ran")

@@ -137,7 +137,9 @@ class ToolStep(TurnState):
 
     def ran_before(self, call: ToolCallRequest) -> str | None:
         """The call id of an earlier call of this Turn with the same Tool and arguments whose
-        effect ran (read from the Turn's messages, so a resumed Turn knows it too)."""
+        effect ran (read from the Turn's messages, so a resumed Turn knows it too). A call is
+        never among those that ran before it is dispatched, so an earlier call with its own id
+        (a model that reuses ids, or sends none) is an earlier call too, never itself."""
         messages = self.result.messages
         ran = {m.get("tool_call_id") for m in messages if _succeeded(m)}
         same = compact_json(call.arguments)
@@ -147,7 +149,6 @@ class ToolStep(TurnState):
             for earlier in message.get("tool_calls") or ():
                 if (
                     earlier.get("name") == call.name
-                    and earlier.get("call_id") != call.call_id
                     and earlier.get("call_id") in ran
                     and compact_json(earlier.get("arguments")) == same
                 ):
