@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.durable.runs import RunStore
+from agent_runtime.durable.scenario import Durable
 from agent_runtime.guards.guardrails import GuardrailConfig
 from agent_runtime.routines.definitions import parse
 from agent_runtime.routines.runs import (
@@ -20,8 +21,9 @@ from agent_runtime.routines.runs import (
     run_status,
     start_routine,
 )
+from agent_runtime.routines.scenario import RoutineOperator, drive_routine
 from agent_runtime.routines.tool_providers import ProviderReply
-from agent_runtime.store.storage import connect, migrate
+from agent_runtime.store.storage import StoreTemplate, connect, migrate
 
 DEFINITION = {
     "description": "Books an approved invoice and keeps its receipt.",
@@ -85,3 +87,36 @@ def test_a_second_pass_over_a_settled_or_parked_run_runs_nothing_and_answers_its
     assert run_routine(store, run_id, request, "worker-2") == settled
     assert run_status(conn, run_id)[0] == settled
     assert provider.requests == 0
+
+
+class Broken:
+    """A provider whose client breaks: what it raises is no reply the runtime classifies."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def call(self, tool: str, arguments: Any, idempotency_key: str) -> ProviderReply:
+        self.requests += 1
+        raise RuntimeError("the accounting client broke")
+
+
+def test_a_worker_that_raises_is_read_back_and_driven_no_further(template: StoreTemplate) -> None:
+    """The scheduler seam (``drive_routine``) takes a worker that raised (a runtime that broke)
+    as the scenario's end: it says what was raised and starts no further pass, and the Run is
+    read back as that worker left it."""
+    durable = Durable(template, template.fresh())
+    try:
+        routine = parse(DEFINITION)
+        provider = Broken()
+        contract = ToolContract("invoice_push", "Books one invoice.", SCHEMA, True)
+        request = RoutineRequest(routine, contract, provider, GuardrailConfig())
+        run_id = start_routine(
+            durable.store, "finance", "invoice-push", routine, {"invoiceId": "I"}
+        )
+        operator = RoutineOperator(approver=None, requeue_undecided=False, granted=lambda: None)
+        drive = drive_routine(durable, run_id, lambda: request, operator)
+        assert drive.raised == "RuntimeError: the accounting client broke"
+        assert (drive.crashes, provider.requests) == (0, 1)
+        assert run_status(durable.conn, run_id)[0] == "running"  # its State still claimed
+    finally:
+        durable.release()
