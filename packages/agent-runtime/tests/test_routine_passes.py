@@ -20,6 +20,7 @@ from agent_runtime.routines.runs import (
     run_routine,
     run_status,
     start_routine,
+    states,
 )
 from agent_runtime.routines.scenario import RoutineOperator, drive_routine
 from agent_runtime.routines.tool_providers import ProviderReply
@@ -118,5 +119,48 @@ def test_a_worker_that_raises_is_read_back_and_driven_no_further(template: Store
         assert drive.raised == "RuntimeError: the accounting client broke"
         assert (drive.crashes, provider.requests) == (0, 1)
         assert run_status(durable.conn, run_id)[0] == "running"  # its State still claimed
+    finally:
+        durable.release()
+
+
+def test_a_run_that_settled_is_driven_no_further_and_nothing_more_is_decided(
+    template: StoreTemplate,
+) -> None:
+    """The seam stops at the first pass whose Run does not wait: it is read back as it is. A
+    broken gate that leaves an approval requested under a Run that went on and succeeded (the
+    second fault a catalogue drill makes) is not granted afterwards by the seam's approver, so
+    the read-back shows the approval nobody decided, never one the scenario decided late."""
+    durable = Durable(template, template.fresh())
+    try:
+        routine = parse(DEFINITION)
+        provider = Provider()
+        granted: list[str] = []
+
+        def gate_left_open(point: str) -> None:
+            if point == "state_succeeded":  # an approval requested that nothing waited on
+                tool = next(r for r in states(durable.conn, run_id) if r.kind == "tool")
+                durable.conn.execute(
+                    "INSERT INTO approvals (id, run_id, state_id, call_id, tool, arguments, "
+                    "status) VALUES ('appr-left', ?, ?, 'c-left', 'invoice_push', '{}', "
+                    "'requested')",
+                    (run_id, tool.state_id),
+                )
+
+        contract = ToolContract("invoice_push", "Books one invoice.", SCHEMA, True)
+        request = RoutineRequest(routine, contract, provider, GuardrailConfig(), gate_left_open)
+        run_id = start_routine(
+            durable.store, "finance", "invoice-push", routine, {"invoiceId": "I"}
+        )
+        operator = RoutineOperator(
+            approver="ops", requeue_undecided=False, granted=lambda: granted.append("granted")
+        )
+        drive = drive_routine(durable, run_id, lambda: request, operator)
+        assert (drive.crashes, drive.raised, provider.requests) == (0, None, 1)
+        assert run_status(durable.conn, run_id)[0] == "succeeded"
+        assert granted == []
+        status = durable.conn.execute(
+            "SELECT status FROM approvals WHERE id = 'appr-left'"
+        ).fetchone()
+        assert status[0] == "requested"
     finally:
         durable.release()
