@@ -21,3 +21,15 @@ def test_a_revoke_says_whether_it_revoked_a_grant(template: StoreTemplate) -> No
     refused = accounts.resolve(conn, chat)
     assert refused.account_id is None
     assert refused.reason == "account access denied: the grant of shared account team was revoked"
+
+
+def test_a_chat_no_account_was_connected_to_acts_for_none(template: StoreTemplate) -> None:
+    """A published MCP Tool called in a chat the operator never connected (no ``mcp_chats``
+    row) is refused with the reason, not a crash: accounts connected to another chat do not
+    count."""
+    conn = template.fresh()
+    accounts.connect_chat(conn, "conv-other", "private")
+    accounts.add_account(conn, "conv-other", accounts.Account("mine", "personal", "active", "c"))
+    refused = accounts.resolve(conn, "conv-never-connected")
+    assert refused.account_id is None and refused.credential is None
+    assert refused.reason == "account required: no MCP account is connected to this chat"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.durable.runs import RunStore
+from agent_runtime.durable.scenario import Durable
 from agent_runtime.guards.guardrails import GuardrailConfig
 from agent_runtime.routines.definitions import parse
 from agent_runtime.routines.runs import (
@@ -19,9 +20,11 @@ from agent_runtime.routines.runs import (
     run_routine,
     run_status,
     start_routine,
+    states,
 )
+from agent_runtime.routines.scenario import RoutineOperator, drive_routine
 from agent_runtime.routines.tool_providers import ProviderReply
-from agent_runtime.store.storage import connect, migrate
+from agent_runtime.store.storage import StoreTemplate, connect, migrate
 
 DEFINITION = {
     "description": "Books an approved invoice and keeps its receipt.",
@@ -85,3 +88,79 @@ def test_a_second_pass_over_a_settled_or_parked_run_runs_nothing_and_answers_its
     assert run_routine(store, run_id, request, "worker-2") == settled
     assert run_status(conn, run_id)[0] == settled
     assert provider.requests == 0
+
+
+class Broken:
+    """A provider whose client breaks: what it raises is no reply the runtime classifies."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def call(self, tool: str, arguments: Any, idempotency_key: str) -> ProviderReply:
+        self.requests += 1
+        raise RuntimeError("the accounting client broke")
+
+
+def test_a_worker_that_raises_is_read_back_and_driven_no_further(template: StoreTemplate) -> None:
+    """The scheduler seam (``drive_routine``) takes a worker that raised (a runtime that broke)
+    as the scenario's end: it says what was raised and starts no further pass, and the Run is
+    read back as that worker left it."""
+    durable = Durable(template, template.fresh())
+    try:
+        routine = parse(DEFINITION)
+        provider = Broken()
+        contract = ToolContract("invoice_push", "Books one invoice.", SCHEMA, True)
+        request = RoutineRequest(routine, contract, provider, GuardrailConfig())
+        run_id = start_routine(
+            durable.store, "finance", "invoice-push", routine, {"invoiceId": "I"}
+        )
+        operator = RoutineOperator(approver=None, requeue_undecided=False, granted=lambda: None)
+        drive = drive_routine(durable, run_id, lambda: request, operator)
+        assert drive.raised == "RuntimeError: the accounting client broke"
+        assert (drive.crashes, provider.requests) == (0, 1)
+        assert run_status(durable.conn, run_id)[0] == "running"  # its State still claimed
+    finally:
+        durable.release()
+
+
+def test_a_run_that_settled_is_driven_no_further_and_nothing_more_is_decided(
+    template: StoreTemplate,
+) -> None:
+    """The seam stops at the first pass whose Run does not wait: it is read back as it is. A
+    broken gate that leaves an approval requested under a Run that went on and succeeded (the
+    second fault a catalogue drill makes) is not granted afterwards by the seam's approver, so
+    the read-back shows the approval nobody decided, never one the scenario decided late."""
+    durable = Durable(template, template.fresh())
+    try:
+        routine = parse(DEFINITION)
+        provider = Provider()
+        granted: list[str] = []
+
+        def gate_left_open(point: str) -> None:
+            if point == "state_succeeded":  # an approval requested that nothing waited on
+                tool = next(r for r in states(durable.conn, run_id) if r.kind == "tool")
+                durable.conn.execute(
+                    "INSERT INTO approvals (id, run_id, state_id, call_id, tool, arguments, "
+                    "status) VALUES ('appr-left', ?, ?, 'c-left', 'invoice_push', '{}', "
+                    "'requested')",
+                    (run_id, tool.state_id),
+                )
+
+        contract = ToolContract("invoice_push", "Books one invoice.", SCHEMA, True)
+        request = RoutineRequest(routine, contract, provider, GuardrailConfig(), gate_left_open)
+        run_id = start_routine(
+            durable.store, "finance", "invoice-push", routine, {"invoiceId": "I"}
+        )
+        operator = RoutineOperator(
+            approver="ops", requeue_undecided=False, granted=lambda: granted.append("granted")
+        )
+        drive = drive_routine(durable, run_id, lambda: request, operator)
+        assert (drive.crashes, drive.raised, provider.requests) == (0, None, 1)
+        assert run_status(durable.conn, run_id)[0] == "succeeded"
+        assert granted == []
+        status = durable.conn.execute(
+            "SELECT status FROM approvals WHERE id = 'appr-left'"
+        ).fetchone()
+        assert status[0] == "requested"
+    finally:
+        durable.release()

@@ -72,3 +72,38 @@ def test_only_a_2xx_reply_is_an_effect() -> None:
     for status in (300, 301, 307):
         reply = classify(status, None, b"")
         assert (reply.status, reply.code) == ("failure", f"http_{status}")
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        (b"a provider that speaks no HTTP\r\n\r\n", "malformed_reply (BadStatusLine)"),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "malformed_reply (IncompleteRead)",
+        ),
+    ],
+    ids=["not-http", "chunked-body-cut-short"],
+)
+def test_an_answer_that_is_not_http_is_a_failure_not_a_crash(answer: bytes, code: str) -> None:
+    """A provider behind a broken proxy, or one that dies mid-body, fails the call with a
+    reason; http.client's own errors (no OSError) never escape into the worker."""
+    import socket
+    import threading
+
+    from agent_runtime.routines.tool_providers import HttpToolProvider
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+
+        def serve() -> None:
+            client, _ = server.accept()
+            with client:
+                client.recv(65536)
+                client.sendall(answer)
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        port = server.getsockname()[1]
+        reply = HttpToolProvider(f"http://127.0.0.1:{port}/", timeout=5.0).call("t", {}, "k-1")
+        thread.join(5.0)
+    assert (reply.status, reply.code) == ("failure", code)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,13 +35,14 @@ def test_a_copy_is_equal_and_shares_no_container(value: Any) -> None:
     assert not set(_containers(copied)) & set(_containers(value))
 
 
-def test_a_call_changed_after_it_ran_is_seen_as_it_was_received() -> None:
-    class Mutating:
-        def execute(self, call: ToolCallRequest) -> ToolOutcome:
-            call.arguments["ticketId"] = "T-2"  # the Tool (or the runtime) changes it later
-            call.arguments["nested"]["seen"].append(1)
-            return ToolOutcome("succeeded", {"ok": True})
+class Mutating:
+    def execute(self, call: ToolCallRequest) -> ToolOutcome:
+        call.arguments["ticketId"] = "T-2"  # the Tool (or the runtime) changes it later
+        call.arguments["nested"]["seen"].append(1)
+        return ToolOutcome("succeeded", {"ok": True})
 
+
+def test_a_call_changed_after_it_ran_is_seen_as_it_was_received() -> None:
     witness = ToolWitness(Mutating())
     witness.execute(ToolCallRequest("c1", "lookup", {"ticketId": "T-1", "nested": {"seen": []}}))
     assert witness.received[0].arguments == {"ticketId": "T-1", "nested": {"seen": []}}
@@ -50,3 +52,15 @@ def test_a_value_that_is_not_json_is_still_copied() -> None:
     value = {"when": {1, 2}}
     copied = _copied(value)
     assert copied == value and copied["when"] is not value["when"]
+
+
+def test_a_witness_with_no_tools_behind_it_refuses_the_call_saying_so() -> None:
+    """The L3 Host's record (``ToolWitness()``) only lends its list to the witness of each
+    worker pass (``around``); run as an executor itself, it says what is wrong, not that
+    ``None`` has no ``execute``."""
+    record = ToolWitness()
+    with pytest.raises(RuntimeError, match="a ToolWitness with no Tools behind it"):
+        record.execute(ToolCallRequest("c1", "lookup", {"ticketId": "T-1"}))
+    seen = record.around(Mutating())
+    seen.execute(ToolCallRequest("c2", "lookup", {"ticketId": "T-1", "nested": {"seen": []}}))
+    assert [c.call_id for c in record.received] == ["c1", "c2"]

@@ -3,8 +3,9 @@
 The runtime POSTs ``{"tool", "arguments"}`` with an ``Idempotency-Key`` header and classifies
 the reply: 2xx is a success whose JSON body is the output; 429 and 503 ask to be retried
 (``Retry-After`` in seconds, or ``error.retryAfterMs`` in the body); anything else is a
-failure whose ``error.code`` is kept. A reply is read whole up to :data:`MAX_REPLY_BYTES`:
-a provider may pad a large answer, and half a body is not an answer.
+failure whose ``error.code`` is kept, and an answer that is not HTTP (or a chunked body cut
+short) is a ``malformed_reply`` failure, never a crash of the worker. A reply is read whole up
+to :data:`MAX_REPLY_BYTES`: a provider may pad a large answer, and half a body is not an answer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class HttpToolProvider:
             data = read_whole(response)
         except OSError as error:
             return ProviderReply("failure", code=f"provider_unreachable: {error}")
+        except http.client.HTTPException as error:  # an answer that is not HTTP, or cut short
+            return ProviderReply("failure", code=f"malformed_reply ({type(error).__name__})")
         finally:
             conn.close()
         return classify(response.status, response.getheader("Retry-After"), data)
