@@ -390,6 +390,27 @@ def test_an_app_that_cannot_be_used_is_one_line(
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("given", "limit"), [("1", 1), ("24", 24), ("10000", 10_000), (" 40 ", 40)]
+)
+def test_a_recursion_limit_from_1_to_10000_is_taken_as_given(
+    tmp_path: Path, given: str, limit: int
+) -> None:
+    host = LangGraphHost(tmp_path, app="probe_agents:AGENTS", recursion_limit=given)
+    assert host.recursion_limit == limit
+
+
+@pytest.mark.parametrize("given", ["ten", "2.5", "0", "-3", "10001"])
+def test_a_recursion_limit_that_is_no_whole_number_from_1_to_10000_is_refused(
+    tmp_path: Path, given: str
+) -> None:
+    with pytest.raises(HostOptionError) as refused:
+        LangGraphHost(tmp_path, app="probe_agents:AGENTS", recursion_limit=given)
+    assert str(refused.value).endswith(
+        f"recursion_limit {given!r}: expected a whole number from 1 to 10000"
+    )
+
+
 def test_the_host_conforms_to_the_host_contract(tmp_path: Path, plugins: PluginSet) -> None:
     probe = HostProbe(
         factory=partial(LangGraphHost, app="probe_agents:AGENTS"),

@@ -12,10 +12,13 @@ import asyncio
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
 
 from eval_core.hosts import ScriptedResult
-from eval_host_langgraph.tools import ToolBoundary, WitnessedTool
+from eval_host_langgraph.tools import ToolBoundary, WitnessedTool, witness
 
 RAN: list[str] = []
 
@@ -55,3 +58,31 @@ def test_a_scripted_tool_is_answered_from_the_script_and_an_unscripted_one_runs(
     for boundary, call_id in ((scripted, "c1"), (unscripted, "c2")):
         [received] = boundary.received
         assert (received.call_id, received.arguments) == (call_id, {"ticket_id": "T-101"})
+
+
+def _nested(depth: int) -> Any:
+    """A graph whose only ToolNode sits ``depth`` subgraphs down."""
+    builder = StateGraph(MessagesState)
+    if depth == 0:
+        builder.add_node("tools", ToolNode([lookup_ticket]))
+        builder.add_edge(START, "tools")
+        builder.add_edge("tools", END)
+    else:
+        builder.add_node("desk", _nested(depth - 1))
+        builder.add_edge(START, "desk")
+        builder.add_edge("desk", END)
+    return builder.compile()
+
+
+def test_a_tool_node_however_deep_its_subgraph_nests_is_witnessed() -> None:
+    """LangGraph walks subgraphs to any depth, so the witness does: a Tool ten subgraphs down
+    is answered from the script, never run, and its call recorded as received."""
+    RAN.clear()
+    boundary = ToolBoundary([ScriptedResult(name="lookup_ticket", output={"subject": "scripted"})])
+    graph = _nested(10)
+    assert witness(graph, boundary)
+    asked = AIMessage(content="", tool_calls=[_call("c1", "T-104")])
+    state = asyncio.run(graph.ainvoke({"messages": [asked]}))
+    assert state["messages"][-1].content == '{"subject":"scripted"}' and RAN == []
+    [received] = boundary.received
+    assert (received.call_id, received.arguments) == ("c1", {"ticket_id": "T-104"})

@@ -4,6 +4,7 @@ load (a tier or a service it does not offer, named), and options that cannot wor
 from __future__ import annotations
 
 import json
+import time
 from functools import partial
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from eval_core.hosts import CorpusError, Host, HostOptionError, Loader, PluginSet, TeamApp
 from eval_host_pydantic_ai.host import PydanticAiHost
+from eval_host_pydantic_ai.loop import CLOSE_SECONDS
 from eval_kit import HostProbe, assert_host_conforms
 
 
@@ -328,6 +330,39 @@ def test_an_agent_that_answers_without_calling_its_model_is_refused_in_one_line(
         "app 'canned_hours_app:AGENTS': agent 'hours' answered without calling its model, so the "
         "Host cannot list the Tools it offers"
     )
+
+
+DEAD_HELP_APP = """
+import sys
+from pathlib import Path
+
+from fastmcp.client.transports import PythonStdioTransport
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+
+help_centre = MCPToolset(
+    PythonStdioTransport(Path(__file__).with_name("dead_help_server.py"), python_cmd=sys.executable)
+)
+AGENTS = {"support": Agent(name="support", toolsets=[help_centre])}
+"""
+
+
+def test_an_mcp_server_that_cannot_start_is_refused_at_once_with_its_own_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Host enters an agent's MCP servers when it opens: a server whose process ends
+    before it serves (a team's help centre that crashes on start) is refused in one line with
+    the failure the MCP client met, as soon as it is met, not after the Host's wait runs out."""
+    (tmp_path / "dead_help_server.py").write_text("raise SystemExit('no help centre today')\n")
+    (tmp_path / "dead_help_app.py").write_text(DEAD_HELP_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(HostOptionError) as refused:
+        PydanticAiHost(tmp_path, app="dead_help_app:AGENTS")
+    assert time.monotonic() - started < CLOSE_SECONDS
+    said = str(refused.value)
+    assert said.startswith("app 'dead_help_app:AGENTS': could not open its agents: McpError: ")
+    assert "\n" not in said
 
 
 def test_an_app_naming_something_that_is_no_agent_is_refused_naming_it() -> None:

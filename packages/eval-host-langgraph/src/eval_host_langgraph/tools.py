@@ -153,16 +153,16 @@ class WitnessedTool(BaseTool):
         raise RuntimeError("a WitnessedTool is invoked, never run")
 
 
-def tool_nodes(graph: Any, depth: int = 0) -> Iterator[ToolNode]:
-    """Every ToolNode of a compiled graph and of its subgraphs (nested at most 8 deep)."""
-    if depth > 8:
-        return
+def tool_nodes(graph: Any) -> Iterator[ToolNode]:
+    """Every ToolNode of a compiled graph and of its subgraphs, however deep they nest, as
+    LangGraph's own ``get_subgraphs`` walks them (a subgraph is compiled before the graph that
+    holds it, so the nesting has no cycle)."""
     for node in getattr(graph, "nodes", {}).values():
         bound = getattr(node, "bound", None)
         if isinstance(bound, ToolNode):
             yield bound
         for sub in getattr(node, "subgraphs", None) or ():
-            yield from tool_nodes(sub, depth + 1)
+            yield from tool_nodes(sub)
 
 
 def witness(graph: Any, boundary: ToolBoundary) -> bool:
