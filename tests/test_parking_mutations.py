@@ -15,7 +15,7 @@ import pytest
 
 from agent_runtime.durable import retry_waits
 from agent_runtime.durable.runs import Lease, RunStore
-from agent_runtime.durable.scenario import Durable
+from agent_runtime.durable.scenario import MAX_PARKS_PER_TURN, Durable
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.turn import tool_step
 from tests.conftest import Sweep
@@ -151,3 +151,24 @@ def test_the_host_restarts_between_the_wait_and_the_retry(
     case = "l3-a-rate-limited-post-waits-and-posts-after-a-restart"
     sweep.green([case])
     assert seen == [(True, True, "waiting")]
+
+
+def test_a_runtime_that_never_honours_a_grant_parks_without_end_and_is_read_back_waiting(
+    sweep: Sweep, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime that forgets every grant asks for the same approval on every pass: the Run
+    parks without end. The scenario stops after MAX_PARKS_PER_TURN parks and reads the Run
+    back as it is (waiting), so the approval Case FAILs on the Run's status instead of the
+    Sweep hanging; a scenario that re-queued it for ever is stopped here, and errs the Trial."""
+    asked: list[str] = []
+
+    def forgetful(self: RunStore, state_id: str) -> frozenset[str]:
+        asked.append(state_id)
+        if len(asked) > 4 * MAX_PARKS_PER_TURN:
+            raise RuntimeError("the scenario kept re-queueing a Run that parks without end")
+        return frozenset()
+
+    monkeypatch.setattr(RunStore, "granted_calls", forgetful)
+    case = "l3-approval-parks-the-run-and-the-comment-posts-once"
+    sweep.red([case])
+    assert len(asked) == MAX_PARKS_PER_TURN + 1  # the first pass and one per grant, then none

@@ -284,6 +284,9 @@ def test_an_approval_parks_the_run_waiting_and_resumes_once_granted(
     assert len(tools.executed) == 0
     [approval] = store.pending_approvals(run.state_id)
     store.grant(approval)
+    for decided in (approval, "appr_never_requested"):  # granted already, or never asked
+        with pytest.raises(ValueError, match=f"approval {decided} is not waiting for a decision"):
+            store.grant(decided)
     store.requeue(run)
     execute_pass(store, store.claim(run, "b"), req, resume=True)
     assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")

@@ -455,6 +455,18 @@ def test_file_create_errors_are_the_originals(
     assert made.status == "failed" and (made.reason or "").startswith(f"{code}: {says}")
 
 
+def test_file_create_takes_content_of_exactly_the_limit() -> None:
+    """The bound is "above 1000000 characters": content of exactly that length is a draft."""
+    store = MemoryFileStore()
+    tools = FileTools(Nothing(), store, requester="eval", principal="agent:a")
+    content = "a" * 1_000_000
+    arguments = {"filename": "long", "format": "text", "content": content}
+    made = tools.execute(ToolCallRequest("1", "file_create", arguments))
+    assert made.status == "succeeded", made.reason
+    stored = store.get(made.output["draftId"])
+    assert stored is not None and stored.data == content.encode()
+
+
 def test_every_other_tool_is_run_by_the_executor_under_the_file_tools() -> None:
     """A chat with Files keeps the agent's other Tools: their calls reach the executor under
     the File Tools as they were made, and its outcome is the Tool's."""
