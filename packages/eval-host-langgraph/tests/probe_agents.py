@@ -87,6 +87,18 @@ def dozing(model: BaseChatModel) -> Any:
     return graph.compile()
 
 
+def stumbling(model: BaseChatModel) -> Any:
+    """A graph whose first node raises before the model is ever asked: a team's bug."""
+
+    def check(state: MessagesState) -> dict[str, Any]:
+        raise RuntimeError("the team's graph fails before its model is called")
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("check", check)
+    graph.add_edge(START, "check")
+    return graph.compile()
+
+
 def chatter(model: BaseChatModel) -> Any:
     """A graph of one model node and no ToolNode: it only talks."""
 
@@ -107,5 +119,6 @@ AGENTS = {"assistant": assistant, "raiser": raiser, "sleeper": sleeper}
 BROKEN = {"assistant": not_a_graph}
 INTERRUPTED = {"assistant": interrupted}
 DOZING = {"assistant": dozing}
+STUMBLING = {"assistant": stumbling}
 CHATTY = {"chatter": chatter}
 EMPTY: dict[str, Any] = {}

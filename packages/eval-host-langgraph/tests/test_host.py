@@ -130,6 +130,26 @@ def test_a_ctrl_c_while_the_graph_is_probed_for_its_prompt_ends_the_command(
         host.close()
 
 
+def test_a_graph_that_fails_before_its_model_is_probed_to_no_prompt(tmp_path: Path) -> None:
+    """The Host runs the team's graph at load to read the prompt it assembles; a graph that
+    raises there (its own bug, met again by the Trial) gives no prompt: the Host answers no
+    text, and neither raises nor reads the failure as the user's Ctrl-C."""
+    import msgspec
+
+    from eval_core._case.case import CaseBase
+
+    host = LangGraphHost(tmp_path, app="probe_agents:STUMBLING")
+    case = msgspec.convert(
+        {**BASE, "id": "stumbles", "agent": "assistant", "platformTools": [], "expect": []},
+        CaseBase,
+        from_attributes=False,
+    )
+    try:
+        assert host.given_text(case) == ()
+    finally:
+        host.close()
+
+
 PROBED_AT_LOAD = """
 import json, signal, sys
 from pathlib import Path
