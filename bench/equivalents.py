@@ -85,3 +85,22 @@ def read(path: Path = TRIAGE) -> dict[Key, str]:
                 close()
     close()
     return found
+
+
+def unreasoned(path: Path = TRIAGE) -> list[Key]:
+    """Each ``-``/``+`` pair under a module heading that neither an ``Equivalent:`` nor a
+    ``Caught by:`` line follows: a reason spelt otherwise is not read, and its mutant would go
+    on counting as a survivor without a word."""
+    if not path.is_file():
+        return []
+    pairs: list[Key] = []
+    module = before = ""
+    for line in path.read_text().splitlines():
+        if heading := _HEADING.match(line):
+            module, before = heading.group(1), ""
+        elif line.startswith("    - "):
+            before = one_line(line[6:])
+        elif line.startswith("    + ") and module and before:
+            pairs.append((module, before, one_line(line[6:])))
+    known = read(path).keys() | caught_by(path).keys()
+    return [key for key in pairs if key not in known]

@@ -1592,6 +1592,8 @@ def triage(results: Sequence[Result]) -> None:
     """Mark the survivors ``bench/mutants_triage.md`` says are equivalent; say so when it
     calls equivalent a mutant something caught (the entry is wrong)."""
     said = equivalents.read()
+    for module, before, _ in equivalents.unreasoned():
+        print(f"triage file: {module} `{before}` has no 'Equivalent:' line: not counted")
     for r in results:
         why = said.get((r.mutant.module, *r.diff))
         if why is None:

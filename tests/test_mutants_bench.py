@@ -301,6 +301,23 @@ def test_the_triage_file_keys_an_equivalent_by_module_and_line_never_by_line_num
     assert equivalents.read(triage) == {}
 
 
+def test_every_pair_the_triage_file_keys_has_its_reason_spelt_as_the_bench_reads_it(
+    tmp_path: Path,
+) -> None:
+    bench()
+    import equivalents
+
+    assert equivalents.unreasoned() == []  # the shipped file
+    triage = tmp_path / "triage.md"
+    triage.write_text(
+        "### `eval_core/example.py`\n\n    - if limit > 0:\n    + if limit >= 0:\n\n"
+        "Equivalent at run time: `limit` is never 0 here.\n"
+    )
+    assert equivalents.unreasoned(triage) == [
+        ("eval_core/example.py", "if limit > 0:", "if limit >= 0:")
+    ]
+
+
 def test_only_the_tests_that_ran_a_mutated_line_run_and_a_line_none_ran_is_caught_by_nothing(
     tmp_path: Path, pool: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
