@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, get_args
 
@@ -171,6 +172,19 @@ def test_a_remembered_prompt_is_its_own_souls(eval_soul: Soul, soul_copy: Path) 
         prompt = assemble_system_prompt(soul, agent, {"mode": "plan"}, tools)
         assert prompt == context._assemble(soul, agent, {"mode": "plan"}, tools)
         assert ("tulip festival" in prompt) == (soul is other)
+
+
+def test_the_remembered_prompts_stay_bounded(eval_soul: Soul) -> None:
+    """A process that assembles prompts for ever more Tool sets keeps at most
+    ``_PROMPTS_KEPT`` of them (each holds its Soul and agent alive), and still gets each
+    prompt as the assembler renders it."""
+    agent = eval_soul.agent("support")
+    lookup = PLATFORM_TOOLS["lookup_ticket"]
+    for index in range(context._PROMPTS_KEPT + 10):
+        tools = [dataclasses.replace(lookup, description=f"Look up ticket set {index}.")]
+        prompt = assemble_system_prompt(eval_soul, agent, {}, tools)
+        assert f"Look up ticket set {index}." in prompt
+        assert len(context._PROMPTS) <= context._PROMPTS_KEPT
 
 
 def test_an_unhashable_context_value_is_refused_every_time(eval_soul: Soul) -> None:

@@ -242,6 +242,20 @@ def test_close_ends_the_session_on_the_server(sse_provider: Provider) -> None:
     assert status == 404, body  # terminated by our DELETE: "Invalid or expired session ID"
 
 
+def test_close_ends_the_loop_and_its_thread(sse_provider: Provider) -> None:
+    """What the first call started ends with ``close()``: the loop's thread stopped and its
+    event loop closed (its selector and wake-up pipe released there, not whenever the
+    garbage collector finds it, with asyncio's "unclosed event loop" warning)."""
+    url = live(sse_provider, {"cred-loop": "acct-l"})
+    clients = McpClients()
+    clients.call_tool(url, "cred-loop", "status", {"probe": "p"})
+    assert clients._loop is not None
+    loop, thread = clients._loop.loop, clients._loop.thread
+    clients.close()
+    assert not thread.is_alive()
+    assert loop.is_closed()
+
+
 def test_a_client_that_forgets_the_session_id_is_refused_by_the_real_server(
     sse_provider: Provider, monkeypatch: pytest.MonkeyPatch
 ) -> None:

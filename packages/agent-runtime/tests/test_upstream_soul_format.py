@@ -365,6 +365,14 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             MCP.replace(", url: https://mcp.eval.example/mcp", ""),
             r"server.transport.url: must be a non-empty string",
         ),
+        (  # the URL written where its mapping belongs
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace(
+                "transport: {type: streamable-http, url: https://mcp.eval.example/mcp}",
+                "transport: https://mcp.eval.example/mcp",
+            ),
+            r"mcp\.yaml: server\.transport: must be a mapping",
+        ),
         (
             "integrations/eval-mcp/mcp.yaml",
             MCP.partition("  tools:\n")[0] + "  tools: status\n",
