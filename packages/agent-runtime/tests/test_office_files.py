@@ -35,6 +35,17 @@ def test_a_pptx_is_a_title_slide_then_one_slide_per_block() -> None:
     assert "Audit backlog" in read and "Report on Fridays." in read
 
 
+def test_a_one_line_block_is_a_slide_with_its_title_and_an_empty_body() -> None:
+    """A block the Agent wrote as one line (a section heading, a closing "Questions?") is a
+    slide of its own: that line its title, its body left empty."""
+    content = "Agenda\n\nOpen audits\n14 open\n\nQuestions?"
+    deck = Presentation(io.BytesIO(render("pptx", content, None)))
+    slides = [
+        [s.text_frame.text for s in slide.shapes if s.has_text_frame] for slide in deck.slides
+    ]
+    assert slides == [["Agenda", ""], ["Open audits", "14 open"], ["Questions?", ""]]
+
+
 def test_an_xlsx_cell_is_text_even_when_it_looks_like_a_formula() -> None:
     sheet = load_workbook(io.BytesIO(render("xlsx", CONTENT, None))).active
     assert [c.value for c in sheet[2]] == ["Leiden", "=1+1"]

@@ -213,6 +213,24 @@ def test_a_pass_killed_mid_turn_leaves_nothing_after_its_last_checkpoint(
         execute_pass(store, lease, turn_request(eval_soul, conversation, model, tools), resume=True)
 
 
+def test_a_pass_asked_to_resume_a_state_with_no_checkpoint_is_refused_naming_it(
+    store: RunStore, eval_soul: Soul
+) -> None:
+    """A caller that asks to resume a Run no pass has checkpointed (a scheduler of its own that
+    resumes every re-claimed Run) is told which State has nothing to resume from; the model is
+    never asked and the Run is left as it was, for a pass that starts it afresh."""
+    conversation, run = minted(store)
+    model = ScriptedModel(ModelResponse(text="Ticket T-1 has shipped."))
+    request = turn_request(eval_soul, conversation, model, ScriptedTools(lookup_ticket=SHIPPED))
+    lease = store.claim(run, "a")
+    with pytest.raises(ValueError, match=f"State {run.state_id} has no checkpoint to resume from"):
+        execute_pass(store, lease, request, resume=True)
+    assert model.seen == []
+    assert store.events(run.run_id) == []
+    execute_pass(store, lease, request)
+    assert store.statuses(run)[:3] == ("succeeded", "succeeded", "succeeded")
+
+
 def _bounded(reopen: Any, conn: Any, seconds: float = 30.0) -> Any:
     """``reopen(conn)``, failed if it has not come back in ``seconds`` (SQLite's backup of a
     connection still holding its write transaction retries for ever: a hang, never a FAIL)."""
