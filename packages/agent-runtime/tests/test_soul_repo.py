@@ -209,6 +209,22 @@ def test_a_copy_keeps_its_bundles_beside_its_working_copy(tmp_path: Path, soul_c
     assert load_soul(copy.bundle(copy.base)).skills.keys() == load_soul(soul_copy).skills.keys()
 
 
+def test_a_copy_whose_only_write_git_refused_to_commit_resets_to_its_base(
+    repo: SoulRepo, tmp_path: Path
+) -> None:
+    """A lent copy that published nothing (its one write's commit refused: a subject that
+    cleans to nothing, as ``git commit`` refuses it) is still reset to its base, the file it
+    left removed, and can be lent again."""
+    copy = repo.copy(tmp_path / "writer-1")
+    with pytest.raises(RuntimeError, match="empty commit message"):
+        copy.write("Skill", "bulb-storage", SKILL, subject=" \n\t\n")
+    assert copy.changed()
+    copy.reset()
+    assert not copy.changed() and copy.head() == copy.base
+    assert not (copy.root / "skills" / "bulb-storage").exists()
+    assert copy.bundles.is_dir()
+
+
 @pytest.mark.parametrize(
     "subject",
     [
