@@ -921,17 +921,29 @@ class Copy:
         if done is None:
             return TestRun("timeout", (), seconds)
         code, stdout, _stderr = done
-        failed = tuple(
-            failed_id(line.split(" ", 1)[1], paths)
-            for line in stdout.splitlines()
-            if line.startswith(("FAILED ", "ERROR "))
-        )
+        failed = failed_ids(stdout, paths)
         if code == 0:
             return TestRun("passed", (), seconds)
         if code in (1, 2) and failed:  # 2: a test module no longer imports (collection)
             return TestRun("failed", failed, seconds)
         tail = (stdout.strip().splitlines() or ["(no output)"])[-1]
         return TestRun("error", (f"pytest exit {code}: {tail}",), seconds)
+
+
+def failed_ids(stdout: str, asked: Sequence[str]) -> tuple[str, ...]:
+    """The tests pytest's short summary names failed or erred. Only the summary is read: a
+    captured log line above it (``ERROR    mcp.client...``, the level padded to eight) also
+    starts ``ERROR ``, and read as a failure it named the empty id, which set aside as failing
+    unmutated deselected every test of every later run (``--deselect`` matches a prefix)."""
+    lines = stdout.splitlines()
+    heads = [i for i, line in enumerate(lines) if "short test summary info" in line]
+    summary = lines[heads[-1] + 1 :] if heads else lines
+    found = (
+        failed_id(line.split(" ", 1)[1], asked)
+        for line in summary
+        if line.startswith(("FAILED ", "ERROR "))
+    )
+    return tuple(test for test in found if test)
 
 
 def failed_id(rest: str, asked: Sequence[str]) -> str:

@@ -392,6 +392,30 @@ def swaps_of(module: bytes) -> tuple[set[tuple[str, str]], dict[str, int]]:
     return {(old, new) for op, old, new in changes if op == "arguments"}, skipped
 
 
+def test_a_captured_log_line_at_error_level_names_no_failed_test() -> None:
+    """Only pytest's short summary names the failed tests: a captured ``ERROR`` log record
+    above it named the empty id, set aside as failing unmutated, and ``--deselect ''`` then
+    deselected every test of every later mutant (pytest exit 5, reported as survived)."""
+    stdout = "\n".join(
+        [
+            "F",
+            "=================================== FAILURES ===================================",
+            "------------------------------ Captured log call -------------------------------",
+            "ERROR    mcp.client.streamable_http:streamable_http.py:404 Error in post_writer",
+            "ERROR    tests/test_x.py::test_y - not a summary line either",
+            "=========================== short test summary info ============================",
+            "FAILED packages/p/tests/test_w.py::test_v[a b] - AssertionError: x",
+            "ERROR packages/p/tests/test_w.py::test_u - RuntimeError",
+            "1 failed, 1 error in 0.52s",
+        ]
+    )
+    assert bench().failed_ids(stdout, ["packages/p/tests"]) == (
+        "packages/p/tests/test_w.py::test_v[a b]",
+        "packages/p/tests/test_w.py::test_u",
+    )
+    assert bench().failed_ids("ERROR    mcp.client: no summary at all", ["tests"]) == ()
+
+
 def test_an_attribute_docstring_is_left_out_and_the_value_it_documents_is_mutated() -> None:
     changes, skipped = changes_of(b'LIMIT = 8\n"""The most a Turn may ask."""\n')
     assert changes == {("constant", "8", "9")}

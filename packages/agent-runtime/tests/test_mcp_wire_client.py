@@ -910,3 +910,30 @@ def test_what_asyncio_would_print_is_counted_under_asyncio() -> None:
     finally:
         loop.close()
     assert dropped().get("asyncio", 0) == before + 1
+
+
+@pytest.mark.parametrize("work", ["failed", "answered"])
+def test_a_request_settled_as_the_session_breaks_reports_by_its_own_outcome(work: str) -> None:
+    """A request and the session's break seen in the same turn of the loop (the server cut off
+    as its answer arrives): a request that failed reports the session's reason (its own error is
+    only the SDK's echo of the cut), a request that was answered keeps its answer."""
+    from agent_runtime.mcp.session import Broken, Session
+
+    async def race() -> Any:
+        loop = asyncio.get_running_loop()
+        session = Session("http://127.0.0.1:9/mcp", "token", pool=None)  # type: ignore[arg-type]
+        broken: asyncio.Future[str] = loop.create_future()
+        broken.set_result("the MCP server closed the stream")
+        session._broken = broken
+        request: asyncio.Future[Any] = loop.create_future()
+        if work == "failed":
+            request.set_exception(RuntimeError("ClosedResourceError"))
+        else:
+            request.set_result({"content": []})
+        return await session._race(request, 1.0)
+
+    if work == "failed":
+        with pytest.raises(Broken, match="the MCP server closed the stream"):
+            asyncio.run(race())
+    else:
+        assert asyncio.run(race()) == {"content": []}

@@ -107,6 +107,7 @@ def test_malformed_agent_is_refused_naming_the_file(
         ("input:\n  - guard: tool_blocklist\n    block: [x]\n", "cannot run at stage 'input'"),
         ("tool-call:\n  - guard: tool_blocklist\n", "needs a non-empty 'block' or 'category'"),
         ("output:\n  - guard: content_filter\n    patterns: [iban]\n", "unknown content pattern"),
+        ("output:\n  - guard: content_filter\n", "content_filter needs a non-empty 'patterns'"),
         ("input:\n  - guard: prompt_injection\n    sensitivity: extreme\n", "sensitivity must be"),
         ("input:\n  - guard: prompt_injection\n    severity: high\n", r"input\[0\].severity"),
         ("input: [prompt_injection]\n", "expected a mapping with a 'guard'"),
