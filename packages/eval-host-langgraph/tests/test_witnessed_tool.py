@@ -86,3 +86,30 @@ def test_a_tool_node_however_deep_its_subgraph_nests_is_witnessed() -> None:
     assert state["messages"][-1].content == '{"subject":"scripted"}' and RAN == []
     [received] = boundary.received
     assert (received.call_id, received.arguments) == ("c1", {"ticket_id": "T-104"})
+
+
+class _Node:
+    """A node of a team's own graph-like object, as the walk reads one."""
+
+    def __init__(self, bound: Any = None, subgraphs: tuple[Any, ...] = ()) -> None:
+        self.bound, self.subgraphs = bound, subgraphs
+
+
+class _Graph:
+    def __init__(self, **nodes: _Node) -> None:
+        self.nodes = nodes
+
+
+def test_the_walk_of_a_teams_graph_ends_whatever_its_depth_or_cycles() -> None:
+    """The graph is the team's object: one nested deeper than Python's recursion limit, or one
+    whose subgraph holds its parent, is walked to its end, each graph once, in LangGraph's
+    order (a node's own ToolNode, then its subgraphs', then the next node's)."""
+    from eval_host_langgraph.tools import tool_nodes
+
+    first, second, deep = ToolNode([lookup_ticket]), ToolNode([lookup_ticket]), ToolNode([])
+    bottom: Any = _Graph(tools=_Node(deep))
+    for _ in range(5000):
+        bottom = _Graph(desk=_Node(subgraphs=(bottom,)))
+    parent = _Graph(a=_Node(first), b=_Node(second, subgraphs=(bottom,)))
+    parent.nodes["loop"] = _Node(subgraphs=(parent, bottom))  # holds itself and a seen graph
+    assert list(tool_nodes(parent)) == [first, second, deep]

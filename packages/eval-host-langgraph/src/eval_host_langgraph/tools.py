@@ -153,16 +153,28 @@ class WitnessedTool(BaseTool):
         raise RuntimeError("a WitnessedTool is invoked, never run")
 
 
+_DONE = object()
+
+
 def tool_nodes(graph: Any) -> Iterator[ToolNode]:
-    """Every ToolNode of a compiled graph and of its subgraphs, however deep they nest, as
-    LangGraph's own ``get_subgraphs`` walks them (a subgraph is compiled before the graph that
-    holds it, so the nesting has no cycle)."""
-    for node in getattr(graph, "nodes", {}).values():
+    """Every ToolNode of a compiled graph and of its subgraphs, however deep they nest, in the
+    order LangGraph's own ``get_subgraphs`` walks them. The walk keeps its own stack and enters
+    each graph once: the graph is the team's object, so neither its depth nor a subgraph that
+    holds its parent may end the Host in a ``RecursionError``."""
+    seen = {id(graph)}
+    stack: list[Iterator[Any]] = [iter(getattr(graph, "nodes", {}).values())]
+    while stack:
+        node = next(stack[-1], _DONE)
+        if node is _DONE:
+            stack.pop()
+            continue
         bound = getattr(node, "bound", None)
         if isinstance(bound, ToolNode):
             yield bound
-        for sub in getattr(node, "subgraphs", None) or ():
-            yield from tool_nodes(sub)
+        for sub in reversed(list(getattr(node, "subgraphs", None) or ())):
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                stack.append(iter(getattr(sub, "nodes", {}).values()))
 
 
 def witness(graph: Any, boundary: ToolBoundary) -> bool:
