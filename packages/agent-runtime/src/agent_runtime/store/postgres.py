@@ -20,6 +20,7 @@ import contextlib
 import functools
 import os
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -143,6 +144,14 @@ def shown(conninfo: dict[str, Any]) -> str:
     return f"postgresql://{user}{'@' if user else ''}{host}:{port}/{conninfo.get('dbname', '')}"
 
 
+def _await_gone(conn: PostgresConnection, pid: int) -> None:
+    """Return once the server's backend ``pid`` has ended, or after :data:`CONNECT_TIMEOUT_S`."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    query = "SELECT 1 FROM pg_stat_activity WHERE pid = %s"
+    while conn.raw.execute(query, (pid,)).fetchone() is not None and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def connect(url: str, database: str | None = None) -> PostgresConnection:
     """A connection to ``database`` (default: the URL's own) on the server the URL names."""
     conninfo = make_conninfo(url, connect_timeout=CONNECT_TIMEOUT_S)
@@ -254,10 +263,18 @@ class PostgresTemplate:
 
     def reopen(self, conn: Connection) -> PostgresConnection:
         """A new session on ``conn``'s clone, ``conn`` closed first (the server rolls back what
-        its transaction had not committed)."""
+        its transaction had not committed). The server ends the old session's backend a moment
+        after the client goes, and until then its row locks hold: the new session waits for it
+        to be gone, as a process restarted after a crash finds it (bounded by
+        :data:`CONNECT_TIMEOUT_S`)."""
         database = getattr(conn, "database", None)
+        raw = getattr(conn, "raw", None)
+        dying = raw.info.backend_pid if isinstance(raw, psycopg.Connection) else 0
         conn.close()
-        return connect(self.url, database)
+        fresh = connect(self.url, database)
+        if dying:
+            _await_gone(fresh, dying)
+        return fresh
 
     def _discard(self, name: str | None) -> None:
         if name in self._out:
