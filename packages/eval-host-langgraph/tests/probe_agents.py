@@ -74,6 +74,14 @@ def interrupted(model: BaseChatModel) -> Any:
     return _Interrupted()
 
 
+def _one_node(node: Any) -> Any:
+    """A compiled graph of ``node`` alone, entered from START."""
+    graph = StateGraph(MessagesState)
+    graph.add_node(node.__name__, node)
+    graph.add_edge(START, node.__name__)
+    return graph.compile()
+
+
 def dozing(model: BaseChatModel) -> Any:
     """A graph whose one node sleeps before it answers: a Ctrl-C lands while it runs."""
 
@@ -81,10 +89,7 @@ def dozing(model: BaseChatModel) -> Any:
         await asyncio.sleep(30)
         return {"messages": []}
 
-    graph = StateGraph(MessagesState)
-    graph.add_node("doze", doze)
-    graph.add_edge(START, "doze")
-    return graph.compile()
+    return _one_node(doze)
 
 
 def stumbling(model: BaseChatModel) -> Any:
@@ -93,10 +98,7 @@ def stumbling(model: BaseChatModel) -> Any:
     def check(state: MessagesState) -> dict[str, Any]:
         raise RuntimeError("the team's graph fails before its model is called")
 
-    graph = StateGraph(MessagesState)
-    graph.add_node("check", check)
-    graph.add_edge(START, "check")
-    return graph.compile()
+    return _one_node(check)
 
 
 def chatter(model: BaseChatModel) -> Any:
@@ -105,10 +107,7 @@ def chatter(model: BaseChatModel) -> Any:
     def answer(state: MessagesState) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
 
-    graph = StateGraph(MessagesState)
-    graph.add_node("answer", answer)
-    graph.add_edge(START, "answer")
-    return graph.compile()
+    return _one_node(answer)
 
 
 def not_a_graph(model: BaseChatModel) -> Any:
