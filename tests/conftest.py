@@ -444,7 +444,11 @@ def killed_mid_turn_then_rerun(
     it logs. The first Trial errored saying so, the second passed; what ``read`` saw of each
     Trial's own database (``read(trial)``, an ``L3Trial``) when its Evidence was read back."""
     from agent_runtime.durable import executor as durable
+    from agent_runtime.turn.contained import Unwinding
     from eval_host_agent_runtime.l3 import L3Trial
+
+    class Killed(Unwinding):  # not contained, and caught by no one: the Trial dies
+        pass
 
     real_log, real_evidence = durable.EventLog.__call__, L3Trial._evidence
     kills = {"left": 1}
@@ -453,7 +457,7 @@ def killed_mid_turn_then_rerun(
     def killed(self: durable.EventLog, kind: str, payload: dict[str, Any]) -> None:
         if kind == "text.delta" and kills["left"]:
             kills["left"] -= 1
-            raise RuntimeError("worker killed mid-Turn")
+            raise Killed("worker killed mid-Turn")
         real_log(self, kind, payload)
 
     def reading(self: L3Trial) -> Any:

@@ -168,7 +168,8 @@ def evidence_of(
         denials=decisions.denials,
         guard_decisions=decisions.guards,
         loop_status=result.status,
-        loop_reason=result.reason,
+        # a Turn whose code raised: the exception, for the reader of a FAIL
+        loop_reason=result.reason if result.fault is None else f"{result.reason}: {result.fault}",
         usage=spent,
         events=recorder.events,
     )

@@ -24,6 +24,7 @@ from agent_runtime.durable.runs import Lease, Minted, RunStore
 from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec, Usage
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
+from agent_runtime.turn.contained import AGENT_LOOP_ERROR, TURN_EXECUTION_FAILED
 from agent_runtime.turn.events import PARTICIPANT_EVENTS, Listener, finished_payload
 from agent_runtime.turn.loop import run_turn
 from agent_runtime.turn.result import RETRY_WAIT, TurnResult
@@ -37,8 +38,6 @@ from agent_runtime.turn.settings import (
 )
 
 CONTEXT_UNRESOLVED = "context_unresolved"
-TURN_EXECUTION_FAILED = "turn_execution_failed"
-"""The ``turn.finished`` reason of a Turn whose execution broke before the driver ran."""
 NEEDS_RECONCILIATION = "needs_reconciliation"
 
 
@@ -311,6 +310,12 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         conversation_id=request.conversation_id,
     )
     result = run_turn(settings, start)
+    if result.fault is not None:
+        # the loop raised: an effect may have landed after the last checkpoint, so the Run is
+        # left for an operator to reconcile, never retried or answered as if nothing happened
+        events("turn.finished", finished_payload("failed", None, NEEDS_RECONCILIATION, result))
+        store.settle(lease, NEEDS_RECONCILIATION, f"{AGENT_LOOP_ERROR}: {result.fault}")
+        return result
     if result.status == "awaiting_retry" and result.awaiting is not None:
         call, parked = result.awaiting, result.parked
         assert parked is not None

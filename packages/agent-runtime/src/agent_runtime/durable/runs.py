@@ -24,6 +24,7 @@ import msgspec
 
 from agent_runtime.store.database import Connection, skip_locked
 from agent_runtime.store.storage import atomic
+from agent_runtime.turn.contained import Unwinding
 
 Clock = Callable[[], float]
 LEASE_SECONDS = 30.0
@@ -35,7 +36,7 @@ class ClaimRefusedError(Exception):
     """The State is not claimable: it is settled, or another worker holds a live lease."""
 
 
-class StaleGenerationError(Exception):
+class StaleGenerationError(Unwinding):
     """A write carried a generation older than the State's: the writer lost its lease."""
 
     def __init__(self, state_id: str, held: int, current: int | None) -> None:

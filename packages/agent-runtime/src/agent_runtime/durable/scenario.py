@@ -20,13 +20,14 @@ from agent_runtime.durable.runs import LEASE_SECONDS, Lease, Minted, RunStore, S
 from agent_runtime.model import ModelRequest, ModelResponse
 from agent_runtime.store.storage import StoreTemplate
 from agent_runtime.tools import ToolOutcome
+from agent_runtime.turn.contained import Unwinding
 from agent_runtime.turn.events import canonical_digest, preview, result_payload
 from agent_runtime.turn.result import TurnResult
 
 MAX_PARKS_PER_TURN = 16
 
 
-class WorkerDiedError(Exception):
+class WorkerDiedError(Unwinding):
     """The chat worker's process died (a fault port's drill): it runs no more of its code, and
     what its transaction had not committed is gone."""
 

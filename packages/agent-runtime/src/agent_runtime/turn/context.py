@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from agent_runtime.model import ToolSpec
 from agent_runtime.soul.loader import Agent, Soul
+from agent_runtime.turn.contained import RequestRefusedError
 from agent_runtime.turn.platform_prompt import CONTEXT_MODES, PLATFORM_RULES, mode_instructions
 
 Owner = Literal["soul", "turn"]
@@ -69,7 +70,7 @@ RETIRED_CONTEXT_KEYS: Mapping[str, str] = MappingProxyType(
 """Keys an older runtime accepted, each with where that information lives now."""
 
 
-class ContextError(ValueError):
+class ContextError(RequestRefusedError):
     """A context key the caller may not set, or a value of the wrong shape."""
 
 

@@ -14,9 +14,22 @@ from typing import Any
 
 from agent_runtime.guards.guardrails import INPUT_REFUSAL, GuardrailConfig, Guardrails
 from agent_runtime.model import ModelFailure, ModelRequest, ModelResponse, ToolSpec
+from agent_runtime.soul.loader import Agent
 from agent_runtime.turn.compaction import compact
+from agent_runtime.turn.contained import (
+    TURN_EXECUTION_FAILED,
+    RequestRefusedError,
+    fault_of,
+    passes_through,
+)
 from agent_runtime.turn.context import assemble_system_prompt
-from agent_runtime.turn.events import Listener, compact_json, context_digest, policy_digest
+from agent_runtime.turn.events import (
+    Listener,
+    compact_json,
+    context_digest,
+    finished_payload,
+    policy_digest,
+)
 from agent_runtime.turn.result import ITERATION_LIMIT, OUTPUT_LIMIT_REASON, TurnResult
 from agent_runtime.turn.settings import AttachmentCheck, Checkpoint, TurnSettings, TurnStart
 from agent_runtime.turn.tool_step import ToolStep
@@ -92,21 +105,40 @@ def run_turn(settings: TurnSettings, start: TurnStart) -> TurnResult:
     """Run one Turn of ``settings.agent_slug`` from ``start`` and return what it decided.
 
     Every driven Turn opens with ``turn.started`` and ``context.assembled`` and, unless it
-    parked, ends with ``turn.finished`` (unless ``settings.announce_finish`` is False).
+    parked, ends with ``turn.finished`` (unless ``settings.announce_finish`` is False). A Turn
+    whose own code raises ends ``failed``, :data:`TURN_EXECUTION_FAILED`, with the exception as
+    its fault; what ends a pass on purpose passes through (:mod:`agent_runtime.turn.contained`).
     """
+    agent = settings.soul.agent(settings.agent_slug)  # an agent the Soul lacks: SoulError
+    if len({spec.name for spec in settings.tools}) != len(settings.tools):
+        raise RequestRefusedError("two Tools share a name")
+    result = TurnResult(system_prompt="", messages=[])
+    try:
+        return _drive(settings, start, agent, result)
+    except Exception as error:
+        if passes_through(error):
+            raise
+        result.status, result.reason, result.output_kind = "failed", TURN_EXECUTION_FAILED, "none"
+        result.fault = fault_of(error)
+        if settings.announce_finish:
+            payload = finished_payload("failed", None, TURN_EXECUTION_FAILED, result)
+            settings.listener("turn.finished", payload)
+        return result
+
+
+def _drive(
+    settings: TurnSettings, start: TurnStart, agent: Agent, result: TurnResult
+) -> TurnResult:
     soul, resume, messages = settings.soul, start.resume, start.messages
-    agent = soul.agent(settings.agent_slug)
     declared = list(settings.tools)
-    if len({spec.name for spec in declared}) != len(declared):
-        raise ValueError("two Tools share a name")
-    system = assemble_system_prompt(soul, agent, settings.context, declared)
+    result.system_prompt = assemble_system_prompt(soul, agent, settings.context, declared)
     history = list(resume.messages if resume is not None else messages)
     refusal, inputs, screened_files = None, [], []
     if settings.attachments is not None and resume is None:
         rendered = settings.attachments(history)
         history, refusal, inputs = rendered.messages, rendered.refusal, rendered.inputs
         screened_files = list(getattr(rendered, "screened", ()))
-    result = TurnResult(system_prompt=system, messages=history)
+    result.messages = history
     policy = settings.hosting.guardrails(soul.guardrails)
     _announce(settings.listener, start, agent.slug, result, policy)
     turn = ToolStep(settings, agent, Guardrails.from_config(policy), result, start.approved)

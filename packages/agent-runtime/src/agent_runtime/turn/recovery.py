@@ -16,6 +16,7 @@ from msgspec.structs import replace
 
 from agent_runtime.model import ToolCallRequest
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
+from agent_runtime.turn.contained import Unwinding
 from agent_runtime.turn.loop import run_turn
 from agent_runtime.turn.result import TurnResult
 from agent_runtime.turn.settings import Checkpoint, TurnSettings, TurnStart
@@ -26,7 +27,7 @@ CheckpointFault = Callable[[Checkpoint], None]
 MAX_RECOVERIES = 2
 
 
-class CheckpointWriteError(Exception):
+class CheckpointWriteError(Unwinding):
     """A checkpoint could not be written: the Turn stops and resumes from the last one."""
 
 

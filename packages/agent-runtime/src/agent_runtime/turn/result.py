@@ -73,3 +73,6 @@ class TurnResult:
     """Each dispatched call of a Tool that declares its participant activity."""
     model_latencies_ms: list[int] = field(default_factory=list)
     """How long each model call that answered took, in milliseconds (wall clock)."""
+    fault: str | None = None
+    """The exception a Turn that ended :data:`~agent_runtime.turn.contained.TURN_EXECUTION_FAILED`
+    raised, one line, for the operator (:func:`~agent_runtime.turn.contained.fault_of`)."""
