@@ -11,7 +11,7 @@ import pytest
 from agent_runtime.durable.executor import NEEDS_RECONCILIATION, execute_pass, start_turn
 from agent_runtime.durable.runs import RunStore, StaleGenerationError
 from agent_runtime.durable.scenario import WorkerDiedError
-from agent_runtime.model import ToolCallRequest
+from agent_runtime.model import ModelResponse, ToolCallRequest
 from agent_runtime.soul.loader import Soul
 from agent_runtime.store.storage import StoreTemplate
 from agent_runtime.tools import ToolOutcome
@@ -109,6 +109,20 @@ def test_what_ends_a_pass_on_purpose_passes_through(eval_soul: Soul, error: Base
     model = ScriptedModel(ASKED, say("It shipped."))
     with pytest.raises(type(error)):
         turn(eval_soul, "support", model, platform("lookup_ticket"), Raising(error))
+
+
+def test_what_the_model_port_raises_reaches_the_caller_as_it_was_raised(eval_soul: Soul) -> None:
+    """A binding's own error (a script run out, a client bug) is the model's side: the caller
+    gets that very exception, not a failed Turn; a vendor failure is the port's ModelFailure."""
+    exhausted = LookupError("script exhausted")
+
+    class Exhausted:
+        def complete(self, request: object) -> ModelResponse:
+            raise exhausted
+
+    with pytest.raises(LookupError) as raised:
+        turn(eval_soul, "support", Exhausted())
+    assert raised.value is exhausted
 
 
 def test_the_callers_mistakes_are_raised_to_the_caller(eval_soul: Soul) -> None:

@@ -10,7 +10,10 @@ Some exceptions are never contained. Those that end a *pass* on purpose are :cla
 (a failed checkpoint write, which the Turn resumes from; a lease that moved on, which the fence
 refuses; a worker that died, which a restart resumes), and so is any error of the database
 driver, whose transaction may be dead: only a new pass can write again. A request the Turn does
-not take is the caller's mistake, raised to the caller: :class:`RequestRefusedError`.
+not take is the caller's mistake, raised to the caller: :class:`RequestRefusedError`. And the
+model port's own exceptions are the model's side, not the Turn's code: a port reports a vendor
+failure as :class:`~agent_runtime.model.ModelFailure`, and anything else it raises reaches the
+caller as it was raised (:class:`FromModelPort` carries it out of the Turn).
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ class Unwinding(Exception):  # noqa: N818 - it names what the exception does, no
 class RequestRefusedError(ValueError):
     """The caller asked the Turn for what it does not take (a context key or value, two Tools of
     one name): raised to the caller, never a failed Turn."""
+
+
+class FromModelPort(Unwinding):
+    """What the model port raised, carried past containment; the caller gets ``error`` itself."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def passes_through(error: BaseException) -> bool:

@@ -18,6 +18,7 @@ from agent_runtime.soul.loader import Agent
 from agent_runtime.turn.compaction import compact
 from agent_runtime.turn.contained import (
     TURN_EXECUTION_FAILED,
+    FromModelPort,
     RequestRefusedError,
     fault_of,
     passes_through,
@@ -115,6 +116,8 @@ def run_turn(settings: TurnSettings, start: TurnStart) -> TurnResult:
     result = TurnResult(system_prompt="", messages=[])
     try:
         return _drive(settings, start, agent, result)
+    except FromModelPort as outside:
+        raise outside.error from None
     except Exception as error:
         if passes_through(error):
             raise
@@ -196,6 +199,8 @@ def _model_calls(
             response = settings.model.complete(request)
         except ModelFailure as failure:
             return turn.settle("failed", failure.reason, "none")
+        except Exception as error:
+            raise FromModelPort(error) from error
         result.model_latencies_ms.append(round((time.monotonic() - asked) * 1000))
         result.model_calls += 1
         result.usage = result.usage + response.usage
