@@ -23,7 +23,7 @@ from eval_cli import cli
 from eval_core._case.case import CaseBase, ToolDecl
 from eval_core._loading.corpus import CorpusError
 from eval_core._loading.loader import Loader
-from eval_core._loading.opening import Refused, open_corpus
+from eval_core._loading.opening import Opened, Refused, open_corpus
 from eval_core._loading.tool_names import did_you_mean, named
 from eval_core._plugins.fixtures import TrialFixture
 from eval_core._plugins.hookspecs import hookimpl
@@ -346,11 +346,21 @@ def _travel_case(directory: Path, **overrides: Any) -> Path:
     return directory
 
 
+def _opened(corpus: Path, found: PluginSet) -> Opened:
+    """The Corpus opened for the travel Host, as ``eval run`` opens it (no lock checked)."""
+    return open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
+
+
+def _refusal(corpus: Path, found: PluginSet) -> str:
+    """What opening the Corpus for the travel Host is refused with."""
+    with pytest.raises(Refused) as refused:
+        _opened(corpus, found)
+    return str(refused.value)
+
+
 def test_a_corpus_without_a_soul_loads_for_a_host_that_owns_its_agents(tmp_path: Path) -> None:
     corpus = _travel_case(tmp_path / "corpus")
-    opened = open_corpus(
-        corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True)
-    )
+    opened = _opened(corpus, _travel_plugins(True))
     assert opened.corpus.soul_dir is None and opened.corpus.soul_hash == ""
     assert [c.id for c in opened.corpus.cases] == ["c"]
     assert opened.host.directory == corpus  # type: ignore[attr-defined]  # where it starts
@@ -359,17 +369,17 @@ def test_a_corpus_without_a_soul_loads_for_a_host_that_owns_its_agents(tmp_path:
 def test_the_soul_is_in_the_hash_only_when_there_is_one(tmp_path: Path) -> None:
     found = _travel_plugins(True)
     corpus = _travel_case(tmp_path / "corpus")
-    without = open_corpus(corpus, "travel-host", False, check_lock=False, found=found).corpus
+    without = _opened(corpus, found).corpus
     (corpus / "soul").mkdir()
     (corpus / "soul" / "notes.md").write_text("a placeholder")
-    kept = open_corpus(corpus, "travel-host", False, check_lock=False, found=found).corpus
+    kept = _opened(corpus, found).corpus
     assert kept.soul_hash and kept.hash != without.hash
 
 
 def test_a_host_that_runs_a_soul_still_refuses_a_corpus_without_one(tmp_path: Path) -> None:
     corpus = _travel_case(tmp_path / "corpus")
     with pytest.raises(Refused, match=r"no Eval Soul: expected soul/ .* runs the Soul's agents"):
-        open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(False))
+        _opened(corpus, _travel_plugins(False))
 
 
 def test_refusals_speak_the_hosts_words(tmp_path: Path) -> None:
@@ -379,21 +389,17 @@ def test_refusals_speak_the_hosts_words(tmp_path: Path) -> None:
         expect=[{"kind": "tool_not_called", "name": "book_trips"}],
     )
     found = _travel_plugins(True)
-    with pytest.raises(Refused) as refused:
-        open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
-    said = str(refused.value)
+    said = _refusal(corpus, found)
     assert (
         "$.agent: unknown agent 'travl': not in trips.app:AGENTS, which has: travel; did you "
         "mean 'travel'?" in said
     )
     assert "Eval Soul" not in said
     _travel_case(corpus, expect=[{"kind": "tool_not_called", "name": "book_trips"}])
-    with pytest.raises(Refused) as refused:
-        open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
     assert (
         f"{corpus / 'c.json'}: $.expect[0].name: 'book_trips' is not a Tool of agent 'travel' of "
         "trips.app; it has: book_trip, get_weather; did you mean 'book_trip'?"
-    ) in str(refused.value)
+    ) in _refusal(corpus, found)
 
 
 def test_a_platform_tool_of_the_host_is_checked_per_agent(tmp_path: Path) -> None:
@@ -401,20 +407,16 @@ def test_a_platform_tool_of_the_host_is_checked_per_agent(tmp_path: Path) -> Non
     has it, which the Host says per agent."""
     corpus = _travel_case(tmp_path / "corpus", platformTools=["book_trip"])
     found = _travel_plugins(True)
-    assert open_corpus(corpus, "travel-host", False, check_lock=False, found=found).corpus
+    assert _opened(corpus, found).corpus
 
 
 def test_a_host_that_cannot_list_tools_leaves_a_note_not_a_silent_pass(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = _travel_case(tmp_path / "corpus", expect=[{"kind": "tool_called", "name": "anything"}])
     found = _travel_plugins(True)
-    original = TravelHost.offered_tools
-    TravelHost.offered_tools = lambda self, case: None  # type: ignore[assignment,method-assign]
-    try:
-        opened = open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
-    finally:
-        TravelHost.offered_tools = original  # type: ignore[method-assign]
+    monkeypatch.setattr(TravelHost, "offered_tools", lambda self, case: None)
+    opened = _opened(corpus, found)
     assert opened.corpus.notes == (
         "Host 'travel-host' cannot list the Tools its agents are offered: Tool names in Cases "
         "are not checked at load",
@@ -422,21 +424,17 @@ def test_a_host_that_cannot_list_tools_leaves_a_note_not_a_silent_pass(
     assert "NOTE  Host 'travel-host' cannot list" in capfd.readouterr().err
 
 
-def test_a_host_whose_listing_raises_is_a_refusal_in_one_line(tmp_path: Path) -> None:
+def test_a_host_whose_listing_raises_is_a_refusal_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     corpus = _travel_case(tmp_path / "corpus")
     found = _travel_plugins(True)
 
     def broken(self: TravelHost, case: CaseBase) -> AgentTools:
         raise KeyError("the agent registry is gone")
 
-    original = TravelHost.offered_tools
-    TravelHost.offered_tools = broken  # type: ignore[assignment,method-assign]
-    try:
-        with pytest.raises(Refused) as refused:
-            open_corpus(corpus, "travel-host", False, check_lock=False, found=found)
-    finally:
-        TravelHost.offered_tools = original  # type: ignore[method-assign]
-    [line] = [x for x in str(refused.value).splitlines() if "offered_tools" in x]
+    monkeypatch.setattr(TravelHost, "offered_tools", broken)
+    [line] = [x for x in _refusal(corpus, found).splitlines() if "offered_tools" in x]
     assert line.startswith(f"  {corpus / 'c.json'}: $: ")
     assert "offered_tools of Host 'travel-host'" in line and "KeyError" in line
     # the Host's code is no installed plug-in's: the deepest frame outside the core is named
@@ -504,16 +502,14 @@ def test_tools_gained_through_a_service_are_a_note_only_where_a_fixture_asks_for
     expect = [{"kind": "tool_called", "name": "find_places"}]
     asks = [{"role": "user", "content": "Find places on the map."}]
     served = _travel_case(tmp_path / "served", input=asks, expect=expect)
-    opened = open_corpus(served, "travel-host", False, check_lock=False, found=found)
+    opened = _opened(served, found)
     assert opened.corpus.notes == (
         f"{served / 'c.json'}: $.expect[0].name: 'find_places' is not among the Tools of agent "
         "'travel' of trips.app listed at load (book_trip, get_weather); taken as one of the map "
         "Tools the agent loads at run, which the Host cannot list: not checked",
     )
     plain = _travel_case(tmp_path / "plain", expect=expect)
-    with pytest.raises(Refused) as refused:
-        open_corpus(plain, "travel-host", False, check_lock=False, found=found)
     assert (
         f"{plain / 'c.json'}: $.expect[0].name: 'find_places' is not a Tool of agent 'travel' of "
         "trips.app; it has: book_trip, get_weather"
-    ) in str(refused.value)
+    ) in _refusal(plain, found)

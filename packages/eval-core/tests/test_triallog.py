@@ -10,6 +10,7 @@ import pytest
 
 from eval_core._recording.log_records import LogHeader, ResumeRefused, check_resumable, read
 from eval_core._recording.triallog import TrialLog
+from eval_core._running.trial import TrialResult
 from eval_core._util.redaction import Redactor
 from release_fixtures import HASH, trial
 
@@ -18,12 +19,18 @@ HEADER = LogHeader(
 )
 
 
-def test_every_trial_is_readable_even_after_a_torn_write(tmp_path: Path) -> None:
+def written(tmp_path: Path, *trials: TrialResult) -> Path:
+    """A trial log this Sweep created, holding ``trials``, closed as a finished writer leaves it."""
     path = tmp_path / "log.jsonl"
     log = TrialLog.create(path, HEADER)
-    log.append(trial("a", "passed"))
-    log.append(trial("b", "failed"))
+    for result in trials:
+        log.append(result)
     log.close()
+    return path
+
+
+def test_every_trial_is_readable_even_after_a_torn_write(tmp_path: Path) -> None:
+    path = written(tmp_path, trial("a", "passed"), trial("b", "failed"))
     with path.open("ab") as handle:
         handle.write(b'{"caseId": "c", "tri')  # the process died mid-line
     logged = read(path)
@@ -35,10 +42,7 @@ def test_every_trial_is_readable_even_after_a_torn_write(tmp_path: Path) -> None
 def test_resume_after_a_torn_line_truncates_it_and_a_second_resume_still_reads(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
-    log.append(trial("a", "passed"))
-    log.close()
+    path = written(tmp_path, trial("a", "passed"))
     with path.open("ab") as handle:
         handle.write(b'{"caseId": "b", "tri')
     log = TrialLog.resume(path, read(path))
@@ -51,10 +55,7 @@ def test_resume_after_a_torn_line_truncates_it_and_a_second_resume_still_reads(
 
 
 def test_a_complete_last_record_without_its_line_break_is_kept(tmp_path: Path) -> None:
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
-    log.append(trial("a", "passed"))
-    log.close()
+    path = written(tmp_path, trial("a", "passed"))
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
     log = TrialLog.resume(path, read(path))
     log.append(trial("b", "passed"))
@@ -71,10 +72,7 @@ def test_a_new_log_never_overwrites_a_file(tmp_path: Path) -> None:
 
 
 def test_a_garbled_middle_line_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
-    log.append(trial("a", "passed"))
-    log.close()
+    path = written(tmp_path, trial("a", "passed"))
     with path.open("ab") as handle:
         handle.write(b"garbage\n")
         handle.write(b'{"caseId": "b"}\n')
@@ -83,9 +81,7 @@ def test_a_garbled_middle_line_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_deeply_nested_record_is_refused_with_its_line_and_path(tmp_path: Path) -> None:
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
-    log.close()
+    path = written(tmp_path)
     with path.open("ab") as handle:
         handle.write(b'{"caseId": "a", "output": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
     with pytest.raises(ResumeRefused, match=r"line 2: \$\.output\[0\].*nested deeper than 64"):
@@ -169,10 +165,7 @@ def test_one_writer_per_log_a_second_resume_is_refused_while_the_first_writes(
 
 
 def test_a_log_that_grew_after_it_was_read_is_not_cut_back(tmp_path: Path) -> None:
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
-    log.append(trial("a", "passed"))
-    log.close()
+    path = written(tmp_path, trial("a", "passed"))
     stale = read(path)
     log = TrialLog.resume(path, read(path))
     log.append(trial("b", "passed"))
@@ -204,12 +197,8 @@ def test_a_trial_logged_twice_reads_as_its_later_line(tmp_path: Path) -> None:
 
     from eval_core._recording.log_records import vendor_errored
 
-    path = tmp_path / "log.jsonl"
-    log = TrialLog.create(path, HEADER)
     down = replace(trial("b", "errored"), error="model_unreachable: cannot connect to x")
-    for result in (trial("a", "passed"), down, trial("c", "failed")):
-        log.append(result)
-    log.close()
+    path = written(tmp_path, trial("a", "passed"), down, trial("c", "failed"))
     logged = read(path)
     assert [vendor_errored(t) for t in logged.trials] == [False, True, False]
     log = TrialLog.resume(path, logged)

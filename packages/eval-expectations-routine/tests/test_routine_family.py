@@ -20,7 +20,7 @@ from eval_expectations_routine.kind import (
     score,
     score_crashes,
 )
-from eval_expectations_routine.provider import FixtureProvider
+from eval_expectations_routine.provider import FixtureProvider, shared_provider
 from eval_expectations_routine.provider_log import (
     ProviderLog,
     ToolProviderEffects,
@@ -46,38 +46,36 @@ def post(url: str, key: str, tool: str = "t") -> tuple[int, dict[str, str], byte
         conn.close()
 
 
-def test_the_provider_answers_its_steps_in_order_and_counts_them() -> None:
-    provider = FixtureProvider()
-    try:
-        scenario = provider.open(
-            [
-                {"kind": "retry", "retryAfterMs": 1500, "code": "rate_limited"},
-                {"kind": "success", "output": {"id": "r-1"}, "paddingBytes": 3},
-            ]
-        )
-        status, headers, body = post(scenario.url, "k1")
-        assert (status, headers["Retry-After"]) == (429, "2")
-        assert json.loads(body) == {"error": {"code": "rate_limited", "retryAfterMs": 1500}}
-        status, _, body = post(scenario.url, "k1")
-        assert (status, body) == (200, b'   {"id": "r-1"}')
-        assert post(scenario.url, "k2")[0] == 200  # the last step repeats: applied again
-        assert (scenario.requests, scenario.effects, scenario.keys) == (3, 2, ["k1", "k1", "k2"])
-        refusing = provider.open([{"kind": "refuse", "status": 403, "code": "archived"}])
-        status, headers, body = post(refusing.url, "k4")
-        assert (status, json.loads(body), "Retry-After" in headers) == (
-            403,
-            {"error": {"code": "archived"}},
-            False,
-        )
-        assert (refusing.effects, [r.applied for r in refusing.received]) == (0, [False])
-        page = "<html><body>Request blocked.</body></html>"
-        walled = provider.open([{"kind": "refuse", "status": 403, "body": page}])
-        status, _, body = post(walled.url, "k5")
-        assert (status, body, walled.effects) == (403, page.encode(), 0)
-        provider.forget(scenario)
-        assert post(scenario.url, "k3")[0] == 404
-    finally:
-        provider.close()
+def test_the_provider_answers_its_steps_in_order_and_counts_them(
+    provider: FixtureProvider,
+) -> None:
+    scenario = provider.open(
+        [
+            {"kind": "retry", "retryAfterMs": 1500, "code": "rate_limited"},
+            {"kind": "success", "output": {"id": "r-1"}, "paddingBytes": 3},
+        ]
+    )
+    status, headers, body = post(scenario.url, "k1")
+    assert (status, headers["Retry-After"]) == (429, "2")
+    assert json.loads(body) == {"error": {"code": "rate_limited", "retryAfterMs": 1500}}
+    status, _, body = post(scenario.url, "k1")
+    assert (status, body) == (200, b'   {"id": "r-1"}')
+    assert post(scenario.url, "k2")[0] == 200  # the last step repeats: applied again
+    assert (scenario.requests, scenario.effects, scenario.keys) == (3, 2, ["k1", "k1", "k2"])
+    refusing = provider.open([{"kind": "refuse", "status": 403, "code": "archived"}])
+    status, headers, body = post(refusing.url, "k4")
+    assert (status, json.loads(body), "Retry-After" in headers) == (
+        403,
+        {"error": {"code": "archived"}},
+        False,
+    )
+    assert (refusing.effects, [r.applied for r in refusing.received]) == (0, [False])
+    page = "<html><body>Request blocked.</body></html>"
+    walled = provider.open([{"kind": "refuse", "status": 403, "body": page}])
+    status, _, body = post(walled.url, "k5")
+    assert (status, body, walled.effects) == (403, page.encode(), 0)
+    provider.forget(scenario)
+    assert post(scenario.url, "k3")[0] == 404
 
 
 def record(**overrides: object) -> RoutineRecord:
@@ -132,11 +130,7 @@ class Clock:
 
 @pytest.fixture
 def provider() -> Iterator[FixtureProvider]:
-    served = FixtureProvider()
-    try:
-        yield served
-    finally:
-        served.close()
+    yield from shared_provider()  # started and closed as a Sweep does, here once per test
 
 
 def served_log(

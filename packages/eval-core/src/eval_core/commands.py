@@ -242,8 +242,4 @@ __all__ = [
     "write_lock",
 ]
 
-__getattr__ = Public(__name__, WHERE)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = Public(__name__, WHERE).hooks(__all__)

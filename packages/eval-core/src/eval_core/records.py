@@ -232,8 +232,4 @@ __all__ = [
     "write_atomic",
 ]
 
-__getattr__ = Public(__name__, WHERE)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = Public(__name__, WHERE).hooks(__all__)

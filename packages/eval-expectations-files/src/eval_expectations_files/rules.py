@@ -21,10 +21,9 @@ from eval_expectations_files.kinds import (
     PdfInputAccounted,
     PromptAttaches,
     PromptOmitsAttachment,
-    ProviderPromptContains,
     ProviderPromptFileExact,
-    ProviderPromptOmits,
     ProviderPromptOmitsFile,
+    kind_specs,
 )
 
 Problems = list[tuple[str, str]]
@@ -66,22 +65,8 @@ def _scripted_reads(case: CaseBase) -> set[str]:
     }
 
 
-_FAMILY = (
-    PromptAttaches,
-    PromptOmitsAttachment,
-    ProviderPromptContains,
-    ProviderPromptFileExact,
-    ProviderPromptOmits,
-    ProviderPromptOmitsFile,
-    PdfInputAccounted,
-    GeneratedFileReadableBy,
-    GeneratedFileNotReadableBy,
-    GeneratedFileDraftCreated,
-    GeneratedFileContains,
-)
-
-
-_FAMILY_TAGS = frozenset(k.__struct_config__.tag for k in _FAMILY)
+_FAMILY_TAGS = frozenset(spec.name for spec in kind_specs())
+"""The tags of this family's own kinds (read from their specs, so a new kind is never missed)."""
 
 
 def _touches_files(case: CaseBase) -> bool:
