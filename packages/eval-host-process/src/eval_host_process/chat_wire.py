@@ -27,6 +27,7 @@ from eval_host_process.wire import (
     refuse_present,
     require,
     sse,
+    stop_reason,
     tool_decl,
 )
 
@@ -165,9 +166,7 @@ def _calls(reply: ModelReply) -> list[dict[str, Any]]:
 
 
 def _finish(reply: ModelReply) -> str:
-    if reply.tool_calls:
-        return "tool_calls"
-    return "length" if reply.finish_reason in ("length", "max_tokens") else "stop"
+    return stop_reason(reply, tools="tool_calls", length="length", end="stop")
 
 
 def _usage(reply: ModelReply) -> dict[str, Any]:

@@ -18,8 +18,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_bindings.wire import files
-from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
-from eval_host_process.wire import Refused, new_id, refuse_present, require, sse, tool_decl
+from eval_core.hosts import ModelCallRequest, ModelReply
+from eval_host_process.wire import (
+    Refused,
+    new_id,
+    refuse_present,
+    require,
+    sse,
+    stop_reason,
+    tool_decls,
+)
 
 WIRE = "messages"
 REFUSED = ("thinking", "mcp_servers", "container")
@@ -49,7 +57,11 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         else:
             raise Refused(f"{WIRE}: a message with role {role!r} is not relayed")
     return ModelCallRequest(
-        system=_text(body.get("system")), messages=messages, tools=_tools(body.get("tools"))
+        system=_text(body.get("system")),
+        messages=messages,
+        tools=tool_decls(
+            body.get("tools"), WIRE, kind="custom", schema="input_schema", untyped="custom"
+        ),
     )
 
 
@@ -115,17 +127,6 @@ def _user(blocks: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
     return out
 
 
-def _tools(raw: Any) -> list[ToolDecl]:
-    tools: list[ToolDecl] = []
-    for tool in raw or ():
-        kind = tool.get("type", "custom") if isinstance(tool, dict) else type(tool).__name__
-        require(kind == "custom", f"{WIRE}: only custom Tools are relayed, not {kind!r}")
-        tools.append(
-            tool_decl(tool.get("name"), tool.get("description"), tool.get("input_schema"), WIRE)
-        )
-    return tools
-
-
 def _text(content: Any) -> str:
     if content is None or isinstance(content, str):
         return content or ""
@@ -161,12 +162,6 @@ def _blocks(reply: ModelReply) -> list[dict[str, Any]]:
     return blocks
 
 
-def _stop(reply: ModelReply) -> str:
-    if reply.tool_calls:
-        return "tool_use"
-    return "max_tokens" if reply.finish_reason in ("length", "max_tokens") else "end_turn"
-
-
 def _usage(reply: ModelReply) -> dict[str, Any]:
     usage = reply.usage
     return {
@@ -185,7 +180,7 @@ def message(reply: ModelReply, model: str) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": _blocks(reply),
-        "stop_reason": _stop(reply),
+        "stop_reason": stop_reason(reply, tools="tool_use", length="max_tokens", end="end_turn"),
         "stop_sequence": None,
         "usage": _usage(reply),
     }

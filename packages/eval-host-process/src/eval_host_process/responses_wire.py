@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply
 from eval_host_process.wire import (
     Refused,
     arguments_of,
@@ -29,7 +29,7 @@ from eval_host_process.wire import (
     refuse_present,
     require,
     sse,
-    tool_decl,
+    tool_decls,
 )
 
 WIRE = "responses"
@@ -88,7 +88,11 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         else:
             raise Refused(f"{WIRE}: an input item of type {kind!r} is not relayed")
     return ModelCallRequest(
-        system="\n\n".join(system), messages=messages, tools=_tools(body.get("tools"))
+        system="\n\n".join(system),
+        messages=messages,
+        tools=tool_decls(
+            body.get("tools"), WIRE, kind="function", schema="parameters", untyped=None
+        ),
     )
 
 
@@ -101,17 +105,6 @@ def _assistant(messages: list[dict[str, Any]], calling: bool = False) -> dict[st
     message: dict[str, Any] = {"role": "assistant", "content": None}
     messages.append(message)
     return message
-
-
-def _tools(raw: Any) -> list[ToolDecl]:
-    tools: list[ToolDecl] = []
-    for tool in raw or ():
-        kind = tool.get("type") if isinstance(tool, dict) else type(tool).__name__
-        require(kind == "function", f"{WIRE}: only function Tools are relayed, not {kind!r}")
-        tools.append(
-            tool_decl(tool.get("name"), tool.get("description"), tool.get("parameters"), WIRE)
-        )
-    return tools
 
 
 def _text(content: Any) -> str:

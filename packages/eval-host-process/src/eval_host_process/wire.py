@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from eval_core.hosts import TooDeep, ToolDecl, check_json_depth
+from eval_core.hosts import ModelReply, TooDeep, ToolDecl, check_json_depth
 
 
 class Refused(Exception):  # noqa: N818 - it names an outcome
@@ -40,6 +40,26 @@ def tool_decl(name: Any, description: Any, schema: Any, wire: str) -> ToolDecl:
     require(isinstance(schema, dict), f"{wire}: Tool {name!r}: its parameters are not an object")
     text = description if isinstance(description, str) else None
     return ToolDecl(name=str(name), input_schema=dict(schema), description=text)
+
+
+def tool_decls(
+    raw: Any, wire: str, *, kind: str, schema: str, untyped: str | None
+) -> list[ToolDecl]:
+    """A body's flat ``tools`` list (Responses, Messages): each of the one ``kind`` the wire
+    relays, its schema under ``schema``; a Tool without a ``type`` is ``untyped``'s kind."""
+    tools: list[ToolDecl] = []
+    for tool in raw or ():
+        got = tool.get("type", untyped) if isinstance(tool, dict) else type(tool).__name__
+        require(got == kind, f"{wire}: only {kind} Tools are relayed, not {got!r}")
+        tools.append(tool_decl(tool.get("name"), tool.get("description"), tool.get(schema), wire))
+    return tools
+
+
+def stop_reason(reply: ModelReply, *, tools: str, length: str, end: str) -> str:
+    """Why the reply stopped, in a wire's words: it called Tools, ran out of length, or ended."""
+    if reply.tool_calls:
+        return tools
+    return length if reply.finish_reason in ("length", "max_tokens") else end
 
 
 def arguments_of(text: Any) -> Any:
