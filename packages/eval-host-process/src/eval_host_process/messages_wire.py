@@ -21,16 +21,19 @@ from eval_bindings.wire import files
 from eval_core.hosts import ModelCallRequest, ModelReply
 from eval_host_process.wire import (
     Refused,
+    kind_of,
     new_id,
     refuse_present,
     require,
     sse,
     stop_reason,
+    text_of,
     tool_decls,
 )
 
 WIRE = "messages"
 REFUSED = ("thinking", "mcp_servers", "container")
+_TEXT_PARTS = ("text",)
 
 
 def request_of(body: dict[str, Any]) -> ModelCallRequest:
@@ -57,7 +60,7 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         else:
             raise Refused(f"{WIRE}: a message with role {role!r} is not relayed")
     return ModelCallRequest(
-        system=_text(body.get("system")),
+        system=text_of(body.get("system"), WIRE, _TEXT_PARTS),
         messages=messages,
         tools=tool_decls(
             body.get("tools"), WIRE, kind="custom", schema="input_schema", untyped="custom"
@@ -65,15 +68,11 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
     )
 
 
-def _kind(block: Any) -> Any:
-    return block.get("type") if isinstance(block, dict) else type(block).__name__
-
-
 def _assistant(blocks: list[Any], names: dict[str, str]) -> dict[str, Any]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for block in blocks:
-        kind = _kind(block)
+        kind = kind_of(block)
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind == "tool_use":
@@ -92,13 +91,13 @@ def _user(blocks: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     said: list[dict[str, Any]] = []
     for block in blocks:
-        kind = _kind(block)
+        kind = kind_of(block)
         if kind == "tool_result":
             if said:
                 out.append({"role": "user", "content": said})
                 said = []
             cid = str(block.get("tool_use_id") or "")
-            content = _text(block.get("content"))
+            content = text_of(block.get("content"), WIRE, _TEXT_PARTS)
             out.append(
                 {
                     "role": "tool",
@@ -125,19 +124,6 @@ def _user(blocks: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
         joined: Any = "".join(p["text"] for p in said) if only_text else said
         out.append({"role": "user", "content": joined})
     return out
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    require(isinstance(content, list), f"{WIRE}: a content is neither text nor blocks")
-    texts = []
-    for block in content:
-        require(
-            _kind(block) == "text", f"{WIRE}: a block of type {_kind(block)!r} is not relayed here"
-        )
-        texts.append(str(block.get("text") or ""))
-    return "".join(texts)
 
 
 def _blocks(reply: ModelReply) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from eval_core.hosts import ModelReply, TooDeep, ToolDecl, check_json_depth
@@ -42,6 +42,25 @@ def tool_decl(name: Any, description: Any, schema: Any, wire: str) -> ToolDecl:
     return ToolDecl(name=str(name), input_schema=dict(schema), description=text)
 
 
+def kind_of(item: Any) -> Any:
+    """An item's ``type`` (a JSON object's), else its Python type's name: what a refusal names."""
+    return item.get("type") if isinstance(item, dict) else type(item).__name__
+
+
+def text_of(content: Any, wire: str, kinds: Collection[str]) -> str:
+    """A content given as text or as a list of text parts (each of one of ``kinds``), joined; a
+    refusal part reads as its text."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    require(isinstance(content, list), f"{wire}: a content is neither text nor a list of parts")
+    texts = []
+    for part in content:
+        kind = kind_of(part)
+        require(kind in kinds, f"{wire}: a content part of type {kind!r} is not relayed here")
+        texts.append(str(part.get("text") or part.get("refusal") or ""))
+    return "".join(texts)
+
+
 def tool_decls(
     raw: Any, wire: str, *, kind: str, schema: str, untyped: str | None
 ) -> list[ToolDecl]:
@@ -49,7 +68,7 @@ def tool_decls(
     relays, its schema under ``schema``; a Tool without a ``type`` is ``untyped``'s kind."""
     tools: list[ToolDecl] = []
     for tool in raw or ():
-        got = tool.get("type", untyped) if isinstance(tool, dict) else type(tool).__name__
+        got = tool.get("type", untyped) if isinstance(tool, dict) else kind_of(tool)
         require(got == kind, f"{wire}: only {kind} Tools are relayed, not {got!r}")
         tools.append(tool_decl(tool.get("name"), tool.get("description"), tool.get(schema), wire))
     return tools
