@@ -144,16 +144,23 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
+def _refused_at(
+    loader: Loader, corpus_dir: Path, write_case: WriteCase, document: dict[str, Any]
+) -> list[str]:
+    """The paths the loader names when it refuses ``document`` (it must refuse it)."""
+    write_case(document, name="c.json")
+    with pytest.raises(CorpusError) as refused:
+        loader.load(corpus_dir)
+    return [p.path for p in refused.value.problems]
+
+
 @pytest.mark.parametrize("mistake", sorted(REFUSED))
 def test_a_refusal_the_schema_can_express_is_refused_by_both(
     loader: Loader, corpus_dir: Path, write_case: WriteCase, mistake: str
 ) -> None:
     document, path = REFUSED[mistake]
     assert list(VALIDATOR.iter_errors(document)), f"the schema accepts {mistake}"
-    write_case(document, name="c.json")
-    with pytest.raises(CorpusError) as refused:
-        loader.load(corpus_dir)
-    assert path in [p.path for p in refused.value.problems]
+    assert path in _refused_at(loader, corpus_dir, write_case, document)
 
 
 CANNOT_SAY: dict[str, tuple[dict[str, Any], str]] = {
@@ -176,10 +183,7 @@ def test_what_the_schema_cannot_say_only_the_loader_refuses(
 ) -> None:
     document, path = CANNOT_SAY[rule]
     assert not list(VALIDATOR.iter_errors(document))
-    write_case(document, name="c.json")
-    with pytest.raises(CorpusError) as refused:
-        loader.load(corpus_dir)
-    assert path in [p.path for p in refused.value.problems]
+    assert path in _refused_at(loader, corpus_dir, write_case, document)
 
 
 def test_kinds_and_fields_carry_their_descriptions_and_examples_for_hover() -> None:

@@ -16,7 +16,6 @@ and the test would go red.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 import pytest
@@ -24,8 +23,6 @@ import pytest
 from agent_runtime.durable import retry_waits
 from agent_runtime.durable.runs import RunStore
 from agent_runtime.files.tools import FileTools
-from agent_runtime.mcp import accounts as mcp_accounts
-from agent_runtime.mcp import dispatch as mcp_dispatch
 from agent_runtime.mcp.accounts import Decision
 from agent_runtime.mcp.client import McpClients
 from agent_runtime.native import admission
@@ -50,7 +47,7 @@ from eval_expectations_routine.provider_log import ProviderLog
 from eval_expectations_routine.setup import RoutineRecord
 from eval_host_agent_runtime import l3
 from tests.conftest import grant_every_call, observed, over_the_soul, shipped_corpus
-from tests.test_mcp_mutations import selected_account
+from tests.test_mcp_mutations import resolving, selected_account
 
 real_host = pytest.fixture(over_the_soul, scope="module", name="real_host")
 corpus = pytest.fixture(shipped_corpus, scope="module", name="corpus")
@@ -126,18 +123,14 @@ def test_an_mcp_call_the_authority_should_have_refused_is_counted(
     failed: Failed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The authority lets the selected account act whatever its grant says."""
-    real = mcp_accounts.resolve
 
-    def any_selected(
-        conn: Connection, conversation_id: str, now: datetime | None = None
-    ) -> Decision:
-        decision = real(conn, conversation_id, now)
+    def any_selected(conn: Connection, conversation_id: str, decision: Decision) -> Decision:
         row = selected_account(conn, conversation_id)
         if decision.account_id is not None or row is None:
             return decision
         return Decision(row[0], credential=row[1])
 
-    monkeypatch.setattr(mcp_dispatch, "resolve", any_selected)
+    resolving(monkeypatch, any_selected)
     record = failed(MCP_REFUSED, McpRecord)
     assert record.provider_calls is not None, record
     assert record.provider_calls >= 1, record

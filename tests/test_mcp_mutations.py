@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -56,6 +57,19 @@ def selected_account(conn: Any, conversation_id: str) -> tuple[str, str] | None:
     return None if row is None else (row[0], row[1])
 
 
+def resolving(
+    monkeypatch: pytest.MonkeyPatch, override: Callable[[Any, str, Decision], Decision]
+) -> None:
+    """The dispatcher's account authority mutated: the real one decides, then ``override``
+    (given the connection, the conversation and that decision) has the last word."""
+    real = mcp_accounts.resolve
+
+    def resolve(conn: Any, conversation_id: str, now: datetime | None = None) -> Decision:
+        return override(conn, conversation_id, real(conn, conversation_id, now))
+
+    monkeypatch.setattr(mcp_dispatch, "resolve", resolve)
+
+
 def test_every_mcp_case_passes_against_the_real_runtime(sweep: Sweep) -> None:
     assert len(ALL) >= 10
     found = sweep.outcomes(ALL)
@@ -65,12 +79,9 @@ def test_every_mcp_case_passes_against_the_real_runtime(sweep: Sweep) -> None:
 def test_an_authority_that_falls_back_turns_the_fallback_cases_red(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = mcp_accounts.resolve
-
     def falling_back(
-        conn: sqlite3.Connection, conversation_id: str, now: datetime | None = None
+        conn: sqlite3.Connection, conversation_id: str, decision: Decision
     ) -> Decision:
-        decision = real(conn, conversation_id, now)
         if decision.account_id is not None:
             return decision
         for account_id, credential in conn.execute(
@@ -81,19 +92,16 @@ def test_an_authority_that_falls_back_turns_the_fallback_cases_red(
             return Decision(account_id, credential=credential)
         return decision
 
-    monkeypatch.setattr(mcp_dispatch, "resolve", falling_back)
+    resolving(monkeypatch, falling_back)
     sweep.red(FALLBACK)
 
 
 def test_an_authority_that_skips_the_grant_check_turns_the_grant_cases_red(
     sweep: Sweep, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = mcp_accounts.resolve
-
     def no_grant_check(
-        conn: sqlite3.Connection, conversation_id: str, now: datetime | None = None
+        conn: sqlite3.Connection, conversation_id: str, decision: Decision
     ) -> Decision:
-        decision = real(conn, conversation_id, now)
         reason = decision.reason or ""
         if "grant" in reason:
             row = selected_account(conn, conversation_id)
@@ -101,7 +109,7 @@ def test_an_authority_that_skips_the_grant_check_turns_the_grant_cases_red(
             return Decision(row[0], credential=row[1])
         return decision
 
-    monkeypatch.setattr(mcp_dispatch, "resolve", no_grant_check)
+    resolving(monkeypatch, no_grant_check)
     sweep.red(GRANT)
 
 

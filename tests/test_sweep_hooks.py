@@ -4,6 +4,7 @@ Scorecard; a gate that raises is a reason naming its distribution, never a crash
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from tests.conftest import Site, WriteCase, minimal_case
@@ -40,13 +41,21 @@ def eval_sweep_leg(options, leg, commit, scrub):
 """
 
 
+def _one_case_swept(
+    site: Site, corpus_dir: Path, write_case: WriteCase
+) -> subprocess.CompletedProcess[str]:
+    """`eval sweep` of a one-Case Corpus with the site's gates: it does not clear (exit 1)."""
+    write_case(minimal_case("only"))
+    result = site.eval("sweep", str(corpus_dir), "--unlocked", cwd=corpus_dir.parent)
+    assert result.returncode == 1, result.stderr
+    return result
+
+
 def test_a_teams_own_gate_adds_a_note_a_reason_and_a_file(
     site: Site, corpus_dir: Path, write_case: WriteCase
 ) -> None:
     site.install("acme-gate", "1.0", "acme_gate", TEAM_GATE)
-    write_case(minimal_case("only"))
-    result = site.eval("sweep", str(corpus_dir), "--unlocked", cwd=corpus_dir.parent)
-    assert result.returncode == 1, result.stderr
+    result = _one_case_swept(site, corpus_dir, write_case)
     assert "TEAM  scripted: 1 passed of 1\n" in result.stdout
     assert result.stdout.endswith(
         "NOT CLEARED\n  - scripted: the team wants two passing Trials, not 1\n"
@@ -59,9 +68,7 @@ def test_a_gate_that_raises_does_not_clear_and_names_its_distribution(
     site: Site, corpus_dir: Path, write_case: WriteCase
 ) -> None:
     site.install("acme-broken-gate", "0.1", "acme_broken_gate", RAISING_GATE)
-    write_case(minimal_case("only"))
-    result = site.eval("sweep", str(corpus_dir), "--unlocked", cwd=corpus_dir.parent)
-    assert result.returncode == 1, result.stderr
+    result = _one_case_swept(site, corpus_dir, write_case)
     assert "Traceback" not in result.stderr
     assert "plug-in acme-broken-gate 0.1" in result.stdout
     assert "could not judge the leg scripted: RuntimeError: the gate's ticket server is down" in (

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,6 +143,20 @@ def test_a_worker_whose_plug_ins_differ_from_the_lock_is_refused(
     assert not (tmp_path / "refused.jsonl").exists()  # no Trial ran: the new log is removed
 
 
+def _slow_model_on_ray(root: Path, **options: Any) -> tuple[int, dict]:
+    """The project's Corpus swept on Ray by the loopback vendor's ``slow`` model, from the
+    project's folder (the caller is in it): the exit code and the Scorecard."""
+    output = io.StringIO()
+    code = sweep(
+        SweepOptions(
+            corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, quiet=True,
+            output_format="json", executor="ray", root=root, **options,
+        ),
+        output, io.StringIO(),
+    )  # fmt: skip
+    return code, json.loads(output.getvalue())
+
+
 def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
     ray_address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -167,18 +182,10 @@ def test_an_interrupted_ray_sweep_of_a_real_model_resumes(
         assert 3 <= kept < 8
         monkeypatch.chdir(root)
         monkeypatch.setenv("EVAL_JOBS_KEY", KEY)
-        output = io.StringIO()
-        code = sweep(
-            SweepOptions(
-                corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, jobs=1,
-                resume=log, quiet=True, output_format="json", executor="ray", root=root,
-            ),
-            output, io.StringIO(),
-        )  # fmt: skip
+        code, card = _slow_model_on_ray(root, jobs=1, resume=log)
     finally:
         vendor.close()
     assert code == 0
-    card = json.loads(output.getvalue())
     assert card.get("abortedReason") is None
     assert [t["caseId"] for t in card["trials"]] == sorted(t["caseId"] for t in card["trials"])
     assert (card["passed"], len(card["trials"])) == (8, 8)
@@ -206,18 +213,10 @@ def test_a_dollar_ceiling_on_ray_stops_within_the_trials_in_flight(
         root = project(tmp_path, 24, vendor.url)
         monkeypatch.chdir(root)
         monkeypatch.setenv("EVAL_JOBS_KEY", KEY)
-        output = io.StringIO()
-        code = sweep(
-            SweepOptions(
-                corpus=Path("corpus"), models=("slow",), max_tokens=10_000_000, max_spend=0.05,
-                jobs=4, quiet=True, output_format="json", executor="ray", root=root,
-            ),
-            output, io.StringIO(),
-        )  # fmt: skip
+        code, card = _slow_model_on_ray(root, jobs=4, max_spend=0.05)
     finally:
         vendor.close()
     assert code == 1
-    card = json.loads(output.getvalue())
     assert card["abortedReason"].startswith("spend ceiling reached")
     # 1100 tokens at $10/Mtok: $0.011 a Trial; $0.05 is crossed by the 5th, then at most 3 more
     assert 5 <= len(card["trials"]) <= 5 + 3

@@ -8,28 +8,11 @@ import json
 import tomllib
 from pathlib import Path
 
+from tests.bench_scripts import bench_script
 from tests.conftest import judgeless_env, run_eval
 
-AGENT = '''\
-from pydantic_ai import Agent
-
-travel = Agent(name="travel", instructions="Answer weather questions; book only when told.")
-
-
-@travel.tool_plain
-def get_weather(city: str, day: str = "today") -> dict[str, str]:
-    """The forecast for a city on a day."""
-    return {"city": city, "day": day, "forecast": "sunny"}
-
-
-@travel.tool_plain
-def book_trip(city: str, nights: int) -> str:
-    """Book a trip to a city."""
-    return f"BK-{city}-{nights}"
-
-
-AGENTS = {"travel": travel}
-'''
+AGENT: str = bench_script("first_sweep").AGENT
+"""The team's agent the first-Sweep bench times: the same project, checked here in seconds."""
 
 
 def test_init_then_sweep_clears_for_a_pydantic_ai_agent(tmp_path: Path) -> None:

@@ -23,14 +23,18 @@ from eval_host_process.wire import (
     Refused,
     arguments_of,
     arguments_text,
+    kind_of,
     new_id,
     refuse_present,
     require,
     sse,
+    stop_reason,
+    text_of,
     tool_decl,
 )
 
 WIRE = "chat completions"
+_TEXT_PARTS = ("text", "refusal")
 REFUSED = (
     "logprobs",
     "top_logprobs",
@@ -66,11 +70,14 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         role = message.get("role")
         content = message.get("content")
         if role in ("system", "developer"):
-            system.append(_text(content))
+            system.append(text_of(content, WIRE, _TEXT_PARTS))
         elif role == "user":
             messages.append({"role": "user", "content": _user(content)})
         elif role == "assistant":
-            out: dict[str, Any] = {"role": "assistant", "content": _text(content) or None}
+            out: dict[str, Any] = {
+                "role": "assistant",
+                "content": text_of(content, WIRE, _TEXT_PARTS) or None,
+            }
             calls = []
             for call in message.get("tool_calls") or ():
                 require(
@@ -92,7 +99,7 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
                     "role": "tool",
                     "tool_call_id": cid,
                     "name": names.get(cid, ""),
-                    "content": _text(content),
+                    "content": text_of(content, WIRE, _TEXT_PARTS),
                 }
             )
         else:
@@ -107,7 +114,7 @@ def _tools(raw: Any) -> list[ToolDecl]:
     for tool in raw or ():
         require(
             isinstance(tool, dict) and tool.get("type") == "function",
-            f"{WIRE}: only function Tools are relayed, not {_kind(tool)!r}",
+            f"{WIRE}: only function Tools are relayed, not {kind_of(tool)!r}",
         )
         function = tool.get("function") or {}
         tools.append(
@@ -118,30 +125,12 @@ def _tools(raw: Any) -> list[ToolDecl]:
     return tools
 
 
-def _kind(tool: Any) -> Any:
-    return tool.get("type") if isinstance(tool, dict) else type(tool).__name__
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    require(isinstance(content, list), f"{WIRE}: a message's content is neither text nor parts")
-    texts = []
-    for part in content:
-        require(
-            isinstance(part, dict) and part.get("type") in ("text", "refusal"),
-            f"{WIRE}: only text parts are relayed here, not {_kind(part)!r}",
-        )
-        texts.append(str(part.get("text") or part.get("refusal") or ""))
-    return "".join(texts)
-
-
 def _user(content: Any) -> Any:
     if not isinstance(content, list):
-        return _text(content)
+        return text_of(content, WIRE, _TEXT_PARTS)
     parts: list[dict[str, Any]] = []
     for part in content:
-        kind = _kind(part)
+        kind = kind_of(part)
         if kind == "text":
             parts.append({"type": "text", "text": str(part.get("text") or "")})
         elif kind == "image_url":
@@ -165,9 +154,7 @@ def _calls(reply: ModelReply) -> list[dict[str, Any]]:
 
 
 def _finish(reply: ModelReply) -> str:
-    if reply.tool_calls:
-        return "tool_calls"
-    return "length" if reply.finish_reason in ("length", "max_tokens") else "stop"
+    return stop_reason(reply, tools="tool_calls", length="length", end="stop")
 
 
 def _usage(reply: ModelReply) -> dict[str, Any]:

@@ -18,11 +18,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from eval_bindings.wire import files
-from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
-from eval_host_process.wire import Refused, new_id, refuse_present, require, sse, tool_decl
+from eval_core.hosts import ModelCallRequest, ModelReply
+from eval_host_process.wire import (
+    Refused,
+    kind_of,
+    new_id,
+    refuse_present,
+    require,
+    sse,
+    stop_reason,
+    text_of,
+    tool_decls,
+)
 
 WIRE = "messages"
 REFUSED = ("thinking", "mcp_servers", "container")
+_TEXT_PARTS = ("text",)
 
 
 def request_of(body: dict[str, Any]) -> ModelCallRequest:
@@ -49,19 +60,19 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         else:
             raise Refused(f"{WIRE}: a message with role {role!r} is not relayed")
     return ModelCallRequest(
-        system=_text(body.get("system")), messages=messages, tools=_tools(body.get("tools"))
+        system=text_of(body.get("system"), WIRE, _TEXT_PARTS),
+        messages=messages,
+        tools=tool_decls(
+            body.get("tools"), WIRE, kind="custom", schema="input_schema", untyped="custom"
+        ),
     )
-
-
-def _kind(block: Any) -> Any:
-    return block.get("type") if isinstance(block, dict) else type(block).__name__
 
 
 def _assistant(blocks: list[Any], names: dict[str, str]) -> dict[str, Any]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for block in blocks:
-        kind = _kind(block)
+        kind = kind_of(block)
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind == "tool_use":
@@ -80,13 +91,13 @@ def _user(blocks: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     said: list[dict[str, Any]] = []
     for block in blocks:
-        kind = _kind(block)
+        kind = kind_of(block)
         if kind == "tool_result":
             if said:
                 out.append({"role": "user", "content": said})
                 said = []
             cid = str(block.get("tool_use_id") or "")
-            content = _text(block.get("content"))
+            content = text_of(block.get("content"), WIRE, _TEXT_PARTS)
             out.append(
                 {
                     "role": "tool",
@@ -115,30 +126,6 @@ def _user(blocks: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
     return out
 
 
-def _tools(raw: Any) -> list[ToolDecl]:
-    tools: list[ToolDecl] = []
-    for tool in raw or ():
-        kind = tool.get("type", "custom") if isinstance(tool, dict) else type(tool).__name__
-        require(kind == "custom", f"{WIRE}: only custom Tools are relayed, not {kind!r}")
-        tools.append(
-            tool_decl(tool.get("name"), tool.get("description"), tool.get("input_schema"), WIRE)
-        )
-    return tools
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    require(isinstance(content, list), f"{WIRE}: a content is neither text nor blocks")
-    texts = []
-    for block in content:
-        require(
-            _kind(block) == "text", f"{WIRE}: a block of type {_kind(block)!r} is not relayed here"
-        )
-        texts.append(str(block.get("text") or ""))
-    return "".join(texts)
-
-
 def _blocks(reply: ModelReply) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     text = (
@@ -161,12 +148,6 @@ def _blocks(reply: ModelReply) -> list[dict[str, Any]]:
     return blocks
 
 
-def _stop(reply: ModelReply) -> str:
-    if reply.tool_calls:
-        return "tool_use"
-    return "max_tokens" if reply.finish_reason in ("length", "max_tokens") else "end_turn"
-
-
 def _usage(reply: ModelReply) -> dict[str, Any]:
     usage = reply.usage
     return {
@@ -185,7 +166,7 @@ def message(reply: ModelReply, model: str) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": _blocks(reply),
-        "stop_reason": _stop(reply),
+        "stop_reason": stop_reason(reply, tools="tool_use", length="max_tokens", end="end_turn"),
         "stop_sequence": None,
         "usage": _usage(reply),
     }

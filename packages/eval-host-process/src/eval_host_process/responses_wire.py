@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from eval_core.hosts import ModelCallRequest, ModelReply, ToolDecl
+from eval_core.hosts import ModelCallRequest, ModelReply
 from eval_host_process.wire import (
     Refused,
     arguments_of,
@@ -29,7 +29,8 @@ from eval_host_process.wire import (
     refuse_present,
     require,
     sse,
-    tool_decl,
+    text_of,
+    tool_decls,
 )
 
 WIRE = "responses"
@@ -57,7 +58,7 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         kind = item.get("type", "message")
         if kind == "message":
             role = item.get("role")
-            text = _text(item.get("content"))
+            text = text_of(item.get("content"), WIRE, _TEXT_PARTS)
             if role in ("system", "developer"):
                 system.append(text)
             elif role == "user":
@@ -74,7 +75,7 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         elif kind == "function_call_output":
             cid = str(item.get("call_id") or "")
             output = item.get("output")
-            content = output if isinstance(output, str) else _text(output)
+            content = output if isinstance(output, str) else text_of(output, WIRE, _TEXT_PARTS)
             messages.append(
                 {
                     "role": "tool",
@@ -88,7 +89,11 @@ def request_of(body: dict[str, Any]) -> ModelCallRequest:
         else:
             raise Refused(f"{WIRE}: an input item of type {kind!r} is not relayed")
     return ModelCallRequest(
-        system="\n\n".join(system), messages=messages, tools=_tools(body.get("tools"))
+        system="\n\n".join(system),
+        messages=messages,
+        tools=tool_decls(
+            body.get("tools"), WIRE, kind="function", schema="parameters", untyped=None
+        ),
     )
 
 
@@ -101,29 +106,6 @@ def _assistant(messages: list[dict[str, Any]], calling: bool = False) -> dict[st
     message: dict[str, Any] = {"role": "assistant", "content": None}
     messages.append(message)
     return message
-
-
-def _tools(raw: Any) -> list[ToolDecl]:
-    tools: list[ToolDecl] = []
-    for tool in raw or ():
-        kind = tool.get("type") if isinstance(tool, dict) else type(tool).__name__
-        require(kind == "function", f"{WIRE}: only function Tools are relayed, not {kind!r}")
-        tools.append(
-            tool_decl(tool.get("name"), tool.get("description"), tool.get("parameters"), WIRE)
-        )
-    return tools
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    require(isinstance(content, list), f"{WIRE}: a content is neither text nor parts")
-    texts = []
-    for part in content:
-        kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-        require(kind in _TEXT_PARTS, f"{WIRE}: a content part of type {kind!r} is not relayed")
-        texts.append(str(part.get("text") or part.get("refusal") or ""))
-    return "".join(texts)
 
 
 def _items(reply: ModelReply) -> list[dict[str, Any]]:

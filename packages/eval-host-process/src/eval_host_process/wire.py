@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from eval_core.hosts import TooDeep, ToolDecl, check_json_depth
+from eval_core.hosts import ModelReply, TooDeep, ToolDecl, check_json_depth
 
 
 class Refused(Exception):  # noqa: N818 - it names an outcome
@@ -40,6 +40,45 @@ def tool_decl(name: Any, description: Any, schema: Any, wire: str) -> ToolDecl:
     require(isinstance(schema, dict), f"{wire}: Tool {name!r}: its parameters are not an object")
     text = description if isinstance(description, str) else None
     return ToolDecl(name=str(name), input_schema=dict(schema), description=text)
+
+
+def kind_of(item: Any) -> Any:
+    """An item's ``type`` (a JSON object's), else its Python type's name: what a refusal names."""
+    return item.get("type") if isinstance(item, dict) else type(item).__name__
+
+
+def text_of(content: Any, wire: str, kinds: Collection[str]) -> str:
+    """A content given as text or as a list of text parts (each of one of ``kinds``), joined; a
+    refusal part reads as its text."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    require(isinstance(content, list), f"{wire}: a content is neither text nor a list of parts")
+    texts = []
+    for part in content:
+        kind = kind_of(part)
+        require(kind in kinds, f"{wire}: a content part of type {kind!r} is not relayed here")
+        texts.append(str(part.get("text") or part.get("refusal") or ""))
+    return "".join(texts)
+
+
+def tool_decls(
+    raw: Any, wire: str, *, kind: str, schema: str, untyped: str | None
+) -> list[ToolDecl]:
+    """A body's flat ``tools`` list (Responses, Messages): each of the one ``kind`` the wire
+    relays, its schema under ``schema``; a Tool without a ``type`` is ``untyped``'s kind."""
+    tools: list[ToolDecl] = []
+    for tool in raw or ():
+        got = tool.get("type", untyped) if isinstance(tool, dict) else kind_of(tool)
+        require(got == kind, f"{wire}: only {kind} Tools are relayed, not {got!r}")
+        tools.append(tool_decl(tool.get("name"), tool.get("description"), tool.get(schema), wire))
+    return tools
+
+
+def stop_reason(reply: ModelReply, *, tools: str, length: str, end: str) -> str:
+    """Why the reply stopped, in a wire's words: it called Tools, ran out of length, or ended."""
+    if reply.tool_calls:
+        return tools
+    return length if reply.finish_reason in ("length", "max_tokens") else end
 
 
 def arguments_of(text: Any) -> Any:

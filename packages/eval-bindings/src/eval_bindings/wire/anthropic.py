@@ -145,16 +145,7 @@ def recorded(body: dict[str, Any]) -> ModelRequest:
         if said:
             messages.append({"role": "user", "content": said})
     system = body.get("system")
-    declared = list(body.get("tools") or ())
-    tools = [t.get("name", "") for t in declared]
-    offered = [
-        {
-            "name": t.get("name", ""),
-            "description": t.get("description"),
-            "inputSchema": t.get("input_schema"),
-        }
-        for t in declared
-    ]
+    tools, offered = neutral.offered(list(body.get("tools") or ()), "input_schema")
     return sent(_text(system), messages, tools, offered)
 
 

@@ -1,8 +1,8 @@
 """Reading the neutral chat shape of :class:`~eval_core.hosts.ModelCallRequest` messages.
 
 Both wire formats read the same three roles; this module is the one place that knows the
-neutral spelling (``call_id`` or ``tool_call_id``, a user message's parts), so a change to
-the Host's shape is a change here only.
+neutral spelling (``call_id`` or ``tool_call_id``, a user message's parts, a declared Tool), so
+a change to the Host's shape is a change here only.
 """
 
 from __future__ import annotations
@@ -69,3 +69,19 @@ def tool_calls(message: dict[str, Any]) -> list[tuple[str, str, Any]]:
         for c in message.get("tool_calls") or ()
         if isinstance(c, dict)
     ]
+
+
+def offered(declared: list[dict[str, Any]], schema: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """The Tools a wire body declares, as a request's record keeps them: their names, and each
+    declaration in the neutral spelling ``{"name", "description", "inputSchema"}`` (the wire
+    puts the schema under ``schema``)."""
+    names = [d.get("name", "") for d in declared]
+    spelt = [
+        {
+            "name": d.get("name", ""),
+            "description": d.get("description"),
+            "inputSchema": d.get(schema),
+        }
+        for d in declared
+    ]
+    return names, spelt

@@ -139,15 +139,7 @@ def recorded(body: dict[str, Any]) -> ModelRequest:
                 ]
             messages.append(out)
     functions = [t.get("function") or {} for t in body.get("tools") or ()]
-    tools = [f.get("name", "") for f in functions]
-    offered = [
-        {
-            "name": f.get("name", ""),
-            "description": f.get("description"),
-            "inputSchema": f.get("parameters"),
-        }
-        for f in functions
-    ]
+    tools, offered = neutral.offered(functions, "parameters")
     return sent("\n\n".join(system), messages, tools, offered)
 
 
