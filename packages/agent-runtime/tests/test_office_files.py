@@ -262,6 +262,22 @@ def test_a_workbook_is_read_up_to_its_100000th_cell() -> None:
     assert values == [str(n) for n in range(100_000)]
 
 
+def test_a_row_the_cell_limit_falls_inside_is_cut_at_the_limits_cell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The limit counts cells, not rows: a row it falls inside keeps its cells up to the
+    limit's own and no further, and the text says the rest was cut."""
+    monkeypatch.setattr(documents, "MAX_CELLS", 10)
+    text = extract(documents.XLSX, _one_sheet_of(5, 3)).text
+    assert text.split("\n")[1:] == [
+        "0\t1\t2",
+        "3\t4\t5",
+        "6\t7\t8",
+        "9",
+        "[cut: the rest not read (the limit is 10 cells a workbook)]",
+    ], text
+
+
 def _sheet_rows(rows: str, shared: str | None = None) -> bytes:
     """A real workbook (openpyxl) whose one sheet holds ``rows`` (its ``<row>`` XML), with
     ``shared`` as its shared-string table's ``<si>`` items when given."""
