@@ -491,6 +491,7 @@ SCHEMA_CHECKED_CALLS = (
     "support-a-slack-post-to-a-blank-channel-is-refused-by-the-schema",
     "support-a-third-attempt-after-two-schema-repairs-still-runs",
     "support-a-ticket-id-that-is-a-number-is-refused-by-the-schema",
+    "support-a-tool-whose-schema-gives-its-properties-as-bare-type-names-never-runs",
     "support-a-tool-whose-schema-holds-a-broken-pattern-is-never-run",
     "support-a-tool-whose-schema-is-invalid-never-runs",
     "support-a-tool-whose-schema-leaves-a-type-blank-never-runs",
