@@ -284,6 +284,7 @@ NEVER_PUBLISHED = (
     "l3-a-canonical-routine-with-an-unknown-state-type-is-never-published",
     "l3-a-canonical-tool-state-naming-no-tool-is-never-published",
     "l3-a-malformed-skill-is-committed-but-never-published",
+    "l3-a-routine-giving-its-tool-as-a-states-type-is-never-published",
     "l3-a-routine-listing-a-state-by-name-alone-is-never-published",
     "l3-a-routine-naming-an-inputs-type-without-its-schema-is-never-published",
     "l3-a-routine-naming-two-states-alike-is-never-published",
