@@ -238,6 +238,7 @@ def test_a_runtime_that_never_checks_arguments_fails_the_schema_cases(
         "l3-routine-refuses-arguments-its-tool-contract-does-not-take",
         "concierge-a-skill-call-with-a-blank-name-is-refused-by-the-schema",
         "support-a-tool-whose-schema-leaves-a-type-blank-never-runs",
+        "support-a-tool-whose-schema-gives-its-properties-as-bare-type-names-never-runs",
         "support-a-tool-whose-schema-refers-to-itself-without-end-never-runs",
         "support-an-order-number-given-as-a-number-is-refused-by-a-schema-naming-no-object-type",
         "support-a-channel-named-twice-is-refused-by-a-schema-of-unique-items",

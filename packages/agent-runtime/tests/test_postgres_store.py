@@ -223,6 +223,28 @@ def test_a_refusal_names_the_hostaddr_of_a_url_that_names_no_host(
     assert str(refused.value).startswith(where), refused.value
 
 
+def test_a_refusal_names_the_pghost_of_a_url_that_names_no_host_else_this_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A URL may name no server at all: libpq then reaches for ``PGHOST`` (an operator's usual
+    way to point every tool at the database host), and the refusal names that server; with no
+    ``PGHOST`` either it is this machine."""
+    monkeypatch.delenv("PGHOSTADDR", raising=False)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("PGPORT", str(port))
+    for environment, tried in (("127.0.0.1", "127.0.0.1"), (None, "localhost")):
+        if environment is None:
+            monkeypatch.delenv("PGHOST", raising=False)
+        else:
+            monkeypatch.setenv("PGHOST", environment)
+        with pytest.raises(StoreError) as refused:
+            open_template("postgresql://eval@/postgres")
+        where = f"postgresql://eval@{tried}:{port}/postgres: cannot connect"
+        assert str(refused.value).startswith(where), refused.value
+
+
 def test_a_refusal_names_the_role_of_the_url_else_of_pguser(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -137,11 +137,18 @@ class _Queued:
 
 
 def shown(conninfo: dict[str, Any]) -> str:
-    """Where a connection goes, fit to print (no password)."""
+    """Where a connection goes, fit to print (no password): what the URL names, else what libpq
+    takes from the environment (``PGUSER``, ``PGHOST``, ``PGHOSTADDR``, ``PGPORT``)."""
     user = conninfo.get("user") or os.environ.get("PGUSER", "")
-    host = conninfo.get("host") or conninfo.get("hostaddr") or "localhost"
+    host = conninfo.get("host") or conninfo.get("hostaddr") or _environment_host()
     port = conninfo.get("port") or os.environ.get("PGPORT", "5432")
     return f"postgresql://{user}{'@' if user else ''}{host}:{port}/{conninfo.get('dbname', '')}"
+
+
+def _environment_host() -> str:
+    """The server libpq reaches for a URL that names none: ``PGHOST``, else ``PGHOSTADDR``,
+    else this machine."""
+    return os.environ.get("PGHOST") or os.environ.get("PGHOSTADDR") or "localhost"
 
 
 def _await_gone(conn: PostgresConnection, pid: int) -> None:
