@@ -27,6 +27,7 @@ from agent_runtime.turn.platform_prompt import (
     PLAN_MODE,
     PLATFORM_PREAMBLE,
     PLATFORM_RULES,
+    mode_instructions,
 )
 
 
@@ -158,6 +159,14 @@ def test_plan_mode_adds_its_rules_and_the_pack_rules_only_with_pack_read(eval_so
         eval_soul, agent, {"mode": "plan"}, [*plan, PLATFORM_TOOLS["pack_read"]]
     )
     assert "## Plan mode" in packed and PACK_INSTALL in packed
+
+
+@pytest.mark.parametrize("mode", ["chat", "Plan", ""])
+def test_a_mode_the_runtime_does_not_know_has_no_instructions(mode: str) -> None:
+    """Asked directly for a mode it does not know, the platform prompt refuses, naming the
+    modes there are: it never hands back another mode's rules."""
+    with pytest.raises(ValueError, match=r"unknown mode .*known: \['plan'\]"):
+        mode_instructions(mode, {"pack_read"})
 
 
 def test_a_remembered_prompt_is_its_own_souls(eval_soul: Soul, soul_copy: Path) -> None:

@@ -117,6 +117,31 @@ def test_clones_handed_out_at_once_are_each_their_own(template: PostgresTemplate
         template.release(conn)
 
 
+def test_a_session_reopened_after_a_crash_mid_statement_sees_no_lock_of_the_dead_one(
+    template: PostgresTemplate,
+) -> None:
+    """A process dies mid-statement, holding a row lock: its backend runs on until the
+    statement ends, and only then lets the lock go. The restarted process's session is handed
+    back once that backend is gone, so its first claim (``FOR UPDATE SKIP LOCKED``) finds the
+    row, not a lock of a process that no longer exists."""
+    conn = template.fresh()
+    conversation = RunStore(conn).start_conversation("support")
+    dying = conn.raw.info.backend_pid
+    conn.raw.pgconn.send_query(
+        b"BEGIN; SELECT id FROM conversations FOR UPDATE; SELECT pg_sleep(0.5)"
+    )
+    time.sleep(0.1)  # the server has taken the lock and sleeps
+    fresh = template.reopen(conn)
+    try:
+        gone = fresh.raw.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (dying,))
+        assert gone.fetchone() is None
+        with fresh.raw.transaction():
+            claimed = fresh.raw.execute("SELECT id FROM conversations FOR UPDATE SKIP LOCKED")
+            assert [row[0] for row in claimed.fetchall()] == [conversation]
+    finally:
+        template.release(fresh)
+
+
 def test_a_template_dropped_from_under_it_refuses_the_next_clone_and_still_closes(
     postgres_url: str, postgres_cluster: Any
 ) -> None:

@@ -34,6 +34,8 @@ capabilityRestrictions:
     resourceTypes: [ticket]
 placeholder: [Ask the clerk]
 suggestions: [Read ticket T-1]
+modelPolicy: {tier: fast}
+ownership: {team: operations, since: '2024-05-17'}
 ---
 You are the clerk. Read records and file notes.
 """
@@ -146,6 +148,9 @@ def test_the_original_layout_loads(soul_dir: Path) -> None:
     assert clerk.name == "clerk" and clerk.label == "Clerk" and clerk.domain == "operations"
     assert clerk.autonomy == "approval-required"
     assert clerk.suggestions == ("Read ticket T-1",)
+    # the original's free-form keys are kept, each under its own name, for a caller to read
+    assert clerk.model_policy == {"tier": "fast"}
+    assert clerk.ownership == {"team": "operations", "since": "2024-05-17"}
     assert soul.agents["reader"].autonomy == "full"
     assert soul.skills["house-rules"].name == "house-rules"  # name is optional
     assert soul.guardrails.input[0].sensitivity == "high"

@@ -20,3 +20,20 @@ def test_a_tool_registered_twice_is_refused_and_the_first_handler_keeps_it() -> 
     tools = registry.tools(ScriptedExecutor([]))
     outcome = tools.execute(ToolCallRequest("c1", "send_email", {"to": "ops@example.com"}))
     assert (outcome.status, outcome.output) == ("succeeded", {"queuedBy": "outbox"})
+
+
+def test_a_handler_that_raises_fails_the_call_with_its_error_as_the_reason() -> None:
+    def full(arguments: object) -> object:
+        raise ValueError("the outbox is full")
+
+    def silent(arguments: object) -> object:
+        raise RuntimeError
+
+    registry = ToolRegistryService()
+    registry.register("send_email", full)
+    registry.register("page_oncall", silent)
+    tools = registry.tools(ScriptedExecutor([]))
+    sent = tools.execute(ToolCallRequest("c1", "send_email", {"to": "ops@example.com"}))
+    assert (sent.status, sent.reason) == ("failed", "the outbox is full")
+    paged = tools.execute(ToolCallRequest("c2", "page_oncall", {}))
+    assert (paged.status, paged.reason) == ("failed", "RuntimeError")  # no message: its type
