@@ -2087,6 +2087,7 @@ CATALOGUE: tuple[Mutation, ...] = (
             L3_PARKED_RUNS,
             "l3-fault-model-after-checkpoint-fails-after-the-approved-effect",
             "l3-file-a-pdf-draft-keeps-brackets-and-accented-letters",
+            "l3-file-a-pdf-draft-keeps-the-backslashes-of-a-share-path",
             "l3-mcp-a-server-that-is-down-is-a-failure-the-model-is-told",
             "l3-the-iteration-limit-holds-across-a-dead-worker-and-an-approval",
         ),

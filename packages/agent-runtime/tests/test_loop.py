@@ -320,6 +320,18 @@ def test_model_failure_reasons_start_with_model() -> None:
         ModelFailure("rate_limited")
 
 
+def test_a_model_failure_reads_as_its_reason_then_what_the_vendor_said() -> None:
+    """Raised outside a Turn (a model port tried on its own), the failure's text is the
+    reason, then the vendor's message when there is one."""
+    failure = ModelFailure("model_rate_limited", "429 from vendor")
+    assert (str(failure), failure.reason, failure.message) == (
+        "model_rate_limited: 429 from vendor",
+        "model_rate_limited",
+        "429 from vendor",
+    )
+    assert str(ModelFailure("model_not_configured")) == "model_not_configured"
+
+
 def test_empty_model_output_fails(eval_soul: Soul) -> None:
     result = turn(eval_soul, "support", ScriptedModel(ModelResponse(text="  ")))
     assert (result.status, result.reason, result.model_calls) == ("failed", "empty_model_output", 1)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.durable.runs import RunStore
-from agent_runtime.durable.scenario import Durable
+from agent_runtime.durable.scenario import MAX_PARKS_PER_TURN, Durable
 from agent_runtime.guards.guardrails import GuardrailConfig
 from agent_runtime.routines.definitions import parse
 from agent_runtime.routines.runs import (
@@ -162,5 +162,42 @@ def test_a_run_that_settled_is_driven_no_further_and_nothing_more_is_decided(
             "SELECT status FROM approvals WHERE id = 'appr-left'"
         ).fetchone()
         assert status[0] == "requested"
+    finally:
+        durable.release()
+
+
+def test_a_runtime_that_never_honours_a_grant_is_driven_a_bounded_number_of_passes(
+    template: StoreTemplate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime that forgets every grant asks for the approval again on every pass, so the
+    Routine's Run parks without end. The seam grants and re-queues it pass after pass, each by
+    a worker of its own, and stops after MAX_PARKS_PER_TURN passes: the Run is read back as it
+    is (never settled), the provider never reached."""
+    monkeypatch.setattr(RunStore, "granted_calls", lambda _self, _state_id: frozenset())
+    durable = Durable(template, template.fresh())
+    try:
+        routine = parse(DEFINITION)
+        provider = Provider()
+        contract = ToolContract("invoice_push", "Books one invoice.", SCHEMA, True, True)
+        request = RoutineRequest(routine, contract, provider, GuardrailConfig())
+        run_id = start_routine(
+            durable.store, "finance", "invoice-push", routine, {"invoiceId": "I"}
+        )
+        passes: list[RoutineRequest] = []
+
+        def next_pass() -> RoutineRequest:
+            passes.append(request)
+            return request
+
+        granted: list[str] = []
+        operator = RoutineOperator(
+            approver="ops", requeue_undecided=False, granted=lambda: granted.append("granted")
+        )
+        drive = drive_routine(durable, run_id, next_pass, operator)
+        assert (drive.crashes, drive.raised, provider.requests) == (0, None, 0)
+        assert len(passes) == MAX_PARKS_PER_TURN
+        assert len(granted) == MAX_PARKS_PER_TURN  # one grant after each pass that parked
+        # never settled: the last pass parked it, and the seam's grant re-queued it
+        assert run_status(durable.conn, run_id)[0] in ("waiting", "queued")
     finally:
         durable.release()
