@@ -103,7 +103,7 @@ def test_a_turn_that_raises_before_its_first_model_call_fails_the_same_way(
         KeyboardInterrupt(),
         MemoryError(),
     ],
-    ids=type,
+    ids=lambda error: type(error).__name__,
 )
 def test_what_ends_a_pass_on_purpose_passes_through(eval_soul: Soul, error: BaseException) -> None:
     model = ScriptedModel(ASKED, say("It shipped."))
