@@ -41,6 +41,7 @@ from eval_core._plugins.host_answers import closed
 from eval_core._running.fork_worker import Worker, end, receive, send, serve
 from eval_core._running.trial import TrialResult
 from eval_core._util.guard import PluginFault, call
+from eval_core._util.stopping import held
 
 if TYPE_CHECKING:
     from eval_core._case.case import CaseBase
@@ -140,8 +141,9 @@ class _Launcher:
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
             with contextlib.suppress(Exception):
                 stream.flush()
-        scratch = tempfile.mkdtemp(prefix="eval-fork-")
-        self._made[scratch] = 0
+        with held():  # made and recorded whatever the moment of a Ctrl-C
+            scratch = tempfile.mkdtemp(prefix="eval-fork-")
+            self._made[scratch] = 0
         try:
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()

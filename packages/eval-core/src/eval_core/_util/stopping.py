@@ -68,3 +68,24 @@ class Stopping:
             yield
         finally:
             self._armed = False
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """A stretch no signal may cut in two, such as a directory made and recorded: a SIGINT or
+    SIGTERM arriving in it is delivered as it ends. (The standard library's first ``mkdtemp``
+    probes the temporary directory with a file of its own, which an interrupt there leaves.)"""
+    caught: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler is not None:  # one installed outside Python cannot be put back
+                previous[signum] = signal.signal(signum, lambda s, _: caught.append(s))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in caught:
+            signal.raise_signal(signum)
