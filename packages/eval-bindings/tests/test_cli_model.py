@@ -150,6 +150,24 @@ def has_host_and_corpus() -> bool:
 pytestmark_e2e = pytest.mark.skipif(not has_host_and_corpus(), reason="no Corpus Cases to sweep")
 
 
+# What a Sweep against the loopback model runs: both tiers, a crash replayed, a guardrail, a
+# durable lookup and journeys of several Turns (every Case of the Corpus would only repeat them).
+SAMPLE = [
+    arg
+    for case in (
+        "support-passes-a-clean-ticket-to-the-model",
+        "finance-a-conversation-reaches-the-model-in-the-order-it-was-held",
+        "finance-refund-is-blocklisted",
+        "checkpoint-crash-replays-the-first-batch",
+        "l3-support-answers-from-a-durable-lookup",
+        "l3-journey-rereads-the-history-from-the-database",
+        "l3-journey-a-committed-skill-is-what-the-next-turn-loads",
+        "l3-file-pdf-mixed-refuses-its-partial-text-and-keeps-both-pages",
+    )
+    for arg in ("--case", case)
+]
+
+
 def served(text: str = "Hello from the loopback model.") -> dict[str, Any]:
     return {
         "model": "loop-model",
@@ -165,7 +183,7 @@ def test_a_sweep_against_loopback_bills_what_the_server_reported_and_hides_the_k
     server = vendor(kit.Reply(body=served()))
     models = models_file(tmp_path, server.url)
     saved = tmp_path / "card.json"
-    result = swept(models, "1000000", "--format", "json", "--save", str(saved))
+    result = swept(models, "1000000", *SAMPLE, "--format", "json", "--save", str(saved))
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
     card = json.loads(result.stdout)
@@ -179,7 +197,7 @@ def test_a_sweep_against_loopback_bills_what_the_server_reported_and_hides_the_k
     assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in server.requests)
     for text in (result.stdout, result.stderr, saved.read_text()):
         assert KEY not in text
-    text_run = swept(models, "1000000")
+    text_run = swept(models, "1000000", *SAMPLE)
     assert KEY not in text_run.stdout + text_run.stderr
     assert "NOTE  loop is pinned to an undated model id" in text_run.stdout
 
@@ -192,10 +210,10 @@ def test_a_vendor_outage_errors_every_trial_and_never_fails_one(
         kit.Reply(status=503, body={"error": f"down, key={KEY}"}, headers={"Retry-After": "0"})
     )
     models = models_file(tmp_path, server.url)
-    result = swept(models, "1000", "--format", "json")
+    result = swept(models, "1000", *SAMPLE, "--format", "json")
     assert result.returncode == 1
     card = json.loads(result.stdout)
-    assert card.get("failed", 0) == 0
+    assert card.get("failed", 0) == 0 and len(card["trials"]) == len(SAMPLE) // 2
     called = [t for t in card["trials"] if t.get("modelCalls")]
     assert called, "no Trial reached the model"
     assert all(t["outcome"] == "errored" for t in called)  # an outage is never a verdict

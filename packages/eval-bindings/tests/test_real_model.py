@@ -41,7 +41,8 @@ def binding(local: tuple[Any, Path], wire: str) -> EndpointBinding:
         from dataclasses import replace
 
         pin = replace(pin, wire="anthropic", options=replace(pin.options, seed=None))
-    return EndpointBinding(pin, model.env()["EVAL_LOCAL_API_KEY"])
+    # a retried 500 waits a twentieth of a second, not the vendor backoff: the retry is the same
+    return EndpointBinding(pin, model.env()["EVAL_LOCAL_API_KEY"], base_delay=0.05)
 
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
