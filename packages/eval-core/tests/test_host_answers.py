@@ -91,3 +91,44 @@ def test_a_host_declaring_a_tool_of_the_wrong_shape_is_a_refusal_naming_the_fiel
         "platform_tools of Host 'travel-host' returned Tool 'book_trip': "
         "Expected `str | null`, got `object` - at `$.description`"
     )
+
+
+WAITS = [{"name": "book_trip", "approvalId": "a1"}, {"name": "book_trip", "retryWaitId": "w1"}]
+"""Tool results scripted to wait: on an approval, and to be retried."""
+
+
+@pytest.mark.parametrize("parks", [None, False, True])
+def test_a_case_scripting_a_wait_loads_only_on_a_host_that_parks_calls(
+    tmp_path: Path, parks: bool | None
+) -> None:
+    """On a Host that parks no call the Case would FAIL for the Host's lack, not the agent's:
+    refused at load, at each result's own field (``parks_calls`` absent means it parks none)."""
+    corpus = _travel_case(tmp_path / "corpus", toolResults=WAITS, platformTools=["book_trip"])
+    if parks is not None:
+        TravelHost.parks_calls = parks  # type: ignore[attr-defined]
+    try:
+        if parks:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True))
+            return
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True))
+    finally:
+        if parks is not None:
+            del TravelHost.parks_calls  # type: ignore[attr-defined]
+    said = str(refused.value)
+    for at, field in ((0, "approvalId"), (1, "retryWaitId")):
+        assert (
+            f"$.toolResults[{at}].{field}: Host 'travel-host' parks no Tool call: {field} needs a "
+            "runtime that waits for an approval or a retry"
+        ) in said, said
+
+
+def test_a_host_whose_parks_calls_is_not_a_bool_is_refused_naming_it(tmp_path: Path) -> None:
+    corpus = _travel_case(tmp_path / "corpus")
+    TravelHost.parks_calls = "yes"  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(Refused) as refused:
+            open_corpus(corpus, "travel-host", False, check_lock=False, found=_travel_plugins(True))
+    finally:
+        del TravelHost.parks_calls  # type: ignore[attr-defined]
+    assert "parks_calls of Host 'travel-host'" in str(refused.value), str(refused.value)

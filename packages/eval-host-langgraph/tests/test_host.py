@@ -215,7 +215,7 @@ def test_a_real_ctrl_c_while_a_graph_node_runs_at_load_ends_the_command(tmp_path
         ),
         (
             {"toolResults": [{"name": "lookup_ticket", "approvalId": "a1"}]},
-            "$.toolResults[0]: Host 'langgraph' parks no call",
+            "$.toolResults[0].approvalId: Host 'langgraph' parks no Tool call",
         ),
         (
             {

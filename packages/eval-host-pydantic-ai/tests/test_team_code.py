@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hostile_team import probe_case
 
 EVAL = str(Path(sys.executable).parent / "eval")
@@ -227,17 +229,29 @@ def test_the_agents_mcp_servers_serve_every_child(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_an_l3_case_is_refused_by_the_real_eval_naming_file_path_and_reason(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("change", "path", "reason"),
+    [
+        ({"tier": "l3"}, "$.tier", "Host 'pydantic-ai' offers l2 only; this Case is l3"),
+        (  # a Case that cannot measure the agent here, refused rather than FAILed at run time
+            {"toolResults": [{"name": "act", "approvalId": "a1"}]},
+            "$.toolResults[0].approvalId",
+            "Host 'pydantic-ai' parks no Tool call: approvalId needs a runtime that waits for an "
+            "approval or a retry",
+        ),
+    ],
+    ids=["l3", "approval-wait"],
+)
+def test_a_case_the_host_cannot_run_is_refused_by_the_real_eval_naming_file_path_and_reason(
+    tmp_path: Path, change: dict[str, object], path: str, reason: str
 ) -> None:
-    """The core's one tier check (the Host declares ``tiers``): exit 2, no traceback."""
+    """The core's checks of what a Host offers (``tiers``, ``parks_calls``): exit 2, no
+    traceback, one line naming the file, the JSON path and why."""
     corpus = _project(tmp_path, ["ok"])
     case = corpus / "ok.json"
-    case.write_text(json.dumps({**json.loads(case.read_text()), "tier": "l3"}))
+    case.write_text(json.dumps({**json.loads(case.read_text()), **change}))
     done, _ = _eval(tmp_path, "sweep", "corpus")
     assert done.returncode == 2, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
-    said = [line.strip() for line in done.stderr.splitlines() if "$.tier" in line]
-    assert said == [
-        f"{Path('corpus', 'ok.json')}: $.tier: Host 'pydantic-ai' offers l2 only; this Case is l3"
-    ], done.stderr
+    said = [line.strip() for line in done.stderr.splitlines() if "$." in line]
+    assert said == [f"{Path('corpus', 'ok.json')}: {path}: {reason}"], done.stderr

@@ -69,6 +69,7 @@ class AgentRuntimeHost:
     name = HOST_NAME
     agents_from = "the Eval Soul"
     tiers: frozenset[Tier] = frozenset({"l2", "l3"})
+    parks_calls = True  # a provider that waits parks the call, in memory and durably
 
     def __init__(self, soul_dir: Path, *, store: str | None = None) -> None:
         self.soul_dir = soul_dir

@@ -1,8 +1,9 @@
 """What a Case may not ask of the langgraph Host, refused at load with the reason.
 
 The graph is the team's: its Tools are its own (a Case names them in ``platformTools``, never
-adds one), it parks no call for an approval or a retry, it has no File store and no account
-authority (a family needing one asks whether the Host offers it). Each rule applies only when
+adds one), it has no File store and no account authority (a family needing one asks whether
+the Host offers it). It parks no call for an approval or a retry: the core refuses a Case
+scripting one, as on every Host without ``parks_calls``. Each rule applies only when
 the chosen Host is this one (its tier, L2 only, is the core's check: the Host declares
 ``tiers``).
 """
@@ -28,12 +29,6 @@ def problems(case: CaseBase, context: LoadContext) -> Iterator[tuple[str, str]]:
             f"{HOST} runs the agent's own Tools: a Case cannot add {tool.name!r}; name the "
             "agent's Tools in platformTools",
         )
-    for index, result in enumerate(case.tool_results):
-        if result.approval_id is not None or result.retry_wait_id is not None:
-            yield (
-                f"$.toolResults[{index}]",
-                f"{HOST} parks no call: approvalId and retryWaitId need a runtime that waits",
-            )
     for m_index, message in enumerate(case.input):
         parts = message.content if isinstance(message.content, list) else []
         for p_index, part in enumerate(parts):

@@ -27,8 +27,6 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from eval_core.hosts import CaseBase, ScriptedTools, ToolCall, ToolResult
 from eval_host_pydantic_ai.arguments import jsonable
 
-NOT_PARKED = "the pydantic-ai Host cannot park a Tool call (approval or retry wait): L3 only"
-
 
 class ToolEndedRun(Exception):  # noqa: N818 - it names an outcome
     """A Tool raised ``SystemExit`` (``sys.exit``) or another ``BaseException``: as an
@@ -83,7 +81,8 @@ class ToolBoundary:
         if outcome.status == "succeeded":
             self._result(call_id, name, received, "succeeded", output=outcome.output)
             return outcome.output
-        reason = outcome.reason or NOT_PARKED
+        # a wait (approval, retry) is refused at load: this Host parks no call (``parks_calls``)
+        reason = outcome.reason or outcome.status
         status = outcome.status if outcome.status in ("failed", "denied") else "failed"
         if outcome.status == "invalid_arguments":
             self._result(call_id, name, received, "invalid_arguments", reason=reason)

@@ -275,6 +275,7 @@ class Loader:
         present = frozenset(n for n in self.plugins.fields if getattr(case, n, None) is not None)
         yield from self._resolver.context_keys(file, case)
         yield from self._resolver.tools(file, case)
+        yield from self._resolver.waits(file, case)
         yield from rules.script(file, case, self.plugins.fields)
         yield from self._resolver.tool_names(file, case)
         yield from self._checks.case(file, case, present, self._suite)

@@ -50,6 +50,8 @@ class Resolver(msgspec.Struct, frozen=True):
     fixtures: tool_names.Fixtures | None = None
     """The installed fixtures, asked for when the Host's further Tools come through a service
     (:attr:`~eval_core._plugins.host.AgentTools.through`)."""
+    parks: bool = False
+    """Whether the Host parks a call whose provider is scripted to wait (``Host.parks_calls``)."""
 
     @classmethod
     def of(
@@ -70,6 +72,7 @@ class Resolver(msgspec.Struct, frozen=True):
             fields or {},
             answers.tiers(host),
             fixtures,
+            answers.parks_calls(host),
         )
 
     def declarations(self, cases: Sequence[CaseBase]) -> list[ToolDecl]:
@@ -83,6 +86,22 @@ class Resolver(msgspec.Struct, frozen=True):
             yield Problem(
                 file, "$.tier", f"Host {name!r} offers {offered} only; this Case is {case.tier}"
             )
+
+    def waits(self, file: str, case: CaseBase) -> Iterator[Problem]:
+        """A provider scripted to wait (``approvalId``, ``retryWaitId``) needs a Host that parks
+        the call; on one that parks none the Case would measure the Host's lack, not the agent."""
+        if self.host is None or self.parks:
+            return
+        for index, result in enumerate(case.tool_results):
+            for field, value in (("approvalId", result.approval_id),
+                                 ("retryWaitId", result.retry_wait_id)):  # fmt: skip
+                if value is not None:
+                    yield Problem(
+                        file,
+                        f"$.toolResults[{index}].{field}",
+                        f"Host {getattr(self.host, 'name', '?')!r} parks no Tool call: {field} "
+                        "needs a runtime that waits for an approval or a retry",
+                    )
 
     def agent(self, file: str, case: CaseBase) -> Iterator[Problem]:
         if case.agent not in self.agents:

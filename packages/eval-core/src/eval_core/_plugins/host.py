@@ -177,6 +177,9 @@ class Host(Protocol):
     And ``noise() -> Mapping[str, int]``: how many third-party log records (an SDK's, an HTTP
     stack's, an orphaned task's) it has counted and kept off stderr so far in this process, by
     logger; each Trial records what it added (``TrialResult.dropped``) and the Scorecard sums it.
+    And ``parks_calls: bool``: ``True`` when a Tool result scripted to wait (``approvalId``,
+    ``retryWaitId``) parks the call as a runtime that waits does; without it, a Case scripting
+    one is refused at load.
 
     A Host that runs the team's code (:func:`owns_agents`) is swept on forked children
     (:mod:`eval_core._running.forked`), where that code cannot end or hang the Sweep. Such a

@@ -56,6 +56,15 @@ def tiers(host: Host) -> frozenset[Tier]:
     return frozenset(offered)
 
 
+def parks_calls(host: Host) -> bool:
+    """Whether the Host parks a call whose provider is scripted to wait (an optional
+    attribute: a Host without it parks none)."""
+    parks = getattr(host, "parks_calls", False)
+    if not isinstance(parks, bool):
+        raise _wrong(host, "parks_calls", parks, "True or False")
+    return parks
+
+
 def closed(host: Host) -> str | None:
     """Close the Host; the one line saying how that failed, or ``None``. Its Trials' verdicts
     stand: the failure is said after them (and sets the exit code), never a traceback."""
