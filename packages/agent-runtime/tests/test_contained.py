@@ -24,7 +24,15 @@ from agent_runtime.turn.contained import (
 )
 from agent_runtime.turn.context import ContextError
 from agent_runtime.turn.recovery import CheckpointWriteError
-from runtime_doubles import ScriptedModel, call, platform, say, turn, turn_request
+from runtime_doubles import (
+    ScriptedModel,
+    ScriptedTools,
+    call,
+    platform,
+    say,
+    turn,
+    turn_request,
+)
 
 ASKED = call(("lookup_ticket", {"ticketId": "T-1042"}))
 
@@ -168,3 +176,64 @@ def test_a_durable_turn_whose_loop_raises_needs_reconciliation(
     ]
     assert [m[0] for m in store.messages(run.run_id)] == ["user"]  # no answer was made up
     assert len(model.seen) == 1
+
+
+def test_a_pass_whose_settling_raises_is_rolled_back_and_needs_reconciliation(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    """Past the Turn, the pass's own code (settling the Run, persisting its answer) raises: what
+    it wrote since its last checkpoint is rolled back, no answer is kept, and the Run is left
+    for an operator with the fault, as when the loop raises. (Here the fault is the live
+    stream's: a subscriber that breaks on a successful finish.)"""
+    store = RunStore(template.fresh())
+    conversation = store.start_conversation("support")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Where is T-1042?"}])
+    told: list[tuple[str, dict[str, Any]]] = []
+
+    def stream(kind: str, payload: dict[str, Any]) -> None:
+        told.append((kind, payload))
+        if kind == "turn.finished" and payload["status"] == "succeeded":
+            raise ConnectionResetError("the client went away")
+
+    request = turn_request(
+        eval_soul,
+        conversation,
+        ScriptedModel(ASKED, say("It shipped.")),
+        ScriptedTools(lookup_ticket=ToolOutcome("succeeded", output={"status": "shipped"})),
+        subscriber=stream,
+    )
+    result = execute_pass(store, store.claim(run, "w1"), request)
+
+    assert result is not None and result.fault is not None
+    assert (result.status, result.reason) == ("failed", TURN_EXECUTION_FAILED)
+    assert result.fault.startswith("ConnectionResetError: the client went away (at ")
+    run_status, _state, _turn, reason = store.statuses(run)
+    assert run_status == NEEDS_RECONCILIATION
+    assert reason == f"{AGENT_LOOP_ERROR}: {result.fault}"
+    finished = [p for _, kind, _, p in store.events(run.run_id) if kind == "turn.finished"]
+    assert finished == [
+        {"status": "failed", "messageId": None, "reason": NEEDS_RECONCILIATION, "modelCallCount": 2}
+    ]
+    assert [m[0] for m in store.messages(run.run_id)] == ["user"]  # the answer was rolled back
+    assert told[-1] == ("turn.finished", finished[0])  # the stream is told how it ended
+
+
+def test_what_the_requests_own_callbacks_raise_reaches_the_caller(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    """The Soul's loader, the context's resolver and the executor's factory are the caller's
+    code: what they raise is raised to it, and the Run is left as it was."""
+    store = RunStore(template.fresh())
+    conversation = store.start_conversation("support")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Where is T-1042?"}])
+    broken = LookupError("no active Soul publication")
+
+    def load_soul() -> Soul:
+        raise broken
+
+    request = turn_request(eval_soul, conversation, ScriptedModel(), ScriptedTools())
+    request.load_soul = load_soul
+    with pytest.raises(LookupError) as raised:
+        execute_pass(store, store.claim(run, "w1"), request)
+    assert raised.value is broken
+    assert store.events(run.run_id) == [] and store.statuses(run)[0] == "running"

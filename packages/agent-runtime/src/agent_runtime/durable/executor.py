@@ -8,14 +8,17 @@ through a ledger so a replayed call never runs its effect twice. It then settles
 
 Everything a pass writes is fenced by its lease's generation and lives in one transaction that
 commits at each checkpoint and at the end: a pass that dies mid-Turn leaves nothing after its
-last checkpoint behind.
+last checkpoint behind. A pass whose own code raises (outside the Turn, which contains its own:
+:mod:`agent_runtime.turn.contained`) is rolled back to that checkpoint and leaves the Run
+``needs_reconciliation`` (``agent_loop_error``), as the original's worker does.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -24,7 +27,14 @@ from agent_runtime.durable.runs import Lease, Minted, RunStore
 from agent_runtime.model import ModelPort, ToolCallRequest, ToolSpec, Usage
 from agent_runtime.soul.loader import Soul
 from agent_runtime.tools import PARKED, ToolExecutor, ToolOutcome
-from agent_runtime.turn.contained import AGENT_LOOP_ERROR, TURN_EXECUTION_FAILED
+from agent_runtime.turn.contained import (
+    AGENT_LOOP_ERROR,
+    TURN_EXECUTION_FAILED,
+    RequestRefusedError,
+    Unwinding,
+    fault_of,
+    passes_through,
+)
 from agent_runtime.turn.events import PARTICIPANT_EVENTS, Listener, finished_payload
 from agent_runtime.turn.loop import run_turn
 from agent_runtime.turn.result import RETRY_WAIT, TurnResult
@@ -37,6 +47,7 @@ from agent_runtime.turn.settings import (
     TurnStart,
 )
 
+T = TypeVar("T")
 CONTEXT_UNRESOLVED = "context_unresolved"
 NEEDS_RECONCILIATION = "needs_reconciliation"
 
@@ -255,10 +266,86 @@ def execute_pass(
     conn.execute("BEGIN")
     try:
         result = _pass(store, lease, request, resume)
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+    except LetThrough as through:  # the Turn's own containment decided: the caller's
+        _rolled_back(conn)
+        raise through.error from None
+    except SettlingError as settling:
+        _rolled_back(conn)
+        return _reconciled(store, lease, request, settling.error, settling.result)
+    except BaseException as error:
+        _rolled_back(conn)
+        if passes_through(error):
+            raise
+        return _reconciled(store, lease, request, error, None)
+    conn.execute("COMMIT")
+    return result
+
+
+class SettlingError(Exception):
+    """What the pass's own code raised settling the Run, with the Turn it was settling."""
+
+    def __init__(self, error: BaseException, result: TurnResult) -> None:
+        super().__init__(str(error))
+        self.error, self.result = error, result
+
+
+class LetThrough(Unwinding):
+    """What the Turn raised, past its own containment; the caller gets ``error`` itself."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def theirs(callback: Callable[..., T], *args: Any) -> T:
+    """A callback of the request (the Soul's loader, the context's resolver, the executor's
+    factory): the caller's code, so what it raises reaches the caller, never contained here
+    (a :class:`ContextUnresolvedError` is the one answer the pass takes from it)."""
+    try:
+        return callback(*args)
+    except ContextUnresolvedError:
         raise
+    except BaseException as error:
+        raise LetThrough(error) from error
+
+
+def _rolled_back(conn: Any) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
+def _reconciled(
+    store: RunStore,
+    lease: Lease,
+    request: TurnRequest,
+    error: BaseException,
+    turn: TurnResult | None,
+) -> TurnResult:
+    """The pass's own code raised, setting the Turn up or settling it (``turn``: the Turn it
+    settled): what it wrote since its last checkpoint is rolled back, and the Run is left for
+    an operator, as when the loop raises. Should that fail too, the first exception is raised."""
+    fault = fault_of(error)
+    if turn is None:
+        turn = TurnResult(system_prompt="", messages=[])
+    # what the Turn did stands (its calls, its model calls); no answer of it does
+    result = replace(
+        turn,
+        status="failed",
+        reason=TURN_EXECUTION_FAILED,
+        fault=fault,
+        output_text=None,
+        output_structured=None,
+        output_kind="none",
+    )
+    conn = store.conn
+    conn.execute("BEGIN")
+    try:
+        events = EventLog(store, lease, request.subscriber)
+        events("turn.finished", finished_payload("failed", None, NEEDS_RECONCILIATION, result))
+        store.settle(lease, NEEDS_RECONCILIATION, f"{AGENT_LOOP_ERROR}: {result.fault}")
+    except BaseException:
+        _rolled_back(conn)
+        raise error from None
     conn.execute("COMMIT")
     return result
 
@@ -266,7 +353,7 @@ def execute_pass(
 def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> TurnResult | None:
     events = EventLog(store, lease, request.subscriber)
     try:
-        context = request.resolve_context()
+        context = theirs(request.resolve_context)
     except ContextUnresolvedError as error:
         # the Run cannot tell what the Turn would have done: an operator reconciles it
         events(
@@ -275,12 +362,12 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         )
         store.settle(lease, NEEDS_RECONCILIATION, f"{CONTEXT_UNRESOLVED}: {error}")
         return None
-    soul = request.load_soul()
+    soul = theirs(request.load_soul)
     checkpoint: Checkpoint | None = None
     if resume:
         saved = store.latest_checkpoint(lease.state_id)
         if saved is None:
-            raise ValueError(f"State {lease.state_id} has no checkpoint to resume from")
+            raise RequestRefusedError(f"State {lease.state_id} has no checkpoint to resume from")
         checkpoint = decode_checkpoint(saved["checkpoint"])
         history_count = int(saved["history"])
         history: list[dict[str, Any]] = []
@@ -293,7 +380,7 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         context=context,
         tools=request.tools,
         model=request.model,
-        executor=LedgerExecutor(store, lease, request.executor(soul, lease)),
+        executor=LedgerExecutor(store, lease, theirs(request.executor, soul, lease)),
         limits=request.limits,
         listener=events,
         approval=request.approval,
@@ -309,7 +396,27 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         attempt=lease.generation,
         conversation_id=request.conversation_id,
     )
-    result = run_turn(settings, start)
+    try:
+        result = run_turn(settings, start)
+    except BaseException as error:
+        raise LetThrough(error) from error
+    try:
+        return _settled(store, lease, request, events, result, history_count)
+    except BaseException as error:
+        if passes_through(error):
+            raise
+        raise SettlingError(error, result) from error
+
+
+def _settled(
+    store: RunStore,
+    lease: Lease,
+    request: TurnRequest,
+    events: EventLog,
+    result: TurnResult,
+    history_count: int,
+) -> TurnResult:
+    """The Run settled as the Turn ended: an answer, a wait, or a failure."""
     if result.fault is not None:
         # the loop raised: an effect may have landed after the last checkpoint, so the Run is
         # left for an operator to reconcile, never retried or answered as if nothing happened
