@@ -13,7 +13,7 @@ from eval_expectations_turn.guardrails import GuardrailAllowed, GuardrailBlocked
 from eval_expectations_turn.status import LoopStatus
 from turn_scoring import Scoring, ev
 
-SPECS = {spec.struct: spec for spec in [*guardrails.eval_kinds(), *status.eval_kinds()]}
+score = Scoring.of(guardrails.eval_kinds(), status.eval_kinds())
 
 
 def decision(stage: Any, guard: str, blocked: bool, detail: str = "") -> GuardDecision:
@@ -30,9 +30,6 @@ DECISIONS = ev(
 )
 QUIET = ev(guard_decisions=[])
 UNOBSERVED = ev()
-
-
-score = Scoring(SPECS)
 
 
 CASES = [
@@ -122,7 +119,7 @@ def test_every_kind_has_pass_fail_and_not_observed() -> None:
 
 
 def test_a_blank_block_detail_is_refused() -> None:
-    check = SPECS[GuardrailBlocked].check
+    check = score.specs[GuardrailBlocked].check
     assert check is not None
     blocked = GuardrailBlocked(stage="input", guard="prompt_injection", detail=" ")
     assert [s for s, _ in check(blocked, None)] == [".detail"]
@@ -132,7 +129,7 @@ def test_a_blank_block_detail_is_refused() -> None:
 
 
 def test_status_check() -> None:
-    check = SPECS[LoopStatus].check
+    check = score.specs[LoopStatus].check
     assert check is not None
     assert list(check(LoopStatus(status="completed"), None)) == []
     assert [s for s, _ in check(LoopStatus(status=""), None)] == [".status"]

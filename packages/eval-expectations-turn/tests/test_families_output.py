@@ -19,16 +19,13 @@ from eval_expectations_turn.output import (
 )
 from turn_scoring import Scoring, ev
 
-SPECS = {spec.struct: spec for spec in eval_kinds()}
+score = Scoring.of(eval_kinds())
 ANSWER = "The invoice total is  EUR 1,200.\nPaid on 2024-05-01."
 QUOTED = 'answer "The invoice total is EUR 1,200. Paid on 2024-05-01."'
 
 
 def text(answer: str) -> Evidence:
     return ev(output_text=answer, output_kind="text")
-
-
-score = Scoring(SPECS)
 
 
 NO_TEXT = [
@@ -142,7 +139,7 @@ def test_field_equals_null_is_a_value_not_a_missing_path() -> None:
 
 
 def _check(e: Expectation) -> list[tuple[str, str]]:
-    check = SPECS[type(e)].check
+    check = score.specs[type(e)].check
     assert check is not None
     return list(check(e, None))
 

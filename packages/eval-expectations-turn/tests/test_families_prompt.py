@@ -20,11 +20,8 @@ from eval_expectations_turn.prompt import (
 )
 from turn_scoring import Scoring, ev
 
-SPECS = {spec.struct: spec for spec in eval_kinds()}
+score = Scoring.of(eval_kinds())
 PROMPT = "You are the finance agent.\n## Tools\nUse ledger_read for balances."
-
-
-score = Scoring(SPECS)
 
 
 def request(system: str, *messages: Any) -> ModelRequest:
@@ -241,7 +238,7 @@ def test_scoring(e: Expectation, evidence: Evidence, expected: bool, needle: str
 
 
 def test_every_kind_has_pass_fail_and_not_observed() -> None:
-    for struct in SPECS:
+    for struct in score.specs:
         outcomes = {
             (exp, "not observed" in needle) for e, _, exp, needle in CASES if type(e) is struct
         }
@@ -265,7 +262,7 @@ def test_messages_of_any_shape_never_raise() -> None:
     "struct", [PromptContains, PromptOmits, ModelPromptContains, ModelPromptOmits]
 )
 def test_check_refuses_empty_text(struct: type[PromptContains]) -> None:
-    check = SPECS[struct].check
+    check = score.specs[struct].check
     assert check is not None
     assert list(check(struct(text="ok"), None)) == []
     assert list(check(struct(text=""), None)) == [(".text", "must be a non-empty string")]

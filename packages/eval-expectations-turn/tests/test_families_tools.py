@@ -22,7 +22,7 @@ from eval_expectations_turn.tools import (
 )
 from turn_scoring import Scoring, ev
 
-SPECS = {spec.struct: spec for spec in eval_kinds()}
+score = Scoring.of(eval_kinds())
 
 
 def call(call_id: str, name: str, arguments: Any = None) -> ToolCall:
@@ -49,9 +49,6 @@ DENIALS = [
 OBSERVED = ev(tool_calls=CALLS, tool_batches=[["c1"], ["c2", "c3"], ["c4"]], denials=DENIALS)
 NOTHING = ev(tool_calls=[], tool_batches=[], denials=[])
 UNOBSERVED = ev()
-
-
-score = Scoring(SPECS)
 
 
 CASES = [
@@ -137,7 +134,7 @@ def test_denied_calls_are_not_calls_but_are_mentioned() -> None:
 
 
 def _check(e: Expectation) -> list[str]:
-    check = SPECS[type(e)].check
+    check = score.specs[type(e)].check
     assert check is not None
     return [suffix for suffix, _ in check(e, None)]
 

@@ -25,6 +25,11 @@ class Scoring:
     def __init__(self, specs: Mapping[type[Expectation], KindSpec]) -> None:
         self.specs = specs
 
+    @classmethod
+    def of(cls, *kinds: Sequence[KindSpec]) -> Scoring:
+        """The kinds of these ``eval_kinds()`` lists, each by its struct."""
+        return cls({spec.struct: spec for listed in kinds for spec in listed})
+
     def __call__(self, e: Expectation, evidence: Evidence) -> tuple[bool, str]:
         verdict = self.specs[type(e)].scorer(e, evidence)
         assert verdict.detail.strip(), "detail is always filled"

@@ -110,8 +110,20 @@ def _record(ev: Evidence, cannot: str) -> FilesRecord:
     return need(record_of(ev), f"{_NO_RECORD}; {cannot}")
 
 
-def _first(record: FilesRecord) -> list[ProviderPart] | None:
-    return record.requests[0] if record.requests else None
+def _first_request(ev: Evidence, cannot: str, none: str) -> list[ProviderPart]:
+    """The parts of the first provider request, or the scorer fails: no read-back (and what it
+    ``cannot`` do), or no request (``none`` says what that means for the kind)."""
+    record = _record(ev, cannot)
+    return need(record.requests[0] if record.requests else None, none)
+
+
+def _carries(part: ProviderPart, text: str) -> bool:
+    """The rule of the provider-prompt text kinds: a non-assistant text part holds the text."""
+    return part.type == "text" and part.role != "assistant" and text in (part.text or "")
+
+
+def _of_file(part: ProviderPart) -> str:
+    return f" of File {part.file_id}" if part.file_id else ""
 
 
 def _attributed(parts: list[ProviderPart], file_id: str) -> list[ProviderPart]:
@@ -132,9 +144,9 @@ def _attached(parts: list[ProviderPart], file_id: str) -> str | None:
 
 @scorer
 def _score_attaches(e: PromptAttaches, ev: Evidence) -> Verdict:
-    record = _record(ev, f"cannot look for File {e.file_id}")
+    cannot = f"cannot look for File {e.file_id}"
     why = f"the model received no request, so File {e.file_id} was never attached"
-    parts = need(_first(record), why)
+    parts = _first_request(ev, cannot, why)
     ids = sorted({p.file_id for p in parts if p.file_id})
     otherwise = f"the first provider request attaches {ids or 'no File'}, not {e.file_id}"
     return present(_attached(parts, e.file_id), otherwise)
@@ -142,22 +154,21 @@ def _score_attaches(e: PromptAttaches, ev: Evidence) -> Verdict:
 
 @scorer
 def _score_omits_attachment(e: PromptOmitsAttachment, ev: Evidence) -> Verdict:
-    record = _record(ev, f"cannot confirm File {e.file_id} was left out")
+    cannot = f"cannot confirm File {e.file_id} was left out"
     # nothing observed proves nothing: "never called" is model_not_called's
     why = f"no provider request was observed; cannot confirm {e.file_id} was left out"
-    parts = need(_first(record), why)
+    parts = _first_request(ev, cannot, why)
     otherwise = f"the first provider request ({len(parts)} parts) does not attach {e.file_id}"
     return absent(_attached(parts, e.file_id), otherwise)
 
 
 @scorer
 def _score_contains(e: ProviderPromptContains, ev: Evidence) -> Verdict:
-    record = _record(ev, f"cannot look for {quoted(e.text)}")
-    why = f"the model received no request; cannot look for {quoted(e.text)}"
-    parts = need(_first(record), why)
+    cannot = f"cannot look for {quoted(e.text)}"
+    parts = _first_request(ev, cannot, f"the model received no request; {cannot}")
     for part in parts:
-        if part.type == "text" and part.role != "assistant" and e.text in (part.text or ""):
-            where = f"the {part.role} text" + (f" of File {part.file_id}" if part.file_id else "")
+        if _carries(part, e.text):
+            where = f"the {part.role} text{_of_file(part)}"
             return passed(f"the first provider request contains {quoted(e.text)} in {where}")
     return failed(
         f"the first provider request ({len(parts)} parts, assistant text excluded) does not "
@@ -174,11 +185,10 @@ def _score_omits(e: ProviderPromptOmits, ev: Evidence) -> Verdict:
         )
     for number, parts in enumerate(record.requests, start=1):
         for part in parts:
-            if part.type == "text" and part.role != "assistant" and e.text in (part.text or ""):
-                of = f" of File {part.file_id}" if part.file_id else ""
+            if _carries(part, e.text):
                 return failed(
                     f"provider request {number} carries {quoted(e.text)} in the {part.role} "
-                    f"text{of}: {quoted(part.text or '', 120)}"
+                    f"text{_of_file(part)}: {quoted(part.text or '', 120)}"
                 )
     return passed(
         f"none of {len(record.requests)} provider request(s) carries {quoted(e.text)} "

@@ -111,8 +111,10 @@ def _denied_note(name: str, denials: Sequence[Denial] | None) -> str:
     return f" ({count} call{'s' if count != 1 else ''} of it denied before reaching the Tool)"
 
 
-def _not_called(name: str, ev: Evidence, calls: Sequence[ToolCall]) -> str:
-    return f"{quoted(name)} was not called{_denied_note(name, ev.denials)}; {_listing(calls)}"
+def _not_called(name: str, ev: Evidence, calls: Sequence[ToolCall], so: str = "") -> str:
+    """The Tool was not called (its denied calls counted), ``so`` what that means, and every
+    call that was made."""
+    return f"{quoted(name)} was not called{_denied_note(name, ev.denials)}{so}; {_listing(calls)}"
 
 
 def _of(name: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
@@ -156,11 +158,12 @@ def _score_order(e: ToolCallOrder, ev: Evidence) -> Verdict:
     )
 
 
-def _called(e: _AtPath, ev: Evidence) -> list[ToolCall]:
-    """The calls of the Tool, or the scorer fails: calls not observed, or none of it."""
+def _called(e: _AtPath, ev: Evidence, so: str = "") -> list[ToolCall]:
+    """The calls of the Tool, or the scorer fails: calls not observed, or none of it (``so``:
+    what that means for the kind)."""
     calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot read {e.name}.{e.path}")
     mine = _of(e.name, calls)
-    return mine if mine else need(None, _not_called(e.name, ev, calls))  # said only then
+    return mine if mine else need(None, _not_called(e.name, ev, calls, so))  # said only then
 
 
 @scorer
@@ -196,13 +199,7 @@ def _score_argument_present(e: ToolArgumentPresent, ev: Evidence) -> Verdict:
 
 @scorer
 def _score_argument_absent(e: ToolArgumentAbsent, ev: Evidence) -> Verdict:
-    calls = need(ev.tool_calls, f"{_NOT_OBSERVED}; cannot read {e.name}.{e.path}")
-    mine = _of(e.name, calls)
-    if not mine:
-        return failed(
-            f"{quoted(e.name)} was not called{_denied_note(e.name, ev.denials)}, so the absence of "
-            f"{e.path} was not exercised; {_listing(calls)}"
-        )
+    mine = _called(e, ev, f", so the absence of {e.path} was not exercised")
     present = [(c, v) for c in mine for ok, v in [resolve(c.arguments, e.path)] if ok]
     if present:
         call, value = present[0]
