@@ -297,7 +297,7 @@ class LetThrough(Unwinding):
         self.error = error
 
 
-def theirs(callback: Callable[..., T], *args: Any) -> T:
+def _theirs(callback: Callable[..., T], *args: Any) -> T:
     """A callback of the request (the Soul's loader, the context's resolver, the executor's
     factory): the caller's code, so what it raises reaches the caller, never contained here
     (a :class:`ContextUnresolvedError` is the one answer the pass takes from it)."""
@@ -353,7 +353,7 @@ def _reconciled(
 def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> TurnResult | None:
     events = EventLog(store, lease, request.subscriber)
     try:
-        context = theirs(request.resolve_context)
+        context = _theirs(request.resolve_context)
     except ContextUnresolvedError as error:
         # the Run cannot tell what the Turn would have done: an operator reconciles it
         events(
@@ -362,7 +362,7 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         )
         store.settle(lease, NEEDS_RECONCILIATION, f"{CONTEXT_UNRESOLVED}: {error}")
         return None
-    soul = theirs(request.load_soul)
+    soul = _theirs(request.load_soul)
     checkpoint: Checkpoint | None = None
     if resume:
         saved = store.latest_checkpoint(lease.state_id)
@@ -380,7 +380,7 @@ def _pass(store: RunStore, lease: Lease, request: TurnRequest, resume: bool) -> 
         context=context,
         tools=request.tools,
         model=request.model,
-        executor=LedgerExecutor(store, lease, theirs(request.executor, soul, lease)),
+        executor=LedgerExecutor(store, lease, _theirs(request.executor, soul, lease)),
         limits=request.limits,
         listener=events,
         approval=request.approval,
