@@ -358,7 +358,8 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
         (  # the schema named, not written out
             "integrations/eval-mcp/mcp.yaml",
             MCP.replace(
-                "inputSchema: {type: object, properties: {probe: {type: string}}, required: [probe]}",
+                "inputSchema: {type: object, properties: {probe: {type: string}}, "
+                "required: [probe]}",
                 "inputSchema: object",
             ),
             r"reviewed.tools\[0\].inputSchema: must be a JSON Schema object",
