@@ -355,6 +355,15 @@ def test_tool_blocklist_globs_and_categories(soul_dir: Path) -> None:
             ),
             r"reviewed.tools\[1\].name: Tool 'status' reviewed twice",
         ),
+        (  # the schema named, not written out
+            "integrations/eval-mcp/mcp.yaml",
+            MCP.replace(
+                "inputSchema: {type: object, properties: {probe: {type: string}}, "
+                "required: [probe]}",
+                "inputSchema: object",
+            ),
+            r"reviewed.tools\[0\].inputSchema: must be a JSON Schema object",
+        ),
         (
             "integrations/eval-mcp/mcp.yaml",
             MCP.replace("digest: 0f86", "digest: zz86"),
