@@ -237,3 +237,38 @@ def test_what_the_requests_own_callbacks_raise_reaches_the_caller(
         execute_pass(store, store.claim(run, "w1"), request)
     assert raised.value is broken
     assert store.events(run.run_id) == [] and store.statuses(run)[0] == "running"
+
+
+def test_a_reconciliation_that_fails_too_raises_the_first_fault(
+    template: StoreTemplate, eval_soul: Soul
+) -> None:
+    """A stream that breaks on every finish breaks the reconciliation's own ``turn.finished``
+    as well: nothing of either is written, and the caller gets the settling's exception, the
+    one that says what went wrong first."""
+    store = RunStore(template.fresh())
+    conversation = store.start_conversation("support")
+    run = start_turn(store, conversation, 1, [{"role": "user", "content": "Where is T-1042?"}])
+    raised: list[BaseException] = []
+
+    def stream(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "turn.finished":
+            raised.append(ConnectionResetError(f"the client went away ({payload['status']})"))
+            raise raised[-1]
+
+    request = turn_request(
+        eval_soul,
+        conversation,
+        ScriptedModel(ASKED, say("It shipped.")),
+        ScriptedTools(lookup_ticket=ToolOutcome("succeeded", output={"status": "shipped"})),
+        subscriber=stream,
+    )
+    with pytest.raises(ConnectionResetError) as caught:
+        execute_pass(store, store.claim(run, "w1"), request)
+    assert [str(e) for e in raised] == [
+        "the client went away (succeeded)",
+        "the client went away (failed)",
+    ]
+    assert caught.value is raised[0]
+    assert store.statuses(run)[0] == "running"  # left as it was, for an operator or a retry
+    finished = [p for _, kind, _, p in store.events(run.run_id) if kind == "turn.finished"]
+    assert finished == [] and [m[0] for m in store.messages(run.run_id)] == ["user"]
